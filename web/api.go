@@ -1,0 +1,427 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/strategy"
+)
+
+// API limits, documented in the README and the OpenAPI description.
+const (
+	// MaxBulkKeys is the most keys one POST /api/v1/keygroup may carry.
+	MaxBulkKeys = 100_000
+	// MaxBulkBody is the largest request body the bulk endpoint reads.
+	MaxBulkBody = 16 << 20
+	// MaxTopicsPerQuery bounds the topic parameters of /api/v1/assignment.
+	MaxTopicsPerQuery = 1000
+	// MaxPartitionsPerQuery bounds the total partitions of one assignment
+	// query, so one request cannot make the server build millions of rows.
+	MaxPartitionsPerQuery = 100_000
+)
+
+// keyGroupResult is one key's answer. Subtask fields are present only when
+// the parallelism they refer to was given.
+type keyGroupResult struct {
+	Key                     any    `json:"key"`
+	Type                    string `json:"type"`
+	JavaHash                int32  `json:"javaHash"`
+	MaxParallelism          int    `json:"maxParallelism"`
+	MaxParallelismDefaulted bool   `json:"maxParallelismDefaulted"`
+	KeyGroup                int    `json:"keyGroup"`
+	Parallelism             int    `json:"parallelism,omitempty"`
+	Subtask                 *int   `json:"subtask,omitempty"`
+	TargetParallelism       int    `json:"targetParallelism,omitempty"`
+	TargetSubtask           *int   `json:"targetSubtask,omitempty"`
+}
+
+// keyGroupParams are the shared inputs of the single and bulk lookups.
+type keyGroupParams struct {
+	typ       assign.KeyType
+	maxP      int
+	defaulted bool
+	p         int // 0: not given
+	target    int // 0: not given
+}
+
+func (kp keyGroupParams) lookup(key any, text string) (keyGroupResult, error) {
+	h, err := assign.HashKey(kp.typ, text)
+	if err != nil {
+		return keyGroupResult{}, err
+	}
+	kg := assign.KeyGroupForHash(h, kp.maxP)
+	r := keyGroupResult{
+		Key: key, Type: kp.typ.String(), JavaHash: h,
+		MaxParallelism: kp.maxP, MaxParallelismDefaulted: kp.defaulted, KeyGroup: kg,
+	}
+	if kp.p > 0 {
+		s := assign.OperatorIndex(kp.maxP, kp.p, kg)
+		r.Parallelism, r.Subtask = kp.p, &s
+	}
+	if kp.target > 0 {
+		s := assign.OperatorIndex(kp.maxP, kp.target, kg)
+		r.TargetParallelism, r.TargetSubtask = kp.target, &s
+	}
+	return r, nil
+}
+
+// checkTarget validates a target parallelism against maxP: a rescale keeps
+// the max parallelism of the savepoint.
+func checkTarget(field string, target, maxP int) error {
+	if target > maxP {
+		return badInput(field, "%d is above maxParallelism %d; a job restored from a savepoint keeps its max parallelism, so it cannot run keyed operators above it", target, maxP)
+	}
+	return nil
+}
+
+func parseKeyType(field, s string) (assign.KeyType, error) {
+	if s == "" {
+		return assign.KeyType{Kind: assign.KindString}, nil
+	}
+	t, err := assign.ParseKeyType(s)
+	if err != nil {
+		return t, badInput(field, "%v", err)
+	}
+	return t, nil
+}
+
+// serveKeyGroup answers GET /api/v1/keygroup.
+func (s *Server) serveKeyGroup(w http.ResponseWriter, r *http.Request) error {
+	q := query{r.URL.Query()}
+	key, err := q.single("key")
+	if err != nil {
+		return err
+	}
+	if _, ok := q.Values["key"]; !ok {
+		return badInput("key", "required (the empty string is a valid key: give key=)")
+	}
+	key = q.Get("key") // keep the key's own whitespace
+	typeName, err := q.single("type")
+	if err != nil {
+		return err
+	}
+	kp := keyGroupParams{}
+	if kp.typ, err = parseKeyType("type", typeName); err != nil {
+		return err
+	}
+	if kp.p, err = q.parallelism("parallelism", false); err != nil {
+		return err
+	}
+	if kp.maxP, kp.defaulted, err = q.maxParallelism("maxParallelism", kp.p, "parallelism"); err != nil {
+		return err
+	}
+	if kp.target, err = q.parallelism("targetParallelism", false); err != nil {
+		return err
+	}
+	if err := checkTarget("targetParallelism", kp.target, kp.maxP); err != nil {
+		return err
+	}
+	res, err := kp.lookup(key, key)
+	if err != nil {
+		return badInput("key", "%v", err)
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+// bulkRequest is the body of POST /api/v1/keygroup.
+type bulkRequest struct {
+	Type              string            `json:"type"`
+	MaxParallelism    int               `json:"maxParallelism"`
+	Parallelism       int               `json:"parallelism"`
+	TargetParallelism int               `json:"targetParallelism"`
+	Keys              []json.RawMessage `json:"keys"`
+}
+
+// serveKeyGroupBulk answers POST /api/v1/keygroup.
+func (s *Server) serveKeyGroupBulk(w http.ResponseWriter, r *http.Request) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return &inputError{Status: http.StatusUnsupportedMediaType, Msg: fmt.Sprintf("Content-Type %s: send application/json", quoteClip(ct))}
+	}
+	body := http.MaxBytesReader(w, r.Body, MaxBulkBody)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	var req bulkRequest
+	if err := dec.Decode(&req); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &inputError{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("request body over %d bytes; send at most %d keys per request", MaxBulkBody, MaxBulkKeys)}
+		}
+		return badInput("body", "not a JSON object of the form {\"type\",\"maxParallelism\",\"parallelism\",\"keys\":[...]}: %v", err)
+	}
+	if dec.More() {
+		return badInput("body", "trailing data after the JSON object")
+	}
+	if len(req.Keys) == 0 {
+		return badInput("keys", "required: a non-empty array of keys")
+	}
+	if len(req.Keys) > MaxBulkKeys {
+		return &inputError{Status: http.StatusRequestEntityTooLarge, Field: "keys", Msg: fmt.Sprintf("%d keys; at most %d per request", len(req.Keys), MaxBulkKeys)}
+	}
+	kp := keyGroupParams{}
+	var err error
+	if kp.typ, err = parseKeyType("type", req.Type); err != nil {
+		return err
+	}
+	if req.Parallelism != 0 {
+		if err := assign.CheckParallelism(req.Parallelism); err != nil {
+			return badInput("parallelism", "%d is not in 1..%d", req.Parallelism, assign.UpperBoundMaxParallelism)
+		}
+		kp.p = req.Parallelism
+	}
+	switch {
+	case req.MaxParallelism == 0:
+		kp.maxP, _ = assign.DefaultMaxParallelism(max(kp.p, 1))
+		kp.defaulted = true
+	case assign.CheckParallelism(req.MaxParallelism) != nil:
+		return badInput("maxParallelism", "%d is not in 1..%d", req.MaxParallelism, assign.UpperBoundMaxParallelism)
+	case req.MaxParallelism < kp.p:
+		return badInput("maxParallelism", "%d is smaller than parallelism %d; Flink requires maxParallelism >= parallelism", req.MaxParallelism, kp.p)
+	default:
+		kp.maxP = req.MaxParallelism
+	}
+	if req.TargetParallelism != 0 {
+		if err := assign.CheckParallelism(req.TargetParallelism); err != nil {
+			return badInput("targetParallelism", "%d is not in 1..%d", req.TargetParallelism, assign.UpperBoundMaxParallelism)
+		}
+		if err := checkTarget("targetParallelism", req.TargetParallelism, kp.maxP); err != nil {
+			return err
+		}
+		kp.target = req.TargetParallelism
+	}
+	results := make([]keyGroupResult, len(req.Keys))
+	for i, raw := range req.Keys {
+		field := "keys[" + strconv.Itoa(i) + "]"
+		key, text, err := bulkKeyText(kp.typ, raw)
+		if err != nil {
+			return badInput(field, "%v", err)
+		}
+		if results[i], err = kp.lookup(key, text); err != nil {
+			return badInput(field, "%v", err)
+		}
+	}
+	return writeJSON(w, http.StatusOK, struct {
+		Results []keyGroupResult `json:"results"`
+	}{results})
+}
+
+// bulkKeyText turns one JSON key into the text assign.HashKey reads, and the
+// value echoed back. Strings are taken as they are; for numeric and boolean
+// types a JSON number or boolean is accepted too; a tuple is a JSON array.
+func bulkKeyText(t assign.KeyType, raw json.RawMessage) (any, string, error) {
+	trimmed := strings.TrimSpace(string(raw))
+	if trimmed == "null" {
+		return nil, "", assign.ErrNullKey
+	}
+	if t.Kind == assign.KindTuple {
+		if !strings.HasPrefix(trimmed, "[") {
+			return nil, "", fmt.Errorf("a %s key is a JSON array with %d fields", t, len(t.Fields))
+		}
+		return json.RawMessage(trimmed), trimmed, nil
+	}
+	if strings.HasPrefix(trimmed, `"`) {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, "", err
+		}
+		return s, s, nil
+	}
+	switch t.Kind {
+	case assign.KindString, assign.KindChar:
+		return nil, "", fmt.Errorf("a %s key is a JSON string, got %s", t, quoteClip(trimmed))
+	}
+	if strings.HasPrefix(trimmed, "[") || strings.HasPrefix(trimmed, "{") {
+		return nil, "", fmt.Errorf("a %s key is a JSON number or string, got %s", t, quoteClip(trimmed))
+	}
+	return json.RawMessage(trimmed), trimmed, nil
+}
+
+// rangesResponse is the body of GET /api/v1/keygroups/ranges.
+type rangesResponse struct {
+	MaxParallelism          int          `json:"maxParallelism"`
+	MaxParallelismDefaulted bool         `json:"maxParallelismDefaulted"`
+	Parallelism             int          `json:"parallelism"`
+	Ranges                  []rangeEntry `json:"ranges"`
+	Skew                    assign.Skew  `json:"skew"`
+	Source                  string       `json:"source"`
+}
+
+type rangeEntry struct {
+	Subtask int `json:"subtask"`
+	Start   int `json:"start"`
+	End     int `json:"end"`
+	Size    int `json:"size"`
+}
+
+// serveRanges answers GET /api/v1/keygroups/ranges.
+func (s *Server) serveRanges(w http.ResponseWriter, r *http.Request) error {
+	q := query{r.URL.Query()}
+	p, err := q.parallelism("parallelism", true)
+	if err != nil {
+		return err
+	}
+	maxP, defaulted, err := q.maxParallelism("maxParallelism", p, "parallelism")
+	if err != nil {
+		return err
+	}
+	rs, err := assign.KeyGroupRanges(maxP, p)
+	if err != nil {
+		return badInput("parallelism", "%v", err)
+	}
+	resp := rangesResponse{
+		MaxParallelism: maxP, MaxParallelismDefaulted: defaulted, Parallelism: p,
+		Ranges: make([]rangeEntry, len(rs)),
+		Source: "computed: KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex",
+	}
+	sizes := make([]float64, len(rs))
+	for i, kr := range rs {
+		resp.Ranges[i] = rangeEntry{Subtask: i, Start: kr.Start, End: kr.End, Size: kr.Size()}
+		sizes[i] = float64(kr.Size())
+	}
+	resp.Skew = assign.MeasureSkew(sizes)
+	return writeJSON(w, http.StatusOK, resp)
+}
+
+// parseTopics reads repeated topic=NAME:PARTITIONS parameters. The name is
+// everything before the last colon, so names may contain colons.
+func parseTopics(q query) ([]assign.Topic, error) {
+	vals := q.Values["topic"]
+	if len(vals) == 0 {
+		return nil, badInput("topic", "required: one or more topic=NAME:PARTITIONS, e.g. topic=orders:12")
+	}
+	if len(vals) > MaxTopicsPerQuery {
+		return nil, badInput("topic", "%d topics; at most %d", len(vals), MaxTopicsPerQuery)
+	}
+	topics := make([]assign.Topic, 0, len(vals))
+	seen := make(map[string]bool, len(vals))
+	total := 0
+	for _, v := range vals {
+		i := strings.LastIndexByte(v, ':')
+		if i <= 0 {
+			return nil, badInput("topic", "%s: want NAME:PARTITIONS, e.g. orders:12", quoteClip(v))
+		}
+		name, count := v[:i], v[i+1:]
+		n, err := strconv.Atoi(strings.TrimSpace(count))
+		if err != nil || n < 1 || n > assign.MaxPartitions {
+			return nil, badInput("topic", "%s: partition count %s is not an integer in 1..%d", quoteClip(name), quoteClip(count), assign.MaxPartitions)
+		}
+		if seen[name] {
+			return nil, badInput("topic", "%s is given twice", quoteClip(name))
+		}
+		seen[name] = true
+		total += n
+		if total > MaxPartitionsPerQuery {
+			return nil, badInput("topic", "more than %d partitions in all", MaxPartitionsPerQuery)
+		}
+		topics = append(topics, assign.Topic{Name: name, Partitions: n})
+	}
+	return topics, nil
+}
+
+type assignmentPartition struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Subtask   int    `json:"subtask"`
+}
+
+type assignmentSubtask struct {
+	Subtask    int                     `json:"subtask"`
+	Count      int                     `json:"count"`
+	Partitions []assign.TopicPartition `json:"partitions"`
+}
+
+// assignmentResponse is the body of GET /api/v1/assignment.
+type assignmentResponse struct {
+	Parallelism     int                   `json:"parallelism"`
+	Strategy        string                `json:"strategy"`
+	StrategyLabel   string                `json:"strategyLabel"`
+	Exact           bool                  `json:"exact"`
+	Comparison      bool                  `json:"comparison"`
+	Mode            string                `json:"mode"`
+	FromParallelism int                   `json:"fromParallelism,omitempty"`
+	Source          string                `json:"source"`
+	Notes           []string              `json:"notes,omitempty"`
+	Partitions      []assignmentPartition `json:"partitions"`
+	Subtasks        []assignmentSubtask   `json:"subtasks"`
+	Skew            assign.Skew           `json:"skew"`
+}
+
+// serveAssignment answers GET /api/v1/assignment.
+func (s *Server) serveAssignment(w http.ResponseWriter, r *http.Request) error {
+	q := query{r.URL.Query()}
+	topics, err := parseTopics(q)
+	if err != nil {
+		return err
+	}
+	p, err := q.parallelism("parallelism", true)
+	if err != nil {
+		return err
+	}
+	stratName, err := q.single("strategy")
+	if err != nil {
+		return err
+	}
+	if stratName == "" {
+		stratName = "flink"
+	}
+	st, err := strategy.Lookup(stratName)
+	if err != nil {
+		return badInput("strategy", "%v", err)
+	}
+	mode, err := q.single("mode")
+	if err != nil {
+		return err
+	}
+	resp := assignmentResponse{
+		Parallelism: p, Strategy: st.Name, StrategyLabel: st.Label,
+		Exact: st.Exact, Comparison: st.Comparison, Source: st.Source,
+	}
+	var a assign.Assignment
+	switch mode {
+	case "", "fresh":
+		resp.Mode = "fresh"
+		if q.has("from") {
+			return badInput("from", "only used with mode=restore")
+		}
+		if a, err = st.Assign(topics, p); err != nil {
+			return badInput("parallelism", "%v", err)
+		}
+	case "restore":
+		resp.Mode = "restore"
+		if st.Name != "flink" {
+			return badInput("mode", "restore is modelled for strategy=flink only (Flink's KafkaSource); %s has no savepoint", st.Name)
+		}
+		from, err := q.parallelism("from", true)
+		if err != nil {
+			return err
+		}
+		rr, err := assign.RestoreAssignment(topics, from, p)
+		if err != nil {
+			return badInput("from", "%v", err)
+		}
+		a = rr.Assignment
+		resp.FromParallelism = from
+		resp.Exact = rr.Exact
+		resp.Source = rr.Source
+		resp.Notes = rr.Notes
+	default:
+		return badInput("mode", "%s: want fresh or restore", quoteClip(mode))
+	}
+	resp.Partitions = make([]assignmentPartition, 0, len(a.Owner))
+	for _, tp := range assign.Partitions(topics) {
+		resp.Partitions = append(resp.Partitions, assignmentPartition{Topic: tp.Topic, Partition: tp.Partition, Subtask: a.Owner[tp]})
+	}
+	resp.Subtasks = make([]assignmentSubtask, p)
+	for i, ps := range a.Subtasks {
+		if ps == nil {
+			ps = []assign.TopicPartition{}
+		}
+		resp.Subtasks[i] = assignmentSubtask{Subtask: i, Count: len(ps), Partitions: ps}
+	}
+	resp.Skew = assign.MeasureSkew(a.Counts())
+	return writeJSON(w, http.StatusOK, resp)
+}

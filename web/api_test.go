@@ -1,0 +1,311 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/go-cmp/cmp"
+	"github.com/skewscope/skewscope/assign"
+)
+
+func newTestServer(t testing.TB) *Server {
+	t.Helper()
+	s := NewServer(Options{Version: "test"})
+	s.SetReady(true)
+	return s
+}
+
+// do sends one request to s and returns status and body.
+func do(t testing.TB, s http.Handler, method, target string, body io.Reader) (int, []byte) {
+	t.Helper()
+	req := httptest.NewRequest(method, target, body)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.Bytes()
+}
+
+func decode[T any](t testing.TB, b []byte) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("response is not JSON: %v\n%s", err, b)
+	}
+	return v
+}
+
+func TestKeyGroupGet(t *testing.T) {
+	s := newTestServer(t)
+	aaKG := assign.KeyGroupForHash(2112, 128)
+	tests := []struct {
+		query string
+		want  map[string]any
+	}{
+		// From ../shared/golden/key_to_operator.csv: "" at maxP 128 is key group 94.
+		{"key=&maxParallelism=128&parallelism=4", map[string]any{
+			"key": "", "type": "string", "javaHash": 0.0, "maxParallelism": 128.0,
+			"maxParallelismDefaulted": false, "keyGroup": 94.0, "parallelism": 4.0, "subtask": 2.0}},
+		// Default max parallelism for p=4 is 128; no parallelism means no subtask.
+		{"key=" + url.QueryEscape("") + "&type=string", map[string]any{
+			"key": "", "type": "string", "javaHash": 0.0, "maxParallelism": 128.0,
+			"maxParallelismDefaulted": true, "keyGroup": 94.0}},
+		// Java's "Aa".hashCode() is 2112; Flink puts it in key group
+		// murmurHash(2112) % 128.
+		{"key=Aa&parallelism=10", map[string]any{
+			"key": "Aa", "type": "string", "javaHash": 2112.0, "maxParallelism": 128.0,
+			"maxParallelismDefaulted": true, "keyGroup": float64(aaKG), "parallelism": 10.0, "subtask": float64(aaKG * 10 / 128)}},
+		{"key=-1&type=long&maxParallelism=128", map[string]any{
+			"key": "-1", "type": "long", "javaHash": 0.0, "maxParallelism": 128.0,
+			"maxParallelismDefaulted": false, "keyGroup": 94.0}},
+		{"key=" + url.QueryEscape(`["",0]`) + "&type=" + url.QueryEscape("tuple<string,int>") + "&maxParallelism=4096&parallelism=2&targetParallelism=3", map[string]any{
+			"key": `["",0]`, "type": "tuple<string,int>", "javaHash": 0.0, "maxParallelism": 4096.0,
+			"maxParallelismDefaulted": false, "keyGroup": 2526.0, "parallelism": 2.0, "subtask": 1.0,
+			"targetParallelism": 3.0, "targetSubtask": 1.0}},
+	}
+	for _, tt := range tests {
+		code, body := do(t, s, "GET", "/api/v1/keygroup?"+tt.query, nil)
+		if code != 200 {
+			t.Errorf("GET keygroup?%s = %d %s, want 200", tt.query, code, body)
+			continue
+		}
+		got := decode[map[string]any](t, body)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("GET keygroup?%s mismatch (-want +got):\n%s", tt.query, diff)
+		}
+	}
+}
+
+func TestKeyGroupCollision(t *testing.T) {
+	s := newTestServer(t)
+	_, a := do(t, s, "GET", "/api/v1/keygroup?key=Aa&maxParallelism=128", nil)
+	_, b := do(t, s, "GET", "/api/v1/keygroup?key=BB&maxParallelism=128", nil)
+	ka, kb := decode[keyGroupResult](t, a), decode[keyGroupResult](t, b)
+	if ka.JavaHash != kb.JavaHash || ka.KeyGroup != kb.KeyGroup {
+		t.Errorf(`"Aa" = (%d, %d), "BB" = (%d, %d); Java hashes both to 2112`, ka.JavaHash, ka.KeyGroup, kb.JavaHash, kb.KeyGroup)
+	}
+}
+
+func TestAPIBadInput(t *testing.T) {
+	s := newTestServer(t)
+	tests := []struct {
+		method, target, body string
+		status               int
+		mention              string // the error must name this
+	}{
+		{"GET", "/api/v1/keygroup", "", 400, "key"},
+		{"GET", "/api/v1/keygroup?key=a&parallelism=0", "", 400, "parallelism"},
+		{"GET", "/api/v1/keygroup?key=a&parallelism=-3", "", 400, "1..32768"},
+		{"GET", "/api/v1/keygroup?key=a&parallelism=32769", "", 400, "parallelism"},
+		{"GET", "/api/v1/keygroup?key=a&parallelism=abc", "", 400, "parallelism"},
+		{"GET", "/api/v1/keygroup?key=a&parallelism=4&parallelism=8", "", 400, "given 2 times"},
+		{"GET", "/api/v1/keygroup?key=a&maxParallelism=32769", "", 400, "maxParallelism"},
+		{"GET", "/api/v1/keygroup?key=a&maxParallelism=100&parallelism=200", "", 400, "maxParallelism"},
+		{"GET", "/api/v1/keygroup?key=a&maxParallelism=128&targetParallelism=200", "", 400, "targetParallelism"},
+		{"GET", "/api/v1/keygroup?key=abc&type=int", "", 400, "not an integer"},
+		{"GET", "/api/v1/keygroup?key=99999999999&type=int", "", 400, "out of range"},
+		{"GET", "/api/v1/keygroup?key=1&type=uuid", "", 400, "type"},
+		{"GET", "/api/v1/keygroup?key=x&type=tuple%3Cstring%2Cint%3E", "", 400, "JSON array"},
+		{"GET", "/api/v1/keygroups/ranges", "", 400, "parallelism"},
+		{"GET", "/api/v1/keygroups/ranges?parallelism=256&maxParallelism=128", "", 400, "maxParallelism"},
+		{"GET", "/api/v1/assignment?parallelism=4", "", 400, "topic"},
+		{"GET", "/api/v1/assignment?topic=orders&parallelism=4", "", 400, "NAME:PARTITIONS"},
+		{"GET", "/api/v1/assignment?topic=orders:0&parallelism=4", "", 400, "partition count"},
+		{"GET", "/api/v1/assignment?topic=orders:4&topic=orders:5&parallelism=4", "", 400, "twice"},
+		{"GET", "/api/v1/assignment?topic=orders:4", "", 400, "parallelism"},
+		{"GET", "/api/v1/assignment?topic=orders:4&parallelism=4&strategy=magic", "", 400, "strategy"},
+		{"GET", "/api/v1/assignment?topic=orders:4&parallelism=4&mode=replay", "", 400, "mode"},
+		{"GET", "/api/v1/assignment?topic=orders:4&parallelism=4&mode=restore", "", 400, "from"},
+		{"GET", "/api/v1/assignment?topic=orders:4&parallelism=4&from=2", "", 400, "from"},
+		{"POST", "/api/v1/keygroup", `{}`, 400, "keys"},
+		{"POST", "/api/v1/keygroup", `{"keys":["a"],"parallelism":0,"maxParallelism":40000}`, 400, "maxParallelism"},
+		{"POST", "/api/v1/keygroup", `{"keys":["a"],"colour":"red"}`, 400, "colour"},
+		{"POST", "/api/v1/keygroup", `{"keys":["a", null]}`, 400, "keys[1]"},
+		{"POST", "/api/v1/keygroup", `{"type":"int","keys":[1, "x"]}`, 400, "keys[1]"},
+		{"POST", "/api/v1/keygroup", `{"type":"string","keys":[1]}`, 400, "keys[0]"},
+		{"POST", "/api/v1/keygroup", `not json`, 400, "body"},
+		{"GET", "/api/v1/nothing", "", 404, "/api/v1/nothing"},
+		{"DELETE", "/api/v1/keygroup", "", 405, "DELETE"},
+	}
+	for _, tt := range tests {
+		var body io.Reader
+		if tt.body != "" {
+			body = strings.NewReader(tt.body)
+		}
+		code, b := do(t, s, tt.method, tt.target, body)
+		if code != tt.status {
+			t.Errorf("%s %s = %d %s, want %d", tt.method, tt.target, code, b, tt.status)
+			continue
+		}
+		e := decode[apiErrorBody](t, b)
+		if !strings.Contains(e.Error, tt.mention) {
+			t.Errorf("%s %s error = %q, want it to mention %q", tt.method, tt.target, e.Error, tt.mention)
+		}
+	}
+}
+
+func TestKeyGroupBulk(t *testing.T) {
+	s := newTestServer(t)
+	body := `{"type":"long","maxParallelism":128,"parallelism":4,"keys":[-1, "-1", 42]}`
+	code, b := do(t, s, "POST", "/api/v1/keygroup", strings.NewReader(body))
+	if code != 200 {
+		t.Fatalf("POST keygroup = %d %s", code, b)
+	}
+	got := decode[struct{ Results []keyGroupResult }](t, b)
+	if len(got.Results) != 3 {
+		t.Fatalf("got %d results, want 3", len(got.Results))
+	}
+	for i, r := range got.Results[:2] {
+		if r.JavaHash != 0 || r.KeyGroup != 94 || r.Subtask == nil || *r.Subtask != 2 {
+			t.Errorf("result %d = %+v, want javaHash 0, keyGroup 94, subtask 2 (Long -1 hashes to 0)", i, r)
+		}
+	}
+}
+
+func TestKeyGroupBulkLimits(t *testing.T) {
+	s := newTestServer(t)
+	keys := make([]string, MaxBulkKeys)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("customer-%d", i)
+	}
+	b, _ := json.Marshal(map[string]any{"keys": keys, "parallelism": 7})
+	code, resp := do(t, s, "POST", "/api/v1/keygroup", bytes.NewReader(b))
+	if code != 200 {
+		t.Fatalf("POST %d keys = %d %.200s, want 200", len(keys), code, resp)
+	}
+	if n := len(decode[struct{ Results []keyGroupResult }](t, resp).Results); n != MaxBulkKeys {
+		t.Errorf("got %d results, want %d", n, MaxBulkKeys)
+	}
+
+	b, _ = json.Marshal(map[string]any{"keys": append(keys, "one-too-many")})
+	if code, resp := do(t, s, "POST", "/api/v1/keygroup", bytes.NewReader(b)); code != 413 {
+		t.Errorf("POST %d keys = %d %.200s, want 413", MaxBulkKeys+1, code, resp)
+	}
+
+	huge := `{"keys":["` + strings.Repeat("x", MaxBulkBody) + `"]}`
+	if code, resp := do(t, s, "POST", "/api/v1/keygroup", strings.NewReader(huge)); code != 413 {
+		t.Errorf("POST %d-byte body = %d %.200s, want 413", len(huge), code, resp)
+	}
+}
+
+func TestRanges(t *testing.T) {
+	s := newTestServer(t)
+	code, b := do(t, s, "GET", "/api/v1/keygroups/ranges?parallelism=3", nil)
+	if code != 200 {
+		t.Fatalf("GET ranges = %d %s", code, b)
+	}
+	got := decode[rangesResponse](t, b)
+	want := []rangeEntry{{0, 0, 42, 43}, {1, 43, 85, 43}, {2, 86, 127, 42}}
+	if got.MaxParallelism != 128 || !got.MaxParallelismDefaulted {
+		t.Errorf("maxParallelism = %d (defaulted %v), want 128 (defaulted)", got.MaxParallelism, got.MaxParallelismDefaulted)
+	}
+	if diff := cmp.Diff(want, got.Ranges); diff != "" {
+		t.Errorf("ranges for M=128 p=3 (-want +got):\n%s", diff)
+	}
+}
+
+func TestAssignmentFlinkFresh(t *testing.T) {
+	s := newTestServer(t)
+	// flink-semantics.md §3.4: four topics × 3 partitions at n = 8.
+	q := "topic=orders:3&topic=payments:3&topic=clicks:3&topic=user-events:3&parallelism=8"
+	code, b := do(t, s, "GET", "/api/v1/assignment?"+q, nil)
+	if code != 200 {
+		t.Fatalf("GET assignment = %d %s", code, b)
+	}
+	got := decode[assignmentResponse](t, b)
+	want := map[string][]int{"orders": {3, 4, 5}, "payments": {3, 4, 5}, "clicks": {5, 6, 7}, "user-events": {5, 6, 7}}
+	for _, p := range got.Partitions {
+		if w := want[p.Topic][p.Partition]; p.Subtask != w {
+			t.Errorf("%s-%d on subtask %d, want %d", p.Topic, p.Partition, p.Subtask, w)
+		}
+	}
+	counts := make([]int, len(got.Subtasks))
+	for i, st := range got.Subtasks {
+		counts[i] = st.Count
+	}
+	if diff := cmp.Diff([]int{0, 0, 0, 2, 2, 4, 2, 2}, counts); diff != "" {
+		t.Errorf("partitions per subtask (-want +got):\n%s", diff)
+	}
+	if got.Strategy != "flink" || !got.Exact || got.Comparison || got.Mode != "fresh" {
+		t.Errorf("strategy %q exact %v comparison %v mode %q, want flink, exact, not a comparison, fresh", got.Strategy, got.Exact, got.Comparison, got.Mode)
+	}
+	if got.Skew.FlinkPercent != 75 || got.Skew.Idle != 3 {
+		t.Errorf("skew = %+v, want 75%% and 3 idle", got.Skew)
+	}
+}
+
+func TestOpenAPIDescribesEveryRoute(t *testing.T) {
+	s := newTestServer(t)
+	code, b := do(t, s, "GET", "/api/v1/openapi.json", nil)
+	if code != 200 {
+		t.Fatalf("GET openapi.json = %d", code)
+	}
+	spec := decode[struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}](t, b)
+	err := chi.Walk(s.handler.(chi.Routes), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		if !strings.HasPrefix(route, "/api/v1/") {
+			return nil
+		}
+		if _, ok := spec.Paths[route][strings.ToLower(method)]; !ok {
+			t.Errorf("route %s %s is not in openapi.json", method, route)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestHealthAndReady(t *testing.T) {
+	s := NewServer(Options{})
+	if code, _ := do(t, s, "GET", "/healthz", nil); code != 200 {
+		t.Errorf("GET /healthz = %d, want 200", code)
+	}
+	if code, _ := do(t, s, "GET", "/readyz", nil); code != 503 {
+		t.Errorf("GET /readyz before SetReady = %d, want 503", code)
+	}
+	s.SetReady(true)
+	if code, _ := do(t, s, "GET", "/readyz", nil); code != 200 {
+		t.Errorf("GET /readyz after SetReady = %d, want 200", code)
+	}
+}
+
+// FuzzAPIQuery feeds arbitrary query strings to every GET endpoint: each
+// answers 200 or 400 with a JSON body, never a panic or a 500.
+func FuzzAPIQuery(f *testing.F) {
+	for _, seed := range []string{
+		"key=a&parallelism=4", "key=&type=tuple<string,int>", "topic=a:3&parallelism=2&mode=restore&from=5",
+		"parallelism=32768&maxParallelism=32768", "topic=::&parallelism=1", "key=%ff&type=char",
+		"topic=a:1000000&topic=b:1&parallelism=7&strategy=kafka-range",
+	} {
+		f.Add(seed)
+	}
+	s := newTestServer(f)
+	f.Fuzz(func(t *testing.T, rawQuery string) {
+		if len(rawQuery) > 4096 {
+			return
+		}
+		for _, path := range []string{"/api/v1/keygroup", "/api/v1/keygroups/ranges", "/api/v1/assignment"} {
+			req := httptest.NewRequest("GET", path, nil)
+			req.URL.RawQuery = rawQuery
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, req)
+			if rec.Code != 200 && rec.Code != 400 {
+				t.Fatalf("GET %s?%s = %d %s", path, rawQuery, rec.Code, rec.Body)
+			}
+			if !json.Valid(rec.Body.Bytes()) {
+				t.Fatalf("GET %s?%s body is not JSON: %s", path, rawQuery, rec.Body)
+			}
+		}
+	})
+}

@@ -1,0 +1,44 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+)
+
+// routes lists every URL skewscope serves.
+func (s *Server) routes() http.Handler {
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID)
+	r.Use(s.recoverer)
+	r.Use(s.logRequests)
+	r.Use(securityHeaders)
+
+	r.Get("/", s.serveIndex)
+
+	// Operations: never depend on Kafka or Flink.
+	r.Get("/healthz", s.serveHealthz)
+	r.Head("/healthz", s.serveHealthz)
+	r.Get("/-/healthy", s.serveHealthz)
+	r.Get("/readyz", s.serveReadyz)
+	r.Head("/readyz", s.serveReadyz)
+	r.Get("/-/ready", s.serveReadyz)
+
+	r.Route("/api/v1", func(r chi.Router) {
+		r.Use(middleware.Timeout(apiTimeout))
+		r.Get("/keygroup", s.api(s.serveKeyGroup))
+		r.Post("/keygroup", s.api(s.serveKeyGroupBulk))
+		r.Get("/keygroups/ranges", s.api(s.serveRanges))
+		r.Get("/assignment", s.api(s.serveAssignment))
+		r.Get("/openapi.json", s.serveOpenAPI)
+		r.Get("/version", s.api(s.serveVersion))
+		r.NotFound(s.api(func(w http.ResponseWriter, r *http.Request) error {
+			return &inputError{Status: http.StatusNotFound, Msg: "no such API endpoint: " + quoteClip(r.URL.Path) + "; see /api/v1/openapi.json"}
+		}))
+		r.MethodNotAllowed(s.api(func(w http.ResponseWriter, r *http.Request) error {
+			return &inputError{Status: http.StatusMethodNotAllowed, Msg: "method " + r.Method + " is not allowed on " + quoteClip(r.URL.Path)}
+		}))
+	})
+	return r
+}

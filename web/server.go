@@ -1,0 +1,86 @@
+// Package web serves skewscope's pages, its JSON API and its operational
+// endpoints. Every route is listed in routes.go.
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+)
+
+// Options configure a Server.
+type Options struct {
+	Logger *slog.Logger
+	// Version is shown by /api/v1/version and logged at start.
+	Version string
+}
+
+// Server holds what the handlers share. Create it with NewServer.
+type Server struct {
+	log     *slog.Logger
+	version string
+	ready   atomic.Bool
+	handler http.Handler
+}
+
+// NewServer returns a Server with its routes in place. It is not ready
+// (/readyz answers 503) until SetReady(true).
+func NewServer(opts Options) *Server {
+	s := &Server{log: opts.Logger, version: opts.Version}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.handler = s.routes()
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// SetReady marks the server ready to serve (or not, while shutting down).
+func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
+
+// apiHandler is a JSON API handler: it writes a response or returns an error.
+type apiHandler func(w http.ResponseWriter, r *http.Request) error
+
+// api adapts an apiHandler: a returned error becomes {"error": "..."} with
+// the matching status; an internal error is logged and not shown in detail.
+func (s *Server) api(h apiHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		err := h(w, r)
+		if err == nil {
+			return
+		}
+		status, public := statusOf(err)
+		msg := err.Error()
+		if !public {
+			s.log.ErrorContext(r.Context(), "api request failed", "path", r.URL.Path, "error", err)
+			msg = "internal error"
+		}
+		writeJSON(w, status, apiErrorBody{Error: msg})
+	}
+}
+
+type apiErrorBody struct {
+	Error string `json:"error"`
+}
+
+// writeJSON encodes v into a buffer first, so that an encoding failure never
+// leaves a half-written 200 behind.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(true)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	// A failed write means the client went away; there is no one to tell.
+	w.Write(buf.Bytes())
+	return nil
+}
