@@ -1,0 +1,814 @@
+package assign
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+)
+
+// AlignmentMode names a way the Flink Kubernetes Operator autoscaler aligns
+// a computed parallelism to the number of key groups or source partitions
+// (whatif-and-skew.md §1.2-1.5). The first three values are the operator's
+// own config values on main; the generation-suffixed ones are skewscope
+// labels for the same-named modes of older operators.
+//
+//	value                       operator        config key                                 on no aligned value
+//	BALANCED (default)          main, FLIP-586  scaling.parallelism-alignment.mode         keep the target
+//	EVENLY_SPREAD               main, FLIP-586  scaling.parallelism-alignment.mode         keep the target
+//	OFF                         main, FLIP-586  scaling.parallelism-alignment.mode         (no alignment)
+//	MAXIMIZE_UTILISATION        <= 1.14         scaling.key-group.partitions.adjust.mode   downward fallback
+//	EVENLY_SPREAD_1.14          <= 1.14 default scaling.key-group.partitions.adjust.mode   downward fallback
+//	MAXIMIZE_UTILISATION_1.15   1.15.0, and main with the deprecated key                  fallback + direction guard
+//	EVENLY_SPREAD_1.15          1.15.0 default, and main with the deprecated key          fallback + direction guard
+type AlignmentMode string
+
+// The alignment modes; see AlignmentMode.
+const (
+	Balanced               AlignmentMode = "BALANCED"
+	EvenlySpread           AlignmentMode = "EVENLY_SPREAD"
+	AlignmentOff           AlignmentMode = "OFF"
+	MaximizeUtilisation    AlignmentMode = "MAXIMIZE_UTILISATION"
+	EvenlySpread114        AlignmentMode = "EVENLY_SPREAD_1.14"
+	MaximizeUtilisation115 AlignmentMode = "MAXIMIZE_UTILISATION_1.15"
+	EvenlySpread115        AlignmentMode = "EVENLY_SPREAD_1.15"
+)
+
+// AlignmentModes lists every mode Align knows, newest generation first.
+func AlignmentModes() []AlignmentMode {
+	return []AlignmentMode{Balanced, EvenlySpread, AlignmentOff,
+		MaximizeUtilisation115, EvenlySpread115, MaximizeUtilisation, EvenlySpread114}
+}
+
+// DefaultVertexMaxParallelism is the autoscaler's job.autoscaler.vertex
+// .max-parallelism default (AutoScalerOptions.VERTEX_MAX_PARALLELISM, 200).
+const DefaultVertexMaxParallelism = 200
+
+// Alignment is the result of Align.
+type Alignment struct {
+	Mode AlignmentMode `json:"mode"`
+	// Parallelism is the aligned parallelism; 0 when the input was invalid
+	// (Note then says why).
+	Parallelism int `json:"parallelism"`
+	// N is the number aligned to: source partitions, or key groups (max
+	// parallelism) when the vertex has no partitions.
+	N int `json:"n"`
+	// Target is the target after the autoscaler's clamp to
+	// [1, min(maxP, upperLimit)].
+	Target int `json:"target"`
+	// Divides reports N % Parallelism == 0.
+	Divides bool `json:"divides"`
+	// Limited reports that a legacy mode would emit its ScalingLimited
+	// warning event (fallback used, or scaling blocked).
+	Limited bool `json:"limited"`
+	// Note is a short human explanation, e.g. "divides 128 key groups".
+	Note string `json:"note"`
+}
+
+// Align returns the parallelism the Flink Kubernetes Operator autoscaler
+// would run a source or keyBy vertex at, given the computed target.
+//
+// n is the vertex's source partition count (the total over all topics, as
+// ScalingMetricCollector counts it) or 0 for a keyed vertex, in which case
+// the max parallelism maxP is used: ParallelismAligner.numKeyGroupsOrPartitions.
+// current is the running parallelism, which decides the direction.
+// upperLimit is the autoscaler's parallelismUpperLimit (on main
+// min(maxP, max(current, vertex.max-parallelism)), JobVertexScaler L239-240);
+// 0 or less means none (Integer.MAX_VALUE). The target is first clamped to
+// [1, min(maxP, upperLimit)] as JobVertexScaler.scale does before aligning
+// ("Apply min/max parallelism"), with the parallelism lower limit taken as 1
+// (min(current, vertex.min-parallelism = 1)).
+//
+// Sources mirrored (apache/flink-kubernetes-operator, flink-autoscaler/src/
+// main/java/org/apache/flink/autoscaler/):
+//
+//   - BALANCED, EVENLY_SPREAD, OFF: alignment/BuiltInAlignmentMode
+//     .alignOrKeepTarget and alignment/ParallelismAligner.firstAlignedInRegion
+//     (main 6e9caeb4; FLIP-586, FLINK-39938, commit 180c1353, PR #1088):
+//     U = min(N, min(maxP, upperLimit)); the region is t..U for a scale-up
+//     (t > current) and t..min(current, U) otherwise; return the first q with
+//     N % q == 0, or for BALANCED also N/q < N/t; if none, keep t.
+//   - MAXIMIZE_UTILISATION, EVENLY_SPREAD_1.14: JobVertexScaler.scale at tag
+//     release-1.14.0 (f50413820c3f; FLINK-36527, PR #904): the same upward
+//     search over t..U in either direction, then the downward fallback: walk
+//     q down from t to the first q with N/q > N/t, take q+1 if N % q != 0,
+//     then max(q, lower limit), emitting ScalingLimited.
+//   - MAXIMIZE_UTILISATION_1.15, EVENLY_SPREAD_1.15: JobVertexScaler.scale at
+//     tag release-1.15.0 (79d730bab4d8, after FLINK-39299 14f04033): return t
+//     unchanged when it equals current; cap the upward search at current for
+//     a scale-down; after the same fallback, block (return current) if the
+//     result would invert the scaling direction. Main's deprecated
+//     KeyGroupOrPartitionsAdjustMode (ParallelismAligner
+//     .relaxedDownwardFallback and .applyBlockingFallback) computes the same
+//     except for the t == current shortcut.
+//
+// Bounds, with B = min(maxP, upperLimit) and U = min(N, B): every mode
+// returns a value in [1, max(current, B)]. BALANCED and EVENLY_SPREAD never
+// go below Target, never above max(Target, U), never above current when
+// scaling down, and return Target itself, a divisor of N, or (BALANCED) a q
+// with N/q < N/Target. The 1.15 modes never invert the scaling direction.
+// OFF returns Target. Invalid input (maxP outside 1..32768, current or
+// target below 1, n negative, an unknown mode) gives Parallelism 0 and a
+// Note saying why.
+func Align(mode AlignmentMode, n, maxP, current, target, upperLimit int) Alignment {
+	a := Alignment{Mode: mode}
+	switch {
+	case CheckParallelism(maxP) != nil:
+		a.Note = fmt.Sprintf("invalid max parallelism %d: want 1..%d", maxP, UpperBoundMaxParallelism)
+		return a
+	case current < 1:
+		a.Note = fmt.Sprintf("invalid current parallelism %d: want at least 1", current)
+		return a
+	case target < 1:
+		a.Note = fmt.Sprintf("invalid target parallelism %d: want at least 1", target)
+		return a
+	case n < 0:
+		a.Note = fmt.Sprintf("invalid partition count %d: want 0 (keyed) or more", n)
+		return a
+	case !slices.Contains(AlignmentModes(), mode):
+		a.Note = fmt.Sprintf("unknown alignment mode %q", string(mode))
+		return a
+	}
+	what := "partitions"
+	N := n
+	if N <= 0 {
+		N, what = maxP, "key groups"
+	}
+	if upperLimit <= 0 {
+		upperLimit = math.MaxInt32
+	}
+	upperBound := min(maxP, upperLimit)
+	t := min(max(1, target), upperBound)
+	U := min(N, upperBound)
+	a.N, a.Target = N, t
+	var notes []string
+	if t != target {
+		notes = append(notes, fmt.Sprintf("target %d clamped to %d", target, t))
+	}
+	scaleUp := t > current
+
+	// search is the upward loop shared by every generation.
+	search := func(end int, loadReducing bool) int {
+		for q := t; q <= end; q++ {
+			if N%q == 0 || (loadReducing && N/q < N/t) {
+				return q
+			}
+		}
+		return 0
+	}
+	// fallback is the downward loop of release-1.14.0 / 1.15.0 and main's
+	// relaxedDownwardFallback, with the lower limit 1.
+	fallback := func() int {
+		q := t
+		for ; q > 0; q-- {
+			if N/q > N/t {
+				if N%q != 0 {
+					q++
+				}
+				break
+			}
+		}
+		return max(q, 1)
+	}
+	found := func(q int) string {
+		if N%q == 0 {
+			return fmt.Sprintf("divides %d %s", N, what)
+		}
+		return fmt.Sprintf("%d→%d %s per subtask", N/t, N/q, what) // N/q < N/t
+	}
+
+	p := t
+	switch mode {
+	case AlignmentOff:
+		notes = append(notes, "alignment off: target kept")
+	case Balanced, EvenlySpread:
+		end := U
+		if !scaleUp {
+			end = min(current, U)
+		}
+		if q := search(end, mode == Balanced); q > 0 {
+			p = q
+			notes = append(notes, found(q))
+		} else {
+			notes = append(notes, fmt.Sprintf("no aligned value in %s: target kept", span(t, end)))
+		}
+	case MaximizeUtilisation, EvenlySpread114:
+		if q := search(U, mode == MaximizeUtilisation); q > 0 {
+			p = q
+			notes = append(notes, found(q))
+		} else {
+			p = fallback()
+			a.Limited = true
+			notes = append(notes, fmt.Sprintf("no aligned value in %s: scaling limited to %d", span(t, U), p))
+		}
+	case MaximizeUtilisation115, EvenlySpread115:
+		if t == current {
+			notes = append(notes, "target equals current: no change")
+			break
+		}
+		end := U
+		if !scaleUp {
+			end = min(current, U)
+		}
+		if q := search(end, mode == MaximizeUtilisation115); q > 0 {
+			p = q
+			notes = append(notes, found(q))
+			break
+		}
+		q := fallback()
+		a.Limited = true
+		if (scaleUp && q <= current) || (!scaleUp && q >= current) {
+			p = current
+			dir := "scale-down"
+			if scaleUp {
+				dir = "scale-up"
+			}
+			notes = append(notes, fmt.Sprintf("no aligned value in %s and %d would invert the %s: blocked at current %d", span(t, end), q, dir, current))
+		} else {
+			p = q
+			a.Limited = q != t
+			notes = append(notes, fmt.Sprintf("no aligned value in %s: scaling limited to %d", span(t, end), p))
+		}
+	}
+	a.Parallelism = p
+	a.Divides = N%p == 0
+	a.Note = strings.Join(notes, "; ")
+	return a
+}
+
+// span formats an inclusive search range for notes.
+func span(from, to int) string {
+	if to < from {
+		return fmt.Sprintf("%d..%d (empty)", from, to)
+	}
+	return fmt.Sprintf("%d..%d", from, to)
+}
+
+// RecommendInput describes one vertex for Recommend.
+type RecommendInput struct {
+	// Topics are the partitions a source vertex reads; empty for a purely
+	// keyed vertex.
+	Topics []Topic
+	// Rates are optional per-partition records/s. Partitions without a rate
+	// count as 0; a rate for a partition not in Topics is an error.
+	Rates map[TopicPartition]float64
+	// MaxParallelism is the vertex's max parallelism (number of key groups),
+	// 1..32768.
+	MaxParallelism int
+	// Current is the running parallelism, 1..MaxParallelism.
+	Current int
+	// Target is the parallelism being considered (for example the
+	// autoscaler's computed target); 0 for none.
+	Target int
+	// UpperLimit caps the sweep; 0 means min(N, MaxParallelism) where N is
+	// the total partition count, or MaxParallelism for a keyed vertex.
+	// Values above MaxParallelism are lowered to it.
+	UpperLimit int
+	// VertexMaxParallelism is the autoscaler's job.autoscaler.vertex
+	// .max-parallelism (0: the default, 200). With Current it gives the
+	// autoscaler's upper limit min(MaxParallelism, max(Current, this)).
+	VertexMaxParallelism int
+	// Limit is how many ranked candidates to return (0: DefaultRecommendLimit).
+	Limit int
+}
+
+// DefaultRecommendLimit is the number of ranked candidates Recommend returns
+// when RecommendInput.Limit is 0.
+const DefaultRecommendLimit = 10
+
+// Candidate is one parallelism with its structural and load figures.
+type Candidate struct {
+	Parallelism int `json:"parallelism"`
+	// Rank is the 1-based position in Recommend's ranking, 0 for an
+	// autoscaler pick outside the swept range.
+	Rank int `json:"rank"`
+	// Key groups per subtask.
+	KeyGroupsMin int  `json:"keyGroupsMin"`
+	KeyGroupsMax int  `json:"keyGroupsMax"`
+	KeyGroupSkew Skew `json:"keyGroupSkew"`
+	// Partitions per subtask on a fresh start (KafkaSplitOwner); zero
+	// without topics.
+	PartitionsMin int  `json:"partitionsMin"`
+	PartitionsMax int  `json:"partitionsMax"`
+	PartitionSkew Skew `json:"partitionSkew"`
+	// Idle counts subtasks without partitions (source) or key groups
+	// (keyed; always 0 since p <= max parallelism).
+	Idle int `json:"idle"`
+	// With rates: the records/s of the busiest subtask on a fresh start, its
+	// index, and the skew of per-subtask records/s.
+	BusiestLoad    float64 `json:"busiestLoad"`
+	BusiestSubtask int     `json:"busiestSubtask"`
+	RateSkew       Skew    `json:"rateSkew"`
+	// DividesPartitions: the total partition count is a multiple of p (what
+	// the autoscaler aligns to; per-topic start indexes can still leave
+	// subtasks idle). DividesMaxParallelism: key groups split evenly.
+	DividesPartitions     bool `json:"dividesPartitions"`
+	DividesMaxParallelism bool `json:"dividesMaxParallelism"`
+	// FixedPointOf lists the main-generation modes (BALANCED,
+	// EVENLY_SPREAD) that keep p unchanged when it is the autoscaler's
+	// computed target, given Current.
+	FixedPointOf []AlignmentMode `json:"fixedPointOf"`
+	// AutoscalerPicks are the alignments of RecommendInput.Target that
+	// land on p, one per mode.
+	AutoscalerPicks []Alignment `json:"autoscalerPicks"`
+	// Reason summarises why the candidate is listed.
+	Reason string `json:"reason"`
+}
+
+// recTopic is one topic prepared for the sweep.
+type recTopic struct {
+	h31   int32     // (hashCode*31) & 0x7FFFFFFF: start index is h31 % p
+	n     int       // partitions
+	rates []float64 // per partition; nil when no rates are given
+}
+
+// recInput is a validated RecommendInput.
+type recInput struct {
+	topics     []recTopic
+	total      int // partitions over all topics
+	hasRates   bool
+	maxP       int
+	current    int
+	target     int
+	upper      int // sweep 1..upper
+	scalerUp   int // autoscaler parallelismUpperLimit
+	limit      int
+	alignN     int // n passed to Align: total partitions, 0 when keyed
+	bestLoad   float64
+	keyedOnly  bool
+	loadsBuf   []float64
+	countsBuf  []int
+	diffBuf    []int
+	countsFBuf []float64
+	eventBuf   []int
+}
+
+// Recommend sweeps every parallelism 1..upper limit for one vertex and
+// returns the best Limit candidates, followed by the autoscaler's picks for
+// Target (every mode of AlignmentModes but OFF) that are not among them.
+//
+// Figures per p: key groups per subtask (floor or ceil of maxP/p, O(1));
+// partitions per subtask on a fresh start, from the per-topic closed form of
+// KafkaSourceEnumerator.getSplitOwner (every subtask gets ⌊N_t/p⌋ of topic t
+// and the N_t % p consecutive subtasks, mod p, from KafkaStartIndex(t, p) one
+// more): the largest count and the idle subtasks come from a difference
+// array in O(T + p) for T topics, or from the sorted end points of those
+// runs in O(T log T) once p > 32·T; with rates, the records/s of each
+// subtask, O(partitions + p), so a sweep with rates costs O(partitions ·
+// upper limit). Only the returned candidates are materialised in full.
+//
+// Ranking:
+//   - with rates: by the busiest subtask's records/s in 1 % bands relative
+//     to the best value over the sweep (the first band is "within 1 % of the
+//     best"), then by p ascending. The top candidate is the smallest p whose
+//     busiest subtask is within 1 % of the lowest achievable; beyond it more
+//     subtasks buy (almost) nothing because the hottest partitions cannot
+//     be split.
+//   - without rates: by max/mean of partitions per subtask (source) or of key
+//     groups per subtask (keyed), then idle subtasks, then distance to
+//     Target (when given), then p.
+//
+// Returned candidates carry full Skew figures computed by MeasureSkew over
+// their actual per-subtask vectors.
+func Recommend(in RecommendInput) ([]Candidate, error) {
+	r, err := prepareRecommend(in)
+	if err != nil {
+		return nil, err
+	}
+	order := r.rank()
+	pos := make(map[int]int, r.limit) // p -> rank
+	out := make([]Candidate, 0, r.limit+6)
+	for i, p := range order[:min(r.limit, len(order))] {
+		pos[p] = i + 1
+		out = append(out, r.candidate(p, i+1))
+	}
+	if r.target > 0 {
+		var extra []int
+		picks := map[int][]Alignment{}
+		for _, m := range AlignmentModes() {
+			if m == AlignmentOff {
+				continue
+			}
+			a := Align(m, r.alignN, r.maxP, r.current, r.target, r.scalerUp)
+			if a.Parallelism < 1 {
+				continue
+			}
+			if _, ok := picks[a.Parallelism]; !ok {
+				if _, top := pos[a.Parallelism]; !top {
+					extra = append(extra, a.Parallelism)
+				}
+			}
+			picks[a.Parallelism] = append(picks[a.Parallelism], a)
+		}
+		slices.Sort(extra)
+		if len(extra) > 0 {
+			rankOf := make(map[int]int, len(extra))
+			for _, p := range extra {
+				rankOf[p] = 0
+			}
+			for i, p := range order {
+				if _, ok := rankOf[p]; ok {
+					rankOf[p] = i + 1
+				}
+			}
+			for _, p := range extra {
+				out = append(out, r.candidate(p, rankOf[p]))
+			}
+		}
+		for i := range out {
+			if as := picks[out[i].Parallelism]; len(as) > 0 {
+				out[i].AutoscalerPicks = as
+				out[i].Reason = joinReason(out[i].Reason, pickReason(as, r.target))
+			}
+		}
+	}
+	return out, nil
+}
+
+func prepareRecommend(in RecommendInput) (*recInput, error) {
+	if err := CheckParallelism(in.MaxParallelism); err != nil {
+		return nil, fmt.Errorf("max parallelism: %w", err)
+	}
+	maxP := in.MaxParallelism
+	if err := CheckMaxParallelism(maxP, in.Current); err != nil {
+		return nil, fmt.Errorf("current parallelism: %w", err)
+	}
+	if in.Target != 0 {
+		if err := CheckMaxParallelism(maxP, in.Target); err != nil {
+			return nil, fmt.Errorf("target parallelism: %w", err)
+		}
+	}
+	if in.UpperLimit < 0 {
+		return nil, fmt.Errorf("upper limit %d: want 0 (default) or more", in.UpperLimit)
+	}
+	if in.VertexMaxParallelism < 0 {
+		return nil, fmt.Errorf("vertex max parallelism %d: want 0 (default %d) or more", in.VertexMaxParallelism, DefaultVertexMaxParallelism)
+	}
+	if in.Limit < 0 {
+		return nil, fmt.Errorf("limit %d: want 0 (default %d) or more", in.Limit, DefaultRecommendLimit)
+	}
+	r := &recInput{maxP: maxP, current: in.Current, target: in.Target, limit: in.Limit}
+	if r.limit == 0 {
+		r.limit = DefaultRecommendLimit
+	}
+	if len(in.Topics) > 0 {
+		if err := ValidateTopics(in.Topics); err != nil {
+			return nil, err
+		}
+	} else if len(in.Rates) > 0 {
+		return nil, errors.New("rates given without topics")
+	}
+	r.hasRates = len(in.Rates) > 0
+	index := make(map[string]int, len(in.Topics))
+	for i, t := range in.Topics {
+		index[t.Name] = i
+		rt := recTopic{h31: (StringHashCode(t.Name) * 31) & 0x7FFFFFFF, n: t.Partitions}
+		if r.hasRates {
+			rt.rates = make([]float64, t.Partitions)
+		}
+		r.topics = append(r.topics, rt)
+		r.total += t.Partitions
+	}
+	for tp, v := range in.Rates {
+		i, ok := index[tp.Topic]
+		if !ok || tp.Partition < 0 || int(tp.Partition) >= in.Topics[i].Partitions {
+			return nil, fmt.Errorf("rate for partition %s: not a partition of the given topics", clip(tp.SplitID()))
+		}
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("rate for partition %s is %v: want a finite number >= 0", clip(tp.SplitID()), v)
+		}
+		r.topics[i].rates[tp.Partition] = v
+	}
+	r.keyedOnly = len(r.topics) == 0
+	r.alignN = r.total
+	r.upper = maxP
+	if !r.keyedOnly {
+		r.upper = min(r.total, maxP)
+	}
+	if in.UpperLimit > 0 {
+		r.upper = min(in.UpperLimit, maxP)
+	}
+	vmax := in.VertexMaxParallelism
+	if vmax == 0 {
+		vmax = DefaultVertexMaxParallelism
+	}
+	r.scalerUp = min(maxP, max(in.Current, vmax))
+	return r, nil
+}
+
+// rank sweeps 1..upper and returns every p, best first.
+func (r *recInput) rank() []int {
+	n := r.upper
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i + 1
+	}
+	target := r.target
+	dist := func(p int) int {
+		if target == 0 {
+			return 0
+		}
+		return max(p-target, target-p)
+	}
+	switch {
+	case r.hasRates:
+		busiest := make([]float64, n+1)
+		for p := 1; p <= n; p++ {
+			busiest[p] = maxLoad(r.loads(p))
+		}
+		best := busiest[1]
+		for _, b := range busiest[2:] {
+			if b < best {
+				best = b
+			}
+		}
+		r.bestLoad = best
+		band := make([]int, n+1)
+		for p := 1; p <= n; p++ {
+			band[p] = loadBand(busiest[p], best)
+		}
+		slices.SortFunc(order, func(a, b int) int {
+			return cmp.Or(cmp.Compare(band[a], band[b]), cmp.Compare(a, b))
+		})
+	case r.keyedOnly:
+		m := r.maxP
+		slices.SortFunc(order, func(a, b int) int {
+			// max/mean = ceil(m/p)*p/m: compare ceil(m/p)*p exactly.
+			ka, kb := (m+a-1)/a*a, (m+b-1)/b*b
+			return cmp.Or(cmp.Compare(ka, kb), cmp.Compare(dist(a), dist(b)), cmp.Compare(a, b))
+		})
+	default:
+		maxOf := make([]int, n+1)
+		idle := make([]int, n+1)
+		for p := 1; p <= n; p++ {
+			maxOf[p], idle[p] = r.countStats(p)
+		}
+		slices.SortFunc(order, func(a, b int) int {
+			// max/mean = max*p/total: compare max*p exactly.
+			return cmp.Or(cmp.Compare(maxOf[a]*a, maxOf[b]*b), cmp.Compare(idle[a], idle[b]),
+				cmp.Compare(dist(a), dist(b)), cmp.Compare(a, b))
+		})
+	}
+	return order
+}
+
+// loadBand is 0 when busiest is within 1 % of best, else 1 + the number of
+// further 1 % (geometric) steps above best·1.01.
+func loadBand(busiest, best float64) int {
+	if busiest <= best*1.01 {
+		return 0
+	}
+	return 1 + int(math.Floor(math.Log(busiest/(best*1.01))/math.Log(1.01)))
+}
+
+// counts returns the partitions per subtask on a fresh start with p readers,
+// from the per-topic closed form of getSplitOwner: ⌊N_t/p⌋ everywhere plus one
+// on the N_t % p subtasks start, start+1, ... (mod p), start = h31 % p. The
+// returned slice is reused by the next call.
+func (r *recInput) counts(p int) []int {
+	diff, base := r.countDiff(p)
+	if cap(r.countsBuf) < p {
+		r.countsBuf = make([]int, max(p, r.upper))
+	}
+	c := r.countsBuf[:p]
+	run := base
+	for i, d := range diff {
+		run += d
+		c[i] = run
+	}
+	return c
+}
+
+// countDiff fills the difference array of the per-topic extra partitions
+// (length p; the entry at p is dropped) and returns it with the base count
+// every subtask gets.
+func (r *recInput) countDiff(p int) (diff []int, base int) {
+	if cap(r.diffBuf) < p+1 {
+		r.diffBuf = make([]int, max(p+1, r.upper+1))
+	}
+	diff = r.diffBuf[:p+1]
+	clear(diff)
+	for _, t := range r.topics {
+		base += t.n / p
+		rem := t.n % p
+		if rem == 0 {
+			continue
+		}
+		s := int(t.h31 % int32(p))
+		diff[s]++
+		if e := s + rem; e <= p {
+			diff[e]--
+		} else {
+			diff[0]++
+			diff[e-p]--
+		}
+	}
+	return diff[:p], base
+}
+
+// loads returns the records/s per subtask on a fresh start with p readers:
+// partition q of topic t goes to (h31 % p + q) % p. Sums run topic by topic
+// in input order, partitions ascending. The slice is reused by the next call.
+func (r *recInput) loads(p int) []float64 {
+	if cap(r.loadsBuf) < p {
+		r.loadsBuf = make([]float64, max(p, r.upper))
+	}
+	l := r.loadsBuf[:p]
+	clear(l)
+	for _, t := range r.topics {
+		// Add the rates in runs that end at subtask p-1 or at the last
+		// partition: the same additions in the same order as a per-partition
+		// loop, without a wrap test per partition.
+		i := int(t.h31 % int32(p))
+		for rs := t.rates; len(rs) > 0; i = 0 {
+			dst := l[i:]
+			k := min(len(dst), len(rs))
+			addTo(dst[:k], rs[:k])
+			rs = rs[k:]
+		}
+	}
+	return l
+}
+
+// maxLoad is the largest element of a non-empty slice of finite values. A
+// plain comparison is several times faster than slices.Max, which has to
+// order NaNs.
+func maxLoad(l []float64) float64 {
+	b := l[0]
+	for _, v := range l[1:] {
+		if v > b {
+			b = v
+		}
+	}
+	return b
+}
+
+// addTo adds src to dst element-wise; len(dst) == len(src).
+func addTo(dst, src []float64) {
+	src = src[:len(dst)]
+	for j, v := range src {
+		dst[j] += v
+	}
+}
+
+// countStats returns the largest partition count and the number of idle
+// subtasks with p readers, without materialising the counts: from the sorted
+// interval end points in O(T log T) when p is large against the number of
+// topics T, else from the difference array in O(T + p).
+func (r *recInput) countStats(p int) (mx, idle int) {
+	if 32*len(r.topics) < p {
+		return r.countStatsEvents(p)
+	}
+	return r.countStatsDiff(p)
+}
+
+// countStatsEvents sweeps the end points of the per-topic runs of extra
+// partitions. An event is pos<<1 | 1 for a run starting at pos and pos<<1
+// for a run ending (exclusively) at pos.
+func (r *recInput) countStatsEvents(p int) (mx, idle int) {
+	ev := r.eventBuf[:0]
+	base := 0
+	for _, t := range r.topics {
+		base += t.n / p
+		rem := t.n % p
+		if rem == 0 {
+			continue
+		}
+		s := int(t.h31 % int32(p))
+		if e := s + rem; e <= p {
+			ev = append(ev, s<<1|1, e<<1)
+		} else {
+			ev = append(ev, s<<1|1, p<<1, 0<<1|1, (e-p)<<1)
+		}
+	}
+	r.eventBuf = ev
+	slices.Sort(ev)
+	prev, run := 0, 0
+	segment := func(end int) {
+		if end > prev {
+			v := base + run
+			mx = max(mx, v)
+			if v == 0 {
+				idle += end - prev
+			}
+		}
+	}
+	for k := 0; k < len(ev); {
+		x := ev[k] >> 1
+		segment(x)
+		for ; k < len(ev) && ev[k]>>1 == x; k++ {
+			run += 2*(ev[k]&1) - 1
+		}
+		prev = x
+	}
+	segment(p)
+	return mx, idle
+}
+
+// countStatsDiff is countStats from the difference array.
+func (r *recInput) countStatsDiff(p int) (mx, idle int) {
+	diff, base := r.countDiff(p)
+	run := base
+	for _, d := range diff {
+		run += d
+		mx = max(mx, run)
+		// run >= 0, so this adds 1 exactly when run == 0, without a branch
+		// (which mispredicts badly on idle/busy patterns).
+		idle += int(uint(run-1) >> (bits.UintSize - 1))
+	}
+	return mx, idle
+}
+
+// candidate builds the full Candidate for p (1 <= p <= maxP).
+func (r *recInput) candidate(p, rank int) Candidate {
+	c := Candidate{Parallelism: p, Rank: rank}
+	kg, _ := KeyGroupCounts(r.maxP, p)
+	c.KeyGroupSkew = MeasureSkew(kg)
+	c.KeyGroupsMin, c.KeyGroupsMax = r.maxP/p, (r.maxP+p-1)/p
+	c.DividesMaxParallelism = r.maxP%p == 0
+	var reasons []string
+	if r.keyedOnly {
+		if c.DividesMaxParallelism {
+			reasons = append(reasons, fmt.Sprintf("divides %d key groups", r.maxP))
+		} else {
+			reasons = append(reasons, fmt.Sprintf("%d–%d key groups per subtask (max/mean %.2f)", c.KeyGroupsMin, c.KeyGroupsMax, c.KeyGroupSkew.MaxOverMean))
+		}
+	} else {
+		counts := r.counts(p)
+		if cap(r.countsFBuf) < p {
+			r.countsFBuf = make([]float64, max(p, r.upper))
+		}
+		f := r.countsFBuf[:p]
+		c.PartitionsMin = counts[0]
+		for i, v := range counts {
+			f[i] = float64(v)
+			c.PartitionsMin = min(c.PartitionsMin, v)
+			c.PartitionsMax = max(c.PartitionsMax, v)
+		}
+		c.PartitionSkew = MeasureSkew(f)
+		c.Idle = c.PartitionSkew.Idle
+		c.DividesPartitions = r.total%p == 0
+		if c.DividesPartitions {
+			reasons = append(reasons, fmt.Sprintf("divides %d partitions", r.total))
+		}
+		if c.PartitionsMin == c.PartitionsMax {
+			reasons = append(reasons, fmt.Sprintf("%d partitions per subtask", c.PartitionsMax))
+		} else {
+			reasons = append(reasons, fmt.Sprintf("%d–%d partitions per subtask (max/mean %.2f)", c.PartitionsMin, c.PartitionsMax, c.PartitionSkew.MaxOverMean))
+		}
+		if c.Idle > 0 {
+			reasons = append(reasons, fmt.Sprintf("%d idle", c.Idle))
+		}
+		if r.hasRates {
+			c.RateSkew = MeasureSkew(r.loads(p))
+			c.BusiestLoad, c.BusiestSubtask = c.RateSkew.Max, c.RateSkew.Busiest
+			if loadBand(c.BusiestLoad, r.bestLoad) == 0 {
+				reasons = append(reasons, fmt.Sprintf("busiest subtask %s rec/s, within 1%% of the best (%s)", fmtRate(c.BusiestLoad), fmtRate(r.bestLoad)))
+			} else {
+				reasons = append(reasons, fmt.Sprintf("busiest subtask %s rec/s", fmtRate(c.BusiestLoad)))
+			}
+		}
+	}
+	for _, m := range []AlignmentMode{Balanced, EvenlySpread} {
+		if Align(m, r.alignN, r.maxP, r.current, p, r.scalerUp).Parallelism == p {
+			c.FixedPointOf = append(c.FixedPointOf, m)
+		}
+	}
+	switch len(c.FixedPointOf) {
+	case 2:
+		reasons = append(reasons, "kept by BALANCED and EVENLY_SPREAD")
+	case 1:
+		reasons = append(reasons, "kept by "+string(c.FixedPointOf[0]))
+	}
+	c.Reason = strings.Join(reasons, ", ")
+	return c
+}
+
+func pickReason(as []Alignment, target int) string {
+	names := make([]string, len(as))
+	for i, a := range as {
+		names[i] = string(a.Mode)
+	}
+	return fmt.Sprintf("autoscaler %s pick for target %d", strings.Join(names, "/"), target)
+}
+
+func joinReason(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + ", " + b
+}
+
+// fmtRate prints a records/s figure compactly.
+func fmtRate(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 1:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
