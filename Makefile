@@ -20,7 +20,7 @@ check: fmt-check vet
 	$(GO) test ./...
 
 # Everything CI runs.
-test: fmt-check vet templ-check unit fuzz
+test: fmt-check vet templ-check unit browser fuzz
 	@echo "make test: all tiers passed"
 
 fmt-check:
@@ -36,6 +36,10 @@ templ-check:
 
 unit:
 	$(GO) test -race -count=1 ./...
+
+# Browser tests (build tag browser): headless Chromium, installed on demand.
+browser:
+	scripts/ensure-chromium.sh && $(GO) test -tags browser -count=1 ./...
 
 # A short run of every fuzz target, so each keeps running on CI.
 fuzz:
