@@ -18,7 +18,10 @@ import (
 
 func newTestServer(t testing.TB) *Server {
 	t.Helper()
-	s := NewServer(Options{Version: "test"})
+	s, err := NewServer(Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.SetReady(true)
 	return s
 }
@@ -267,7 +270,10 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 }
 
 func TestHealthAndReady(t *testing.T) {
-	s := NewServer(Options{})
+	s, err := NewServer(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if code, _ := do(t, s, "GET", "/healthz", nil); code != 200 {
 		t.Errorf("GET /healthz = %d, want 200", code)
 	}

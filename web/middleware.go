@@ -9,9 +9,9 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 )
 
-// securityHeaders sets the headers every response carries. Pages add a
-// nonce-based Content-Security-Policy of their own; API responses are never
-// meant to be rendered, so they get the strictest policy.
+// securityHeaders sets the headers every response carries. Pages replace
+// the Content-Security-Policy with a nonce-based one of their own; API
+// responses are never meant to be rendered, so they get the strictest.
 func securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()

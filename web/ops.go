@@ -40,10 +40,3 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Write(openAPISpec)
 }
-
-// serveIndex answers / until the pages exist: where the API is described.
-func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Write([]byte("skewscope: Flink key groups and Kafka source assignment, exactly as Flink computes them.\n" +
-		"The JSON API is described at /api/v1/openapi.json.\n"))
-}

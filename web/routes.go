@@ -9,13 +9,29 @@ import (
 
 // routes lists every URL skewscope serves.
 func (s *Server) routes() http.Handler {
-	r := chi.NewRouter()
-	r.Use(middleware.RequestID)
-	r.Use(s.recoverer)
-	r.Use(s.logRequests)
-	r.Use(securityHeaders)
+	root := chi.NewRouter()
+	root.Use(middleware.RequestID)
+	root.Use(s.recoverer)
+	root.Use(s.logRequests)
+	root.Use(securityHeaders)
+	if s.prefix == "" {
+		s.mount(root)
+		return root
+	}
+	root.Get("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, s.prefix+"/", http.StatusFound)
+	})
+	root.Route(s.prefix, s.mount)
+	return root
+}
 
-	r.Get("/", s.serveIndex)
+// mount lists the routes under the route prefix.
+func (s *Server) mount(r chi.Router) {
+	r.Get("/", s.page(s.serveHome))
+	r.Get("/plan", s.page(s.servePlan))
+	r.Post("/plan", s.page(s.servePlan))
+	r.Get("/static/*", s.serveStatic)
+	r.NotFound(s.page(s.serveNotFoundPage))
 
 	// Operations: never depend on Kafka or Flink.
 	r.Get("/healthz", s.serveHealthz)
@@ -40,5 +56,4 @@ func (s *Server) routes() http.Handler {
 			return &inputError{Status: http.StatusMethodNotAllowed, Msg: "method " + r.Method + " is not allowed on " + quoteClip(r.URL.Path)}
 		}))
 	})
-	return r
 }

@@ -5,35 +5,77 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
+	"strings"
 	"sync/atomic"
+	"time"
+
+	"github.com/skewscope/skewscope/static"
 )
+
+// startTime is the Last-Modified of embedded assets.
+var startTime = time.Now()
 
 // Options configure a Server.
 type Options struct {
 	Logger *slog.Logger
 	// Version is shown by /api/v1/version and logged at start.
 	Version string
+	// RoutePrefix is the path under which every route is served, "" or
+	// like "/skewscope" (no trailing slash), for reverse proxies.
+	RoutePrefix string
+	// FrameAncestors are the origins allowed to embed pages in a frame
+	// (CSP frame-ancestors). Empty means 'self' only.
+	FrameAncestors []string
 }
 
 // Server holds what the handlers share. Create it with NewServer.
 type Server struct {
-	log     *slog.Logger
-	version string
-	ready   atomic.Bool
-	handler http.Handler
+	log            *slog.Logger
+	version        string
+	prefix         string
+	frameAncestors string
+	assets         *static.Assets
+	ready          atomic.Bool
+	handler        http.Handler
 }
+
+var (
+	prefixRE   = regexp.MustCompile(`^(/[A-Za-z0-9._~-]+)*$`)
+	ancestorRE = regexp.MustCompile(`^('self'|'none'|https?://[A-Za-z0-9.-]+(:[0-9]+)?|https?://\*\.[A-Za-z0-9.-]+(:[0-9]+)?)$`)
+)
 
 // NewServer returns a Server with its routes in place. It is not ready
 // (/readyz answers 503) until SetReady(true).
-func NewServer(opts Options) *Server {
-	s := &Server{log: opts.Logger, version: opts.Version}
+func NewServer(opts Options) (*Server, error) {
+	s := &Server{log: opts.Logger, version: opts.Version, prefix: strings.TrimSuffix(opts.RoutePrefix, "/")}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	if !prefixRE.MatchString(s.prefix) {
+		return nil, fmt.Errorf("route prefix %q: want a path like /skewscope (letters, digits, . _ ~ -)", opts.RoutePrefix)
+	}
+	fa := []string{"'self'"}
+	if len(opts.FrameAncestors) > 0 {
+		fa = fa[:0]
+		for _, a := range opts.FrameAncestors {
+			a = strings.TrimSuffix(strings.TrimSpace(a), "/")
+			if !ancestorRE.MatchString(a) {
+				return nil, fmt.Errorf("frame ancestor %q: want an origin like https://portal.example.com, 'self' or 'none'", a)
+			}
+			fa = append(fa, a)
+		}
+	}
+	s.frameAncestors = strings.Join(fa, " ")
+	var err error
+	if s.assets, err = static.Load(); err != nil {
+		return nil, err
+	}
 	s.handler = s.routes()
-	return s
+	return s, nil
 }
 
 // ServeHTTP implements http.Handler.

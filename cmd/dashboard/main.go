@@ -49,7 +49,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := newLogger(cfg, stderr)
 	version := buildVersion()
 
-	srv := web.NewServer(web.Options{Logger: log, Version: version})
+	srv, err := web.NewServer(web.Options{Logger: log, Version: version})
+	if err != nil {
+		return err
+	}
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: readHeaderTimeout,

@@ -1,0 +1,166 @@
+package assign
+
+import (
+	"errors"
+	"fmt"
+)
+
+// StartMode says how the job reaches the target parallelism.
+type StartMode string
+
+const (
+	// StartFresh: the job starts without state (or with a savepoint that
+	// holds no source splits); every partition goes by getSplitOwner.
+	StartFresh StartMode = "fresh"
+	// StartRestore: the job is stopped with a savepoint at the current
+	// parallelism and restored from it at the target parallelism.
+	StartRestore StartMode = "restore"
+)
+
+// PlanInput is everything the planner computes from. Zero values mean "not
+// given" where a field is optional.
+type PlanInput struct {
+	Topics []Topic
+	// Rates are optional per-partition loads (records/s). Partitions missing
+	// from the map count as 0 when any rate is given.
+	Rates map[TopicPartition]float64
+	// Current and Target are source and keyed parallelisms now and after.
+	Current, Target int
+	// MaxParallelism 0 means Flink's default for Current, which is also what
+	// a restored job keeps.
+	MaxParallelism int
+	Start          StartMode
+	// StateBytes optionally gives each current subtask's checkpointed keyed
+	// state size, for the bytes-moved estimate.
+	StateBytes []int64
+	// Assign replaces Flink's fresh-start assignment with a comparison
+	// strategy; nil means FreshAssignment. Restore is modelled for Flink only.
+	Assign func([]Topic, int) (Assignment, error)
+	// Candidates is how many ranked parallelism candidates to return (0: none).
+	Candidates int
+}
+
+// PlanSide is one parallelism's layout and figures.
+type PlanSide struct {
+	Parallelism int
+	Assignment  Assignment
+	// PartitionSkew is over partitions per subtask.
+	PartitionSkew Skew
+	// Load is the sum of partition rates per subtask (nil without rates) and
+	// RateSkew its skew.
+	Load     []float64
+	RateSkew Skew
+	// Ranges are the key-group ranges per subtask and KeyGroupSkew the skew
+	// of their sizes.
+	Ranges       []KeyGroupRange
+	KeyGroupSkew Skew
+}
+
+// Plan is the result of comparing the current and target parallelism.
+type Plan struct {
+	MaxParallelism          int
+	MaxParallelismDefaulted bool
+	Start                   StartMode
+	Now, Target             PlanSide
+	// Restore is the restore layout at Target (also when Start is fresh, so
+	// both can be shown); nil when a comparison strategy is used.
+	Restore *RestoreResult
+	// TargetFresh is the fresh-start layout at Target.
+	TargetFresh Assignment
+	// Keyed is the keyed-state movement from Current to Target.
+	Keyed KeyedRescaleDiff
+	// MovesFresh and MovesRestore list the partitions that change subtask
+	// from now to the target under each start mode.
+	MovesFresh, MovesRestore SourceRescaleDiff
+	HasRates                 bool
+}
+
+// MakePlan computes a plan. It validates every input with Flink's rules and
+// returns an error naming the offending field.
+func MakePlan(in PlanInput) (Plan, error) {
+	if err := CheckParallelism(in.Current); err != nil {
+		return Plan{}, fmt.Errorf("current parallelism: %w", err)
+	}
+	if err := CheckParallelism(in.Target); err != nil {
+		return Plan{}, fmt.Errorf("target parallelism: %w", err)
+	}
+	if err := ValidateTopics(in.Topics); err != nil {
+		return Plan{}, err
+	}
+	pl := Plan{MaxParallelism: in.MaxParallelism, Start: in.Start, HasRates: len(in.Rates) > 0}
+	if pl.Start == "" {
+		pl.Start = StartFresh
+	}
+	if pl.Start != StartFresh && pl.Start != StartRestore {
+		return Plan{}, fmt.Errorf("start mode %q: want fresh or restore", in.Start)
+	}
+	if pl.MaxParallelism == 0 {
+		pl.MaxParallelism, _ = DefaultMaxParallelism(in.Current)
+		pl.MaxParallelismDefaulted = true
+	}
+	if err := CheckMaxParallelism(pl.MaxParallelism, in.Current); err != nil {
+		return Plan{}, fmt.Errorf("max parallelism against current parallelism: %w", err)
+	}
+	if err := CheckMaxParallelism(pl.MaxParallelism, in.Target); err != nil {
+		return Plan{}, fmt.Errorf("max parallelism against target parallelism: %w", err)
+	}
+	assignFn := in.Assign
+	if assignFn == nil {
+		assignFn = FreshAssignment
+	}
+	now, err := assignFn(in.Topics, in.Current)
+	if err != nil {
+		return Plan{}, err
+	}
+	if pl.TargetFresh, err = assignFn(in.Topics, in.Target); err != nil {
+		return Plan{}, err
+	}
+	target := pl.TargetFresh
+	if in.Assign == nil {
+		rr, err := RestoreAssignment(in.Topics, in.Current, in.Target)
+		if err != nil {
+			return Plan{}, err
+		}
+		pl.Restore = &rr
+		pl.MovesRestore = SourceRescale(now, rr.Assignment)
+		if pl.Start == StartRestore {
+			target = rr.Assignment
+		}
+	} else if pl.Start == StartRestore {
+		return Plan{}, errors.New("restore from savepoint is modelled for Flink's KafkaSource only; choose the Flink strategy")
+	}
+	pl.MovesFresh = SourceRescale(now, pl.TargetFresh)
+	if pl.Now, err = pl.side(now, in.Rates); err != nil {
+		return Plan{}, err
+	}
+	if pl.Target, err = pl.side(target, in.Rates); err != nil {
+		return Plan{}, err
+	}
+	if pl.Keyed, err = KeyedRescale(pl.MaxParallelism, in.Current, in.Target, in.StateBytes); err != nil {
+		return Plan{}, err
+	}
+	return pl, nil
+}
+
+func (pl Plan) side(a Assignment, rates map[TopicPartition]float64) (PlanSide, error) {
+	s := PlanSide{Parallelism: a.Parallelism, Assignment: a, PartitionSkew: MeasureSkew(a.Counts())}
+	if len(rates) > 0 {
+		s.Load = make([]float64, a.Parallelism)
+		for i, ps := range a.Subtasks {
+			for _, tp := range ps {
+				s.Load[i] += rates[tp]
+			}
+		}
+		s.RateSkew = MeasureSkew(s.Load)
+	}
+	var err error
+	if s.Ranges, err = KeyGroupRanges(pl.MaxParallelism, a.Parallelism); err != nil {
+		return PlanSide{}, err
+	}
+	sizes := make([]float64, len(s.Ranges))
+	for i, r := range s.Ranges {
+		sizes[i] = float64(r.Size())
+	}
+	s.KeyGroupSkew = MeasureSkew(sizes)
+	return s, nil
+}

@@ -1,0 +1,73 @@
+// skewscope's page enhancements. Pages work without JavaScript; this module
+// makes the planner update as inputs change, keeping the URL in step so any
+// view stays bookmarkable. It never builds HTML from data: it swaps in nodes
+// parsed from the server's own rendering, and sets text with textContent.
+
+import { plannerQuery, debounce } from "./plan.js";
+
+const form = document.getElementById("plan-form");
+if (form) {
+  enhancePlanner(form);
+}
+
+function enhancePlanner(form) {
+  let inflight = null;
+  const base = document.body.dataset.base || "";
+  const embed = new URLSearchParams(location.search).get("embed") === "1";
+
+  const update = debounce(async () => {
+    const q = plannerQuery(new FormData(form), embed);
+    const url = `${base}/plan?${q}`;
+    if (inflight) inflight.abort();
+    inflight = new AbortController();
+    document.body.classList.add("busy");
+    try {
+      // Short queries go by GET so the URL is the plan; long pastes are
+      // posted and rendered in place.
+      const long = url.length > 30000;
+      const resp = await fetch(long ? `${base}/plan` : url, {
+        method: long ? "POST" : "GET",
+        body: long ? new URLSearchParams(new FormData(form)) : undefined,
+        headers: long ? { "X-Skewscope-Fragment": "1" } : {},
+        signal: inflight.signal,
+      });
+      const html = await resp.text();
+      const doc = new DOMParser().parseFromString(html, "text/html");
+      swap(doc, "plan-results");
+      for (const el of document.querySelectorAll("[data-error-for]")) {
+        const fresh = doc.querySelector(`[data-error-for="${el.dataset.errorFor}"]`);
+        el.textContent = fresh ? fresh.textContent : "";
+        const input = form.elements.namedItem(el.dataset.errorFor);
+        if (input && input.setAttribute) {
+          if (el.textContent) input.setAttribute("aria-invalid", "true");
+          else input.removeAttribute("aria-invalid");
+        }
+      }
+      const hint = doc.getElementById("maxp-hint");
+      const hintHere = document.getElementById("maxp-hint");
+      if (hint && hintHere) hintHere.textContent = hint.textContent;
+      const maxp = doc.getElementById("f-maxp");
+      if (maxp) form.elements.namedItem("maxParallelism").placeholder = maxp.placeholder;
+      if (!long) history.replaceState(null, "", url);
+    } catch (err) {
+      if (err.name !== "AbortError") {
+        const el = document.querySelector('[data-error-for="parallelism"]');
+        if (el) el.textContent = `Could not update: ${err.message}`;
+      }
+    } finally {
+      document.body.classList.remove("busy");
+    }
+  }, 250);
+
+  form.addEventListener("input", update);
+  form.addEventListener("change", update);
+}
+
+// swap replaces the element with the given id by the one in doc.
+function swap(doc, id) {
+  const fresh = doc.getElementById(id);
+  const here = document.getElementById(id);
+  if (fresh && here) {
+    here.replaceWith(document.importNode(fresh, true));
+  }
+}

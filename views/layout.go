@@ -1,0 +1,30 @@
+// Package views holds skewscope's templ components and the typed view
+// models they render. Views do no I/O and no reshaping: builders in package
+// web shape the data; components only lay it out.
+package views
+
+// Layout is what every page shares.
+type Layout struct {
+	Title string
+	// Base is the route prefix ("" or "/skewscope"); every link starts with it.
+	Base string
+	// Nav is the active navigation entry: "home", "plan" or "keys".
+	Nav string
+	// Embed drops navigation and chrome (?embed=1).
+	Embed bool
+	// CSS and JS are the hashed asset URLs.
+	CSS, JS string
+	// Version is shown in the footer.
+	Version string
+}
+
+// URL joins the route prefix and a path that starts with "/".
+func (l Layout) URL(path string) string { return l.Base + path }
+
+type navItem struct{ id, path, label string }
+
+var navItems = []navItem{
+	{"home", "/", "Overview"},
+	{"plan", "/plan", "Planner"},
+	{"keys", "/keys", "Key lookup"},
+}

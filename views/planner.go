@@ -1,0 +1,193 @@
+package views
+
+// PlannerPage is the what-if planner (/plan).
+type PlannerPage struct {
+	Layout
+	Form PlannerForm
+	// Plan is nil when the input has errors (or is empty).
+	Plan *PlanView
+}
+
+// Option is one choice of a select.
+type Option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// PlannerForm echoes the input and carries one message per bad field.
+type PlannerForm struct {
+	Action                              string
+	Topics, Rates, State                string
+	Parallelism, Target, MaxParallelism string
+	// MaxPHint says what an empty max parallelism means, e.g.
+	// "Flink default for p=4: 128".
+	MaxPHint   string
+	Modes      []Option
+	Strategies []Option
+	Colors     []Option
+	Highlight  string
+	Errors     map[string]string
+}
+
+// Err returns the message for field, or "".
+func (f PlannerForm) Err(field string) string { return f.Errors[field] }
+
+// Figure is one headline number, now → target.
+type Figure struct {
+	ID, Label  string
+	Now, Then  string
+	Note       string
+	Kind       string // computed, given or estimated
+	Worse      bool   // the target is worse than now
+	Better     bool
+	SingleOnly bool // Then only (no "now → target")
+}
+
+// PlanView is everything the planner shows for valid input.
+type PlanView struct {
+	Figures    []Figure
+	Now, Then  GridView
+	Why        []WhyLine
+	Strip      KeyGroupStrip
+	State      StateView
+	Moves      MovesView
+	Candidates CandidatesView
+	Legend     []LegendItem
+	Formula    Formula
+	Notes      []string
+	JSONURL    string
+	EmbedURL   string
+	SelfURL    string
+	// Comparison is set when a comparison strategy replaces Flink's.
+	Comparison string
+}
+
+// Formula is the rule that placed the partitions, with its Flink source.
+type Formula struct{ Text, Source string }
+
+// WhyLine is one sentence of the skew explanation. Hot lines are warnings.
+type WhyLine struct {
+	Text string
+	Hot  bool
+}
+
+// LegendItem maps a cell colour class to a topic (or a rate band).
+type LegendItem struct{ Class, Label string }
+
+// GridView is the partition→subtask grid of one parallelism.
+type GridView struct {
+	ID          string // "now" or "target"
+	Title       string
+	Parallelism int
+	Mode        string // "fresh start", "restore from savepoint at p=4", ...
+	Rows        []GridRow
+	// Unit is what a row's Load counts: "records/s" or "partitions".
+	Unit   string
+	Footer string
+	// Compact is set for large grids: cells are drawn without their
+	// partition numbers to keep the page small.
+	Compact bool
+}
+
+// GridRow is one subtask.
+type GridRow struct {
+	Subtask   int
+	Busiest   bool
+	Idle      bool
+	Highlight bool
+	Cells     []Cell
+	// Load is the row total (records/s with rates, else partitions) and
+	// LoadMax the largest in the grid, for the meter.
+	Load, LoadMax float64
+	LoadText      string
+	KeyGroups     string
+}
+
+// Cell is one partition in a subtask's row.
+type Cell struct {
+	Label     string // partition number
+	Class     string // colour classes
+	Title     string // full description for hover and screen readers
+	Uncertain bool   // owner not determined by Flink's deterministic rules
+	Moved     bool   // changes subtask between now and target
+}
+
+// KeyGroupStrip shows key-group ranges on a 0..maxP-1 axis, one row per
+// parallelism.
+type KeyGroupStrip struct {
+	MaxParallelism int
+	Rows           []StripRow
+	FanIn          string
+	Uneven         string
+}
+
+// StripRow is one parallelism's ranges.
+type StripRow struct {
+	Label    string
+	Segments []Segment
+}
+
+// Segment is one subtask's range. X and W are in units of the strip's
+// viewBox (0..1000).
+type Segment struct {
+	Subtask int
+	X, W    float64
+	Range   string
+	Size    int
+	Class   string
+	Title   string
+	Label   bool // wide enough to print its text
+}
+
+// StateView summarises keyed state movement.
+type StateView struct {
+	Moved, MaxParallelism int
+	MovedPercent          string
+	BytesKnown            bool
+	BytesNote             string
+	Rows                  []StateRow
+}
+
+// StateRow is what one new subtask restores.
+type StateRow struct {
+	Subtask   int
+	Range     string
+	Sources   string // "old 2: 22 key groups · old 3: 21"
+	FanIn     int
+	Bytes     string
+	NonBase   string
+	Highlight bool
+}
+
+// MovesView counts partitions that change subtask under each start mode.
+type MovesView struct {
+	Fresh, Restore       string
+	FreshList            []string
+	RestoreList          []string
+	More                 string
+	RestoreUncertain     string
+	RestoreApplies       bool
+	RestoreNotApplicable string
+}
+
+// CandidatesView is the ranked list of parallelisms.
+type CandidatesView struct {
+	Caption string
+	HasRate bool
+	Rows    []CandidateRow
+}
+
+// CandidateRow is one candidate parallelism; P links to the plan with it as
+// the target.
+type CandidateRow struct {
+	P          int
+	URL        string
+	Busiest    string
+	Partitions string
+	KeyGroups  string
+	Skew       string
+	MaxMean    string
+	Note       string
+	IsTarget   bool
+	IsCurrent  bool
+}

@@ -1,0 +1,42 @@
+package views
+
+import (
+	"net/http"
+	"strconv"
+)
+
+func statusText(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return strconv.Itoa(status) + " " + t
+	}
+	return strconv.Itoa(status)
+}
+
+func kindTitle(kind string) string {
+	switch kind {
+	case "computed":
+		return "computed now from Flink's formulas and the inputs on this page"
+	case "given":
+		return "from the numbers entered on this page"
+	case "estimated":
+		return "estimated: assumes state is spread evenly over each old subtask's key groups"
+	case "observed":
+		return "observed from the running job"
+	}
+	return kind
+}
+
+func subtaskTitle(r GridRow) string {
+	s := "subtask " + strconv.Itoa(r.Subtask) + " · key groups " + r.KeyGroups
+	if r.Busiest {
+		s += " · busiest"
+	}
+	if r.Idle {
+		s += " · idle: no partitions"
+	}
+	return s
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func pct(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) + "%" }

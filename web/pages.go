@@ -1,0 +1,118 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"net/http"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/skewscope/skewscope/views"
+)
+
+// pageHandler renders a page component, or returns an error that the
+// adapter turns into an error page.
+type pageHandler func(w http.ResponseWriter, r *http.Request) (status int, c templ.Component, err error)
+
+type ctxKey int
+
+const nonceKey ctxKey = iota
+
+// page adapts a pageHandler: it sets the page CSP with a fresh nonce,
+// renders into a buffer before writing a byte, and turns errors into an
+// error page with the right status.
+func (s *Server) page(h pageHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		nonce := newNonce()
+		ctx := templ.WithNonce(context.WithValue(r.Context(), nonceKey, nonce), nonce)
+		r = r.WithContext(ctx)
+		w.Header().Set("Content-Security-Policy", s.pageCSP(nonce))
+		status, c, err := h(w, r)
+		if err != nil {
+			var public bool
+			status, public = statusOf(err)
+			msg := err.Error()
+			if !public {
+				s.log.ErrorContext(ctx, "page failed", "path", r.URL.Path, "error", err)
+				msg = "Something went wrong on our side; the error has been logged."
+			}
+			c = views.ErrorPage(s.layout(r, "Error", ""), status, msg)
+		}
+		if c == nil { // the handler wrote a redirect itself
+			return
+		}
+		var buf bytes.Buffer
+		if err := c.Render(ctx, &buf); err != nil {
+			s.log.ErrorContext(ctx, "render failed", "path", r.URL.Path, "error", err)
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusInternalServerError)
+			w.Write([]byte("internal error\n"))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		w.Write(buf.Bytes())
+	}
+}
+
+// pageCSP allows only our own scripts and styles (plus inline scripts that
+// carry the nonce), no inline style attributes, and framing only by the
+// configured ancestors.
+func (s *Server) pageCSP(nonce string) string {
+	return "default-src 'none'; script-src 'self' 'nonce-" + nonce + "'; style-src 'self'; img-src 'self' data:; " +
+		"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors " + s.frameAncestors
+}
+
+func newNonce() string {
+	b := make([]byte, 18)
+	rand.Read(b)
+	return base64.RawStdEncoding.EncodeToString(b)
+}
+
+// layout fills the shared page fields.
+func (s *Server) layout(r *http.Request, title, nav string) views.Layout {
+	return views.Layout{
+		Title:   title,
+		Base:    s.prefix,
+		Nav:     nav,
+		Embed:   r.URL.Query().Get("embed") == "1",
+		CSS:     s.prefix + "/static/" + s.assets.Hashed("css/app.css"),
+		JS:      s.prefix + "/static/" + s.assets.Hashed("js/app.js"),
+		Version: s.version,
+	}
+}
+
+// serveStatic serves an embedded asset by its hashed name, cached forever.
+func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
+	name := chi.URLParam(r, "*")
+	as, immutable, ok := s.assets.Lookup(name)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", as.ContentType)
+	h.Set("ETag", as.ETag())
+	if immutable {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	if strings.HasSuffix(name, ".js") || strings.HasSuffix(name, ".css") {
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	}
+	http.ServeContent(w, r, "", startTime, bytes.NewReader(as.Body))
+}
+
+func (s *Server) serveHome(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	return http.StatusOK, views.Home(s.layout(r, "Overview", "home")), nil
+}
+
+func (s *Server) serveNotFoundPage(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	return 0, nil, &inputError{Status: http.StatusNotFound, Msg: "There is no page at " + quoteClip(r.URL.Path) + "."}
+}

@@ -1,0 +1,411 @@
+package web
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/strategy"
+)
+
+// Limits on planner input. Pastes beyond them get an inline message.
+const (
+	maxRatesBytes  = 4 << 20
+	maxRatesRows   = 200_000
+	maxTopicsBytes = 256 << 10
+	maxStateBytes  = 256 << 10
+	// maxPlannerPartitions bounds one plan; the planner is built to render
+	// 10,000 partitions quickly, and stays correct (if slower) up to this.
+	maxPlannerPartitions = 50_000
+)
+
+// planForm is the planner's input exactly as the user typed it, plus the
+// parsed values and one message per bad field.
+type planForm struct {
+	// Raw text of each field, echoed back into the form.
+	Topics, Rates, State                string
+	Parallelism, Target, MaxParallelism string
+	Mode, Strategy, Color               string
+	Highlight                           string
+
+	// Parsed values, valid when Errors is empty.
+	topics     []assign.Topic
+	rates      map[assign.TopicPartition]float64
+	stateBytes []int64
+	stateTotal bool // one total was given and spread evenly
+	current    int
+	target     int
+	maxP       int // 0: Flink's default
+	mode       assign.StartMode
+	strat      strategy.Strategy
+
+	Errors map[string]string
+}
+
+func (f *planForm) fail(field, format string, args ...any) {
+	if f.Errors == nil {
+		f.Errors = map[string]string{}
+	}
+	if _, dup := f.Errors[field]; !dup {
+		f.Errors[field] = fmt.Sprintf(format, args...)
+	}
+}
+
+// parsePlanForm reads planner input from a query (GET) or a posted form.
+// Topics come as repeated topic=NAME:PARTITIONS or one "topics" text with a
+// topic per line. It never fails as a whole: bad fields are reported in
+// Errors, and the other fields are still parsed.
+func parsePlanForm(v url.Values) *planForm {
+	f := &planForm{
+		Topics:         strings.Join(v["topic"], "\n"),
+		Rates:          v.Get("rates"),
+		State:          v.Get("state"),
+		Parallelism:    strings.TrimSpace(v.Get("parallelism")),
+		Target:         strings.TrimSpace(v.Get("target")),
+		MaxParallelism: strings.TrimSpace(v.Get("maxParallelism")),
+		Mode:           strings.TrimSpace(v.Get("mode")),
+		Strategy:       strings.TrimSpace(v.Get("strategy")),
+		Color:          strings.TrimSpace(v.Get("color")),
+		Highlight:      strings.TrimSpace(v.Get("highlight")),
+	}
+	if t := v.Get("topics"); t != "" {
+		if f.Topics != "" {
+			f.Topics += "\n"
+		}
+		f.Topics += t
+	}
+	f.parseTopics()
+	f.current = f.parallelismField("parallelism", f.Parallelism, "current parallelism")
+	if f.Target == "" {
+		f.Target = f.Parallelism
+	}
+	f.target = f.parallelismField("target", f.Target, "target parallelism")
+	f.parseMaxParallelism()
+	switch f.Mode {
+	case "", "fresh":
+		f.Mode, f.mode = "fresh", assign.StartFresh
+	case "restore":
+		f.mode = assign.StartRestore
+	default:
+		f.fail("mode", "%s: choose fresh start or restore from savepoint", quoteClip(f.Mode))
+	}
+	if f.Strategy == "" {
+		f.Strategy = strategy.Default
+	}
+	st, err := strategy.Lookup(f.Strategy)
+	if err != nil {
+		f.fail("strategy", "%v", err)
+	} else {
+		f.strat = st
+		if st.Name != strategy.Default && f.mode == assign.StartRestore {
+			f.fail("mode", "restore from a savepoint is modelled for Flink's KafkaSource only; %s has no savepoint", st.Label)
+		}
+	}
+	switch f.Color {
+	case "", "topic":
+		f.Color = "topic"
+	case "rate":
+	default:
+		f.fail("color", "%s: colour cells by topic or by rate", quoteClip(f.Color))
+	}
+	f.parseRates()
+	f.parseState()
+	return f
+}
+
+func (f *planForm) parallelismField(field, s, what string) int {
+	if s == "" {
+		f.fail(field, "required: the %s, an integer in 1..%d", what, assign.UpperBoundMaxParallelism)
+		return 0
+	}
+	p, err := strconv.Atoi(s)
+	if err != nil || p < 1 || p > assign.UpperBoundMaxParallelism {
+		f.fail(field, "%s is not a parallelism: Flink accepts 1..%d", quoteClip(s), assign.UpperBoundMaxParallelism)
+		return 0
+	}
+	return p
+}
+
+func (f *planForm) parseMaxParallelism() {
+	if f.MaxParallelism == "" {
+		return
+	}
+	m, err := strconv.Atoi(f.MaxParallelism)
+	if err != nil || m < 1 || m > assign.UpperBoundMaxParallelism {
+		f.fail("maxParallelism", "%s is not a max parallelism: Flink accepts 1..%d", quoteClip(f.MaxParallelism), assign.UpperBoundMaxParallelism)
+		return
+	}
+	f.maxP = m
+	if f.current > m {
+		f.fail("maxParallelism", "%d is below the current parallelism %d: Flink requires max parallelism ≥ parallelism", m, f.current)
+	} else if f.target > m {
+		f.fail("maxParallelism", "%d is below the target parallelism %d: a restored job keeps its max parallelism, so keyed operators cannot run above it", m, f.target)
+	}
+}
+
+// parseTopics reads "NAME:PARTITIONS" entries, one per line (commas and
+// semicolons also separate entries only when the text has no newline, so
+// that names with commas still work line by line).
+func (f *planForm) parseTopics() {
+	if len(f.Topics) > maxTopicsBytes {
+		f.fail("topics", "%d KB pasted; at most %d KB", len(f.Topics)>>10, maxTopicsBytes>>10)
+		return
+	}
+	text := strings.TrimSpace(f.Topics)
+	if text == "" {
+		f.fail("topics", "required: one topic per line as NAME:PARTITIONS, e.g. orders:12")
+		return
+	}
+	var entries []string
+	if strings.ContainsAny(text, "\n\r") {
+		entries = strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' })
+	} else {
+		entries = strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ';' })
+	}
+	seen := map[string]bool{}
+	total := 0
+	for _, e := range entries {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		i := strings.LastIndexByte(e, ':')
+		if i <= 0 {
+			f.fail("topics", "%s: write NAME:PARTITIONS, e.g. orders:12", quoteClip(e))
+			return
+		}
+		name, count := strings.TrimSpace(e[:i]), strings.TrimSpace(e[i+1:])
+		n, err := strconv.Atoi(count)
+		if err != nil || n < 1 || n > assign.MaxPartitions {
+			f.fail("topics", "%s: partition count %s is not an integer in 1..%d", quoteClip(name), quoteClip(count), assign.MaxPartitions)
+			return
+		}
+		if seen[name] {
+			f.fail("topics", "%s is listed twice", quoteClip(name))
+			return
+		}
+		seen[name] = true
+		total += n
+		if total > maxPlannerPartitions {
+			f.fail("topics", "more than %d partitions in all; the planner handles up to %d", maxPlannerPartitions, maxPlannerPartitions)
+			return
+		}
+		f.topics = append(f.topics, assign.Topic{Name: name, Partitions: n})
+	}
+	if len(f.topics) == 0 {
+		f.fail("topics", "required: one topic per line as NAME:PARTITIONS, e.g. orders:12")
+	}
+}
+
+// parseRates reads CSV lines "topic,partition,rate" (a header line is
+// allowed). Rates for partitions the topics do not have are an error: they
+// usually mean the partition count is wrong.
+func (f *planForm) parseRates() {
+	if strings.TrimSpace(f.Rates) == "" {
+		return
+	}
+	if len(f.Rates) > maxRatesBytes {
+		f.fail("rates", "%.1f MB pasted; at most %d MB (about %d rows of topic,partition,rate)", float64(len(f.Rates))/(1<<20), maxRatesBytes>>20, maxRatesRows)
+		return
+	}
+	counts := map[string]int{}
+	for _, t := range f.topics {
+		counts[t.Name] = t.Partitions
+	}
+	r := csv.NewReader(strings.NewReader(f.Rates))
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true
+	r.ReuseRecord = true
+	rates := map[assign.TopicPartition]float64{}
+	for row := 0; ; row++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				f.fail("rates", "line %d: %v", pe.Line, pe.Err)
+			} else {
+				f.fail("rates", "%v", err)
+			}
+			return
+		}
+		line, _ := r.FieldPos(0)
+		if row >= maxRatesRows {
+			f.fail("rates", "more than %d rows", maxRatesRows)
+			return
+		}
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if len(rec) != 3 {
+			f.fail("rates", "line %d has %d fields; write topic,partition,rate", line, len(rec))
+			return
+		}
+		if row == 0 && strings.EqualFold(strings.TrimSpace(rec[0]), "topic") && strings.EqualFold(strings.TrimSpace(rec[2]), "rate") {
+			continue
+		}
+		topic := strings.TrimSpace(rec[0])
+		part, err := strconv.Atoi(strings.TrimSpace(rec[1]))
+		if err != nil || part < 0 {
+			f.fail("rates", "line %d: partition %s is not a partition number", line, quoteClip(rec[1]))
+			return
+		}
+		rate, err := strconv.ParseFloat(strings.TrimSpace(rec[2]), 64)
+		if err != nil || rate < 0 || math.IsInf(rate, 0) || math.IsNaN(rate) {
+			f.fail("rates", "line %d: rate %s is not a non-negative number", line, quoteClip(rec[2]))
+			return
+		}
+		n, known := counts[topic]
+		switch {
+		case len(f.topics) > 0 && !known:
+			f.fail("rates", "line %d: topic %s is not in the topic list", line, quoteClip(topic))
+			return
+		case known && part >= n:
+			f.fail("rates", "line %d: %s has %d partitions (0..%d), not partition %d", line, quoteClip(topic), n, n-1, part)
+			return
+		}
+		tp := assign.TopicPartition{Topic: topic, Partition: int32(part)}
+		if _, dup := rates[tp]; dup {
+			f.fail("rates", "line %d: %s-%d is given twice", line, quoteClip(topic), part)
+			return
+		}
+		rates[tp] = rate
+	}
+	if len(rates) > 0 {
+		f.rates = rates
+	}
+}
+
+// parseState reads keyed state sizes: one per current subtask, or a single
+// total that is spread evenly. Sizes take units B, KB, MB, GB, TB (powers of
+// 1000) or KiB, MiB, GiB, TiB.
+func (f *planForm) parseState() {
+	text := strings.TrimSpace(f.State)
+	if text == "" {
+		return
+	}
+	if len(text) > maxStateBytes {
+		f.fail("state", "%d KB pasted; at most %d KB", len(text)>>10, maxStateBytes>>10)
+		return
+	}
+	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ';' || r == '\n' || r == '\t' })
+	sizes := make([]int64, 0, len(fields))
+	for _, fld := range fields {
+		b, err := parseBytes(fld)
+		if err != nil {
+			f.fail("state", "%s: %v", quoteClip(strings.TrimSpace(fld)), err)
+			return
+		}
+		sizes = append(sizes, b)
+	}
+	if f.current == 0 {
+		return
+	}
+	switch len(sizes) {
+	case 1:
+		f.stateTotal = true
+		f.stateBytes = make([]int64, f.current)
+		for i := range f.stateBytes {
+			// Spread the total so the parts add up exactly.
+			f.stateBytes[i] = sizes[0]*int64(i+1)/int64(f.current) - sizes[0]*int64(i)/int64(f.current)
+		}
+	case f.current:
+		f.stateBytes = sizes
+	default:
+		f.fail("state", "%d sizes for %d current subtasks: give one size per subtask, or one total", len(sizes), f.current)
+	}
+}
+
+var byteUnits = map[string]float64{
+	"": 1, "b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+	"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12,
+}
+
+func parseBytes(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := s, ""
+	if i >= 0 {
+		num, unit = s[:i], strings.ToLower(strings.TrimSpace(s[i:]))
+	}
+	mult, ok := byteUnits[unit]
+	if !ok {
+		return 0, fmt.Errorf("unknown unit %s; use B, KB, MB, GB, TB or KiB, MiB, GiB, TiB", quoteClip(unit))
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v < 0 {
+		return 0, errors.New("not a size such as 2.5 GB")
+	}
+	b := v * mult
+	if b > 1<<62 {
+		return 0, errors.New("too large")
+	}
+	return int64(math.Round(b)), nil
+}
+
+// canonicalQuery is the URL query that reproduces the form: topics as
+// repeated topic=, defaults left out, so links stay short and stable.
+func (f *planForm) canonicalQuery() url.Values {
+	v := url.Values{}
+	for _, t := range f.topics {
+		v.Add("topic", t.Name+":"+strconv.Itoa(t.Partitions))
+	}
+	if len(f.topics) == 0 && f.Topics != "" {
+		v.Set("topics", f.Topics)
+	}
+	set := func(k, val, def string) {
+		if val != "" && val != def {
+			v.Set(k, val)
+		}
+	}
+	set("parallelism", f.Parallelism, "")
+	set("target", f.Target, "")
+	set("maxParallelism", f.MaxParallelism, "")
+	set("mode", f.Mode, "fresh")
+	set("strategy", f.Strategy, strategy.Default)
+	set("color", f.Color, "topic")
+	set("state", strings.TrimSpace(f.State), "")
+	set("highlight", f.Highlight, "")
+	if f.rates != nil {
+		v.Set("rates", ratesCSV(f.topics, f.rates))
+	} else if strings.TrimSpace(f.Rates) != "" {
+		v.Set("rates", f.Rates)
+	}
+	return v
+}
+
+// ratesCSV writes rates back as CSV in topic order, partitions ascending.
+func ratesCSV(topics []assign.Topic, rates map[assign.TopicPartition]float64) string {
+	order := map[string]int{}
+	for i, t := range topics {
+		order[t.Name] = i
+	}
+	tps := make([]assign.TopicPartition, 0, len(rates))
+	for tp := range rates {
+		tps = append(tps, tp)
+	}
+	sort.Slice(tps, func(i, j int) bool {
+		a, b := tps[i], tps[j]
+		if a.Topic != b.Topic {
+			return order[a.Topic] < order[b.Topic]
+		}
+		return a.Partition < b.Partition
+	})
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	for _, tp := range tps {
+		w.Write([]string{tp.Topic, strconv.Itoa(int(tp.Partition)), strconv.FormatFloat(rates[tp], 'f', -1, 64)})
+	}
+	w.Flush()
+	return b.String()
+}

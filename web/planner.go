@@ -1,0 +1,774 @@
+package web
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/strategy"
+	"github.com/skewscope/skewscope/views"
+)
+
+const (
+	// maxPlanBody bounds a posted planner form: big enough to read a 10 MB
+	// paste and answer it with an inline message.
+	maxPlanBody = 16 << 20
+	// maxRedirectQuery is the longest query a posted form is redirected
+	// to; a longer plan is rendered in place (it could not be bookmarked
+	// in most browsers and proxies anyway).
+	maxRedirectQuery = 32 << 10
+	// compactCells: grids with more partitions than this draw cells
+	// without their partition numbers.
+	compactCells = 2000
+	// candidateLimit is how many ranked parallelisms the planner lists.
+	candidateLimit = 8
+	// listMoves caps the partition moves listed by name.
+	listMoves = 60
+)
+
+// servePlan answers GET /plan (inputs in the query) and POST /plan (the
+// form). A valid post is redirected to the equivalent GET URL, so every
+// plan can be bookmarked, pasted into a ticket or put into an alert.
+func (s *Server) servePlan(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	var vals url.Values
+	if r.Method == http.MethodPost {
+		r.Body = http.MaxBytesReader(w, r.Body, maxPlanBody)
+		if err := r.ParseForm(); err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				f := &planForm{Errors: map[string]string{"rates": fmt.Sprintf("the form is over %d MB; paste at most %d MB of rates", maxPlanBody>>20, maxRatesBytes>>20)}}
+				return http.StatusRequestEntityTooLarge, views.Planner(s.newPlannerPage(r, f, nil)), nil
+			}
+			return 0, nil, badInput("form", "%v", err)
+		}
+		vals = r.PostForm
+	} else {
+		vals = r.URL.Query()
+	}
+	embed := vals.Get("embed") == "1"
+	if len(vals) == 0 || (len(vals) == 1 && embed) {
+		return http.StatusOK, views.Planner(s.newPlannerPage(r, newEmptyPlanForm(), nil)), nil
+	}
+	f := parsePlanForm(vals)
+	if len(f.Errors) > 0 {
+		return http.StatusBadRequest, views.Planner(s.newPlannerPage(r, f, nil)), nil
+	}
+	if r.Method == http.MethodPost && r.Header.Get("X-Skewscope-Fragment") == "" {
+		q := f.canonicalQuery()
+		if embed {
+			q.Set("embed", "1")
+		}
+		if enc := q.Encode(); len(enc) <= maxRedirectQuery {
+			http.Redirect(w, r, s.prefix+"/plan?"+enc, http.StatusSeeOther)
+			return 0, nil, nil
+		}
+	}
+	pl, err := assign.MakePlan(f.planInput())
+	if err != nil {
+		f.fail("parallelism", "%v", err)
+		return http.StatusBadRequest, views.Planner(s.newPlannerPage(r, f, nil)), nil
+	}
+	in := f.recommendInput(pl.MaxParallelism)
+	cands, err := assign.Recommend(in)
+	if err != nil {
+		return 0, nil, fmt.Errorf("recommend: %w", err)
+	}
+	return http.StatusOK, views.Planner(s.newPlannerPage(r, f, &planResult{plan: pl, cands: cands, upper: in.UpperLimit})), nil
+}
+
+func newEmptyPlanForm() *planForm {
+	return &planForm{Mode: "fresh", Strategy: strategy.Default, Color: "topic"}
+}
+
+func (f *planForm) planInput() assign.PlanInput {
+	in := assign.PlanInput{
+		Topics: f.topics, Rates: f.rates, Current: f.current, Target: f.target,
+		MaxParallelism: f.maxP, Start: f.mode, StateBytes: f.stateBytes,
+	}
+	if f.strat.Name != strategy.Default {
+		in.Assign = f.strat.Assign
+	}
+	return in
+}
+
+// recommendInput sweeps parallelisms up to the partition count, but not
+// beyond what a user would consider for this job: four times the larger of
+// current and target, and at least 64.
+func (f *planForm) recommendInput(maxP int) assign.RecommendInput {
+	total := 0
+	for _, t := range f.topics {
+		total += t.Partitions
+	}
+	upper := min(total, maxP, max(4*max(f.current, f.target), 64))
+	return assign.RecommendInput{
+		Topics: f.topics, Rates: f.rates, MaxParallelism: maxP,
+		Current: f.current, Target: f.target, UpperLimit: upper, Limit: candidateLimit,
+	}
+}
+
+type planResult struct {
+	plan  assign.Plan
+	cands []assign.Candidate
+	upper int
+}
+
+// newPlannerPage builds the planner's view model.
+func (s *Server) newPlannerPage(r *http.Request, f *planForm, res *planResult) views.PlannerPage {
+	l := s.layout(r, "Planner", "plan")
+	p := views.PlannerPage{Layout: l, Form: newPlannerForm(l, f)}
+	if res != nil {
+		v := newPlanView(l, f, res)
+		p.Plan = &v
+	}
+	return p
+}
+
+func newPlannerForm(l views.Layout, f *planForm) views.PlannerForm {
+	pf := views.PlannerForm{
+		Action: l.URL("/plan"), Topics: f.Topics, Rates: f.Rates, State: f.State,
+		Parallelism: f.Parallelism, Target: f.Target, MaxParallelism: f.MaxParallelism,
+		Highlight: f.Highlight, Errors: f.Errors,
+	}
+	if l.Embed {
+		pf.Action += "?embed=1"
+	}
+	if f.current > 0 {
+		d, _ := assign.DefaultMaxParallelism(f.current)
+		pf.MaxPHint = fmt.Sprintf("%d (Flink default for p=%d)", d, f.current)
+	} else {
+		pf.MaxPHint = "Flink's default for the current parallelism"
+	}
+	pf.Modes = []views.Option{
+		{Value: "fresh", Label: "Fresh start (no state)", Selected: f.Mode != "restore"},
+		{Value: "restore", Label: "Restore from savepoint", Selected: f.Mode == "restore"},
+	}
+	for _, st := range strategy.All() {
+		pf.Strategies = append(pf.Strategies, views.Option{Value: st.Name, Label: st.Label, Selected: st.Name == f.Strategy})
+	}
+	pf.Colors = []views.Option{
+		{Value: "topic", Label: "Topic", Selected: f.Color != "rate"},
+		{Value: "rate", Label: "Rate", Selected: f.Color == "rate"},
+	}
+	return pf
+}
+
+// planURL is the planner URL for f with some parameters replaced.
+func planURL(l views.Layout, f *planForm, set map[string]string) string {
+	q := f.canonicalQuery()
+	for k, v := range set {
+		if v == "" {
+			q.Del(k)
+		} else {
+			q.Set(k, v)
+		}
+	}
+	return l.URL("/plan?" + q.Encode())
+}
+
+func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
+	pl := res.plan
+	hasRates := pl.HasRates
+	topicIdx := map[string]int{}
+	for i, t := range f.topics {
+		topicIdx[t.Name] = i
+	}
+	maxRate := 0.0
+	for _, r := range f.rates {
+		maxRate = max(maxRate, r)
+	}
+	hl := parseHighlight(f.Highlight)
+	nowMoves := map[assign.TopicPartition]bool{}
+	moves := pl.MovesFresh.Moves
+	if pl.Start == assign.StartRestore {
+		moves = pl.MovesRestore.Moves
+	}
+	for _, m := range moves {
+		nowMoves[m.Partition] = true
+	}
+	var uncertain map[assign.TopicPartition]bool
+	if pl.Restore != nil && len(pl.Restore.Uncertain) > 0 {
+		uncertain = map[assign.TopicPartition]bool{}
+		for _, tp := range pl.Restore.Uncertain {
+			uncertain[tp] = true
+		}
+	}
+	gc := gridContext{f: f, topicIdx: topicIdx, maxRate: maxRate, hasRates: hasRates, highlight: hl, maxP: pl.MaxParallelism}
+	v := views.PlanView{
+		SelfURL:  planURL(l, f, map[string]string{"embed": ""}),
+		EmbedURL: planURL(l, f, map[string]string{"embed": "1"}),
+	}
+	v.Now = gc.grid("now", "Now", pl.Now, "fresh start", nil, nil)
+	thenMode := "fresh start"
+	var thenUnc map[assign.TopicPartition]bool
+	if pl.Start == assign.StartRestore {
+		thenMode = fmt.Sprintf("restored from a savepoint taken at p=%d", f.current)
+		thenUnc = uncertain
+	}
+	v.Then = gc.grid("target", "Target", pl.Target, thenMode, nowMoves, thenUnc)
+
+	v.Figures = planFigures(pl, hasRates)
+	v.Why = explainSkew(f, pl)
+	v.Strip = keyGroupStrip(pl)
+	v.State = stateView(pl)
+	v.Moves = movesView(f, pl)
+	v.Candidates = candidatesView(l, f, res)
+	v.Legend = legend(f, maxRate, pl)
+	v.Formula, v.Notes = formula(f, pl)
+	jq := url.Values{}
+	for _, t := range f.topics {
+		jq.Add("topic", t.Name+":"+strconv.Itoa(t.Partitions))
+	}
+	jq.Set("parallelism", strconv.Itoa(f.target))
+	jq.Set("strategy", f.strat.Name)
+	if pl.Start == assign.StartRestore {
+		jq.Set("mode", "restore")
+		jq.Set("from", strconv.Itoa(f.current))
+	}
+	v.JSONURL = l.URL("/api/v1/assignment?" + jq.Encode())
+	if f.strat.Comparison {
+		v.Comparison = "Comparison: " + f.strat.Label + ". This is not how Flink's KafkaSource assigns partitions. " + f.strat.Description
+	}
+	return v
+}
+
+type gridContext struct {
+	f         *planForm
+	topicIdx  map[string]int
+	maxRate   float64
+	hasRates  bool
+	highlight highlight
+	maxP      int
+}
+
+// highlight is a parsed ?highlight=subtask:N or partition:TOPIC:N.
+type highlight struct {
+	subtask   int // -1: none
+	partition *assign.TopicPartition
+}
+
+func parseHighlight(s string) highlight {
+	h := highlight{subtask: -1}
+	switch {
+	case strings.HasPrefix(s, "subtask:"):
+		if n, err := strconv.Atoi(s[len("subtask:"):]); err == nil && n >= 0 {
+			h.subtask = n
+		}
+	case strings.HasPrefix(s, "partition:"):
+		rest := s[len("partition:"):]
+		if i := strings.LastIndexByte(rest, ':'); i > 0 {
+			if n, err := strconv.Atoi(rest[i+1:]); err == nil && n >= 0 {
+				h.partition = &assign.TopicPartition{Topic: rest[:i], Partition: int32(n)}
+			}
+		}
+	}
+	return h
+}
+
+func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, moved, unc map[assign.TopicPartition]bool) views.GridView {
+	g := views.GridView{ID: id, Title: title, Parallelism: side.Parallelism, Mode: mode}
+	total := 0
+	for _, ps := range side.Assignment.Subtasks {
+		total += len(ps)
+	}
+	g.Compact = total > compactCells
+	load := side.Assignment.Counts()
+	sk := side.PartitionSkew
+	g.Unit = "partitions"
+	if gc.hasRates {
+		load, sk, g.Unit = side.Load, side.RateSkew, "records/s"
+	}
+	maxLoad := 0.0
+	for _, x := range load {
+		maxLoad = max(maxLoad, x)
+	}
+	g.Rows = make([]views.GridRow, side.Parallelism)
+	for i, ps := range side.Assignment.Subtasks {
+		ps = slices.Clone(ps)
+		slices.SortFunc(ps, func(a, b assign.TopicPartition) int {
+			return cmp.Or(cmp.Compare(gc.topicIdx[a.Topic], gc.topicIdx[b.Topic]), cmp.Compare(a.Partition, b.Partition))
+		})
+		kr := side.Ranges[i]
+		row := views.GridRow{
+			Subtask: i, Idle: len(ps) == 0, Load: load[i], LoadMax: max(maxLoad, 1),
+			LoadText:  fmtNum(load[i]),
+			KeyGroups: fmt.Sprintf("%d–%d", kr.Start, kr.End),
+			Busiest:   side.Parallelism > 1 && maxLoad > 0 && i == sk.Busiest,
+			Highlight: i == gc.highlight.subtask,
+			Cells:     make([]views.Cell, len(ps)),
+		}
+		for j, tp := range ps {
+			c := views.Cell{Class: "c t" + strconv.Itoa(gc.topicIdx[tp.Topic]%8), Moved: moved[tp], Uncertain: unc[tp]}
+			if !g.Compact {
+				c.Label = strconv.Itoa(int(tp.Partition))
+			}
+			title := fmt.Sprintf("%s-%d · subtask %d", tp.Topic, tp.Partition, i)
+			if gc.hasRates {
+				r := gc.f.rates[tp]
+				title += " · " + fmtNum(r) + " rec/s"
+				if gc.f.Color == "rate" {
+					c.Class = "c rate r" + strconv.Itoa(rateBand(r, gc.maxRate))
+				} else {
+					c.Class += " i" + strconv.Itoa(max(1, rateBand(r, gc.maxRate)))
+				}
+			}
+			title += " · key groups " + row.KeyGroups
+			if moved[tp] {
+				title += " · changes subtask"
+			}
+			if unc[tp] {
+				title += " · owner not determined: depends on an order Flink does not fix"
+			}
+			if gc.highlight.partition != nil && *gc.highlight.partition == tp {
+				c.Class += " hl"
+				row.Highlight = true
+			}
+			c.Title = title
+			row.Cells[j] = c
+		}
+		g.Rows[i] = row
+	}
+	if gc.hasRates {
+		g.Footer = fmt.Sprintf("records/s per subtask · skew %s · max/mean %s · given rates", fmtPct(sk.FlinkPercent), fmtRatio(sk.MaxOverMean))
+	} else {
+		g.Footer = fmt.Sprintf("partitions per subtask · skew %s · max/mean %s · %d idle", fmtPct(sk.FlinkPercent), fmtRatio(sk.MaxOverMean), sk.Idle)
+	}
+	return g
+}
+
+func rateBand(r, maxRate float64) int {
+	if maxRate <= 0 || r <= 0 {
+		return 0
+	}
+	return min(9, 1+int(8.999*r/maxRate))
+}
+
+func planFigures(pl assign.Plan, hasRates bool) []views.Figure {
+	now, then := pl.Now.PartitionSkew, pl.Target.PartitionSkew
+	what := "partitions"
+	if hasRates {
+		now, then, what = pl.Now.RateSkew, pl.Target.RateSkew, "records/s"
+	}
+	kind := "computed"
+	if hasRates {
+		kind = "given"
+	}
+	figs := []views.Figure{
+		{ID: "skew", Label: "Source skew (Flink %)", Now: fmtPct(now.FlinkPercent), Then: fmtPct(then.FlinkPercent),
+			Kind: kind, Note: "over " + what + " per subtask", Worse: then.FlinkPercent > now.FlinkPercent+0.05, Better: then.FlinkPercent < now.FlinkPercent-0.05},
+		{ID: "maxmean", Label: "Max / mean load", Now: fmtRatio(now.MaxOverMean), Then: fmtRatio(then.MaxOverMean),
+			Kind: kind, Note: "busiest subtask against the average", Worse: then.MaxOverMean > now.MaxOverMean+0.005, Better: then.MaxOverMean < now.MaxOverMean-0.005},
+		{ID: "idle", Label: "Idle subtasks", Now: strconv.Itoa(pl.Now.PartitionSkew.Idle), Then: strconv.Itoa(pl.Target.PartitionSkew.Idle),
+			Kind: "computed", Note: "source subtasks without a partition", Worse: pl.Target.PartitionSkew.Idle > pl.Now.PartitionSkew.Idle},
+		{ID: "keygroups", Label: "Key groups changing owner", SingleOnly: true,
+			Then: fmt.Sprintf("%d / %d", pl.Keyed.Moved, pl.MaxParallelism), Kind: "computed",
+			Note: fmt.Sprintf("%s of keyed state changes subtask", fmtPct(100*pl.Keyed.MovedFraction))},
+	}
+	if pl.Keyed.BytesKnown {
+		figs = append(figs, views.Figure{ID: "state", Label: "State to move", SingleOnly: true,
+			Then: fmtBytes(pl.Keyed.MovedBytes), Kind: "estimated",
+			Note: "of " + fmtBytes(pl.Keyed.TotalBytes) + " checkpointed"})
+	} else {
+		figs = append(figs, views.Figure{ID: "kgskew", Label: "Key groups max / mean",
+			Now: fmtRatio(pl.Now.KeyGroupSkew.MaxOverMean), Then: fmtRatio(pl.Target.KeyGroupSkew.MaxOverMean), Kind: "computed",
+			Note:  fmt.Sprintf("%d key groups over the subtasks", pl.MaxParallelism),
+			Worse: pl.Target.KeyGroupSkew.MaxOverMean > pl.Now.KeyGroupSkew.MaxOverMean+0.005, Better: pl.Target.KeyGroupSkew.MaxOverMean < pl.Now.KeyGroupSkew.MaxOverMean-0.005})
+	}
+	return figs
+}
+
+// explainSkew says in plain words why the target layout is uneven.
+func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
+	var out []views.WhyLine
+	side := pl.Target
+	p := side.Parallelism
+	if pl.HasRates && side.RateSkew.Total > 0 {
+		type pr struct {
+			tp assign.TopicPartition
+			r  float64
+		}
+		var all []pr
+		for tp, r := range f.rates {
+			all = append(all, pr{tp, r})
+		}
+		slices.SortFunc(all, func(a, b pr) int {
+			return cmp.Or(cmp.Compare(b.r, a.r), cmp.Compare(a.tp.Topic, b.tp.Topic), cmp.Compare(a.tp.Partition, b.tp.Partition))
+		})
+		total := side.RateSkew.Total
+		nParts := 0
+		for _, t := range f.topics {
+			nParts += t.Partitions
+		}
+		mean := total / float64(nParts)
+		var hot []pr
+		share := 0.0
+		for _, x := range all {
+			if len(hot) == 3 || x.r < 2*mean {
+				break
+			}
+			hot = append(hot, x)
+			share += x.r
+		}
+		if len(hot) > 0 {
+			names := make([]string, len(hot))
+			owners := make([]string, 0, len(hot))
+			seen := map[int]bool{}
+			for i, h := range hot {
+				names[i] = fmt.Sprintf("%s-%d (%s rec/s)", h.tp.Topic, h.tp.Partition, fmtNum(h.r))
+				if o, ok := side.Assignment.Owner[h.tp]; ok && !seen[o] {
+					seen[o] = true
+					owners = append(owners, strconv.Itoa(o))
+				}
+			}
+			verb := "carries"
+			if len(hot) > 1 {
+				verb = "carry"
+			}
+			where := "subtask " + joinAnd(owners)
+			if len(owners) > 1 {
+				where = "subtasks " + joinAnd(owners)
+			}
+			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%s %s %s of all traffic. A subtask that owns one of them is the bottleneck whatever the parallelism: at p = %d they sit on %s.",
+				joinAnd(names), verb, fmtPct(100*share/total), p, where)})
+			floor := hot[0].r
+			if side.RateSkew.Max <= floor*1.0001 {
+				out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d the busiest subtask carries %s rec/s, which is the hottest partition alone: more subtasks cannot bring it lower. Spreading the hot keys, or more partitions for %s, can.", p, fmtNum(side.RateSkew.Max), hot[0].tp.Topic)})
+			} else {
+				out = append(out, views.WhyLine{Text: fmt.Sprintf("More subtasks cannot bring the busiest one below %s rec/s (the hottest partition); at p = %d it carries %s rec/s.", fmtNum(floor), p, fmtNum(side.RateSkew.Max))})
+			}
+		}
+	}
+	if !f.strat.Comparison && pl.Start == assign.StartFresh {
+		starts := map[int][]string{}
+		for _, t := range f.topics {
+			si, _ := assign.KafkaStartIndex(t.Name, p)
+			starts[si] = append(starts[si], t.Name)
+		}
+		keys := make([]int, 0, len(starts))
+		for si := range starts {
+			keys = append(keys, si)
+		}
+		slices.Sort(keys)
+		for _, si := range keys {
+			if names := starts[si]; len(names) > 1 {
+				out = append(out, views.WhyLine{Hot: side.PartitionSkew.MaxOverMean > 1.1, Text: fmt.Sprintf("%s all start at subtask %d at p = %d (Flink gives each topic its own start index, (hash(topic)·31 & 0x7FFFFFFF) mod p), so their partitions pile onto the same subtasks.", joinAnd(quoteAll(names)), si, p)})
+			}
+		}
+	}
+	if idle := side.PartitionSkew.Idle; idle > 0 {
+		nParts := 0
+		for _, t := range f.topics {
+			nParts += t.Partitions
+		}
+		if nParts < p {
+			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%d of %d source subtasks read nothing: there are only %d partitions. They stay running and do not go idle for watermarks on their own; set an idle timeout in the watermark strategy, or lower the source parallelism.", idle, p, nParts)})
+		} else {
+			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%d of %d source subtasks read no partition although there are %d partitions, because of where each topic's partitions start.", idle, p, nParts)})
+		}
+	}
+	if kg := side.KeyGroupSkew; kg.MaxOverMean > 1.1 {
+		big, small := 0, 0
+		hi := (pl.MaxParallelism + p - 1) / p
+		for _, r := range side.Ranges {
+			if r.Size() == hi {
+				big++
+			} else {
+				small++
+			}
+		}
+		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Key groups split unevenly at p = %d: %d subtasks own %d key groups and %d own %d (max/mean %s). A parallelism that divides %d spreads keyed state evenly.", p, big, hi, small, hi-1, fmtRatio(kg.MaxOverMean), pl.MaxParallelism)})
+	}
+	if len(out) == 0 {
+		out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d partitions and key groups are spread as evenly as they can be.", p)})
+	}
+	return out
+}
+
+func keyGroupStrip(pl assign.Plan) views.KeyGroupStrip {
+	s := views.KeyGroupStrip{MaxParallelism: pl.MaxParallelism}
+	for k, side := range []assign.PlanSide{pl.Now, pl.Target} {
+		row := views.StripRow{Label: [2]string{"now", "target"}[k] + " p = " + strconv.Itoa(side.Parallelism)}
+		m := float64(pl.MaxParallelism)
+		hi := (pl.MaxParallelism + side.Parallelism - 1) / side.Parallelism
+		lo := pl.MaxParallelism / side.Parallelism
+		for i, r := range side.Ranges {
+			seg := views.Segment{
+				Subtask: i, X: 100 * float64(r.Start) / m, W: 100 * float64(r.Size()) / m,
+				Range: fmt.Sprintf("%d–%d", r.Start, r.End), Size: r.Size(),
+				Class: "s" + strconv.Itoa(i%8),
+			}
+			seg.Label = seg.W >= 5
+			seg.Title = fmt.Sprintf("subtask %d · key groups %s · %d key groups", i, seg.Range, r.Size())
+			if hi != lo && r.Size() == hi {
+				seg.Class += " big"
+				seg.Title += " (one more than the smallest)"
+			}
+			row.Segments = append(row.Segments, seg)
+		}
+		s.Rows = append(s.Rows, row)
+	}
+	var parts []string
+	for i, st := range pl.Keyed.Subtasks {
+		if i == 32 {
+			parts = append(parts, fmt.Sprintf("… (%d more)", len(pl.Keyed.Subtasks)-32))
+			break
+		}
+		olds := make([]string, len(st.Sources))
+		for j, src := range st.Sources {
+			olds[j] = strconv.Itoa(src.OldSubtask)
+		}
+		parts = append(parts, fmt.Sprintf("%d←%s", st.Subtask, strings.Join(olds, ",")))
+	}
+	s.FanIn = "Each new subtask restores keyed state from old subtasks: " + strings.Join(parts, " · ") +
+		fmt.Sprintf(" (max fan-in %d)", pl.Keyed.MaxFanIn)
+	if t := pl.Target; t.KeyGroupSkew.MaxOverMean > 1 {
+		s.Uneven = fmt.Sprintf("At p = %d the ranges differ by one key group (darker segments own one more); max/mean %s.", t.Parallelism, fmtRatio(t.KeyGroupSkew.MaxOverMean))
+	}
+	return s
+}
+
+func stateView(pl assign.Plan) views.StateView {
+	k := pl.Keyed
+	v := views.StateView{Moved: k.Moved, MaxParallelism: k.MaxParallelism, MovedPercent: fmtPct(100 * k.MovedFraction), BytesKnown: k.BytesKnown}
+	if k.BytesKnown {
+		v.BytesNote = fmt.Sprintf("About %s of %s keyed state lands on a subtask with another index; restore reads about %s beyond each subtask's largest handle.", fmtBytes(k.MovedBytes), fmtBytes(k.TotalBytes), fmtBytes(k.NonBaseBytes))
+	}
+	for _, st := range k.Subtasks {
+		srcs := make([]string, len(st.Sources))
+		for i, src := range st.Sources {
+			srcs[i] = fmt.Sprintf("old %d: %d", src.OldSubtask, src.KeyGroups)
+		}
+		row := views.StateRow{Subtask: st.Subtask, Range: fmt.Sprintf("%d–%d", st.Range.Start, st.Range.End), Sources: strings.Join(srcs, " · "), FanIn: st.FanIn}
+		if k.BytesKnown {
+			row.Bytes, row.NonBase = fmtBytes(st.Bytes), fmtBytes(st.NonBaseBytes)
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	return v
+}
+
+func movesView(f *planForm, pl assign.Plan) views.MovesView {
+	mv := views.MovesView{Fresh: fmtMoved(pl.MovesFresh)}
+	if pl.Restore == nil {
+		mv.RestoreNotApplicable = "Restore from a savepoint is modelled for Flink's KafkaSource only."
+	} else {
+		mv.RestoreApplies = true
+		mv.Restore = fmtMoved(pl.MovesRestore)
+		if n := len(pl.Restore.Uncertain); n > 0 {
+			mv.RestoreUncertain = fmt.Sprintf("%d partitions have an owner after the restore that Flink does not fix deterministically; they are marked with a dashed outline.", n)
+		}
+	}
+	list := func(d assign.SourceRescaleDiff) []string {
+		var out []string
+		for i, m := range d.Moves {
+			if i == listMoves {
+				mv.More = fmt.Sprintf("Lists are cut at %d partitions; the JSON API has them all.", listMoves)
+				break
+			}
+			out = append(out, fmt.Sprintf("%s-%d: subtask %d → %d", m.Partition.Topic, m.Partition.Partition, m.From, m.To))
+		}
+		return out
+	}
+	mv.FreshList = list(pl.MovesFresh)
+	if pl.Restore != nil {
+		mv.RestoreList = list(pl.MovesRestore)
+	}
+	return mv
+}
+
+func candidatesView(l views.Layout, f *planForm, res *planResult) views.CandidatesView {
+	v := views.CandidatesView{HasRate: res.plan.HasRates}
+	if v.HasRate {
+		v.Caption = fmt.Sprintf("ranked by the busiest subtask's records/s (it bounds throughput), p ≤ %d", res.upper)
+	} else {
+		v.Caption = fmt.Sprintf("ranked by how evenly partitions and key groups spread, p ≤ %d", res.upper)
+	}
+	for _, c := range res.cands {
+		row := views.CandidateRow{
+			P:          c.Parallelism,
+			URL:        planURL(l, f, map[string]string{"target": strconv.Itoa(c.Parallelism)}),
+			Busiest:    fmtNum(c.BusiestLoad),
+			Partitions: fmt.Sprintf("%d–%d", c.PartitionsMin, c.PartitionsMax),
+			KeyGroups:  fmt.Sprintf("%d–%d", c.KeyGroupsMin, c.KeyGroupsMax),
+			Note:       candidateNote(c, f, res.plan.MaxParallelism),
+			IsTarget:   c.Parallelism == f.target,
+			IsCurrent:  c.Parallelism == f.current,
+		}
+		sk := c.PartitionSkew
+		if v.HasRate {
+			sk = c.RateSkew
+		}
+		row.Skew, row.MaxMean = fmtPct(sk.FlinkPercent), fmtRatio(sk.MaxOverMean)
+		v.Rows = append(v.Rows, row)
+	}
+	return v
+}
+
+// candidateNote is the short "alignment" note of a candidate: what it
+// divides, how many subtasks idle, and whether the autoscaler would pick it.
+func candidateNote(c assign.Candidate, f *planForm, maxP int) string {
+	var parts []string
+	total := 0
+	for _, t := range f.topics {
+		total += t.Partitions
+	}
+	if c.DividesMaxParallelism {
+		parts = append(parts, fmt.Sprintf("divides %d key groups", maxP))
+	}
+	if c.DividesPartitions && total > 0 {
+		parts = append(parts, fmt.Sprintf("divides %d partitions", total))
+	}
+	if c.Idle > 0 {
+		parts = append(parts, fmt.Sprintf("%d idle", c.Idle))
+	}
+	var modes []string
+	for _, a := range c.AutoscalerPicks {
+		switch a.Mode {
+		case assign.Balanced, assign.EvenlySpread:
+			modes = append(modes, string(a.Mode))
+		}
+	}
+	if len(modes) > 0 && f.target != c.Parallelism {
+		parts = append(parts, "autoscaler's pick for target "+strconv.Itoa(f.target)+" ("+strings.Join(modes, ", ")+")")
+	}
+	if c.Parallelism == f.current {
+		parts = append(parts, "current")
+	}
+	if c.Parallelism == f.target {
+		parts = append(parts, "target")
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func legend(f *planForm, maxRate float64, pl assign.Plan) []views.LegendItem {
+	out := legendColours(f, maxRate)
+	if f.current != f.target || pl.Start == assign.StartRestore {
+		out = append(out, views.LegendItem{Class: "c t6 mv", Label: "target cell underlined: partition changes subtask"})
+	}
+	if pl.Restore != nil && pl.Start == assign.StartRestore && len(pl.Restore.Uncertain) > 0 {
+		out = append(out, views.LegendItem{Class: "c t6 unc", Label: "dashed: owner not fixed by Flink"})
+	}
+	return out
+}
+
+func legendColours(f *planForm, maxRate float64) []views.LegendItem {
+	if f.Color == "rate" && maxRate > 0 {
+		return []views.LegendItem{
+			{Class: "rate r1", Label: "low rate"},
+			{Class: "rate r5", Label: fmtNum(maxRate/2) + " rec/s"},
+			{Class: "rate r9", Label: fmtNum(maxRate) + " rec/s (hottest)"},
+		}
+	}
+	var out []views.LegendItem
+	for i, t := range f.topics {
+		if i == 16 {
+			out = append(out, views.LegendItem{Class: "", Label: fmt.Sprintf("… %d more topics (colours repeat)", len(f.topics)-16)})
+			break
+		}
+		out = append(out, views.LegendItem{Class: "t" + strconv.Itoa(i%8), Label: fmt.Sprintf("%s × %d", t.Name, t.Partitions)})
+	}
+	return out
+}
+
+func formula(f *planForm, pl assign.Plan) (views.Formula, []string) {
+	var notes []string
+	if f.strat.Comparison {
+		return views.Formula{Text: f.strat.Label, Source: f.strat.Source}, notes
+	}
+	fm := views.Formula{
+		Text:   "owner = ((hash(topic)·31 & 0x7FFFFFFF) mod p + partition) mod p; key group = murmurHash(hash(key)) mod maxParallelism; subtask = keyGroup·p / maxParallelism",
+		Source: "KafkaSourceEnumerator.getSplitOwner (flink-connector-kafka 3.0–5.0); KeyGroupRangeAssignment and MathUtils.murmurHash (Flink 1.10–2.2)",
+	}
+	if pl.MaxParallelismDefaulted {
+		notes = append(notes, fmt.Sprintf("Max parallelism %d is Flink's default for p = %d. A job restored from a savepoint keeps the max parallelism it was started with; set it explicitly (pipeline.max-parallelism) before the first savepoint.", pl.MaxParallelism, f.current))
+	}
+	if pl.Restore != nil {
+		fm.Source += "; restore: " + pl.Restore.Source
+		if pl.Start == assign.StartRestore {
+			notes = append(notes, pl.Restore.Notes...)
+		} else {
+			notes = append(notes, fmt.Sprintf("A job stopped with a savepoint at p = %d and restored at p = %d does not get this layout: its saved split lists are dealt out in contiguous chunks. Choose \"Restore from savepoint\" to see that layout.", f.current, f.target))
+		}
+	}
+	return fm, notes
+}
+
+func fmtMoved(d assign.SourceRescaleDiff) string {
+	return fmt.Sprintf("%d of %d (%s)", d.Moved, d.Common, fmtPct(100*d.MovedFraction))
+}
+
+func joinAnd(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = "“" + x + "”"
+	}
+	return out
+}
+
+// fmtNum prints a count or rate: integers with thousands separators, small
+// fractions with up to two decimals.
+func fmtNum(v float64) string {
+	if math.Abs(v-math.Round(v)) < 1e-9 || math.Abs(v) >= 100 {
+		return group(strconv.FormatFloat(math.Round(v), 'f', 0, 64))
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+func group(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func fmtPct(v float64) string {
+	if v != 0 && math.Abs(v) < 1 {
+		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(math.Round(v), 'f', 0, 64) + "%"
+}
+
+func fmtRatio(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+func fmtBytes(b int64) string {
+	const unit = 1000
+	if b < unit {
+		return strconv.FormatInt(b, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for n := b / unit; n >= unit && exp < 4; n /= unit {
+		div *= unit
+		exp++
+	}
+	return strconv.FormatFloat(float64(b)/float64(div), 'f', 1, 64) + " " + string("kMGTP"[exp]) + "B"
+}
