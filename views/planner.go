@@ -22,6 +22,7 @@ type PlannerForm struct {
 	// MaxPHint says what an empty max parallelism means, e.g.
 	// "Flink default for p=4: 128".
 	MaxPHint   string
+	MaxPNote   string
 	Modes      []Option
 	Strategies []Option
 	Colors     []Option

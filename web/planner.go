@@ -143,9 +143,10 @@ func newPlannerForm(l views.Layout, f *planForm) views.PlannerForm {
 	}
 	if f.current > 0 {
 		d, _ := assign.DefaultMaxParallelism(f.current)
-		pf.MaxPHint = fmt.Sprintf("%d (Flink default for p=%d)", d, f.current)
+		pf.MaxPHint = strconv.Itoa(d)
+		pf.MaxPNote = fmt.Sprintf("Empty: %d, Flink's default for p=%d.", d, f.current)
 	} else {
-		pf.MaxPHint = "Flink's default for the current parallelism"
+		pf.MaxPNote = "Empty: Flink's default for the current parallelism."
 	}
 	pf.Modes = []views.Option{
 		{Value: "fresh", Label: "Fresh start (no state)", Selected: f.Mode != "restore"},

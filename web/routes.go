@@ -30,6 +30,10 @@ func (s *Server) mount(r chi.Router) {
 	r.Get("/", s.page(s.serveHome))
 	r.Get("/plan", s.page(s.servePlan))
 	r.Post("/plan", s.page(s.servePlan))
+	r.Get("/keys", s.page(s.serveKeys))
+	r.Post("/keys", s.page(s.serveKeys))
+	r.Get("/keys.csv", s.api(s.serveKeysCSV))
+	r.Post("/keys.csv", s.api(s.serveKeysCSV))
 	r.Get("/static/*", s.serveStatic)
 	r.NotFound(s.page(s.serveNotFoundPage))
 

@@ -1,0 +1,68 @@
+package views
+
+// KeysPage is the key lookup (/keys).
+type KeysPage struct {
+	Layout
+	Form   KeysForm
+	Single *KeyResult
+	Bulk   *BulkKeys
+}
+
+// KeysForm echoes the key lookup input.
+type KeysForm struct {
+	Action, CSVAction                   string
+	Keys, Type                          string
+	Parallelism, Target, MaxParallelism string
+	MaxPHint                            string
+	Types                               []string
+	Errors                              map[string]string
+}
+
+// Err returns the message for field, or "".
+func (f KeysForm) Err(field string) string { return f.Errors[field] }
+
+// KeyResult explains one key step by step.
+type KeyResult struct {
+	Key, Type      string
+	JavaHash       string
+	Murmur         string
+	KeyGroup       string
+	MaxParallelism string
+	MaxPNote       string
+	Parallelism    string
+	Subtask        string
+	Range          string
+	Target         string
+	TargetSubtask  string
+	TargetRange    string
+	Moves          bool
+	Steps          []string
+}
+
+// BulkKeys is the result of a pasted or uploaded list.
+type BulkKeys struct {
+	Count          int
+	Skipped        string
+	MaxParallelism string
+	HasTarget      bool
+	Rows           []KeyRow
+	More           string
+	Histogram      []HistRow
+	Skew, TSkew    string
+	CSVURL         string
+}
+
+// KeyRow is one key in the bulk table.
+type KeyRow struct {
+	Key, JavaHash, KeyGroup, Subtask, TargetSubtask string
+	Moves                                           bool
+}
+
+// HistRow is one subtask's share of the keys, now and at the target.
+type HistRow struct {
+	Subtask              int
+	Now, Then            int
+	NowText, ThenText    string
+	Max                  int
+	HasNow, HasThen      bool
+}

@@ -1,0 +1,415 @@
+package web
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/views"
+)
+
+const (
+	maxLookupKeys  = MaxBulkKeys
+	maxLookupBytes = 8 << 20
+	maxKeysBody    = 12 << 20
+	// shownKeys caps the rows of the bulk table; the CSV has them all.
+	shownKeys = 500
+	// maxHistogram caps the histogram rows.
+	maxHistogram = 1024
+)
+
+var keyTypeSuggestions = []string{"string", "int", "long", "boolean", "short", "byte", "char", "float", "double", "tuple<string,int>", "tuple<string,long>", "tuple<string,string>"}
+
+// keysForm is the key lookup input, parsed.
+type keysForm struct {
+	Keys, Type, Parallelism, Target, MaxParallelism string
+
+	keys    []string
+	lineNo  []int // the line each key came from, 1-based
+	skipped int
+	typ     assign.KeyType
+	p       int
+	target  int
+	maxP    int
+	maxPDef bool
+	Errors  map[string]string
+}
+
+func (f *keysForm) fail(field, format string, args ...any) {
+	if f.Errors == nil {
+		f.Errors = map[string]string{}
+	}
+	if _, dup := f.Errors[field]; !dup {
+		f.Errors[field] = fmt.Sprintf(format, args...)
+	}
+}
+
+// parseKeysForm reads the lookup input. upload is the content of an
+// uploaded file, or nil.
+func parseKeysForm(v url.Values, upload []byte) *keysForm {
+	f := &keysForm{
+		Keys: v.Get("keys"), Type: strings.TrimSpace(v.Get("type")),
+		Parallelism: strings.TrimSpace(v.Get("parallelism")), Target: strings.TrimSpace(v.Get("target")),
+		MaxParallelism: strings.TrimSpace(v.Get("maxParallelism")),
+	}
+	if f.Keys == "" && v.Has("key") {
+		f.Keys = v.Get("key")
+	}
+	if f.Type == "" {
+		f.Type = "string"
+	}
+	t, err := assign.ParseKeyType(f.Type)
+	if err != nil {
+		f.fail("type", "%v", err)
+	}
+	f.typ = t
+	atoi := func(field, s, what string) int {
+		if s == "" {
+			return 0
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > assign.UpperBoundMaxParallelism {
+			f.fail(field, "%s is not a %s: Flink accepts 1..%d", quoteClip(s), what, assign.UpperBoundMaxParallelism)
+			return 0
+		}
+		return n
+	}
+	f.p = atoi("parallelism", f.Parallelism, "parallelism")
+	f.target = atoi("target", f.Target, "parallelism")
+	f.maxP = atoi("maxParallelism", f.MaxParallelism, "max parallelism")
+	if f.maxP == 0 && f.Errors["maxParallelism"] == "" {
+		f.maxP, _ = assign.DefaultMaxParallelism(max(f.p, 1))
+		f.maxPDef = true
+	}
+	switch {
+	case f.p > f.maxP && f.maxP > 0:
+		f.fail("maxParallelism", "%d is below the parallelism %d: Flink requires max parallelism ≥ parallelism", f.maxP, f.p)
+	case f.target > f.maxP && f.maxP > 0:
+		f.fail("target", "%d is above max parallelism %d: a restored job keeps its max parallelism", f.target, f.maxP)
+	}
+	text := f.Keys
+	field := "keys"
+	if upload != nil {
+		text, field = string(upload), "file"
+	}
+	if len(text) > maxLookupBytes {
+		f.fail(field, "%.1f MB; at most %d MB of keys", float64(len(text))/(1<<20), maxLookupBytes>>20)
+		return f
+	}
+	lines := strings.Split(text, "\n")
+	if n := len(lines); n > 1 && lines[n-1] == "" {
+		lines = lines[:n-1] // the newline that ends the last line
+	}
+	single := len(lines) == 1 && upload == nil
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if l == "" && !single {
+			f.skipped++
+			continue
+		}
+		f.keys = append(f.keys, l)
+		f.lineNo = append(f.lineNo, i+1)
+		if len(f.keys) > maxLookupKeys {
+			f.fail(field, "more than %d keys; split the list", maxLookupKeys)
+			return f
+		}
+	}
+	if single && text == "" && !v.Has("keys") && !v.Has("key") {
+		f.keys, f.lineNo = nil, nil
+	}
+	return f
+}
+
+func (f *keysForm) canonicalQuery() url.Values {
+	v := url.Values{}
+	v.Set("keys", f.Keys)
+	set := func(k, val, def string) {
+		if val != "" && val != def {
+			v.Set(k, val)
+		}
+	}
+	set("type", f.Type, "string")
+	set("parallelism", f.Parallelism, "")
+	set("target", f.Target, "")
+	set("maxParallelism", f.MaxParallelism, "")
+	return v
+}
+
+// readKeysRequest parses GET queries and POSTed forms (urlencoded or
+// multipart, with an optional uploaded file).
+func readKeysRequest(w http.ResponseWriter, r *http.Request) (*keysForm, bool, error) {
+	if r.Method != http.MethodPost {
+		return parseKeysForm(r.URL.Query(), nil), false, nil
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxKeysBody)
+	var upload []byte
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/") {
+		if err := r.ParseMultipartForm(1 << 20); err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				f := &keysForm{Type: "string"}
+				f.fail("keys", "the upload is over %d MB; send at most %d MB of keys", maxKeysBody>>20, maxLookupBytes>>20)
+				return f, true, nil
+			}
+			return nil, true, badInput("form", "%v", err)
+		}
+		if file, hdr, err := r.FormFile("file"); err == nil {
+			defer file.Close()
+			if hdr.Size > 0 {
+				b, err := io.ReadAll(io.LimitReader(file, maxLookupBytes+1))
+				if err != nil {
+					return nil, true, badInput("file", "%v", err)
+				}
+				upload = b
+			}
+		}
+	} else if err := r.ParseForm(); err != nil {
+		return nil, true, badInput("form", "%v", err)
+	}
+	return parseKeysForm(r.PostForm, upload), upload != nil, nil
+}
+
+// serveKeys answers GET and POST /keys.
+func (s *Server) serveKeys(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	f, uploaded, err := readKeysRequest(w, r)
+	if err != nil {
+		return 0, nil, err
+	}
+	l := s.layout(r, "Key lookup", "keys")
+	page := views.KeysPage{Layout: l, Form: newKeysFormView(l, f)}
+	if len(f.Errors) > 0 {
+		return http.StatusBadRequest, views.Keys(page), nil
+	}
+	if r.Method == http.MethodPost && !uploaded {
+		if q := f.canonicalQuery().Encode(); len(q) <= maxRedirectQuery {
+			http.Redirect(w, r, s.prefix+"/keys?"+q, http.StatusSeeOther)
+			return 0, nil, nil
+		}
+	}
+	results, err := lookupAll(f)
+	if err != nil {
+		page.Form.Errors = map[string]string{"keys": err.Error()}
+		return http.StatusBadRequest, views.Keys(page), nil
+	}
+	switch {
+	case len(results) == 1 && !uploaded:
+		k := newKeyResult(f, results[0])
+		page.Single = &k
+	case len(results) > 0:
+		b := newBulkKeys(l, f, results, uploaded)
+		page.Bulk = &b
+	}
+	return http.StatusOK, views.Keys(page), nil
+}
+
+// serveKeysCSV answers GET and POST /keys.csv with one row per key.
+func (s *Server) serveKeysCSV(w http.ResponseWriter, r *http.Request) error {
+	f, _, err := readKeysRequest(w, r)
+	if err != nil {
+		return err
+	}
+	for field, msg := range f.Errors {
+		return badInput(field, "%s", msg)
+	}
+	results, err := lookupAll(f)
+	if err != nil {
+		return badInput("keys", "%v", err)
+	}
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	header := []string{"key", "type", "java_hash", "max_parallelism", "key_group"}
+	if f.p > 0 {
+		header = append(header, "parallelism", "subtask")
+	}
+	if f.target > 0 {
+		header = append(header, "target_parallelism", "target_subtask")
+	}
+	cw.Write(header)
+	for _, res := range results {
+		row := []string{csvSafe(res.key), f.typ.String(), strconv.Itoa(int(res.hash)), strconv.Itoa(f.maxP), strconv.Itoa(res.kg)}
+		if f.p > 0 {
+			row = append(row, strconv.Itoa(f.p), strconv.Itoa(res.subtask))
+		}
+		if f.target > 0 {
+			row = append(row, strconv.Itoa(f.target), strconv.Itoa(res.targetSubtask))
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="skewscope-keys.csv"`)
+	w.Write(buf.Bytes())
+	return nil
+}
+
+// csvSafe defuses keys that a spreadsheet would run as a formula.
+func csvSafe(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		if _, err := strconv.ParseFloat(s, 64); err != nil {
+			return "'" + s
+		}
+	}
+	return s
+}
+
+type keyLookup struct {
+	key                        string
+	hash                       int32
+	kg, subtask, targetSubtask int
+}
+
+func lookupAll(f *keysForm) ([]keyLookup, error) {
+	out := make([]keyLookup, 0, len(f.keys))
+	for i, k := range f.keys {
+		h, err := assign.HashKey(f.typ, k)
+		if err != nil {
+			if len(f.keys) == 1 {
+				return nil, err
+			}
+			return nil, fmt.Errorf("line %d: %v", f.lineNo[i], err)
+		}
+		kl := keyLookup{key: k, hash: h, kg: assign.KeyGroupForHash(h, f.maxP)}
+		if f.p > 0 {
+			kl.subtask = assign.OperatorIndex(f.maxP, f.p, kl.kg)
+		}
+		if f.target > 0 {
+			kl.targetSubtask = assign.OperatorIndex(f.maxP, f.target, kl.kg)
+		}
+		out = append(out, kl)
+	}
+	return out, nil
+}
+
+func newKeysFormView(l views.Layout, f *keysForm) views.KeysForm {
+	kf := views.KeysForm{
+		Action: l.URL("/keys"), CSVAction: l.URL("/keys.csv"),
+		Keys: f.Keys, Type: f.Type, Parallelism: f.Parallelism, Target: f.Target, MaxParallelism: f.MaxParallelism,
+		Types: keyTypeSuggestions, Errors: f.Errors,
+	}
+	if f.p > 0 {
+		d, _ := assign.DefaultMaxParallelism(f.p)
+		kf.MaxPHint = strconv.Itoa(d)
+	} else {
+		kf.MaxPHint = "128"
+	}
+	return kf
+}
+
+func newKeyResult(f *keysForm, k keyLookup) views.KeyResult {
+	m := assign.MurmurHash(k.hash)
+	r := views.KeyResult{
+		Key: k.key, Type: f.typ.String(), JavaHash: strconv.Itoa(int(k.hash)), Murmur: strconv.Itoa(int(m)),
+		KeyGroup: strconv.Itoa(k.kg), MaxParallelism: strconv.Itoa(f.maxP),
+	}
+	if f.maxPDef {
+		r.MaxPNote = " (Flink's default)"
+	}
+	r.Steps = []string{
+		fmt.Sprintf("%s.hashCode() = %d", javaLiteral(f.typ, k.key), k.hash),
+		fmt.Sprintf("MathUtils.murmurHash(%d) = %d", k.hash, m),
+		fmt.Sprintf("key group = %d mod %d = %d   (KeyGroupRangeAssignment.computeKeyGroupForKeyHash)", m, f.maxP, k.kg),
+	}
+	if f.p > 0 {
+		kr, _ := assign.KeyGroupRangeFor(f.maxP, f.p, k.subtask)
+		r.Parallelism, r.Subtask, r.Range = strconv.Itoa(f.p), strconv.Itoa(k.subtask), fmt.Sprintf("%d–%d", kr.Start, kr.End)
+		r.Steps = append(r.Steps, fmt.Sprintf("subtask = %d · %d / %d = %d   (computeOperatorIndexForKeyGroup)", k.kg, f.p, f.maxP, k.subtask))
+	}
+	if f.target > 0 {
+		kr, _ := assign.KeyGroupRangeFor(f.maxP, f.target, k.targetSubtask)
+		r.Target, r.TargetSubtask, r.TargetRange = strconv.Itoa(f.target), strconv.Itoa(k.targetSubtask), fmt.Sprintf("%d–%d", kr.Start, kr.End)
+		r.Moves = f.p > 0 && k.targetSubtask != k.subtask
+		r.Steps = append(r.Steps, fmt.Sprintf("after rescaling to %d: %d · %d / %d = %d", f.target, k.kg, f.target, f.maxP, k.targetSubtask))
+	}
+	return r
+}
+
+// javaLiteral writes the key the way Java source would, for the steps.
+func javaLiteral(t assign.KeyType, key string) string {
+	switch t.Kind {
+	case assign.KindString:
+		return strconv.Quote(key)
+	case assign.KindLong:
+		return key + "L"
+	case assign.KindTuple:
+		return "Tuple" + strconv.Itoa(len(t.Fields)) + ".of" + key
+	}
+	return "(" + t.String() + ") " + key
+}
+
+func newBulkKeys(l views.Layout, f *keysForm, res []keyLookup, uploaded bool) views.BulkKeys {
+	b := views.BulkKeys{Count: len(res), MaxParallelism: strconv.Itoa(f.maxP), HasTarget: f.target > 0}
+	if f.skipped > 0 {
+		b.Skipped = fmt.Sprintf("%d blank lines were skipped (an empty string is a valid key: look it up on its own).", f.skipped)
+	}
+	for i, k := range res {
+		if i == shownKeys {
+			b.More = fmt.Sprintf("Showing %d of %d keys; download the CSV for all of them.", shownKeys, len(res))
+			break
+		}
+		row := views.KeyRow{Key: k.key, JavaHash: strconv.Itoa(int(k.hash)), KeyGroup: strconv.Itoa(k.kg)}
+		if f.p > 0 {
+			row.Subtask = strconv.Itoa(k.subtask)
+		}
+		if f.target > 0 {
+			row.TargetSubtask = strconv.Itoa(k.targetSubtask)
+			row.Moves = f.p > 0 && k.targetSubtask != k.subtask
+		}
+		b.Rows = append(b.Rows, row)
+	}
+	n := max(f.p, f.target)
+	if n == 0 {
+		b.Skew = "give a parallelism to see how the keys spread over subtasks"
+	} else {
+		now := make([]float64, max(f.p, 1))
+		then := make([]float64, max(f.target, 1))
+		for _, k := range res {
+			if f.p > 0 {
+				now[k.subtask]++
+			}
+			if f.target > 0 {
+				then[k.targetSubtask]++
+			}
+		}
+		desc := func(v []float64) string {
+			sk := assign.MeasureSkew(v)
+			return fmt.Sprintf("skew %s · max/mean %s · %d subtasks with no key", fmtPct(sk.FlinkPercent), fmtRatio(sk.MaxOverMean), sk.Idle)
+		}
+		if f.p > 0 {
+			b.Skew = desc(now)
+		} else {
+			b.Skew = "no current parallelism given"
+		}
+		if f.target > 0 {
+			b.TSkew = desc(then)
+		}
+		mx := 1.0
+		for _, x := range append(append([]float64{}, now...), then...) {
+			mx = max(mx, x)
+		}
+		for i := range min(n, maxHistogram) {
+			h := views.HistRow{Subtask: i, Max: int(mx)}
+			if i < f.p {
+				h.HasNow, h.Now, h.NowText = true, int(now[i]), strconv.Itoa(int(now[i]))
+			}
+			if i < f.target {
+				h.HasThen, h.Then, h.ThenText = true, int(then[i]), strconv.Itoa(int(then[i]))
+			}
+			b.Histogram = append(b.Histogram, h)
+		}
+	}
+	if !uploaded {
+		if q := f.canonicalQuery().Encode(); len(q) <= maxRedirectQuery {
+			b.CSVURL = l.URL("/keys.csv?" + q)
+		}
+	}
+	return b
+}
