@@ -333,6 +333,9 @@ var byteUnits = map[string]float64{
 
 func parseBytes(s string) (int64, error) {
 	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "-") {
+		return 0, errors.New("not a size: sizes cannot be negative")
+	}
 	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
 	num, unit := s, ""
 	if i >= 0 {

@@ -20,8 +20,9 @@ import (
 
 const (
 	// maxPlanBody bounds a posted planner form: big enough to read a 10 MB
-	// paste and answer it with an inline message.
-	maxPlanBody = 16 << 20
+	// paste (URL-encoded, up to three times its size) and answer it with an
+	// inline message.
+	maxPlanBody = 32 << 20
 	// maxRedirectQuery is the longest query a posted form is redirected
 	// to; a longer plan is rendered in place (it could not be bookmarked
 	// in most browsers and proxies anyway).

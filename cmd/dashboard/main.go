@@ -49,7 +49,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := newLogger(cfg, stderr)
 	version := buildVersion()
 
-	srv, err := web.NewServer(web.Options{Logger: log, Version: version})
+	srv, err := web.NewServer(web.Options{
+		Logger: log, Version: version,
+		RoutePrefix: cfg.RoutePrefix, FrameAncestors: cfg.FrameAncestors,
+	})
 	if err != nil {
 		return err
 	}
@@ -66,7 +69,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	log.Info("skewscope listening", "address", ln.Addr().String(), "version", version)
-	fmt.Fprintf(stdout, "skewscope: http://%s/\n", ln.Addr())
+	fmt.Fprintf(stdout, "skewscope: http://%s%s/\n", ln.Addr(), cfg.RoutePrefix)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
