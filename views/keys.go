@@ -60,9 +60,9 @@ type KeyRow struct {
 
 // HistRow is one subtask's share of the keys, now and at the target.
 type HistRow struct {
-	Subtask              int
-	Now, Then            int
-	NowText, ThenText    string
-	Max                  int
-	HasNow, HasThen      bool
+	Subtask           int
+	Now, Then         int
+	NowText, ThenText string
+	Max               int
+	HasNow, HasThen   bool
 }

@@ -61,6 +61,8 @@ type PlanView struct {
 	SelfURL    string
 	// Comparison is set when a comparison strategy replaces Flink's.
 	Comparison string
+	// TooLongForLink explains why SelfURL and EmbedURL are empty.
+	TooLongForLink string
 }
 
 // Formula is the rule that placed the partitions, with its Flink source.
@@ -147,6 +149,7 @@ type StateView struct {
 	BytesKnown            bool
 	BytesNote             string
 	Rows                  []StateRow
+	More                  string
 }
 
 // StateRow is what one new subtask restores.
@@ -181,8 +184,11 @@ type CandidatesView struct {
 // CandidateRow is one candidate parallelism; P links to the plan with it as
 // the target.
 type CandidateRow struct {
-	P          int
+	P int
+	// URL applies the candidate as a link; when it is empty (inputs too
+	// long for a link) a button submits Form with apply=P.
 	URL        string
+	Form       string
 	Busiest    string
 	Partitions string
 	KeyGroups  string

@@ -84,7 +84,7 @@ func TestPlannerWorkedExample(t *testing.T) {
 	// 0,0,0,2,2,4,2,2: skew 75 %, max/mean 2.67, 3 idle.
 	s := newTestServer(t)
 	_, doc := get(t, s, "/plan?topic=orders:3&topic=payments:3&topic=clicks:3&topic=user-events:3&parallelism=8&target=8")
-	if got := strings.Join(strings.Fields(doc.Find(testid("fig-skew") + " .then").Text()), " "); got != "75%" {
+	if got := strings.Join(strings.Fields(doc.Find(testid("fig-skew")+" .then").Text()), " "); got != "75%" {
 		t.Errorf("target skew = %q, want 75%%", got)
 	}
 	if got := doc.Find(testid("fig-maxmean") + " .then").Text(); got != "2.67" {

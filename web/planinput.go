@@ -47,6 +47,15 @@ type planForm struct {
 	strat      strategy.Strategy
 
 	Errors map[string]string
+
+	canonical  url.Values // cached by canonicalQuery
+	encodedLen int
+}
+
+// queryLen is the length of the encoded canonical query.
+func (f *planForm) queryLen() int {
+	f.canonicalQuery()
+	return f.encodedLen
 }
 
 func (f *planForm) fail(field, format string, args ...any) {
@@ -83,6 +92,9 @@ func parsePlanForm(v url.Values) *planForm {
 	}
 	f.parseTopics()
 	f.current = f.parallelismField("parallelism", f.Parallelism, "current parallelism")
+	if a := strings.TrimSpace(v.Get("apply")); a != "" {
+		f.Target = a // a candidate's button: apply it as the target
+	}
 	if f.Target == "" {
 		f.Target = f.Parallelism
 	}
@@ -359,6 +371,19 @@ func parseBytes(s string) (int64, error) {
 // canonicalQuery is the URL query that reproduces the form: topics as
 // repeated topic=, defaults left out, so links stay short and stable.
 func (f *planForm) canonicalQuery() url.Values {
+	if f.canonical == nil {
+		f.canonical = f.buildCanonicalQuery()
+		f.encodedLen = len(f.canonical.Encode())
+	}
+	// A copy, so callers may change it.
+	v := make(url.Values, len(f.canonical))
+	for k, vs := range f.canonical {
+		v[k] = vs
+	}
+	return v
+}
+
+func (f *planForm) buildCanonicalQuery() url.Values {
 	v := url.Values{}
 	for _, t := range f.topics {
 		v.Add("topic", t.Name+":"+strconv.Itoa(t.Partitions))

@@ -34,6 +34,11 @@ const (
 	candidateLimit = 8
 	// listMoves caps the partition moves listed by name.
 	listMoves = 60
+	// stateRows caps the per-subtask keyed-state table.
+	stateRows = 256
+	// stripTitles: key-group strips of more subtasks than this draw bare
+	// segments (the grid rows say each subtask's range).
+	stripTitles = 256
 )
 
 // servePlan answers GET /plan (inputs in the query) and POST /plan (the
@@ -102,14 +107,14 @@ func (f *planForm) planInput() assign.PlanInput {
 }
 
 // recommendInput sweeps parallelisms up to the partition count, but not
-// beyond what a user would consider for this job: four times the larger of
+// beyond what a user would consider for this job: twice the larger of
 // current and target, and at least 64.
 func (f *planForm) recommendInput(maxP int) assign.RecommendInput {
 	total := 0
 	for _, t := range f.topics {
 		total += t.Partitions
 	}
-	upper := min(total, maxP, max(4*max(f.current, f.target), 64))
+	upper := min(total, maxP, max(2*max(f.current, f.target), 64))
 	return assign.RecommendInput{
 		Topics: f.topics, Rates: f.rates, MaxParallelism: maxP,
 		Current: f.current, Target: f.target, UpperLimit: upper, Limit: candidateLimit,
@@ -163,9 +168,19 @@ func newPlannerForm(l views.Layout, f *planForm) views.PlannerForm {
 	return pf
 }
 
-// planURL is the planner URL for f with some parameters replaced.
+// maxLinkQuery is the longest query the planner puts into links on the
+// page. Plans with longer inputs (thousands of pasted rates) apply
+// candidates through the form instead, so the page does not carry the rates
+// once per link.
+const maxLinkQuery = 8 << 10
+
+// planURL is the planner URL for f with some parameters replaced, or ""
+// when that URL would be too long to be a link.
 func planURL(l views.Layout, f *planForm, set map[string]string) string {
 	q := f.canonicalQuery()
+	if f.queryLen() > maxLinkQuery {
+		return ""
+	}
 	for k, v := range set {
 		if v == "" {
 			q.Del(k)
@@ -207,6 +222,9 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 	v := views.PlanView{
 		SelfURL:  planURL(l, f, map[string]string{"embed": ""}),
 		EmbedURL: planURL(l, f, map[string]string{"embed": "1"}),
+	}
+	if v.SelfURL == "" {
+		v.TooLongForLink = fmt.Sprintf("This plan's inputs are %d KB, too long for a link; candidates apply through the form.", f.queryLen()>>10)
 	}
 	v.Now = gc.grid("now", "Now", pl.Now, "fresh start", nil, nil)
 	thenMode := "fresh start"
@@ -313,6 +331,11 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 				c.Label = strconv.Itoa(int(tp.Partition))
 			}
 			title := fmt.Sprintf("%s-%d · subtask %d", tp.Topic, tp.Partition, i)
+			if g.Compact {
+				// Large grids keep the hover text short; the row's
+				// header carries the subtask and key-group range.
+				title = tp.Topic + "-" + strconv.Itoa(int(tp.Partition))
+			}
 			if gc.hasRates {
 				r := gc.f.rates[tp]
 				title += " · " + fmtNum(r) + " rec/s"
@@ -322,7 +345,9 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 					c.Class += " i" + strconv.Itoa(max(1, rateBand(r, gc.maxRate)))
 				}
 			}
-			title += " · key groups " + row.KeyGroups
+			if !g.Compact {
+				title += " · key groups " + row.KeyGroups
+			}
 			if moved[tp] {
 				title += " · changes subtask"
 			}
@@ -508,10 +533,14 @@ func keyGroupStrip(pl assign.Plan) views.KeyGroupStrip {
 				Class: "s" + strconv.Itoa(i%8),
 			}
 			seg.Label = seg.W >= 5
-			seg.Title = fmt.Sprintf("subtask %d · key groups %s · %d key groups", i, seg.Range, r.Size())
+			if side.Parallelism <= stripTitles {
+				seg.Title = fmt.Sprintf("subtask %d · key groups %s · %d key groups", i, seg.Range, r.Size())
+			}
 			if hi != lo && r.Size() == hi {
 				seg.Class += " big"
-				seg.Title += " (one more than the smallest)"
+				if seg.Title != "" {
+					seg.Title += " (one more than the smallest)"
+				}
 			}
 			row.Segments = append(row.Segments, seg)
 		}
@@ -543,7 +572,11 @@ func stateView(pl assign.Plan) views.StateView {
 	if k.BytesKnown {
 		v.BytesNote = fmt.Sprintf("About %s of %s keyed state lands on a subtask with another index; restore reads about %s beyond each subtask's largest handle.", fmtBytes(k.MovedBytes), fmtBytes(k.TotalBytes), fmtBytes(k.NonBaseBytes))
 	}
-	for _, st := range k.Subtasks {
+	for i, st := range k.Subtasks {
+		if i == stateRows {
+			v.More = fmt.Sprintf("Showing %d of %d new subtasks; the JSON API lists them all.", stateRows, len(k.Subtasks))
+			break
+		}
 		srcs := make([]string, len(st.Sources))
 		for i, src := range st.Sources {
 			srcs[i] = fmt.Sprintf("old %d: %d", src.OldSubtask, src.KeyGroups)
@@ -596,6 +629,7 @@ func candidatesView(l views.Layout, f *planForm, res *planResult) views.Candidat
 	for _, c := range res.cands {
 		row := views.CandidateRow{
 			P:          c.Parallelism,
+			Form:       "plan-form",
 			URL:        planURL(l, f, map[string]string{"target": strconv.Itoa(c.Parallelism)}),
 			Busiest:    fmtNum(c.BusiestLoad),
 			Partitions: fmt.Sprintf("%d–%d", c.PartitionsMin, c.PartitionsMax),
