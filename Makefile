@@ -7,7 +7,7 @@ GOLDEN    ?= $(abspath ../shared/golden)
 FUZZTIME  ?= 5s
 export SKEWSCOPE_GOLDEN_DIR ?= $(GOLDEN)
 
-.PHONY: run build test check vet fmt-check templ-check unit fuzz bench
+.PHONY: run build test check vet fmt-check templ-check unit js browser fuzz bench tools
 
 run:
 	$(GO) run ./cmd/dashboard --listen $(LISTEN)
@@ -19,9 +19,16 @@ build:
 check: fmt-check vet
 	$(GO) test ./...
 
-# Everything CI runs.
-test: fmt-check vet templ-check unit browser fuzz
+# Everything CI runs, each tier installing what it needs.
+test: tools fmt-check vet templ-check unit js browser fuzz
 	@echo "make test: all tiers passed"
+
+# The tests need Go, Java 17 (the assign tests cross-check the restore model
+# against the JDK's own HashMap) and Node.js (the JS module tests); Chromium
+# is installed by the browser tier. Fail early, naming what is missing.
+tools:
+	@missing=""; for t in go java node; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then echo "make test: missing on PATH:$$missing (Java 17 and Node.js come with this machine image; apt-get install openjdk-17-jdk-headless nodejs)"; exit 1; fi
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -29,6 +36,7 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags browser ./web/... ./internal/...
 
 # Generated templ code must be committed up to date: regenerate and compare.
 templ-check:
@@ -37,9 +45,13 @@ templ-check:
 unit:
 	$(GO) test -race -count=1 ./...
 
+# The small ES modules' pure helpers, with Node's own test runner.
+js:
+	node --test static/js/
+
 # Browser tests (build tag browser): headless Chromium, installed on demand.
 browser:
-	scripts/ensure-chromium.sh && $(GO) test -tags browser -count=1 ./...
+	scripts/ensure-chromium.sh && $(GO) test -tags browser -count=1 ./web/...
 
 # A short run of every fuzz target, so each keeps running on CI.
 fuzz:
