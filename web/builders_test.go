@@ -24,27 +24,27 @@ func TestParsePlanForm(t *testing.T) {
 		errFields []string
 	}{
 		{
-			name:  "repeated topics, target defaults to current",
-			query: "topic=orders:12&topic=payments:6&parallelism=4",
+			name:   "repeated topics, target defaults to current",
+			query:  "topic=orders:12&topic=payments:6&parallelism=4",
 			topics: []assign.Topic{{Name: "orders", Partitions: 12}, {Name: "payments", Partitions: 6}},
-			cur: 4, tgt: 4, mode: assign.StartFresh,
+			cur:    4, tgt: 4, mode: assign.StartFresh,
 		},
 		{
-			name:  "topics text with CRLF, names with colons, rates with header, state total",
-			query: "topics=" + url.QueryEscape("a:b:3\r\nc:1\r\n") + "&parallelism=2&target=3&mode=restore&maxParallelism=256&rates=" + url.QueryEscape("topic,partition,rate\na:b,0,5\n\"c\",0,1.5\n") + "&state=3GB",
+			name:   "topics text with CRLF, names with colons, rates with header, state total",
+			query:  "topics=" + url.QueryEscape("a:b:3\r\nc:1\r\n") + "&parallelism=2&target=3&mode=restore&maxParallelism=256&rates=" + url.QueryEscape("topic,partition,rate\na:b,0,5\n\"c\",0,1.5\n") + "&state=3GB",
 			topics: []assign.Topic{{Name: "a:b", Partitions: 3}, {Name: "c", Partitions: 1}},
-			cur: 2, tgt: 3, maxP: 256, mode: assign.StartRestore,
+			cur:    2, tgt: 3, maxP: 256, mode: assign.StartRestore,
 			rates: map[assign.TopicPartition]float64{{Topic: "a:b", Partition: 0}: 5, {Topic: "c", Partition: 0}: 1.5},
 			state: []int64{1_500_000_000, 1_500_000_000},
 		},
 		{
-			name:  "apply from a candidate button wins over target",
-			query: "topic=o:4&parallelism=2&target=3&apply=4",
+			name:   "apply from a candidate button wins over target",
+			query:  "topic=o:4&parallelism=2&target=3&apply=4",
 			topics: []assign.Topic{{Name: "o", Partitions: 4}}, cur: 2, tgt: 4, mode: assign.StartFresh,
 		},
 		{
-			name:  "state per subtask in mixed units",
-			query: "topic=o:4&parallelism=2&state=" + url.QueryEscape("1 KiB, 2kb"),
+			name:   "state per subtask in mixed units",
+			query:  "topic=o:4&parallelism=2&state=" + url.QueryEscape("1 KiB, 2kb"),
 			topics: []assign.Topic{{Name: "o", Partitions: 4}}, cur: 2, tgt: 2, mode: assign.StartFresh,
 			state: []int64{1024, 2000},
 		},
