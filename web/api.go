@@ -336,18 +336,49 @@ type assignmentSubtask struct {
 
 // assignmentResponse is the body of GET /api/v1/assignment.
 type assignmentResponse struct {
-	Parallelism     int                   `json:"parallelism"`
-	Strategy        string                `json:"strategy"`
-	StrategyLabel   string                `json:"strategyLabel"`
-	Exact           bool                  `json:"exact"`
-	Comparison      bool                  `json:"comparison"`
-	Mode            string                `json:"mode"`
-	FromParallelism int                   `json:"fromParallelism,omitempty"`
-	Source          string                `json:"source"`
-	Notes           []string              `json:"notes,omitempty"`
-	Partitions      []assignmentPartition `json:"partitions"`
-	Subtasks        []assignmentSubtask   `json:"subtasks"`
-	Skew            assign.Skew           `json:"skew"`
+	Parallelism     int    `json:"parallelism"`
+	Strategy        string `json:"strategy"`
+	StrategyLabel   string `json:"strategyLabel"`
+	Exact           bool   `json:"exact"`
+	Comparison      bool   `json:"comparison"`
+	Mode            string `json:"mode"`
+	FromParallelism int    `json:"fromParallelism,omitempty"`
+	// History is the parallelisms from the fresh start to this one, for a
+	// restore.
+	History []int `json:"history,omitempty"`
+	// Uncertain lists partitions whose owner after a restore Flink does not
+	// fix deterministically (placed at the model's best guess).
+	Uncertain  []assign.TopicPartition `json:"uncertain,omitempty"`
+	Source     string                  `json:"source"`
+	Notes      []string                `json:"notes,omitempty"`
+	Partitions []assignmentPartition   `json:"partitions"`
+	Subtasks   []assignmentSubtask     `json:"subtasks"`
+	Skew       assign.Skew             `json:"skew"`
+}
+
+// parseHistory reads from=P_OLD, or from=P0,P1,... for a job started fresh
+// at P0 and restored at each later entry before this one.
+func parseHistory(q query) ([]int, error) {
+	s, err := q.single("from")
+	if err != nil {
+		return nil, err
+	}
+	if s == "" {
+		return nil, badInput("from", "required with mode=restore: the parallelism the savepoint was taken at, or a comma-separated history P0,P1,... starting with the fresh start")
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) > 64 {
+		return nil, badInput("from", "a history of %d parallelisms; at most 64", len(parts))
+	}
+	h := make([]int, len(parts))
+	for i, part := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 || n > assign.UpperBoundMaxParallelism {
+			return nil, badInput("from", "%s is not a parallelism in 1..%d", quoteClip(part), assign.UpperBoundMaxParallelism)
+		}
+		h[i] = n
+	}
+	return h, nil
 }
 
 // serveAssignment answers GET /api/v1/assignment.
@@ -395,17 +426,39 @@ func (s *Server) serveAssignment(w http.ResponseWriter, r *http.Request) error {
 		if st.Name != "flink" {
 			return badInput("mode", "restore is modelled for strategy=flink only (Flink's KafkaSource); %s has no savepoint", st.Name)
 		}
-		from, err := q.parallelism("from", true)
+		history, err := parseHistory(q)
 		if err != nil {
 			return err
 		}
-		rr, err := assign.RestoreAssignment(topics, from, p)
+		offsets, err := q.single("startingOffsets")
+		if err != nil {
+			return err
+		}
+		switch offsets {
+		case "", assign.StartingOffsetsEarliest, assign.StartingOffsetsCommitted, assign.StartingOffsetsLatest, assign.StartingOffsetsTimestamp, assign.StartingOffsetsSpecific:
+		default:
+			return badInput("startingOffsets", "%s: want earliest, committed, latest, timestamp or specific", quoteClip(offsets))
+		}
+		connector, err := q.single("connector")
+		if err != nil {
+			return err
+		}
+		switch connector {
+		case "", assign.ConnectorLine5, assign.ConnectorLine34:
+		default:
+			return badInput("connector", "%s: want 5 (flink-connector-kafka 5.0.x) or 3-4 (3.x and 4.0.x)", quoteClip(connector))
+		}
+		rr, err := assign.Restore(assign.RestoreInput{
+			Topics: topics, History: append(history, p), StartingOffsets: offsets, ConnectorLine: connector,
+		})
 		if err != nil {
 			return badInput("from", "%v", err)
 		}
 		a = rr.Assignment
-		resp.FromParallelism = from
+		resp.FromParallelism = history[len(history)-1]
+		resp.History = rr.History
 		resp.Exact = rr.Exact
+		resp.Uncertain = rr.Uncertain
 		resp.Source = rr.Source
 		resp.Notes = rr.Notes
 	default:

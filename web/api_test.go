@@ -246,6 +246,54 @@ func TestAssignmentFlinkFresh(t *testing.T) {
 	}
 }
 
+func TestAssignmentRestore(t *testing.T) {
+	s := newTestServer(t)
+	// whatif-and-skew.md §4.3: orders × 8 at n = 4 restored at n = 3 gives
+	// contiguous chunks of 3, 3 and 2 splits.
+	code, b := do(t, s, "GET", "/api/v1/assignment?topic=orders:8&parallelism=3&mode=restore&from=4", nil)
+	if code != 200 {
+		t.Fatalf("GET restore = %d %s", code, b)
+	}
+	got := decode[assignmentResponse](t, b)
+	var counts []int
+	for _, st := range got.Subtasks {
+		counts = append(counts, st.Count)
+	}
+	if diff := cmp.Diff([]int{3, 3, 2}, counts); diff != "" {
+		t.Errorf("restore 4→3 chunk sizes (-want +got):\n%s", diff)
+	}
+	if !got.Exact || got.FromParallelism != 4 || !cmp.Equal(got.History, []int{4, 3}) || got.Mode != "restore" {
+		t.Errorf("restore response = exact %v from %d history %v mode %s, want exact, 4, [4 3], restore", got.Exact, got.FromParallelism, got.History, got.Mode)
+	}
+	// The same through the engine: the API adds nothing of its own.
+	rr, err := assign.RestoreAssignment([]assign.Topic{{Name: "orders", Partitions: 8}}, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range got.Subtasks {
+		if !cmp.Equal(st.Partitions, rr.Assignment.Subtasks[i]) {
+			t.Errorf("subtask %d = %v, engine says %v", i, st.Partitions, rr.Assignment.Subtasks[i])
+		}
+	}
+
+	// A history with an unknown order: latest offsets leave owners open.
+	code, b = do(t, s, "GET", "/api/v1/assignment?topic=orders:12&parallelism=5&mode=restore&from=1&startingOffsets=latest", nil)
+	if code != 200 {
+		t.Fatalf("GET restore latest = %d %s", code, b)
+	}
+	if got := decode[assignmentResponse](t, b); got.Exact || len(got.Uncertain) == 0 {
+		t.Errorf("restore 1→5 from latest offsets: exact %v, %d uncertain; want inexact with uncertain partitions", got.Exact, len(got.Uncertain))
+	}
+	for _, bad := range []struct{ q, field string }{
+		{"from=4,x", "from"}, {"from=4&startingOffsets=newest", "startingOffsets"}, {"from=4&connector=6", "connector"},
+	} {
+		code, b := do(t, s, "GET", "/api/v1/assignment?topic=orders:8&parallelism=3&mode=restore&"+bad.q, nil)
+		if e := decode[apiErrorBody](t, b); code != 400 || !strings.HasPrefix(e.Error, bad.field+":") {
+			t.Errorf("GET restore %s = %d %q, want 400 naming %s", bad.q, code, e.Error, bad.field)
+		}
+	}
+}
+
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	s := newTestServer(t)
 	code, b := do(t, s, "GET", "/api/v1/openapi.json", nil)
