@@ -57,8 +57,10 @@ type PlanView struct {
 	Formula    Formula
 	Notes      []string
 	JSONURL    string
-	EmbedURL   string
-	SelfURL    string
+	// Embedded: links that leave the embedded view open a new window.
+	Embedded bool
+	EmbedURL string
+	SelfURL  string
 	// Comparison is set when a comparison strategy replaces Flink's.
 	Comparison string
 	// TooLongForLink explains why SelfURL and EmbedURL are empty.
@@ -74,8 +76,9 @@ type WhyLine struct {
 	Hot  bool
 }
 
-// LegendItem maps a cell colour class to a topic (or a rate band).
-type LegendItem struct{ Class, Label string }
+// LegendItem maps a cell colour class to a topic (Name, shown isolated
+// from the text around it) or to a rate band (Label).
+type LegendItem struct{ Class, Name, Label string }
 
 // GridView is the partition→subtask grid of one parallelism.
 type GridView struct {
@@ -102,8 +105,11 @@ type GridRow struct {
 	// Load is the row total (records/s with rates, else partitions) and
 	// LoadMax the largest in the grid, for the meter.
 	Load, LoadMax float64
-	LoadText      string
-	KeyGroups     string
+	// LoadLow and LoadHigh colour the meter: above LoadHigh it shows as
+	// bad (the hot subtasks), below LoadLow as good.
+	LoadLow, LoadHigh float64
+	LoadText          string
+	KeyGroups         string
 }
 
 // Cell is one partition in a subtask's row.

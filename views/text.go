@@ -40,3 +40,12 @@ func subtaskTitle(r GridRow) string {
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 func pct(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) + "%" }
+
+// ariaInvalid spells the aria-invalid attribute: a bare attribute would
+// mean "false" to assistive technology.
+func ariaInvalid(bad bool) string {
+	if bad {
+		return "true"
+	}
+	return "false"
+}

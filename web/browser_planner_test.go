@@ -95,9 +95,12 @@ func readGrid(t testing.TB, b *browsertest.Browser, id string) []gridRow {
 }
 
 // cellPartition reads "topic-partition" from the start of a cell's title,
-// "orders-3 · subtask 0 · ...".
+// "orders-3 · subtask 0 · ...". A topic name with right-to-left characters
+// is wrapped in Unicode isolates (U+2068 … U+2069) so it cannot reorder the
+// rest of the title; they are not part of the name.
 func cellPartition(c gridCell) (assign.TopicPartition, bool) {
 	head, _, _ := strings.Cut(c.Title, " · ")
+	head = strings.NewReplacer("\u2068", "", "\u2069", "").Replace(head)
 	i := strings.LastIndexByte(head, '-')
 	if i <= 0 {
 		return assign.TopicPartition{}, false

@@ -223,6 +223,7 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 		SelfURL:  planURL(l, f, map[string]string{"embed": ""}),
 		EmbedURL: planURL(l, f, map[string]string{"embed": "1"}),
 	}
+	v.Embedded = l.Embed
 	if v.SelfURL == "" {
 		v.TooLongForLink = fmt.Sprintf("This plan's inputs are %d KB, too long for a link; candidates apply through the form.", f.queryLen()>>10)
 	}
@@ -319,6 +320,7 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 		kr := side.Ranges[i]
 		row := views.GridRow{
 			Subtask: i, Idle: len(ps) == 0, Load: load[i], LoadMax: max(maxLoad, 1),
+			LoadLow: sk.Mean * 1.1, LoadHigh: sk.Mean * 1.25,
 			LoadText:  fmtNum(load[i]),
 			KeyGroups: fmt.Sprintf("%d–%d", kr.Start, kr.End),
 			Busiest:   side.Parallelism > 1 && maxLoad > 0 && i == sk.Busiest,
@@ -330,11 +332,11 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 			if !g.Compact {
 				c.Label = strconv.Itoa(int(tp.Partition))
 			}
-			title := fmt.Sprintf("%s-%d · subtask %d", tp.Topic, tp.Partition, i)
+			title := fmt.Sprintf("%s-%d · subtask %d", isolate(tp.Topic), tp.Partition, i)
 			if g.Compact {
 				// Large grids keep the hover text short; the row's
 				// header carries the subtask and key-group range.
-				title = tp.Topic + "-" + strconv.Itoa(int(tp.Partition))
+				title = isolate(tp.Topic) + "-" + strconv.Itoa(int(tp.Partition))
 			}
 			if gc.hasRates {
 				r := gc.f.rates[tp]
@@ -449,8 +451,8 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 			owners := make([]string, 0, len(hot))
 			seen := map[int]bool{}
 			for i, h := range hot {
-				names[i] = fmt.Sprintf("%s-%d (%s rec/s)", h.tp.Topic, h.tp.Partition, fmtNum(h.r))
-				if o, ok := side.Assignment.Owner[h.tp]; ok && !seen[o] {
+				names[i] = fmt.Sprintf("%s-%d (%s rec/s)", isolate(h.tp.Topic), h.tp.Partition, fmtNum(h.r))
+				if o, ok := side.Assignment.OwnerOf(h.tp); ok && !seen[o] {
 					seen[o] = true
 					owners = append(owners, strconv.Itoa(o))
 				}
@@ -467,13 +469,21 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 				joinAnd(names), verb, fmtPct(100*share/total), p, where)})
 			floor := hot[0].r
 			if side.RateSkew.Max <= floor*1.0001 {
-				out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d the busiest subtask carries %s rec/s, which is the hottest partition alone: more subtasks cannot bring it lower. Spreading the hot keys, or more partitions for %s, can.", p, fmtNum(side.RateSkew.Max), hot[0].tp.Topic)})
+				out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d the busiest subtask carries %s rec/s, which is the hottest partition alone: more subtasks cannot bring it lower. Spreading the hot keys, or more partitions for %s, can.", p, fmtNum(side.RateSkew.Max), isolate(hot[0].tp.Topic))})
 			} else {
 				out = append(out, views.WhyLine{Text: fmt.Sprintf("More subtasks cannot bring the busiest one below %s rec/s (the hottest partition); at p = %d it carries %s rec/s.", fmtNum(floor), p, fmtNum(side.RateSkew.Max))})
 			}
 		}
 	}
-	if !f.strat.Comparison && pl.Start == assign.StartFresh {
+	// Partition counts per subtask: report start-index collisions only when
+	// the layout is uneven beyond the unavoidable (counts within one).
+	counts := side.Assignment.Counts()
+	lo, hi := math.Inf(1), 0.0
+	for _, c := range counts {
+		lo, hi = min(lo, c), max(hi, c)
+	}
+	unevenCounts := hi-lo > 1
+	if unevenCounts && !f.strat.Comparison && pl.Start == assign.StartFresh {
 		starts := map[int][]string{}
 		for _, t := range f.topics {
 			si, _ := assign.KafkaStartIndex(t.Name, p)
@@ -485,10 +495,23 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 		}
 		slices.Sort(keys)
 		for _, si := range keys {
-			if names := starts[si]; len(names) > 1 {
-				out = append(out, views.WhyLine{Hot: side.PartitionSkew.MaxOverMean > 1.1, Text: fmt.Sprintf("%s all start at subtask %d at p = %d (Flink gives each topic its own start index, (hash(topic)·31 & 0x7FFFFFFF) mod p), so their partitions pile onto the same subtasks.", joinAnd(quoteAll(names)), si, p)})
+			names := starts[si]
+			if len(names) < 2 {
+				continue
 			}
+			all := "all start"
+			if len(names) == 2 {
+				all = "both start"
+			}
+			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%s %s at subtask %d at p = %d (Flink gives each topic its own start index, (hash(topic)·31 & 0x7FFFFFFF) mod p), so their partitions pile onto the same subtasks.", joinAnd(quoteAll(names)), all, si, p)})
 		}
+	}
+	if unevenCounts && pl.Start == assign.StartRestore && !f.strat.Comparison {
+		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("After the restore subtasks read between %.0f and %.0f partitions: the saved split lists are dealt out in contiguous chunks, so partitions of one topic stay together instead of being spread by the start-index rule.", lo, hi)})
+	} else if unevenCounts && f.strat.Comparison {
+		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Under %s subtasks read between %.0f and %.0f partitions.", f.strat.Label, lo, hi)})
+	} else if unevenCounts && len(out) == 0 {
+		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Subtasks read between %.0f and %.0f partitions at p = %d: each topic's partitions are dealt from that topic's own start index, so the topics' remainders land on overlapping subtasks.", lo, hi, p)})
 	}
 	if idle := side.PartitionSkew.Idle; idle > 0 {
 		nParts := 0
@@ -514,7 +537,7 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Key groups split unevenly at p = %d: %d subtasks own %d key groups and %d own %d (max/mean %s). A parallelism that divides %d spreads keyed state evenly.", p, big, hi, small, hi-1, fmtRatio(kg.MaxOverMean), pl.MaxParallelism)})
 	}
 	if len(out) == 0 {
-		out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d partitions and key groups are spread as evenly as they can be.", p)})
+		out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d partition counts differ by at most one between subtasks and key groups are split as evenly as %d allows.", p, pl.MaxParallelism)})
 	}
 	return out
 }
@@ -530,7 +553,7 @@ func keyGroupStrip(pl assign.Plan) views.KeyGroupStrip {
 			seg := views.Segment{
 				Subtask: i, X: 100 * float64(r.Start) / m, W: 100 * float64(r.Size()) / m,
 				Range: fmt.Sprintf("%d–%d", r.Start, r.End), Size: r.Size(),
-				Class: "s" + strconv.Itoa(i%8),
+				Class: "k" + strconv.Itoa(i%2),
 			}
 			seg.Label = seg.W >= 5
 			if side.Parallelism <= stripTitles {
@@ -608,7 +631,7 @@ func movesView(f *planForm, pl assign.Plan) views.MovesView {
 				mv.More = fmt.Sprintf("Lists are cut at %d partitions; the JSON API has them all.", listMoves)
 				break
 			}
-			out = append(out, fmt.Sprintf("%s-%d: subtask %d → %d", m.Partition.Topic, m.Partition.Partition, m.From, m.To))
+			out = append(out, fmt.Sprintf("%s-%d: subtask %d → %d", isolate(m.Partition.Topic), m.Partition.Partition, m.From, m.To))
 		}
 		return out
 	}
@@ -630,7 +653,7 @@ func candidatesView(l views.Layout, f *planForm, res *planResult) views.Candidat
 		row := views.CandidateRow{
 			P:          c.Parallelism,
 			Form:       "plan-form",
-			URL:        planURL(l, f, map[string]string{"target": strconv.Itoa(c.Parallelism)}),
+			URL:        planURL(l, f, map[string]string{"target": strconv.Itoa(c.Parallelism), "embed": embedParam(l)}),
 			Busiest:    fmtNum(c.BusiestLoad),
 			Partitions: fmt.Sprintf("%d–%d", c.PartitionsMin, c.PartitionsMax),
 			KeyGroups:  fmt.Sprintf("%d–%d", c.KeyGroupsMin, c.KeyGroupsMax),
@@ -646,6 +669,14 @@ func candidatesView(l views.Layout, f *planForm, res *planResult) views.Candidat
 		v.Rows = append(v.Rows, row)
 	}
 	return v
+}
+
+// embedParam keeps embed=1 on links that stay inside an embedded view.
+func embedParam(l views.Layout) string {
+	if l.Embed {
+		return "1"
+	}
+	return ""
 }
 
 // candidateNote is the short "alignment" note of a candidate: what it
@@ -689,6 +720,9 @@ func candidateNote(c assign.Candidate, f *planForm, maxP int) string {
 
 func legend(f *planForm, maxRate float64, pl assign.Plan) []views.LegendItem {
 	out := legendColours(f, maxRate)
+	if f.Color != "rate" && maxRate > 0 {
+		out = append(out, views.LegendItem{Class: "c t6 i2", Label: "lighter: lower rate"})
+	}
 	if f.current != f.target || pl.Start == assign.StartRestore {
 		out = append(out, views.LegendItem{Class: "c t6 mv", Label: "target cell underlined: partition changes subtask"})
 	}
@@ -712,7 +746,7 @@ func legendColours(f *planForm, maxRate float64) []views.LegendItem {
 			out = append(out, views.LegendItem{Class: "", Label: fmt.Sprintf("… %d more topics (colours repeat)", len(f.topics)-16)})
 			break
 		}
-		out = append(out, views.LegendItem{Class: "t" + strconv.Itoa(i%8), Label: fmt.Sprintf("%s × %d", t.Name, t.Partitions)})
+		out = append(out, views.LegendItem{Class: "t" + strconv.Itoa(i%8), Name: t.Name, Label: fmt.Sprintf("× %d", t.Partitions)})
 	}
 	return out
 }
@@ -740,6 +774,20 @@ func formula(f *planForm, pl assign.Plan) (views.Formula, []string) {
 	return fm, notes
 }
 
+// isolate wraps a user-given name in Unicode first-strong isolates when it
+// holds right-to-left characters or bidi controls, so that a right-to-left
+// override inside a topic name cannot reorder the text around it (in
+// titles and sentences, where no <bdi> element can go).
+func isolate(s string) string {
+	for _, r := range s {
+		if r >= 0x0590 && r <= 0x08FF || r >= 0xFB1D && r <= 0xFEFF || r >= 0x200E && r <= 0x200F ||
+			r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r >= 0x10800 && r <= 0x10FFF || r >= 0x1E800 && r <= 0x1EFFF {
+			return "\u2068" + s + "\u2069"
+		}
+	}
+	return s
+}
+
 func fmtMoved(d assign.SourceRescaleDiff) string {
 	return fmt.Sprintf("%d of %d (%s)", d.Moved, d.Common, fmtPct(100*d.MovedFraction))
 }
@@ -757,7 +805,7 @@ func joinAnd(xs []string) string {
 func quoteAll(xs []string) []string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
-		out[i] = "“" + x + "”"
+		out[i] = "“" + isolate(x) + "”"
 	}
 	return out
 }

@@ -33,14 +33,19 @@ function enhancePlanner(form) {
       });
       const html = await resp.text();
       const doc = new DOMParser().parseFromString(html, "text/html");
+      if (!doc.getElementById("plan-results")) {
+        // Not a planner page (a proxy error, a 5xx): keep what is shown
+        // and say so, rather than clearing it.
+        showError(`Could not update the plan: the server answered ${resp.status} ${resp.statusText}.`);
+        return;
+      }
       swap(doc, "plan-results");
       for (const el of document.querySelectorAll("[data-error-for]")) {
         const fresh = doc.querySelector(`[data-error-for="${el.dataset.errorFor}"]`);
         el.textContent = fresh ? fresh.textContent : "";
         const input = form.elements.namedItem(el.dataset.errorFor);
         if (input && input.setAttribute) {
-          if (el.textContent) input.setAttribute("aria-invalid", "true");
-          else input.removeAttribute("aria-invalid");
+          input.setAttribute("aria-invalid", el.textContent ? "true" : "false");
         }
       }
       const hint = doc.getElementById("maxp-hint");
@@ -48,11 +53,12 @@ function enhancePlanner(form) {
       if (hint && hintHere) hintHere.textContent = hint.textContent;
       const maxp = doc.getElementById("f-maxp");
       if (maxp) form.elements.namedItem("maxParallelism").placeholder = maxp.placeholder;
+      // The URL follows the inputs, also when they are invalid, so that a
+      // reload shows the same messages.
       if (!long) history.replaceState(null, "", url);
     } catch (err) {
       if (err.name !== "AbortError") {
-        const el = document.querySelector('[data-error-for="parallelism"]');
-        if (el) el.textContent = `Could not update: ${err.message}`;
+        showError(`Could not update the plan: ${err.message}`);
       }
     } finally {
       document.body.classList.remove("busy");
@@ -61,6 +67,12 @@ function enhancePlanner(form) {
 
   form.addEventListener("input", update);
   form.addEventListener("change", update);
+}
+
+// showError puts a message under the first field, as text.
+function showError(msg) {
+  const el = document.querySelector('[data-error-for="topics"]');
+  if (el) el.textContent = msg;
 }
 
 // swap replaces the element with the given id by the one in doc.
