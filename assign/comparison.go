@@ -34,11 +34,15 @@ func NaiveModuloAssignment(topics []Topic, p int) (Assignment, error) {
 	if err := ValidateTopics(topics); err != nil {
 		return Assignment{}, err
 	}
-	a := newAssignment(p)
-	for i, tp := range Partitions(topics) {
-		a.add(tp, i%p)
+	owners := make([]int32, totalPartitions(topics))
+	o := int32(0)
+	for i := range owners {
+		owners[i] = o // i % p
+		if o++; int(o) == p {
+			o = 0
+		}
 	}
-	return a, nil
+	return buildAssignment(slices.Clone(topics), p, owners), nil
 }
 
 // DynamicGlobalAssignment is the layout of a DynamicKafkaSource with
@@ -107,12 +111,14 @@ func DynamicGlobalAssignment(topics []Topic, p int) (Assignment, error) {
 		first[ti] = n
 		n += topics[ti].Partitions
 	}
-	a := newAssignment(p)
+	owners := make([]int32, n)
+	i := 0
 	for ti, t := range topics {
 		for q := range t.Partitions {
 			count := first[ti] + q // |knownActiveSplitIds| before this split
-			a.add(TopicPartition{Topic: t.Name, Partition: int32(q)}, count%p)
+			owners[i] = int32(count % p)
+			i++
 		}
 	}
-	return a, nil
+	return buildAssignment(slices.Clone(topics), p, owners), nil
 }

@@ -22,7 +22,11 @@ var comparisonFuncs = []struct {
 func comparisonOwners(a Assignment, topics []Topic) []int {
 	var owners []int
 	for _, tp := range Partitions(topics) {
-		owners = append(owners, a.Owner[tp])
+		o, ok := a.OwnerOf(tp)
+		if !ok {
+			o = -1
+		}
+		owners = append(owners, o)
 	}
 	return owners
 }
@@ -173,25 +177,25 @@ func TestComparisonInvariants(t *testing.T) {
 }
 
 // comparisonCheck verifies that a assigns every partition of topics exactly
-// once to a subtask in [0, p), that Owner and Subtasks agree, and that each
+// once to a subtask in [0, p), that Owners and Subtasks agree, and that each
 // subtask lists topics in input order with partitions ascending.
 func comparisonCheck(a Assignment, topics []Topic, p int) error {
 	if a.Parallelism != p || len(a.Subtasks) != p {
 		return fmt.Errorf("Parallelism = %d with %d subtasks, want %d", a.Parallelism, len(a.Subtasks), p)
 	}
 	all := Partitions(topics)
-	if len(a.Owner) != len(all) {
-		return fmt.Errorf("len(Owner) = %d, want %d", len(a.Owner), len(all))
+	if len(a.Owners) != len(all) {
+		return fmt.Errorf("len(Owners) = %d, want %d", len(a.Owners), len(all))
 	}
 	pos := make(map[TopicPartition]int, len(all))
 	for i, tp := range all {
 		pos[tp] = i
-		o, ok := a.Owner[tp]
+		o, ok := a.OwnerOf(tp)
 		if !ok {
-			return fmt.Errorf("Owner[%v] missing, want an owner", tp)
+			return fmt.Errorf("OwnerOf(%v) missing, want an owner", tp)
 		}
 		if o < 0 || o >= p {
-			return fmt.Errorf("Owner[%v] = %d, want 0..%d", tp, o, p-1)
+			return fmt.Errorf("OwnerOf(%v) = %d, want 0..%d", tp, o, p-1)
 		}
 	}
 	seen := make(map[TopicPartition]bool, len(all))
@@ -201,8 +205,8 @@ func comparisonCheck(a Assignment, topics []Topic, p int) error {
 				return fmt.Errorf("%v listed twice in Subtasks, want once", tp)
 			}
 			seen[tp] = true
-			if a.Owner[tp] != s {
-				return fmt.Errorf("%v in Subtasks[%d] but Owner = %d", tp, s, a.Owner[tp])
+			if o, ok := a.OwnerOf(tp); !ok || o != s {
+				return fmt.Errorf("%v in Subtasks[%d] but OwnerOf = %d, %v", tp, s, o, ok)
 			}
 			if j > 0 && pos[ps[j-1]] > pos[tp] {
 				return fmt.Errorf("Subtasks[%d] = %v, want input order", s, ps)

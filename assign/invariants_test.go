@@ -65,8 +65,8 @@ func TestFreshAssignmentOneOwner(t *testing.T) {
 		for i, ps := range a.Subtasks {
 			for _, tp := range ps {
 				seen[tp]++
-				if a.Owner[tp] != i {
-					t.Fatalf("Owner[%v] = %d but listed under subtask %d", tp, a.Owner[tp], i)
+				if o, ok := a.OwnerOf(tp); !ok || o != i {
+					t.Fatalf("OwnerOf(%v) = %d, %v but listed under subtask %d", tp, o, ok, i)
 				}
 				if want, _ := KafkaSplitOwner(tp, p); want != i {
 					t.Fatalf("FreshAssignment put %v on %d, KafkaSplitOwner says %d", tp, i, want)
@@ -81,7 +81,8 @@ func TestFreshAssignmentOneOwner(t *testing.T) {
 		for _, tc := range topics {
 			perSubtask := make([]int, p)
 			for q := range tc.Partitions {
-				perSubtask[a.Owner[TopicPartition{tc.Name, int32(q)}]]++
+				o, _ := a.OwnerOf(TopicPartition{tc.Name, int32(q)})
+				perSubtask[o]++
 			}
 			lo, hi := perSubtask[0], perSubtask[0]
 			for _, c := range perSubtask {

@@ -73,6 +73,11 @@ type javaHashMap[K comparable] struct {
 	treeifyResizes int
 	// maxBin is the longest bin seen after any put.
 	maxBin int
+	// spareTab and spareTree are free storage for the next table: resize
+	// swaps it with the table it replaces. After reset, table and tree are
+	// empty but keep their storage too.
+	spareTab  []int32
+	spareTree []bool
 }
 
 type javaNode[K comparable] struct {
@@ -98,6 +103,21 @@ func newJavaHashMapCap[K comparable](initialCapacity int) *javaHashMap[K] {
 	m := newJavaHashMap[K](initialCapacity)
 	m.threshold = int(javaTableSizeFor(int32(c)))
 	return m
+}
+
+// reset empties m for reuse as newJavaHashMap(expected) (initialCapacity
+// < 0) or newJavaHashMapCap(initialCapacity), keeping its storage.
+func (m *javaHashMap[K]) reset(initialCapacity, expected int) {
+	m.table, m.tree = m.table[:0], m.tree[:0]
+	if cap(m.nodes) < expected {
+		m.nodes = make([]javaNode[K], 0, expected)
+	}
+	m.nodes = m.nodes[:0]
+	m.size, m.threshold = 0, 0
+	m.treeified, m.treeifyResizes, m.maxBin = 0, 0, 0
+	if initialCapacity >= 0 {
+		m.threshold = int(javaTableSizeFor(int32(min(initialCapacity, javaMaximumCapacity))))
+	}
 }
 
 // capacity is table.length (0 before the first put).
@@ -225,11 +245,26 @@ func (m *javaHashMap[K]) resize() {
 		}
 	}
 	m.threshold = newThr
-	newTab := make([]int32, newCap)
+	var newTab []int32
+	var newTree []bool
+	oldTab, oldTree := m.table, m.tree
+	switch {
+	case oldCap == 0 && cap(oldTab) >= newCap: // storage kept by reset
+		newTab, newTree = oldTab[:newCap], oldTree[:newCap]
+		clear(newTree)
+	case cap(m.spareTab) >= newCap:
+		newTab, newTree = m.spareTab[:newCap], m.spareTree[:newCap]
+		clear(newTree)
+		m.spareTab, m.spareTree = oldTab, oldTree
+	default:
+		newTab, newTree = make([]int32, newCap), make([]bool, newCap)
+		if cap(oldTab) > cap(m.spareTab) {
+			m.spareTab, m.spareTree = oldTab, oldTree
+		}
+	}
 	for i := range newTab {
 		newTab[i] = -1
 	}
-	newTree := make([]bool, newCap)
 	for j := range oldCap {
 		e := m.table[j]
 		if e < 0 {
@@ -287,7 +322,11 @@ type javaEntry[K comparable] struct {
 // entries returns the keys in iteration order (HashMap.forEach L1413-1426,
 // KeySet.toArray): bins 0..cap-1, each along next.
 func (m *javaHashMap[K]) entries() []javaEntry[K] {
-	out := make([]javaEntry[K], 0, m.size)
+	return m.appendEntries(make([]javaEntry[K], 0, m.size))
+}
+
+// appendEntries is entries appended to out.
+func (m *javaHashMap[K]) appendEntries(out []javaEntry[K]) []javaEntry[K] {
 	for i, e := range m.table {
 		for ; e >= 0; e = m.nodes[e].next {
 			out = append(out, javaEntry[K]{key: m.nodes[e].key, bin: int32(i), inTree: m.nodes[e].inTree})
@@ -312,4 +351,78 @@ func javaNormalCapacity(initialCapacity, n int) (capacity int) {
 		c <<= 1
 	}
 	return c
+}
+
+// javaHashOrder is the iteration order of a java.util.HashMap created as
+// new HashMap<>() (initialCapacity < 0) or new HashMap<>(initialCapacity)
+// after putting len(hs) distinct keys in order, whose spread hashes
+// (javaSpread of hashCode) are hs, computed without building the table. It
+// writes to perm the indexes of hs in iteration order and returns the final
+// capacity, or ok = false (perm untouched) when some bin might reach
+// TREEIFY_THRESHOLD + 1 = 9 keys, where javaHashMap has to run the real
+// insertions. counts is scratch storage, returned for reuse.
+//
+// Why this is the same order: without treeifyBin the table only resizes
+// when size exceeds the threshold, so its final capacity is
+// javaNormalCapacity(initialCapacity, n); new keys are appended at the tail
+// of their bin and every resize splits a bin into two lists that keep their
+// relative order, so iteration lists the keys by bin ascending (hash &
+// (capacity-1)) and by insertion order within a bin: a stable sort by bin.
+// treeifyBin runs only when a put makes a bin 9 keys long. A bin at any
+// capacity holds a subset of the keys that share a bin at the first
+// capacity (a coarser mask), so at most 8 keys per bin at the first
+// capacity rules it out.
+func javaHashOrder(hs []uint32, initialCapacity int, perm []int32, counts []int32) (capacity int, ok bool, _ []int32) {
+	n := len(hs)
+	if n == 0 {
+		return 0, true, counts
+	}
+	if n > javaTreeifyThreshold {
+		first := javaNormalCapacity(initialCapacity, 1)
+		counts = growInt32(counts, first)
+		clear(counts)
+		mask := uint32(first - 1)
+		for _, h := range hs {
+			b := h & mask
+			counts[b]++
+			if counts[b] > javaTreeifyThreshold {
+				return 0, false, counts
+			}
+		}
+	}
+	capacity = javaNormalCapacity(initialCapacity, n)
+	mask := uint32(capacity - 1)
+	if n <= 32 {
+		// Insertion sort by bin; stable, and fast for short lists.
+		for i := range n {
+			b := hs[i] & mask
+			j := i
+			for ; j > 0 && hs[perm[j-1]]&mask > b; j-- {
+				perm[j] = perm[j-1]
+			}
+			perm[j] = int32(i)
+		}
+		return capacity, true, counts
+	}
+	counts = growInt32(counts, capacity+1)
+	clear(counts)
+	for _, h := range hs {
+		counts[h&mask+1]++
+	}
+	for b := 1; b <= capacity; b++ {
+		counts[b] += counts[b-1]
+	}
+	for i, h := range hs {
+		b := h & mask
+		perm[counts[b]] = int32(i)
+		counts[b]++
+	}
+	return capacity, true, counts
+}
+
+func growInt32(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
 }

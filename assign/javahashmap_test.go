@@ -217,3 +217,88 @@ func TestJavaHashMapStableSortProperty(t *testing.T) {
 		}
 	}
 }
+
+// checkJavaHashOrder compares javaHashOrder with the modelled table (which
+// the JDK cross-check pins) for keys 0..n-1 with the given hash codes: when
+// javaHashOrder answers, no bin became a tree or forced a resize, and the
+// order and capacity are the table's; a reused table (reset) gives the same
+// as a new one.
+func checkJavaHashOrder(t *testing.T, hashes []int32, initial int, reused *javaHashMap[int32]) {
+	t.Helper()
+	n := len(hashes)
+	var m *javaHashMap[int32]
+	if initial < 0 {
+		m = newJavaHashMap[int32](n)
+	} else {
+		m = newJavaHashMapCap[int32](initial)
+	}
+	reused.reset(initial, n)
+	hs := make([]uint32, n)
+	for i, h := range hashes {
+		m.put(int32(i), h)
+		reused.put(int32(i), h)
+		hs[i] = uint32(javaSpread(h))
+	}
+	var want []int32
+	for _, e := range m.entries() {
+		want = append(want, e.key)
+	}
+	var again []int32
+	for _, e := range reused.appendEntries(nil) {
+		again = append(again, e.key)
+	}
+	if !slices.Equal(again, want) || reused.capacity() != m.capacity() || reused.treeified != m.treeified || reused.treeifyResizes != m.treeifyResizes {
+		t.Fatalf("reset table (n=%d, initial %d) = %v cap %d, want %v cap %d", n, initial, again, reused.capacity(), want, m.capacity())
+	}
+	perm := make([]int32, n)
+	c, ok, _ := javaHashOrder(hs, initial, perm, nil)
+	if !ok {
+		if m.treeified == 0 && m.treeifyResizes == 0 && n <= javaTreeifyThreshold {
+			t.Fatalf("javaHashOrder(n=%d, initial %d) declined a table of at most 8 keys", n, initial)
+		}
+		return
+	}
+	if m.treeified != 0 || m.treeifyResizes != 0 {
+		t.Fatalf("javaHashOrder(n=%d, initial %d) answered, but the table had %d trees and %d treeify resizes", n, initial, m.treeified, m.treeifyResizes)
+	}
+	if c != m.capacity() || !slices.Equal(perm, want) {
+		t.Fatalf("javaHashOrder(n=%d, initial %d) = %v cap %d, want %v cap %d", n, initial, perm, c, want, m.capacity())
+	}
+}
+
+func TestJavaHashOrderMatchesTable(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	reused := newJavaHashMap[int32](0)
+	for trial := range 3000 {
+		n := r.IntN([]int{12, 40, 400}[trial%3] + 1)
+		initial := -1
+		if trial%4 == 0 {
+			initial = r.IntN(2 * (n + 1))
+		}
+		hashes := make([]int32, n)
+		for i := range hashes {
+			hashes[i] = int32(r.Uint32())
+			switch trial % 5 {
+			case 0:
+				hashes[i] &= 0x7 << 16 // few distinct spread hashes: trees and treeify resizes
+			case 1:
+				hashes[i] &= 0x3F // low bits only
+			}
+		}
+		checkJavaHashOrder(t, hashes, initial, reused)
+	}
+}
+
+func FuzzJavaHashOrder(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4}, int16(-1))
+	f.Add([]byte{0, 16, 32, 48, 64, 80, 96, 112, 128, 144}, int16(0))
+	f.Add(make([]byte, 40), int16(3))
+	f.Fuzz(func(t *testing.T, data []byte, initial int16) {
+		// Two bytes per key: a small hash code space, so collisions are common.
+		hashes := make([]int32, len(data)/2)
+		for i := range hashes {
+			hashes[i] = int32(data[2*i]) | int32(data[2*i+1]&0x3)<<16
+		}
+		checkJavaHashOrder(t, hashes, max(int(initial), -1), newJavaHashMap[int32](0))
+	})
+}

@@ -3,7 +3,8 @@ package assign
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"iter"
+	"slices"
 )
 
 // TopicPartition names one Kafka partition.
@@ -102,12 +103,24 @@ func ValidateTopics(topics []Topic) error {
 }
 
 // Assignment maps partitions to subtasks of a source with Parallelism readers.
+//
+// Its partitions are those of Topics, numbered by a global index: first the
+// partitions of Topics[0] in ascending order, then those of Topics[1], and
+// so on, so partition q of Topics[t] has index Offset(t) + q. Owners is the
+// dense form of the placement, by global index; Subtasks lists the same
+// placement per subtask. Every constructor in this module fills both, and
+// they must agree. Treat an Assignment as read-only: copies share storage.
 type Assignment struct {
 	Parallelism int
-	// Owner gives the subtask of every partition.
-	Owner map[TopicPartition]int
+	// Topics are the assigned topics with their partition counts, in input
+	// order. They define the global index of a partition.
+	Topics []Topic
+	// Owners[i] is the subtask of the partition with global index i;
+	// len(Owners) is the number of partitions of Topics.
+	Owners []int32
 	// Subtasks lists, per subtask, the partitions it reads: topics in input
 	// order and partitions ascending, unless the strategy says otherwise.
+	// A subtask without partitions has a nil list.
 	Subtasks [][]TopicPartition
 }
 
@@ -120,6 +133,123 @@ func (a Assignment) Counts() []float64 {
 	return c
 }
 
+// Offset returns the global index of partition 0 of Topics[t]: the sum of the
+// partition counts of the topics before it.
+func (a Assignment) Offset(t int) int {
+	off := 0
+	for _, x := range a.Topics[:t] {
+		off += x.Partitions
+	}
+	return off
+}
+
+// Index returns the global index of tp, and false when tp is not a partition
+// of Topics. It scans Topics, so it costs O(len(Topics)); use All to visit
+// every partition.
+func (a Assignment) Index(tp TopicPartition) (int, bool) {
+	off := 0
+	for _, t := range a.Topics {
+		if t.Name == tp.Topic {
+			if tp.Partition < 0 || int(tp.Partition) >= t.Partitions {
+				return 0, false
+			}
+			return off + int(tp.Partition), true
+		}
+		off += t.Partitions
+	}
+	return 0, false
+}
+
+// OwnerOf returns the subtask that reads tp, and false when tp is not a
+// partition of the assignment. It costs O(len(Topics)), see Index.
+func (a Assignment) OwnerOf(tp TopicPartition) (int, bool) {
+	i, ok := a.Index(tp)
+	if !ok || i >= len(a.Owners) {
+		return 0, false
+	}
+	return int(a.Owners[i]), true
+}
+
+// All yields every partition with its subtask in global index order: topics
+// in the order of Topics, partitions ascending.
+func (a Assignment) All() iter.Seq2[TopicPartition, int] {
+	return func(yield func(TopicPartition, int) bool) {
+		i := 0
+		for _, t := range a.Topics {
+			for q := range t.Partitions {
+				if i >= len(a.Owners) {
+					return
+				}
+				if !yield(TopicPartition{Topic: t.Name, Partition: int32(q)}, int(a.Owners[i])) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
+
+// NewAssignment returns the assignment of topics to p subtasks in which the
+// partition with global index i (see Assignment) goes to subtask owners[i].
+// Subtasks list partitions with topics in input order, partitions ascending.
+// p must pass CheckParallelism, topics ValidateTopics, and owners must have
+// one entry in 0..p-1 per partition. The result keeps owners (not a copy)
+// and a copy of topics.
+func NewAssignment(topics []Topic, p int, owners []int32) (Assignment, error) {
+	if err := CheckParallelism(p); err != nil {
+		return Assignment{}, err
+	}
+	if err := ValidateTopics(topics); err != nil {
+		return Assignment{}, err
+	}
+	if n := totalPartitions(topics); len(owners) != n {
+		return Assignment{}, fmt.Errorf("%d owners for %d partitions", len(owners), n)
+	}
+	for i, o := range owners {
+		if o < 0 || int(o) >= p {
+			return Assignment{}, fmt.Errorf("owner %d of partition index %d: want 0..%d", o, i, p-1)
+		}
+	}
+	return buildAssignment(slices.Clone(topics), p, owners), nil
+}
+
+func totalPartitions(topics []Topic) int {
+	n := 0
+	for _, t := range topics {
+		n += t.Partitions
+	}
+	return n
+}
+
+// buildAssignment is NewAssignment for valid input: it lists every subtask's
+// partitions in global order, all lists in one backing array.
+func buildAssignment(topics []Topic, p int, owners []int32) Assignment {
+	a := Assignment{Parallelism: p, Topics: topics, Owners: owners, Subtasks: make([][]TopicPartition, p)}
+	pos := make([]int32, p+1) // counts, then start positions
+	for _, o := range owners {
+		pos[o+1]++
+	}
+	for j := 1; j <= p; j++ {
+		pos[j] += pos[j-1]
+	}
+	backing := make([]TopicPartition, len(owners))
+	for j := range p {
+		if lo, hi := pos[j], pos[j+1]; hi > lo {
+			a.Subtasks[j] = backing[lo:hi:hi]
+		}
+	}
+	i := 0
+	for _, t := range topics {
+		for q := range t.Partitions {
+			o := owners[i]
+			backing[pos[o]] = TopicPartition{Topic: t.Name, Partition: int32(q)}
+			pos[o]++
+			i++
+		}
+	}
+	return a
+}
+
 // FreshAssignment assigns every partition of topics with KafkaSplitOwner, as
 // a KafkaSource started without state (or a legacy FlinkKafkaConsumer at any
 // time) does with p readers.
@@ -130,30 +260,21 @@ func FreshAssignment(topics []Topic, p int) (Assignment, error) {
 	if err := ValidateTopics(topics); err != nil {
 		return Assignment{}, err
 	}
-	a := newAssignment(p)
+	owners := make([]int32, totalPartitions(topics))
+	i := 0
 	for _, t := range topics {
-		start, _ := KafkaStartIndex(t.Name, p)
-		for q := range t.Partitions {
-			tp := TopicPartition{Topic: t.Name, Partition: int32(q)}
-			a.add(tp, int((int32(start)+int32(q))%int32(p)))
+		// (start + q) % p, counted up with a wrap: start < p and q < 2^20,
+		// so Java's int sum never overflows.
+		o, _ := KafkaStartIndex(t.Name, p)
+		for range t.Partitions {
+			owners[i] = int32(o)
+			i++
+			if o++; o == p {
+				o = 0
+			}
 		}
 	}
-	return a, nil
-}
-
-func newAssignment(p int) Assignment {
-	return Assignment{Parallelism: p, Owner: make(map[TopicPartition]int), Subtasks: make([][]TopicPartition, p)}
-}
-
-func (a *Assignment) add(tp TopicPartition, owner int) {
-	a.Owner[tp] = owner
-	a.Subtasks[owner] = append(a.Subtasks[owner], tp)
-}
-
-func (a *Assignment) sortSubtasks() {
-	for _, ps := range a.Subtasks {
-		sort.Slice(ps, func(i, j int) bool { return lessTP(ps[i], ps[j]) })
-	}
+	return buildAssignment(slices.Clone(topics), p, owners), nil
 }
 
 func lessTP(a, b TopicPartition) bool {

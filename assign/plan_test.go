@@ -35,3 +35,19 @@ func BenchmarkFreshAssignment10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
 }
+
+// BenchmarkPlan10kRates is BenchmarkPlan10k with a rate for every partition.
+func BenchmarkPlan10kRates(b *testing.B) {
+	topics := planTopics10k()
+	rates := make(map[TopicPartition]float64)
+	for i, tp := range Partitions(topics) {
+		rates[tp] = float64(100 + (i*37)%900)
+	}
+	in := PlanInput{Topics: topics, Rates: rates, Current: 1024, Target: 1280, MaxParallelism: 32768}
+	for b.Loop() {
+		if _, err := MakePlan(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/plan")
+}

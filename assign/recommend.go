@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // AlignmentMode names a way the Flink Kubernetes Operator autoscaler aligns
@@ -500,12 +503,13 @@ func prepareRecommend(in RecommendInput) (*recInput, error) {
 }
 
 // rank sweeps 1..upper and returns every p, best first.
+//
+// Each ordering below is a total order (p breaks every tie), so sorting
+// precomputed keys packed into integers gives exactly the order a
+// comparison sort on the same keys gives.
 func (r *recInput) rank() []int {
 	n := r.upper
 	order := make([]int, n)
-	for i := range order {
-		order[i] = i + 1
-	}
 	target := r.target
 	dist := func(p int) int {
 		if target == 0 {
@@ -515,10 +519,7 @@ func (r *recInput) rank() []int {
 	}
 	switch {
 	case r.hasRates:
-		busiest := make([]float64, n+1)
-		for p := 1; p <= n; p++ {
-			busiest[p] = maxLoad(r.loads(p))
-		}
+		busiest := r.busiestAll(n)
 		best := busiest[1]
 		for _, b := range busiest[2:] {
 			if b < best {
@@ -526,33 +527,86 @@ func (r *recInput) rank() []int {
 			}
 		}
 		r.bestLoad = best
-		band := make([]int, n+1)
+		// By band, then p. A band is below 2^18 (the ratio of two finite
+		// doubles is below 2^2100) and p below 2^16.
+		keys := make([]uint64, n)
 		for p := 1; p <= n; p++ {
-			band[p] = loadBand(busiest[p], best)
+			keys[p-1] = uint64(loadBand(busiest[p], best))<<20 | uint64(p)
 		}
-		slices.SortFunc(order, func(a, b int) int {
-			return cmp.Or(cmp.Compare(band[a], band[b]), cmp.Compare(a, b))
-		})
+		slices.Sort(keys)
+		for i, k := range keys {
+			order[i] = int(k & (1<<20 - 1))
+		}
 	case r.keyedOnly:
+		// max/mean = ceil(m/p)*p/m: compare ceil(m/p)*p exactly, then the
+		// distance to the target, then p. Each of the three is below 2^17.
 		m := r.maxP
-		slices.SortFunc(order, func(a, b int) int {
-			// max/mean = ceil(m/p)*p/m: compare ceil(m/p)*p exactly.
-			ka, kb := (m+a-1)/a*a, (m+b-1)/b*b
-			return cmp.Or(cmp.Compare(ka, kb), cmp.Compare(dist(a), dist(b)), cmp.Compare(a, b))
-		})
-	default:
-		maxOf := make([]int, n+1)
-		idle := make([]int, n+1)
+		keys := make([]uint64, n)
 		for p := 1; p <= n; p++ {
-			maxOf[p], idle[p] = r.countStats(p)
+			keys[p-1] = uint64((m+p-1)/p*p)<<40 | uint64(dist(p))<<20 | uint64(p)
 		}
-		slices.SortFunc(order, func(a, b int) int {
-			// max/mean = max*p/total: compare max*p exactly.
-			return cmp.Or(cmp.Compare(maxOf[a]*a, maxOf[b]*b), cmp.Compare(idle[a], idle[b]),
-				cmp.Compare(dist(a), dist(b)), cmp.Compare(a, b))
-		})
+		slices.Sort(keys)
+		for i, k := range keys {
+			order[i] = int(k & (1<<20 - 1))
+		}
+	default:
+		// max/mean = max*p/total: compare max*p exactly, then idle
+		// subtasks, then the distance to the target, then p.
+		type key struct{ hi, lo uint64 }
+		keys := make([]key, n)
+		for p := 1; p <= n; p++ {
+			mx, idle := r.countStats(p)
+			keys[p-1] = key{uint64(mx) * uint64(p), uint64(idle)<<40 | uint64(dist(p))<<20 | uint64(p)}
+		}
+		slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.hi, b.hi), cmp.Compare(a.lo, b.lo)) })
+		for i, k := range keys {
+			order[i] = int(k.lo & (1<<20 - 1))
+		}
 	}
 	return order
+}
+
+// parallelSweepWork is the number of per-partition and per-subtask steps
+// from which busiestAll shares its sweep among goroutines (a variable so
+// tests can force either way).
+var parallelSweepWork = float64(1 << 22)
+
+// busiestAll returns, for every p in 1..n (index p), the records/s of the
+// busiest subtask on a fresh start with p readers: maxLoad(loads(p)). A
+// large sweep is shared among up to GOMAXPROCS goroutines, each with its
+// own buffer, taking blocks of p in turn; every value is computed exactly
+// as in a single loop, so the result does not depend on the split.
+func (r *recInput) busiestAll(n int) []float64 {
+	busiest := make([]float64, n+1)
+	const block = 64
+	workers := 1
+	if work := float64(n) * float64(r.total+n); work >= parallelSweepWork {
+		workers = min(runtime.GOMAXPROCS(0), 8, (n+block-1)/block)
+	}
+	if workers <= 1 {
+		for p := 1; p <= n; p++ {
+			busiest[p] = maxLoad(r.loads(p))
+		}
+		return busiest
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			buf := make([]float64, n)
+			for {
+				lo := int(next.Add(block)) - block + 1
+				if lo > n {
+					return
+				}
+				for p := lo; p <= min(lo+block-1, n); p++ {
+					busiest[p] = maxLoad(r.loadsInto(p, buf))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return busiest
 }
 
 // loadBand is 0 when busiest is within 1 % of best, else 1 + the number of
@@ -616,7 +670,12 @@ func (r *recInput) loads(p int) []float64 {
 	if cap(r.loadsBuf) < p {
 		r.loadsBuf = make([]float64, max(p, r.upper))
 	}
-	l := r.loadsBuf[:p]
+	return r.loadsInto(p, r.loadsBuf)
+}
+
+// loadsInto is loads in buf (cap(buf) >= p), reading only r.topics.
+func (r *recInput) loadsInto(p int, buf []float64) []float64 {
+	l := buf[:p]
 	clear(l)
 	for _, t := range r.topics {
 		// Add the rates in runs that end at subtask p-1 or at the last
@@ -635,20 +694,47 @@ func (r *recInput) loads(p int) []float64 {
 
 // maxLoad is the largest element of a non-empty slice of finite values. A
 // plain comparison is several times faster than slices.Max, which has to
-// order NaNs.
+// order NaNs; four running maxima (the maximum of finite values does not
+// depend on the order) keep the comparisons independent.
 func maxLoad(l []float64) float64 {
-	b := l[0]
-	for _, v := range l[1:] {
-		if v > b {
-			b = v
+	b0 := l[0]
+	b1, b2, b3 := b0, b0, b0
+	for len(l) >= 4 {
+		q := l[:4:4]
+		if q[0] > b0 {
+			b0 = q[0]
+		}
+		if q[1] > b1 {
+			b1 = q[1]
+		}
+		if q[2] > b2 {
+			b2 = q[2]
+		}
+		if q[3] > b3 {
+			b3 = q[3]
+		}
+		l = l[4:]
+	}
+	for _, v := range l {
+		if v > b0 {
+			b0 = v
 		}
 	}
-	return b
+	return max(b0, b1, b2, b3)
 }
 
-// addTo adds src to dst element-wise; len(dst) == len(src).
+// addTo adds src to dst element-wise; len(dst) == len(src). Unrolled by
+// four: every element still gets exactly one addition.
 func addTo(dst, src []float64) {
 	src = src[:len(dst)]
+	for len(src) >= 4 {
+		d, s := dst[:4:4], src[:4:4]
+		d[0] += s[0]
+		d[1] += s[1]
+		d[2] += s[2]
+		d[3] += s[3]
+		dst, src = dst[4:], src[4:]
+	}
 	for j, v := range src {
 		dst[j] += v
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -295,7 +296,11 @@ func recRefSweep(t *testing.T, topics []Topic, rates map[TopicPartition]float64,
 		rc := recRefCandidate{p: p, counts: a.Counts(), loads: make([]float64, p)}
 		// Sum in topic input order, partitions ascending, like Recommend.
 		for _, tp := range Partitions(topics) {
-			rc.loads[a.Owner[tp]] += rates[tp]
+			o, ok := a.OwnerOf(tp)
+			if !ok {
+				t.Fatalf("FreshAssignment(%v, %d) has no owner for %v", topics, p, tp)
+			}
+			rc.loads[o] += rates[tp]
 		}
 		rc.busiest = slices.Max(rc.loads)
 		out = append(out, rc)
@@ -663,6 +668,52 @@ func TestRecommendCountStats(t *testing.T) {
 			mx, idle := f(p)
 			if mx != int(s.Max) || idle != s.Idle {
 				t.Fatalf("countStats %s(%v, %d) = max %d idle %d, want %v %d", name, topics, p, mx, idle, s.Max, s.Idle)
+			}
+		}
+	}
+}
+
+// TestRecommendParallelSweep: the sweep shared among goroutines gives
+// exactly what one loop gives, figures and ranking, with and without a
+// target and for limits that return every candidate.
+func TestRecommendParallelSweep(t *testing.T) {
+	saved := parallelSweepWork
+	defer func() { parallelSweepWork = saved }()
+	r := rand.New(rand.NewPCG(13, 14))
+	for iter := range 24 {
+		topics := recRandomTopics(r, 8, 150)
+		rates := map[TopicPartition]float64{}
+		for _, tp := range Partitions(topics) {
+			if r.IntN(6) > 0 {
+				rates[tp] = r.ExpFloat64() * 1000
+			}
+		}
+		total := len(Partitions(topics))
+		upper := min(total, 32768)
+		in := RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 32768, Current: 1 + r.IntN(upper),
+			Target: r.IntN(upper + 1), UpperLimit: upper, Limit: []int{0, upper}[iter%2]}
+		parallelSweepWork = math.Inf(1)
+		want, err := Recommend(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ri, _ := prepareRecommend(in)
+		seq := ri.busiestAll(upper)
+		parallelSweepWork = 0
+		got, err := Recommend(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Recommend(%v topics, %d partitions) differs between the parallel and the single sweep", len(topics), total)
+		}
+		ri, _ = prepareRecommend(in)
+		if par := ri.busiestAll(upper); !slices.Equal(par, seq) {
+			t.Fatalf("busiestAll(%d) parallel = %v, want %v", upper, par, seq)
+		}
+		for p := 1; p <= upper; p += 1 + p/8 {
+			if b := maxLoad(ri.loads(p)); b != seq[p] {
+				t.Fatalf("busiestAll(%d)[%d] = %v, want maxLoad(loads) %v", upper, p, seq[p], b)
 			}
 		}
 	}

@@ -1,9 +1,11 @@
 package assign
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // KeyedStateSource is one old subtask whose keyed state a new subtask reads
@@ -227,13 +229,20 @@ type SourceRescaleDiff struct {
 
 // SourceRescale compares two partition assignments. Partitions are read from
 // each Assignment's Subtasks (the subtask index is the owner); an Assignment
-// with no Subtasks falls back to its Owner map.
+// with no Subtasks falls back to its dense form (Topics and Owners). When
+// both assignments have the same Topics, their Owners are compared directly.
 //
 // Output order: topics in the order in which they first appear when reading
 // before's subtasks 0, 1, ... and each subtask's list front to back, then
-// after's the same way (for topics only in after); within a topic,
-// partitions ascending. The result is deterministic for given inputs.
+// after's the same way (for topics only in after); a side read from its dense
+// form contributes its topics in name order. Within a topic, partitions
+// ascending. The result is deterministic for given inputs.
 func SourceRescale(before, after Assignment) SourceRescaleDiff {
+	if before.isDense() && after.isDense() && slices.Equal(before.Topics, after.Topics) {
+		if d, ok := denseRescale(before, after); ok {
+			return d
+		}
+	}
 	d := SourceRescaleDiff{FromParallelism: before.Parallelism, ToParallelism: after.Parallelism}
 	topicOrder := make(map[string]int)
 	bp := placements(before, topicOrder)
@@ -285,6 +294,90 @@ func SourceRescale(before, after Assignment) SourceRescaleDiff {
 	return d
 }
 
+// isDense reports whether a has a dense form: topics with one owner per
+// partition.
+func (a Assignment) isDense() bool {
+	return len(a.Topics) > 0 && len(a.Owners) == totalPartitions(a.Topics)
+}
+
+// denseRescale is SourceRescale for two dense assignments of the same topics:
+// every partition is common, and the owners are compared by global index.
+// ok is false when before's Subtasks do not agree with its Owners.
+func denseRescale(before, after Assignment) (d SourceRescaleDiff, ok bool) {
+	order, ok := denseTopicOrder(before)
+	if !ok {
+		return d, false
+	}
+	d = SourceRescaleDiff{FromParallelism: before.Parallelism, ToParallelism: after.Parallelism}
+	topics := before.Topics
+	offsets := make([]int, len(topics))
+	off := 0
+	for t, x := range topics {
+		offsets[t] = off
+		off += x.Partitions
+	}
+	d.Common = off
+	bo, ao := before.Owners, after.Owners[:len(before.Owners)]
+	for i, o := range bo {
+		if ao[i] != o {
+			d.Moved++
+		}
+	}
+	if d.Moved > 0 {
+		d.Moves = make([]PartitionMove, 0, d.Moved)
+		for _, t := range order {
+			name, off := topics[t].Name, offsets[t]
+			for q, o := range bo[off : off+topics[t].Partitions] {
+				if n := ao[off+q]; n != o {
+					d.Moves = append(d.Moves, PartitionMove{Partition: TopicPartition{Topic: name, Partition: int32(q)}, From: int(o), To: int(n)})
+				}
+			}
+		}
+	}
+	if d.Common > 0 {
+		d.MovedFraction = float64(d.Moved) / float64(d.Common)
+	}
+	return d, true
+}
+
+// denseTopicOrder returns the indexes of a.Topics in SourceRescale's output
+// order: first appearance in a's subtask lists, or name order when a has no
+// Subtasks. A topic first appears in the list of the lowest subtask that
+// owns one of its partitions, at the position of its first partition there;
+// ok is false when that list does not hold one (Subtasks and Owners
+// disagree).
+func denseTopicOrder(a Assignment) (order []int, ok bool) {
+	topics := a.Topics
+	order = make([]int, len(topics))
+	for t := range order {
+		order[t] = t
+	}
+	if len(a.Subtasks) == 0 {
+		slices.SortFunc(order, func(x, y int) int { return strings.Compare(topics[x].Name, topics[y].Name) })
+		return order, true
+	}
+	first := make([]int, len(topics)) // lowest owning subtask
+	pos := make([]int, len(topics))   // position of the topic's first partition in that list
+	off := 0
+	for t, x := range topics {
+		low := a.Owners[off]
+		for _, o := range a.Owners[off : off+x.Partitions] {
+			low = min(low, o)
+		}
+		off += x.Partitions
+		if low < 0 || int(low) >= len(a.Subtasks) {
+			return nil, false
+		}
+		first[t] = int(low)
+		pos[t] = slices.IndexFunc(a.Subtasks[low], func(tp TopicPartition) bool { return tp.Topic == x.Name })
+		if pos[t] < 0 {
+			return nil, false
+		}
+	}
+	slices.SortFunc(order, func(x, y int) int { return cmp.Or(cmp.Compare(first[x], first[y]), cmp.Compare(pos[x], pos[y])) })
+	return order, true
+}
+
 // placements maps each partition of a to its subtask and records topics in
 // order of first appearance in topicOrder.
 func placements(a Assignment, topicOrder map[string]int) map[TopicPartition]int {
@@ -294,9 +387,9 @@ func placements(a Assignment, topicOrder map[string]int) map[TopicPartition]int 
 		}
 	}
 	if len(a.Subtasks) == 0 {
-		m := make(map[TopicPartition]int, len(a.Owner))
-		tps := make([]TopicPartition, 0, len(a.Owner))
-		for tp, s := range a.Owner {
+		m := make(map[TopicPartition]int, len(a.Owners))
+		tps := make([]TopicPartition, 0, len(a.Owners))
+		for tp, s := range a.All() {
 			m[tp] = s
 			tps = append(tps, tp)
 		}

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -364,10 +365,8 @@ func TestSourceRescaleAddedRemovedOrder(t *testing.T) {
 		t.Errorf("SourceRescale(...) moved %d of %d, want 0 of 4", d.Moved, d.Common)
 	}
 
-	// The Owner map alone is enough; topics are then ordered by name.
-	ownerOnly := Assignment{Parallelism: 2, Owner: map[TopicPartition]int{
-		{"b", 0}: 1, {"a", 1}: 0, {"a", 0}: 1,
-	}}
+	// The dense form alone is enough; topics are then ordered by name.
+	ownerOnly := Assignment{Parallelism: 2, Topics: []Topic{{"b", 1}, {"a", 2}}, Owners: []int32{1, 1, 0}}
 	d = SourceRescale(ownerOnly, Assignment{Parallelism: 2, Subtasks: [][]TopicPartition{{{"a", 0}, {"b", 0}}, {{"a", 1}}}})
 	wantMoves := []PartitionMove{{TopicPartition{"a", 0}, 1, 0}, {TopicPartition{"a", 1}, 0, 1}, {TopicPartition{"b", 0}, 1, 0}}
 	if !slices.Equal(d.Moves, wantMoves) {
@@ -486,4 +485,37 @@ func BenchmarkKeyedRescale32768(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(16384+32768), "ns/subtask")
+}
+
+// TestSourceRescaleDenseMatchesLists: comparing the owners of two
+// assignments of the same topics gives exactly what reading their subtask
+// lists gives (every strategy, restore layouts, one side read from its
+// dense form only).
+func TestSourceRescaleDenseMatchesLists(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	listsOnly := func(a Assignment) Assignment { return Assignment{Parallelism: a.Parallelism, Subtasks: a.Subtasks} }
+	denseOnly := func(a Assignment) Assignment {
+		return Assignment{Parallelism: a.Parallelism, Topics: a.Topics, Owners: a.Owners}
+	}
+	layouts := []func([]Topic, int) (Assignment, error){FreshAssignment, NaiveModuloAssignment, DynamicGlobalAssignment,
+		func(ts []Topic, p int) (Assignment, error) {
+			rr, err := RestoreAssignment(ts, 1+r.IntN(40), p)
+			return rr.Assignment, err
+		}}
+	for range 300 {
+		topics := randomTopics(r, 1+r.IntN(12), 1+r.IntN(60))
+		a, _ := layouts[r.IntN(len(layouts))](topics, 1+r.IntN(50))
+		b, _ := layouts[r.IntN(len(layouts))](topics, 1+r.IntN(50))
+		got := SourceRescale(a, b)
+		if want := SourceRescale(listsOnly(a), listsOnly(b)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("SourceRescale(%v) dense = %+v, want from the lists %+v", topics, got, want)
+		}
+		// A side without lists: topics in name order, from its owners.
+		if want := SourceRescale(denseOnly(a), listsOnly(b)); !reflect.DeepEqual(SourceRescale(denseOnly(a), b), want) {
+			t.Fatalf("SourceRescale(%v) with dense-only before differs from the generic comparison", topics)
+		}
+		if want := SourceRescale(listsOnly(a), denseOnly(b)); !reflect.DeepEqual(SourceRescale(a, denseOnly(b)), want) {
+			t.Fatalf("SourceRescale(%v) with dense-only after differs from the generic comparison", topics)
+		}
+	}
 }

@@ -76,6 +76,8 @@ type RestoreResult struct {
 	// Assignment.Subtasks[j] lists the partitions of new subtask j in the
 	// order of its restored split list (pieces in old-subtask order, see
 	// Pieces), followed by partitions discovered after the restore.
+	// Assignment.Topics are the input Topics with the partition counts of
+	// NewTopics, followed by the new topics not among them.
 	Assignment Assignment
 	// Exact is false when any owner depends on something Flink does not make
 	// deterministic or that we cannot know.
@@ -256,16 +258,25 @@ const (
 	tagTree  uint8 = 2 // tagHash: bin is (or may be) a tree: order unknown against other tagTree splits
 )
 
+// restoreElem is one split. It holds no pointers (the GC never scans the
+// element array) and fits one cache line with its usual order chain.
 type restoreElem struct {
-	tp      TopicPartition
-	rank    int32 // topic rank in Java String.compareTo order
-	idHash  int32 // String.hashCode of the split id
-	tpHash  int32 // Kafka TopicPartition.hashCode
-	isNew   bool  // discovered after the last restore
-	certain bool
-	lo, hi  int32 // position interval in the current snapshot list
-	why     uint8 // reasons that widen [lo, hi]
-	chain   []orderTag
+	part   int32 // partition number
+	topic  int32 // index in restoreModel.topics
+	rank   int32 // topic rank in Java String.compareTo order
+	idHash int32 // String.hashCode of the split id
+	tpHash int32 // Kafka TopicPartition.hashCode
+	lo, hi int32 // position interval in the current snapshot list
+	// The order chain: inline[:nChain] while capChain is 0, else
+	// restoreModel.tags[more : more+nChain] with room for capChain tags. A
+	// chain grows by at most two tags per history step, and most are reset
+	// to one tag at every hash stage, so they rarely leave inline.
+	inline           [2]orderTag
+	more             int32
+	nChain, capChain uint16
+	isNew            bool // discovered after the last restore
+	certain          bool
+	why              uint8 // reasons that widen [lo, hi]
 }
 
 // restoreModel runs Restore. With rng set it draws one of the orders Flink
@@ -278,6 +289,34 @@ type restoreModel struct {
 	trace *restoreTrace
 	step  int
 	stats []stepStats
+	// topics are cfg.topics merged with cfg.newTopics (restoreAllTopics
+	// order): the result's Topics. h31 is each one's
+	// (hashCode*31) & 0x7FFFFFFF (KafkaStartIndex is h31 % n), offset its
+	// first global index.
+	topics []Topic
+	h31    []int32
+	offset []int32
+	// tags holds the order chains too long for restoreElem.inline.
+	tags []orderTag
+	// Scratch reused by every hashStage: the table, its entries, per-entry
+	// bins, tree flags and runBounds' full flags, and buffers for bounds
+	// the caller does not keep.
+	jm   *javaHashMap[int32]
+	ents []javaEntry[int32]
+	bins []int32
+	tree []bool
+	full []bool
+	lo   []int32
+	hi   []int32
+	why  []uint8
+	iota []int32
+	// hashStage's spread hashes, iteration order and javaHashOrder scratch.
+	hs     []uint32
+	perm   []int32
+	counts []int32
+	// treeRisk's scratch.
+	riskHash   []uint32
+	riskCounts []int
 }
 
 type stepStats struct {
@@ -361,14 +400,12 @@ func javaCompareStrings(a, b string) int {
 }
 
 func runRestore(cfg restoreConfig, rng *rand.Rand, trace bool) (RestoreResult, *restoreTrace) {
-	m := &restoreModel{cfg: cfg, rng: rng}
+	m := &restoreModel{cfg: cfg, rng: rng, jm: newJavaHashMap[int32](0)}
 	if trace {
 		m.trace = &restoreTrace{}
 	}
-	total := 0
-	for _, t := range cfg.topics {
-		total += t.Partitions
-	}
+	m.mergeTopics()
+	total := int(m.offset[len(m.offset)-1])
 	m.el = make([]restoreElem, 0, total)
 	initial := make([]int32, 0, total)
 	var discovered []int32
@@ -381,7 +418,6 @@ func runRestore(cfg restoreConfig, rng *rand.Rand, trace bool) (RestoreResult, *
 		m.addTopics(cfg.newTopics, have, &discovered)
 	}
 	m.rankTopics()
-	m.giveChains()
 
 	hist := cfg.history
 	last := len(hist) - 1
@@ -413,60 +449,133 @@ func runRestore(cfg restoreConfig, rng *rand.Rand, trace bool) (RestoreResult, *
 	}
 }
 
+// mergeTopics sets topics, h31 and offset: cfg.topics with the partition
+// counts of cfg.newTopics, then the new topics that are not in cfg.topics.
+func (m *restoreModel) mergeTopics() {
+	cfg := m.cfg
+	m.topics = slices.Clone(cfg.topics)
+	if len(cfg.newTopics) > 0 {
+		at := make(map[string]int, len(m.topics))
+		for i, t := range m.topics {
+			at[t.Name] = i
+		}
+		for _, t := range cfg.newTopics {
+			if i, ok := at[t.Name]; ok {
+				m.topics[i].Partitions = t.Partitions
+			} else {
+				m.topics = append(m.topics, t)
+			}
+		}
+	}
+	m.h31 = make([]int32, len(m.topics))
+	m.offset = make([]int32, len(m.topics)+1)
+	for i, t := range m.topics {
+		m.h31[i] = (StringHashCode(t.Name) * 31) & 0x7FFFFFFF
+		m.offset[i+1] = m.offset[i] + int32(t.Partitions)
+	}
+}
+
 // addTopics appends the partitions of topics (those at or above have[name]
 // when have is given) as elements.
 func (m *restoreModel) addTopics(topics []Topic, have map[string]int, out *[]int32) {
+	ti := 0
 	for _, t := range topics {
+		if have != nil {
+			ti = slices.IndexFunc(m.topics, func(x Topic) bool { return x.Name == t.Name })
+		}
 		th := StringHashCode(t.Name)
 		from := 0
 		if have != nil {
 			from = have[t.Name]
 		}
 		for p := from; p < t.Partitions; p++ {
-			tp := TopicPartition{Topic: t.Name, Partition: int32(p)}
 			*out = append(*out, int32(len(m.el)))
 			m.el = append(m.el, restoreElem{
-				tp: tp, idHash: splitIDHashCode(th, int32(p)), tpHash: kafkaTopicPartitionHashCode(th, int32(p)),
+				part: int32(p), topic: int32(ti), idHash: splitIDHashCode(th, int32(p)), tpHash: kafkaTopicPartitionHashCode(th, int32(p)),
 				isNew: have != nil, certain: true,
 			})
 		}
+		ti++
 	}
 }
 
-// giveChains backs every element's order chain with one shared array, room
-// for the usual three tags each (longer chains grow on their own).
-func (m *restoreModel) giveChains() {
-	const room = 4
-	arena := make([]orderTag, room*len(m.el))
-	for i := range m.el {
-		m.el[i].chain = arena[room*i : room*i : room*i+room]
+// chainOf returns the order chain of e (valid until the next pushTag).
+func (m *restoreModel) chainOf(e int32) []orderTag {
+	el := &m.el[e]
+	if el.capChain == 0 {
+		return el.inline[:el.nChain]
 	}
+	return m.tags[el.more : el.more+int32(el.nChain)]
 }
 
-// rankTopics numbers the topic names in String.compareTo order.
-func (m *restoreModel) rankTopics() {
-	var names []string
-	seen := map[string]bool{}
-	for _, e := range m.el {
-		if !seen[e.tp.Topic] {
-			seen[e.tp.Topic] = true
-			names = append(names, e.tp.Topic)
+// pushTag appends t to the order chain of e.
+func (m *restoreModel) pushTag(e int32, t orderTag) {
+	el := &m.el[e]
+	n := int(el.nChain)
+	if el.capChain == 0 {
+		if n < len(el.inline) {
+			el.inline[n] = t
+			el.nChain++
+			return
 		}
+		// Move the chain to tags, with room to grow.
+		start := len(m.tags)
+		m.tags = append(m.tags, el.inline[:n]...)
+		m.tags = append(m.tags, make([]orderTag, n)...)
+		el.more, el.capChain = int32(start), uint16(2*n)
+	} else if n == int(el.capChain) {
+		start := len(m.tags)
+		m.tags = append(m.tags, m.tags[el.more:int(el.more)+n]...)
+		m.tags = append(m.tags, make([]orderTag, n)...)
+		el.more, el.capChain = int32(start), uint16(2*n)
 	}
-	sort.Slice(names, func(i, j int) bool { return javaCompareStrings(names[i], names[j]) < 0 })
-	rank := make(map[string]int32, len(names))
-	for i, n := range names {
-		rank[n] = int32(i)
+	m.tags[el.more+int32(n)] = t
+	el.nChain++
+}
+
+// setTag makes t the whole order chain of e.
+func (m *restoreModel) setTag(e int32, t orderTag) {
+	el := &m.el[e]
+	el.inline[0], el.nChain, el.capChain = t, 1, 0
+}
+
+// tp names element e.
+func (m *restoreModel) tp(e int32) TopicPartition {
+	el := &m.el[e]
+	return TopicPartition{Topic: m.topics[el.topic].Name, Partition: el.part}
+}
+
+// rankTopics numbers the topic names in String.compareTo order. The names
+// are sorted in their order of first appearance among the elements, which
+// is the order of topics.
+func (m *restoreModel) rankTopics() {
+	names := make([]int, len(m.topics))
+	keys := make([][]uint16, len(m.topics))
+	for i, t := range m.topics {
+		names[i] = i
+		keys[i] = utf16.Encode([]rune(t.Name))
+	}
+	sort.Slice(names, func(i, j int) bool { return slices.Compare(keys[names[i]], keys[names[j]]) < 0 })
+	rank := make([]int32, len(m.topics))
+	for i, t := range names {
+		rank[t] = int32(i)
 	}
 	for i := range m.el {
-		m.el[i].rank = rank[m.el[i].tp.Topic]
+		m.el[i].rank = rank[m.el[i].topic]
 	}
 }
 
 // owner is KafkaSplitOwner in int32 arithmetic.
 func (m *restoreModel) owner(e int32, n int) int {
-	o, _ := KafkaSplitOwner(m.el[e].tp, n)
-	return o
+	el := &m.el[e]
+	start := m.h31[el.topic] % int32(n)
+	return int((start + el.part) % int32(n))
+}
+
+// global is the index of element e in the result's Topics order.
+func (m *restoreModel) global(e int32) int32 {
+	el := &m.el[e]
+	return m.offset[el.topic] + el.part
 }
 
 // batch models one discovery batch of the enumerator for n readers: the
@@ -488,10 +597,6 @@ func (m *restoreModel) owner(e int32, n int) int {
 // order, are unknown: the lists are given sorted.
 func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startKnown bool) (lists, loIns, los, his [][]int32) {
 	sorted := m.sortTPs(elems)
-	lists = make([][]int32, n)
-	loIns = make([][]int32, n)
-	los = make([][]int32, n)
-	his = make([][]int32, n)
 	setSpec := hashSpec{initialCap: -1, split: true, start: start, reason: reasonSetTree}
 	base := orderTag{kind: tagBase, reason: reasonOffsets}
 	switch {
@@ -502,54 +607,104 @@ func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startK
 		base.reason = reasonSubscriber
 	}
 	for _, e := range sorted {
-		m.el[e].chain = append(m.el[e].chain[:0], base)
+		m.setTag(e, base)
 	}
 	if startKnown && m.cfg.line == ConnectorLine34 {
 		seq, lo := m.subscriberOrder(universe, elems)
 		big := hashSpec{initialCap: len(seq), split: true, start: start, reason: reasonSetTree}
-		sorted, _, _, _ = m.hashStage(seq, lo, big)
+		sorted = make([]int32, len(seq))
+		m.hashStage(seq, lo, big, sorted, nil, nil, nil)
 	}
-	for _, e := range sorted {
-		r := m.owner(e, n)
-		lists[r] = append(lists[r], e)
+	// Deal the sorted splits to their owners, every list in one array.
+	owners := make([]int32, len(sorted))
+	at := make([]int, n+1)
+	for i, e := range sorted {
+		owners[i] = int32(m.owner(e, n))
+		at[owners[i]+1]++
 	}
+	for r := range n {
+		at[r+1] += at[r]
+	}
+	seqs := make([]int32, len(sorted))
+	lists = make([][]int32, n)
+	loIns = make([][]int32, n)
+	los = make([][]int32, n)
+	his = make([][]int32, n)
+	for r := range n {
+		lists[r] = seqs[at[r]:at[r]:at[r+1]]
+	}
+	for i, e := range sorted {
+		lists[owners[i]] = append(lists[owners[i]], e)
+	}
+	order := make([]int32, len(sorted))
+	loBuf := make([]int32, len(sorted))
+	hiBuf := make([]int32, len(sorted))
 	for r, seq := range lists {
+		a, b := at[r], at[r+1]
+		lo, hi := loBuf[a:b:b], hiBuf[a:b:b]
 		switch {
 		case !startKnown:
 			if m.rng != nil {
 				m.rng.Shuffle(len(seq), func(i, j int) { seq[i], seq[j] = seq[j], seq[i] })
 			}
-			loIns[r] = make([]int32, len(seq))
-			los[r], his[r] = loIns[r], make([]int32, len(seq))
-			for i := range his[r] {
-				his[r][i] = int32(len(seq) - 1)
+			for i := range hi {
+				hi[i] = int32(len(seq) - 1)
 			}
+			loIns[r], los[r], his[r] = lo, lo, hi
+			continue
 		case m.cfg.line == ConnectorLine5:
-			in := make([]int32, len(seq))
-			for i := range in {
-				in[i] = int32(i)
-			}
-			lists[r], los[r], his[r], _ = m.hashStage(seq, in, setSpec)
-			loIns[r] = los[r]
+			out := order[a:b:b]
+			m.hashStage(seq, m.identity(len(seq)), setSpec, out, lo, hi, nil)
+			lists[r] = out
 		default:
-			in, _, _, _ := m.runBounds(seq, m.lastBins(seq), nil)
-			lists[r], los[r], his[r], _ = m.hashStage(seq, in, setSpec)
-			loIns[r] = los[r]
+			in := make([]int32, len(seq))
+			m.runBounds(seq, m.lastBins(seq), nil, 0, in, nil, nil, nil)
+			out := order[a:b:b]
+			m.hashStage(seq, in, setSpec, out, lo, hi, nil)
+			lists[r] = out
 		}
+		loIns[r], los[r], his[r] = lo, lo, hi
 	}
 	return lists, loIns, los, his
 }
 
+// identity returns 0, 1, ..., n-1 (shared: do not modify).
+func (m *restoreModel) identity(n int) []int32 {
+	for i := len(m.iota); i < n; i++ {
+		m.iota = append(m.iota, int32(i))
+	}
+	return m.iota[:n:n]
+}
+
+// sortTPs returns elems sorted by (topic rank, partition). Elements come in
+// runs of one topic with ascending partitions, so bucketing by rank almost
+// always sorts them; a bucket that is not ascending is sorted.
 func (m *restoreModel) sortTPs(elems []int32) []int32 {
-	sorted := slices.Clone(elems)
-	slices.SortFunc(sorted, func(a, b int32) int {
-		ea, eb := &m.el[a], &m.el[b]
-		if ea.rank != eb.rank {
-			return int(ea.rank) - int(eb.rank)
+	at := make([]int, len(m.topics)+1)
+	for _, e := range elems {
+		at[m.el[e].rank+1]++
+	}
+	for r := range len(m.topics) {
+		at[r+1] += at[r]
+	}
+	starts := slices.Clone(at)
+	sorted := make([]int32, len(elems))
+	for _, e := range elems {
+		r := m.el[e].rank
+		sorted[at[r]] = e
+		at[r]++
+	}
+	for r := range len(m.topics) {
+		bucket := sorted[starts[r]:starts[r+1]]
+		if !slices.IsSortedFunc(bucket, m.cmpPartition) {
+			slices.SortFunc(bucket, m.cmpPartition)
 		}
-		return int(ea.tp.Partition) - int(eb.tp.Partition)
-	})
+	}
 	return sorted
+}
+
+func (m *restoreModel) cmpPartition(a, b int32) int {
+	return int(m.el[a].part) - int(m.el[b].part)
 }
 
 // subscriberOrder models the subscriber's new HashSet<TopicPartition>
@@ -564,7 +719,7 @@ func (m *restoreModel) subscriberOrder(universe, batch []int32) (seq, lo []int32
 	if m.rng != nil {
 		m.rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 	}
-	in := make(map[int32]bool, len(batch))
+	in := make([]bool, len(m.el))
 	for _, e := range batch {
 		in[e] = true
 	}
@@ -590,7 +745,7 @@ func (m *restoreModel) subscriberOrder(universe, batch []int32) (seq, lo []int32
 	// first ones, so a tree or a treeify resize is possible wherever 9
 	// partitions share a bin at some capacity (treeRisk with no bounds).
 	hash := func(e int32) int32 { return m.el[e].tpHash }
-	capRisk, risky := m.treeRisk(all, make([]int32, len(all)), 0, jm, -1, hash, func(int32) bool { return true })
+	capRisk, risky := m.treeRisk(all, make([]int32, len(all)), 0, jm.capacity(), -1, hash, func(int32) bool { return true })
 	lo = make([]int32, len(seq))
 	for s, before := 0, 0; s < len(seq); {
 		t := s
@@ -600,7 +755,7 @@ func (m *restoreModel) subscriberOrder(universe, batch []int32) (seq, lo []int32
 		for i := s; i < t; i++ {
 			e := seq[i]
 			if capRisk {
-				m.el[e].chain = append(m.el[e].chain, orderTag{kind: tagHash, flag: tagTree, reason: reasonSubscriber})
+				m.pushTag(e, orderTag{kind: tagHash, flag: tagTree, reason: reasonSubscriber})
 				continue
 			}
 			lo[i] = int32(before)
@@ -611,7 +766,7 @@ func (m *restoreModel) subscriberOrder(universe, batch []int32) (seq, lo []int32
 			case tree[i] || (risky != nil && risky(e)):
 				tag.flag = tagTree
 			}
-			m.el[e].chain = append(m.el[e].chain, tag)
+			m.pushTag(e, tag)
 		}
 		before += t - s
 		s = t
@@ -623,7 +778,7 @@ func (m *restoreModel) subscriberOrder(universe, batch []int32) (seq, lo []int32
 func (m *restoreModel) lastBins(seq []int32) []int32 {
 	bins := make([]int32, len(seq))
 	for i, e := range seq {
-		c := m.el[e].chain
+		c := m.chainOf(e)
 		bins[i] = c[len(c)-1].a
 	}
 	return bins
@@ -633,7 +788,7 @@ func (m *restoreModel) lastBins(seq []int32) []int32 {
 func (m *restoreModel) segment(lists [][]int32, rank int32, id func(list, i int) int32) {
 	for j, seq := range lists {
 		for i, e := range seq {
-			m.el[e].chain = append(m.el[e].chain, orderTag{kind: tagSeg, a: rank, b: id(j, i)})
+			m.pushTag(e, orderTag{kind: tagSeg, a: rank, b: id(j, i)})
 		}
 	}
 }
@@ -662,8 +817,20 @@ func (m *restoreModel) appendDiscovered(lists, loIns [][]int32, initial, discove
 func (m *restoreModel) readerMaps(lists, loIns [][]int32) [][]int32 {
 	snaps := make([][]int32, len(lists))
 	spec := hashSpec{initialCap: -1, reason: reasonMapTree}
+	total, longest := 0, 0
+	for _, seq := range lists {
+		total += len(seq)
+		longest = max(longest, len(seq))
+	}
+	slab := make([]int32, total)
+	m.lo, m.hi, m.why = grow(m.lo, longest), grow(m.hi, longest), grow(m.why, longest)
+	off := 0
 	for j, seq := range lists {
-		order, lo, hi, why := m.hashStage(seq, loIns[j], spec)
+		n := len(seq)
+		order := slab[off : off+n : off+n]
+		off += n
+		lo, hi, why := m.lo[:n], m.hi[:n], m.why[:n]
+		m.hashStage(seq, loIns[j], spec, order, lo, hi, why)
 		for i, e := range order {
 			el := &m.el[e]
 			el.lo, el.hi, el.why = lo[i], hi[i], why[i]
@@ -671,6 +838,14 @@ func (m *restoreModel) readerMaps(lists, loIns [][]int32) [][]int32 {
 		snaps[j] = order
 	}
 	return snaps
+}
+
+// grow returns s resized to length n, reallocated only when too small.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // hashSpec selects the Java table a hashStage models.
@@ -689,50 +864,82 @@ func (m *restoreModel) hashOf(e int32, spec hashSpec) int32 {
 }
 
 // hashStage inserts seq, in order, into a modelled Java HashMap/HashSet and
-// returns its iteration order with, per position, the interval of positions
-// the split can have in Flink (counting only splits with certain owners) and
-// the reasons that widen it. loIns[i] is the lowest position seq[i] can have
-// in the insertion sequence. It appends a tagHash to every split's chain.
-func (m *restoreModel) hashStage(seq, loIns []int32, spec hashSpec) (order, lo, hi []int32, why []uint8) {
-	var jm *javaHashMap[int32]
-	if spec.initialCap >= 0 {
-		jm = newJavaHashMapCap[int32](spec.initialCap)
-	} else {
-		jm = newJavaHashMap[int32](len(seq))
-	}
-	for _, e := range seq {
-		jm.put(e, m.hashOf(e, spec))
-	}
+// writes its iteration order to order with, per position, the interval of
+// positions the split can have in Flink (counting only splits with certain
+// owners) to lo and hi and the reasons that widen it to why. order, lo, hi
+// and why have len(seq) entries and must not overlap seq or loIns; lo, hi
+// and why may be nil when not needed. loIns[i] is the lowest position
+// seq[i] can have in the insertion sequence. It appends a tagHash to every
+// split's chain.
+func (m *restoreModel) hashStage(seq, loIns []int32, spec hashSpec, order, lo, hi []int32, why []uint8) {
+	n := len(seq)
 	st := &m.stats[m.step]
-	if spec.split {
-		st.setTrees += jm.treeified
-	} else {
-		st.mapTrees += jm.treeified
+	if lo == nil {
+		m.lo, m.hi = grow(m.lo, n), grow(m.hi, n)
+		lo, hi = m.lo, m.hi
 	}
-	if m.trace != nil {
-		m.trace.treeified += jm.treeified
-		m.trace.treeifyResizes += jm.treeifyResizes
+	if why == nil {
+		m.why = grow(m.why, n)
+		why = m.why
 	}
-	ents := jm.entries()
-	order = make([]int32, len(ents))
-	bins := make([]int32, len(ents))
-	tree := make([]bool, len(ents))
-	for i, en := range ents {
-		order[i], bins[i], tree[i] = en.key, en.bin, en.inTree
-	}
-
+	hs := grow(m.hs, n)
+	m.hs = hs
 	u := 0
 	unknown := false
 	for i, e := range seq {
-		if !m.el[e].certain {
+		el := &m.el[e]
+		h := el.idHash
+		if spec.split {
+			h = kafkaPartitionSplitHashCode(el.tpHash, spec.start, kafkaNoStoppingOffset)
+		}
+		hs[i] = uint32(javaSpread(h))
+		if !el.certain {
 			u++
 		}
 		if loIns[i] < int32(i) {
 			unknown = true
 		}
 	}
+	perm := grow(m.perm, n)
+	m.perm = perm
+	capacity, ok, counts := javaHashOrder(hs, spec.initialCap, perm, m.counts)
+	m.counts = counts
+	if ok && u == 0 && !unknown {
+		m.knownStage(seq, hs, perm, capacity, spec.reason, order, lo, hi, why)
+		return
+	}
+	bins := grow(m.bins, n)
+	tree := grow(m.tree, n)
+	m.bins, m.tree = bins, tree
+	if ok {
+		mask := uint32(capacity - 1)
+		for i, k := range perm {
+			order[i], bins[i], tree[i] = seq[k], int32(hs[k]&mask), false
+		}
+	} else {
+		jm := m.jm
+		jm.reset(spec.initialCap, n)
+		for _, e := range seq {
+			jm.put(e, m.hashOf(e, spec))
+		}
+		if spec.split {
+			st.setTrees += jm.treeified
+		} else {
+			st.mapTrees += jm.treeified
+		}
+		if m.trace != nil {
+			m.trace.treeified += jm.treeified
+			m.trace.treeifyResizes += jm.treeifyResizes
+		}
+		m.ents = jm.appendEntries(m.ents[:0])
+		for i, en := range m.ents {
+			order[i], bins[i], tree[i] = en.key, en.bin, en.inTree
+		}
+		capacity = jm.capacity()
+	}
+
 	if u > 0 || unknown {
-		capRisk, risky := m.treeRisk(seq, loIns, u, jm, spec.initialCap,
+		capRisk, risky := m.treeRisk(seq, loIns, u, capacity, spec.initialCap,
 			func(e int32) int32 { return m.hashOf(e, spec) }, func(e int32) bool { return m.el[e].certain })
 		if capRisk {
 			for i := range order {
@@ -765,45 +972,96 @@ func (m *restoreModel) hashStage(seq, loIns []int32, spec hashSpec) (order, lo, 
 		s = t
 	}
 
-	lo, hi, why, full := m.runBounds(order, bins, func(i, k int) (bool, uint8) {
-		if tree[i] && tree[k] {
-			return false, spec.reason
-		}
-		return m.known(order[i], order[k])
-	})
+	full := grow(m.full, n)
+	m.full = full
+	m.runBounds(order, bins, tree, spec.reason, lo, hi, why, full)
 	for i, e := range order {
-		el := &m.el[e]
 		if full[i] {
 			// Known against every split of its bin: older tags are never needed again.
-			el.chain = append(el.chain[:0], orderTag{kind: tagHash, flag: tagFull, a: bins[i]})
+			m.setTag(e, orderTag{kind: tagHash, flag: tagFull, a: bins[i]})
 			continue
 		}
 		var f uint8
 		if tree[i] {
 			f = tagTree
 		}
-		el.chain = append(el.chain, orderTag{kind: tagHash, flag: f, reason: spec.reason, a: bins[i]})
+		m.pushTag(e, orderTag{kind: tagHash, flag: f, reason: spec.reason, a: bins[i]})
 	}
 	if u > 0 {
 		for i := range why {
 			why[i] |= reasonMembership
 		}
 	}
-	return order, lo, hi, why
 }
 
-// runBounds returns, for a sequence ordered by bins (ties in one bin are a
-// run), the lowest and highest position each element can have when only
-// pairs for which pair (nil: restoreModel.known) says the order is known
-// are fixed, counting only elements with certain owners; the reasons of the
-// unknown pairs; and whether each element's order is known against every
-// other element of its run.
-func (m *restoreModel) runBounds(order, bins []int32, pair func(i, k int) (bool, uint8)) (lo, hi []int32, why []uint8, full []bool) {
-	if pair == nil {
-		pair = func(i, k int) (bool, uint8) { return m.known(order[i], order[k]) }
+// knownStage finishes hashStage when no bin can be a tree (javaHashOrder
+// succeeded), every split has a certain owner and the insertion order is
+// known (loIns[i] == i): what runBounds and the chain update compute then,
+// with seq[perm[i]] the i-th split in iteration order and hs the spread
+// hashes of seq. Splits alone in their bin are known against everything.
+func (m *restoreModel) knownStage(seq []int32, hs []uint32, perm []int32, capacity int, reason uint8, order, lo, hi []int32, why []uint8) {
+	n := len(seq)
+	mask := uint32(capacity - 1)
+	for s := 0; s < n; {
+		b := hs[perm[s]] & mask
+		t := s + 1
+		for t < n && hs[perm[t]]&mask == b {
+			t++
+		}
+		for i := s; i < t; i++ {
+			order[i] = seq[perm[i]]
+		}
+		if t == s+1 {
+			lo[s], hi[s], why[s] = int32(s), int32(s), 0
+			m.setTag(order[s], orderTag{kind: tagHash, flag: tagFull, a: int32(b)})
+			s = t
+			continue
+		}
+		// A run of t-s splits in one list bin: every split is certain, so
+		// s splits come before it and n-t after.
+		full := m.full[:0]
+		for i := s; i < t; i++ {
+			kb, ka := 0, 0
+			isFull := true
+			var w uint8
+			for k := s; k < t; k++ {
+				if k == i {
+					continue
+				}
+				if ok, r := m.known(order[i], order[k]); !ok {
+					w |= r
+					isFull = false
+				} else if k < i {
+					kb++
+				} else {
+					ka++
+				}
+			}
+			lo[i], hi[i], why[i] = int32(s+kb), int32(t-1-ka), w
+			full = append(full, isFull)
+		}
+		m.full = full
+		for i := s; i < t; i++ {
+			if full[i-s] {
+				m.setTag(order[i], orderTag{kind: tagHash, flag: tagFull, a: int32(b)})
+			} else {
+				m.pushTag(order[i], orderTag{kind: tagHash, reason: reason, a: int32(b)})
+			}
+		}
+		s = t
 	}
+}
+
+// runBounds writes, for a sequence ordered by bins (ties in one bin are a
+// run), the lowest and highest position each element can have when only
+// pairs whose order is known are fixed, counting only elements with certain
+// owners, to lo and hi; the reasons of the unknown pairs to why; and whether
+// each element's order is known against every other element of its run to
+// full. A pair's order is unknown when both are in tree (nil: none), for
+// treeReason, and otherwise as restoreModel.known says. hi, why and full
+// may be nil when not needed.
+func (m *restoreModel) runBounds(order, bins []int32, tree []bool, treeReason uint8, lo, hi []int32, why []uint8, full []bool) {
 	n := len(order)
-	lo, hi, why, full = make([]int32, n), make([]int32, n), make([]uint8, n), make([]bool, n)
 	total := 0
 	for _, e := range order {
 		if m.el[e].certain {
@@ -823,15 +1081,22 @@ func (m *restoreModel) runBounds(order, bins []int32, pair func(i, k int) (bool,
 		after := total - before - in
 		for i := s; i < t; i++ {
 			kb, ka := 0, 0
-			full[i] = true
+			isFull := true
+			var w uint8
 			for k := s; k < t; k++ {
 				if k == i {
 					continue
 				}
-				ok, r := pair(i, k)
+				var ok bool
+				var r uint8
+				if tree != nil && tree[i] && tree[k] {
+					ok, r = false, treeReason
+				} else {
+					ok, r = m.known(order[i], order[k])
+				}
 				if !ok {
-					why[i] |= r
-					full[i] = false
+					w |= r
+					isFull = false
 					continue
 				}
 				if m.el[order[k]].certain {
@@ -843,19 +1108,26 @@ func (m *restoreModel) runBounds(order, bins []int32, pair func(i, k int) (bool,
 				}
 			}
 			lo[i] = int32(before + kb)
-			hi[i] = int32(n - 1 - after - ka)
+			if hi != nil {
+				hi[i] = int32(n - 1 - after - ka)
+			}
+			if why != nil {
+				why[i] = w
+			}
+			if full != nil {
+				full[i] = isFull
+			}
 		}
 		before += in
 		s = t
 	}
-	return lo, hi, why, full
 }
 
 // known reports whether the relative order of x and y, two splits in the
 // same sequence, is the same in every run of Flink that this model cannot
 // tell apart, and if not, why.
 func (m *restoreModel) known(x, y int32) (bool, uint8) {
-	cx, cy := m.el[x].chain, m.el[y].chain
+	cx, cy := m.chainOf(x), m.chainOf(y)
 	for i, j := len(cx)-1, len(cy)-1; i >= 0 && j >= 0; i, j = i-1, j-1 {
 		tx, ty := cx[i], cy[j]
 		if tx.kind != ty.kind {
@@ -897,22 +1169,24 @@ func (m *restoreModel) known(x, y int32) (bool, uint8) {
 // MIN_TREEIFY_CAPACITY; earlier resizes keep the order. A bin can become a
 // tree at capacity c >= 64 only if 9 splits of that bin can be present while
 // the table has c bins, i.e. among the first 3c/4+1 inserted.
-func (m *restoreModel) treeRisk(seq, loIns []int32, u int, jm *javaHashMap[int32], initialCap int, hashOf func(int32) int32, counted func(int32) bool) (capRisk bool, risky func(int32) bool) {
+func (m *restoreModel) treeRisk(seq, loIns []int32, u int, final int, initialCap int, hashOf func(int32) int32, counted func(int32) bool) (capRisk bool, risky func(int32) bool) {
 	n := len(seq)
 	if n < javaTreeifyThreshold+1 {
 		return false, nil
 	}
-	final := jm.capacity()
 	normal := javaNormalCapacity(initialCap, n)
 	if final != normal {
 		return true, nil
 	}
-	hash := make([]uint32, n)
+	m.riskHash = grow(m.riskHash, n)
+	hash := m.riskHash
 	for i, e := range seq {
 		hash[i] = uint32(javaSpread(hashOf(e)))
 	}
 	if normal < javaMinTreeifyCapacity {
-		counts := make([]int, normal)
+		m.riskCounts = grow(m.riskCounts, normal)
+		counts := m.riskCounts
+		clear(counts)
 		for i, e := range seq {
 			if counted(e) {
 				counts[hash[i]&uint32(normal-1)]++
@@ -921,7 +1195,8 @@ func (m *restoreModel) treeRisk(seq, loIns []int32, u int, jm *javaHashMap[int32
 		return slices.Max(counts)+u >= javaTreeifyThreshold+1, nil
 	}
 	var marks map[int32]bool
-	counts := make([]int, final)
+	m.riskCounts = grow(m.riskCounts, final)
+	counts := m.riskCounts
 	for c := javaMinTreeifyCapacity; c <= final; c <<= 1 {
 		clear(counts[:c])
 		present := int32(min(n, c*3/4+1))
@@ -959,23 +1234,34 @@ func (m *restoreModel) redistribute(snaps [][]int32, q int) (lists, loIns [][]in
 	loIns = make([][]int32, q)
 	pieces = make([][]RestorePiece, q)
 	st := &m.stats[m.step]
+	total := 0
+	for _, s := range snaps {
+		total += len(s)
+	}
+	// Every list, bound and piece of this step lives in one array each; the
+	// lists are capped so that appends reallocate.
+	listSlab := make([]int32, total)
+	loSlab := make([]int32, total)
 	if q == p {
+		pieceSlab := make([]RestorePiece, 0, p)
+		off := 0
 		for j, snap := range snaps {
-			lists[j] = slices.Clone(snap)
-			loIns[j] = make([]int32, len(snap))
+			n := len(snap)
+			lists[j] = listSlab[off : off+n : off+n]
+			loIns[j] = loSlab[off : off+n : off+n]
+			off += n
+			copy(lists[j], snap)
 			for i, e := range snap {
 				loIns[j][i] = m.el[e].lo
 			}
-			if len(snap) > 0 {
-				pieces[j] = []RestorePiece{{OldSubtask: j, Count: len(snap)}}
+			if n > 0 {
+				pieceSlab = append(pieceSlab, RestorePiece{OldSubtask: j, Count: n})
+				k := len(pieceSlab)
+				pieces[j] = pieceSlab[k-1 : k : k]
 			}
 		}
 		m.segment(lists, 0, func(j, _ int) int32 { return int32(j) })
 		return lists, loIns, pieces
-	}
-	total := 0
-	for _, s := range snaps {
-		total += len(s)
 	}
 	b, r := total/q, total%q
 	chunkOf := func(pos int) int {
@@ -985,23 +1271,31 @@ func (m *restoreModel) redistribute(snaps [][]int32, q int) (lists, loIns [][]in
 		return r + (pos-r*(b+1))/b
 	}
 	chunkStart := func(j int) int { return j*b + min(j, r) }
-	segs := make([][]int32, q) // per new subtask: old subtask of each split
+	segSlab := make([]int32, total) // per new subtask: old subtask of each split
+	segs := make([][]int32, q)
 	for j := range q {
-		size := b
-		if j < r {
-			size++
-		}
-		lists[j] = make([]int32, 0, size)
-		loIns[j] = make([]int32, 0, size)
-		segs[j] = make([]int32, 0, size)
+		lo, hi := chunkStart(j), chunkStart(j+1)
+		lists[j] = listSlab[lo:hi:hi]
+		loIns[j] = loSlab[lo:hi:hi]
+		segs[j] = segSlab[lo:hi:hi]
 	}
+	// The concatenated lists are dealt in order: new subtask j takes
+	// positions chunkStart(j) .. chunkStart(j+1)-1, so j only grows and the
+	// pieces come in (j, old subtask) order.
+	pieceSlab := make([]RestorePiece, 0, p+q)
+	pieceOf := make([]int32, 0, p+q) // new subtask of each piece
+	j, next := 0, chunkStart(1)
 	off := 0
 	for k, snap := range snaps {
 		for i, e := range snap {
+			pos := off + i
+			for pos >= next {
+				j++
+				next = chunkStart(j + 1)
+			}
 			el := &m.el[e]
-			j := chunkOf(off + i)
 			pieceStart := max(chunkStart(j)-off, 0)
-			if el.certain && chunkOf(off+int(el.lo)) != chunkOf(off+int(el.hi)) {
+			if el.certain && el.lo != el.hi && chunkOf(off+int(el.lo)) != chunkOf(off+int(el.hi)) {
 				el.certain = false
 				st.newUncertain = append(st.newUncertain, e)
 				st.causes |= el.why
@@ -1010,16 +1304,23 @@ func (m *restoreModel) redistribute(snaps [][]int32, q int) (lists, loIns [][]in
 			if el.certain {
 				li = max(el.lo-int32(pieceStart), 0)
 			}
-			lists[j] = append(lists[j], e)
-			loIns[j] = append(loIns[j], li)
-			segs[j] = append(segs[j], int32(k))
-			if n := len(pieces[j]); n > 0 && pieces[j][n-1].OldSubtask == k {
-				pieces[j][n-1].Count++
+			listSlab[pos], loSlab[pos], segSlab[pos] = e, li, int32(k)
+			if n := len(pieceSlab); n > 0 && int(pieceOf[n-1]) == j && pieceSlab[n-1].OldSubtask == k {
+				pieceSlab[n-1].Count++
 			} else {
-				pieces[j] = append(pieces[j], RestorePiece{OldSubtask: k, Count: 1})
+				pieceSlab = append(pieceSlab, RestorePiece{OldSubtask: k, Count: 1})
+				pieceOf = append(pieceOf, int32(j))
 			}
 		}
 		off += len(snap)
+	}
+	for s := 0; s < len(pieceSlab); {
+		t := s
+		for t < len(pieceSlab) && pieceOf[t] == pieceOf[s] {
+			t++
+		}
+		pieces[pieceOf[s]] = pieceSlab[s:t:t]
+		s = t
 	}
 	for j := range lists {
 		if len(pieces[j]) > 1 {
@@ -1084,7 +1385,8 @@ func (m *restoreModel) recordStep(lists, snaps [][]int32, n int) {
 func (m *restoreModel) result(lists, snaps [][]int32, pieces [][]RestorePiece) RestoreResult {
 	cfg := m.cfg
 	q := cfg.history[len(cfg.history)-1]
-	a := Assignment{Parallelism: q, Owner: make(map[TopicPartition]int, len(m.el)), Subtasks: make([][]TopicPartition, q)}
+	owners := make([]int32, len(m.el))
+	a := Assignment{Parallelism: q, Topics: m.topics, Owners: owners, Subtasks: make([][]TopicPartition, q)}
 	res := RestoreResult{
 		Assignment:      a,
 		Source:          restoreSource,
@@ -1094,25 +1396,37 @@ func (m *restoreModel) result(lists, snaps [][]int32, pieces [][]RestorePiece) R
 		StartingOffsets: cfg.offsets,
 		ConnectorLine:   cfg.line,
 	}
+	subs := make([]TopicPartition, len(m.el))
+	snapTPs := make([]TopicPartition, len(m.el))
+	off := 0
 	for j, l := range lists {
-		if len(l) == 0 {
+		n := len(l)
+		if n == 0 {
 			continue
 		}
-		a.Subtasks[j] = make([]TopicPartition, len(l))
-		res.Snapshot[j] = make([]TopicPartition, len(l))
+		sub, snap := subs[off:off+n:off+n], snapTPs[off:off+n:off+n]
+		off += n
 		for i, e := range l {
-			a.Subtasks[j][i] = m.el[e].tp
-			a.Owner[m.el[e].tp] = j
+			sub[i] = m.tp(e)
+			owners[m.global(e)] = int32(j)
 		}
 		for i, e := range snaps[j] {
-			res.Snapshot[j][i] = m.el[e].tp
+			snap[i] = m.tp(e)
+		}
+		a.Subtasks[j], res.Snapshot[j] = sub, snap
+	}
+	nu := 0
+	for i := range m.el {
+		if !m.el[i].certain {
+			nu++
 		}
 	}
-	res.Uncertain = []TopicPartition{}
-	for _, e := range m.el {
-		if !e.certain {
-			res.Uncertain = append(res.Uncertain, e.tp)
+	res.Uncertain = make([]TopicPartition, 0, nu)
+	for i := range m.el {
+		if m.el[i].certain {
+			continue
 		}
+		res.Uncertain = append(res.Uncertain, m.tp(int32(i)))
 	}
 	res.Exact = len(res.Uncertain) == 0
 	res.Notes = m.notes(pieces)
@@ -1180,7 +1494,7 @@ func (m *restoreModel) notes(pieces [][]RestorePiece) []string {
 				names = append(names, fmt.Sprintf("and %d more", len(st.newUncertain)-5))
 				break
 			}
-			names = append(names, m.el[e].tp.SplitID())
+			names = append(names, m.tp(e).SplitID())
 		}
 		notes = append(notes, fmt.Sprintf("Restore from %d to %d subtasks: the owner of %d partition(s) (%s) is not determined. They sit at a boundary between two new subtasks' chunks, and their position in the old saved list depends on %s.",
 			st.from, st.to, len(st.newUncertain), strings.Join(names, ", "), causeText(st.causes, cfg.offsets)))

@@ -68,8 +68,8 @@ func TestRestoreOrdersVectors(t *testing.T) {
 			t.Errorf("RestoreAssignment(orders×12, 2, 3).Pieces[%d] = %v, want %v", j, res.Pieces[j], wantPieces[j])
 		}
 		for _, tp := range res.Assignment.Subtasks[j] {
-			if res.Assignment.Owner[tp] != j {
-				t.Errorf("RestoreAssignment(orders×12, 2, 3).Owner[%v] = %d, want %d", tp, res.Assignment.Owner[tp], j)
+			if o, ok := res.Assignment.OwnerOf(tp); !ok || o != j {
+				t.Errorf("RestoreAssignment(orders×12, 2, 3).OwnerOf(%v) = %d, %v, want %d", tp, o, ok, j)
 			}
 		}
 	}
@@ -217,8 +217,11 @@ func restoreCheckInvariants(t *testing.T, in RestoreInput, res RestoreResult) {
 	if a.Parallelism != q || len(a.Subtasks) != q || len(res.Snapshot) != q {
 		t.Fatalf("Restore(%v): parallelism %d, %d subtasks, %d snapshots; want %d", h, a.Parallelism, len(a.Subtasks), len(res.Snapshot), q)
 	}
-	if len(a.Owner) != len(all) {
-		t.Fatalf("Restore(%v): %d owners, want %d partitions", h, len(a.Owner), len(all))
+	if len(a.Owners) != len(all) {
+		t.Fatalf("Restore(%v): %d owners, want %d partitions", h, len(a.Owners), len(all))
+	}
+	if !slices.Equal(a.Topics, restoreAllTopics(in)) {
+		t.Fatalf("Restore(%v).Topics = %v, want %v", h, a.Topics, restoreAllTopics(in))
 	}
 	seen := map[TopicPartition]bool{}
 	newOwned := make([]int, q)
@@ -232,8 +235,8 @@ func restoreCheckInvariants(t *testing.T, in RestoreInput, res RestoreResult) {
 				t.Fatalf("Restore(%v): %v listed twice", h, tp)
 			}
 			seen[tp] = true
-			if a.Owner[tp] != j {
-				t.Fatalf("Restore(%v).Owner[%v] = %d, want %d (its list)", h, tp, a.Owner[tp], j)
+			if o, ok := a.OwnerOf(tp); !ok || o != j {
+				t.Fatalf("Restore(%v).OwnerOf(%v) = %d, %v, want %d (its list)", h, tp, o, ok, j)
 			}
 			if _, old := isNew[tp]; !old {
 				newOwned[j]++
@@ -267,9 +270,9 @@ func restoreCheckInvariants(t *testing.T, in RestoreInput, res RestoreResult) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for tp, o := range fresh.Owner {
-			if a.Owner[tp] != o {
-				t.Fatalf("Restore(%v).Owner[%v] = %d, want FreshAssignment's %d", h, tp, a.Owner[tp], o)
+		for tp, o := range fresh.All() {
+			if got, ok := a.OwnerOf(tp); !ok || got != o {
+				t.Fatalf("Restore(%v).OwnerOf(%v) = %d, %v, want FreshAssignment's %d", h, tp, got, ok, o)
 			}
 		}
 		if !res.Exact {
@@ -826,8 +829,8 @@ func TestRestoreDiscoveredAfterRestore(t *testing.T) {
 	}
 	for _, tp := range []TopicPartition{{"orders", 12}, {"orders", 15}, {"payments", 0}, {"payments", 1}} {
 		want, _ := KafkaSplitOwner(tp, 3)
-		if got := res.Assignment.Owner[tp]; got != want {
-			t.Errorf("Restore(+discovered).Owner[%v] = %d, want getSplitOwner %d", tp, got, want)
+		if got, ok := res.Assignment.OwnerOf(tp); !ok || got != want {
+			t.Errorf("Restore(+discovered).OwnerOf(%v) = %d, %v, want getSplitOwner %d", tp, got, ok, want)
 		}
 	}
 	if !res.Exact || !strings.Contains(strings.Join(res.Notes, " "), "6 partitions discovered after the last restore") {
@@ -844,6 +847,21 @@ func TestSplitIDHashCode(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzSplitIDHashCode: the split-id hash continued from the topic's hash
+// is String.hashCode of "<topic>-<partition>" for any topic and partition.
+func FuzzSplitIDHashCode(f *testing.F) {
+	f.Add("orders", int32(0))
+	f.Add("ünïcode😀", int32(1<<31-1))
+	f.Add("a-b", int32(-7))
+	f.Add("\xe2\x82", int32(10))
+	f.Fuzz(func(t *testing.T, topic string, p int32) {
+		tp := TopicPartition{Topic: topic, Partition: p}
+		if got, want := splitIDHashCode(StringHashCode(topic), p), StringHashCode(tp.SplitID()); got != want {
+			t.Fatalf("splitIDHashCode(%q, %d) = %d, want %d", topic, p, got, want)
+		}
+	})
 }
 
 func TestKafkaPartitionSplitHashCode(t *testing.T) {

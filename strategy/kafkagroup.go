@@ -91,10 +91,12 @@ func ConsumerGroupAssignment(b kgo.GroupBalancer, topics []assign.Topic, p int) 
 	}
 	names := make([]string, len(topics))
 	counts := make(map[string]int32, len(topics))
+	offsets := make(map[string]int, len(topics)) // global index of partition 0
 	total := 0
 	for i, t := range topics {
 		names[i] = t.Name
 		counts[t.Name] = int32(t.Partitions) // ValidateTopics bounds it by assign.MaxPartitions
+		offsets[t.Name] = total
 		total += t.Partitions
 	}
 	slices.Sort(names)
@@ -130,10 +132,9 @@ func ConsumerGroupAssignment(b kgo.GroupBalancer, topics []assign.Topic, p int) 
 		return assign.Assignment{}, fmt.Errorf("%s balancer returned %T, want *kgo.BalancePlan", proto, into)
 	}
 
-	a := assign.Assignment{
-		Parallelism: p,
-		Owner:       make(map[assign.TopicPartition]int, total),
-		Subtasks:    make([][]assign.TopicPartition, p),
+	owners := make([]int32, total) // by global index (see assign.Assignment), -1: unassigned
+	for i := range owners {
+		owners[i] = -1
 	}
 	for member, byTopic := range plan.AsMemberIDMap() {
 		owner, ok := index[member]
@@ -149,25 +150,26 @@ func ConsumerGroupAssignment(b kgo.GroupBalancer, topics []assign.Topic, p int) 
 				if q < 0 || q >= n {
 					return assign.Assignment{}, fmt.Errorf("%s balancer assigned partition %d of topic %q, which has %d", proto, q, topic, n)
 				}
-				tp := assign.TopicPartition{Topic: topic, Partition: q}
-				if prev, dup := a.Owner[tp]; dup {
+				i := offsets[topic] + int(q)
+				if prev := owners[i]; prev >= 0 {
+					tp := assign.TopicPartition{Topic: topic, Partition: q}
 					return assign.Assignment{}, fmt.Errorf("%s balancer assigned %s to members %d and %d", proto, tp.SplitID(), prev, owner)
 				}
-				a.Owner[tp] = owner
+				owners[i] = int32(owner)
 			}
 		}
 	}
+	i := 0
 	for _, t := range topics {
 		for q := range t.Partitions {
-			tp := assign.TopicPartition{Topic: t.Name, Partition: int32(q)}
-			owner, ok := a.Owner[tp]
-			if !ok {
+			if owners[i] < 0 {
+				tp := assign.TopicPartition{Topic: t.Name, Partition: int32(q)}
 				return assign.Assignment{}, fmt.Errorf("%s balancer left %s unassigned", proto, tp.SplitID())
 			}
-			a.Subtasks[owner] = append(a.Subtasks[owner], tp)
+			i++
 		}
 	}
-	return a, nil
+	return assign.NewAssignment(topics, p, owners)
 }
 
 // joinMemberCompare is the order in which a kgo group leader hands members to

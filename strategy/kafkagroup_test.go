@@ -43,8 +43,9 @@ func TestRangeMatchesJavaRule(t *testing.T) {
 					n = tt.Partitions
 				}
 			}
-			if got, want := a.Owner[tp], javaRangeOwner(int(tp.Partition), n, p); got != want {
-				t.Fatalf("rangeAssign(%v, %d).Owner[%v] = %d, want %d", topics, p, tp, got, want)
+			got, ok := a.OwnerOf(tp)
+			if want := javaRangeOwner(int(tp.Partition), n, p); !ok || got != want {
+				t.Fatalf("rangeAssign(%v, %d).OwnerOf(%v) = %d, %v, want %d", topics, p, tp, got, ok, want)
 			}
 		}
 	}
@@ -67,8 +68,8 @@ func TestRoundRobinMatchesJavaRule(t *testing.T) {
 			return cmp.Or(cmp.Compare(x.Topic, y.Topic), cmp.Compare(x.Partition, y.Partition))
 		})
 		for i, tp := range sorted {
-			if got, want := a.Owner[tp], i%p; got != want {
-				t.Fatalf("roundRobinAssign(%v, %d).Owner[%v] = %d, want %d", topics, p, tp, got, want)
+			if got, ok := a.OwnerOf(tp); !ok || got != i%p {
+				t.Fatalf("roundRobinAssign(%v, %d).OwnerOf(%v) = %d, %v, want %d", topics, p, tp, got, ok, i%p)
 			}
 		}
 	}

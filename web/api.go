@@ -464,9 +464,9 @@ func (s *Server) serveAssignment(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return badInput("mode", "%s: want fresh or restore", quoteClip(mode))
 	}
-	resp.Partitions = make([]assignmentPartition, 0, len(a.Owner))
-	for _, tp := range assign.Partitions(topics) {
-		resp.Partitions = append(resp.Partitions, assignmentPartition{Topic: tp.Topic, Partition: tp.Partition, Subtask: a.Owner[tp]})
+	resp.Partitions = make([]assignmentPartition, 0, len(a.Owners))
+	for tp, o := range a.All() {
+		resp.Partitions = append(resp.Partitions, assignmentPartition{Topic: tp.Topic, Partition: tp.Partition, Subtask: o})
 	}
 	resp.Subtasks = make([]assignmentSubtask, p)
 	for i, ps := range a.Subtasks {
