@@ -1,6 +1,10 @@
 package assign
 
-import "math/bits"
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+)
 
 // Constants of java.util.HashMap (OpenJDK 17.0.21 src.zip,
 // java.base/java/util/HashMap.java L238-275; the same since JDK 8 and in
@@ -377,8 +381,9 @@ func javaHashOrder(hs []uint32, initialCapacity int, perm []int32, counts []int3
 	if n == 0 {
 		return 0, true, counts
 	}
-	if n > javaTreeifyThreshold {
-		first := javaNormalCapacity(initialCapacity, 1)
+	capacity = javaNormalCapacity(initialCapacity, n)
+	first := javaNormalCapacity(initialCapacity, 1)
+	if n > javaTreeifyThreshold && first != capacity {
 		counts = growInt32(counts, first)
 		clear(counts)
 		mask := uint32(first - 1)
@@ -390,24 +395,46 @@ func javaHashOrder(hs []uint32, initialCapacity int, perm []int32, counts []int3
 			}
 		}
 	}
-	capacity = javaNormalCapacity(initialCapacity, n)
 	mask := uint32(capacity - 1)
-	if n <= 32 {
-		// Insertion sort by bin; stable, and fast for short lists.
-		for i := range n {
-			b := hs[i] & mask
-			j := i
-			for ; j > 0 && hs[perm[j-1]]&mask > b; j-- {
-				perm[j] = perm[j-1]
+	if capacity > 8*n+64 {
+		// A table far larger than its keys: sort the keys, not the bins.
+		if n <= 32 {
+			for i := range n {
+				b := hs[i] & mask
+				j := i
+				for ; j > 0 && hs[perm[j-1]]&mask > b; j-- {
+					perm[j] = perm[j-1]
+				}
+				perm[j] = int32(i)
 			}
-			perm[j] = int32(i)
+		} else {
+			for i := range perm {
+				perm[i] = int32(i)
+			}
+			slices.SortStableFunc(perm, func(x, y int32) int { return cmp.Compare(hs[x]&mask, hs[y]&mask) })
+		}
+		if n > javaTreeifyThreshold && first == capacity {
+			for s := 0; s < n; {
+				t := s + 1
+				for t < n && hs[perm[t]]&mask == hs[perm[s]]&mask {
+					t++
+				}
+				if t-s > javaTreeifyThreshold {
+					return 0, false, counts
+				}
+				s = t
+			}
 		}
 		return capacity, true, counts
 	}
+	// Counting sort by bin (stable).
 	counts = growInt32(counts, capacity+1)
 	clear(counts)
 	for _, h := range hs {
 		counts[h&mask+1]++
+	}
+	if n > javaTreeifyThreshold && first == capacity && slices.Max(counts) > javaTreeifyThreshold {
+		return 0, false, counts
 	}
 	for b := 1; b <= capacity; b++ {
 		counts[b] += counts[b-1]

@@ -130,10 +130,19 @@ func MakePlan(in PlanInput) (Plan, error) {
 		return Plan{}, errors.New("restore from savepoint is modelled for Flink's KafkaSource only; choose the Flink strategy")
 	}
 	pl.MovesFresh = SourceRescale(now, pl.TargetFresh)
-	if pl.Now, err = pl.side(now, in.Rates); err != nil {
+	// FreshAssignment lists every subtask's partitions in global index
+	// order, so its loads can be summed from Owners and rates by index.
+	var dense []float64
+	if len(in.Rates) > 0 && in.Assign == nil {
+		dense = denseRates(in.Topics, in.Rates)
+	}
+	if pl.Now, err = pl.side(now, in.Rates, dense); err != nil {
 		return Plan{}, err
 	}
-	if pl.Target, err = pl.side(target, in.Rates); err != nil {
+	if pl.Start == StartRestore {
+		dense = nil
+	}
+	if pl.Target, err = pl.side(target, in.Rates, dense); err != nil {
 		return Plan{}, err
 	}
 	if pl.Keyed, err = KeyedRescale(pl.MaxParallelism, in.Current, in.Target, in.StateBytes); err != nil {
@@ -142,13 +151,24 @@ func MakePlan(in PlanInput) (Plan, error) {
 	return pl, nil
 }
 
-func (pl Plan) side(a Assignment, rates map[TopicPartition]float64) (PlanSide, error) {
+// side computes one side's figures. dense, when not nil, holds the rates by
+// a's global index and promises that a's Subtasks list every subtask's
+// partitions in global index order: adding dense[i] to the load of
+// Owners[i] for ascending i is then the same sum, in the same order, as
+// adding rates[tp] along each Subtasks list.
+func (pl Plan) side(a Assignment, rates map[TopicPartition]float64, dense []float64) (PlanSide, error) {
 	s := PlanSide{Parallelism: a.Parallelism, Assignment: a, PartitionSkew: MeasureSkew(a.Counts())}
 	if len(rates) > 0 {
 		s.Load = make([]float64, a.Parallelism)
-		for i, ps := range a.Subtasks {
-			for _, tp := range ps {
-				s.Load[i] += rates[tp]
+		if dense != nil && len(dense) == len(a.Owners) {
+			for i, o := range a.Owners {
+				s.Load[o] += dense[i]
+			}
+		} else {
+			for i, ps := range a.Subtasks {
+				for _, tp := range ps {
+					s.Load[i] += rates[tp]
+				}
 			}
 		}
 		s.RateSkew = MeasureSkew(s.Load)
@@ -163,4 +183,23 @@ func (pl Plan) side(a Assignment, rates map[TopicPartition]float64) (PlanSide, e
 	}
 	s.KeyGroupSkew = MeasureSkew(sizes)
 	return s, nil
+}
+
+// denseRates returns the rate of every partition of topics by global index
+// (topic offset + partition), 0 where rates has none.
+func denseRates(topics []Topic, rates map[TopicPartition]float64) []float64 {
+	type span struct{ off, n int }
+	at := make(map[string]span, len(topics))
+	total := 0
+	for _, t := range topics {
+		at[t.Name] = span{total, t.Partitions}
+		total += t.Partitions
+	}
+	dense := make([]float64, total)
+	for tp, v := range rates {
+		if sp, ok := at[tp.Topic]; ok && tp.Partition >= 0 && int(tp.Partition) < sp.n {
+			dense[sp.off+int(tp.Partition)] = v
+		}
+	}
+	return dense
 }

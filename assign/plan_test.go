@@ -2,6 +2,7 @@ package assign
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -50,4 +51,42 @@ func BenchmarkPlan10kRates(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/plan")
+}
+
+// TestMakePlanLoads: the per-subtask loads are the sums of the rates along
+// each side's Subtasks lists, in list order, bit for bit, whatever the start
+// mode and strategy; missing rates count 0 and rates of other partitions
+// are ignored.
+func TestMakePlanLoads(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	strategies := []func([]Topic, int) (Assignment, error){nil, NaiveModuloAssignment, DynamicGlobalAssignment}
+	for iter := range 200 {
+		topics := recRandomTopics(r, 6, 80)
+		rates := map[TopicPartition]float64{{Topic: "not-a-topic", Partition: 0}: 5, {Topic: topics[0].Name, Partition: -1}: 7}
+		for _, tp := range Partitions(topics) {
+			if r.IntN(4) > 0 {
+				rates[tp] = r.ExpFloat64() * 1000
+			}
+		}
+		in := PlanInput{Topics: topics, Rates: rates, Current: 1 + r.IntN(60), Target: 1 + r.IntN(60),
+			Assign: strategies[iter%3], Start: StartFresh}
+		if in.Assign == nil && r.IntN(2) == 0 {
+			in.Start = StartRestore
+		}
+		pl, err := MakePlan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, side := range []PlanSide{pl.Now, pl.Target} {
+			for j, ps := range side.Assignment.Subtasks {
+				var want float64
+				for _, tp := range ps {
+					want += rates[tp]
+				}
+				if side.Load[j] != want {
+					t.Fatalf("MakePlan(%v, %s, p=%d).Load[%d] = %v, want %v", topics, in.Start, side.Parallelism, j, side.Load[j], want)
+				}
+			}
+		}
+	}
 }

@@ -405,19 +405,19 @@ func runRestore(cfg restoreConfig, rng *rand.Rand, trace bool) (RestoreResult, *
 		m.trace = &restoreTrace{}
 	}
 	m.mergeTopics()
+	rank := m.rankTopics()
 	total := int(m.offset[len(m.offset)-1])
 	m.el = make([]restoreElem, 0, total)
 	initial := make([]int32, 0, total)
 	var discovered []int32
-	m.addTopics(cfg.topics, nil, &initial)
+	m.addTopics(cfg.topics, nil, rank, &initial)
 	if len(cfg.newTopics) > 0 {
 		have := make(map[string]int, len(cfg.topics))
 		for _, t := range cfg.topics {
 			have[t.Name] = t.Partitions
 		}
-		m.addTopics(cfg.newTopics, have, &discovered)
+		m.addTopics(cfg.newTopics, have, rank, &discovered)
 	}
-	m.rankTopics()
 
 	hist := cfg.history
 	last := len(hist) - 1
@@ -476,8 +476,8 @@ func (m *restoreModel) mergeTopics() {
 }
 
 // addTopics appends the partitions of topics (those at or above have[name]
-// when have is given) as elements.
-func (m *restoreModel) addTopics(topics []Topic, have map[string]int, out *[]int32) {
+// when have is given) as elements; rank is rankTopics' result.
+func (m *restoreModel) addTopics(topics []Topic, have map[string]int, rank []int32, out *[]int32) {
 	ti := 0
 	for _, t := range topics {
 		if have != nil {
@@ -488,12 +488,15 @@ func (m *restoreModel) addTopics(topics []Topic, have map[string]int, out *[]int
 		if have != nil {
 			from = have[t.Name]
 		}
-		for p := from; p < t.Partitions; p++ {
-			*out = append(*out, int32(len(m.el)))
-			m.el = append(m.el, restoreElem{
-				part: int32(p), topic: int32(ti), idHash: splitIDHashCode(th, int32(p)), tpHash: kafkaTopicPartitionHashCode(th, int32(p)),
-				isNew: have != nil, certain: true,
-			})
+		first := len(m.el)
+		m.el = m.el[:first+t.Partitions-from] // room reserved by runRestore
+		for i := range m.el[first:] {
+			p := int32(from + i)
+			el := &m.el[first+i]
+			el.part, el.topic, el.rank = p, int32(ti), rank[ti]
+			el.idHash, el.tpHash = splitIDHashCode(th, p), kafkaTopicPartitionHashCode(th, p)
+			el.isNew, el.certain = have != nil, true
+			*out = append(*out, int32(first+i))
 		}
 		ti++
 	}
@@ -545,10 +548,10 @@ func (m *restoreModel) tp(e int32) TopicPartition {
 	return TopicPartition{Topic: m.topics[el.topic].Name, Partition: el.part}
 }
 
-// rankTopics numbers the topic names in String.compareTo order. The names
-// are sorted in their order of first appearance among the elements, which
-// is the order of topics.
-func (m *restoreModel) rankTopics() {
+// rankTopics numbers topics by name in String.compareTo order. The names
+// are sorted from the order of topics (which is also their order of first
+// appearance among the elements).
+func (m *restoreModel) rankTopics() []int32 {
 	names := make([]int, len(m.topics))
 	keys := make([][]uint16, len(m.topics))
 	for i, t := range m.topics {
@@ -560,9 +563,7 @@ func (m *restoreModel) rankTopics() {
 	for i, t := range names {
 		rank[t] = int32(i)
 	}
-	for i := range m.el {
-		m.el[i].rank = rank[m.el[i].topic]
-	}
+	return rank
 }
 
 // owner is KafkaSplitOwner in int32 arithmetic.
