@@ -584,9 +584,7 @@ func (r *recInput) busiestAll(n int) []float64 {
 		workers = min(runtime.GOMAXPROCS(0), 8, (n+block-1)/block)
 	}
 	if workers <= 1 {
-		for p := 1; p <= n; p++ {
-			busiest[p] = maxLoad(r.loads(p))
-		}
+		r.sweepBusiest(busiest, 1, n, make([]float64, n))
 		return busiest
 	}
 	var next atomic.Int64
@@ -599,9 +597,7 @@ func (r *recInput) busiestAll(n int) []float64 {
 				if lo > n {
 					return
 				}
-				for p := lo; p <= min(lo+block-1, n); p++ {
-					busiest[p] = maxLoad(r.loadsInto(p, buf))
-				}
+				r.sweepBusiest(busiest, lo, min(lo+block-1, n), buf)
 			}
 		})
 	}
@@ -663,6 +659,14 @@ func (r *recInput) countDiff(p int) (diff []int, base int) {
 	return diff[:p], base
 }
 
+// sweepBusiest sets busiest[p] = maxLoad(loads(p)) for p in lo..hi, with buf
+// (cap >= hi) for the loads.
+func (r *recInput) sweepBusiest(busiest []float64, lo, hi int, buf []float64) {
+	for p := lo; p <= hi; p++ {
+		busiest[p] = maxLoad(r.loadsInto(p, buf))
+	}
+}
+
 // loads returns the records/s per subtask on a fresh start with p readers:
 // partition q of topic t goes to (h31 % p + q) % p. Sums run topic by topic
 // in input order, partitions ascending. The slice is reused by the next call.
@@ -694,47 +698,20 @@ func (r *recInput) loadsInto(p int, buf []float64) []float64 {
 
 // maxLoad is the largest element of a non-empty slice of finite values. A
 // plain comparison is several times faster than slices.Max, which has to
-// order NaNs; four running maxima (the maximum of finite values does not
-// depend on the order) keep the comparisons independent.
+// order NaNs.
 func maxLoad(l []float64) float64 {
-	b0 := l[0]
-	b1, b2, b3 := b0, b0, b0
-	for len(l) >= 4 {
-		q := l[:4:4]
-		if q[0] > b0 {
-			b0 = q[0]
-		}
-		if q[1] > b1 {
-			b1 = q[1]
-		}
-		if q[2] > b2 {
-			b2 = q[2]
-		}
-		if q[3] > b3 {
-			b3 = q[3]
-		}
-		l = l[4:]
-	}
-	for _, v := range l {
-		if v > b0 {
-			b0 = v
+	b := l[0]
+	for _, v := range l[1:] {
+		if v > b {
+			b = v
 		}
 	}
-	return max(b0, b1, b2, b3)
+	return b
 }
 
-// addTo adds src to dst element-wise; len(dst) == len(src). Unrolled by
-// four: every element still gets exactly one addition.
+// addTo adds src to dst element-wise; len(dst) == len(src).
 func addTo(dst, src []float64) {
 	src = src[:len(dst)]
-	for len(src) >= 4 {
-		d, s := dst[:4:4], src[:4:4]
-		d[0] += s[0]
-		d[1] += s[1]
-		d[2] += s[2]
-		d[3] += s[3]
-		dst, src = dst[4:], src[4:]
-	}
 	for j, v := range src {
 		dst[j] += v
 	}
