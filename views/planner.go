@@ -115,7 +115,7 @@ type GridRow struct {
 // Cell is one partition in a subtask's row.
 type Cell struct {
 	Label     string // partition number
-	Class     string // colour classes
+	Class     string // all classes: colour, and unc/mv for the flags below
 	Title     string // full description for hover and screen readers
 	Uncertain bool   // owner not determined by Flink's deterministic rules
 	Moved     bool   // changes subtask between now and target
@@ -146,6 +146,9 @@ type Segment struct {
 	Class   string
 	Title   string
 	Label   bool // wide enough to print its text
+	// Whole is a single segment standing for all subtasks (Range holds
+	// the summary text).
+	Whole bool
 }
 
 // StateView summarises keyed state movement.

@@ -49,3 +49,22 @@ func ariaInvalid(bad bool) string {
 	}
 	return "false"
 }
+
+func rowClass(r GridRow) string {
+	switch {
+	case r.Idle && r.Highlight:
+		return "idle hl"
+	case r.Idle:
+		return "idle"
+	case r.Highlight:
+		return "hl"
+	}
+	return ""
+}
+
+func stClass(r GridRow) string {
+	if r.Busiest {
+		return "st busiest"
+	}
+	return "st"
+}

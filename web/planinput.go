@@ -52,8 +52,12 @@ type planForm struct {
 	encodedLen int
 }
 
-// queryLen is the length of the encoded canonical query.
+// queryLen is the length of the encoded canonical query. Pasted rates
+// longer than any link are not encoded just to be measured.
 func (f *planForm) queryLen() int {
+	if f.canonical == nil && len(f.Rates) > maxLinkQuery {
+		return len(f.Rates)
+	}
 	f.canonicalQuery()
 	return f.encodedLen
 }

@@ -36,8 +36,8 @@ const (
 	listMoves = 60
 	// stateRows caps the per-subtask keyed-state table.
 	stateRows = 256
-	// stripTitles: key-group strips of more subtasks than this draw bare
-	// segments (the grid rows say each subtask's range).
+	// stripTitles: key-group strips of more subtasks than this draw one
+	// segment that summarises them (the grid rows say each subtask's range).
 	stripTitles = 256
 )
 
@@ -177,10 +177,10 @@ const maxLinkQuery = 8 << 10
 // planURL is the planner URL for f with some parameters replaced, or ""
 // when that URL would be too long to be a link.
 func planURL(l views.Layout, f *planForm, set map[string]string) string {
-	q := f.canonicalQuery()
 	if f.queryLen() > maxLinkQuery {
 		return ""
 	}
+	q := f.canonicalQuery()
 	for k, v := range set {
 		if v == "" {
 			q.Del(k)
@@ -312,35 +312,54 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 		maxLoad = max(maxLoad, x)
 	}
 	g.Rows = make([]views.GridRow, side.Parallelism)
+	cellBuf := make([]views.Cell, total)
+	names := make([]string, len(gc.f.topics)) // isolated names, once per topic
+	colour := make([]string, len(gc.f.topics))
+	for t, tc := range gc.f.topics {
+		names[t] = isolate(tc.Name)
+		colour[t] = "c t" + strconv.Itoa(t%8)
+	}
+	less := func(a, b assign.TopicPartition) int {
+		return cmp.Or(cmp.Compare(gc.topicIdx[a.Topic], gc.topicIdx[b.Topic]), cmp.Compare(a.Partition, b.Partition))
+	}
+	var sb strings.Builder
 	for i, ps := range side.Assignment.Subtasks {
-		ps = slices.Clone(ps)
-		slices.SortFunc(ps, func(a, b assign.TopicPartition) int {
-			return cmp.Or(cmp.Compare(gc.topicIdx[a.Topic], gc.topicIdx[b.Topic]), cmp.Compare(a.Partition, b.Partition))
-		})
+		if !slices.IsSortedFunc(ps, less) {
+			ps = slices.Clone(ps)
+			slices.SortFunc(ps, less)
+		}
 		kr := side.Ranges[i]
 		row := views.GridRow{
-			Subtask: i, Idle: len(ps) == 0, Load: load[i], LoadMax: max(maxLoad, 1),
-			LoadLow: sk.Mean * 1.1, LoadHigh: sk.Mean * 1.25,
+			Subtask: i, Idle: len(ps) == 0, Load: math.Round(load[i]), LoadMax: math.Ceil(max(maxLoad, 1)),
+			LoadLow: math.Round(sk.Mean * 1.1), LoadHigh: math.Round(sk.Mean * 1.25),
 			LoadText:  fmtNum(load[i]),
-			KeyGroups: fmt.Sprintf("%d–%d", kr.Start, kr.End),
+			KeyGroups: strconv.Itoa(kr.Start) + "–" + strconv.Itoa(kr.End),
 			Busiest:   side.Parallelism > 1 && maxLoad > 0 && i == sk.Busiest,
 			Highlight: i == gc.highlight.subtask,
-			Cells:     make([]views.Cell, len(ps)),
+			Cells:     cellBuf[:len(ps):len(ps)],
 		}
+		cellBuf = cellBuf[len(ps):]
 		for j, tp := range ps {
-			c := views.Cell{Class: "c t" + strconv.Itoa(gc.topicIdx[tp.Topic]%8), Moved: moved[tp], Uncertain: unc[tp]}
+			t := gc.topicIdx[tp.Topic]
+			isMoved, isUnc := moved[tp], unc[tp]
+			c := views.Cell{Class: colour[t], Moved: isMoved, Uncertain: isUnc}
+			part := strconv.Itoa(int(tp.Partition))
+			sb.Reset()
+			sb.WriteString(names[t])
+			sb.WriteByte('-')
+			sb.WriteString(part)
 			if !g.Compact {
-				c.Label = strconv.Itoa(int(tp.Partition))
-			}
-			title := fmt.Sprintf("%s-%d · subtask %d", isolate(tp.Topic), tp.Partition, i)
-			if g.Compact {
 				// Large grids keep the hover text short; the row's
 				// header carries the subtask and key-group range.
-				title = isolate(tp.Topic) + "-" + strconv.Itoa(int(tp.Partition))
+				c.Label = part
+				sb.WriteString(" · subtask ")
+				sb.WriteString(strconv.Itoa(i))
 			}
 			if gc.hasRates {
 				r := gc.f.rates[tp]
-				title += " · " + fmtNum(r) + " rec/s"
+				sb.WriteString(" · ")
+				sb.WriteString(fmtNum(r))
+				sb.WriteString("/s")
 				if gc.f.Color == "rate" {
 					c.Class = "c rate r" + strconv.Itoa(rateBand(r, gc.maxRate))
 				} else {
@@ -348,19 +367,22 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 				}
 			}
 			if !g.Compact {
-				title += " · key groups " + row.KeyGroups
+				sb.WriteString(" · key groups ")
+				sb.WriteString(row.KeyGroups)
 			}
-			if moved[tp] {
-				title += " · changes subtask"
+			if isMoved {
+				sb.WriteString(" · changes subtask")
+				c.Class += " mv"
 			}
-			if unc[tp] {
-				title += " · owner not determined: depends on an order Flink does not fix"
+			if isUnc {
+				sb.WriteString(" · owner not determined: depends on an order Flink does not fix")
+				c.Class += " unc"
 			}
 			if gc.highlight.partition != nil && *gc.highlight.partition == tp {
 				c.Class += " hl"
 				row.Highlight = true
 			}
-			c.Title = title
+			c.Title = sb.String()
 			row.Cells[j] = c
 		}
 		g.Rows[i] = row
@@ -424,13 +446,24 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 			tp assign.TopicPartition
 			r  float64
 		}
+		// The three hottest partitions, without sorting them all.
+		hotter := func(a, b pr) bool {
+			return cmp.Or(cmp.Compare(b.r, a.r), cmp.Compare(a.tp.Topic, b.tp.Topic), cmp.Compare(a.tp.Partition, b.tp.Partition)) < 0
+		}
 		var all []pr
 		for tp, r := range f.rates {
-			all = append(all, pr{tp, r})
+			x := pr{tp, r}
+			i := len(all)
+			for i > 0 && hotter(x, all[i-1]) {
+				i--
+			}
+			if i < 3 {
+				all = slices.Insert(all, i, x)
+				if len(all) > 3 {
+					all = all[:3]
+				}
+			}
 		}
-		slices.SortFunc(all, func(a, b pr) int {
-			return cmp.Or(cmp.Compare(b.r, a.r), cmp.Compare(a.tp.Topic, b.tp.Topic), cmp.Compare(a.tp.Partition, b.tp.Partition))
-		})
 		total := side.RateSkew.Total
 		nParts := 0
 		for _, t := range f.topics {
@@ -549,6 +582,18 @@ func keyGroupStrip(pl assign.Plan) views.KeyGroupStrip {
 		m := float64(pl.MaxParallelism)
 		hi := (pl.MaxParallelism + side.Parallelism - 1) / side.Parallelism
 		lo := pl.MaxParallelism / side.Parallelism
+		if side.Parallelism > stripTitles {
+			// Too many subtasks to tell apart at any width: one segment
+			// that says what every subtask owns.
+			desc := fmt.Sprintf("%d subtasks of %d key groups each", side.Parallelism, lo)
+			if hi != lo {
+				big := pl.MaxParallelism % side.Parallelism
+				desc = fmt.Sprintf("%d subtasks own %d key groups, %d own %d", big, hi, side.Parallelism-big, lo)
+			}
+			row.Segments = []views.Segment{{Subtask: 0, X: 0, W: 100, Range: desc, Class: "k0", Title: desc + "; each row of the grids gives its range", Label: true, Whole: true}}
+			s.Rows = append(s.Rows, row)
+			continue
+		}
 		for i, r := range side.Ranges {
 			seg := views.Segment{
 				Subtask: i, X: 100 * float64(r.Start) / m, W: 100 * float64(r.Size()) / m,

@@ -15,7 +15,7 @@ func (s *Server) routes() http.Handler {
 	root.Use(s.logRequests)
 	root.Use(securityHeaders)
 	root.Use(middleware.GetHead)
-	root.Use(middleware.Compress(5, "text/html", "text/css", "text/javascript", "application/json", "text/csv", "text/plain"))
+	root.Use(middleware.Compress(1, "text/html", "text/css", "text/javascript", "application/json", "text/csv", "text/plain"))
 	if s.prefix == "" {
 		s.mount(root)
 		return root
