@@ -32,12 +32,15 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  *
  * <pre>
  * KafkaSource "Kafka Source" (topics, group id, earliest offsets, discovery every 2 s,
- *   offsets committed on checkpoints; emits the record key as a String)
- *   -> keyBy(key)
+ *   offsets committed on checkpoints; emits In{key = new String(record key, UTF-8),
+ *   tag = new String(record value, UTF-8)})
+ *   -> keyBy(in.key), a String
  *   -> "Key Router" (KeyedProcessFunction with a per-key ValueState count; emits one Route per record)
  *   -> KafkaSink "Route Sink" to the output topic:
- *        record key   = the input key (UTF-8),
- *        record value = "subtask,parallelism,maxParallelism,count" as the keyed subtask saw it.
+ *        record key   = the key String (UTF-8),
+ *        record value = "subtask,parallelism,maxParallelism,count,hashCode,tag" as the keyed
+ *                       subtask saw it (hashCode = key.hashCode(); tag echoes the input value, so
+ *                       a caller can match outputs to inputs whose key bytes were not valid UTF-8).
  * </pre>
  *
  * Operator uids are fixed so a savepoint restores into a job of another parallelism.
@@ -61,9 +64,19 @@ public final class SkewJob {
         public long checkpointMs = 2000L;
     }
 
+    /** One input record. */
+    public static final class In {
+        public String key;
+        public String tag;
+
+        public In() {}
+    }
+
     /** One routed record. */
     public static final class Route {
         public String key;
+        public String tag;
+        public int hash;
         public int subtask;
         public int parallelism;
         public int maxParallelism;
@@ -76,7 +89,7 @@ public final class SkewJob {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.enableCheckpointing(s.checkpointMs);
 
-        KafkaSource<String> source = KafkaSource.<String>builder()
+        KafkaSource<In> source = KafkaSource.<In>builder()
                 .setBootstrapServers(s.bootstrap)
                 .setTopics(s.topics)
                 .setGroupId(s.groupId)
@@ -87,7 +100,7 @@ public final class SkewJob {
                 .setProperty("commit.offsets.on.checkpoint", "true")
                 .build();
 
-        DataStream<String> keys = env.fromSource(source, WatermarkStrategy.noWatermarks(), "Kafka Source")
+        DataStream<In> keys = env.fromSource(source, WatermarkStrategy.noWatermarks(), "Kafka Source")
                 .setParallelism(s.sourceParallelism)
                 .uid("kafka-source");
 
@@ -119,30 +132,32 @@ public final class SkewJob {
         return graph.getJobGraph();
     }
 
-    /** Emits each record's key (UTF-8; "" for a null key). */
-    public static final class KeyDeserializer implements KafkaRecordDeserializationSchema<String> {
+    /** Decodes key and value as UTF-8 ("" for null). */
+    public static final class KeyDeserializer implements KafkaRecordDeserializationSchema<In> {
         @Override
-        public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<String> out) {
-            byte[] k = record.key();
-            out.collect(k == null ? "" : new String(k, StandardCharsets.UTF_8));
+        public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<In> out) {
+            In in = new In();
+            in.key = record.key() == null ? "" : new String(record.key(), StandardCharsets.UTF_8);
+            in.tag = record.value() == null ? "" : new String(record.value(), StandardCharsets.UTF_8);
+            out.collect(in);
         }
 
         @Override
-        public TypeInformation<String> getProducedType() {
-            return Types.STRING;
+        public TypeInformation<In> getProducedType() {
+            return TypeInformation.of(In.class);
         }
     }
 
-    /** keyBy the String itself, as {@code keyBy(s -> s)} does. */
-    public static final class Identity implements KeySelector<String, String> {
+    /** keyBy the key String, as {@code keyBy(r -> r.key)} does. */
+    public static final class Identity implements KeySelector<In, String> {
         @Override
-        public String getKey(String value) {
-            return value;
+        public String getKey(In value) {
+            return value.key;
         }
     }
 
     /** Keeps a per-key count and reports which subtask holds the key. */
-    public static final class KeyRouter extends KeyedProcessFunction<String, String, Route> {
+    public static final class KeyRouter extends KeyedProcessFunction<String, In, Route> {
         private transient ValueState<Long> count;
 
         @Override
@@ -151,12 +166,14 @@ public final class SkewJob {
         }
 
         @Override
-        public void processElement(String key, Context ctx, Collector<Route> out) throws Exception {
+        public void processElement(In in, Context ctx, Collector<Route> out) throws Exception {
             Long c = count.value();
             long n = c == null ? 1 : c + 1;
             count.update(n);
             Route r = new Route();
-            r.key = key;
+            r.key = in.key;
+            r.tag = in.tag;
+            r.hash = in.key.hashCode();
             r.subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
             r.parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
             r.maxParallelism = getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks();
@@ -165,7 +182,7 @@ public final class SkewJob {
         }
     }
 
-    /** Route to a Kafka record: key = the key, value = "subtask,parallelism,maxParallelism,count". */
+    /** Route to a Kafka record: key = the key, value = "subtask,parallelism,maxParallelism,count,hashCode,tag". */
     public static final class RouteSerializer implements KafkaRecordSerializationSchema<Route> {
         private final String topic;
 
@@ -175,7 +192,7 @@ public final class SkewJob {
 
         @Override
         public ProducerRecord<byte[], byte[]> serialize(Route r, KafkaSinkContext context, Long timestamp) {
-            String v = r.subtask + "," + r.parallelism + "," + r.maxParallelism + "," + r.count;
+            String v = r.subtask + "," + r.parallelism + "," + r.maxParallelism + "," + r.count + "," + r.hash + "," + r.tag;
             return new ProducerRecord<>(topic, r.key.getBytes(StandardCharsets.UTF_8), v.getBytes(StandardCharsets.UTF_8));
         }
     }

@@ -1,0 +1,208 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/skewscope/skewscope/assign"
+)
+
+// kafkaClient produces to and reads from the test broker with franz-go.
+type kafkaClient struct {
+	bootstrap string
+	cl        *kgo.Client
+	adm       *kadm.Client
+}
+
+func newKafkaClient(t *testing.T, bootstrap string) *kafkaClient {
+	t.Helper()
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(bootstrap),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ProducerLinger(5*time.Millisecond),
+		kgo.ProducerBatchMaxBytes(1<<20),
+		kgo.MaxBufferedRecords(100_000),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return &kafkaClient{bootstrap: bootstrap, cl: cl, adm: kadm.NewClient(cl)}
+}
+
+// createTopics creates topics (replication 1) and waits until every
+// partition has a leader. It retries while the fresh broker is still
+// registering with its controller.
+func (k *kafkaClient) createTopics(t *testing.T, topics ...assign.Topic) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	for _, tp := range topics {
+		for {
+			resp, err := k.adm.CreateTopic(ctx, int32(tp.Partitions), 1, nil, tp.Name)
+			if err == nil && (resp.Err == nil || strings.Contains(resp.Err.Error(), "TOPIC_ALREADY_EXISTS")) {
+				break
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("create topic %s: %v / %v", tp.Name, err, resp.Err)
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	names := make([]string, len(topics))
+	for i, tp := range topics {
+		names[i] = tp.Name
+	}
+	for {
+		md, err := k.adm.ListTopics(ctx, names...)
+		ready := err == nil
+		for _, tp := range topics {
+			d, ok := md[tp.Name]
+			if !ok || d.Err != nil || len(d.Partitions) != tp.Partitions {
+				ready = false
+				continue
+			}
+			for _, p := range d.Partitions {
+				if p.Err != nil || p.Leader < 0 {
+					ready = false
+				}
+			}
+		}
+		if ready {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("topics %v not ready: %v", names, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// produce writes recs synchronously.
+func (k *kafkaClient) produce(t *testing.T, recs []*kgo.Record) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	if err := k.cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatalf("produce %d records: %v", len(recs), err)
+	}
+}
+
+// pokePartitions writes one record to every partition of topics, keyed
+// "poke-<topic>-<p>-<round>", tagged "-".
+func (k *kafkaClient) pokePartitions(t *testing.T, round string, topics ...assign.Topic) {
+	t.Helper()
+	var recs []*kgo.Record
+	for _, tp := range assign.Partitions(topics) {
+		recs = append(recs, &kgo.Record{
+			Topic:     tp.Topic,
+			Partition: tp.Partition,
+			Key:       []byte(fmt.Sprintf("poke-%s-%d-%s", tp.Topic, tp.Partition, round)),
+			Value:     []byte("-"),
+		})
+	}
+	k.produce(t, recs)
+}
+
+// produceKeys writes one record per key, value = its index (the tag the
+// job echoes), spread round-robin over the topic's partitions.
+func (k *kafkaClient) produceKeys(t *testing.T, topic assign.Topic, keys []string, tagPrefix string) {
+	t.Helper()
+	recs := make([]*kgo.Record, len(keys))
+	for i, key := range keys {
+		recs[i] = &kgo.Record{
+			Topic:     topic.Name,
+			Partition: int32(i % topic.Partitions),
+			Key:       []byte(key),
+			Value:     []byte(tagPrefix + strconv.Itoa(i)),
+		}
+	}
+	k.produce(t, recs)
+}
+
+// route is one output record of the job.
+type route struct {
+	Key         string
+	Subtask     int
+	Parallelism int
+	MaxP        int
+	Count       int64
+	Hash        int32
+	Tag         string
+}
+
+func parseRoute(r *kgo.Record) (route, error) {
+	f := strings.SplitN(string(r.Value), ",", 6)
+	if len(f) != 6 {
+		return route{}, fmt.Errorf("output value %q: want 6 comma-separated fields", r.Value)
+	}
+	var out route
+	var err error
+	ints := make([]int64, 5)
+	for i := 0; i < 5; i++ {
+		if ints[i], err = strconv.ParseInt(f[i], 10, 64); err != nil {
+			return route{}, fmt.Errorf("output value %q: %v", r.Value, err)
+		}
+	}
+	out.Key = string(r.Key)
+	out.Subtask, out.Parallelism, out.MaxP = int(ints[0]), int(ints[1]), int(ints[2])
+	out.Count, out.Hash, out.Tag = ints[3], int32(ints[4]), f[5]
+	return out, nil
+}
+
+// readRoutes consumes topic from the start and hands each route to
+// visit until visit reports that it has all it needs, or timeout passes.
+func (k *kafkaClient) readRoutes(t *testing.T, topic string, timeout time.Duration, visit func(route) (done bool)) error {
+	t.Helper()
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(k.bootstrap),
+		kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchMaxWait(500*time.Millisecond),
+	)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	n := 0
+	for {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return fmt.Errorf("reading %s: %w after %s (%d records)", topic, errTimeout, timeout, n)
+		}
+		for _, e := range fs.Errors() {
+			t.Logf("fetch %s[%d]: %v", e.Topic, e.Partition, e.Err)
+		}
+		var perr error
+		done := false
+		fs.EachRecord(func(r *kgo.Record) {
+			n++
+			if perr != nil || done {
+				return
+			}
+			rt, err := parseRoute(r)
+			if err != nil {
+				perr = err
+				return
+			}
+			done = visit(rt)
+		})
+		if perr != nil {
+			return perr
+		}
+		if done {
+			return nil
+		}
+	}
+}

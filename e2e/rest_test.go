@@ -1,0 +1,432 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+)
+
+// restClient talks to a Flink JobManager's REST endpoint.
+type restClient struct {
+	base string
+	hc   *http.Client
+}
+
+func newREST(base string) *restClient {
+	return &restClient{base: strings.TrimRight(base, "/"), hc: &http.Client{Timeout: 30 * time.Second}}
+}
+
+func (r *restClient) do(method, path string, body, v any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, r.base+path, rd)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, clip(string(b), 600))
+	}
+	if v == nil {
+		return nil
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s %s: decode %T: %v: %s", method, path, v, err, clip(string(b), 600))
+	}
+	return nil
+}
+
+func (r *restClient) get(path string, v any) error { return r.do(http.MethodGet, path, nil, v) }
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+type jobVertex struct {
+	ID             string `json:"id"`
+	Name           string `json:"name"`
+	Parallelism    int    `json:"parallelism"`
+	MaxParallelism int    `json:"maxParallelism"`
+	Status         string `json:"status"`
+}
+
+type jobDetails struct {
+	JID            string      `json:"jid"`
+	Name           string      `json:"name"`
+	State          string      `json:"state"`
+	MaxParallelism int         `json:"maxParallelism"`
+	Vertices       []jobVertex `json:"vertices"`
+}
+
+func (r *restClient) job(id string) (jobDetails, error) {
+	var d jobDetails
+	err := r.get("/jobs/"+id, &d)
+	return d, err
+}
+
+// vertex returns the job's vertex whose name has the given prefix.
+func (d jobDetails) vertex(prefix string) (jobVertex, error) {
+	for _, v := range d.Vertices {
+		if strings.HasPrefix(v.Name, prefix) {
+			return v, nil
+		}
+	}
+	names := make([]string, len(d.Vertices))
+	for i, v := range d.Vertices {
+		names[i] = v.Name
+	}
+	return jobVertex{}, fmt.Errorf("job %s has no vertex named %q…; vertices: %q", d.JID, prefix, names)
+}
+
+// waitRunning waits until the job and every vertex are RUNNING.
+func (r *restClient) waitRunning(id string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for time.Now().Before(deadline) {
+		d, err := r.job(id)
+		if err == nil {
+			last = d.State
+			ok := d.State == "RUNNING" && len(d.Vertices) > 0
+			for _, v := range d.Vertices {
+				ok = ok && v.Status == "RUNNING"
+				last += fmt.Sprintf(" %s=%s", v.Name, v.Status)
+			}
+			if ok {
+				return nil
+			}
+			if d.State == "FAILED" || d.State == "CANCELED" || d.State == "FINISHED" {
+				return fmt.Errorf("job reached %s while waiting for RUNNING", d.State)
+			}
+		} else {
+			last = err.Error()
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	return fmt.Errorf("job not running after %s: %s", timeout, last)
+}
+
+// waitState waits until the job's state is one of states.
+func (r *restClient) waitState(id string, timeout time.Duration, states ...string) (string, error) {
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for time.Now().Before(deadline) {
+		d, err := r.job(id)
+		if err == nil {
+			last = d.State
+			for _, s := range states {
+				if d.State == s {
+					return s, nil
+				}
+			}
+		} else {
+			last = err.Error()
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	return last, fmt.Errorf("job %s not in %v after %s (last: %s)", id, states, timeout, last)
+}
+
+// cancel cancels through REST (PATCH /jobs/:jobid?mode=cancel) and waits
+// for CANCELED.
+func (r *restClient) cancel(id string) error {
+	if err := r.do(http.MethodPatch, "/jobs/"+id+"?mode=cancel", nil, nil); err != nil {
+		return err
+	}
+	_, err := r.waitState(id, 90*time.Second, "CANCELED")
+	return err
+}
+
+// stopWithSavepoint is POST /jobs/:jobid/stop, then polls the trigger until
+// the savepoint completes; it returns the savepoint location.
+func (r *restClient) stopWithSavepoint(id, dir string) (string, error) {
+	var trig struct {
+		RequestID string `json:"request-id"`
+	}
+	if err := r.do(http.MethodPost, "/jobs/"+id+"/stop", map[string]any{"targetDirectory": dir, "drain": false}, &trig); err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(120 * time.Second)
+	for time.Now().Before(deadline) {
+		var st struct {
+			Status struct {
+				ID string `json:"id"`
+			} `json:"status"`
+			Operation struct {
+				Location     string          `json:"location"`
+				FailureCause json.RawMessage `json:"failure-cause"`
+			} `json:"operation"`
+		}
+		if err := r.get("/jobs/"+id+"/savepoints/"+trig.RequestID, &st); err != nil {
+			return "", err
+		}
+		if st.Status.ID == "COMPLETED" {
+			if st.Operation.Location == "" {
+				return "", fmt.Errorf("stop-with-savepoint failed: %s", clip(string(st.Operation.FailureCause), 2000))
+			}
+			if _, err := r.waitState(id, 60*time.Second, "FINISHED"); err != nil {
+				return "", err
+			}
+			return st.Operation.Location, nil
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	return "", fmt.Errorf("savepoint of %s not complete after 120 s", id)
+}
+
+type metricValue struct {
+	ID    string `json:"id"`
+	Value string `json:"value"`
+}
+
+// metricIDs lists the metric ids of path (no get=).
+func (r *restClient) metricIDs(path string) ([]string, error) {
+	var ms []metricValue
+	if err := r.get(path, &ms); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids, nil
+}
+
+// metricValues reads ids from path with get=, in requests that keep the
+// request line well under Flink's 4096-byte limit.
+func (r *restClient) metricValues(path string, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	for len(ids) > 0 {
+		n, size := 0, 0
+		for n < len(ids) && size+len(url.QueryEscape(ids[n]))+1 < 3000 {
+			size += len(url.QueryEscape(ids[n])) + 1
+			n++
+		}
+		if n == 0 {
+			n = 1
+		}
+		var ms []metricValue
+		if err := r.get(path+"?get="+url.QueryEscape(strings.Join(ids[:n], ",")), &ms); err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			out[m.ID] = m.Value
+		}
+		ids = ids[n:]
+	}
+	return out, nil
+}
+
+// currentOffsetRE matches the vertex-level ids of KafkaSourceReader's
+// per-partition gauge (flink-rest.md §5).
+var (
+	vertexOffsetRE  = regexp.MustCompile(`^(\d+)\.(.+)\.KafkaSourceReader\.topic\.(.+)\.partition\.(\d+)\.currentOffset$`)
+	subtaskOffsetRE = regexp.MustCompile(`^(.+)\.KafkaSourceReader\.topic\.(.+)\.partition\.(\d+)\.currentOffset$`)
+)
+
+// observation is the source assignment read from REST metric ids.
+type observation struct {
+	Subtasks [][]assign.TopicPartition // sorted per subtask
+	Offsets  map[assign.TopicPartition]int64
+	Sample   []string // a few raw ids, for the report
+	IDCount  int      // metric ids of the vertex
+	Operator string   // operator prefix seen in the ids
+}
+
+// topicFromMetric undoes nothing: topic names here have no '.', so the
+// sanitised name is the name. It maps back through the known topics so a
+// sanitised '.' would still resolve.
+func topicFromMetric(name string, topics []assign.Topic) string {
+	for _, t := range topics {
+		if strings.ReplaceAll(t.Name, ".", "_") == name {
+			return t.Name
+		}
+	}
+	return name
+}
+
+// observeSource polls the source vertex's metric id list until every
+// partition of topics is listed by exactly one subtask and (if
+// requireRead) each one's currentOffset is >= 0, i.e. that subtask has
+// emitted a record of it. It then cross-checks the per-subtask metric
+// endpoints against the vertex-level list.
+func (r *restClient) observeSource(jobID string, topics []assign.Topic, p int, requireRead bool, timeout time.Duration) (observation, error) {
+	d, err := r.job(jobID)
+	if err != nil {
+		return observation{}, err
+	}
+	src, err := d.vertex("Source: Kafka Source")
+	if err != nil {
+		return observation{}, err
+	}
+	if src.Parallelism != p {
+		return observation{}, fmt.Errorf("source vertex parallelism %d, want %d", src.Parallelism, p)
+	}
+	want := map[assign.TopicPartition]bool{}
+	for _, tp := range assign.Partitions(topics) {
+		want[tp] = true
+	}
+	base := "/jobs/" + jobID + "/vertices/" + src.ID
+	deadline := time.Now().Add(timeout)
+	var obs observation
+	var problem string
+	for {
+		obs, problem, err = r.observeOnce(base, topics, p, want, requireRead)
+		if err != nil {
+			return obs, err
+		}
+		if problem == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			return obs, fmt.Errorf("after %s: %s; last observed:%s", timeout, problem, layoutString(obs.Subtasks))
+		}
+		time.Sleep(time.Second)
+	}
+	// Cross-check: GET …/subtasks/:i/metrics lists the same partitions
+	// without the "<subtask>." prefix.
+	for i := 0; i < p; i++ {
+		ids, err := r.metricIDs(fmt.Sprintf("%s/subtasks/%d/metrics", base, i))
+		if err != nil {
+			return obs, err
+		}
+		var got []assign.TopicPartition
+		for _, id := range ids {
+			m := subtaskOffsetRE.FindStringSubmatch(id)
+			if m == nil {
+				continue
+			}
+			part, _ := strconv.Atoi(m[3])
+			got = append(got, assign.TopicPartition{Topic: topicFromMetric(m[2], topics), Partition: int32(part)})
+		}
+		got = sortedLayout([][]assign.TopicPartition{got}, 1)[0]
+		if !sameLayout([][]assign.TopicPartition{got}, [][]assign.TopicPartition{obs.Subtasks[i]}) {
+			return obs, fmt.Errorf("subtask %d: per-subtask endpoint lists %v, vertex endpoint %v", i, got, obs.Subtasks[i])
+		}
+	}
+	return obs, nil
+}
+
+func (r *restClient) observeOnce(base string, topics []assign.Topic, p int, want map[assign.TopicPartition]bool, requireRead bool) (observation, string, error) {
+	obs := observation{Subtasks: make([][]assign.TopicPartition, p), Offsets: map[assign.TopicPartition]int64{}}
+	ids, err := r.metricIDs(base + "/metrics")
+	if err != nil {
+		return obs, "", err
+	}
+	obs.IDCount = len(ids)
+	owners := map[assign.TopicPartition][]int{}
+	var offsetIDs []string
+	idOf := map[string]assign.TopicPartition{}
+	for _, id := range ids {
+		m := vertexOffsetRE.FindStringSubmatch(id)
+		if m == nil {
+			continue
+		}
+		sub, _ := strconv.Atoi(m[1])
+		part, _ := strconv.Atoi(m[4])
+		tp := assign.TopicPartition{Topic: topicFromMetric(m[3], topics), Partition: int32(part)}
+		if sub >= p {
+			return obs, "", fmt.Errorf("metric id %q names subtask %d of a vertex with parallelism %d", id, sub, p)
+		}
+		obs.Operator = m[2]
+		obs.Subtasks[sub] = append(obs.Subtasks[sub], tp)
+		owners[tp] = append(owners[tp], sub)
+		offsetIDs = append(offsetIDs, id)
+		idOf[id] = tp
+		if len(obs.Sample) < 2 {
+			obs.Sample = append(obs.Sample, id)
+		}
+	}
+	obs.Subtasks = sortedLayout(obs.Subtasks, p)
+	var problems []string
+	var missing, extra, dup []string
+	for tp := range want {
+		if len(owners[tp]) == 0 {
+			missing = append(missing, tp.SplitID())
+		}
+	}
+	for tp, subs := range owners {
+		if !want[tp] {
+			extra = append(extra, tp.SplitID())
+		}
+		if len(subs) > 1 {
+			dup = append(dup, fmt.Sprintf("%s on %v", tp.SplitID(), subs))
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	sort.Strings(dup)
+	if len(missing) > 0 {
+		problems = append(problems, fmt.Sprintf("%d partitions not yet listed (%s)", len(missing), clip(strings.Join(missing, " "), 300)))
+	}
+	if len(extra) > 0 {
+		problems = append(problems, "unexpected partitions "+strings.Join(extra, " "))
+	}
+	if len(dup) > 0 {
+		problems = append(problems, "partitions on more than one subtask: "+strings.Join(dup, "; "))
+	}
+	if len(problems) == 0 && len(offsetIDs) > 0 {
+		vals, err := r.metricValues(base+"/metrics", offsetIDs)
+		if err != nil {
+			return obs, "", err
+		}
+		var unread []string
+		for _, id := range offsetIDs {
+			v, err := strconv.ParseInt(vals[id], 10, 64)
+			if err != nil {
+				v = -1
+			}
+			obs.Offsets[idOf[id]] = v
+			if v < 0 {
+				unread = append(unread, idOf[id].SplitID())
+			}
+		}
+		if requireRead && len(unread) > 0 {
+			sort.Strings(unread)
+			problems = append(problems, fmt.Sprintf("%d partitions with currentOffset -1 (nothing emitted yet): %s", len(unread), clip(strings.Join(unread, " "), 300)))
+		}
+	}
+	return obs, strings.Join(problems, "; "), nil
+}
+
+// checkpointsCompleted is counts.completed of GET /jobs/:jobid/checkpoints.
+func (r *restClient) checkpointsCompleted(id string) (int, error) {
+	var c struct {
+		Counts struct {
+			Completed int `json:"completed"`
+		} `json:"counts"`
+	}
+	err := r.get("/jobs/"+id+"/checkpoints", &c)
+	return c.Counts.Completed, err
+}
