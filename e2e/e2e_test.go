@@ -179,8 +179,46 @@ func (e *lineEnv) testRouting(t *testing.T) {
 	}()
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e.checkRouting(t, ids[i], "keys-out-"+c.name, keys, "k", c.keyedP, c.maxP, 1)
+			e.checkRouting(t, ids[i], "keys-out-"+c.name, keys, "k", c.keyedP, c.maxP, 1, false)
 		})
+	}
+	// Key bytes that are not valid UTF-8: the job decodes them with
+	// new String(bytes, UTF_8), which replaces malformed input with U+FFFD;
+	// assign.StringHashCode documents the same replacement.
+	bad := invalidUTF8Keys()
+	e.kc.produceKeys(t, in, bad, "x")
+	for i, c := range cases {
+		t.Run(c.name+"/invalid-utf8", func(t *testing.T) {
+			gaps := e.checkRouting(t, ids[i], "keys-out-"+c.name, bad, "x", c.keyedP, c.maxP, 0, knownInvalidUTF8Gap)
+			switch {
+			case knownInvalidUTF8Gap && len(gaps) == 0:
+				t.Errorf("assign.StringHashCode now agrees with Java on every invalid-UTF-8 key: set knownInvalidUTF8Gap = false")
+			case len(gaps) > 0:
+				t.Logf("KNOWN MODEL GAP (knownInvalidUTF8Gap): assign.StringHashCode replaces each invalid byte with U+FFFD, Java's new String(bytes, UTF_8) replaces each maximal ill-formed subsequence (and a UTF-8-encoded surrogate as a whole) with one U+FFFD; %d of %d keys differ:\n    %s",
+					len(gaps), len(bad), strings.Join(gaps, "\n    "))
+			}
+		})
+	}
+}
+
+// knownInvalidUTF8Gap records that assign.StringHashCode decodes invalid
+// UTF-8 differently from Java (found by this tier on Flink 1.20.5 and
+// 2.2.1). While true, the invalid-UTF-8 keys are checked against the hash
+// the job reports, and the gap is logged; once assign is fixed the check
+// fails until this is set to false, which makes it strict.
+const knownInvalidUTF8Gap = true
+
+// invalidUTF8Keys are byte strings a producer may send as keys that are
+// not valid UTF-8: stray continuation and invalid lead bytes, truncated
+// sequences (alone and followed by ASCII), UTF-8-encoded surrogates,
+// overlong forms and code points above U+10FFFF.
+func invalidUTF8Keys() []string {
+	return []string{
+		"\xff", "\xfe", "a\xffb", "ok\x80", "\x80\x80",
+		"\xe2\x82", "\xe2\x82A", "x\xe2\x82", "\xf0\x9f\x98", "\xf0\x9f\x98!", "\xf0\x9f", "\xc3",
+		"\xed\xa0\x80", "\xed\xbf\xbf\xed\xa0\x80",
+		"\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xf0\x80\x80\x80",
+		"\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xf8\x88\x80\x80\x80",
 	}
 }
 
@@ -190,7 +228,11 @@ func (e *lineEnv) testRouting(t *testing.T) {
 // hashCode the job saw with StringHashCode, and M and p with what the keyed
 // subtask and REST report. With wantCount > 0 it also checks the per-key
 // state count (2 after a restore proves the state moved with the key).
-func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, tagPrefix string, p, maxP int, wantCount int64) {
+//
+// With hashGapKnown, a key whose Java hashCode differs from
+// assign.StringHashCode is predicted from the Java hashCode instead, and
+// the difference is returned rather than reported as an error.
+func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, tagPrefix string, p, maxP int, wantCount int64, hashGapKnown bool) (gaps []string) {
 	t.Helper()
 	m := maxP
 	mDesc := fmt.Sprintf("explicit %d", maxP)
@@ -247,7 +289,17 @@ func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, t
 			obsCount[r.Subtask]++
 		}
 		if r.Hash != h {
-			hashMism = append(hashMism, fmt.Sprintf("%+q: Java hashCode %d, assign.StringHashCode %d", key, r.Hash, h))
+			d := fmt.Sprintf("%+q: Java hashCode %d, assign.StringHashCode %d", key, r.Hash, h)
+			if hashGapKnown {
+				gaps = append(gaps, d)
+				h = r.Hash
+				kg = assign.KeyGroupForHash(h, m)
+				predCount[want]--
+				want = assign.OperatorIndex(m, p, kg)
+				predCount[want]++
+			} else {
+				hashMism = append(hashMism, d)
+			}
 		}
 		if r.Subtask != want {
 			mism = append(mism, fmt.Sprintf("%+q: hash %d, key group %d, predicted subtask %d, observed %d", key, h, kg, want, r.Subtask))
@@ -290,6 +342,7 @@ func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, t
 	if len(mism)+len(hashMism)+len(cfgMism)+len(countMism)+len(bad) == 0 {
 		t.Logf("MATCH: all %d keys on the predicted subtask", len(keys))
 	}
+	return gaps
 }
 
 // ---------------------------------------------------------------------------
@@ -345,7 +398,7 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 	if !sameLayout(sortedLayout(fresh.Subtasks, c.from), obsA.Subtasks) {
 		t.Errorf("MISMATCH before the savepoint: fresh-start assignment differs from assign.FreshAssignment")
 	}
-	e.checkRouting(t, idA, outA.Name, keys, "a", c.from, 0, 1)
+	e.checkRouting(t, idA, outA.Name, keys, "a", c.from, 0, 1, false)
 	// A completed checkpoint first, so the source has committed offsets
 	// and the savepoint is not the first snapshot.
 	deadline := time.Now().Add(60 * time.Second)
@@ -428,7 +481,7 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 	// 4. Keyed state moved with the keys: the same keys again, count 2,
 	// routed for the new parallelism.
 	e.kc.produceKeys(t, c.topics[0], keys, "b")
-	e.checkRouting(t, idB, outB.Name, keys, "b", c.to, 0, 2)
+	e.checkRouting(t, idB, outB.Name, keys, "b", c.to, 0, 2, false)
 }
 
 func splitIDs(tps []assign.TopicPartition) []string {
