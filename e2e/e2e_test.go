@@ -32,6 +32,7 @@ func TestFlinkGroundTruth(t *testing.T) {
 			env.flink = startFlink(t, line, env.kafka.Bootstrap)
 			t.Run("fresh-source-assignment", env.testFresh)
 			t.Run("keyed-routing", env.testRouting)
+			t.Run("partition-discovery", env.testDiscovery)
 			t.Run("restore-rescale", env.testRestore)
 			t.Logf("Flink %s: checks took %s", env.flink.Version, time.Since(start).Round(time.Second))
 		})
@@ -112,6 +113,49 @@ func (e *lineEnv) testFresh(t *testing.T) {
 				t.Logf("MATCH")
 			}
 		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Partitions added while the job runs.
+
+func (e *lineEnv) testDiscovery(t *testing.T) {
+	before := []assign.Topic{{Name: "grow", Partitions: 4}}
+	after := []assign.Topic{{Name: "grow", Partitions: 10}}
+	const p = 3
+	e.kc.createTopics(t, before...)
+	e.kc.createTopics(t, assign.Topic{Name: "grow-out", Partitions: 1})
+	id := e.flink.submit(t, jobSpec{Name: "discovery", Topics: topicNames(before), Out: "grow-out", Group: "discovery", SourceP: p, KeyedP: p})
+	defer func() {
+		if err := e.flink.REST.cancel(id); err != nil {
+			t.Errorf("cancel %s: %v", id, err)
+		}
+	}()
+	e.kc.pokePartitions(t, "1", before...)
+	for _, step := range []struct {
+		what   string
+		topics []assign.Topic
+	}{{"at start", before}, {"after growing the topic while the job runs (discovery every 2 s)", after}} {
+		if step.topics[0].Partitions != before[0].Partitions {
+			e.kc.growTopic(t, step.topics[0])
+			e.kc.pokePartitions(t, "2", step.topics...)
+		}
+		pred, err := assign.FreshAssignment(step.topics, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		predicted := sortedLayout(pred.Subtasks, p)
+		obs, err := e.flink.REST.observeSource(id, step.topics, p, true, 90*time.Second)
+		t.Logf("Flink %s, partition discovery %s: %s at source parallelism %d (job %s)\n  predicted (assign.KafkaSplitOwner per partition):%s\n  observed:%s",
+			e.flink.Version, step.what, topicsString(step.topics), p, id, layoutString(predicted), layoutString(obs.Subtasks))
+		if err != nil {
+			t.Fatalf("observe: %v", err)
+		}
+		if !sameLayout(predicted, obs.Subtasks) {
+			t.Errorf("MISMATCH %s", step.what)
+		} else {
+			t.Logf("MATCH")
+		}
 	}
 }
 
@@ -351,12 +395,15 @@ func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, t
 type restoreCase struct {
 	topics   []assign.Topic
 	from, to int
+	// growTo > 0: after the restore, grow topics[0] to this many
+	// partitions and check the model's NewTopics placement.
+	growTo int
 }
 
 func (e *lineEnv) testRestore(t *testing.T) {
 	cases := []restoreCase{
-		{[]assign.Topic{{Name: "restore12", Partitions: 12}}, 4, 6},
-		{[]assign.Topic{{Name: "restore12b", Partitions: 12}}, 8, 3},
+		{[]assign.Topic{{Name: "restore12", Partitions: 12}}, 4, 6, 16},
+		{[]assign.Topic{{Name: "restore12b", Partitions: 12}}, 8, 3, 0},
 	}
 	for ci, c := range cases {
 		t.Run(fmt.Sprintf("%s/%dto%d", topicsString(c.topics), c.from, c.to), func(t *testing.T) {
@@ -482,6 +529,31 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 	// routed for the new parallelism.
 	e.kc.produceKeys(t, c.topics[0], keys, "b")
 	e.checkRouting(t, idB, outB.Name, keys, "b", c.to, 0, 2, false)
+
+	// 5. Partitions discovered after the restore: the hash rule at the new
+	// parallelism, on top of the restored layout.
+	if c.growTo == 0 {
+		return
+	}
+	grown := []assign.Topic{{Name: c.topics[0].Name, Partitions: c.growTo}}
+	e.kc.growTopic(t, grown[0])
+	e.kc.pokePartitions(t, "c", grown...)
+	resG, err := assign.Restore(assign.RestoreInput{Topics: c.topics, History: []int{c.from, c.to}, ConnectorLine: e.line.ConnectorLine, NewTopics: grown})
+	if err != nil {
+		t.Fatal(err)
+	}
+	predG := sortedLayout(resG.Assignment.Subtasks, c.to)
+	obsG, err := e.flink.REST.observeSource(idB, grown, c.to, true, 90*time.Second)
+	t.Logf("Flink %s, after the restore, %s grown to %d partitions (job %s)\n  predicted (assign.Restore with NewTopics; exact=%v, uncertain=%v):%s\n  observed:%s",
+		e.flink.Version, c.topics[0].Name, c.growTo, idB, resG.Exact, splitIDs(resG.Uncertain), layoutString(predG), layoutString(obsG.Subtasks))
+	if err != nil {
+		t.Fatalf("observe after growing: %v", err)
+	}
+	if !sameLayout(predG, obsG.Subtasks) {
+		t.Errorf("MISMATCH: placement of partitions discovered after the restore differs from assign.Restore")
+	} else {
+		t.Logf("MATCH")
+	}
 }
 
 func splitIDs(tps []assign.TopicPartition) []string {

@@ -58,6 +58,27 @@ func (k *kafkaClient) createTopics(t *testing.T, topics ...assign.Topic) {
 			time.Sleep(300 * time.Millisecond)
 		}
 	}
+	k.waitTopics(ctx, t, topics...)
+}
+
+// growTopic raises topic's partition count to total and waits for leaders.
+func (k *kafkaClient) growTopic(t *testing.T, topic assign.Topic) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	resp, err := k.adm.UpdatePartitions(ctx, topic.Partitions, topic.Name)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatalf("grow %s to %d partitions: %v", topic.Name, topic.Partitions, err)
+	}
+	k.waitTopics(ctx, t, topic)
+}
+
+// waitTopics waits until each topic has its partition count, all with leaders.
+func (k *kafkaClient) waitTopics(ctx context.Context, t *testing.T, topics ...assign.Topic) {
+	t.Helper()
 	names := make([]string, len(topics))
 	for i, tp := range topics {
 		names[i] = tp.Name
@@ -92,8 +113,19 @@ func (k *kafkaClient) produce(t *testing.T, recs []*kgo.Record) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	if err := k.cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		t.Fatalf("produce %d records: %v", len(recs), err)
+	for {
+		err := k.cl.ProduceSync(ctx, recs...).FirstErr()
+		if err == nil {
+			return
+		}
+		// After growTopic the client's cached metadata may still show the
+		// old partition count; refresh and retry (records are re-sent, and
+		// the checks tolerate duplicates).
+		if !strings.Contains(err.Error(), "invalid record partitioning choice") || ctx.Err() != nil {
+			t.Fatalf("produce %d records: %v", len(recs), err)
+		}
+		k.cl.ForceMetadataRefresh()
+		time.Sleep(300 * time.Millisecond)
 	}
 }
 
