@@ -404,6 +404,7 @@ func (e *lineEnv) testRestore(t *testing.T) {
 	cases := []restoreCase{
 		{[]assign.Topic{{Name: "restore12", Partitions: 12}}, 4, 6, 16},
 		{[]assign.Topic{{Name: "restore12b", Partitions: 12}}, 8, 3, 0},
+		{[]assign.Topic{{Name: "orders", Partitions: 3}, {Name: "payments", Partitions: 3}, {Name: "clicks", Partitions: 3}, {Name: "user-events", Partitions: 3}}, 8, 5, 0},
 	}
 	for ci, c := range cases {
 		t.Run(fmt.Sprintf("%s/%dto%d", topicsString(c.topics), c.from, c.to), func(t *testing.T) {

@@ -310,22 +310,31 @@ type kafkaBroker struct {
 	Bootstrap string
 }
 
+// startKafka starts the broker; it tries up to three times, since the
+// launcher picks its free ports before Kafka binds them.
 func startKafka(t *testing.T) *kafkaBroker {
 	t.Helper()
-	dir := workDir(t, "kafka")
-	logFile := filepath.Join(dir, "kafka-broker.log")
-	start := time.Now()
-	p := startJava(t, "kafka-broker", dir, classpath(t, "broker"), "skewscope.e2e.KafkaBroker",
-		[]string{"-Xms256m", "-Xmx1g", "-XX:+UseSerialGC", "-Dlog.file=" + logFile}, []string{logFile}, dir)
-	bs, err := p.expect("KAFKA_BOOTSTRAP=", 120*time.Second)
-	if err == nil {
-		_, err = p.expect("READY", 30*time.Second)
+	var errs []string
+	for attempt := 1; attempt <= 3; attempt++ {
+		dir := workDir(t, "kafka")
+		logFile := filepath.Join(dir, "kafka-broker.log")
+		start := time.Now()
+		p := startJava(t, "kafka-broker", dir, classpath(t, "broker"), "skewscope.e2e.KafkaBroker",
+			[]string{"-Xms256m", "-Xmx1g", "-XX:+UseSerialGC", "-Dlog.file=" + logFile}, []string{logFile}, dir)
+		bs, err := p.expect("KAFKA_BOOTSTRAP=", 120*time.Second)
+		if err == nil {
+			_, err = p.expect("READY", 30*time.Second)
+		}
+		if err == nil {
+			t.Logf("Kafka broker (KRaft) at %s, ready in %s; logs in %s", bs, time.Since(start).Round(100*time.Millisecond), dir)
+			return &kafkaBroker{proc: p, Bootstrap: bs}
+		}
+		p.stop(t, 30*time.Second)
+		p.dumpLogs(t)
+		errs = append(errs, fmt.Sprintf("attempt %d: %v (logs in %s)", attempt, err, dir))
 	}
-	if err != nil {
-		t.Fatalf("kafka broker: %v", err)
-	}
-	t.Logf("Kafka broker (KRaft, 4.1.1) at %s, ready in %s; logs in %s", bs, time.Since(start).Round(100*time.Millisecond), dir)
-	return &kafkaBroker{proc: p, Bootstrap: bs}
+	t.Fatalf("kafka broker did not start: %s", strings.Join(errs, "; "))
+	return nil
 }
 
 // flinkCluster is a running skewscope.e2e.FlinkE2E.

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/skewscope/skewscope/assign"
@@ -49,7 +51,10 @@ func (k *kafkaClient) createTopics(t *testing.T, topics ...assign.Topic) {
 	for _, tp := range topics {
 		for {
 			resp, err := k.adm.CreateTopic(ctx, int32(tp.Partitions), 1, nil, tp.Name)
-			if err == nil && (resp.Err == nil || strings.Contains(resp.Err.Error(), "TOPIC_ALREADY_EXISTS")) {
+			if err == nil {
+				err = resp.Err
+			}
+			if err == nil || errors.Is(err, kerr.TopicAlreadyExists) {
 				break
 			}
 			if ctx.Err() != nil {
