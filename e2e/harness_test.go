@@ -86,7 +86,7 @@ func buildJob(t *testing.T) {
 	buildOnce.Do(func() {
 		extra := strings.Fields(os.Getenv("SKEWSCOPE_E2E_MAVEN_ARGS"))
 		run := func(offline bool) (string, error) {
-			args := []string{"-q", "-B"}
+			args := []string{"-q", "-B", "-Dstyle.color=never"}
 			if offline {
 				args = append(args, "-o")
 			}
