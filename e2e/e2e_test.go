@@ -34,7 +34,7 @@ func TestFlinkGroundTruth(t *testing.T) {
 			t.Run("keyed-routing", env.testRouting)
 			t.Run("partition-discovery", env.testDiscovery)
 			t.Run("restore-rescale", env.testRestore)
-			t.Logf("Flink %s: checks took %s", env.flink.Version, time.Since(start).Round(time.Second))
+			t.Logf("Flink %s: broker and cluster start plus all checks took %s", env.flink.Version, time.Since(start).Round(time.Second))
 		})
 	}
 }
