@@ -2,9 +2,11 @@ package assign
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // TestRangesTile checks, for every maxP up to 200 and a sample of larger
@@ -171,16 +173,37 @@ func javaStringHash(s string) int32 {
 	return h
 }
 
+// FuzzStringHashCode: on valid UTF-8, StringHashCode is the textbook hash of
+// utf16.Encode; on any bytes, it hashes what appendJavaUTF16 decodes, and
+// that equals jdkDecodeLiteral, the line-by-line JDK 17 transliteration
+// (which TestStringHashCodeMatchesJDKOnInvalidUTF8 checks against a JVM).
 func FuzzStringHashCode(f *testing.F) {
-	for _, s := range []string{"", "orders", "😀", "𝄞x", "Aa", "BB", "héllo", "\xff\xfe"} {
+	for _, s := range []string{
+		"", "orders", "😀", "𝄞x", "Aa", "BB", "héllo", "\xff\xfe", "\uFFFD",
+		"\xe2\x82", "\xe2\x82A", "\xf0\x9f\x98", "\xed\xa0\x80", "\xed\xa0A", "\xe0\x80\x80",
+		"\xf4\x90\x80\x80", "\xf0\x9fA\x80", "ok\xe2\x82\xac\xe2\x82",
+	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := StringHashCode(s), javaStringHash(s); got != want {
-			t.Fatalf("StringHashCode(%q) = %d, want %d", s, got, want)
+		got := StringHashCode(s)
+		units := appendJavaUTF16(nil, s)
+		if utf8.ValidString(s) {
+			if want := javaStringHash(s); got != want {
+				t.Fatalf("StringHashCode(%q) = %d, want %d", s, got, want)
+			}
+			if want := utf16.Encode([]rune(s)); !slices.Equal(units, want) {
+				t.Fatalf("appendJavaUTF16(%q) = %04x, want %04x", s, units, want)
+			}
+		}
+		if want := jdkDecodeLiteral(s); !slices.Equal(units, want) {
+			t.Fatalf("appendJavaUTF16(% x) = %04x, JDK transliteration %04x", s, units, want)
+		}
+		if want := hashUnits(units); got != want {
+			t.Fatalf("StringHashCode(% x) = %d, want %d (hash of %04x)", s, got, want, units)
 		}
 		for _, maxP := range []int{1, 7, 128, 32768} {
-			kg := KeyGroupForHash(StringHashCode(s), maxP)
+			kg := KeyGroupForHash(got, maxP)
 			if kg < 0 || kg >= maxP {
 				t.Fatalf("KeyGroupForHash(%q, %d) = %d, want 0..%d", s, maxP, kg, maxP-1)
 			}
