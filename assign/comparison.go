@@ -3,7 +3,6 @@ package assign
 import (
 	"cmp"
 	"slices"
-	"unicode/utf16"
 )
 
 // This file holds partition-to-subtask layouts that Flink's plain KafkaSource
@@ -95,7 +94,7 @@ func DynamicGlobalAssignment(topics []Topic, p int) (Assignment, error) {
 	keys := make([][]uint16, len(topics))
 	for i, t := range topics {
 		order[i] = i
-		keys[i] = utf16.Encode([]rune(t.Name))
+		keys[i] = appendJavaUTF16(nil, t.Name)
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		if c := slices.Compare(keys[a], keys[b]); c != 0 {

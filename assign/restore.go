@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf16"
 )
 
 // StartingOffsets values of RestoreInput: which OffsetsInitializer the
@@ -390,7 +389,7 @@ func splitIDHashCode(topicHash, partition int32) int32 {
 // units (KafkaSourceEnumerator 5.0.0 sorts splits with
 // Comparator.comparing(topic)).
 func javaCompareStrings(a, b string) int {
-	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	ua, ub := appendJavaUTF16(nil, a), appendJavaUTF16(nil, b)
 	for i := range min(len(ua), len(ub)) {
 		if ua[i] != ub[i] {
 			return int(ua[i]) - int(ub[i])
@@ -556,7 +555,7 @@ func (m *restoreModel) rankTopics() []int32 {
 	keys := make([][]uint16, len(m.topics))
 	for i, t := range m.topics {
 		names[i] = i
-		keys[i] = utf16.Encode([]rune(t.Name))
+		keys[i] = appendJavaUTF16(nil, t.Name)
 	}
 	sort.Slice(names, func(i, j int) bool { return slices.Compare(keys[names[i]], keys[names[j]]) < 0 })
 	rank := make([]int32, len(m.topics))
