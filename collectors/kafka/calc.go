@@ -1,0 +1,156 @@
+package kafka
+
+import "time"
+
+// Rate returns the records per second between two end-offset samples. ok is
+// false when there is no usable interval (no earlier sample, time not
+// advancing) or when the end offset went backwards (topic re-created or
+// truncated), in which case no rate can be told.
+func Rate(prevEnd int64, prevAt time.Time, end int64, at time.Time) (rate float64, ok bool) {
+	dt := at.Sub(prevAt).Seconds()
+	if prevAt.IsZero() || dt <= 0 || end < prevEnd {
+		return 0, false
+	}
+	return float64(end-prevEnd) / dt, true
+}
+
+// Lag returns the offset lag of a committed offset against an end offset,
+// clamped at zero: the two are read at different instants, so a commit can
+// appear ahead of the end offset.
+func Lag(end, committed int64) int64 {
+	if committed >= end {
+		return 0
+	}
+	return end - committed
+}
+
+// TimeLagKind says how a lag in seconds was obtained.
+type TimeLagKind uint8
+
+const (
+	// TimeLagUnknown: no sample yet, nothing can be said.
+	TimeLagUnknown TimeLagKind = iota
+	// TimeLagCaughtUp: the commit is at (or past) the newest end offset; 0 s.
+	TimeLagCaughtUp
+	// TimeLagInterpolated: the commit lies between two samples.
+	TimeLagInterpolated
+	// TimeLagAtLeast: the commit is older than the oldest sample; the value
+	// is a lower bound (now minus the oldest sample's time).
+	TimeLagAtLeast
+)
+
+func (k TimeLagKind) String() string {
+	switch k {
+	case TimeLagCaughtUp:
+		return "caught-up"
+	case TimeLagInterpolated:
+		return "interpolated"
+	case TimeLagAtLeast:
+		return "at-least"
+	}
+	return "unknown"
+}
+
+// Sample is one (time, end offset) observation of a partition.
+type Sample struct {
+	At     time.Time
+	Offset int64
+}
+
+// TimeTable is a bounded per-partition table of (time, end offset) samples
+// used to estimate lag in seconds, after kafka-lag-exporter's LookupTable.
+//
+// Method: every poll adds the partition's end offset with the poll time.
+// A sample whose time is not after the newest one is ignored; an end offset
+// lower than the newest resets the table (the topic was re-created or
+// truncated). While the end offset does not move, only the first and the
+// latest sample of the flat stretch are kept, so an idle partition does not
+// push history out. The oldest sample is evicted at the size limit.
+//
+// For a committed offset c, [TimeTable.LagSeconds] finds, newest to oldest,
+// the first pair of adjacent samples l, r with l.Offset ≤ c ≤ r.Offset and
+// interpolates the time t_c at which the end offset passed c linearly:
+// t_c = t_r − (o_r − c)·(t_r − t_l)/(o_r − o_l); the lag is now − t_c.
+//
+// Limits: the resolution is the poll interval (a partition receiving one
+// record per minute shows lag jumping between 0 and the gap); traffic is
+// assumed uniform between two samples, so bursts skew the estimate; the
+// table spans at most size × poll interval of traffic (less on busy, more on
+// idle partitions) and a commit older than the oldest sample gets only a
+// lower bound (kind TimeLagAtLeast) rather than kafka-lag-exporter's
+// extrapolation, which produces "astronomical" values on replays; and for
+// Flink the committed offset trails the real position by up to one
+// checkpoint interval, which this estimate includes.
+//
+// A TimeTable is not safe for concurrent use.
+type TimeTable struct {
+	size    int
+	samples []Sample // oldest first
+}
+
+// NewTimeTable returns a table holding at most size samples (at least 2).
+func NewTimeTable(size int) *TimeTable {
+	size = max(size, 2)
+	return &TimeTable{size: size, samples: make([]Sample, 0, size)}
+}
+
+// Samples returns a copy of the samples, oldest first.
+func (t *TimeTable) Samples() []Sample {
+	return append([]Sample(nil), t.samples...)
+}
+
+// Add records the end offset seen at time at.
+func (t *TimeTable) Add(at time.Time, end int64) {
+	n := len(t.samples)
+	if n > 0 {
+		newest := t.samples[n-1]
+		if !at.After(newest.At) {
+			return
+		}
+		if end < newest.Offset {
+			t.samples = t.samples[:0]
+			n = 0
+		}
+	}
+	if n >= 2 && t.samples[n-1].Offset == end && t.samples[n-2].Offset == end {
+		t.samples[n-1].At = at
+		return
+	}
+	if n == t.size {
+		copy(t.samples, t.samples[1:])
+		t.samples = t.samples[:n-1]
+	}
+	t.samples = append(t.samples, Sample{At: at, Offset: end})
+}
+
+// LagSeconds estimates how long ago, seen from now, the end offset passed
+// committed. See [TimeTable] for the method and its limits.
+func (t *TimeTable) LagSeconds(committed int64, now time.Time) (float64, TimeLagKind) {
+	return timeLag(t.samples, committed, now)
+}
+
+func timeLag(s []Sample, c int64, now time.Time) (float64, TimeLagKind) {
+	n := len(s)
+	if n == 0 {
+		return 0, TimeLagUnknown
+	}
+	if c >= s[n-1].Offset {
+		return 0, TimeLagCaughtUp
+	}
+	if c < s[0].Offset {
+		return max(0, now.Sub(s[0].At).Seconds()), TimeLagAtLeast
+	}
+	for i := n - 1; i > 0; i-- {
+		l, r := s[i-1], s[i]
+		if l.Offset > c || c > r.Offset {
+			continue
+		}
+		tc := r.At
+		if r.Offset != l.Offset {
+			span := float64(r.At.Sub(l.At))
+			tc = r.At.Add(-time.Duration(float64(r.Offset-c) * span / float64(r.Offset-l.Offset)))
+		}
+		return max(0, now.Sub(tc).Seconds()), TimeLagInterpolated
+	}
+	return 0, TimeLagUnknown // unreachable: offsets are non-decreasing
+}

@@ -1,0 +1,239 @@
+package kafka
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// Defaults applied by [Config.WithDefaults].
+const (
+	DefaultPollInterval   = 5 * time.Second
+	DefaultRequestTimeout = 10 * time.Second
+	DefaultClientID       = "skewscope"
+	// DefaultTimeTableSize is the number of (time, end offset) samples kept
+	// per partition for the lag-in-seconds estimate (see [TimeTable]).
+	DefaultTimeTableSize = 60
+)
+
+// SASL mechanisms understood by [Config]. OAUTHBEARER is not supported yet.
+const (
+	SASLPlain       = "PLAIN"
+	SASLScramSHA256 = "SCRAM-SHA-256"
+	SASLScramSHA512 = "SCRAM-SHA-512"
+)
+
+// Config describes one Kafka cluster to watch.
+type Config struct {
+	Name     string   // Name identifies the cluster in snapshots, pages and metrics.
+	Brokers  []string // Brokers are the seed brokers, host:port.
+	ClientID string   // ClientID is sent with every request; default "skewscope".
+
+	TLS  TLSConfig
+	SASL SASLConfig
+
+	// Topics are the watched topics. Empty means every non-internal topic.
+	Topics []string
+
+	PollInterval   time.Duration // PollInterval between polls; default 5 s.
+	RequestTimeout time.Duration // RequestTimeout bounds one whole poll; default 10 s.
+	TimeTableSize  int           // TimeTableSize is samples per partition; default 60.
+}
+
+// TLSConfig enables TLS. With no CA file the system roots are used; CertFile
+// and KeyFile (both or neither) present a client certificate.
+type TLSConfig struct {
+	Enabled    bool
+	CAFile     string
+	CertFile   string
+	KeyFile    string
+	ServerName string // ServerName overrides the name checked in the broker certificate.
+}
+
+// SASLConfig enables SASL authentication. The password is either given
+// inline or read from PasswordFile each time the client authenticates, so a
+// rotated secret is picked up on the next connection.
+type SASLConfig struct {
+	Mechanism    string // "", PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.
+	Username     string
+	Password     string
+	PasswordFile string
+}
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	if c.ClientID == "" {
+		c.ClientID = DefaultClientID
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = DefaultPollInterval
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.TimeTableSize == 0 {
+		c.TimeTableSize = DefaultTimeTableSize
+	}
+	return c
+}
+
+// Validate reports every problem with c, each naming the field, joined.
+// Files are checked for presence, not parsed.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("kafka cluster %q: %s: %s", c.Name, field, fmt.Sprintf(format, args...)))
+	}
+	if strings.TrimSpace(c.Name) == "" {
+		bad("name", "must not be empty")
+	}
+	if len(c.Brokers) == 0 {
+		bad("brokers", "at least one broker (host:port) is required")
+	}
+	for _, b := range c.Brokers {
+		if strings.TrimSpace(b) == "" {
+			bad("brokers", "empty broker address")
+		}
+	}
+	for _, t := range c.Topics {
+		if strings.TrimSpace(t) == "" {
+			bad("topics", "empty topic name")
+		}
+	}
+	if c.PollInterval < 0 {
+		bad("pollInterval", "must be positive, got %v", c.PollInterval)
+	}
+	if c.RequestTimeout < 0 {
+		bad("requestTimeout", "must be positive, got %v", c.RequestTimeout)
+	}
+	if c.TimeTableSize < 0 || c.TimeTableSize == 1 {
+		bad("timeTableSize", "must be at least 2, got %d", c.TimeTableSize)
+	}
+	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
+		bad("tls", "certFile and keyFile must be given together")
+	}
+	if !c.TLS.Enabled && (c.TLS.CAFile != "" || c.TLS.CertFile != "" || c.TLS.KeyFile != "") {
+		bad("tls", "files given but tls is not enabled")
+	}
+	for field, f := range map[string]string{"tls.caFile": c.TLS.CAFile, "tls.certFile": c.TLS.CertFile, "tls.keyFile": c.TLS.KeyFile} {
+		if f != "" {
+			if _, err := os.Stat(f); err != nil {
+				bad(field, "%v", err)
+			}
+		}
+	}
+	s := c.SASL
+	switch s.Mechanism {
+	case "":
+		if s.Username != "" || s.Password != "" || s.PasswordFile != "" {
+			bad("sasl.mechanism", "credentials given but no mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)")
+		}
+	case SASLPlain, SASLScramSHA256, SASLScramSHA512:
+		if s.Username == "" {
+			bad("sasl.username", "required for %s", s.Mechanism)
+		}
+		switch {
+		case s.Password != "" && s.PasswordFile != "":
+			bad("sasl.password", "give password or passwordFile, not both")
+		case s.Password == "" && s.PasswordFile == "":
+			bad("sasl.password", "password or passwordFile is required for %s", s.Mechanism)
+		case s.PasswordFile != "":
+			if _, err := os.Stat(s.PasswordFile); err != nil {
+				bad("sasl.passwordFile", "%v", err)
+			}
+		}
+	default:
+		bad("sasl.mechanism", "unsupported %q (want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", s.Mechanism)
+	}
+	return errors.Join(errs...)
+}
+
+// ClientOptions returns the kgo options for c: seed brokers, client id,
+// TLS and SASL. It validates c and loads the TLS files.
+func (c Config) ClientOptions() ([]kgo.Opt, error) {
+	c = c.WithDefaults()
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(c.Brokers...),
+		kgo.ClientID(c.ClientID),
+	}
+	if c.TLS.Enabled {
+		tc, err := c.TLS.load()
+		if err != nil {
+			return nil, fmt.Errorf("kafka cluster %q: tls: %w", c.Name, err)
+		}
+		opts = append(opts, kgo.DialTLSConfig(tc))
+	}
+	if m := c.SASL.mechanism(); m != nil {
+		opts = append(opts, kgo.SASL(m))
+	}
+	return opts, nil
+}
+
+func (t TLSConfig) load() (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("caFile %s: no PEM certificates found", t.CAFile)
+		}
+		tc.RootCAs = pool
+	}
+	if t.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("certFile/keyFile: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+// password returns the inline password or the current content of
+// PasswordFile, trailing newline removed.
+func (s SASLConfig) password() (string, error) {
+	if s.PasswordFile == "" {
+		return s.Password, nil
+	}
+	b, err := os.ReadFile(s.PasswordFile)
+	if err != nil {
+		return "", fmt.Errorf("sasl.passwordFile: %w", err)
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
+func (s SASLConfig) mechanism() sasl.Mechanism {
+	switch s.Mechanism {
+	case SASLPlain:
+		return plain.Plain(func(context.Context) (plain.Auth, error) {
+			p, err := s.password()
+			return plain.Auth{User: s.Username, Pass: p}, err
+		})
+	case SASLScramSHA256, SASLScramSHA512:
+		fn := func(context.Context) (scram.Auth, error) {
+			p, err := s.password()
+			return scram.Auth{User: s.Username, Pass: p}, err
+		}
+		if s.Mechanism == SASLScramSHA256 {
+			return scram.Sha256(fn)
+		}
+		return scram.Sha512(fn)
+	}
+	return nil
+}
