@@ -1,0 +1,258 @@
+// Package flink is a read-only client for the Flink REST API (JobManager)
+// as skewscope uses it: jobs, vertices, the plan, metrics, backpressure and
+// checkpoints, plus pure helpers that turn Kafka source metric ids into the
+// observed partition → subtask assignment.
+//
+// It follows the wire JSON rather than the OpenAPI spec where the two differ
+// (see shared/reference/flink-rest.md §6): metric bodies are bare arrays,
+// metric values are strings ("NaN" included), long get= lists are split so
+// the request line stays under Netty's 4096-byte limit, and the aggregating
+// endpoint's "one missing id empties the answer" is worked around.
+package flink
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+const (
+	// DefaultMaxResponseBytes bounds every response body.
+	DefaultMaxResponseBytes = 32 << 20
+	// DefaultTimeout is the whole-request timeout of the default http.Client.
+	DefaultTimeout = 10 * time.Second
+	// DefaultMaxRequestLine is the budget for "GET <uri> HTTP/1.1"; Flink's
+	// Netty codec rejects request lines over 4096 bytes.
+	DefaultMaxRequestLine = 3584
+)
+
+// Client talks to one Flink REST endpoint. It is safe for concurrent use.
+type Client struct {
+	base           *url.URL
+	hc             *http.Client
+	bearer         string
+	basicUser      string
+	basicPass      string
+	basic          bool
+	maxBody        int64
+	maxRequestLine int
+	userAgent      string
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient sets the http.Client (TLS, proxies, timeouts). Its Timeout
+// should be non-zero; a context deadline also applies to each call.
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+
+// WithTimeout sets the timeout of the client's http.Client.
+func WithTimeout(d time.Duration) Option {
+	return func(c *Client) {
+		hc := *c.hc
+		hc.Timeout = d
+		c.hc = &hc
+	}
+}
+
+// WithBearerToken sends "Authorization: Bearer <token>".
+func WithBearerToken(token string) Option { return func(c *Client) { c.bearer = token } }
+
+// WithBasicAuth sends HTTP basic authentication.
+func WithBasicAuth(user, pass string) Option {
+	return func(c *Client) { c.basicUser, c.basicPass, c.basic = user, pass, true }
+}
+
+// WithMaxResponseBytes bounds response bodies (default 32 MiB).
+func WithMaxResponseBytes(n int64) Option { return func(c *Client) { c.maxBody = n } }
+
+// WithMaxRequestLine sets the request-line budget used to split get= lists.
+func WithMaxRequestLine(n int) Option { return func(c *Client) { c.maxRequestLine = n } }
+
+// NewClient returns a client for the REST endpoint at baseURL, which may
+// carry a path prefix (e.g. https://host/flink/my-job/).
+func NewClient(baseURL string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("flink: base URL %q: %w", baseURL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("flink: base URL %q: scheme must be http or https", baseURL)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("flink: base URL %q: no host", baseURL)
+	}
+	u.RawQuery, u.Fragment = "", ""
+	c := &Client{
+		base:           u,
+		hc:             &http.Client{Timeout: DefaultTimeout},
+		maxBody:        DefaultMaxResponseBytes,
+		maxRequestLine: DefaultMaxRequestLine,
+		userAgent:      "skewscope",
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.maxBody <= 0 {
+		return nil, errors.New("flink: max response bytes must be positive")
+	}
+	if c.maxRequestLine < 256 {
+		return nil, errors.New("flink: max request line must be at least 256 bytes")
+	}
+	return c, nil
+}
+
+// BaseURL returns the endpoint's base URL.
+func (c *Client) BaseURL() string { return c.base.String() }
+
+// APIError is a non-2xx answer. Flink's error body is {"errors": [...]}.
+type APIError struct {
+	Method, Path string
+	StatusCode   int
+	Messages     []string // from {"errors": [...]}, if the body had them
+	Body         string   // the start of the body otherwise
+}
+
+func (e *APIError) Error() string {
+	msg := strings.Join(e.Messages, "; ")
+	if msg == "" {
+		msg = e.Body
+	}
+	if msg == "" {
+		return fmt.Sprintf("flink: %s %s: HTTP %d", e.Method, e.Path, e.StatusCode)
+	}
+	return fmt.Sprintf("flink: %s %s: HTTP %d: %s", e.Method, e.Path, e.StatusCode, msg)
+}
+
+// SizeLimitError is returned when a body exceeds the configured limit.
+type SizeLimitError struct {
+	Path  string
+	Limit int64
+}
+
+func (e *SizeLimitError) Error() string {
+	return fmt.Sprintf("flink: GET %s: response body exceeds the limit of %d bytes", e.Path, e.Limit)
+}
+
+// buildURL joins the API path onto the base URL and appends a raw query.
+func (c *Client) buildURL(rawQuery string, segments ...string) (*url.URL, error) {
+	for _, s := range segments {
+		if s == "" || strings.ContainsAny(s, "/?#") || s == "." || s == ".." {
+			return nil, fmt.Errorf("flink: invalid path segment %q", s)
+		}
+	}
+	u := c.base.JoinPath(segments...)
+	u.RawQuery = rawQuery
+	return u, nil
+}
+
+// requestLineLen is len("GET <request-uri> HTTP/1.1").
+func requestLineLen(u *url.URL) int { return len("GET ") + len(u.RequestURI()) + len(" HTTP/1.1") }
+
+// get fetches the URL and decodes the JSON body into out.
+func (c *Client) get(ctx context.Context, u *url.URL, out any) error {
+	body, err := c.fetch(ctx, u)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("flink: GET %s: decoding %T: %w", u.Path, out, err)
+	}
+	return nil
+}
+
+func (c *Client) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("flink: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	switch {
+	case c.bearer != "":
+		req.Header.Set("Authorization", "Bearer "+c.bearer)
+	case c.basic:
+		req.SetBasicAuth(c.basicUser, c.basicPass)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			return nil, fmt.Errorf("flink: GET %s: %w (%v)", u.Path, ctxErr, err)
+		}
+		return nil, fmt.Errorf("flink: GET %s: %w", u.Path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	if err != nil {
+		return nil, fmt.Errorf("flink: GET %s: reading body: %w", u.Path, err)
+	}
+	if int64(len(body)) > c.maxBody {
+		return nil, &SizeLimitError{Path: u.Path, Limit: c.maxBody}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		ae := &APIError{Method: http.MethodGet, Path: u.Path, StatusCode: resp.StatusCode}
+		var eb struct {
+			Errors []string `json:"errors"`
+		}
+		if json.Unmarshal(body, &eb) == nil && len(eb.Errors) > 0 {
+			ae.Messages = eb.Errors
+		} else {
+			b := bytes.TrimSpace(body)
+			if len(b) > 512 {
+				b = b[:512]
+			}
+			ae.Body = string(b)
+		}
+		return nil, ae
+	}
+	return body, nil
+}
+
+// splitIDs splits ids into groups whose "get=" request line, built by
+// mkURL, stays within the budget. An id that alone exceeds it is an error.
+func (c *Client) splitIDs(ids []string, mkURL func(part []string) (*url.URL, error)) ([][]string, error) {
+	var groups [][]string
+	start := 0
+	for start < len(ids) {
+		end := start + 1
+		u, err := mkURL(ids[start:end])
+		if err != nil {
+			return nil, err
+		}
+		if requestLineLen(u) > c.maxRequestLine {
+			return nil, fmt.Errorf("flink: metric id %q alone exceeds the %d-byte request line budget", ids[start], c.maxRequestLine)
+		}
+		// Grow greedily; each id adds len(escaped id)+1 bytes.
+		n := requestLineLen(u)
+		for end < len(ids) {
+			add := len(url.QueryEscape(ids[end])) + 1
+			if n+add > c.maxRequestLine {
+				break
+			}
+			n += add
+			end++
+		}
+		groups = append(groups, ids[start:end])
+		start = end
+	}
+	return groups, nil
+}
+
+// listQuery is "key=a,b,c" with each item query-escaped and literal commas.
+func listQuery(key string, items []string) string {
+	esc := make([]string, len(items))
+	for i, s := range items {
+		esc[i] = url.QueryEscape(s)
+	}
+	return key + "=" + strings.Join(esc, ",")
+}

@@ -1,0 +1,297 @@
+package flink
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Kafka source (FLIP-27 KafkaSource, KafkaSourceReaderMetrics) metric ids on
+// the vertex endpoint:
+//
+//	<subtask>.<operator>[.kafkaCluster.<cluster>].KafkaSourceReader.topic.<topic>.partition.<p>.(currentOffset|committedOffset)
+//
+// Flink replaces '.', ' ', ':' and ',' with '_' in the operator name and in
+// group values, so the topic in an id is sanitised ("payments.v1" becomes
+// "payments_v1"); ResolveTopic maps it back against the real topic list.
+// Parsing anchors on the known suffixes from the right, so that an
+// unsanitised topic containing dots still parses.
+
+const (
+	kafkaReaderTopic   = ".KafkaSourceReader.topic."
+	kafkaPartitionPart = ".partition."
+	kafkaClusterPart   = ".kafkaCluster."
+	// KafkaCurrentOffset is the offset of the last record emitted (−1 until the first).
+	KafkaCurrentOffset = "currentOffset"
+	// KafkaCommittedOffset is the last offset committed on checkpoint = next to read (−1 until the first commit).
+	KafkaCommittedOffset = "committedOffset"
+)
+
+// KafkaOffsetID is a parsed Kafka source offset metric id.
+type KafkaOffsetID struct {
+	Subtask   int    // −1 when the id has no subtask prefix (subtask endpoint)
+	Operator  string // sanitised operator name, e.g. "Source__Kafka_Source"
+	Cluster   string // DynamicKafkaSource cluster, "" otherwise
+	Topic     string // as in the id (sanitised)
+	Partition int32
+	Kind      string // KafkaCurrentOffset or KafkaCommittedOffset
+}
+
+// ParseKafkaOffsetID parses one metric id; ok is false for other metrics.
+func ParseKafkaOffsetID(id string) (KafkaOffsetID, bool) {
+	var r KafkaOffsetID
+	rest := id
+	switch {
+	case strings.HasSuffix(rest, "."+KafkaCurrentOffset):
+		r.Kind = KafkaCurrentOffset
+	case strings.HasSuffix(rest, "."+KafkaCommittedOffset):
+		r.Kind = KafkaCommittedOffset
+	default:
+		return r, false
+	}
+	rest = rest[:len(rest)-len(r.Kind)-1]
+	i := strings.LastIndex(rest, kafkaPartitionPart)
+	if i < 0 {
+		return r, false
+	}
+	p, err := strconv.ParseInt(rest[i+len(kafkaPartitionPart):], 10, 32)
+	if err != nil || p < 0 {
+		return r, false
+	}
+	r.Partition = int32(p)
+	rest = rest[:i]
+	// The operator and cluster names are sanitised (no dots), so the first
+	// ".KafkaSourceReader.topic." ends the prefix; the topic is the rest.
+	j := strings.Index(rest, kafkaReaderTopic)
+	if j < 0 {
+		return r, false
+	}
+	r.Topic = rest[j+len(kafkaReaderTopic):]
+	if r.Topic == "" {
+		return r, false
+	}
+	prefix := rest[:j]
+	if k := strings.Index(prefix, kafkaClusterPart); k >= 0 {
+		r.Cluster = prefix[k+len(kafkaClusterPart):]
+		prefix = prefix[:k]
+		if r.Cluster == "" {
+			return r, false
+		}
+	}
+	r.Subtask = -1
+	if d := strings.IndexByte(prefix, '.'); d > 0 {
+		if n, err := strconv.Atoi(prefix[:d]); err == nil && n >= 0 && isDigits(prefix[:d]) {
+			r.Subtask = n
+			prefix = prefix[d+1:]
+		}
+	}
+	if prefix == "" || strings.Contains(prefix, ".") {
+		return r, false
+	}
+	r.Operator = prefix
+	return r, true
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// KafkaPartition identifies a partition as seen in metric ids.
+type KafkaPartition struct {
+	Cluster   string // DynamicKafkaSource cluster, "" otherwise
+	Topic     string // sanitised
+	Partition int32
+}
+
+// KafkaPartitionState is one (subtask, partition) pair found in the ids.
+type KafkaPartitionState struct {
+	KafkaPartition
+	Subtask  int
+	Operator string
+	// CurrentOffset and CommittedOffset are −1 when unknown (no value yet,
+	// or the connector's −1 for "none").
+	CurrentOffset   int64
+	CommittedOffset int64
+	CurrentID       string // metric id of currentOffset, "" if not listed
+	CommittedID     string // metric id of committedOffset, "" if not listed
+}
+
+// KafkaSourceObservation is what a source vertex's metric ids say about
+// its Kafka partitions.
+type KafkaSourceObservation struct {
+	// States holds one entry per (subtask, partition), sorted by subtask,
+	// cluster, topic, partition. A partition can appear under several
+	// subtasks: metric groups are never unregistered after a reassignment.
+	States []KafkaPartitionState
+}
+
+// ParseKafkaSourceMetricIDs collects the Kafka offset metric ids of a
+// vertex (from VertexMetricIDs). Ids without a subtask prefix are skipped.
+func ParseKafkaSourceMetricIDs(ids []string) *KafkaSourceObservation {
+	type key struct {
+		KafkaPartition
+		subtask int
+	}
+	idx := map[key]int{}
+	o := &KafkaSourceObservation{}
+	for _, id := range ids {
+		p, ok := ParseKafkaOffsetID(id)
+		if !ok || p.Subtask < 0 {
+			continue
+		}
+		k := key{KafkaPartition{p.Cluster, p.Topic, p.Partition}, p.Subtask}
+		i, ok := idx[k]
+		if !ok {
+			i = len(o.States)
+			idx[k] = i
+			o.States = append(o.States, KafkaPartitionState{
+				KafkaPartition: k.KafkaPartition, Subtask: p.Subtask, Operator: p.Operator,
+				CurrentOffset: -1, CommittedOffset: -1,
+			})
+		}
+		if p.Kind == KafkaCurrentOffset {
+			o.States[i].CurrentID = id
+		} else {
+			o.States[i].CommittedID = id
+		}
+	}
+	sort.Slice(o.States, func(a, b int) bool {
+		x, y := o.States[a], o.States[b]
+		if x.Subtask != y.Subtask {
+			return x.Subtask < y.Subtask
+		}
+		if x.Cluster != y.Cluster {
+			return x.Cluster < y.Cluster
+		}
+		if x.Topic != y.Topic {
+			return x.Topic < y.Topic
+		}
+		return x.Partition < y.Partition
+	})
+	return o
+}
+
+// OffsetIDs returns every offset metric id, to pass to VertexMetrics.
+func (o *KafkaSourceObservation) OffsetIDs() []string {
+	var ids []string
+	for _, s := range o.States {
+		if s.CurrentID != "" {
+			ids = append(ids, s.CurrentID)
+		}
+		if s.CommittedID != "" {
+			ids = append(ids, s.CommittedID)
+		}
+	}
+	return ids
+}
+
+// ApplyValues fills the offsets from metric values (VertexMetrics on
+// OffsetIDs). Ids without a value, or with a non-integer one, stay −1.
+func (o *KafkaSourceObservation) ApplyValues(ms []Metric) {
+	vals := MetricMap(ms)
+	get := func(id string) int64 {
+		if id == "" {
+			return -1
+		}
+		m, ok := vals[id]
+		if !ok {
+			return -1
+		}
+		v, ok := m.Int64()
+		if !ok {
+			return -1
+		}
+		return v
+	}
+	for i := range o.States {
+		o.States[i].CurrentOffset = get(o.States[i].CurrentID)
+		o.States[i].CommittedOffset = get(o.States[i].CommittedID)
+	}
+}
+
+// Assignment returns the observed owner of every partition. When a
+// partition is listed under several subtasks (stale groups after a
+// reassignment), the one with the highest known currentOffset wins, then
+// the highest committedOffset, then the lowest subtask; Ambiguous lists
+// those partitions.
+func (o *KafkaSourceObservation) Assignment() (owner map[KafkaPartition]int, ambiguous []KafkaPartition) {
+	owner = map[KafkaPartition]int{}
+	best := map[KafkaPartition]KafkaPartitionState{}
+	for _, s := range o.States {
+		b, ok := best[s.KafkaPartition]
+		if !ok {
+			best[s.KafkaPartition] = s
+			continue
+		}
+		if len(ambiguous) == 0 || ambiguous[len(ambiguous)-1] != s.KafkaPartition {
+			ambiguous = appendUnique(ambiguous, s.KafkaPartition)
+		}
+		if s.CurrentOffset > b.CurrentOffset || (s.CurrentOffset == b.CurrentOffset && s.CommittedOffset > b.CommittedOffset) {
+			best[s.KafkaPartition] = s
+		}
+	}
+	for p, s := range best {
+		owner[p] = s.Subtask
+	}
+	return owner, ambiguous
+}
+
+func appendUnique(ps []KafkaPartition, p KafkaPartition) []KafkaPartition {
+	for _, x := range ps {
+		if x == p {
+			return ps
+		}
+	}
+	return append(ps, p)
+}
+
+// BySubtask groups the observed assignment per subtask, partitions sorted.
+func (o *KafkaSourceObservation) BySubtask() map[int][]KafkaPartition {
+	owner, _ := o.Assignment()
+	out := map[int][]KafkaPartition{}
+	for p, st := range owner {
+		out[st] = append(out[st], p)
+	}
+	for _, ps := range out {
+		sort.Slice(ps, func(i, j int) bool {
+			if ps[i].Cluster != ps[j].Cluster {
+				return ps[i].Cluster < ps[j].Cluster
+			}
+			if ps[i].Topic != ps[j].Topic {
+				return ps[i].Topic < ps[j].Topic
+			}
+			return ps[i].Partition < ps[j].Partition
+		})
+	}
+	return out
+}
+
+// SanitizeMetricName applies Flink's metric-name sanitisation (space, '.',
+// ':' and ',' become '_').
+func SanitizeMetricName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '.', ':', ',':
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// ResolveTopic maps a topic name from a metric id back to the real topic
+// among known. It returns all candidates: more than one means the name is
+// ambiguous (e.g. both "payments.v1" and "payments_v1" exist).
+func ResolveTopic(idTopic string, known []string) []string {
+	var out []string
+	for _, t := range known {
+		if t == idTopic || SanitizeMetricName(t) == idTopic {
+			out = append(out, t)
+		}
+	}
+	return out
+}
