@@ -1,0 +1,33 @@
+// Package kafka polls one Kafka cluster in the background and publishes
+// immutable [Snapshot]s of its watched topics and of the consumer groups
+// that commit on them.
+//
+// Build a [Config] (brokers, client id, TLS, SASL PLAIN or SCRAM with a
+// password or a password file re-read on every authentication), check it
+// with [Config.Validate], then:
+//
+//	col, err := kafka.NewKafkaCollector(cfg, logger)
+//	defer col.Close()
+//	go col.Run(ctx)          // polls now, then every PollInterval
+//	s := col.Latest()        // nil until the first poll ends
+//
+// Each poll sends only reads: Metadata, ListOffsets (start and end, one per
+// partition leader), ListGroups (one per broker) and OffsetFetch for all
+// listed groups at once through kadm's FetchManyOffsets (one request per
+// group coordinator with OffsetFetch v8+, never one per group). Groups are
+// kept when they have a commit on a watched topic, so Flink's member-less
+// groups (state Empty, no protocol type) are included. Watched topics are
+// Config.Topics, or every non-internal topic.
+//
+// Partial failure is normal. Every partition and group carries its own Err
+// and a [Freshness]: when a request fails, the last good value is kept,
+// marked Stale, with its Age. Snapshot.Err summarises the steps that failed.
+//
+// The pure calculators, [Rate], [Lag] and [TimeTable] (lag in seconds by
+// interpolating per-partition (time, end offset) samples; its doc comment
+// describes the method and its limits), do no I/O and can be reused on
+// cached inputs.
+//
+// Not yet supported: SASL OAUTHBEARER, lag against the last stable offset
+// for transactional topics, and exact time lag from record timestamps.
+package kafka
