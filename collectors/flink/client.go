@@ -149,6 +149,10 @@ func (c *Client) buildURL(rawQuery string, segments ...string) (*url.URL, error)
 		}
 	}
 	u := c.base.JoinPath(segments...)
+	if !strings.HasPrefix(u.Path, "/") {
+		u.Path = "/" + u.Path
+		u.RawPath = ""
+	}
 	u.RawQuery = rawQuery
 	return u, nil
 }
@@ -163,7 +167,7 @@ func (c *Client) get(ctx context.Context, u *url.URL, out any) error {
 		return err
 	}
 	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("flink: GET %s: decoding %T: %w", u.Path, out, err)
+		return fmt.Errorf("flink: GET %s: decoding the response: %w", u.Path, err)
 	}
 	return nil
 }
