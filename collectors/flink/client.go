@@ -31,6 +31,10 @@ const (
 	// DefaultMaxRequestLine is the budget for "GET <uri> HTTP/1.1"; Flink's
 	// Netty codec rejects request lines over 4096 bytes.
 	DefaultMaxRequestLine = 3584
+	// MetricFreshness is Flink's default metrics.fetcher.update-interval:
+	// the JobManager refreshes metric values at most this often, so polling
+	// metric endpoints faster returns repeated values.
+	MetricFreshness = 10 * time.Second
 )
 
 // Client talks to one Flink REST endpoint. It is safe for concurrent use.
