@@ -1,0 +1,564 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Hub defaults; HubOptions fields left zero take these.
+const (
+	defaultMaxConnections = 1000
+	defaultClientBuffer   = 16
+	defaultMaxTopics      = 16
+	defaultReadLimit      = 4096
+	defaultWriteWait      = 10 * time.Second
+	defaultPongWait       = 60 * time.Second
+	maxTopicLen           = 128
+)
+
+// ErrHubClosed is returned by Publish once the hub's Run has returned.
+var ErrHubClosed = errors.New("websocket hub closed")
+
+// topicRE is what a subscription topic may look like.
+var topicRE = regexp.MustCompile(`^[A-Za-z0-9._:/=-]+$`)
+
+// HubOptions configure a Hub.
+type HubOptions struct {
+	// AllowedOrigins are origins (scheme://host[:port]) allowed to open a
+	// websocket besides the request's own origin: the origin of
+	// --web.external-url plus --web.allowed-origins.
+	AllowedOrigins []string
+	// AllowNoOrigin accepts handshakes without an Origin header (non-browser
+	// clients). Off by default.
+	AllowNoOrigin bool
+	// MaxConnections bounds concurrent websocket clients; more get 503.
+	MaxConnections int
+	// ClientBuffer bounds the number of distinct topics with an update
+	// waiting for one client; each topic keeps only its latest update. A
+	// client that overflows it is dropped.
+	ClientBuffer int
+	// MaxTopics bounds the topics in one subscribe message.
+	MaxTopics int
+	// ReadLimit bounds an inbound message in bytes.
+	ReadLimit int64
+	// WriteWait bounds one write; a client whose write blocks longer (it
+	// does not read) is dropped.
+	WriteWait time.Duration
+	// PongWait is how long a client may stay silent (no pong, no message).
+	PongWait time.Duration
+	// PingPeriod is how often the hub pings; it must be below PongWait.
+	// Zero means PongWait*9/10.
+	PingPeriod time.Duration
+}
+
+// HubStats are the hub's counters.
+type HubStats struct {
+	Connections    int64  // open websocket connections
+	Dropped        uint64 // slow clients dropped
+	Sent           uint64 // messages written to clients
+	Encoded        uint64 // updates encoded by Publish (once each, whatever the fan-out)
+	Rejected       uint64 // handshakes refused (origin, connection limit, closed hub)
+	BadSubscribers uint64 // connections closed for a bad subscribe message
+}
+
+// Hub fans updates out to websocket clients. One goroutine, Run, owns
+// the subscriptions; Publish encodes an update once and Run hands the same
+// prepared message to every subscriber's bounded buffer without blocking.
+// Create it with NewHub, start Run, serve ServeWS.
+type Hub struct {
+	log      *slog.Logger
+	opts     HubOptions
+	allowed  map[string]bool
+	upgrader websocket.Upgrader
+
+	pub   chan publication
+	sub   chan subscription
+	unsub chan *client
+	done  chan struct{}
+
+	mu     sync.Mutex // guards closed and wg.Add
+	closed bool
+	wg     sync.WaitGroup
+
+	conns, rejected                        atomic.Int64
+	dropped, sent, encoded, badSubscribers atomic.Uint64
+}
+
+type publication struct {
+	topic string
+	pm    *websocket.PreparedMessage
+}
+
+type subscription struct {
+	c      *client
+	topics []string
+}
+
+// NewHub returns a Hub; it serves nothing until Run is started.
+func NewHub(logger *slog.Logger, opts HubOptions) (*Hub, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxConnections <= 0 {
+		opts.MaxConnections = defaultMaxConnections
+	}
+	if opts.ClientBuffer <= 0 {
+		opts.ClientBuffer = defaultClientBuffer
+	}
+	if opts.MaxTopics <= 0 {
+		opts.MaxTopics = defaultMaxTopics
+	}
+	if opts.ReadLimit <= 0 {
+		opts.ReadLimit = defaultReadLimit
+	}
+	if opts.WriteWait <= 0 {
+		opts.WriteWait = defaultWriteWait
+	}
+	if opts.PongWait <= 0 {
+		opts.PongWait = defaultPongWait
+	}
+	if opts.PingPeriod <= 0 || opts.PingPeriod >= opts.PongWait {
+		opts.PingPeriod = opts.PongWait * 9 / 10
+	}
+	h := &Hub{
+		log:     logger,
+		opts:    opts,
+		allowed: make(map[string]bool),
+		pub:     make(chan publication),
+		sub:     make(chan subscription),
+		unsub:   make(chan *client),
+		done:    make(chan struct{}),
+	}
+	for _, o := range opts.AllowedOrigins {
+		n, ok := normalizeOrigin(o)
+		if !ok {
+			return nil, fmt.Errorf("allowed origin %q: want an origin like https://dash.example.com", o)
+		}
+		h.allowed[n] = true
+	}
+	h.upgrader = websocket.Upgrader{
+		HandshakeTimeout: opts.WriteWait,
+		ReadBufferSize:   1024,
+		WriteBufferSize:  4096,
+		CheckOrigin:      h.checkOrigin,
+	}
+	return h, nil
+}
+
+// normalizeOrigin returns "scheme://host[:port]" lower-cased, without a
+// default port, or false if o is not an http(s) origin.
+func normalizeOrigin(o string) (string, bool) {
+	u, err := url.Parse(strings.TrimSuffix(strings.TrimSpace(o), "/"))
+	if err != nil || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return "", false
+	}
+	return scheme + "://" + stripDefaultPort(scheme, strings.ToLower(u.Host)), true
+}
+
+func stripDefaultPort(scheme, host string) string {
+	if scheme == "http" {
+		return strings.TrimSuffix(host, ":80")
+	}
+	return strings.TrimSuffix(host, ":443")
+}
+
+// checkOrigin allows the request's own origin (scheme of the connection
+// plus the Host header; X-Forwarded-* are not trusted) and the allowlist.
+func (h *Hub) checkOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return h.opts.AllowNoOrigin
+	}
+	n, ok := normalizeOrigin(o)
+	if !ok {
+		return false
+	}
+	if h.allowed[n] {
+		return true
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return r.Host != "" && n == scheme+"://"+stripDefaultPort(scheme, strings.ToLower(r.Host))
+}
+
+// Stats returns the hub's counters.
+func (h *Hub) Stats() HubStats {
+	return HubStats{
+		Connections:    h.conns.Load(),
+		Dropped:        h.dropped.Load(),
+		Sent:           h.sent.Load(),
+		Encoded:        h.encoded.Load(),
+		Rejected:       uint64(h.rejected.Load()),
+		BadSubscribers: h.badSubscribers.Load(),
+	}
+}
+
+// Publish encodes v once as {"topic":topic,"data":v} and sends the same
+// bytes to every subscriber of topic. A subscriber still busy with an
+// earlier update of topic gets only the latest one. It blocks only until
+// Run takes the update, never on a client.
+func (h *Hub) Publish(topic string, v any) error {
+	data, err := json.Marshal(struct {
+		Topic string `json:"topic"`
+		Data  any    `json:"data"`
+	}{topic, v})
+	if err != nil {
+		return fmt.Errorf("encode update for topic %q: %w", topic, err)
+	}
+	pm, err := websocket.NewPreparedMessage(websocket.TextMessage, data)
+	if err != nil {
+		return err
+	}
+	h.encoded.Add(1)
+	select {
+	case h.pub <- publication{topic, pm}:
+		return nil
+	case <-h.done:
+		return ErrHubClosed
+	}
+}
+
+// Run owns the subscriptions until ctx is done; then it closes every
+// connection (close code 1001) and waits for their goroutines.
+// http.Server.Shutdown does not close hijacked connections.
+func (h *Hub) Run(ctx context.Context) {
+	subs := make(map[string]map[*client]struct{})
+	remove := func(c *client) {
+		for t := range c.topics {
+			delete(subs[t], c)
+			if len(subs[t]) == 0 {
+				delete(subs, t)
+			}
+		}
+		c.topics = nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			h.mu.Lock()
+			h.closed = true
+			close(h.done)
+			h.mu.Unlock()
+			h.wg.Wait()
+			return
+		case c := <-h.unsub:
+			remove(c)
+			c.gone = true
+		case s := <-h.sub:
+			if s.c.gone {
+				continue
+			}
+			remove(s.c)
+			s.c.topics = make(map[string]struct{}, len(s.topics))
+			for _, t := range s.topics {
+				s.c.topics[t] = struct{}{}
+				if subs[t] == nil {
+					subs[t] = make(map[*client]struct{})
+				}
+				subs[t][s.c] = struct{}{}
+			}
+			if ack, err := subscribedMessage(s.topics); err == nil && !s.c.offer("", ack) {
+				h.drop(s.c)
+				remove(s.c)
+			}
+		case p := <-h.pub:
+			for c := range subs[p.topic] {
+				if !c.offer(p.topic, p.pm) {
+					h.drop(c)
+					remove(c)
+				}
+			}
+		}
+	}
+}
+
+func subscribedMessage(topics []string) (*websocket.PreparedMessage, error) {
+	data, err := json.Marshal(struct {
+		Subscribed []string `json:"subscribed"`
+	}{topics})
+	if err != nil {
+		return nil, err
+	}
+	return websocket.NewPreparedMessage(websocket.TextMessage, data)
+}
+
+// drop disconnects a client that fell too far behind. Called by Run.
+func (h *Hub) drop(c *client) {
+	c.gone = true
+	if c.close() {
+		h.dropped.Add(1)
+		h.log.Warn("websocket client dropped: too slow", "remote", c.remote)
+	}
+}
+
+// ServeWS upgrades the request to a websocket. The client subscribes by
+// sending {"subscribe":["topic",...]}, which replaces its subscriptions
+// and is answered with {"subscribed":[...]}; updates arrive as
+// {"topic":"...","data":...}.
+func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
+	if n := h.conns.Add(1); n > int64(h.opts.MaxConnections) {
+		h.conns.Add(-1)
+		h.rejected.Add(1)
+		http.Error(w, "too many websocket connections", http.StatusServiceUnavailable)
+		return
+	}
+	select {
+	case <-h.done:
+		h.conns.Add(-1)
+		h.rejected.Add(1)
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return
+	default:
+	}
+	if !h.checkOrigin(r) {
+		h.conns.Add(-1)
+		h.rejected.Add(1)
+		h.log.Warn("websocket origin rejected", "origin", quoteClip(r.Header.Get("Origin")), "remote", r.RemoteAddr)
+		http.Error(w, "websocket origin not allowed", http.StatusForbidden)
+		return
+	}
+	conn, err := h.upgrader.Upgrade(w, r, nil) // writes the error response itself
+	if err != nil {
+		h.conns.Add(-1)
+		h.rejected.Add(1)
+		return
+	}
+	c := &client{
+		h:       h,
+		conn:    conn,
+		remote:  r.RemoteAddr,
+		pending: make(map[string]*websocket.PreparedMessage),
+		notify:  make(chan struct{}, 1),
+		quit:    make(chan struct{}),
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		h.conns.Add(-1)
+		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "shutting down"), time.Now().Add(h.opts.WriteWait))
+		_ = conn.Close()
+		return
+	}
+	h.wg.Add(2)
+	h.mu.Unlock()
+	go c.writePump()
+	c.readPump()
+}
+
+// client is one websocket connection.
+type client struct {
+	h      *Hub
+	conn   *websocket.Conn
+	remote string
+
+	mu      sync.Mutex // guards pending and order
+	pending map[string]*websocket.PreparedMessage
+	order   []string
+	notify  chan struct{} // cap 1: something is pending
+
+	quit      chan struct{}
+	closeOnce sync.Once
+
+	// Owned by Run.
+	topics map[string]struct{}
+	gone   bool
+}
+
+// offer queues pm as the latest update of topic without blocking. It
+// reports false if the client has too many topics waiting.
+func (c *client) offer(topic string, pm *websocket.PreparedMessage) bool {
+	c.mu.Lock()
+	if _, ok := c.pending[topic]; !ok {
+		if len(c.order) >= c.h.opts.ClientBuffer+1 { // +1: the subscribe ack
+			c.mu.Unlock()
+			return false
+		}
+		c.order = append(c.order, topic)
+	}
+	c.pending[topic] = pm
+	c.mu.Unlock()
+	select {
+	case c.notify <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// take returns the pending updates in arrival order and empties the buffer.
+func (c *client) take() []*websocket.PreparedMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*websocket.PreparedMessage, 0, len(c.order))
+	for _, t := range c.order {
+		out = append(out, c.pending[t])
+		delete(c.pending, t)
+	}
+	c.order = c.order[:0]
+	return out
+}
+
+// close closes the connection once; it reports whether this call did.
+func (c *client) close() bool {
+	did := false
+	c.closeOnce.Do(func() {
+		did = true
+		close(c.quit)
+		_ = c.conn.Close()
+	})
+	return did
+}
+
+// closeWith sends a close frame with code and reason, then closes.
+func (c *client) closeWith(code int, reason string) {
+	_ = c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(min(c.h.opts.WriteWait, time.Second)))
+	c.close()
+}
+
+// writePump owns writes and the write deadline; it pings every
+// PingPeriod.
+func (c *client) writePump() {
+	h := c.h
+	ping := time.NewTicker(h.opts.PingPeriod)
+	defer func() {
+		ping.Stop()
+		c.close()
+		h.wg.Done()
+	}()
+	for {
+		select {
+		case <-c.quit:
+			return
+		case <-h.done:
+			c.closeWith(websocket.CloseGoingAway, "server shutting down")
+			return
+		case <-c.notify:
+			for _, pm := range c.take() {
+				_ = c.conn.SetWriteDeadline(time.Now().Add(h.opts.WriteWait))
+				if err := c.conn.WritePreparedMessage(pm); err != nil {
+					if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+						if c.close() {
+							h.dropped.Add(1)
+							h.log.Warn("websocket client dropped: write blocked", "remote", c.remote, "duration", h.opts.WriteWait)
+						}
+					}
+					return
+				}
+				h.sent.Add(1)
+			}
+		case <-ping.C:
+			_ = c.conn.SetWriteDeadline(time.Now().Add(h.opts.WriteWait))
+			if err := c.conn.WriteMessage(websocket.PingMessage, nil); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// readPump owns reads and the read deadline; it reads subscribe messages
+// until the connection fails or a message is bad.
+func (c *client) readPump() {
+	h := c.h
+	defer func() {
+		select {
+		case h.unsub <- c:
+		case <-h.done:
+		}
+		c.close()
+		h.conns.Add(-1)
+		h.wg.Done()
+	}()
+	c.conn.SetReadLimit(h.opts.ReadLimit)
+	_ = c.conn.SetReadDeadline(time.Now().Add(h.opts.PongWait))
+	c.conn.SetPongHandler(func(string) error {
+		return c.conn.SetReadDeadline(time.Now().Add(h.opts.PongWait))
+	})
+	for {
+		typ, data, err := c.conn.ReadMessage()
+		if err != nil {
+			if errors.Is(err, websocket.ErrReadLimit) {
+				h.badSubscribers.Add(1)
+			}
+			return
+		}
+		_ = c.conn.SetReadDeadline(time.Now().Add(h.opts.PongWait))
+		topics, err := h.parseSubscribe(typ, data)
+		if err != nil {
+			h.badSubscribers.Add(1)
+			h.log.Info("websocket subscribe rejected", "remote", c.remote, "error", err)
+			c.closeWith(websocket.ClosePolicyViolation, clip(err.Error(), 120))
+			return
+		}
+		select {
+		case h.sub <- subscription{c, topics}:
+		case <-h.done:
+			return
+		case <-c.quit:
+			return
+		}
+	}
+}
+
+// parseSubscribe validates {"subscribe":["topic",...]}.
+func (h *Hub) parseSubscribe(typ int, data []byte) ([]string, error) {
+	if typ != websocket.TextMessage {
+		return nil, errors.New("want a text message")
+	}
+	var msg struct {
+		Subscribe *[]string `json:"subscribe"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&msg); err != nil {
+		return nil, fmt.Errorf("bad subscribe message: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("bad subscribe message: trailing data")
+	}
+	if msg.Subscribe == nil {
+		return nil, errors.New(`want {"subscribe":[...]}`)
+	}
+	topics := *msg.Subscribe
+	if len(topics) > h.opts.MaxTopics {
+		return nil, fmt.Errorf("%d topics: at most %d", len(topics), h.opts.MaxTopics)
+	}
+	seen := make(map[string]bool, len(topics))
+	out := topics[:0]
+	for _, t := range topics {
+		if len(t) == 0 || len(t) > maxTopicLen || !topicRE.MatchString(t) {
+			return nil, fmt.Errorf("topic %q: want 1-%d of A-Z a-z 0-9 . _ : / = -", clip(t, 40), maxTopicLen)
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

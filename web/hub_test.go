@@ -1,0 +1,482 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// hubFixture is a running Hub behind an httptest server.
+type hubFixture struct {
+	hub     *Hub
+	srv     *httptest.Server
+	cancel  context.CancelFunc
+	runDone chan struct{}
+	origin  string // the server's own origin
+}
+
+func newHubFixture(t *testing.T, opts HubOptions) *hubFixture {
+	t.Helper()
+	h, err := NewHub(nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &hubFixture{hub: h, cancel: cancel, runDone: make(chan struct{})}
+	go func() { h.Run(ctx); close(f.runDone) }()
+	f.srv = httptest.NewServer(http.HandlerFunc(h.ServeWS))
+	f.origin = f.srv.URL
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-f.runDone:
+		case <-time.After(10 * time.Second):
+			t.Error("Run did not return after cancel")
+		}
+		f.srv.Close()
+	})
+	return f
+}
+
+func (f *hubFixture) wsURL() string { return "ws" + strings.TrimPrefix(f.srv.URL, "http") }
+
+// dial opens a websocket with the given Origin ("" sends none).
+func (f *hubFixture) dial(t *testing.T, origin string, d *websocket.Dialer) (*websocket.Conn, *http.Response, error) {
+	t.Helper()
+	if d == nil {
+		d = &websocket.Dialer{HandshakeTimeout: 10 * time.Second}
+	}
+	hdr := http.Header{}
+	if origin != "" {
+		hdr.Set("Origin", origin)
+	}
+	c, resp, err := d.Dial(f.wsURL(), hdr)
+	if err == nil {
+		t.Cleanup(func() { c.Close() })
+	}
+	return c, resp, err
+}
+
+func (f *hubFixture) mustDial(t *testing.T) *websocket.Conn {
+	t.Helper()
+	c, _, err := f.dial(t, f.origin, nil)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	return c
+}
+
+// subscribe sends a subscribe message and waits for its ack.
+func subscribe(t *testing.T, c *websocket.Conn, topics ...string) {
+	t.Helper()
+	if err := c.WriteJSON(map[string][]string{"subscribe": topics}); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var ack struct{ Subscribed []string }
+	if err := c.ReadJSON(&ack); err != nil {
+		t.Fatalf("read subscribe ack: %v", err)
+	}
+	if strings.Join(ack.Subscribed, ",") != strings.Join(topics, ",") {
+		t.Fatalf("ack = %q, want %q", ack.Subscribed, topics)
+	}
+}
+
+func readRaw(t *testing.T, c *websocket.Conn) []byte {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	typ, data, err := c.ReadMessage()
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	if typ != websocket.TextMessage {
+		t.Fatalf("message type %d, want text", typ)
+	}
+	return data
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// expectClosed reads until the connection fails and returns the error.
+func expectClosed(t *testing.T, c *websocket.Conn) error {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		if _, _, err := c.ReadMessage(); err != nil {
+			if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+				t.Fatalf("connection still open: %v", err)
+			}
+			return err
+		}
+	}
+}
+
+func TestHubPublishEncodesOnce(t *testing.T) {
+	f := newHubFixture(t, HubOptions{})
+	a, b, other := f.mustDial(t), f.mustDial(t), f.mustDial(t)
+	subscribe(t, a, "vertex:1")
+	subscribe(t, b, "job:9", "vertex:1")
+	subscribe(t, other, "vertex:2")
+
+	if err := f.hub.Publish("vertex:1", map[string]int{"lag": 42}); err != nil {
+		t.Fatal(err)
+	}
+	ga, gb := readRaw(t, a), readRaw(t, b)
+	want := `{"topic":"vertex:1","data":{"lag":42}}`
+	if string(ga) != want || !bytes.Equal(ga, gb) {
+		t.Errorf("a got %s, b got %s, want both %s", ga, gb, want)
+	}
+	// Sent counts the three acks and the two updates; one encode served both.
+	waitFor(t, "sent counter", 5*time.Second, func() bool { return f.hub.Stats().Sent == 5 })
+	if s := f.hub.Stats(); s.Encoded != 1 || s.Connections != 3 {
+		t.Errorf("stats = %+v, want Encoded 1, Connections 3", s)
+	}
+	// The non-subscriber got nothing: its next message is the next update of its own topic.
+	if err := f.hub.Publish("vertex:2", 7); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(readRaw(t, other)); got != `{"topic":"vertex:2","data":7}` {
+		t.Errorf("other got %s", got)
+	}
+
+	// Resubscribing replaces the subscription set.
+	subscribe(t, b, "job:9")
+	if err := f.hub.Publish("vertex:1", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.hub.Publish("job:9", 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(readRaw(t, b)); got != `{"topic":"job:9","data":2}` {
+		t.Errorf("b after resubscribe got %s", got)
+	}
+	if err := f.hub.Publish("x", func() {}); err == nil {
+		t.Error("Publish of an unencodable value: no error")
+	}
+}
+
+func TestHubOriginCheck(t *testing.T) {
+	f := newHubFixture(t, HubOptions{AllowedOrigins: []string{"https://Dash.Example.com:443/"}})
+	tests := []struct {
+		name   string
+		origin string
+		want   int
+	}{
+		{"same origin", f.origin, http.StatusSwitchingProtocols},
+		{"allowlisted", "https://dash.example.com", http.StatusSwitchingProtocols},
+		{"cross origin", "https://evil.example.com", http.StatusForbidden},
+		{"same host other scheme", strings.Replace(f.origin, "http:", "https:", 1), http.StatusForbidden},
+		{"allowlisted host other port", "https://dash.example.com:8443", http.StatusForbidden},
+		{"null origin", "null", http.StatusForbidden},
+		{"no origin", "", http.StatusForbidden},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, resp, err := f.dial(t, tt.origin, nil)
+			if resp == nil {
+				t.Fatalf("no response: %v", err)
+			}
+			if resp.StatusCode != tt.want {
+				t.Fatalf("status %d (%v), want %d", resp.StatusCode, err, tt.want)
+			}
+			if c != nil {
+				subscribe(t, c, "t")
+			}
+		})
+	}
+	// X-Forwarded-Host is not trusted for the same-origin check.
+	d := &websocket.Dialer{HandshakeTimeout: 10 * time.Second}
+	hdr := http.Header{"Origin": {"http://proxy.example.com"}, "X-Forwarded-Host": {"proxy.example.com"}, "X-Forwarded-Proto": {"http"}}
+	if _, resp, err := d.Dial(f.wsURL(), hdr); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("forwarded host: err %v, resp %v; want 403", err, resp)
+	}
+	if s := f.hub.Stats(); s.Rejected != 6 {
+		t.Errorf("Rejected = %d, want 6", s.Rejected)
+	}
+
+	if _, err := NewHub(nil, HubOptions{AllowedOrigins: []string{"dash.example.com"}}); err == nil {
+		t.Error("NewHub accepted an origin without scheme")
+	}
+
+	g := newHubFixture(t, HubOptions{AllowNoOrigin: true})
+	if _, resp, err := g.dial(t, "", nil); err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Errorf("AllowNoOrigin: %v", err)
+	}
+}
+
+func TestHubMaxConnections(t *testing.T) {
+	f := newHubFixture(t, HubOptions{MaxConnections: 1})
+	a := f.mustDial(t)
+	if _, resp, err := f.dial(t, f.origin, nil); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("second connection: err %v, resp %v; want 503", err, resp)
+	}
+	a.Close()
+	waitFor(t, "connection released", 5*time.Second, func() bool { return f.hub.Stats().Connections == 0 })
+	f.mustDial(t)
+}
+
+// smallReadBufferDialer shrinks the client's socket receive buffer so a
+// client that never reads backs up the server quickly.
+func smallReadBufferDialer() *websocket.Dialer {
+	return &websocket.Dialer{
+		HandshakeTimeout: 10 * time.Second,
+		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if tc, ok := c.(*net.TCPConn); ok {
+				_ = tc.SetReadBuffer(4096)
+			}
+			return c, err
+		},
+	}
+}
+
+func TestHubSlowClientDoesNotBlockOthers(t *testing.T) {
+	f := newHubFixture(t, HubOptions{WriteWait: 500 * time.Millisecond})
+	slow, _, err := f.dial(t, f.origin, smallReadBufferDialer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	subscribe(t, slow, "grid")
+	fast := f.mustDial(t)
+	subscribe(t, fast, "grid")
+
+	// The fast client reads everything; it reports each sequence number.
+	type update struct {
+		Data struct {
+			Seq int
+		}
+	}
+	got := make(chan int, 1024)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(got)
+		for {
+			_ = fast.SetReadDeadline(time.Now().Add(20 * time.Second))
+			_, data, err := fast.ReadMessage()
+			if err != nil {
+				return
+			}
+			var u update
+			if err := json.Unmarshal(data, &u); err != nil {
+				return
+			}
+			got <- u.Data.Seq
+		}
+	}()
+
+	pad := strings.Repeat("x", 128<<10)
+	start := time.Now()
+	const maxUpdates = 2000 // 256 MB at most; the slow client is dropped long before
+	seq := 0
+	for ; seq < maxUpdates && f.hub.Stats().Dropped == 0; seq++ {
+		if err := f.hub.Publish("grid", map[string]any{"seq": seq, "pad": pad}); err != nil {
+			t.Fatal(err)
+		}
+		// Lock-step with the fast client: every update reaches it while the
+		// slow one is stuck.
+		select {
+		case s, ok := <-got:
+			if !ok {
+				t.Fatalf("fast client failed after %d updates", seq)
+			}
+			if s != seq {
+				t.Fatalf("fast client got seq %d, want %d", s, seq)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("fast client did not receive update %d within 10s (slow client blocking?)", seq)
+		}
+		if time.Since(start) > 60*time.Second {
+			t.Fatalf("slow client not dropped after %d updates in %v", seq, time.Since(start))
+		}
+	}
+	if f.hub.Stats().Dropped == 0 {
+		// Published maxUpdates without the slow client being dropped.
+		waitFor(t, "slow client dropped", 10*time.Second, func() bool { return f.hub.Stats().Dropped == 1 })
+	}
+	t.Logf("slow client dropped after %d updates in %v", seq, time.Since(start))
+
+	// After the drop the fast client still gets updates, and only one client is counted.
+	if err := f.hub.Publish("grid", map[string]any{"seq": seq}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if s != seq {
+			t.Errorf("after drop: seq %d, want %d", s, seq)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("fast client got nothing after the drop")
+	}
+	waitFor(t, "one connection left", 10*time.Second, func() bool { return f.hub.Stats().Connections == 1 })
+	if s := f.hub.Stats(); s.Dropped != 1 {
+		t.Errorf("Dropped = %d, want 1", s.Dropped)
+	}
+	fast.Close()
+	wg.Wait()
+}
+
+func TestHubCoalescesToLatest(t *testing.T) {
+	f := newHubFixture(t, HubOptions{ClientBuffer: 2})
+	c := f.mustDial(t)
+	subscribe(t, c, "a", "b")
+	// Without reading, publish many updates of two topics; the client's
+	// buffer keeps at most the latest of each, so it is never dropped.
+	for i := range 200 {
+		if err := f.hub.Publish("a", i); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.hub.Publish("b", i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lastA, lastB := -1, -1
+	for lastA != 199 || lastB != 199 {
+		var u struct {
+			Topic string
+			Data  int
+		}
+		if err := json.Unmarshal(readRaw(t, c), &u); err != nil {
+			t.Fatal(err)
+		}
+		p := &lastA
+		if u.Topic == "b" {
+			p = &lastB
+		}
+		if u.Data <= *p {
+			t.Fatalf("topic %s: got %d after %d", u.Topic, u.Data, *p)
+		}
+		*p = u.Data
+	}
+	if s := f.hub.Stats(); s.Dropped != 0 || s.Encoded != 400 || s.Sent > 401 {
+		t.Errorf("stats = %+v", s)
+	}
+}
+
+func TestHubBadSubscribeClosesOnlyThatConnection(t *testing.T) {
+	tests := []struct {
+		name string
+		msg  string
+	}{
+		{"oversized", `{"subscribe":["` + strings.Repeat("a", 8000) + `"]}`},
+		{"malformed JSON", `{"subscribe":[`},
+		{"not an object", `["a"]`},
+		{"unknown field", `{"subscribe":["a"],"admin":true}`},
+		{"missing subscribe", `{}`},
+		{"trailing data", `{"subscribe":["a"]} {}`},
+		{"too many topics", `{"subscribe":["a","b","c","d"]}`},
+		{"empty topic", `{"subscribe":[""]}`},
+		{"long topic", `{"subscribe":["` + strings.Repeat("a", 200) + `"]}`},
+		{"bad characters", `{"subscribe":["<script>"]}`},
+	}
+	f := newHubFixture(t, HubOptions{MaxTopics: 3, ReadLimit: 1024})
+	good := f.mustDial(t)
+	subscribe(t, good, "a")
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := f.mustDial(t)
+			if err := c.WriteMessage(websocket.TextMessage, []byte(tt.msg)); err != nil {
+				t.Fatal(err)
+			}
+			err := expectClosed(t, c)
+			if !websocket.IsCloseError(err, websocket.ClosePolicyViolation, websocket.CloseMessageTooBig) {
+				t.Errorf("closed with %v, want close 1008 or 1009", err)
+			}
+			waitFor(t, "bad subscriber counted", 5*time.Second, func() bool { return f.hub.Stats().BadSubscribers == uint64(i+1) })
+			// The good client is unaffected.
+			if err := f.hub.Publish("a", i); err != nil {
+				t.Fatal(err)
+			}
+			var u struct{ Data int }
+			if err := json.Unmarshal(readRaw(t, good), &u); err != nil || u.Data != i {
+				t.Fatalf("good client got %+v, %v; want %d", u, err, i)
+			}
+		})
+	}
+	// A binary message is refused too.
+	c := f.mustDial(t)
+	_ = c.WriteMessage(websocket.BinaryMessage, []byte(`{"subscribe":["a"]}`))
+	expectClosed(t, c)
+	waitFor(t, "only the good connection left", 5*time.Second, func() bool { return f.hub.Stats().Connections == 1 })
+}
+
+func TestHubKeepalive(t *testing.T) {
+	f := newHubFixture(t, HubOptions{PongWait: time.Second, PingPeriod: 200 * time.Millisecond, WriteWait: time.Second})
+	// A client that reads answers pings (gorilla's default ping handler) and stays.
+	alive := f.mustDial(t)
+	subscribe(t, alive, "a")
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := alive.ReadMessage(); err != nil {
+				readErr <- err
+				return
+			}
+		}
+	}()
+	// A client that never reads sends no pongs and is disconnected.
+	mute := f.mustDial(t)
+	_ = mute
+	waitFor(t, "silent client disconnected", 10*time.Second, func() bool { return f.hub.Stats().Connections == 1 })
+	// Pong waits later the reading client is still there.
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		if n := f.hub.Stats().Connections; n != 1 {
+			t.Fatalf("Connections = %d, want 1 (keepalive failed)", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case err := <-readErr:
+		t.Fatalf("reading client closed: %v", err)
+	default:
+	}
+	alive.Close()
+}
+
+func TestHubCancelClosesClients(t *testing.T) {
+	f := newHubFixture(t, HubOptions{})
+	a, b := f.mustDial(t), f.mustDial(t)
+	subscribe(t, a, "a")
+	f.cancel()
+	for _, c := range []*websocket.Conn{a, b} {
+		if err := expectClosed(t, c); !websocket.IsCloseError(err, websocket.CloseGoingAway) {
+			t.Errorf("closed with %v, want 1001 going away", err)
+		}
+	}
+	select {
+	case <-f.runDone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	if s := f.hub.Stats(); s.Connections != 0 {
+		t.Errorf("Connections = %d after Run returned", s.Connections)
+	}
+	if err := f.hub.Publish("a", 1); !errors.Is(err, ErrHubClosed) {
+		t.Errorf("Publish after close: %v, want ErrHubClosed", err)
+	}
+	if _, resp, err := f.dial(t, f.origin, nil); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("dial after close: err %v, resp %v; want 503", err, resp)
+	}
+}
