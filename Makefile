@@ -4,7 +4,7 @@
 GO        ?= go
 LISTEN    ?= 127.0.0.1:8080
 GOLDEN    ?= $(abspath ../shared/golden)
-FUZZTIME  ?= 5s
+FUZZTIME  ?= 20000x
 export SKEWSCOPE_GOLDEN_DIR ?= $(GOLDEN)
 
 .PHONY: run build test check vet fmt-check templ-check unit js browser fuzz e2e bench tools
