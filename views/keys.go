@@ -25,7 +25,6 @@ func (f KeysForm) Err(field string) string { return f.Errors[field] }
 type KeyResult struct {
 	Key, Type      string
 	JavaHash       string
-	Murmur         string
 	KeyGroup       string
 	MaxParallelism string
 	MaxPNote       string

@@ -205,5 +205,4 @@ type CandidateRow struct {
 	MaxMean    string
 	Note       string
 	IsTarget   bool
-	IsCurrent  bool
 }

@@ -307,7 +307,7 @@ func newKeysFormView(l views.Layout, f *keysForm) views.KeysForm {
 func newKeyResult(f *keysForm, k keyLookup) views.KeyResult {
 	m := assign.MurmurHash(k.hash)
 	r := views.KeyResult{
-		Key: k.key, Type: f.typ.String(), JavaHash: strconv.Itoa(int(k.hash)), Murmur: strconv.Itoa(int(m)),
+		Key: k.key, Type: f.typ.String(), JavaHash: strconv.Itoa(int(k.hash)),
 		KeyGroup: strconv.Itoa(k.kg), MaxParallelism: strconv.Itoa(f.maxP),
 	}
 	if f.maxPDef {

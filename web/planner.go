@@ -704,7 +704,6 @@ func candidatesView(l views.Layout, f *planForm, res *planResult) views.Candidat
 			KeyGroups:  fmt.Sprintf("%d–%d", c.KeyGroupsMin, c.KeyGroupsMax),
 			Note:       candidateNote(c, f, res.plan.MaxParallelism),
 			IsTarget:   c.Parallelism == f.target,
-			IsCurrent:  c.Parallelism == f.current,
 		}
 		sk := c.PartitionSkew
 		if v.HasRate {
