@@ -50,9 +50,10 @@ unit:
 js:
 	node --test static/js/
 
-# Browser tests (build tag browser): headless Chromium, installed on demand.
+# Browser tests (build tag browser): headless Chromium, installed on demand;
+# a failing test is retried once and, if it then passes, named as FLAKY.
 browser:
-	scripts/ensure-chromium.sh && $(GO) test -tags browser -count=1 ./web/...
+	scripts/browser-tests.sh
 
 # Ground truth: a real Kafka 4.1 broker (KRaft) and Flink 1.20.5 and 2.2.1
 # MiniClusters from Maven Central run the job in e2e/flinkjob; the tests
