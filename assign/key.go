@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind is the Java type of a key (or of one field of a tuple key).
@@ -105,10 +106,10 @@ func HashKey(t KeyType, text string) (int32, error) {
 	dec.UseNumber()
 	var fields []any
 	if err := dec.Decode(&fields); err != nil {
-		return 0, fmt.Errorf("tuple key %s: want a JSON array like [\"a\", 1]: %v", clip(text), err)
+		return 0, fmt.Errorf("tuple key %s: want a JSON array like [\"a\", 1]: %v", QuoteClip(text), err)
 	}
 	if dec.More() {
-		return 0, fmt.Errorf("tuple key %s: trailing data after the JSON array", clip(text))
+		return 0, fmt.Errorf("tuple key %s: trailing data after the JSON array", QuoteClip(text))
 	}
 	return HashTuple(t, fields)
 }
@@ -156,13 +157,13 @@ func hashScalar(k Kind, text string) (int32, error) {
 		bitSize := map[Kind]int{KindInt: 32, KindShort: 16, KindByte: 8}[k]
 		v, err := strconv.ParseInt(strings.TrimSpace(text), 10, bitSize)
 		if err != nil {
-			return 0, fmt.Errorf("%s key %s: %w", k, clip(text), numErr(err, bitSize))
+			return 0, fmt.Errorf("%s key %s: %w", k, QuoteClip(text), numErr(err, bitSize))
 		}
 		return IntHashCode(int32(v)), nil
 	case KindLong:
 		v, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("long key %s: %w", clip(text), numErr(err, 64))
+			return 0, fmt.Errorf("long key %s: %w", QuoteClip(text), numErr(err, 64))
 		}
 		return LongHashCode(v), nil
 	case KindBoolean:
@@ -172,23 +173,23 @@ func hashScalar(k Kind, text string) (int32, error) {
 		case "false":
 			return BooleanHashCode(false), nil
 		}
-		return 0, fmt.Errorf("boolean key %s: want true or false", clip(text))
+		return 0, fmt.Errorf("boolean key %s: want true or false", QuoteClip(text))
 	case KindChar:
 		rs := []rune(text)
 		if len(rs) != 1 || rs[0] > 0xFFFF {
-			return 0, fmt.Errorf("char key %s: want exactly one UTF-16 code unit (one character of the Basic Multilingual Plane)", clip(text))
+			return 0, fmt.Errorf("char key %s: want exactly one UTF-16 code unit (one character of the Basic Multilingual Plane)", QuoteClip(text))
 		}
 		return int32(rs[0]), nil
 	case KindFloat:
 		v, err := strconv.ParseFloat(strings.TrimSpace(text), 32)
 		if err != nil {
-			return 0, fmt.Errorf("float key %s: not a number", clip(text))
+			return 0, fmt.Errorf("float key %s: not a number", QuoteClip(text))
 		}
 		return FloatHashCode(float32(v)), nil
 	case KindDouble:
 		v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		if err != nil {
-			return 0, fmt.Errorf("double key %s: not a number", clip(text))
+			return 0, fmt.Errorf("double key %s: not a number", QuoteClip(text))
 		}
 		return DoubleHashCode(v), nil
 	}
@@ -221,21 +222,20 @@ func numErr(err error, bitSize int) error {
 	return errors.New("not an integer")
 }
 
-// clip quotes s for an error message, shortened so that a 10 MB paste does
-// not become a 10 MB error.
-func clip(s string) string {
+// QuoteClip quotes user input for an error message, shortened on a rune
+// boundary so that a 10 MB paste does not become a 10 MB error. Every
+// package that echoes input in an error uses it.
+func QuoteClip(s string) string {
 	const n = 64
 	if len(s) <= n {
 		return strconv.Quote(s)
 	}
 	cut := n
-	for cut > 0 && !utf8RuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return strconv.Quote(s[:cut]) + "…"
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // Key is one key as a user writes it: its type and its text (see HashKey).
 type Key struct {

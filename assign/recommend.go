@@ -478,10 +478,10 @@ func prepareRecommend(in RecommendInput) (*recInput, error) {
 	for tp, v := range in.Rates {
 		i, ok := index[tp.Topic]
 		if !ok || tp.Partition < 0 || int(tp.Partition) >= in.Topics[i].Partitions {
-			return nil, fmt.Errorf("rate for partition %s: not a partition of the given topics", clip(tp.SplitID()))
+			return nil, fmt.Errorf("rate for partition %s: not a partition of the given topics", QuoteClip(tp.SplitID()))
 		}
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("rate for partition %s is %v: want a finite number >= 0", clip(tp.SplitID()), v)
+			return nil, fmt.Errorf("rate for partition %s is %v: want a finite number >= 0", QuoteClip(tp.SplitID()), v)
 		}
 		r.topics[i].rates[tp.Partition] = v
 	}

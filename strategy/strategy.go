@@ -12,7 +12,6 @@ package strategy
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/skewscope/skewscope/assign"
 )
@@ -150,19 +149,5 @@ func Lookup(name string) (Strategy, error) {
 			return s, nil
 		}
 	}
-	return Strategy{}, fmt.Errorf("unknown assignment strategy %q: want one of %s", clip(name), strings.Join(Names(), ", "))
-}
-
-// clip shortens a user-supplied name for an error message, cutting on a rune
-// boundary.
-func clip(s string) string {
-	const limit = 64
-	if len(s) <= limit {
-		return s
-	}
-	i := limit
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
+	return Strategy{}, fmt.Errorf("unknown assignment strategy %s: want one of %s", assign.QuoteClip(name), strings.Join(Names(), ", "))
 }

@@ -140,7 +140,7 @@ type bulkRequest struct {
 // serveKeyGroupBulk answers POST /api/v1/keygroup.
 func (s *Server) serveKeyGroupBulk(w http.ResponseWriter, r *http.Request) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		return &inputError{Status: http.StatusUnsupportedMediaType, Msg: fmt.Sprintf("Content-Type %s: send application/json", quoteClip(ct))}
+		return &inputError{Status: http.StatusUnsupportedMediaType, Msg: fmt.Sprintf("Content-Type %s: send application/json", assign.QuoteClip(ct))}
 	}
 	body := http.MaxBytesReader(w, r.Body, MaxBulkBody)
 	dec := json.NewDecoder(body)
@@ -232,10 +232,10 @@ func bulkKeyText(t assign.KeyType, raw json.RawMessage) (any, string, error) {
 	}
 	switch t.Kind {
 	case assign.KindString, assign.KindChar:
-		return nil, "", fmt.Errorf("a %s key is a JSON string, got %s", t, quoteClip(trimmed))
+		return nil, "", fmt.Errorf("a %s key is a JSON string, got %s", t, assign.QuoteClip(trimmed))
 	}
 	if strings.HasPrefix(trimmed, "[") || strings.HasPrefix(trimmed, "{") {
-		return nil, "", fmt.Errorf("a %s key is a JSON number or string, got %s", t, quoteClip(trimmed))
+		return nil, "", fmt.Errorf("a %s key is a JSON number or string, got %s", t, assign.QuoteClip(trimmed))
 	}
 	return json.RawMessage(trimmed), trimmed, nil
 }
@@ -302,15 +302,15 @@ func parseTopics(q query) ([]assign.Topic, error) {
 	for _, v := range vals {
 		i := strings.LastIndexByte(v, ':')
 		if i <= 0 {
-			return nil, badInput("topic", "%s: want NAME:PARTITIONS, e.g. orders:12", quoteClip(v))
+			return nil, badInput("topic", "%s: want NAME:PARTITIONS, e.g. orders:12", assign.QuoteClip(v))
 		}
 		name, count := v[:i], v[i+1:]
 		n, err := strconv.Atoi(strings.TrimSpace(count))
 		if err != nil || n < 1 || n > assign.MaxPartitions {
-			return nil, badInput("topic", "%s: partition count %s is not an integer in 1..%d", quoteClip(name), quoteClip(count), assign.MaxPartitions)
+			return nil, badInput("topic", "%s: partition count %s is not an integer in 1..%d", assign.QuoteClip(name), assign.QuoteClip(count), assign.MaxPartitions)
 		}
 		if seen[name] {
-			return nil, badInput("topic", "%s is given twice", quoteClip(name))
+			return nil, badInput("topic", "%s is given twice", assign.QuoteClip(name))
 		}
 		seen[name] = true
 		total += n
@@ -374,7 +374,7 @@ func parseHistory(q query) ([]int, error) {
 	for i, part := range parts {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
 		if err != nil || n < 1 || n > assign.UpperBoundMaxParallelism {
-			return nil, badInput("from", "%s is not a parallelism in 1..%d", quoteClip(part), assign.UpperBoundMaxParallelism)
+			return nil, badInput("from", "%s is not a parallelism in 1..%d", assign.QuoteClip(part), assign.UpperBoundMaxParallelism)
 		}
 		h[i] = n
 	}
@@ -437,7 +437,7 @@ func (s *Server) serveAssignment(w http.ResponseWriter, r *http.Request) error {
 		switch offsets {
 		case "", assign.StartingOffsetsEarliest, assign.StartingOffsetsCommitted, assign.StartingOffsetsLatest, assign.StartingOffsetsTimestamp, assign.StartingOffsetsSpecific:
 		default:
-			return badInput("startingOffsets", "%s: want earliest, committed, latest, timestamp or specific", quoteClip(offsets))
+			return badInput("startingOffsets", "%s: want earliest, committed, latest, timestamp or specific", assign.QuoteClip(offsets))
 		}
 		connector, err := q.single("connector")
 		if err != nil {
@@ -446,7 +446,7 @@ func (s *Server) serveAssignment(w http.ResponseWriter, r *http.Request) error {
 		switch connector {
 		case "", assign.ConnectorLine5, assign.ConnectorLine34:
 		default:
-			return badInput("connector", "%s: want 5 (flink-connector-kafka 5.0.x) or 3-4 (3.x and 4.0.x)", quoteClip(connector))
+			return badInput("connector", "%s: want 5 (flink-connector-kafka 5.0.x) or 3-4 (3.x and 4.0.x)", assign.QuoteClip(connector))
 		}
 		rr, err := assign.Restore(assign.RestoreInput{
 			Topics: topics, History: append(history, p), StartingOffsets: offsets, ConnectorLine: connector,
@@ -462,7 +462,7 @@ func (s *Server) serveAssignment(w http.ResponseWriter, r *http.Request) error {
 		resp.Source = rr.Source
 		resp.Notes = rr.Notes
 	default:
-		return badInput("mode", "%s: want fresh or restore", quoteClip(mode))
+		return badInput("mode", "%s: want fresh or restore", assign.QuoteClip(mode))
 	}
 	resp.Partitions = make([]assignmentPartition, 0, len(a.Owners))
 	for tp, o := range a.All() {

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/skewscope/skewscope/assign"
 )
 
 // Hub defaults; HubOptions fields left zero take these.
@@ -334,7 +336,7 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 	if !h.checkOrigin(r) {
 		h.conns.Add(-1)
 		h.rejected.Add(1)
-		h.log.Warn("websocket origin rejected", "origin", quoteClip(r.Header.Get("Origin")), "remote", r.RemoteAddr)
+		h.log.Warn("websocket origin rejected", "origin", assign.QuoteClip(r.Header.Get("Origin")), "remote", r.RemoteAddr)
 		http.Error(w, "websocket origin not allowed", http.StatusForbidden)
 		return
 	}

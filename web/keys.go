@@ -78,7 +78,7 @@ func parseKeysForm(v url.Values, upload []byte) *keysForm {
 		}
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > assign.UpperBoundMaxParallelism {
-			f.fail(field, "%s is not a %s: Flink accepts 1..%d", quoteClip(s), what, assign.UpperBoundMaxParallelism)
+			f.fail(field, "%s is not a %s: Flink accepts 1..%d", assign.QuoteClip(s), what, assign.UpperBoundMaxParallelism)
 			return 0
 		}
 		return n

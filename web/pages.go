@@ -12,6 +12,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/skewscope/skewscope/views"
+
+	"github.com/skewscope/skewscope/assign"
 )
 
 // pageHandler renders a page component, or returns an error that the
@@ -114,5 +116,5 @@ func (s *Server) serveHome(w http.ResponseWriter, r *http.Request) (int, templ.C
 }
 
 func (s *Server) serveNotFoundPage(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
-	return 0, nil, &inputError{Status: http.StatusNotFound, Msg: "There is no page at " + quoteClip(r.URL.Path) + "."}
+	return 0, nil, &inputError{Status: http.StatusNotFound, Msg: "There is no page at " + assign.QuoteClip(r.URL.Path) + "."}
 }

@@ -43,7 +43,7 @@ func (q query) intIn(name string, lo, hi, def int, required bool) (int, error) {
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || v < int64(lo) || v > int64(hi) {
-		return 0, badInput(name, "%s is not an integer in %d..%d", quoteClip(s), lo, hi)
+		return 0, badInput(name, "%s is not an integer in %d..%d", assign.QuoteClip(s), lo, hi)
 	}
 	return int(v), nil
 }
@@ -69,18 +69,4 @@ func (q query) maxParallelism(name string, p int, pName string) (maxP int, defau
 		return 0, false, badInput(name, "%d is smaller than %s %d; Flink requires maxParallelism >= parallelism", maxP, pName, p)
 	}
 	return maxP, false, nil
-}
-
-// quoteClip quotes user input for an error message, clipped so a huge value
-// does not make a huge message.
-func quoteClip(s string) string {
-	const n = 64
-	if len(s) > n {
-		cut := n
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		return strconv.Quote(s[:cut]) + "…"
-	}
-	return strconv.Quote(s)
 }

@@ -110,7 +110,7 @@ func parsePlanForm(v url.Values) *planForm {
 	case "restore":
 		f.mode = assign.StartRestore
 	default:
-		f.fail("mode", "%s: choose fresh start or restore from savepoint", quoteClip(f.Mode))
+		f.fail("mode", "%s: choose fresh start or restore from savepoint", assign.QuoteClip(f.Mode))
 	}
 	if f.Strategy == "" {
 		f.Strategy = strategy.Default
@@ -129,7 +129,7 @@ func parsePlanForm(v url.Values) *planForm {
 		f.Color = "topic"
 	case "rate":
 	default:
-		f.fail("color", "%s: colour cells by topic or by rate", quoteClip(f.Color))
+		f.fail("color", "%s: colour cells by topic or by rate", assign.QuoteClip(f.Color))
 	}
 	f.parseRates()
 	f.parseState()
@@ -143,7 +143,7 @@ func (f *planForm) parallelismField(field, s, what string) int {
 	}
 	p, err := strconv.Atoi(s)
 	if err != nil || p < 1 || p > assign.UpperBoundMaxParallelism {
-		f.fail(field, "%s is not a parallelism: Flink accepts 1..%d", quoteClip(s), assign.UpperBoundMaxParallelism)
+		f.fail(field, "%s is not a parallelism: Flink accepts 1..%d", assign.QuoteClip(s), assign.UpperBoundMaxParallelism)
 		return 0
 	}
 	return p
@@ -155,7 +155,7 @@ func (f *planForm) parseMaxParallelism() {
 	}
 	m, err := strconv.Atoi(f.MaxParallelism)
 	if err != nil || m < 1 || m > assign.UpperBoundMaxParallelism {
-		f.fail("maxParallelism", "%s is not a max parallelism: Flink accepts 1..%d", quoteClip(f.MaxParallelism), assign.UpperBoundMaxParallelism)
+		f.fail("maxParallelism", "%s is not a max parallelism: Flink accepts 1..%d", assign.QuoteClip(f.MaxParallelism), assign.UpperBoundMaxParallelism)
 		return
 	}
 	f.maxP = m
@@ -194,17 +194,17 @@ func (f *planForm) parseTopics() {
 		}
 		i := strings.LastIndexByte(e, ':')
 		if i <= 0 {
-			f.fail("topics", "%s: write NAME:PARTITIONS, e.g. orders:12", quoteClip(e))
+			f.fail("topics", "%s: write NAME:PARTITIONS, e.g. orders:12", assign.QuoteClip(e))
 			return
 		}
 		name, count := strings.TrimSpace(e[:i]), strings.TrimSpace(e[i+1:])
 		n, err := strconv.Atoi(count)
 		if err != nil || n < 1 || n > assign.MaxPartitions {
-			f.fail("topics", "%s: partition count %s is not an integer in 1..%d", quoteClip(name), quoteClip(count), assign.MaxPartitions)
+			f.fail("topics", "%s: partition count %s is not an integer in 1..%d", assign.QuoteClip(name), assign.QuoteClip(count), assign.MaxPartitions)
 			return
 		}
 		if seen[name] {
-			f.fail("topics", "%s is listed twice", quoteClip(name))
+			f.fail("topics", "%s is listed twice", assign.QuoteClip(name))
 			return
 		}
 		seen[name] = true
@@ -272,26 +272,26 @@ func (f *planForm) parseRates() {
 		topic := strings.TrimSpace(rec[0])
 		part, err := strconv.Atoi(strings.TrimSpace(rec[1]))
 		if err != nil || part < 0 {
-			f.fail("rates", "line %d: partition %s is not a partition number", line, quoteClip(rec[1]))
+			f.fail("rates", "line %d: partition %s is not a partition number", line, assign.QuoteClip(rec[1]))
 			return
 		}
 		rate, err := strconv.ParseFloat(strings.TrimSpace(rec[2]), 64)
 		if err != nil || rate < 0 || math.IsInf(rate, 0) || math.IsNaN(rate) {
-			f.fail("rates", "line %d: rate %s is not a non-negative number", line, quoteClip(rec[2]))
+			f.fail("rates", "line %d: rate %s is not a non-negative number", line, assign.QuoteClip(rec[2]))
 			return
 		}
 		n, known := counts[topic]
 		switch {
 		case len(f.topics) > 0 && !known:
-			f.fail("rates", "line %d: topic %s is not in the topic list", line, quoteClip(topic))
+			f.fail("rates", "line %d: topic %s is not in the topic list", line, assign.QuoteClip(topic))
 			return
 		case known && part >= n:
-			f.fail("rates", "line %d: %s has %d partitions (0..%d), not partition %d", line, quoteClip(topic), n, n-1, part)
+			f.fail("rates", "line %d: %s has %d partitions (0..%d), not partition %d", line, assign.QuoteClip(topic), n, n-1, part)
 			return
 		}
 		tp := assign.TopicPartition{Topic: topic, Partition: int32(part)}
 		if _, dup := rates[tp]; dup {
-			f.fail("rates", "line %d: %s-%d is given twice", line, quoteClip(topic), part)
+			f.fail("rates", "line %d: %s-%d is given twice", line, assign.QuoteClip(topic), part)
 			return
 		}
 		rates[tp] = rate
@@ -318,7 +318,7 @@ func (f *planForm) parseState() {
 	for _, fld := range fields {
 		b, err := parseBytes(fld)
 		if err != nil {
-			f.fail("state", "%s: %v", quoteClip(strings.TrimSpace(fld)), err)
+			f.fail("state", "%s: %v", assign.QuoteClip(strings.TrimSpace(fld)), err)
 			return
 		}
 		sizes = append(sizes, b)
@@ -359,7 +359,7 @@ func parseBytes(s string) (int64, error) {
 	}
 	mult, ok := byteUnits[unit]
 	if !ok {
-		return 0, fmt.Errorf("unknown unit %s; use B, KB, MB, GB, TB or KiB, MiB, GiB, TiB", quoteClip(unit))
+		return 0, fmt.Errorf("unknown unit %s; use B, KB, MB, GB, TB or KiB, MiB, GiB, TiB", assign.QuoteClip(unit))
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || v < 0 {

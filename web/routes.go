@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/skewscope/skewscope/assign"
 )
 
 // routes lists every URL skewscope serves.
@@ -56,10 +58,10 @@ func (s *Server) mount(r chi.Router) {
 		r.Get("/openapi.json", s.serveOpenAPI)
 		r.Get("/version", s.api(s.serveVersion))
 		r.NotFound(s.api(func(w http.ResponseWriter, r *http.Request) error {
-			return &inputError{Status: http.StatusNotFound, Msg: "no such API endpoint: " + quoteClip(r.URL.Path) + "; see /api/v1/openapi.json"}
+			return &inputError{Status: http.StatusNotFound, Msg: "no such API endpoint: " + assign.QuoteClip(r.URL.Path) + "; see /api/v1/openapi.json"}
 		}))
 		r.MethodNotAllowed(s.api(func(w http.ResponseWriter, r *http.Request) error {
-			return &inputError{Status: http.StatusMethodNotAllowed, Msg: "method " + r.Method + " is not allowed on " + quoteClip(r.URL.Path)}
+			return &inputError{Status: http.StatusMethodNotAllowed, Msg: "method " + r.Method + " is not allowed on " + assign.QuoteClip(r.URL.Path)}
 		}))
 	})
 }
