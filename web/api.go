@@ -173,16 +173,8 @@ func (s *Server) serveKeyGroupBulk(w http.ResponseWriter, r *http.Request) error
 		}
 		kp.p = req.Parallelism
 	}
-	switch {
-	case req.MaxParallelism == 0:
-		kp.maxP, _ = assign.DefaultMaxParallelism(max(kp.p, 1))
-		kp.defaulted = true
-	case assign.CheckParallelism(req.MaxParallelism) != nil:
-		return badInput("maxParallelism", "%d is not in 1..%d", req.MaxParallelism, assign.UpperBoundMaxParallelism)
-	case req.MaxParallelism < kp.p:
-		return badInput("maxParallelism", "%d is smaller than parallelism %d; Flink requires maxParallelism >= parallelism", req.MaxParallelism, kp.p)
-	default:
-		kp.maxP = req.MaxParallelism
+	if kp.maxP, kp.defaulted, err = resolveMaxP("maxParallelism", req.MaxParallelism, kp.p, "parallelism"); err != nil {
+		return err
 	}
 	if req.TargetParallelism != 0 {
 		if err := assign.CheckParallelism(req.TargetParallelism); err != nil {

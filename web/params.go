@@ -53,19 +53,27 @@ func (q query) parallelism(name string, required bool) (int, error) {
 	return q.intIn(name, 1, assign.UpperBoundMaxParallelism, 0, required)
 }
 
-// maxParallelism parses maxParallelism, defaulting to Flink's default for p
-// (or for parallelism 1 when p is 0). It checks maxP >= p with Flink's rule.
-// defaulted reports whether the default was used.
+// maxParallelism parses maxParallelism and resolves it with resolveMaxP.
 func (q query) maxParallelism(name string, p int, pName string) (maxP int, defaulted bool, err error) {
 	maxP, err = q.intIn(name, 1, assign.UpperBoundMaxParallelism, 0, false)
 	if err != nil {
 		return 0, false, err
 	}
-	if maxP == 0 {
-		maxP, _ = assign.DefaultMaxParallelism(max(p, 1))
-		return maxP, true, nil
-	}
-	if p > maxP {
+	return resolveMaxP(name, maxP, p, pName)
+}
+
+// resolveMaxP applies the API's rules to a max parallelism given as an
+// integer (0: not given): Flink's default for p (or for parallelism 1 when
+// p is 0), else a value in 1..32768 that is at least p. defaulted reports
+// whether the default was used.
+func resolveMaxP(name string, maxP, p int, pName string) (int, bool, error) {
+	switch {
+	case maxP == 0:
+		d, _ := assign.DefaultMaxParallelism(max(p, 1))
+		return d, true, nil
+	case assign.CheckParallelism(maxP) != nil:
+		return 0, false, badInput(name, "%d is not in 1..%d", maxP, assign.UpperBoundMaxParallelism)
+	case p > maxP:
 		return 0, false, badInput(name, "%d is smaller than %s %d; Flink requires maxParallelism >= parallelism", maxP, pName, p)
 	}
 	return maxP, false, nil
