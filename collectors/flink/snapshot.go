@@ -1,0 +1,85 @@
+package flink
+
+import "time"
+
+// Freshness says whether a value is from the latest poll or an older one.
+type Freshness struct {
+	UpdatedAt time.Time     // UpdatedAt is the poll that last refreshed the value.
+	Stale     bool          // Stale is true when the latest poll failed to refresh it.
+	Age       time.Duration // Age is CollectedAt − UpdatedAt.
+}
+
+// Snapshot is the result of one poll of one Flink REST endpoint. It is
+// immutable once published: readers must not modify it or its slices.
+type Snapshot struct {
+	Endpoint     string        // Endpoint is the configured name.
+	URL          string        // URL is the endpoint's base URL (no credentials).
+	CollectedAt  time.Time     // CollectedAt is when the poll started.
+	PollDuration time.Duration // PollDuration is how long the poll took.
+	FlinkVersion string        // FlinkVersion is from /overview, "" when unknown.
+	// Err is set when the job list could not be read; the jobs of the last
+	// good poll are kept, marked stale.
+	Err  error
+	Jobs []JobSnapshot // running jobs first, then by name and id
+}
+
+// JobSnapshot is one job as seen by a poll.
+type JobSnapshot struct {
+	ID        string
+	Name      string
+	State     string // RUNNING, CANCELED, …
+	StartTime time.Time
+	// Vertices are in the plan's topological order.
+	Vertices []VertexSnapshot
+	// LatestCheckpoint is the latest completed checkpoint, nil when none.
+	LatestCheckpoint *CheckpointStats
+	// Restored is set when the job started from a checkpoint or savepoint.
+	Restored *RestoreInfo
+	Err      error
+	Freshness
+}
+
+// RestoreInfo says what a job was restored from (/jobs/:id/checkpoints
+// latest.restored).
+type RestoreInfo struct {
+	CheckpointID int64
+	IsSavepoint  bool
+	ExternalPath string
+	At           time.Time
+}
+
+// VertexSnapshot is one job vertex with its per-subtask figures.
+type VertexSnapshot struct {
+	ID             string
+	Name           string
+	Parallelism    int
+	MaxParallelism int
+	Source         bool // no inputs in the plan
+	Keyed          bool // a HASH input in the plan: key groups apply
+	// BackpressureLevel is Flink's vertex level (ok, low, high), "" unknown.
+	BackpressureLevel string
+	Subtasks          []SubtaskSnapshot // by index, len == Parallelism
+	// Kafka is the Kafka source observation (partitions per subtask with
+	// current and committed offsets), nil when the vertex reports no
+	// KafkaSourceReader offset metrics.
+	Kafka *KafkaSourceObservation
+	Err   error
+	Freshness
+}
+
+// SubtaskSnapshot holds one subtask's figures. Ratios are 0–1 and NaN when
+// unknown; rates are records per second (Flink's 60 s meters) and NaN when
+// unknown; StateSize is −1 when unknown.
+type SubtaskSnapshot struct {
+	Index               int
+	Status              string
+	Endpoint            string // task manager host:port
+	BusyRatio           float64
+	BackPressuredRatio  float64
+	IdleRatio           float64
+	RecordsInPerSecond  float64
+	RecordsOutPerSecond float64
+	// StateSize is the subtask's full checkpointed state in the latest
+	// completed checkpoint.
+	StateSize int64
+}
