@@ -41,9 +41,12 @@ var topicRE = regexp.MustCompile(`^[A-Za-z0-9._:/=-]+$`)
 
 // HubOptions configure a Hub.
 type HubOptions struct {
-	// AllowedOrigins are origins (scheme://host[:port]) allowed to open a
-	// websocket besides the request's own origin: the origin of
-	// --web.external-url plus --web.allowed-origins.
+	// AllowedOrigins are the only origins (scheme://host[:port]) allowed
+	// to open a websocket: the caller passes the origin of
+	// --web.external-url plus --web.allowed-origins, or, without an
+	// external URL, the loopback origins of the listen address. The
+	// request's Host header is never trusted (proxies rewrite it, DNS
+	// rebinding controls it), so an empty list admits no browser.
 	AllowedOrigins []string
 	// AllowNoOrigin accepts handshakes without an Origin header (non-browser
 	// clients). Off by default.
@@ -183,25 +186,18 @@ func stripDefaultPort(scheme, host string) string {
 	return strings.TrimSuffix(host, ":443")
 }
 
-// checkOrigin allows the request's own origin (scheme of the connection
-// plus the Host header; X-Forwarded-* are not trusted) and the allowlist.
+// checkOrigin allows exactly the origins of the allowlist, compared in
+// full (scheme, host, port), and a missing Origin if AllowNoOrigin. It
+// never compares with the Host header: behind a proxy that rewrites Host
+// the same-origin rule breaks, and where clients reach the server directly
+// Host is theirs to choose (DNS rebinding).
 func (h *Hub) checkOrigin(r *http.Request) bool {
 	o := r.Header.Get("Origin")
 	if o == "" {
 		return h.opts.AllowNoOrigin
 	}
 	n, ok := normalizeOrigin(o)
-	if !ok {
-		return false
-	}
-	if h.allowed[n] {
-		return true
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return r.Host != "" && n == scheme+"://"+stripDefaultPort(scheme, strings.ToLower(r.Host))
+	return ok && h.allowed[n]
 }
 
 // Stats returns the hub's counters.

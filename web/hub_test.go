@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,17 +26,33 @@ type hubFixture struct {
 	origin  string // the server's own origin
 }
 
+// newHubFixture starts a hub whose allowlist holds opts.AllowedOrigins
+// plus the test server's own origin, as the caller does with the origin
+// of --web.external-url.
 func newHubFixture(t *testing.T, opts HubOptions) *hubFixture {
 	t.Helper()
+	return startHub(t, opts, true)
+}
+
+// startHub starts a hub behind an httptest server; allowSelf adds the
+// server's own origin to the allowlist.
+func startHub(t *testing.T, opts HubOptions, allowSelf bool) *hubFixture {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	origin := "http://" + srv.Listener.Addr().String()
+	if allowSelf {
+		opts.AllowedOrigins = append(slices.Clone(opts.AllowedOrigins), origin)
+	}
 	h, err := NewHub(nil, opts)
 	if err != nil {
+		srv.Close()
 		t.Fatal(err)
 	}
+	srv.Config.Handler = http.HandlerFunc(h.ServeWS)
+	srv.Start()
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &hubFixture{hub: h, cancel: cancel, runDone: make(chan struct{})}
+	f := &hubFixture{hub: h, srv: srv, cancel: cancel, runDone: make(chan struct{}), origin: origin}
 	go func() { h.Run(ctx); close(f.runDone) }()
-	f.srv = httptest.NewServer(http.HandlerFunc(h.ServeWS))
-	f.origin = f.srv.URL
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -176,51 +193,84 @@ func TestHubPublishEncodesOnce(t *testing.T) {
 }
 
 func TestHubOriginCheck(t *testing.T) {
-	f := newHubFixture(t, HubOptions{AllowedOrigins: []string{"https://Dash.Example.com:443/"}})
+	// The server's own origin is not allowlisted: only the list counts.
+	f := startHub(t, HubOptions{AllowedOrigins: []string{"https://Dash.Example.com:443/"}}, false)
 	tests := []struct {
 		name   string
-		origin string
+		header http.Header
 		want   int
 	}{
-		{"same origin", f.origin, http.StatusSwitchingProtocols},
-		{"allowlisted", "https://dash.example.com", http.StatusSwitchingProtocols},
-		{"cross origin", "https://evil.example.com", http.StatusForbidden},
-		{"same host other scheme", strings.Replace(f.origin, "http:", "https:", 1), http.StatusForbidden},
-		{"allowlisted host other port", "https://dash.example.com:8443", http.StatusForbidden},
-		{"null origin", "null", http.StatusForbidden},
-		{"no origin", "", http.StatusForbidden},
+		{"allowlisted", http.Header{"Origin": {"https://dash.example.com"}}, http.StatusSwitchingProtocols},
+		{"allowlisted, upper case and default port", http.Header{"Origin": {"HTTPS://DASH.EXAMPLE.COM:443"}}, http.StatusSwitchingProtocols},
+		{"cross origin", http.Header{"Origin": {"https://evil.example.com"}}, http.StatusForbidden},
+		{"own origin, not allowlisted", http.Header{"Origin": {f.origin}}, http.StatusForbidden},
+		{"allowlisted host other scheme", http.Header{"Origin": {"http://dash.example.com"}}, http.StatusForbidden},
+		{"allowlisted host other port", http.Header{"Origin": {"https://dash.example.com:8443"}}, http.StatusForbidden},
+		{"allowlisted host as subdomain", http.Header{"Origin": {"https://dash.example.com.evil.example"}}, http.StatusForbidden},
+		{"origin with path", http.Header{"Origin": {"https://dash.example.com/x"}}, http.StatusForbidden},
+		{"null origin", http.Header{"Origin": {"null"}}, http.StatusForbidden},
+		{"no origin", http.Header{}, http.StatusForbidden},
+		// Host is the client's to choose (DNS rebinding, direct exposure):
+		// making it match Origin no longer opens the door.
+		{"host spoofed to match origin", http.Header{"Origin": {"http://evil.example.com"}, "Host": {"evil.example.com"}}, http.StatusForbidden},
+		{"forwarded host", http.Header{"Origin": {"http://proxy.example.com"}, "X-Forwarded-Host": {"proxy.example.com"}, "X-Forwarded-Proto": {"http"}}, http.StatusForbidden},
+		// Host does not matter for an allowlisted origin either (a proxy
+		// that rewrites Host does not break the handshake).
+		{"allowlisted behind host-rewriting proxy", http.Header{"Origin": {"https://dash.example.com"}, "Host": {"10.0.0.7:8080"}}, http.StatusSwitchingProtocols},
 	}
+	rejected := 0
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, resp, err := f.dial(t, tt.origin, nil)
+			d := &websocket.Dialer{HandshakeTimeout: 10 * time.Second}
+			c, resp, err := d.Dial(f.wsURL(), tt.header)
 			if resp == nil {
 				t.Fatalf("no response: %v", err)
 			}
 			if resp.StatusCode != tt.want {
-				t.Fatalf("status %d (%v), want %d", resp.StatusCode, err, tt.want)
+				t.Fatalf("handshake with %v: status %d (%v), want %d", tt.header, resp.StatusCode, err, tt.want)
 			}
 			if c != nil {
+				defer c.Close()
 				subscribe(t, c, "t")
 			}
 		})
+		if tt.want == http.StatusForbidden {
+			rejected++
+		}
 	}
-	// X-Forwarded-Host is not trusted for the same-origin check.
-	d := &websocket.Dialer{HandshakeTimeout: 10 * time.Second}
-	hdr := http.Header{"Origin": {"http://proxy.example.com"}, "X-Forwarded-Host": {"proxy.example.com"}, "X-Forwarded-Proto": {"http"}}
-	if _, resp, err := d.Dial(f.wsURL(), hdr); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
-		t.Errorf("forwarded host: err %v, resp %v; want 403", err, resp)
-	}
-	if s := f.hub.Stats(); s.Rejected != 6 {
-		t.Errorf("Rejected = %d, want 6", s.Rejected)
+	if s := f.hub.Stats(); s.Rejected != uint64(rejected) {
+		t.Errorf("Rejected = %d, want %d", s.Rejected, rejected)
 	}
 
-	if _, err := NewHub(nil, HubOptions{AllowedOrigins: []string{"dash.example.com"}}); err == nil {
-		t.Error("NewHub accepted an origin without scheme")
+	for _, bad := range []string{"dash.example.com", "ftp://dash.example.com", "https://dash.example.com/app", "https://user@dash.example.com", ""} {
+		if _, err := NewHub(nil, HubOptions{AllowedOrigins: []string{bad}}); err == nil {
+			t.Errorf("NewHub(AllowedOrigins %q): no error", bad)
+		}
 	}
 
-	g := newHubFixture(t, HubOptions{AllowNoOrigin: true})
-	if _, resp, err := g.dial(t, "", nil); err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
-		t.Errorf("AllowNoOrigin: %v", err)
+	// Without an external URL the caller allowlists the loopback origin
+	// of the listen address; that origin is accepted, other spellings of
+	// the same address are not.
+	g := startHub(t, HubOptions{}, true)
+	if _, resp, err := g.dial(t, g.origin, nil); err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Errorf("loopback origin %s: %v", g.origin, err)
+	}
+	if _, resp, _ := g.dial(t, strings.Replace(g.origin, "127.0.0.1", "localhost", 1), nil); resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("localhost spelling of %s: resp %v, want 403", g.origin, resp)
+	}
+
+	// A missing Origin is refused unless AllowNoOrigin says otherwise.
+	if _, resp, _ := g.dial(t, "", nil); resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("no origin without AllowNoOrigin: resp %v, want 403", resp)
+	}
+	n := startHub(t, HubOptions{AllowNoOrigin: true}, false)
+	c, resp, err := n.dial(t, "", nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("AllowNoOrigin: %v", err)
+	}
+	subscribe(t, c, "t")
+	if _, resp, _ := n.dial(t, "https://evil.example.com", nil); resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("AllowNoOrigin with a foreign origin: resp %v, want 403", resp)
 	}
 }
 
