@@ -95,6 +95,7 @@ type Collector struct {
 	cl     *kgo.Client
 	adm    *kadm.Client
 	now    func() time.Time
+	filter groupMatcher
 	latest atomic.Pointer[Snapshot]
 
 	mu     sync.Mutex // serialises polls and guards the state below
@@ -132,6 +133,11 @@ func newCollector(cfg Config, logger *slog.Logger, extra ...kgo.Opt) (*Collector
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	filter, err := cfg.Groups.compile()
+	if err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("kafka cluster %q: groups: %w", cfg.Name, err)
+	}
 	adm := kadm.NewClient(cl)
 	adm.SetTimeoutMillis(int32(cfg.RequestTimeout.Milliseconds()))
 	return &Collector{
@@ -140,6 +146,7 @@ func newCollector(cfg Config, logger *slog.Logger, extra ...kgo.Opt) (*Collector
 		cl:     cl,
 		adm:    adm,
 		now:    time.Now,
+		filter: filter,
 		parts:  map[tp]*partState{},
 		groups: map[string]Group{},
 		topics: map[string]Topic{},
@@ -338,6 +345,7 @@ func (c *Collector) pollGroups(ctx context.Context, now time.Time, topics []stri
 			listed[name] = kadm.ListedGroup{Group: name, State: g.State, ProtocolType: g.ProtocolType}
 		}
 	}
+	maps.DeleteFunc(listed, func(name string, _ kadm.ListedGroup) bool { return !c.filter.keep(name) })
 	names := listed.Groups() // sorted
 	fetched := kadm.FetchOffsetsResponses{}
 	for batch := range slices.Chunk(names, groupBatchSize) {

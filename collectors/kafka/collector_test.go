@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -268,6 +270,51 @@ func TestReadOnly(t *testing.T) {
 		t.Errorf("OffsetFetch requests over 3 polls = %d, want 1..9 for %d groups", n, len(groups))
 	}
 	t.Logf("requests over 3 polls: %v", seen)
+}
+
+func TestGroupFilters(t *testing.T) {
+	c, _, adm := newCluster(t)
+	for _, g := range []string{"flink-orders", "flink-orders-test", "console-consumer-7", "etl"} {
+		commit(t, adm, g, "orders", map[int32]int64{0: 0})
+	}
+	var mu sync.Mutex
+	var fetched []string
+	c.ControlKey(int16(kmsg.OffsetFetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		req := kreq.(*kmsg.OffsetFetchRequest)
+		for _, g := range req.Groups {
+			fetched = append(fetched, g.Group)
+		}
+		if req.Group != "" {
+			fetched = append(fetched, req.Group)
+		}
+		return nil, nil, false
+	})
+	col, _ := newTestCollector(t, c, Config{Groups: GroupFilter{Allow: []string{"^flink-", "^console-"}, Deny: []string{"-test$", "^console-consumer-"}}})
+	s := col.PollOnce(context.Background())
+	if s.Err != nil {
+		t.Fatalf("PollOnce().Err = %v, want nil", s.Err)
+	}
+	var got []string
+	for _, g := range s.Groups {
+		got = append(got, g.Name)
+	}
+	if !slices.Equal(got, []string{"flink-orders"}) {
+		t.Errorf("PollOnce().Groups = %q, want [flink-orders]", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(fetched, []string{"flink-orders"}) {
+		t.Errorf("groups in OffsetFetch requests = %q, want only [flink-orders]: filtered groups are not fetched", fetched)
+	}
+}
+
+func TestNewCollectorRejectsBadGroupPattern(t *testing.T) {
+	_, err := NewKafkaCollector(Config{Name: "c", Brokers: []string{"127.0.0.1:1"}, Groups: GroupFilter{Deny: []string{"("}}}, nil)
+	if err == nil || !strings.Contains(err.Error(), `groups.deny[0]: bad pattern "("`) {
+		t.Errorf("NewKafkaCollector(bad deny pattern) = %v, want an error naming groups.deny[0]", err)
+	}
 }
 
 func TestRunStopsOnCancel(t *testing.T) {

@@ -6,12 +6,16 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/oauth"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
@@ -26,11 +30,12 @@ const (
 	DefaultTimeTableSize = 60
 )
 
-// SASL mechanisms understood by [Config]. OAUTHBEARER is not supported yet.
+// SASL mechanisms understood by [Config].
 const (
 	SASLPlain       = "PLAIN"
 	SASLScramSHA256 = "SCRAM-SHA-256"
 	SASLScramSHA512 = "SCRAM-SHA-512"
+	SASLOAuthBearer = "OAUTHBEARER"
 )
 
 // Config describes one Kafka cluster to watch.
@@ -44,6 +49,8 @@ type Config struct {
 
 	// Topics are the watched topics. Empty means every non-internal topic.
 	Topics []string
+	// Groups filters the consumer groups by name.
+	Groups GroupFilter
 
 	PollInterval   time.Duration // PollInterval between polls; default 5 s.
 	RequestTimeout time.Duration // RequestTimeout bounds one whole poll; default 10 s.
@@ -60,14 +67,34 @@ type TLSConfig struct {
 	ServerName string // ServerName overrides the name checked in the broker certificate.
 }
 
-// SASLConfig enables SASL authentication. The password is either given
-// inline or read from PasswordFile each time the client authenticates, so a
-// rotated secret is picked up on the next connection.
+// GroupFilter selects consumer groups by name with Go regular expressions
+// (RE2 syntax), matched anywhere in the name unless anchored with ^ and $.
+// A group is kept when Allow is empty or one Allow pattern matches, and no
+// Deny pattern matches. Filtered-out groups are not fetched at all.
+type GroupFilter struct {
+	Allow []string // Allow patterns; empty allows every group.
+	Deny  []string // Deny patterns; they win over Allow.
+}
+
+// SASLConfig enables SASL authentication.
+//
+// PLAIN and SCRAM take Username and either Password or PasswordFile; the
+// file is read each time the client authenticates, so a rotated secret is
+// picked up on the next connection.
+//
+// OAUTHBEARER takes exactly one token source: Token (a static token),
+// TokenFile (read on every authentication, for tokens written by a sidecar),
+// or OAuth (a client-credentials grant against a token endpoint, the token
+// cached until shortly before it expires).
 type SASLConfig struct {
-	Mechanism    string // "", PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.
-	Username     string
-	Password     string
-	PasswordFile string
+	Mechanism    string // "", PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER.
+	Username     string // Username for PLAIN and SCRAM.
+	Password     string // Password for PLAIN and SCRAM; exclusive with PasswordFile.
+	PasswordFile string // PasswordFile holds the PLAIN or SCRAM password.
+
+	Token     string      // Token is a static OAUTHBEARER token.
+	TokenFile string      // TokenFile holds the OAUTHBEARER token.
+	OAuth     OAuthConfig // OAuth fetches OAUTHBEARER tokens from a token endpoint.
 }
 
 // WithDefaults returns c with zero fields set to their defaults.
@@ -132,13 +159,37 @@ func (c Config) Validate() error {
 			}
 		}
 	}
-	s := c.SASL
+	for i, p := range c.Groups.Allow {
+		if _, err := regexp.Compile(p); err != nil {
+			bad(fmt.Sprintf("groups.allow[%d]", i), "bad pattern %q: %v", p, err)
+		}
+	}
+	for i, p := range c.Groups.Deny {
+		if _, err := regexp.Compile(p); err != nil {
+			bad(fmt.Sprintf("groups.deny[%d]", i), "bad pattern %q: %v", p, err)
+		}
+	}
+	c.SASL.validate(bad)
+	return errors.Join(errs...)
+}
+
+func (s SASLConfig) validate(bad func(field, format string, args ...any)) {
+	hasPassword := s.Username != "" || s.Password != "" || s.PasswordFile != ""
+	hasToken := s.Token != "" || s.TokenFile != "" || !s.OAuth.isZero()
+	fileExists := func(field, path string) {
+		if _, err := os.Stat(path); err != nil {
+			bad(field, "%v", err)
+		}
+	}
 	switch s.Mechanism {
 	case "":
-		if s.Username != "" || s.Password != "" || s.PasswordFile != "" {
-			bad("sasl.mechanism", "credentials given but no mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)")
+		if hasPassword || hasToken {
+			bad("sasl.mechanism", "credentials given but no mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER)")
 		}
 	case SASLPlain, SASLScramSHA256, SASLScramSHA512:
+		if hasToken {
+			bad("sasl.mechanism", "token, tokenFile and oauth are for OAUTHBEARER, not %s", s.Mechanism)
+		}
 		if s.Username == "" {
 			bad("sasl.username", "required for %s", s.Mechanism)
 		}
@@ -148,14 +199,107 @@ func (c Config) Validate() error {
 		case s.Password == "" && s.PasswordFile == "":
 			bad("sasl.password", "password or passwordFile is required for %s", s.Mechanism)
 		case s.PasswordFile != "":
-			if _, err := os.Stat(s.PasswordFile); err != nil {
-				bad("sasl.passwordFile", "%v", err)
-			}
+			fileExists("sasl.passwordFile", s.PasswordFile)
+		}
+	case SASLOAuthBearer:
+		if hasPassword {
+			bad("sasl.username", "username, password and passwordFile are not used by OAUTHBEARER")
+		}
+		var forms []string
+		if s.Token != "" {
+			forms = append(forms, "token")
+		}
+		if s.TokenFile != "" {
+			forms = append(forms, "tokenFile")
+			fileExists("sasl.tokenFile", s.TokenFile)
+		}
+		if !s.OAuth.isZero() {
+			forms = append(forms, "oauth")
+			s.OAuth.validate(bad)
+		}
+		switch len(forms) {
+		case 0:
+			bad("sasl.token", "OAUTHBEARER needs one of token, tokenFile or oauth")
+		case 1:
+		default:
+			bad("sasl.token", "give only one of token, tokenFile or oauth, got %s", strings.Join(forms, " and "))
 		}
 	default:
-		bad("sasl.mechanism", "unsupported %q (want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", s.Mechanism)
+		bad("sasl.mechanism", "unsupported %q (want PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER)", s.Mechanism)
 	}
-	return errors.Join(errs...)
+}
+
+func (o OAuthConfig) validate(bad func(field, format string, args ...any)) {
+	if o.TokenEndpoint == "" {
+		bad("sasl.oauth.tokenEndpoint", "required")
+	} else if u, err := url.Parse(o.TokenEndpoint); err != nil || u.Host == "" {
+		bad("sasl.oauth.tokenEndpoint", "not an absolute URL")
+	} else if u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())) {
+		bad("sasl.oauth.tokenEndpoint", "must be https (http only for a loopback host), got scheme %q", u.Scheme)
+	}
+	if o.ClientID == "" {
+		bad("sasl.oauth.clientId", "required")
+	}
+	switch {
+	case o.ClientSecret != "" && o.ClientSecretFile != "":
+		bad("sasl.oauth.clientSecret", "give clientSecret or clientSecretFile, not both")
+	case o.ClientSecret == "" && o.ClientSecretFile == "":
+		bad("sasl.oauth.clientSecret", "clientSecret or clientSecretFile is required")
+	case o.ClientSecretFile != "":
+		if _, err := os.Stat(o.ClientSecretFile); err != nil {
+			bad("sasl.oauth.clientSecretFile", "%v", err)
+		}
+	}
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// compile returns the compiled filter; Validate has checked the patterns.
+func (f GroupFilter) compile() (groupMatcher, error) {
+	var m groupMatcher
+	for _, p := range f.Allow {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return m, err
+		}
+		m.allow = append(m.allow, re)
+	}
+	for _, p := range f.Deny {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return m, err
+		}
+		m.deny = append(m.deny, re)
+	}
+	return m, nil
+}
+
+type groupMatcher struct {
+	allow, deny []*regexp.Regexp
+}
+
+// keep reports whether the group passes the filter.
+func (m groupMatcher) keep(group string) bool {
+	for _, re := range m.deny {
+		if re.MatchString(group) {
+			return false
+		}
+	}
+	if len(m.allow) == 0 {
+		return true
+	}
+	for _, re := range m.allow {
+		if re.MatchString(group) {
+			return true
+		}
+	}
+	return false
 }
 
 // ClientOptions returns the kgo options for c: seed brokers, client id,
@@ -234,6 +378,22 @@ func (s SASLConfig) mechanism() sasl.Mechanism {
 			return scram.Sha256(fn)
 		}
 		return scram.Sha512(fn)
+	case SASLOAuthBearer:
+		switch {
+		case s.Token != "":
+			return oauth.Auth{Token: s.Token}.AsMechanism()
+		case s.TokenFile != "":
+			return oauth.Oauth(func(context.Context) (oauth.Auth, error) {
+				tok, err := readToken(s.TokenFile)
+				return oauth.Auth{Token: tok}, err
+			})
+		default:
+			ts := newTokenSource(s.OAuth)
+			return oauth.Oauth(func(ctx context.Context) (oauth.Auth, error) {
+				tok, err := ts.Token(ctx)
+				return oauth.Auth{Token: tok}, err
+			})
+		}
 	}
 	return nil
 }

@@ -2,14 +2,26 @@
 // immutable [Snapshot]s of its watched topics and of the consumer groups
 // that commit on them.
 //
-// Build a [Config] (brokers, client id, TLS, SASL PLAIN or SCRAM with a
-// password or a password file re-read on every authentication), check it
+// Build a [Config] (brokers, client id, TLS, SASL, group filters), check it
 // with [Config.Validate], then:
 //
 //	col, err := kafka.NewKafkaCollector(cfg, logger)
 //	defer col.Close()
 //	go col.Run(ctx)          // polls now, then every PollInterval
 //	s := col.Latest()        // nil until the first poll ends
+//
+// SASL: PLAIN and SCRAM-SHA-256/512 take a password or a password file;
+// OAUTHBEARER takes a static token, a token file, or an OAuth 2.0
+// client-credentials grant ([OAuthConfig]: token endpoint, client id, client
+// secret or secret file, scope). Files are re-read on every authentication
+// (or token request), so rotated secrets are picked up on the next
+// connection; client-credentials tokens are cached until shortly before
+// expires_in. Secrets never appear in errors. When the broker sets a
+// session lifetime (connections.max.reauth.ms, KIP-368), kgo re-authenticates
+// before it ends, which asks for the token again.
+//
+// Config.Groups keeps only the consumer groups whose names pass its Allow
+// and Deny regular expressions; filtered-out groups are never fetched.
 //
 // Each poll sends only reads: Metadata, ListOffsets (start and end, one per
 // partition leader), ListGroups (one per broker) and OffsetFetch for all
@@ -28,6 +40,7 @@
 // describes the method and its limits), do no I/O and can be reused on
 // cached inputs.
 //
-// Not yet supported: SASL OAUTHBEARER, lag against the last stable offset
-// for transactional topics, and exact time lag from record timestamps.
+// Not yet supported: SASL GSSAPI and AWS_MSK_IAM, OAUTHBEARER SASL
+// extensions, lag against the last stable offset for transactional topics,
+// and exact time lag from record timestamps.
 package kafka
