@@ -42,8 +42,10 @@ type Client struct {
 	base           *url.URL
 	hc             *http.Client
 	bearer         string
+	bearerFunc     func() (string, error)
 	basicUser      string
 	basicPass      string
+	basicPassFunc  func() (string, error)
 	basic          bool
 	maxBody        int64
 	maxRequestLine int
@@ -72,6 +74,19 @@ func WithBearerToken(token string) Option { return func(c *Client) { c.bearer = 
 // WithBasicAuth sends HTTP basic authentication.
 func WithBasicAuth(user, pass string) Option {
 	return func(c *Client) { c.basicUser, c.basicPass, c.basic = user, pass, true }
+}
+
+// WithBearerTokenFunc sends "Authorization: Bearer <token>" with the token
+// that token returns, called for every request (a file re-read, so that a
+// rotated token applies). An error fails the request without sending it.
+func WithBearerTokenFunc(token func() (string, error)) Option {
+	return func(c *Client) { c.bearerFunc = token }
+}
+
+// WithBasicAuthFunc sends HTTP basic authentication with the password that
+// pass returns, called for every request.
+func WithBasicAuthFunc(user string, pass func() (string, error)) Option {
+	return func(c *Client) { c.basicUser, c.basicPassFunc, c.basic = user, pass, true }
 }
 
 // WithMaxResponseBytes bounds response bodies (default 32 MiB).
@@ -186,11 +201,8 @@ func (c *Client) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
-	switch {
-	case c.bearer != "":
-		req.Header.Set("Authorization", "Bearer "+c.bearer)
-	case c.basic:
-		req.SetBasicAuth(c.basicUser, c.basicPass)
+	if err := c.authorize(req); err != nil {
+		return nil, fmt.Errorf("flink: GET %s: %w", u.Path, err)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -224,6 +236,32 @@ func (c *Client) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 		return nil, ae
 	}
 	return body, nil
+}
+
+// authorize sets the Authorization header. Errors name the credential
+// source, never its content.
+func (c *Client) authorize(req *http.Request) error {
+	switch {
+	case c.bearerFunc != nil:
+		tok, err := c.bearerFunc()
+		if err != nil {
+			return fmt.Errorf("bearer token: %w", err)
+		}
+		req.Header.Set("Authorization", "Bearer "+tok)
+	case c.bearer != "":
+		req.Header.Set("Authorization", "Bearer "+c.bearer)
+	case c.basic:
+		pass := c.basicPass
+		if c.basicPassFunc != nil {
+			p, err := c.basicPassFunc()
+			if err != nil {
+				return fmt.Errorf("basic auth password: %w", err)
+			}
+			pass = p
+		}
+		req.SetBasicAuth(c.basicUser, pass)
+	}
+	return nil
 }
 
 // splitIDs splits ids into groups whose "get=" request line, built by

@@ -1,6 +1,18 @@
 package flink
 
-import "time"
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+)
 
 // Config describes one Flink REST endpoint to watch (one JobManager, or one
 // per job where each job has its own).
@@ -26,8 +38,10 @@ type Config struct {
 	// Jobs restricts the watched jobs to these names or ids; empty means all.
 	Jobs []string
 
-	// PollInterval between polls; default and minimum MetricFreshness
-	// (10 s, Flink's metrics.fetcher.update-interval).
+	// PollInterval is the pause between the end of one poll and the start
+	// of the next; 0 means MetricFreshness (10 s, Flink's
+	// metrics.fetcher.update-interval), the useful minimum: Flink refreshes
+	// metric values no faster. Validate rejects less than MinPollInterval.
 	PollInterval time.Duration
 	// RequestTimeout bounds one whole poll; default 10 s.
 	RequestTimeout time.Duration
@@ -48,4 +62,274 @@ type TLSConfig struct {
 	KeyFile            string
 	ServerName         string
 	InsecureSkipVerify bool
+}
+
+const (
+	// DefaultRequestTimeout bounds one poll when Config.RequestTimeout is 0.
+	DefaultRequestTimeout = 10 * time.Second
+	// MinPollInterval is the smallest PollInterval Validate accepts.
+	MinPollInterval = time.Second
+)
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// WithDefaults returns c with PollInterval (MetricFreshness) and
+// RequestTimeout (DefaultRequestTimeout) filled in where they are 0.
+func (c Config) WithDefaults() Config {
+	if c.PollInterval == 0 {
+		c.PollInterval = MetricFreshness
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	return c
+}
+
+// Validate reports every problem of c, joined, each naming its field. Zero
+// durations are valid (WithDefaults fills them in). Files named by the
+// config must exist and be readable now.
+func (c Config) Validate() error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	switch {
+	case c.Name == "":
+		add("Name: required")
+	case !nameRE.MatchString(c.Name):
+		add("Name: %q must match %s", c.Name, nameRE)
+	}
+
+	if c.URL == "" {
+		add("URL: required")
+	} else if u, err := url.Parse(c.URL); err != nil {
+		add("URL: not a URL") // the parse error may quote credentials
+	} else {
+		switch {
+		case u.User != nil:
+			add("URL: must not contain user info; use BasicAuth")
+		case u.Scheme != "http" && u.Scheme != "https":
+			add("URL: %q: scheme must be http or https", u.Redacted())
+		case u.Host == "":
+			add("URL: %q: must be absolute (scheme://host[:port]/…)", u.Redacted())
+		}
+	}
+
+	n := 0
+	for _, set := range []bool{c.BearerToken != "", c.BearerTokenFile != "", c.BasicAuth != nil} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		add("BearerToken, BearerTokenFile, BasicAuth: at most one may be set")
+	}
+	checkFile := func(field, path string) {
+		if path == "" {
+			return
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			add("%s: %v", field, err)
+			return
+		}
+		f.Close()
+	}
+	checkFile("BearerTokenFile", c.BearerTokenFile)
+	if b := c.BasicAuth; b != nil {
+		if b.Username == "" {
+			add("BasicAuth.Username: required")
+		}
+		if b.Password != "" && b.PasswordFile != "" {
+			add("BasicAuth.Password, BasicAuth.PasswordFile: at most one may be set")
+		}
+		checkFile("BasicAuth.PasswordFile", b.PasswordFile)
+	}
+
+	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
+		add("TLS.CertFile, TLS.KeyFile: set both or neither")
+	}
+	checkFile("TLS.CAFile", c.TLS.CAFile)
+	checkFile("TLS.CertFile", c.TLS.CertFile)
+	checkFile("TLS.KeyFile", c.TLS.KeyFile)
+
+	for i, j := range c.Jobs {
+		if strings.TrimSpace(j) == "" {
+			add("Jobs[%d]: empty", i)
+		}
+	}
+	if c.PollInterval < 0 || (c.PollInterval > 0 && c.PollInterval < MinPollInterval) {
+		add("PollInterval: %v is below the minimum of %v", c.PollInterval, MinPollInterval)
+	}
+	if c.RequestTimeout < 0 {
+		add("RequestTimeout: %v is negative", c.RequestTimeout)
+	}
+	return errors.Join(errs...)
+}
+
+// String describes c without secrets: inline secrets are shown as
+// [redacted], files by path.
+func (c Config) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "flink endpoint %q url=%s", c.Name, redactURL(c.URL))
+	if a := c.authDescription(); a != "" {
+		b.WriteString(" auth=" + a)
+	}
+	if c.TLS.CAFile != "" {
+		fmt.Fprintf(&b, " ca_file=%s", c.TLS.CAFile)
+	}
+	if c.TLS.CertFile != "" {
+		fmt.Fprintf(&b, " cert_file=%s key_file=%s", c.TLS.CertFile, c.TLS.KeyFile)
+	}
+	if c.TLS.ServerName != "" {
+		fmt.Fprintf(&b, " server_name=%s", c.TLS.ServerName)
+	}
+	if c.TLS.InsecureSkipVerify {
+		b.WriteString(" insecure_skip_verify=true")
+	}
+	if len(c.Jobs) > 0 {
+		fmt.Fprintf(&b, " jobs=%s", strings.Join(c.Jobs, ","))
+	}
+	fmt.Fprintf(&b, " poll_interval=%v request_timeout=%v", c.PollInterval, c.RequestTimeout)
+	return b.String()
+}
+
+// GoString is String, so that %#v does not print secrets either.
+func (c Config) GoString() string { return c.String() }
+
+// LogValue implements slog.LogValuer without secrets.
+func (c Config) LogValue() slog.Value {
+	attrs := []slog.Attr{
+		slog.String("name", c.Name),
+		slog.String("url", redactURL(c.URL)),
+	}
+	if a := c.authDescription(); a != "" {
+		attrs = append(attrs, slog.String("auth", a))
+	}
+	if c.TLS.CAFile != "" {
+		attrs = append(attrs, slog.String("ca_file", c.TLS.CAFile))
+	}
+	if c.TLS.InsecureSkipVerify {
+		attrs = append(attrs, slog.Bool("insecure_skip_verify", true))
+	}
+	if len(c.Jobs) > 0 {
+		attrs = append(attrs, slog.Any("jobs", c.Jobs))
+	}
+	attrs = append(attrs, slog.Duration("poll_interval", c.PollInterval), slog.Duration("request_timeout", c.RequestTimeout))
+	return slog.GroupValue(attrs...)
+}
+
+// String describes b without the password.
+func (b BasicAuth) String() string {
+	switch {
+	case b.PasswordFile != "":
+		return fmt.Sprintf("basic user=%s password_file=%s", b.Username, b.PasswordFile)
+	case b.Password != "":
+		return fmt.Sprintf("basic user=%s password=[redacted]", b.Username)
+	}
+	return fmt.Sprintf("basic user=%s", b.Username)
+}
+
+// GoString is String, so that %#v does not print the password.
+func (b BasicAuth) GoString() string { return b.String() }
+
+func (c Config) authDescription() string {
+	switch {
+	case c.BearerToken != "":
+		return "bearer token=[redacted]"
+	case c.BearerTokenFile != "":
+		return "bearer token_file=" + c.BearerTokenFile
+	case c.BasicAuth != nil:
+		return c.BasicAuth.String()
+	}
+	return ""
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "[unparsable]"
+	}
+	return u.Redacted()
+}
+
+// readSecretFile returns the file's content without surrounding white
+// space (a trailing newline is usual in mounted secrets).
+func readSecretFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err // names the path, not the content
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// tlsConfig builds the TLS settings; nil when c.TLS is all defaults. The
+// client certificate is loaded on every handshake, so renewed files apply.
+func (c Config) tlsConfig() (*tls.Config, error) {
+	t := c.TLS
+	if t == (TLSConfig{}) {
+		return nil, nil
+	}
+	tc := &tls.Config{
+		MinVersion:         tls.VersionTLS12,
+		ServerName:         t.ServerName,
+		InsecureSkipVerify: t.InsecureSkipVerify, //nolint:gosec // explicit opt-in
+	}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS.CAFile: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("TLS.CAFile: %s: no PEM certificate found", t.CAFile)
+		}
+		tc.RootCAs = pool
+	}
+	if t.CertFile != "" {
+		if _, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile); err != nil {
+			return nil, fmt.Errorf("TLS.CertFile, TLS.KeyFile: %w", err)
+		}
+		certFile, keyFile := t.CertFile, t.KeyFile
+		tc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+			cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+			if err != nil {
+				return nil, fmt.Errorf("client certificate: %w", err)
+			}
+			return &cert, nil
+		}
+	}
+	return tc, nil
+}
+
+// NewClient builds the Client for c (after WithDefaults): TLS from the
+// files, the http.Client timeout from RequestTimeout, and the credentials,
+// file variants re-read on every request. Extra options apply last.
+func (c Config) NewClient(opts ...Option) (*Client, error) {
+	c = c.WithDefaults()
+	tc, err := c.tlsConfig()
+	if err != nil {
+		return nil, fmt.Errorf("flink endpoint %q: %w", c.Name, err)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = tc
+	tr.MaxConnsPerHost = maxInFlight
+	tr.MaxIdleConnsPerHost = maxInFlight
+	base := []Option{WithHTTPClient(&http.Client{Transport: tr, Timeout: c.RequestTimeout})}
+	switch {
+	case c.BearerToken != "":
+		base = append(base, WithBearerToken(c.BearerToken))
+	case c.BearerTokenFile != "":
+		path := c.BearerTokenFile
+		base = append(base, WithBearerTokenFunc(func() (string, error) { return readSecretFile(path) }))
+	case c.BasicAuth != nil && c.BasicAuth.PasswordFile != "":
+		path := c.BasicAuth.PasswordFile
+		base = append(base, WithBasicAuthFunc(c.BasicAuth.Username, func() (string, error) { return readSecretFile(path) }))
+	case c.BasicAuth != nil:
+		base = append(base, WithBasicAuth(c.BasicAuth.Username, c.BasicAuth.Password))
+	}
+	cl, err := NewClient(c.URL, append(base, opts...)...)
+	if err != nil {
+		return nil, fmt.Errorf("flink endpoint %q: %w", c.Name, err)
+	}
+	return cl, nil
 }

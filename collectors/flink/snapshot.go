@@ -63,7 +63,15 @@ type VertexSnapshot struct {
 	// current and committed offsets), nil when the vertex reports no
 	// KafkaSourceReader offset metrics.
 	Kafka *KafkaSourceObservation
-	Err   error
+	// StateCheckpointID is the checkpoint the subtasks' StateSize values
+	// come from, 0 when none (only keyed and source vertices have them).
+	StateCheckpointID int64
+	// StateFreshness says whether StateSize is from the latest completed
+	// checkpoint: Stale when that checkpoint's details could not be read
+	// (e.g. it fell out of the JobManager's history) and older sizes are
+	// kept.
+	StateFreshness Freshness
+	Err            error
 	Freshness
 }
 

@@ -1,0 +1,620 @@
+package flink
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxInFlight bounds the concurrent requests of one collector to its
+// endpoint, so that a job with many vertices does not flood the JobManager.
+const maxInFlight = 4
+
+// Task-scope load metrics read for every subtask ("<i>.<name>" on the vertex
+// endpoint). The *TimeMsPerSecond values are 0–1000 and become 0–1 ratios.
+const (
+	metricBusy          = "busyTimeMsPerSecond"
+	metricBackPressured = "backPressuredTimeMsPerSecond"
+	metricIdle          = "idleTimeMsPerSecond"
+	metricRecordsIn     = "numRecordsInPerSecond"
+	metricRecordsOut    = "numRecordsOutPerSecond"
+)
+
+// Collector polls one Flink REST endpoint and publishes a Snapshot after
+// every poll. Latest is safe for concurrent use; polls never overlap.
+//
+// One poll reads /overview and /jobs/overview, then for every running job
+// that Config.Jobs selects: the job (vertices and plan), its checkpoints,
+// and per vertex the subtasks, the metric id list, the load and Kafka
+// offset metric values, the backpressure level and, when the latest
+// completed checkpoint changed, the per-subtask state sizes. At most four
+// requests are in flight at a time.
+//
+// Failures are partial: a job or vertex that cannot be read keeps its
+// values from the previous snapshot, marked stale, with its Err set.
+type Collector struct {
+	cfg    Config
+	client *Client
+	log    *slog.Logger
+	sem    chan struct{}
+	now    func() time.Time
+
+	latest atomic.Pointer[Snapshot]
+	pollMu sync.Mutex // one poll at a time
+
+	stateMu sync.Mutex
+	states  map[stateKey]*stateEntry
+
+	closeCtx context.Context
+	close    context.CancelFunc
+}
+
+// NewCollector validates cfg, applies its defaults and builds the client.
+// A nil logger discards logs.
+func NewCollector(cfg Config, logger *slog.Logger) (*Collector, error) {
+	return newCollector(cfg, logger)
+}
+
+func newCollector(cfg Config, logger *slog.Logger, opts ...Option) (*Collector, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("flink endpoint %q: %w", cfg.Name, err)
+	}
+	cfg = cfg.WithDefaults()
+	cl, err := cfg.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	logger = logger.With("endpoint", cfg.Name)
+	if cfg.PollInterval < MetricFreshness {
+		logger.Info("poll interval is below Flink's metric refresh interval; metric values will repeat",
+			"poll_interval", cfg.PollInterval, "metric_refresh", MetricFreshness)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Collector{
+		cfg: cfg, client: cl, log: logger,
+		sem:      make(chan struct{}, maxInFlight),
+		now:      time.Now,
+		states:   map[stateKey]*stateEntry{},
+		closeCtx: ctx, close: cancel,
+	}, nil
+}
+
+// Config returns the collector's configuration, defaults applied.
+func (c *Collector) Config() Config { return c.cfg }
+
+// Latest returns the last published snapshot, nil before the first poll.
+func (c *Collector) Latest() *Snapshot { return c.latest.Load() }
+
+// Close stops Run, cancels a poll in progress and releases idle
+// connections. It is safe to call more than once.
+func (c *Collector) Close() {
+	c.close()
+	if t, ok := c.client.hc.Transport.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
+}
+
+// Run polls immediately, then PollInterval after the end of each poll,
+// until ctx is done or Close is called. It returns promptly, cancelling a
+// poll in progress.
+func (c *Collector) Run(ctx context.Context) {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.closeCtx.Done():
+			return
+		case <-t.C:
+		}
+		c.PollOnce(ctx)
+		t.Reset(c.cfg.PollInterval)
+	}
+}
+
+// PollOnce polls the endpoint once, bounded by RequestTimeout, publishes
+// the snapshot (unless ctx was cancelled or the collector closed meanwhile:
+// a cut-short poll is not news) and returns it. Concurrent calls run one
+// after the other.
+func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
+	c.pollMu.Lock()
+	defer c.pollMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	defer cancel()
+	stop := context.AfterFunc(c.closeCtx, cancel)
+	defer stop()
+
+	s := c.poll(ctx, c.latest.Load())
+	// Running out of RequestTimeout is a result worth publishing (stale
+	// values, errors); cancellation by the caller or Close is not.
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return s
+	}
+	c.latest.Store(s)
+	return s
+}
+
+func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
+	at := c.now()
+	s := &Snapshot{Endpoint: c.cfg.Name, URL: c.client.base.Redacted(), CollectedAt: at}
+	if prev != nil {
+		s.FlinkVersion = prev.FlinkVersion
+	}
+
+	var (
+		wg      sync.WaitGroup
+		ov      *Overview
+		ovErr   error
+		jobs    []JobOverview
+		jobsErr error
+	)
+	wg.Go(func() { ov, ovErr = call(ctx, c, c.client.Overview) })
+	wg.Go(func() { jobs, jobsErr = call(ctx, c, c.client.JobsOverview) })
+	wg.Wait()
+
+	if ovErr != nil {
+		c.log.Warn("flink overview failed; keeping the last known version", "error", ovErr)
+	} else if ov.FlinkVersion != "" {
+		s.FlinkVersion = ov.FlinkVersion
+	}
+	if jobsErr != nil {
+		s.Err = jobsErr
+		c.log.Warn("flink job list failed; keeping the last jobs, stale", "error", jobsErr)
+		if prev != nil {
+			s.Jobs = make([]JobSnapshot, len(prev.Jobs))
+			for i, j := range prev.Jobs {
+				s.Jobs[i] = staleJob(j, at)
+			}
+		}
+		s.PollDuration = c.now().Sub(at)
+		return s
+	}
+
+	prevJobs := map[string]*JobSnapshot{}
+	if prev != nil {
+		for i := range prev.Jobs {
+			prevJobs[prev.Jobs[i].ID] = &prev.Jobs[i]
+		}
+	}
+	var selected []JobOverview
+	for _, j := range jobs {
+		if c.selected(j) {
+			selected = append(selected, j)
+		}
+	}
+	s.Jobs = make([]JobSnapshot, len(selected))
+	for i, j := range selected {
+		base := JobSnapshot{
+			ID: j.ID, Name: j.Name, State: j.State, StartTime: msTime(j.StartTime),
+			Freshness: Freshness{UpdatedAt: at},
+		}
+		if j.State != "RUNNING" {
+			s.Jobs[i] = base
+			continue
+		}
+		wg.Go(func() { s.Jobs[i] = c.collectJob(ctx, base, prevJobs[j.ID], at) })
+	}
+	wg.Wait()
+	slices.SortStableFunc(s.Jobs, func(a, b JobSnapshot) int {
+		ra, rb := a.State == "RUNNING", b.State == "RUNNING"
+		if ra != rb {
+			if ra {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+	})
+	c.pruneStates(s.Jobs)
+	s.PollDuration = c.now().Sub(at)
+	c.log.Debug("flink poll done", "jobs", len(s.Jobs), "duration", s.PollDuration)
+	return s
+}
+
+// selected reports whether Config.Jobs (names or ids) selects the job.
+func (c *Collector) selected(j JobOverview) bool {
+	if len(c.cfg.Jobs) == 0 {
+		return true
+	}
+	return slices.Contains(c.cfg.Jobs, j.ID) || slices.Contains(c.cfg.Jobs, j.Name)
+}
+
+// call runs one client call while holding one of the maxInFlight slots.
+func call[T any](ctx context.Context, c *Collector, f func(context.Context) (T, error)) (T, error) {
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+	defer func() { <-c.sem }()
+	return f(ctx)
+}
+
+func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSnapshot, at time.Time) JobSnapshot {
+	log := c.log.With("job_id", js.ID)
+	job, err := call(ctx, c, func(ctx context.Context) (*Job, error) { return c.client.Job(ctx, js.ID) })
+	var plan *Plan
+	if err == nil {
+		// /jobs/:id embeds the plan; older or trimmed answers fall back
+		// to /jobs/:id/plan.
+		plan = job.Plan
+		if plan == nil || len(plan.Nodes) == 0 {
+			plan, err = call(ctx, c, func(ctx context.Context) (*Plan, error) { return c.client.JobPlan(ctx, js.ID) })
+		}
+	}
+	if err != nil {
+		log.Warn("flink job details failed; keeping the last values, stale", "error", err)
+		if prev == nil {
+			js.Err = err
+			js.Freshness = Freshness{Stale: true}
+			return js
+		}
+		j := staleJob(*prev, at)
+		j.State, j.Name, j.StartTime = js.State, js.Name, js.StartTime
+		j.Err = err
+		return j
+	}
+
+	var errs []error
+	cps, err := call(ctx, c, func(ctx context.Context) (*Checkpoints, error) { return c.client.Checkpoints(ctx, js.ID) })
+	if err != nil {
+		log.Warn("flink checkpoints failed", "error", err)
+		errs = append(errs, err)
+		if prev != nil {
+			js.LatestCheckpoint, js.Restored = prev.LatestCheckpoint, prev.Restored
+			js.Freshness = stale(prev.Freshness, at)
+		} else {
+			js.Freshness = Freshness{Stale: true}
+		}
+	} else {
+		js.LatestCheckpoint = cps.Latest.Completed
+		if r := cps.Latest.Restored; r != nil {
+			js.Restored = &RestoreInfo{CheckpointID: r.ID, IsSavepoint: r.IsSavepoint, ExternalPath: r.ExternalPath, At: msTime(r.RestoreTimestamp)}
+		}
+	}
+	var cpID int64
+	if js.LatestCheckpoint != nil {
+		cpID = js.LatestCheckpoint.ID
+	}
+
+	sources, keyed := map[string]bool{}, map[string]bool{}
+	for _, id := range SourceVertices(plan) {
+		sources[id] = true
+	}
+	for _, id := range KeyedVertices(plan) {
+		keyed[id] = true
+	}
+	prevVertices := map[string]*VertexSnapshot{}
+	if prev != nil {
+		for i := range prev.Vertices {
+			prevVertices[prev.Vertices[i].ID] = &prev.Vertices[i]
+		}
+	}
+	// job.Vertices are in topological order (the plan's nodes are not).
+	js.Vertices = make([]VertexSnapshot, len(job.Vertices))
+	var wg sync.WaitGroup
+	for i, v := range job.Vertices {
+		vs := VertexSnapshot{
+			ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism,
+			Source: sources[v.ID], Keyed: keyed[v.ID],
+			Freshness: Freshness{UpdatedAt: at},
+		}
+		wg.Go(func() { js.Vertices[i] = c.collectVertex(ctx, js.ID, vs, prevVertices[v.ID], cpID, at) })
+	}
+	wg.Wait()
+	for _, v := range js.Vertices {
+		if v.Err != nil {
+			errs = append(errs, fmt.Errorf("vertex %s: %w", v.ID, v.Err))
+		}
+	}
+	if len(errs) > 0 {
+		js.Err = errors.Join(errs...)
+	}
+	return js
+}
+
+func (c *Collector) collectVertex(ctx context.Context, jobID string, vs VertexSnapshot, prev *VertexSnapshot, cpID int64, at time.Time) VertexSnapshot {
+	log := c.log.With("job_id", jobID, "vertex_id", vs.ID)
+	n := max(vs.Parallelism, 0)
+	vs.Subtasks = make([]SubtaskSnapshot, n)
+	for i := range vs.Subtasks {
+		vs.Subtasks[i] = SubtaskSnapshot{
+			Index: i, BusyRatio: math.NaN(), BackPressuredRatio: math.NaN(), IdleRatio: math.NaN(),
+			RecordsInPerSecond: math.NaN(), RecordsOutPerSecond: math.NaN(), StateSize: -1,
+		}
+	}
+
+	// Required parts: without them the vertex's figures are not current.
+	var failed []error
+	det, err := call(ctx, c, func(ctx context.Context) (*VertexDetails, error) { return c.client.VertexDetails(ctx, jobID, vs.ID) })
+	if err != nil {
+		failed = append(failed, err)
+	} else {
+		for _, st := range det.Subtasks {
+			if st.Subtask >= 0 && st.Subtask < n {
+				vs.Subtasks[st.Subtask].Status = st.Status
+				vs.Subtasks[st.Subtask].Endpoint = st.Endpoint
+			}
+		}
+	}
+	ids, err := call(ctx, c, func(ctx context.Context) ([]string, error) { return c.client.VertexMetricIDs(ctx, jobID, vs.ID) })
+	if err != nil {
+		failed = append(failed, err)
+	} else if err := c.readMetrics(ctx, jobID, &vs, ids); err != nil {
+		failed = append(failed, err)
+	}
+
+	// Optional parts: a failure is reported, the rest stays current.
+	var errs []error
+	bp, err := call(ctx, c, func(ctx context.Context) (*Backpressure, error) { return c.client.Backpressure(ctx, jobID, vs.ID) })
+	switch {
+	case err != nil:
+		errs = append(errs, err)
+		if prev != nil {
+			vs.BackpressureLevel = prev.BackpressureLevel
+		}
+	case bp.Status == "deprecated":
+		// The vertex has no metrics (yet): Flink answers without data.
+	default:
+		vs.BackpressureLevel = bp.Level
+		// Ratios from the backpressure answer where the metrics had none.
+		for _, s := range bp.Subtasks {
+			if s.Subtask < 0 || s.Subtask >= n {
+				continue
+			}
+			st := &vs.Subtasks[s.Subtask]
+			st.BusyRatio = orNaN(st.BusyRatio, s.BusyRatio)
+			st.IdleRatio = orNaN(st.IdleRatio, s.IdleRatio)
+			st.BackPressuredRatio = orNaN(st.BackPressuredRatio, s.Ratio)
+		}
+	}
+	if (vs.Source || vs.Keyed) && cpID > 0 {
+		sizes, used, fr, err := c.stateSizes(ctx, jobID, vs.ID, cpID, at)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		vs.StateCheckpointID, vs.StateFreshness = used, fr
+		for i, sz := range sizes {
+			if i < n {
+				vs.Subtasks[i].StateSize = sz
+			}
+		}
+	}
+
+	if len(failed) > 0 {
+		err := errors.Join(append(failed, errs...)...)
+		log.Warn("flink vertex failed; keeping the last values, stale", "error", err)
+		if prev != nil && prev.Parallelism == vs.Parallelism {
+			out := *prev
+			out.Name, out.MaxParallelism, out.Source, out.Keyed = vs.Name, vs.MaxParallelism, vs.Source, vs.Keyed
+			out.Err = err
+			out.Freshness = stale(prev.Freshness, at)
+			return out
+		}
+		vs.Err = err
+		vs.Freshness = Freshness{Stale: true}
+		return vs
+	}
+	if len(errs) > 0 {
+		vs.Err = errors.Join(errs...)
+		log.Warn("flink vertex partly failed", "error", vs.Err)
+	}
+	return vs
+}
+
+// readMetrics reads the load metrics of every subtask and the Kafka source
+// offsets in one batched VertexMetrics call.
+//
+// Records in and out are the task-scope meters, which is what Flink's Web
+// UI shows. For a source vertex up to Flink 1.20 the task's
+// numRecordsInPerSecond is 0 (FLINK-33681 fixed it in 2.0), so the source
+// operator's own numRecordsInPerSecond (records read from Kafka, counted by
+// the FLIP-27 reader) is preferred when the vertex lists it.
+func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSnapshot, ids []string) error {
+	listed := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		listed[id] = true
+	}
+	var want []string
+	opIn := make([]string, len(vs.Subtasks))
+	var kafka *KafkaSourceObservation
+	if obs := ParseKafkaSourceMetricIDs(ids); len(obs.States) > 0 {
+		kafka = obs
+	}
+	for i := range vs.Subtasks {
+		p := strconv.Itoa(i) + "."
+		for _, m := range []string{metricBusy, metricBackPressured, metricIdle, metricRecordsIn, metricRecordsOut} {
+			want = append(want, p+m)
+		}
+		if vs.Source && kafka != nil {
+			for _, st := range kafka.States {
+				if st.Subtask == i {
+					if id := p + st.Operator + "." + metricRecordsIn; listed[id] {
+						opIn[i] = id
+						want = append(want, id)
+					}
+					break
+				}
+			}
+		}
+	}
+	if kafka != nil {
+		want = append(want, kafka.OffsetIDs()...)
+	}
+	vals, err := call(ctx, c, func(ctx context.Context) ([]Metric, error) { return c.client.VertexMetrics(ctx, jobID, vs.ID, want) })
+	if err != nil {
+		return err
+	}
+	m := MetricMap(vals)
+	get := func(id string) float64 {
+		if v, ok := m[id]; ok {
+			return v.Value // NaN for "NaN"
+		}
+		return math.NaN()
+	}
+	ratio := func(id string) float64 {
+		v := get(id)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return math.NaN()
+		}
+		return min(max(v/1000, 0), 1)
+	}
+	for i := range vs.Subtasks {
+		p := strconv.Itoa(i) + "."
+		st := &vs.Subtasks[i]
+		st.BusyRatio = ratio(p + metricBusy)
+		st.BackPressuredRatio = ratio(p + metricBackPressured)
+		st.IdleRatio = ratio(p + metricIdle)
+		st.RecordsInPerSecond = get(p + metricRecordsIn)
+		if opIn[i] != "" {
+			if v := get(opIn[i]); !math.IsNaN(v) {
+				st.RecordsInPerSecond = v
+			}
+		}
+		st.RecordsOutPerSecond = get(p + metricRecordsOut)
+	}
+	if kafka != nil {
+		kafka.ApplyValues(vals)
+		vs.Kafka = kafka
+	}
+	return nil
+}
+
+type stateKey struct{ job, vertex string }
+
+// stateEntry caches one vertex's per-subtask state sizes of one checkpoint.
+type stateEntry struct {
+	checkpointID int64
+	sizes        []int64
+	at           time.Time // when they were read
+	gone         int64     // a newer checkpoint whose details were 404
+}
+
+// stateSizes returns the per-subtask state sizes of the vertex in
+// checkpoint cpID, reading them only when cpID is new. When they cannot be
+// read the last good sizes are returned, stale; a checkpoint that is no
+// longer in Flink's history (404) is not asked for again.
+func (c *Collector) stateSizes(ctx context.Context, jobID, vertexID string, cpID int64, at time.Time) ([]int64, int64, Freshness, error) {
+	key := stateKey{jobID, vertexID}
+	c.stateMu.Lock()
+	e := c.states[key]
+	var cached stateEntry
+	if e != nil {
+		cached = *e
+	}
+	c.stateMu.Unlock()
+	keep := func() ([]int64, int64, Freshness) {
+		if e == nil {
+			return nil, 0, Freshness{Stale: true}
+		}
+		return cached.sizes, cached.checkpointID, Freshness{UpdatedAt: cached.at, Stale: true, Age: at.Sub(cached.at)}
+	}
+	if e != nil && cached.checkpointID == cpID {
+		return cached.sizes, cpID, Freshness{UpdatedAt: at}, nil
+	}
+	if e != nil && cached.gone == cpID {
+		s, id, f := keep()
+		return s, id, f, nil
+	}
+	t, err := call(ctx, c, func(ctx context.Context) (*CheckpointTask, error) {
+		return c.client.CheckpointSubtasks(ctx, jobID, cpID, vertexID)
+	})
+	if err != nil {
+		var ae *APIError
+		if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound {
+			c.stateMu.Lock()
+			if e == nil {
+				e = &stateEntry{}
+				c.states[key] = e
+			}
+			e.gone = cpID
+			c.stateMu.Unlock()
+			s, id, f := keep()
+			return s, id, f, nil
+		}
+		s, id, f := keep()
+		return s, id, f, err
+	}
+	n := 0
+	for _, st := range t.Subtasks {
+		n = max(n, st.Index+1)
+	}
+	sizes := make([]int64, min(n, 1<<16))
+	for i := range sizes {
+		sizes[i] = -1
+	}
+	for _, st := range t.Subtasks {
+		if st.Index >= 0 && st.Index < len(sizes) && st.Completed {
+			sizes[st.Index] = st.StateSize
+		}
+	}
+	c.stateMu.Lock()
+	c.states[key] = &stateEntry{checkpointID: cpID, sizes: sizes, at: at}
+	c.stateMu.Unlock()
+	return sizes, cpID, Freshness{UpdatedAt: at}, nil
+}
+
+// pruneStates drops cached state sizes of jobs no longer listed.
+func (c *Collector) pruneStates(jobs []JobSnapshot) {
+	live := map[string]bool{}
+	for _, j := range jobs {
+		live[j.ID] = true
+	}
+	c.stateMu.Lock()
+	defer c.stateMu.Unlock()
+	for k := range c.states {
+		if !live[k.job] {
+			delete(c.states, k)
+		}
+	}
+}
+
+// stale marks a value from an earlier poll as not refreshed at at.
+func stale(f Freshness, at time.Time) Freshness {
+	f.Stale = true
+	if !f.UpdatedAt.IsZero() {
+		f.Age = at.Sub(f.UpdatedAt)
+	}
+	return f
+}
+
+// staleJob is a job of the previous snapshot carried over, stale.
+func staleJob(j JobSnapshot, at time.Time) JobSnapshot {
+	j.Freshness = stale(j.Freshness, at)
+	vs := make([]VertexSnapshot, len(j.Vertices))
+	for i, v := range j.Vertices {
+		v.Freshness = stale(v.Freshness, at)
+		vs[i] = v
+	}
+	j.Vertices = vs
+	return j
+}
+
+func orNaN(v, fallback float64) float64 {
+	if math.IsNaN(v) {
+		return fallback
+	}
+	return v
+}
+
+// msTime converts Flink's epoch milliseconds; ≤0 ("not yet") is zero.
+func msTime(ms int64) time.Time {
+	if ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
