@@ -8,6 +8,8 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"log/slog"
 	"math"
 	"net/http"
@@ -156,17 +158,7 @@ func findVertex(t *testing.T, j JobSnapshot, id string) VertexSnapshot {
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
-func nearAll(got, want []float64) bool {
-	return len(got) == len(want) && !slices.ContainsFunc(got, func(float64) bool { return false }) &&
-		func() bool {
-			for i := range got {
-				if !near(got[i], want[i]) {
-					return false
-				}
-			}
-			return true
-		}()
-}
+func nearAll(got, want []float64) bool { return slices.EqualFunc(got, want, near) }
 
 func column(v VertexSnapshot, f func(SubtaskSnapshot) float64) []float64 {
 	out := make([]float64, len(v.Subtasks))
@@ -811,7 +803,9 @@ func TestPollAuth(t *testing.T) {
 
 func TestPollTLS(t *testing.T) {
 	f := newFakeFlink(t, "1.20.5")
-	srv := httptest.NewTLSServer(f)
+	srv := httptest.NewUnstartedServer(f)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the rejected handshakes below
+	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
