@@ -8,6 +8,12 @@
 // metric values are strings ("NaN" included), long get= lists are split so
 // the request line stays under Netty's 4096-byte limit, and the aggregating
 // endpoint's "one missing id empties the answer" is worked around.
+//
+// Collector (NewCollector with a validated Config) polls one endpoint in the
+// background and publishes an immutable Snapshot per poll: jobs, vertices
+// with parallelism, key groups and per-subtask load, Kafka partitions and
+// offsets, and checkpointed state sizes. Parts that fail keep their last
+// good values, marked stale (Freshness), with the error beside them.
 package flink
 
 import (
