@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // groupBatchSize bounds the number of groups in one FetchManyOffsets call;
@@ -102,7 +104,19 @@ type Collector struct {
 	parts  map[tp]*partState
 	groups map[string]Group
 	topics map[string]Topic
+	// meta holds the watched topics and their partitions from the last
+	// good Metadata; metaAt is when it was read, metaStale forces a refresh.
+	meta      map[string][]int32
+	metaErr   map[string]error // metaErr holds topic errors (e.g. unknown topic).
+	metaAt    time.Time
+	metaStale bool
 }
+
+// metadataRefresh is how often the topic list, the partitions and the log
+// start offsets are re-read. They change rarely (topic creation, retention);
+// end offsets and commits are read on every poll. An unknown-topic or
+// leadership error forces a refresh on the next poll.
+const metadataRefresh = time.Minute
 
 type tp struct {
 	topic     string
@@ -190,16 +204,30 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	s := &Snapshot{Cluster: c.cfg.Name, CollectedAt: now}
 	var errs []error
 
-	names, err := c.watchedTopics(ctx)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("list topics: %w", err))
+	refresh := c.meta == nil || c.metaStale || now.Sub(c.metaAt) >= metadataRefresh || now.Before(c.metaAt)
+	if refresh {
+		if err := c.refreshMetadata(ctx, now); err != nil {
+			errs = append(errs, fmt.Errorf("list topics: %w", err))
+			refresh = false
+		}
+	}
+	names := slices.Sorted(maps.Keys(c.meta))
+	if c.meta == nil {
 		names = slices.Sorted(maps.Keys(c.topics))
 	}
-	s.Topics, err = c.pollOffsets(ctx, now, names)
+
+	// Offsets and group commits are independent reads: send them at once.
+	var gf groupFetch
+	var wg sync.WaitGroup
+	wg.Go(func() { gf = c.fetchGroups(ctx) })
+	ends, starts, err := c.listOffsets(ctx, names, refresh)
+	wg.Wait()
+
+	s.Topics, err = c.pollOffsets(now, names, ends, starts, err)
 	if err != nil {
 		errs = append(errs, err)
 	}
-	s.Groups, err = c.pollGroups(ctx, now, names)
+	s.Groups, err = c.pollGroups(now, names, gf)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -209,87 +237,171 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	return s
 }
 
-func (c *Collector) watchedTopics(ctx context.Context) ([]string, error) {
-	if len(c.cfg.Topics) > 0 {
-		return slices.Sorted(slices.Values(slices.Compact(slices.Sorted(slices.Values(c.cfg.Topics))))), nil
-	}
-	td, err := c.adm.ListTopics(ctx) // excludes internal topics
+// refreshMetadata reads the watched topics and their partitions.
+func (c *Collector) refreshMetadata(ctx context.Context, now time.Time) error {
+	td, err := c.adm.ListTopics(ctx, c.cfg.Topics...) // all non-internal topics when none configured
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return td.Names(), nil // sorted
+	meta := map[string][]int32{}
+	metaErr := map[string]error{}
+	for _, name := range c.cfg.Topics {
+		if _, ok := td[name]; !ok {
+			metaErr[name] = fmt.Errorf("topic %q: not in metadata", name)
+			meta[name] = nil
+		}
+	}
+	for name, d := range td {
+		meta[name] = d.Partitions.Numbers()
+		if d.Err != nil {
+			metaErr[name] = d.Err
+		}
+	}
+	c.meta, c.metaErr, c.metaAt, c.metaStale = meta, metaErr, now, false
+	return nil
 }
 
-// pollOffsets lists start and end offsets of the named topics, updates the
-// per-partition state and returns the topics for the snapshot.
-func (c *Collector) pollOffsets(ctx context.Context, now time.Time, names []string) ([]Topic, error) {
+// offsetResult is one partition's offset from a ListOffsets response.
+type offsetResult struct {
+	offset int64
+	err    error
+}
+
+// listOffsets sends one ListOffsets request per partition leader for the
+// end offsets of every partition of names, and as many again for the log
+// start offsets when withStarts is set; the two fan-outs run at once. kgo
+// splits the request by leader from its metadata cache. A failed shard
+// sets the error of each of its partitions.
+func (c *Collector) listOffsets(ctx context.Context, names []string, withStarts bool) (ends, starts map[tp]offsetResult, err error) {
 	if len(names) == 0 {
-		c.topics = map[string]Topic{}
-		return nil, nil
+		return nil, nil, nil
+	}
+	var startErr error
+	var startStale bool
+	var wg sync.WaitGroup
+	if withStarts {
+		wg.Go(func() { starts, startStale, startErr = c.listOffsetsAt(ctx, names, -2) })
+	}
+	ends, endStale, endErr := c.listOffsetsAt(ctx, names, -1)
+	wg.Wait()
+	if startStale || endStale {
+		c.metaStale = true
 	}
 	var errs []error
-	ends, endErr := c.adm.ListEndOffsets(ctx, names...)
-	starts, startErr := c.adm.ListStartOffsets(ctx, names...)
 	if endErr != nil {
 		errs = append(errs, fmt.Errorf("list end offsets: %w", endErr))
 	}
 	if startErr != nil {
 		errs = append(errs, fmt.Errorf("list start offsets: %w", startErr))
 	}
+	return ends, starts, errors.Join(errs...)
+}
 
+// listOffsetsAt lists the offsets at timestamp (-1 end, -2 start); stale
+// reports a partition error that calls for fresh metadata.
+func (c *Collector) listOffsetsAt(ctx context.Context, names []string, timestamp int64) (out map[tp]offsetResult, stale bool, err error) {
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID = -1
+	n := 0
+	for _, name := range names {
+		ps := c.meta[name]
+		if len(ps) == 0 {
+			continue
+		}
+		rt := kmsg.NewListOffsetsRequestTopic()
+		rt.Topic = name
+		rt.Partitions = make([]kmsg.ListOffsetsRequestTopicPartition, len(ps))
+		for i, p := range ps {
+			rp := &rt.Partitions[i]
+			rp.Default()
+			rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = p, timestamp, -1
+		}
+		n += len(ps)
+		req.Topics = append(req.Topics, rt)
+	}
+	out = make(map[tp]offsetResult, n)
+	var errs []error
+	for _, sh := range c.cl.RequestSharded(ctx, req) {
+		if sh.Err != nil {
+			errs = append(errs, sh.Err)
+			if r, ok := sh.Req.(*kmsg.ListOffsetsRequest); ok {
+				for _, t := range r.Topics {
+					for _, p := range t.Partitions {
+						out[tp{t.Topic, p.Partition}] = offsetResult{err: sh.Err}
+					}
+				}
+			}
+			continue
+		}
+		resp := sh.Resp.(*kmsg.ListOffsetsResponse)
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				r := offsetResult{offset: p.Offset, err: kerr.ErrorForCode(p.ErrorCode)}
+				if r.err != nil && (errors.Is(r.err, kerr.UnknownTopicOrPartition) || errors.Is(r.err, kerr.NotLeaderForPartition)) {
+					stale = true
+				}
+				out[tp{t.Topic, p.Partition}] = r
+			}
+		}
+	}
+	return out, stale, errors.Join(errs...)
+}
+
+// pollOffsets updates the per-partition state from the listed offsets
+// (starts is nil when log start offsets were not re-read this poll) and
+// returns the topics for the snapshot. listErr is the error of the listing.
+func (c *Collector) pollOffsets(now time.Time, names []string, ends, starts map[tp]offsetResult, listErr error) ([]Topic, error) {
+	if len(names) == 0 {
+		c.topics = map[string]Topic{}
+		return nil, listErr
+	}
 	topics := make([]Topic, 0, len(names))
 	for _, name := range names {
-		t := Topic{Name: name}
-		seen := map[int32]bool{}
-		for p, e := range ends[name] {
-			seen[p] = true
-			st, ok := starts.Lookup(name, p)
+		t := Topic{Name: name, Err: c.metaErr[name]}
+		ps, known := c.meta[name]
+		if !known {
+			// No metadata yet: the partitions of the last good poll.
+			for _, p := range c.topics[name].Partitions {
+				ps = append(ps, p.Partition)
+			}
+		}
+		t.Partitions = make([]Partition, 0, len(ps))
+		for _, p := range ps {
+			end, ok := ends[tp{name, p}]
 			if !ok {
-				st.Err = startErr
+				end.err = cmp.Or(listErr, errors.New("no offset returned"))
 			}
-			t.Partitions = append(t.Partitions, c.updatePartition(now, name, p, e, st))
+			var start *offsetResult
+			if starts != nil {
+				st, ok := starts[tp{name, p}]
+				if !ok {
+					st.err = cmp.Or(listErr, errors.New("no offset returned"))
+				}
+				start = &st
+			}
+			t.Partitions = append(t.Partitions, c.updatePartition(now, name, p, end, start))
 		}
-		// Partitions known from earlier polls but absent now: keep stale.
-		for k, ps := range c.parts {
-			if k.topic != name || seen[k.partition] {
-				continue
-			}
-			if len(ends[name]) > 0 {
-				continue // topic answered without it: partition gone
-			}
-			perr := endErr
-			if perr == nil {
-				perr = errors.New("no offsets returned")
-			}
-			t.Partitions = append(t.Partitions, markStale(ps.last, now, perr))
-		}
-		if len(t.Partitions) == 0 {
-			if endErr != nil {
-				t.Err = endErr
-			} else {
-				t.Err = fmt.Errorf("topic %q: no partitions (unknown topic?)", name)
-			}
-		} else if endErr != nil && len(ends[name]) == 0 {
-			t.Err = endErr
+		if len(t.Partitions) == 0 && t.Err == nil {
+			t.Err = cmp.Or(listErr, fmt.Errorf("topic %q: no partitions (unknown topic?)", name))
 		}
 		slices.SortFunc(t.Partitions, func(a, b Partition) int { return cmp.Compare(a.Partition, b.Partition) })
 		topics = append(topics, t)
 	}
-	// Forget state of topics no longer watched.
-	watched := map[string]bool{}
-	for _, n := range names {
-		watched[n] = true
+	// Forget the state of partitions no longer watched or gone.
+	next := make(map[string]Topic, len(topics))
+	for _, t := range topics {
+		next[t.Name] = t
 	}
-	for k := range c.parts {
-		if !watched[k.topic] {
-			delete(c.parts, k)
+	for name, old := range c.topics {
+		nt, ok := next[name]
+		for _, p := range old.Partitions {
+			if _, found := slices.BinarySearchFunc(nt.Partitions, p.Partition, func(q Partition, n int32) int { return cmp.Compare(q.Partition, n) }); !ok || !found {
+				delete(c.parts, tp{name, p.Partition})
+			}
 		}
 	}
-	c.topics = map[string]Topic{}
-	for _, t := range topics {
-		c.topics[t.Name] = t
-	}
-	return topics, errors.Join(errs...)
+	c.topics = next
+	return topics, listErr
 }
 
 func markStale(last Partition, now time.Time, err error) Partition {
@@ -299,58 +411,78 @@ func markStale(last Partition, now time.Time, err error) Partition {
 	return last
 }
 
-func (c *Collector) updatePartition(now time.Time, topic string, p int32, end, start kadm.ListedOffset) Partition {
+func (c *Collector) updatePartition(now time.Time, topic string, p int32, end offsetResult, start *offsetResult) Partition {
 	k := tp{topic, p}
 	ps := c.parts[k]
-	if end.Err != nil {
+	if end.err != nil {
 		if ps == nil {
-			return Partition{Partition: p, Start: -1, End: -1, Err: end.Err, Freshness: Freshness{Stale: true}}
+			return Partition{Partition: p, Start: -1, End: -1, Err: end.err, Freshness: Freshness{Stale: true}}
 		}
-		return markStale(ps.last, now, end.Err)
+		return markStale(ps.last, now, end.err)
 	}
 	if ps == nil {
 		ps = &partState{table: NewTimeTable(c.cfg.TimeTableSize)}
 		c.parts[k] = ps
 	}
-	np := Partition{Partition: p, End: end.Offset, Start: ps.last.Start, Freshness: Freshness{UpdatedAt: now}}
-	if start.Err == nil {
-		np.Start = start.Offset
-	} else {
-		np.Err = fmt.Errorf("start offset: %w", start.Err)
+	np := Partition{Partition: p, End: end.offset, Start: ps.last.Start, Freshness: Freshness{UpdatedAt: now}}
+	switch {
+	case start != nil && start.err == nil:
+		np.Start = start.offset
+	case start != nil:
+		np.Err = fmt.Errorf("start offset: %w", start.err)
+	case ps.last.UpdatedAt.IsZero():
+		np.Start = -1 // not read yet
 	}
 	if !ps.last.UpdatedAt.IsZero() {
-		np.Rate, np.RateOK = Rate(ps.last.End, ps.last.UpdatedAt, end.Offset, now)
+		np.Rate, np.RateOK = Rate(ps.last.End, ps.last.UpdatedAt, end.offset, now)
 	}
-	ps.table.Add(now, end.Offset)
+	ps.table.Add(now, end.offset)
 	ps.last = np
 	return np
 }
 
-// pollGroups lists groups, fetches their committed offsets in batches and
-// computes lag against the partition state.
-func (c *Collector) pollGroups(ctx context.Context, now time.Time, topics []string) ([]Group, error) {
-	watched := map[string]bool{}
+// groupFetch is the I/O half of a group poll.
+type groupFetch struct {
+	listed  kadm.ListedGroups
+	names   []string // sorted, filtered
+	fetched kadm.FetchOffsetsResponses
+	listErr error
+}
+
+// fetchGroups lists the groups and fetches the commits of those passing
+// the filter, in batches. It reads c.groups, which only the polling
+// goroutine writes, after this returns.
+func (c *Collector) fetchGroups(ctx context.Context) groupFetch {
+	var gf groupFetch
+	gf.listed, gf.listErr = c.adm.ListGroups(ctx)
+	if len(gf.listed) == 0 && gf.listErr != nil {
+		// Nothing listed: refresh the groups we already know.
+		gf.listed = kadm.ListedGroups{}
+		for name, g := range c.groups {
+			gf.listed[name] = kadm.ListedGroup{Group: name, State: g.State, ProtocolType: g.ProtocolType}
+		}
+	}
+	maps.DeleteFunc(gf.listed, func(name string, _ kadm.ListedGroup) bool { return !c.filter.keep(name) })
+	gf.names = gf.listed.Groups() // sorted
+	gf.fetched = kadm.FetchOffsetsResponses{}
+	for batch := range slices.Chunk(gf.names, groupBatchSize) {
+		maps.Copy(gf.fetched, c.adm.FetchManyOffsets(ctx, batch...))
+	}
+	return gf
+}
+
+// pollGroups computes the groups of the snapshot from gf and the
+// partition state.
+func (c *Collector) pollGroups(now time.Time, topics []string, gf groupFetch) ([]Group, error) {
+	watched := make(map[string]bool, len(topics))
 	for _, t := range topics {
 		watched[t] = true
 	}
 	var errs []error
-	listed, err := c.adm.ListGroups(ctx)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("list groups: %w", err))
+	if gf.listErr != nil {
+		errs = append(errs, fmt.Errorf("list groups: %w", gf.listErr))
 	}
-	if len(listed) == 0 && err != nil {
-		// Nothing listed: refresh the groups we already know.
-		listed = kadm.ListedGroups{}
-		for name, g := range c.groups {
-			listed[name] = kadm.ListedGroup{Group: name, State: g.State, ProtocolType: g.ProtocolType}
-		}
-	}
-	maps.DeleteFunc(listed, func(name string, _ kadm.ListedGroup) bool { return !c.filter.keep(name) })
-	names := listed.Groups() // sorted
-	fetched := kadm.FetchOffsetsResponses{}
-	for batch := range slices.Chunk(names, groupBatchSize) {
-		maps.Copy(fetched, c.adm.FetchManyOffsets(ctx, batch...))
-	}
+	listed, names, fetched := gf.listed, gf.names, gf.fetched
 
 	next := map[string]Group{}
 	nfail := 0

@@ -23,13 +23,17 @@
 // Config.Groups keeps only the consumer groups whose names pass its Allow
 // and Deny regular expressions; filtered-out groups are never fetched.
 //
-// Each poll sends only reads: Metadata, ListOffsets (start and end, one per
-// partition leader), ListGroups (one per broker) and OffsetFetch for all
-// listed groups at once through kadm's FetchManyOffsets (one request per
-// group coordinator with OffsetFetch v8+, never one per group). Groups are
+// Each poll sends only reads: one ListOffsets per partition leader for the
+// end offsets, ListGroups (one per broker) and OffsetFetch for all listed
+// groups at once through kadm's FetchManyOffsets (one request per group
+// coordinator with OffsetFetch v8+, never one per group); the offsets and
+// the group reads run at the same time. Metadata (topics, partitions) and
+// the log start offsets change rarely and are re-read once a minute, or on
+// the next poll after an unknown-topic or not-leader error. Groups are
 // kept when they have a commit on a watched topic, so Flink's member-less
 // groups (state Empty, no protocol type) are included. Watched topics are
-// Config.Topics, or every non-internal topic.
+// Config.Topics, or every non-internal topic (a new topic appears within a
+// minute).
 //
 // Partial failure is normal. Every partition and group carries its own Err
 // and a [Freshness]: when a request fails, the last good value is kept,
