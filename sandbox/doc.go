@@ -1,0 +1,57 @@
+// Package sandbox runs skewscope's built-in demo: an in-process Kafka cluster
+// with skewed, moving traffic and two simulated Flink jobs that really consume
+// it, behind a simulated JobManager REST endpoint. `make run` starts it when no
+// Kafka or Flink is configured, and the dashboard reads it with its ordinary
+// Kafka and Flink collectors, so the sandbox has to look like the real thing on
+// the wire.
+//
+// # What it simulates
+//
+// Kafka: a three-broker franz-go kfake cluster on loopback with these topics:
+//
+//   - orders (12 partitions): keyed by customer id or e-mail, Zipf-like
+//     per-partition produce rates whose ranking drifts slowly, so two or three
+//     partitions are hot at any time;
+//   - clicks and pageviews (2 partitions each): names chosen so that Flink's
+//     KafkaSource start index (assign.KafkaStartIndex) is the same for both at
+//     parallelism 4 (and again at 6), so both topics land on the same two
+//     subtasks and the other two idle (the multi-topic skew of FLIP-537);
+//   - inventory.events (3 partitions, growing to 8, one more every 45 s): its
+//     name contains a dot, which Flink's metric ids turn into an underscore.
+//
+// Old records are deleted with DeleteRecords a few minutes after they were
+// written, so memory stays bounded however long the sandbox runs.
+//
+// Flink: two streaming jobs, "orders-enrichment" (orders + inventory.events →
+// keyBy → "Enrich Orders") and "clickstream-sessions" (clicks + pageviews →
+// keyBy → "Sessionize"), each with a source vertex "Source: Kafka Source" and a
+// keyed vertex at maxParallelism 128. Every source subtask is a kgo client that
+// consumes its partitions directly (no group membership, like KafkaSource),
+// with ownership from assign.KafkaSplitOwner on a fresh start and for
+// partitions found by periodic discovery. Subtasks process at a fixed capacity
+// (records/s) so hot subtasks fall behind; every record's key is routed
+// through Flink's key-group formula to the keyed vertex, whose subtasks have a
+// capacity too and backpressure the source when they are full. Checkpoints
+// every 5 s commit the source offsets to the job's consumer group with
+// OffsetCommit, as KafkaSource does on checkpoint completion. Restore does
+// stop-with-savepoint: the old job ends FINISHED and a new job id resumes at
+// the new parallelism from the savepoint's split lists, cut into contiguous
+// chunks like Flink's operator list-state redistribution.
+//
+// The JobManager serves the REST endpoints skewscope reads with the shapes of
+// recorded Flink 2.2.1 responses (collectors/testdata/flink/2.2.1): bare
+// metric arrays with string values, the same metric id forms, 404
+// {"errors":[...]} for unknown paths, GET only, and a 4096-byte request line
+// limit like Netty's.
+//
+// # What it does not simulate
+//
+// No real operator code runs: records are counted, not transformed or written
+// to a sink. Metrics are computed live rather than cached for
+// metrics.fetcher.update-interval. Only the endpoints skewscope uses exist (no
+// job submission, savepoint triggers, flame graphs, exceptions, task manager
+// details or logs). There is one simulated TaskManager. Watermarks are not
+// modelled (sources report none, keyed vertices Long.MIN_VALUE). Failures,
+// restarts, unaligned checkpoints and the Kafka consumer's own client metrics
+// beyond a handful of names are not modelled.
+package sandbox

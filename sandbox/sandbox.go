@@ -1,0 +1,341 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Options configures Start.
+type Options struct {
+	// Logger receives the sandbox's own log lines; nil discards them.
+	Logger *slog.Logger
+	// Seed makes traffic, keys and ids reproducible; 0 picks a time-based
+	// seed.
+	Seed int64
+
+	// Test knobs (zero means the default).
+	growEvery       time.Duration // one more inventory.events partition
+	discoverEvery   time.Duration // Flink partition discovery
+	checkpointEvery time.Duration // checkpoint (and offset commit) interval
+}
+
+// JobInfo describes one simulated Flink job.
+type JobInfo struct {
+	Name  string
+	ID    string
+	State string // RUNNING, or FINISHED after a Restore replaced it
+	// SourceVertexID and KeyedVertexID are the JobVertexIDs of the Kafka
+	// source and of the keyed (HASH input) vertex.
+	SourceVertexID string
+	KeyedVertexID  string
+	// Parallelism is the source parallelism; KeyedParallelism that of the
+	// keyed vertex; MaxParallelism the number of key groups.
+	Parallelism      int
+	KeyedParallelism int
+	MaxParallelism   int
+	// ParallelismHistory lists the source parallelism at the fresh start
+	// and after each restore, ending with Parallelism.
+	ParallelismHistory []int
+	// GroupID is the Kafka consumer group the job commits offsets to.
+	GroupID string
+	Topics  []string
+}
+
+// Stats counts records since Start.
+type Stats struct {
+	Produced int64 // acknowledged by the cluster
+	Consumed int64 // processed by the simulated source subtasks
+}
+
+// Sandbox is a running sandbox: a kfake cluster, its producers and the
+// simulated Flink JobManager with its jobs.
+type Sandbox struct {
+	log  *slog.Logger
+	opts Options
+	seed int64
+
+	cluster *kfake.Cluster
+	brokers []string
+	admCl   *kgo.Client
+	adm     *kadm.Client
+	traffic *traffic
+
+	ln   net.Listener
+	srv  *http.Server
+	url  string
+	tmID string
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex // guards jobs and rng
+	jobs   []*job     // every job ever started, in start order
+	rng    *rand.Rand
+	closed bool
+
+	produced atomic.Int64
+	consumed atomic.Int64
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+const (
+	defaultGrowEvery       = 45 * time.Second
+	defaultDiscoverEvery   = 10 * time.Second
+	defaultCheckpointEvery = 5 * time.Second
+)
+
+// Start starts the cluster, the producers, the jobs and the REST endpoint,
+// and returns when all of them are ready to serve. Cancelling ctx stops the
+// sandbox like Close.
+func Start(ctx context.Context, opts Options) (*Sandbox, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.growEvery <= 0 {
+		opts.growEvery = defaultGrowEvery
+	}
+	if opts.discoverEvery <= 0 {
+		opts.discoverEvery = defaultDiscoverEvery
+	}
+	if opts.checkpointEvery <= 0 {
+		opts.checkpointEvery = defaultCheckpointEvery
+	}
+	seed := opts.Seed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	s := &Sandbox{
+		log:  opts.Logger.With("component", "sandbox"),
+		opts: opts,
+		seed: seed,
+		rng:  rand.New(rand.NewPCG(uint64(seed), 0x5eed)),
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if err := s.start(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		select {
+		case <-ctx.Done():
+			go s.Close() // Close waits for this goroutine
+		case <-s.ctx.Done():
+		}
+	}()
+	return s, nil
+}
+
+func (s *Sandbox) start() error {
+	seeds := []kfake.Opt{kfake.NumBrokers(3), kfake.ClusterID("skewscope-sandbox")}
+	for _, t := range sandboxTopics {
+		seeds = append(seeds, kfake.SeedTopics(int32(t.initialPartitions), t.name))
+	}
+	c, err := kfake.NewCluster(seeds...)
+	if err != nil {
+		return fmt.Errorf("sandbox: start kfake: %w", err)
+	}
+	s.cluster = c
+	s.brokers = c.ListenAddrs()
+
+	s.admCl, err = kgo.NewClient(kgo.SeedBrokers(s.brokers...), kgo.ClientID("skewscope-sandbox-admin"))
+	if err != nil {
+		return fmt.Errorf("sandbox: admin client: %w", err)
+	}
+	s.adm = kadm.NewClient(s.admCl)
+
+	s.traffic, err = newTraffic(s)
+	if err != nil {
+		return err
+	}
+	s.tmID = "sandbox-taskmanager-" + s.hex(6)
+
+	for _, spec := range jobSpecs {
+		j, err := s.newFreshJob(spec)
+		if err != nil {
+			return err
+		}
+		s.jobs = append(s.jobs, j)
+	}
+
+	s.ln, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("sandbox: listen: %w", err)
+	}
+	s.url = fmt.Sprintf("http://%s/", s.ln.Addr())
+	s.srv = &http.Server{
+		Handler:           s.restHandler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("sandbox REST server stopped", "error", err)
+		}
+	}()
+
+	s.traffic.start()
+	s.log.Info("sandbox started", "kafka", s.brokers, "flink", s.url, "seed", s.seed)
+	return nil
+}
+
+// KafkaBrokers returns the loopback host:port seed brokers of the in-process
+// Kafka cluster.
+func (s *Sandbox) KafkaBrokers() []string { return append([]string(nil), s.brokers...) }
+
+// FlinkURL returns the base URL of the simulated JobManager REST endpoint,
+// http://127.0.0.1:PORT/.
+func (s *Sandbox) FlinkURL() string { return s.url }
+
+// Seed returns the seed in use (the time-based one when Options.Seed was 0).
+func (s *Sandbox) Seed() int64 { return s.seed }
+
+// Stats returns how many records were produced and consumed so far.
+func (s *Sandbox) Stats() Stats {
+	return Stats{Produced: s.produced.Load(), Consumed: s.consumed.Load()}
+}
+
+// Jobs lists the running job of each name (one per simulated job), in a
+// stable order.
+func (s *Sandbox) Jobs() []JobInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []JobInfo
+	for _, j := range s.jobs {
+		if j.isRunning() {
+			out = append(out, j.info())
+		}
+	}
+	return out
+}
+
+// AllJobs lists every job since Start, finished ones included, in start
+// order.
+func (s *Sandbox) AllJobs() []JobInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]JobInfo, 0, len(s.jobs))
+	for _, j := range s.jobs {
+		out = append(out, j.info())
+	}
+	return out
+}
+
+// Restore does what `flink stop --savepointPath` followed by a resubmission
+// with `-p parallelism -s savepoint` does: the running job of that name takes
+// a savepoint of its Kafka splits and offsets, finishes, and a new job (new
+// job id, same vertex ids) starts at the new parallelism from the savepoint.
+// Its splits are the saved per-subtask split lists concatenated and cut into
+// contiguous chunks, as assign.Restore models; partitions discovered later get
+// assign.KafkaSplitOwner at the new parallelism. Keyed state (the per key
+// group state sizes) moves with its key groups.
+func (s *Sandbox) Restore(jobName string, parallelism int) error {
+	if parallelism < 1 || parallelism > 128 {
+		return fmt.Errorf("sandbox: parallelism %d out of range 1..128", parallelism)
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errors.New("sandbox: closed")
+	}
+	var old *job
+	for _, j := range s.jobs {
+		if j.spec.name == jobName && j.isRunning() {
+			old = j
+		}
+	}
+	s.mu.Unlock()
+	if old == nil {
+		return fmt.Errorf("sandbox: no running job named %q", jobName)
+	}
+	sp, err := old.stopWithSavepoint()
+	if err != nil {
+		return err
+	}
+	nj, err := s.newRestoredJob(old, sp, parallelism)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.jobs = append(s.jobs, nj)
+	s.mu.Unlock()
+	s.log.Info("sandbox job restored", "job", jobName, "old_job_id", old.id, "job_id", nj.id, "parallelism", parallelism)
+	return nil
+}
+
+// Close stops the REST endpoint, the jobs, the producers and the cluster,
+// and waits for every goroutine the sandbox started.
+func (s *Sandbox) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		jobs := append([]*job(nil), s.jobs...)
+		s.mu.Unlock()
+		if s.srv != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if err := s.srv.Shutdown(ctx); err != nil {
+				s.srv.Close()
+			}
+			cancel()
+		}
+		for _, j := range jobs {
+			j.stop()
+		}
+		if s.traffic != nil {
+			s.traffic.stop()
+		}
+		if s.cancel != nil {
+			s.cancel()
+		}
+		s.wg.Wait()
+		if s.admCl != nil {
+			s.admCl.Close()
+		}
+		if s.cluster != nil {
+			s.cluster.Close()
+		}
+		s.log.Info("sandbox stopped")
+	})
+	return s.closeErr
+}
+
+// hex returns n random bytes as lower-case hex (2n characters).
+func (s *Sandbox) hex(n int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	const digits = "0123456789abcdef"
+	b := make([]byte, 2*n)
+	for i := range b {
+		b[i] = digits[s.rng.IntN(16)]
+	}
+	return string(b)
+}
+
+// subRand returns a new generator derived from the seed, for one goroutine.
+func (s *Sandbox) subRand() *rand.Rand {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return rand.New(rand.NewPCG(s.rng.Uint64(), s.rng.Uint64()))
+}

@@ -1,0 +1,318 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Topic names. clicks and pageviews share KafkaStartIndex 1 at parallelism
+// 4 (and 3 at 6), so both land on the same subtasks; the test checks it.
+const (
+	topicOrders    = "orders"
+	topicInventory = "inventory.events"
+	topicClicks    = "clicks"
+	topicPageviews = "pageviews"
+
+	inventoryMaxPartitions = 8
+)
+
+// topicSpec is one sandbox topic and its traffic.
+type topicSpec struct {
+	name              string
+	initialPartitions int
+	// rate returns the produce rate (records/s) of partition p at time t
+	// since start.
+	rate func(tr *topicTraffic, p int, t time.Duration) float64
+	// key returns a record key.
+	key func(r *rand.Rand, z *rand.Zipf) string
+	// zipfN is the size of the key universe drawn from with z (0 = none).
+	zipfN uint64
+}
+
+var sandboxTopics = []topicSpec{
+	{name: topicOrders, initialPartitions: 12, rate: ordersRate, key: orderKey, zipfN: 20000},
+	{name: topicInventory, initialPartitions: 3, rate: flatRate(15), key: inventoryKey, zipfN: 5000},
+	{name: topicClicks, initialPartitions: 2, rate: flatRate(80), key: sessionKey},
+	{name: topicPageviews, initialPartitions: 2, rate: flatRate(80), key: userKey, zipfN: 50000},
+}
+
+// ordersTotalRate is the mean total produce rate of orders, records/s.
+const ordersTotalRate = 360.0
+
+// ordersRank gives each orders partition its Zipf rank (0 = hottest).
+// Partitions 0 and 4 are the two hottest and both belong to subtask 3 at
+// parallelism 4 (start index 3), which makes that subtask fall behind.
+var ordersRank = [12]int{0, 5, 3, 7, 1, 9, 4, 11, 6, 2, 10, 8}
+
+// ordersRate is a Zipf-like rate (s = 1.1) by rank, modulated by a slow
+// sine per partition (±35 %, periods of 8 to 20 minutes), so the ranking
+// drifts over time.
+func ordersRate(tr *topicTraffic, p int, t time.Duration) float64 {
+	var norm float64
+	for r := range 12 {
+		norm += 1 / math.Pow(float64(r+1), 1.1)
+	}
+	w := 1 / math.Pow(float64(ordersRank[p%12]+1), 1.1) / norm
+	ph := tr.phase[p%len(tr.phase)]
+	period := 8*time.Minute + time.Duration(p)*time.Minute
+	mod := 1 + 0.35*math.Sin(2*math.Pi*t.Seconds()/period.Seconds()+ph)
+	return ordersTotalRate * w * mod
+}
+
+func flatRate(perPartition float64) func(*topicTraffic, int, time.Duration) float64 {
+	return func(tr *topicTraffic, p int, t time.Duration) float64 {
+		ph := tr.phase[p%len(tr.phase)]
+		return perPartition * (1 + 0.1*math.Sin(2*math.Pi*t.Seconds()/300+ph))
+	}
+}
+
+var firstNames = []string{"anna", "jürgen", "zoë", "søren", "josé", "mia", "noah", "łukasz", "ines", "李雷", "Ольга", "emre", "chloé", "mateo", "aiko"}
+var domains = []string{"example.com", "example.org", "mail.example", "beispiel.de"}
+
+// orderKey is a customer id (70 %, Zipf-distributed so a few customers are
+// hot) or a customer e-mail.
+func orderKey(r *rand.Rand, z *rand.Zipf) string {
+	n := z.Uint64()
+	if r.IntN(10) < 7 {
+		return fmt.Sprintf("customer-%05d", n)
+	}
+	return fmt.Sprintf("%s.%d@%s", firstNames[n%uint64(len(firstNames))], n, domains[n%uint64(len(domains))])
+}
+
+var products = []string{"crème-brûlée", "äpfel", "naïve-café", "寿司", "smørbrød", "jalapeño", "widget", "gadget"}
+
+// inventoryKey is a SKU, sometimes with a non-ASCII product name.
+func inventoryKey(r *rand.Rand, z *rand.Zipf) string {
+	n := z.Uint64()
+	if r.IntN(4) == 0 {
+		return fmt.Sprintf("%s/sku-%06d", products[n%uint64(len(products))], n)
+	}
+	return fmt.Sprintf("sku-%06d", n)
+}
+
+// sessionKey is a random UUID (version 4).
+func sessionKey(r *rand.Rand, _ *rand.Zipf) string {
+	a, b := r.Uint64(), r.Uint64()
+	a = a&^0xf000 | 0x4000
+	b = b&^(3<<62) | 1<<63
+	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", a>>32, (a>>16)&0xffff, a&0xffff, b>>48, b&0xffffffffffff)
+}
+
+// userKey is a user e-mail, Zipf-distributed.
+func userKey(r *rand.Rand, z *rand.Zipf) string {
+	n := z.Uint64()
+	return fmt.Sprintf("%s%d@%s", firstNames[n%uint64(len(firstNames))], n, domains[(n/7)%uint64(len(domains))])
+}
+
+// topicTraffic is the live state of one topic's producer.
+type topicTraffic struct {
+	spec  topicSpec
+	parts atomic.Int32 // partitions known to exist
+	phase []float64    // per partition phase of the rate drift
+}
+
+// traffic produces records, grows inventory.events and deletes old records.
+type traffic struct {
+	s      *Sandbox
+	cl     *kgo.Client
+	topics []*topicTraffic
+	began  time.Time
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// retention is how long records stay before the trimmer deletes them.
+const (
+	retention = 3 * time.Minute
+	trimEvery = 30 * time.Second
+	produceIn = 100 * time.Millisecond
+)
+
+func newTraffic(s *Sandbox) (*traffic, error) {
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(s.brokers...),
+		kgo.ClientID("skewscope-sandbox-producer"),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ProducerLinger(20*time.Millisecond),
+		kgo.MaxBufferedRecords(20000),
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: producer client: %w", err)
+	}
+	tr := &traffic{s: s, cl: cl}
+	r := s.subRand()
+	for _, spec := range sandboxTopics {
+		tt := &topicTraffic{spec: spec}
+		tt.parts.Store(int32(spec.initialPartitions))
+		tt.phase = make([]float64, inventoryMaxPartitions+12)
+		for i := range tt.phase {
+			tt.phase[i] = r.Float64() * 2 * math.Pi
+		}
+		tr.topics = append(tr.topics, tt)
+	}
+	tr.ctx, tr.cancel = context.WithCancel(context.Background())
+	return tr, nil
+}
+
+func (tr *traffic) start() {
+	tr.began = time.Now()
+	tr.wg.Add(3)
+	go tr.produceLoop()
+	go tr.growLoop()
+	go tr.trimLoop()
+}
+
+func (tr *traffic) stop() {
+	tr.cancel()
+	tr.wg.Wait()
+	tr.cl.Close()
+}
+
+func (tr *traffic) produceLoop() {
+	defer tr.wg.Done()
+	r := tr.s.subRand()
+	zipfs := make([]*rand.Zipf, len(tr.topics))
+	for i, tt := range tr.topics {
+		if tt.spec.zipfN > 0 {
+			zipfs[i] = rand.NewZipf(r, 1.15, 2, tt.spec.zipfN-1)
+		}
+	}
+	acc := make([][]float64, len(tr.topics))
+	for i := range acc {
+		acc[i] = make([]float64, inventoryMaxPartitions+12)
+	}
+	var failed atomic.Int64
+	promise := func(_ *kgo.Record, err error) {
+		if err != nil {
+			if failed.Add(1)%1000 == 1 {
+				tr.s.log.Debug("sandbox produce failed", "error", err)
+			}
+			return
+		}
+		tr.s.produced.Add(1)
+	}
+	tick := time.NewTicker(produceIn)
+	defer tick.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-tr.ctx.Done():
+			return
+		case now := <-tick.C:
+			dt := now.Sub(last).Seconds()
+			last = now
+			if dt > 1 {
+				dt = 1 // after a stall, do not burst
+			}
+			since := now.Sub(tr.began)
+			for i, tt := range tr.topics {
+				n := int(tt.parts.Load())
+				for p := range n {
+					acc[i][p] += tt.spec.rate(tt, p, since) * dt
+					for acc[i][p] >= 1 {
+						acc[i][p]--
+						key := tt.spec.key(r, zipfs[i])
+						val := fmt.Sprintf(`{"key":%s,"seq":%d,"amount":%d.%02d,"ts":%d}`,
+							strconv.Quote(key), r.Uint32(), r.IntN(500), r.IntN(100), now.UnixMilli())
+						tr.cl.Produce(tr.ctx, &kgo.Record{
+							Topic: tt.spec.name, Partition: int32(p),
+							Key: []byte(key), Value: []byte(val), Timestamp: now,
+						}, promise)
+					}
+				}
+			}
+		}
+	}
+}
+
+// growLoop adds one inventory.events partition every growEvery until it has
+// inventoryMaxPartitions.
+func (tr *traffic) growLoop() {
+	defer tr.wg.Done()
+	t := time.NewTicker(tr.s.opts.growEvery)
+	defer t.Stop()
+	var inv *topicTraffic
+	for _, tt := range tr.topics {
+		if tt.spec.name == topicInventory {
+			inv = tt
+		}
+	}
+	for inv.parts.Load() < inventoryMaxPartitions {
+		select {
+		case <-tr.ctx.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(tr.ctx, 5*time.Second)
+		resp, err := tr.s.adm.CreatePartitions(ctx, 1, topicInventory)
+		if err == nil {
+			err = resp.Error()
+		}
+		cancel()
+		if err != nil {
+			tr.s.log.Warn("sandbox: add partition failed", "topic", topicInventory, "error", err)
+			continue
+		}
+		n := inv.parts.Add(1)
+		tr.cl.ForceMetadataRefresh()
+		tr.s.log.Info("sandbox: topic grew", "topic", topicInventory, "partitions", n)
+	}
+}
+
+// trimLoop deletes records older than retention: every trimEvery it notes
+// the end offsets and deletes up to the ones noted retention ago.
+func (tr *traffic) trimLoop() {
+	defer tr.wg.Done()
+	t := time.NewTicker(trimEvery)
+	defer t.Stop()
+	type mark struct {
+		at   time.Time
+		ends kadm.ListedOffsets
+	}
+	var marks []mark
+	names := make([]string, len(tr.topics))
+	for i, tt := range tr.topics {
+		names[i] = tt.spec.name
+	}
+	for {
+		select {
+		case <-tr.ctx.Done():
+			return
+		case now := <-t.C:
+			ctx, cancel := context.WithTimeout(tr.ctx, 5*time.Second)
+			ends, err := tr.s.adm.ListEndOffsets(ctx, names...)
+			if err == nil {
+				marks = append(marks, mark{now, ends})
+			}
+			var cut kadm.Offsets
+			for len(marks) > 0 && now.Sub(marks[0].at) >= retention {
+				m := marks[0]
+				marks = marks[1:]
+				cut = kadm.Offsets{}
+				m.ends.Each(func(o kadm.ListedOffset) {
+					if o.Err == nil && o.Offset > 0 {
+						cut.AddOffset(o.Topic, o.Partition, o.Offset, -1)
+					}
+				})
+			}
+			if len(cut) > 0 {
+				if _, err := tr.s.adm.DeleteRecords(ctx, cut); err != nil {
+					tr.s.log.Debug("sandbox: delete records failed", "error", err)
+				}
+			}
+			cancel()
+		}
+	}
+}
