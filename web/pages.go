@@ -111,10 +111,6 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "", startTime, bytes.NewReader(as.Body))
 }
 
-func (s *Server) serveHome(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
-	return http.StatusOK, views.Home(s.layout(r, "Overview", "home")), nil
-}
-
 func (s *Server) serveNotFoundPage(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
 	return 0, nil, &inputError{Status: http.StatusNotFound, Msg: "There is no page at " + assign.QuoteClip(r.URL.Path) + "."}
 }

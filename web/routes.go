@@ -31,7 +31,13 @@ func (s *Server) routes() http.Handler {
 
 // mount lists the routes under the route prefix.
 func (s *Server) mount(r chi.Router) {
-	r.Get("/", s.page(s.serveHome))
+	r.Get("/", s.page(s.serveOverview))
+	r.Get("/jobs/{jobID}", s.page(s.serveJob))
+	r.Get("/jobs/{jobID}/vertices/{vertexID}", s.page(s.serveVertex))
+	r.Get("/kafka/{cluster}/topics/{topic}", s.page(s.serveTopic))
+	r.Post("/sandbox/restore", s.page(s.serveSandboxRestore))
+	r.Get("/ws", s.hub.ServeWS)
+	r.Get("/metrics", s.metrics.ServeHTTP)
 	r.Get("/plan", s.page(s.servePlan))
 	r.Post("/plan", s.page(s.servePlan))
 	r.Get("/keys", s.page(s.serveKeys))
@@ -57,6 +63,11 @@ func (s *Server) mount(r chi.Router) {
 		r.Get("/assignment", s.api(s.serveAssignment))
 		r.Get("/openapi.json", s.serveOpenAPI)
 		r.Get("/version", s.api(s.serveVersion))
+		r.Get("/overview", s.api(s.serveOverviewJSON))
+		r.Get("/jobs", s.api(s.serveJobsJSON))
+		r.Get("/jobs/{jobID}", s.api(s.serveJobJSON))
+		r.Get("/jobs/{jobID}/vertices/{vertexID}", s.api(s.serveVertexJSON))
+		r.Get("/kafka/{cluster}/topics/{topic}", s.api(s.serveTopicJSON))
 		r.NotFound(s.api(func(w http.ResponseWriter, r *http.Request) error {
 			return &inputError{Status: http.StatusNotFound, Msg: "no such API endpoint: " + assign.QuoteClip(r.URL.Path) + "; see /api/v1/openapi.json"}
 		}))

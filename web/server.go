@@ -4,6 +4,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/static"
 )
 
@@ -30,6 +32,17 @@ type Options struct {
 	// FrameAncestors are the origins allowed to embed pages in a frame
 	// (CSP frame-ancestors). Empty means 'self' only.
 	FrameAncestors []string
+	// Live is the store of live data; nil when no Kafka or Flink is
+	// configured (the home page is then the planner's introduction).
+	Live *live.Store
+	// WebSocket configures the /ws hub (origins, limits).
+	WebSocket HubOptions
+	// Sandbox is set when the built-in sandbox runs: pages say so once and
+	// offer its restore control.
+	Sandbox SandboxControl
+	// LiveInterval is the least time between two pushes of live views;
+	// default 1 s.
+	LiveInterval time.Duration
 }
 
 // Server holds what the handlers share. Create it with NewServer.
@@ -41,6 +54,11 @@ type Server struct {
 	assets         *static.Assets
 	ready          atomic.Bool
 	handler        http.Handler
+	live           *live.Store
+	hub            *Hub
+	sandbox        SandboxControl
+	liveInterval   time.Duration
+	metrics        http.Handler
 }
 
 var (
@@ -51,9 +69,13 @@ var (
 // NewServer returns a Server with its routes in place. It is not ready
 // (/readyz answers 503) until SetReady(true).
 func NewServer(opts Options) (*Server, error) {
-	s := &Server{log: opts.Logger, version: opts.Version, prefix: strings.TrimSuffix(opts.RoutePrefix, "/")}
+	s := &Server{log: opts.Logger, version: opts.Version, prefix: strings.TrimSuffix(opts.RoutePrefix, "/"),
+		live: opts.Live, sandbox: opts.Sandbox, liveInterval: opts.LiveInterval}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.liveInterval <= 0 {
+		s.liveInterval = time.Second
 	}
 	if !prefixRE.MatchString(s.prefix) {
 		return nil, fmt.Errorf("route prefix %q: want a path like /skewscope (letters, digits, . _ ~ -)", opts.RoutePrefix)
@@ -74,8 +96,25 @@ func NewServer(opts Options) (*Server, error) {
 	if s.assets, err = static.Load(); err != nil {
 		return nil, err
 	}
+	if s.hub, err = NewHub(s.log, opts.WebSocket); err != nil {
+		return nil, err
+	}
+	s.metrics = s.newMetrics()
 	s.handler = s.routes()
 	return s, nil
+}
+
+// Run serves the websocket hub and pushes live views until ctx is done;
+// then it closes every websocket (code 1001) and returns. Call it beside
+// http.Server.Serve: http.Server.Shutdown does not close websockets.
+func (s *Server) Run(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.hub.Run(ctx)
+	}()
+	s.runLive(ctx, s.liveInterval)
+	<-done
 }
 
 // ServeHTTP implements http.Handler.

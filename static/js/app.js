@@ -83,3 +83,9 @@ function swap(doc, id) {
     here.replaceWith(document.importNode(fresh, true));
   }
 }
+
+// Live pages subscribe to their view and update in place.
+const liveRoot = document.querySelector("[data-live-topic]");
+if (liveRoot) {
+  import("./live.js").then((m) => m.startLive(liveRoot));
+}

@@ -1,0 +1,851 @@
+package live
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
+)
+
+// ErrNotFound is returned for an unknown job, vertex, cluster or topic.
+var ErrNotFound = errors.New("not found")
+
+func ageOf(at, now time.Time, stale bool, err error) Age {
+	a := Age{At: at, Stale: stale}
+	if !at.IsZero() {
+		a.Seconds = int64(now.Sub(at) / time.Second)
+		if a.Seconds < 0 {
+			a.Seconds = 0
+		}
+	}
+	if err != nil {
+		a.Err = err.Error()
+	}
+	return a
+}
+
+// itemAge is the age of an item refreshed at f.UpdatedAt.
+func itemAge(f flink.Freshness, collected, now time.Time, err error) Age {
+	at := f.UpdatedAt
+	if at.IsZero() {
+		at = collected
+	}
+	return ageOf(at, now, f.Stale, err)
+}
+
+// Overview returns the overview: clusters, endpoints, jobs and topics.
+func (s *Store) Overview() OverviewView {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	now := s.opts.Now()
+	var ov OverviewView
+	for _, name := range sortedKeys(s.kafka) {
+		ks := s.kafka[name]
+		cs := ClusterSummary{Name: name, Topics: len(ks.Topics), Groups: len(ks.Groups), PollMillis: ks.PollDuration.Milliseconds(),
+			Age: ageOf(ks.CollectedAt, now, false, ks.Err)}
+		for _, t := range ks.Topics {
+			ts := TopicSummary{Cluster: name, Name: t.Name, Partitions: len(t.Partitions)}
+			for _, p := range t.Partitions {
+				if p.RateOK {
+					ts.Rate += p.Rate
+				}
+			}
+			for _, g := range ks.Groups {
+				for _, gp := range g.Partitions {
+					if gp.Topic == t.Name {
+						ts.Groups++
+						break
+					}
+				}
+			}
+			cs.Partitions += ts.Partitions
+			cs.Rate += ts.Rate
+			ov.Topics = append(ov.Topics, ts)
+		}
+		ov.Clusters = append(ov.Clusters, cs)
+	}
+	for _, name := range sortedKeys(s.flink) {
+		fs := s.flink[name]
+		ov.Endpoints = append(ov.Endpoints, EndpointSummary{Name: name, URL: fs.URL, FlinkVersion: fs.FlinkVersion, Jobs: len(fs.Jobs),
+			PollMillis: fs.PollDuration.Milliseconds(), Age: ageOf(fs.CollectedAt, now, false, fs.Err)})
+		for i := range fs.Jobs {
+			j := &fs.Jobs[i]
+			jv := s.job(fs, j, now)
+			js := JobSummary{Endpoint: name, ID: j.ID, Name: j.Name, State: j.State, Vertices: len(j.Vertices), Lag: -1, MaxBusy: -1, Age: jv.Age}
+			for _, v := range jv.Vertices {
+				if v.Lag >= 0 {
+					js.Lag = max(js.Lag, 0) + v.Lag
+				}
+				js.MaxBusy = max(js.MaxBusy, v.MaxBusy)
+				js.Backpressure = worseLevel(js.Backpressure, v.Backpressure)
+				js.Drift += v.Drift
+			}
+			ov.Jobs = append(ov.Jobs, js)
+		}
+	}
+	return ov
+}
+
+func worseLevel(a, b string) string {
+	rank := map[string]int{"": 0, "ok": 1, "low": 2, "high": 3}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// findJob finds a job by id, in the named endpoint or any. Called with s.mu
+// held.
+func (s *Store) findJob(endpoint, jobID string) (*flink.Snapshot, *flink.JobSnapshot) {
+	for _, name := range sortedKeys(s.flink) {
+		if endpoint != "" && name != endpoint {
+			continue
+		}
+		fs := s.flink[name]
+		for i := range fs.Jobs {
+			if fs.Jobs[i].ID == jobID {
+				return fs, &fs.Jobs[i]
+			}
+		}
+	}
+	return nil, nil
+}
+
+// Job returns a job's page view.
+func (s *Store) Job(endpoint, jobID string) (JobView, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	fs, j := s.findJob(endpoint, jobID)
+	if j == nil {
+		return JobView{}, fmt.Errorf("job %s: %w", assign.QuoteClip(jobID), ErrNotFound)
+	}
+	return s.job(fs, j, s.opts.Now()), nil
+}
+
+func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) JobView {
+	jv := JobView{Endpoint: fs.Endpoint, ID: j.ID, Name: j.Name, State: j.State, StartTime: j.StartTime,
+		Restored: restoredOf(j), Age: itemAge(j.Freshness, fs.CollectedAt, now, j.Err)}
+	for k := range j.Vertices {
+		v := &j.Vertices[k]
+		vs := VertexSummary{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism,
+			Source: v.Source, Keyed: v.Keyed, Kafka: v.Kafka != nil, Skew: -1, Busiest: -1, MaxBusy: -1,
+			Backpressure: v.BackpressureLevel, Lag: -1}
+		if v.Err != nil {
+			vs.Error = v.Err.Error()
+		}
+		rates := make([]float64, 0, len(v.Subtasks))
+		for _, st := range v.Subtasks {
+			r := st.RecordsInPerSecond
+			if v.Source {
+				r = st.RecordsOutPerSecond
+			}
+			if !isNaN(r) {
+				rates = append(rates, r)
+			}
+			if !isNaN(st.BusyRatio) && st.BusyRatio > vs.MaxBusy {
+				vs.MaxBusy, vs.Busiest = st.BusyRatio, st.Index
+			}
+		}
+		if len(rates) == len(v.Subtasks) && len(rates) > 0 {
+			vs.Skew = assign.MeasureSkew(rates).FlinkPercent
+		}
+		if v.Kafka != nil {
+			vv := s.vertex(fs, j, v, VertexQuery{}, now)
+			vs.Lag, vs.Drift = vertexLag(vv), vv.Prediction.Drift
+			for _, r := range vv.Subtasks {
+				vs.Partitions += len(r.Partitions)
+			}
+		}
+		jv.Vertices = append(jv.Vertices, vs)
+	}
+	return jv
+}
+
+func vertexLag(v VertexView) int64 {
+	total, known := int64(0), false
+	for _, r := range v.Subtasks {
+		if r.Lag >= 0 {
+			total += r.Lag
+			known = true
+		}
+	}
+	if !known {
+		return -1
+	}
+	return total
+}
+
+func restoredOf(j *flink.JobSnapshot) *Restored {
+	if j.Restored == nil {
+		return nil
+	}
+	return &Restored{CheckpointID: j.Restored.CheckpointID, Savepoint: j.Restored.IsSavepoint, Path: j.Restored.ExternalPath, At: j.Restored.At}
+}
+
+// VertexQuery holds the URL's choices for a vertex view.
+type VertexQuery struct {
+	Endpoint string
+	// History overrides the source's parallelism history for the restore
+	// model (?history=4,6).
+	History []int
+	// Color is "lag" (default) or "rate".
+	Color string
+	// Highlight is the subtask to mark, -1 none.
+	Highlight int
+	// HighlightPartition marks a partition's subtask ("topic", partition).
+	HighlightTopic     string
+	HighlightPartition int32
+}
+
+// Vertex returns a vertex's page view.
+func (s *Store) Vertex(jobID, vertexID string, q VertexQuery) (VertexView, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	fs, j := s.findJob(q.Endpoint, jobID)
+	if j == nil {
+		return VertexView{}, fmt.Errorf("job %s: %w", assign.QuoteClip(jobID), ErrNotFound)
+	}
+	for k := range j.Vertices {
+		if j.Vertices[k].ID == vertexID {
+			return s.vertex(fs, j, &j.Vertices[k], q, s.opts.Now()), nil
+		}
+	}
+	return VertexView{}, fmt.Errorf("vertex %s in job %s: %w", assign.QuoteClip(vertexID), assign.QuoteClip(jobID), ErrNotFound)
+}
+
+// Vertices lists (job id, vertex id) of every vertex, for publishing.
+func (s *Store) Vertices() [][2]string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out [][2]string
+	for _, name := range sortedKeys(s.flink) {
+		for _, j := range s.flink[name].Jobs {
+			for _, v := range j.Vertices {
+				out = append(out, [2]string{j.ID, v.ID})
+			}
+		}
+	}
+	return out
+}
+
+func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, now time.Time) VertexView {
+	vv := VertexView{Endpoint: fs.Endpoint, JobID: j.ID, JobName: j.Name, JobState: j.State, ID: v.ID, Name: v.Name,
+		Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism, Source: v.Source, Keyed: v.Keyed, Kafka: v.Kafka != nil,
+		Restored: restoredOf(j), Flink: itemAge(v.Freshness, fs.CollectedAt, now, v.Err), Color: "lag"}
+	if q.Color == "rate" {
+		vv.Color = "rate"
+	}
+	if v.Err != nil {
+		vv.Error = v.Err.Error()
+	}
+	vv.Subtasks = make([]SubtaskRow, v.Parallelism)
+	for i := range vv.Subtasks {
+		r := SubtaskRow{Subtask: i, Rate: -1, Lag: -1, Busy: -1, BackPressured: -1, Idle: -1, RecordsIn: -1, RecordsOut: -1, StateSize: -1}
+		if i < len(v.Subtasks) {
+			st := v.Subtasks[i]
+			r.Status = st.Status
+			r.Busy, r.BackPressured, r.Idle = orMinus(st.BusyRatio), orMinus(st.BackPressuredRatio), orMinus(st.IdleRatio)
+			r.RecordsIn, r.RecordsOut = orMinus(st.RecordsInPerSecond), orMinus(st.RecordsOutPerSecond)
+			r.StateSize = st.StateSize
+		}
+		if v.Keyed && v.MaxParallelism > 0 {
+			if kg, err := assign.KeyGroupRangeFor(v.MaxParallelism, v.Parallelism, i); err == nil {
+				r.KeyGroups = &KeyGroupSpan{Start: kg.Start, End: kg.End, Size: kg.End - kg.Start + 1}
+			}
+		}
+		r.Highlight = q.Highlight == i
+		vv.Subtasks[i] = r
+	}
+	if sp := s.sparks[vertexKey{fs.Endpoint, j.ID, v.ID}]; sp != nil && len(sp.lag) == len(vv.Subtasks) {
+		for i := range vv.Subtasks {
+			vv.Subtasks[i].SparkLag = sp.lag[i]
+			vv.Subtasks[i].SparkRate = sp.rate[i]
+		}
+	}
+	if v.Kafka != nil {
+		s.sourceRows(&vv, fs, j, v, q, now)
+	}
+	vv.Figures = figures(&vv, v)
+	vv.Shape = shapeOf(&vv)
+	return vv
+}
+
+func orMinus(f float64) float64 {
+	if isNaN(f) || math.IsInf(f, 0) {
+		return -1
+	}
+	return f
+}
+
+// sourceRows fills partitions, lag, rates, the group and the prediction.
+func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, now time.Time) {
+	cluster := s.clusterFor(fs.Endpoint, v)
+	ks := s.kafka[cluster]
+	vv.Cluster = cluster
+	if ks != nil {
+		a := ageOf(ks.CollectedAt, now, false, ks.Err)
+		vv.KafkaAge = &a
+	}
+	parts := map[topicPart]kafka.Partition{}
+	if ks != nil {
+		for _, t := range ks.Topics {
+			for _, p := range t.Partitions {
+				parts[topicPart{t.Name, p.Partition}] = p
+			}
+		}
+	}
+	owner, ambiguous := v.Kafka.Assignment()
+	topicSet := map[string]bool{}
+	for _, st := range v.Kafka.States {
+		if o, ok := owner[st.KafkaPartition]; !ok || o != st.Subtask {
+			continue
+		}
+		topic := resolveOne(ks, st.Topic)
+		topicSet[topic] = true
+		c := PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
+			End: -1, Lag: -1, Rate: -1, Predicted: -1, LagKind: kafka.TimeLagUnknown.String()}
+		if p, ok := parts[topicPart{topic, st.Partition}]; ok && !(p.Err != nil && p.UpdatedAt.IsZero()) {
+			c.End = p.End
+			if p.RateOK {
+				c.Rate = p.Rate
+			}
+			if st.CurrentOffset >= 0 {
+				c.Lag = max(0, p.End-(st.CurrentOffset+1))
+				if tt := s.tables[tpKey{cluster, topic, st.Partition}]; tt != nil {
+					sec, kind := tt.LagSeconds(st.CurrentOffset+1, now)
+					c.LagSeconds, c.LagKind = sec, kind.String()
+				}
+			}
+		}
+		if st.Subtask >= 0 && st.Subtask < len(vv.Subtasks) {
+			vv.Subtasks[st.Subtask].Partitions = append(vv.Subtasks[st.Subtask].Partitions, c)
+		}
+	}
+	vv.Topics = make([]string, 0, len(topicSet))
+	for t := range topicSet {
+		vv.Topics = append(vv.Topics, t)
+	}
+	sort.Strings(vv.Topics)
+	labels := topicLabels(vv.Topics)
+	for i := range vv.Subtasks {
+		r := &vv.Subtasks[i]
+		sort.Slice(r.Partitions, func(a, b int) bool {
+			pa, pb := r.Partitions[a], r.Partitions[b]
+			if pa.Topic != pb.Topic {
+				return pa.Topic < pb.Topic
+			}
+			return pa.Partition < pb.Partition
+		})
+		for k := range r.Partitions {
+			c := &r.Partitions[k]
+			c.Label = labels[c.Topic] + strconv.Itoa(int(c.Partition))
+			if c.Lag >= 0 {
+				r.Lag = max(r.Lag, 0) + c.Lag
+			}
+			if c.Rate >= 0 {
+				r.Rate = max(r.Rate, 0) + c.Rate
+			}
+			r.LagSeconds = max(r.LagSeconds, c.LagSeconds)
+			if q.HighlightTopic != "" && c.Topic == q.HighlightTopic && c.Partition == q.HighlightPartition {
+				r.Highlight = true
+			}
+		}
+	}
+	vv.Group = s.group(ks, fs.Endpoint, j, v, vv)
+	vv.Prediction = s.predict(vv, fs.Endpoint, j, v, q, len(ambiguous))
+	vv.Thresholds = thresholds(vv)
+	for i := range vv.Subtasks {
+		for k := range vv.Subtasks[i].Partitions {
+			c := &vv.Subtasks[i].Partitions[k]
+			c.Level = level(vv, c)
+		}
+	}
+}
+
+// topicLabels gives each topic a short distinct prefix for cell labels:
+// its first letter, more letters when two topics share it.
+func topicLabels(topics []string) map[string]string {
+	out := map[string]string{}
+	for n := 1; len(out) < len(topics); n++ {
+		seen := map[string]int{}
+		for _, t := range topics {
+			if _, done := out[t]; !done {
+				seen[prefix(t, n)]++
+			}
+		}
+		for _, t := range topics {
+			if _, done := out[t]; done {
+				continue
+			}
+			if p := prefix(t, n); seen[p] == 1 || n >= len(t) {
+				out[t] = p + "·"
+				if seen[p] == 1 {
+					out[t] = p
+				}
+			}
+		}
+		if n > 64 {
+			break
+		}
+	}
+	return out
+}
+
+func prefix(s string, n int) string {
+	r := []rune(s)
+	if n > len(r) {
+		n = len(r)
+	}
+	return string(r[:n])
+}
+
+// Lag colour steps in records, as in the legend.
+var lagSteps = [3]float64{1000, 20000, 80000}
+
+func thresholds(vv *VertexView) [3]float64 {
+	if vv.Color != "rate" {
+		return lagSteps
+	}
+	maxRate := 0.0
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			maxRate = max(maxRate, c.Rate)
+		}
+	}
+	return [3]float64{maxRate / 4, maxRate / 2, maxRate * 3 / 4}
+}
+
+func level(vv *VertexView, c *PartitionCell) int {
+	x := float64(c.Lag)
+	if vv.Color == "rate" {
+		x = c.Rate
+	}
+	if x < 0 {
+		return -1
+	}
+	for i, t := range vv.Thresholds {
+		if x < t || (vv.Color == "rate" && x <= t) {
+			return i
+		}
+	}
+	return 3
+}
+
+// group finds the consumer group of a source vertex: from configuration,
+// else the group whose commits equal the job's committedOffset metrics,
+// else the group with commits on most of the vertex's partitions.
+func (s *Store) group(ks *kafka.Snapshot, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, vv *VertexView) *GroupLink {
+	for _, l := range s.opts.Links {
+		if (l.Endpoint == "" || l.Endpoint == endpoint) && l.Job == j.Name && (l.Vertex == "" || l.Vertex == v.Name) {
+			return &GroupLink{Name: l.Group, How: "from configuration"}
+		}
+	}
+	if ks == nil {
+		return nil
+	}
+	type key struct {
+		topic     string
+		partition int32
+	}
+	committed := map[key]int64{}
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			committed[key{c.Topic, c.Partition}] = c.Committed
+		}
+	}
+	bestEq, bestEqName, bestCov, bestCovName := 0, "", 0, ""
+	for _, g := range ks.Groups {
+		eq, cov := 0, 0
+		for _, gp := range g.Partitions {
+			c, ok := committed[key{gp.Topic, gp.Partition}]
+			if !ok {
+				continue
+			}
+			cov++
+			if c >= 0 && gp.Committed == c {
+				eq++
+			}
+		}
+		if eq > bestEq {
+			bestEq, bestEqName = eq, g.Name
+		}
+		if cov > bestCov {
+			bestCov, bestCovName = cov, g.Name
+		}
+	}
+	switch {
+	case bestEq > 0:
+		return &GroupLink{Name: bestEqName, How: fmt.Sprintf("discovered: its commits equal the job's committedOffset on %d of %d partitions", bestEq, len(committed))}
+	case bestCov > 0:
+		return &GroupLink{Name: bestCovName, How: fmt.Sprintf("discovered: it has commits on %d of the vertex's %d partitions", bestCov, len(committed))}
+	}
+	return nil
+}
+
+// predict compares the observed owners with Flink's formulas.
+func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, ambiguous int) *Prediction {
+	pr := &Prediction{Ambiguous: ambiguous}
+	var topics []assign.Topic
+	counts := map[string]int{}
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			counts[c.Topic] = max(counts[c.Topic], int(c.Partition)+1)
+		}
+	}
+	if ks := s.kafka[vv.Cluster]; ks != nil {
+		for _, t := range ks.Topics {
+			if _, ok := counts[t.Name]; ok {
+				counts[t.Name] = max(counts[t.Name], len(t.Partitions))
+			}
+		}
+	}
+	for _, name := range sortedKeys(counts) {
+		topics = append(topics, assign.Topic{Name: name, Partitions: counts[name]})
+	}
+	lin := s.lineage[vertexKey{endpoint, j.Name, v.Name}]
+	var (
+		owners    func(tp assign.TopicPartition) int
+		uncertain = map[assign.TopicPartition]bool{}
+	)
+	switch {
+	case len(q.History) > 0 || (j.Restored != nil && lin != nil && lin.known && len(lin.history) > 1 && lin.jobID == j.ID):
+		in := assign.RestoreInput{Topics: topics}
+		pr.Mode = "restore"
+		if len(q.History) > 0 {
+			in.History = append(append([]int(nil), q.History...), v.Parallelism)
+			if q.History[len(q.History)-1] == v.Parallelism && len(q.History) > 1 {
+				in.History = q.History
+			}
+			pr.HistorySource = "from the URL (?history=)"
+		} else {
+			in.History = lin.history
+			pr.HistorySource = "observed by skewscope (earlier jobs with this name)"
+			if len(lin.prevTopics) > 0 {
+				in.Topics = lin.prevTopics
+				in.NewTopics = newerTopics(lin.prevTopics, topics)
+			}
+		}
+		pr.History = in.History
+		res, err := assign.Restore(in)
+		if err != nil {
+			pr.Mode = "none"
+			pr.Summary = "the restore model could not run: " + err.Error()
+			break
+		}
+		pr.Source = res.Source
+		pr.Notes = append(pr.Notes, res.Notes...)
+		for _, tp := range res.Assignment.Topics {
+			_ = tp
+		}
+		for _, u := range res.Uncertain {
+			uncertain[u] = true
+		}
+		if lin != nil && lin.grew && len(q.History) == 0 {
+			pr.Notes = append(pr.Notes, "Partitions were discovered while an earlier job of this lineage ran; where they sit in the saved split lists is not modelled exactly.")
+		}
+		a := res.Assignment
+		owners = func(tp assign.TopicPartition) int {
+			o, ok := a.OwnerOf(tp)
+			if !ok {
+				return -1
+			}
+			return o
+		}
+	case j.Restored != nil:
+		pr.Mode = "none"
+		what := "a checkpoint"
+		if j.Restored.IsSavepoint {
+			what = "a savepoint"
+		}
+		pr.Summary = "Restored from " + what + ": the layout depends on the parallelisms the job ran at before, which skewscope did not see. The observed layout is shown; add ?history=P0,P1,… (parallelisms from the fresh start on) to model it."
+		pr.Source = "flink-connector-kafka KafkaSourceEnumerator + RoundRobinOperatorStateRepartitioner"
+	default:
+		pr.Mode = "fresh"
+		pr.Source = "flink-connector-kafka KafkaSourceEnumerator.getSplitOwner"
+		a, err := assign.FreshAssignment(topics, v.Parallelism)
+		if err != nil {
+			pr.Mode = "none"
+			pr.Summary = "no prediction: " + err.Error()
+			break
+		}
+		owners = func(tp assign.TopicPartition) int {
+			o, ok := a.OwnerOf(tp)
+			if !ok {
+				return -1
+			}
+			return o
+		}
+	}
+	for i := range vv.Subtasks {
+		r := &vv.Subtasks[i]
+		for k := range r.Partitions {
+			c := &r.Partitions[k]
+			pr.Total++
+			if owners == nil {
+				continue
+			}
+			tp := assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}
+			c.Predicted = owners(tp)
+			c.Uncertain = uncertain[tp]
+			if c.Uncertain {
+				pr.Uncertain++
+			}
+			if c.Predicted == r.Subtask {
+				pr.Matched++
+			} else {
+				pr.Drift++
+				r.Drift++
+			}
+		}
+	}
+	if owners != nil && pr.Summary == "" {
+		switch {
+		case pr.Drift == 0 && pr.Mode == "fresh":
+			pr.Summary = "observed = predicted (fresh start)"
+		case pr.Drift == 0:
+			pr.Summary = fmt.Sprintf("observed = predicted (restore %s)", joinInts(pr.History, "→"))
+		case pr.Mode == "fresh":
+			pr.Summary = fmt.Sprintf("%d of %d partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource.", pr.Drift, pr.Total)
+		default:
+			pr.Summary = fmt.Sprintf("%d of %d partitions differ from the restore model for %s.", pr.Drift, pr.Total, joinInts(pr.History, "→"))
+		}
+	}
+	if ambiguous > 0 {
+		pr.Notes = append(pr.Notes, fmt.Sprintf("%d partitions are listed under more than one subtask in the metric ids (metric groups stay after a reassignment); the subtask with the most recent offset is taken as the owner.", ambiguous))
+	}
+	return pr
+}
+
+func newerTopics(old, now []assign.Topic) []assign.Topic {
+	m := map[string]int{}
+	for _, t := range old {
+		m[t.Name] = t.Partitions
+	}
+	var out []assign.Topic
+	for _, t := range now {
+		if n, ok := m[t.Name]; !ok || t.Partitions > n {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func joinInts(xs []int, sep string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, sep)
+}
+
+// figures computes the headline figures.
+func figures(vv *VertexView, v *flink.VertexSnapshot) []Figure {
+	var fs []Figure
+	if vv.Kafka {
+		lag := vertexLag(*vv)
+		f := Figure{Label: "Total lag", Value: float64(lag), Text: FormatCount(float64(lag)), Kind: Observed, Note: "log end − (Flink currentOffset + 1)"}
+		if lag < 0 {
+			f.Text, f.Note = "–", "no end offsets or current offsets yet"
+		}
+		fs = append(fs, f)
+		var maxSec float64
+		where := ""
+		for _, r := range vv.Subtasks {
+			for _, c := range r.Partitions {
+				if c.LagSeconds > maxSec {
+					maxSec, where = c.LagSeconds, c.Topic+"-"+strconv.Itoa(int(c.Partition))
+					if c.LagKind == kafka.TimeLagAtLeast.String() {
+						where += " (at least)"
+					}
+				}
+			}
+		}
+		fs = append(fs, Figure{Label: "Max lag in time", Value: maxSec, Text: FormatSeconds(maxSec), Kind: Estimated, Note: nonEmpty(where, "all partitions caught up")})
+		in := 0.0
+		known := false
+		for _, r := range vv.Subtasks {
+			if r.Rate >= 0 {
+				in += r.Rate
+				known = true
+			}
+		}
+		f = Figure{Label: "Input rate", Value: in, Text: FormatRate(in), Kind: Observed, Note: "produced, from end-offset deltas"}
+		if !known {
+			f.Text, f.Note = "–", "needs two Kafka polls"
+		}
+		fs = append(fs, f)
+	}
+	rates := make([]float64, 0, len(vv.Subtasks))
+	for _, r := range vv.Subtasks {
+		x := r.RecordsIn
+		if vv.Source {
+			x = r.RecordsOut
+		}
+		if x >= 0 {
+			rates = append(rates, x)
+		}
+	}
+	label := "Skew (Flink %)"
+	if vv.Source {
+		label = "Source skew (Flink %)"
+	}
+	if len(rates) == len(vv.Subtasks) && len(rates) > 0 {
+		sk := assign.MeasureSkew(rates)
+		fs = append(fs, Figure{Label: label, Value: sk.FlinkPercent, Text: strconv.FormatFloat(sk.FlinkPercent, 'f', 0, 64) + "%", Kind: Computed,
+			Note: fmt.Sprintf("of observed records/s per subtask; max/mean %.2f", sk.MaxOverMean)})
+	} else {
+		fs = append(fs, Figure{Label: label, Value: -1, Text: "–", Kind: Computed, Note: "records/s not reported for every subtask"})
+	}
+	if vv.Prediction != nil {
+		pr := vv.Prediction
+		f := Figure{Label: "Assignment", Value: float64(pr.Matched), Kind: Observed}
+		switch pr.Mode {
+		case "none":
+			f.Text, f.Note = fmt.Sprintf("%d partitions", pr.Total), "not modelled (history unknown)"
+		default:
+			f.Text = fmt.Sprintf("%d / %d", pr.Matched, pr.Total)
+			f.Note = "observed = predicted (" + pr.Mode + ")"
+			if pr.Drift > 0 {
+				f.Note = fmt.Sprintf("%d differ from the %s prediction", pr.Drift, pr.Mode)
+			}
+		}
+		fs = append(fs, f)
+	}
+	if vv.Keyed && vv.MaxParallelism > 0 && vv.Parallelism > 0 {
+		lo, hi := vv.MaxParallelism/vv.Parallelism, (vv.MaxParallelism+vv.Parallelism-1)/vv.Parallelism
+		txt := strconv.Itoa(lo)
+		if hi != lo {
+			txt += "–" + strconv.Itoa(hi)
+		}
+		fs = append(fs, Figure{Label: "Key groups per subtask", Value: float64(hi), Text: txt, Kind: Computed,
+			Note: fmt.Sprintf("maxParallelism %d over %d subtasks (KeyGroupRangeAssignment)", vv.MaxParallelism, vv.Parallelism)})
+		var state int64 = -1
+		for _, r := range vv.Subtasks {
+			if r.StateSize >= 0 {
+				state = max(state, 0) + r.StateSize
+			}
+		}
+		f := Figure{Label: "State size", Value: float64(state), Text: FormatBytes(state), Kind: Observed, Note: "latest completed checkpoint"}
+		if state < 0 {
+			f.Text, f.Note = "–", "no completed checkpoint seen"
+		}
+		fs = append(fs, f)
+	}
+	busiest, busy, bp := -1, -1.0, -1.0
+	for _, r := range vv.Subtasks {
+		if r.Busy > busy {
+			busiest, busy, bp = r.Subtask, r.Busy, r.BackPressured
+		}
+	}
+	f := Figure{Label: "Busiest subtask", Value: busy, Kind: Observed}
+	if busiest < 0 {
+		f.Text, f.Note = "–", "busy time not reported"
+	} else {
+		f.Text = fmt.Sprintf("#%d · %s", busiest, FormatRatio(busy))
+		f.Note = "busy · backpressured " + FormatRatio(bp)
+	}
+	fs = append(fs, f)
+	_ = v
+	return fs
+}
+
+func nonEmpty(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+// shapeOf hashes the layout: subtasks and the partitions each shows.
+func shapeOf(vv *VertexView) string {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d|%s|%t|", len(vv.Subtasks), vv.Color, vv.Prediction != nil)
+	if vv.Prediction != nil {
+		fmt.Fprintf(h, "%s|", vv.Prediction.Mode)
+	}
+	for _, r := range vv.Subtasks {
+		fmt.Fprintf(h, "%d:", r.Subtask)
+		for _, c := range r.Partitions {
+			fmt.Fprintf(h, "%s/%d/%d,", c.Topic, c.Partition, c.Predicted)
+		}
+		fmt.Fprintf(h, "|%d|%d", len(r.SparkLag), r.Drift)
+	}
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// Topic returns a topic's page view.
+func (s *Store) Topic(cluster, topic string) (TopicView, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ks := s.kafka[cluster]
+	if ks == nil {
+		return TopicView{}, fmt.Errorf("Kafka cluster %s: %w", assign.QuoteClip(cluster), ErrNotFound)
+	}
+	now := s.opts.Now()
+	for _, t := range ks.Topics {
+		if t.Name != topic {
+			continue
+		}
+		tv := TopicView{Cluster: cluster, Name: topic, Age: ageOf(ks.CollectedAt, now, false, ks.Err)}
+		if t.Err != nil {
+			tv.Error = t.Err.Error()
+		}
+		type gp struct {
+			g  int
+			gp kafka.GroupPartition
+		}
+		byPart := map[int32][]gp{}
+		for _, g := range ks.Groups {
+			idx := -1
+			for _, p := range g.Partitions {
+				if p.Topic != topic {
+					continue
+				}
+				if idx < 0 {
+					idx = len(tv.Groups)
+					tv.Groups = append(tv.Groups, TopicGroup{Name: g.Name, State: g.State, Lag: -1})
+				}
+				byPart[p.Partition] = append(byPart[p.Partition], gp{idx, p})
+				if p.Lag >= 0 {
+					tv.Groups[idx].Lag = max(tv.Groups[idx].Lag, 0) + p.Lag
+				}
+			}
+		}
+		for _, p := range t.Partitions {
+			row := TopicPartitionRow{Partition: p.Partition, Start: p.Start, End: p.End, Rate: -1, Stale: p.Stale, Groups: make([]GroupOffset, len(tv.Groups))}
+			if p.RateOK {
+				row.Rate = p.Rate
+				tv.Rate += p.Rate
+			}
+			if p.Err != nil {
+				row.Error = p.Err.Error()
+			}
+			for i := range row.Groups {
+				row.Groups[i] = GroupOffset{Committed: -1, Lag: -1, LagKind: kafka.TimeLagUnknown.String()}
+			}
+			for _, x := range byPart[p.Partition] {
+				row.Groups[x.g] = GroupOffset{Committed: x.gp.Committed, Lag: x.gp.Lag, LagSeconds: x.gp.LagSeconds, LagKind: x.gp.LagKind.String()}
+			}
+			tv.Partitions = append(tv.Partitions, row)
+		}
+		return tv, nil
+	}
+	return TopicView{}, fmt.Errorf("topic %s in cluster %s: %w", assign.QuoteClip(topic), assign.QuoteClip(cluster), ErrNotFound)
+}

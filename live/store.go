@@ -1,0 +1,392 @@
+// Package live joins what the Kafka and Flink collectors see into the views
+// of skewscope's live pages: the overview, a job, a vertex (a Kafka source
+// or a keyed operator) and a topic. Collectors hand their snapshots to a
+// [Store]; pages and the JSON API read views from it; viewers never cause a
+// backend request.
+//
+// A source vertex's observed assignment comes from its KafkaSourceReader
+// offset metric ids; the prediction from assign (the fresh-start owner, or
+// the restore model when skewscope saw the job's earlier parallelism). Lag
+// is the partition's end offset minus Flink's currentOffset + 1; lag in
+// seconds is estimated with a per-partition offset→time table fed by every
+// Kafka poll (see kafka.TimeTable for the method and its limits).
+package live
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
+)
+
+// Link names the consumer group a source vertex commits to, from
+// configuration, when it should not be discovered from commits.
+type Link struct {
+	Endpoint string // Flink endpoint name; "" matches any
+	Job      string // job name
+	Vertex   string // vertex name; "" matches every source of the job
+	Group    string
+}
+
+// Options configure a Store.
+type Options struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// EndpointKafka maps a Flink endpoint name to the Kafka cluster its jobs
+	// read (flink.Config.Kafka). Unmapped endpoints use the only cluster, or
+	// the one whose topics match the metric ids.
+	EndpointKafka map[string]string
+	// Links name source groups from configuration.
+	Links []Link
+	// SparkPoints is the number of samples kept per subtask for sparklines;
+	// default 60.
+	SparkPoints int
+	// TimeTableSize is the offset→time samples per partition; default 120.
+	TimeTableSize int
+}
+
+type tpKey struct {
+	cluster, topic string
+	partition      int32
+}
+
+type vertexKey struct{ endpoint, job, vertex string }
+
+// lineage is what skewscope saw of the successive jobs with one name: the
+// source parallelism history that the restore model needs.
+type lineage struct {
+	jobID string
+	// known is false when the first job seen was already restored: its
+	// earlier parallelisms are unknown.
+	known   bool
+	history []int
+	// topics are the partition counts the previous job last saw (the
+	// content of its savepoint); freshTopics those of the fresh start.
+	topics      []assign.Topic
+	freshTopics []assign.Topic
+	// prevTopics are the counts of the job before the latest restore.
+	prevTopics []assign.Topic
+	grew       bool // partitions were discovered during an earlier job
+}
+
+type spark struct {
+	lag, rate [][]float64 // per subtask ring, oldest first
+}
+
+// Store holds the latest snapshots and what is derived over time. It is
+// safe for concurrent use.
+type Store struct {
+	opts Options
+
+	mu      sync.RWMutex
+	kafka   map[string]*kafka.Snapshot
+	flink   map[string]*flink.Snapshot
+	tables  map[tpKey]*kafka.TimeTable
+	lineage map[vertexKey]*lineage // endpoint, job name, vertex name
+	sparks  map[vertexKey]*spark   // endpoint, job id, vertex id
+	seq     uint64
+
+	changed chan struct{}
+}
+
+// New returns an empty Store.
+func New(opts Options) *Store {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.SparkPoints <= 0 {
+		opts.SparkPoints = 60
+	}
+	if opts.TimeTableSize <= 0 {
+		opts.TimeTableSize = 120
+	}
+	return &Store{
+		opts:    opts,
+		kafka:   map[string]*kafka.Snapshot{},
+		flink:   map[string]*flink.Snapshot{},
+		tables:  map[tpKey]*kafka.TimeTable{},
+		lineage: map[vertexKey]*lineage{},
+		sparks:  map[vertexKey]*spark{},
+		changed: make(chan struct{}, 1),
+	}
+}
+
+// Changed is signalled (coalesced) after every update.
+func (s *Store) Changed() <-chan struct{} { return s.changed }
+
+// Seq counts the updates so far.
+func (s *Store) Seq() uint64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.seq
+}
+
+func (s *Store) notify() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// UpdateKafka stores a Kafka snapshot and feeds the offset→time tables.
+func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
+	if snap == nil {
+		return
+	}
+	s.mu.Lock()
+	s.kafka[snap.Cluster] = snap
+	for _, t := range snap.Topics {
+		for _, p := range t.Partitions {
+			if p.Stale || p.Err != nil {
+				continue
+			}
+			k := tpKey{snap.Cluster, t.Name, p.Partition}
+			tt := s.tables[k]
+			if tt == nil {
+				tt = kafka.NewTimeTable(s.opts.TimeTableSize)
+				s.tables[k] = tt
+			}
+			tt.Add(snap.CollectedAt, p.End)
+		}
+	}
+	s.seq++
+	s.mu.Unlock()
+	s.notify()
+}
+
+// UpdateFlink stores a Flink snapshot, follows job lineages (restores at
+// another parallelism) and appends sparkline samples.
+func (s *Store) UpdateFlink(snap *flink.Snapshot) {
+	if snap == nil {
+		return
+	}
+	s.mu.Lock()
+	s.flink[snap.Endpoint] = snap
+	for i := range snap.Jobs {
+		j := &snap.Jobs[i]
+		if j.State != "RUNNING" {
+			continue
+		}
+		for k := range j.Vertices {
+			v := &j.Vertices[k]
+			if v.Kafka == nil || v.Stale {
+				continue
+			}
+			s.followLineage(snap.Endpoint, j, v)
+			s.sample(snap, j, v)
+		}
+	}
+	s.seq++
+	s.mu.Unlock()
+	s.notify()
+}
+
+// followLineage records the source's parallelism history across job ids
+// with the same job and vertex name. Called with s.mu held.
+func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot) {
+	key := vertexKey{endpoint, j.Name, v.Name}
+	cluster := s.clusterFor(endpoint, v)
+	topics := observedTopics(s.kafka[cluster], v)
+	l := s.lineage[key]
+	switch {
+	case l != nil && l.jobID == j.ID:
+		if grown(l.topics, topics) {
+			l.grew = true
+		}
+		l.topics = maxTopics(l.topics, topics)
+	case l != nil && j.Restored != nil:
+		l.prevTopics = l.topics
+		l.history = append(append([]int(nil), l.history...), v.Parallelism)
+		l.jobID = j.ID
+		l.topics = maxTopics(l.topics, topics)
+	default:
+		s.lineage[key] = &lineage{
+			jobID:       j.ID,
+			known:       j.Restored == nil,
+			history:     []int{v.Parallelism},
+			topics:      topics,
+			freshTopics: topics,
+		}
+	}
+}
+
+// sample appends one sparkline point per subtask. Called with s.mu held.
+func (s *Store) sample(snap *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot) {
+	key := vertexKey{snap.Endpoint, j.ID, v.ID}
+	sp := s.sparks[key]
+	if sp == nil || len(sp.lag) != v.Parallelism {
+		sp = &spark{lag: make([][]float64, v.Parallelism), rate: make([][]float64, v.Parallelism)}
+		s.sparks[key] = sp
+	}
+	kc := s.kafka[s.clusterFor(snap.Endpoint, v)]
+	ends := endOffsets(kc)
+	lags := make([]float64, v.Parallelism)
+	owner, _ := v.Kafka.Assignment()
+	for _, st := range v.Kafka.States {
+		if o, ok := owner[st.KafkaPartition]; !ok || o != st.Subtask || st.Subtask >= v.Parallelism || st.Subtask < 0 {
+			continue
+		}
+		topic := resolveOne(kc, st.Topic)
+		if end, ok := ends[topicPart{topic, st.Partition}]; ok && st.CurrentOffset >= 0 {
+			lags[st.Subtask] += float64(max(0, end-(st.CurrentOffset+1)))
+		}
+	}
+	for i := range v.Parallelism {
+		rate := -1.0
+		if i < len(v.Subtasks) && !isNaN(v.Subtasks[i].RecordsOutPerSecond) {
+			rate = v.Subtasks[i].RecordsOutPerSecond
+		}
+		sp.lag[i] = push(sp.lag[i], lags[i], s.opts.SparkPoints)
+		sp.rate[i] = push(sp.rate[i], rate, s.opts.SparkPoints)
+	}
+}
+
+func push(ring []float64, v float64, n int) []float64 {
+	if len(ring) >= n {
+		ring = append(ring[:0:0], ring[len(ring)-n+1:]...)
+	}
+	return append(ring, v)
+}
+
+type topicPart struct {
+	topic     string
+	partition int32
+}
+
+func endOffsets(ks *kafka.Snapshot) map[topicPart]int64 {
+	m := map[topicPart]int64{}
+	if ks == nil {
+		return m
+	}
+	for _, t := range ks.Topics {
+		for _, p := range t.Partitions {
+			if p.End >= 0 && !(p.Err != nil && p.UpdatedAt.IsZero()) {
+				m[topicPart{t.Name, p.Partition}] = p.End
+			}
+		}
+	}
+	return m
+}
+
+// clusterFor picks the Kafka cluster of a Flink endpoint's vertex. Called
+// with s.mu held (read).
+func (s *Store) clusterFor(endpoint string, v *flink.VertexSnapshot) string {
+	if c, ok := s.opts.EndpointKafka[endpoint]; ok && c != "" {
+		return c
+	}
+	if len(s.kafka) == 1 {
+		for name := range s.kafka {
+			return name
+		}
+	}
+	best, bestN := "", 0
+	names := make([]string, 0, len(s.kafka))
+	for name := range s.kafka {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		n := 0
+		known := topicNames(s.kafka[name])
+		if v.Kafka != nil {
+			seen := map[string]bool{}
+			for _, st := range v.Kafka.States {
+				if !seen[st.Topic] && len(flink.ResolveTopic(st.Topic, known)) > 0 {
+					n++
+				}
+				seen[st.Topic] = true
+			}
+		}
+		if n > bestN {
+			best, bestN = name, n
+		}
+	}
+	return best
+}
+
+func topicNames(ks *kafka.Snapshot) []string {
+	if ks == nil {
+		return nil
+	}
+	out := make([]string, len(ks.Topics))
+	for i, t := range ks.Topics {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// resolveOne maps a sanitised topic from a metric id to the cluster's topic
+// when exactly one matches, else returns it unchanged.
+func resolveOne(ks *kafka.Snapshot, idTopic string) string {
+	if ks == nil {
+		return idTopic
+	}
+	for _, t := range ks.Topics {
+		if t.Name == idTopic {
+			return idTopic
+		}
+	}
+	if c := flink.ResolveTopic(idTopic, topicNames(ks)); len(c) == 1 {
+		return c[0]
+	}
+	return idTopic
+}
+
+// observedTopics returns the vertex's topics with partition counts: the
+// cluster's metadata when known, else the highest partition seen in metric
+// ids + 1. Sorted by name.
+func observedTopics(ks *kafka.Snapshot, v *flink.VertexSnapshot) []assign.Topic {
+	counts := map[string]int{}
+	for _, st := range v.Kafka.States {
+		t := resolveOne(ks, st.Topic)
+		counts[t] = max(counts[t], int(st.Partition)+1)
+	}
+	if ks != nil {
+		for _, t := range ks.Topics {
+			if _, ok := counts[t.Name]; ok && len(t.Partitions) > 0 {
+				counts[t.Name] = max(counts[t.Name], len(t.Partitions))
+			}
+		}
+	}
+	out := make([]assign.Topic, 0, len(counts))
+	for name, n := range counts {
+		out = append(out, assign.Topic{Name: name, Partitions: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func grown(old, now []assign.Topic) bool {
+	m := map[string]int{}
+	for _, t := range old {
+		m[t.Name] = t.Partitions
+	}
+	for _, t := range now {
+		if n, ok := m[t.Name]; !ok || t.Partitions > n {
+			return len(old) > 0
+		}
+	}
+	return false
+}
+
+// maxTopics merges two topic lists, keeping the larger partition count.
+func maxTopics(a, b []assign.Topic) []assign.Topic {
+	m := map[string]int{}
+	for _, t := range a {
+		m[t.Name] = max(m[t.Name], t.Partitions)
+	}
+	for _, t := range b {
+		m[t.Name] = max(m[t.Name], t.Partitions)
+	}
+	out := make([]assign.Topic, 0, len(m))
+	for name, n := range m {
+		out = append(out, assign.Topic{Name: name, Partitions: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func isNaN(f float64) bool { return f != f }

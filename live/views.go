@@ -1,0 +1,298 @@
+package live
+
+import "time"
+
+// Provenance of a figure, shown next to it on every page (truth rule 2).
+const (
+	// Observed figures were read from Kafka or Flink.
+	Observed = "observed"
+	// Estimated figures are derived from observations with a stated method
+	// (lag in seconds from the offset→time table).
+	Estimated = "estimated"
+	// Computed figures come from Flink's own formulas (assign).
+	Computed = "computed"
+)
+
+// Age is the freshness of a backend's data as pages show it.
+type Age struct {
+	// At is when the data was collected (the poll's start).
+	At time.Time `json:"at"`
+	// Seconds is now − At, rounded down.
+	Seconds int64 `json:"ageSeconds"`
+	// Stale is true when the latest poll could not refresh the data.
+	Stale bool `json:"stale"`
+	// Err is the latest poll's error for this item, "" when none.
+	Err string `json:"error,omitempty"`
+}
+
+// Figure is one headline number with its provenance and source.
+type Figure struct {
+	Label string  `json:"label"`
+	Value float64 `json:"value"`
+	Text  string  `json:"text"`
+	Kind  string  `json:"kind"` // Observed, Estimated or Computed
+	Note  string  `json:"note"`
+}
+
+// ClusterSummary is one Kafka cluster on the overview.
+type ClusterSummary struct {
+	Name       string  `json:"name"`
+	Topics     int     `json:"topics"`
+	Partitions int     `json:"partitions"`
+	Groups     int     `json:"groups"`
+	Rate       float64 `json:"rate"` // records/s produced, observed
+	PollMillis int64   `json:"pollMillis"`
+	Age        Age     `json:"freshness"`
+}
+
+// EndpointSummary is one Flink REST endpoint on the overview.
+type EndpointSummary struct {
+	Name         string `json:"name"`
+	URL          string `json:"url"`
+	FlinkVersion string `json:"flinkVersion"`
+	Jobs         int    `json:"jobs"`
+	PollMillis   int64  `json:"pollMillis"`
+	Age          Age    `json:"freshness"`
+}
+
+// JobSummary is one job on the overview.
+type JobSummary struct {
+	Endpoint string `json:"endpoint"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	State    string `json:"state"`
+	Vertices int    `json:"vertices"`
+	// Lag is the total lag in records of its Kafka sources; -1 unknown.
+	Lag int64 `json:"lag"`
+	// MaxBusy is the highest subtask busy ratio over its vertices; NaN-free:
+	// -1 when unknown.
+	MaxBusy float64 `json:"maxBusy"`
+	// Backpressure is the worst vertex level (ok, low, high), "" unknown.
+	Backpressure string `json:"backpressure"`
+	// Drift counts source partitions whose observed owner differs from the
+	// prediction.
+	Drift int `json:"drift"`
+	Age   Age `json:"freshness"`
+}
+
+// TopicSummary is one watched topic on the overview.
+type TopicSummary struct {
+	Cluster    string  `json:"cluster"`
+	Name       string  `json:"name"`
+	Partitions int     `json:"partitions"`
+	Rate       float64 `json:"rate"`
+	Groups     int     `json:"groups"`
+}
+
+// OverviewView is the overview page and /api/v1/overview.
+type OverviewView struct {
+	Clusters  []ClusterSummary  `json:"clusters"`
+	Endpoints []EndpointSummary `json:"endpoints"`
+	Jobs      []JobSummary      `json:"jobs"`
+	Topics    []TopicSummary    `json:"topics"`
+}
+
+// VertexSummary is one vertex on the job page.
+type VertexSummary struct {
+	ID             string `json:"id"`
+	Name           string `json:"name"`
+	Parallelism    int    `json:"parallelism"`
+	MaxParallelism int    `json:"maxParallelism"`
+	Source         bool   `json:"source"`
+	Keyed          bool   `json:"keyed"`
+	Kafka          bool   `json:"kafka"`
+	// Skew is Flink's data skew % of records/s per subtask (records out for
+	// sources, in otherwise), computed from observed rates; -1 unknown.
+	Skew float64 `json:"skewPercent"`
+	// Busiest is the subtask with the highest busy ratio, -1 unknown.
+	Busiest      int     `json:"busiest"`
+	MaxBusy      float64 `json:"maxBusy"` // -1 unknown
+	Backpressure string  `json:"backpressure"`
+	Partitions   int     `json:"partitions"`
+	Lag          int64   `json:"lag"` // -1 unknown or not a Kafka source
+	Drift        int     `json:"drift"`
+	Error        string  `json:"error,omitempty"`
+}
+
+// JobView is the job page and /api/v1/jobs/{jobID}.
+type JobView struct {
+	Endpoint  string          `json:"endpoint"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	State     string          `json:"state"`
+	StartTime time.Time       `json:"startTime"`
+	Restored  *Restored       `json:"restored,omitempty"`
+	Vertices  []VertexSummary `json:"vertices"`
+	Age       Age             `json:"freshness"`
+}
+
+// Restored says what a job was restored from.
+type Restored struct {
+	CheckpointID int64     `json:"checkpointId"`
+	Savepoint    bool      `json:"savepoint"`
+	Path         string    `json:"path"`
+	At           time.Time `json:"at"`
+}
+
+// GroupLink says which consumer group a source vertex commits to and how
+// skewscope found it.
+type GroupLink struct {
+	Name string `json:"name"`
+	How  string `json:"how"`
+}
+
+// PartitionCell is one partition of a source subtask.
+type PartitionCell struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	// Label is the short on-screen name (topic initial + partition).
+	Label string `json:"-"`
+	// Current is Flink's currentOffset (last emitted), -1 before the first.
+	Current int64 `json:"currentOffset"`
+	// Committed is Flink's committedOffset metric, -1 unknown.
+	Committed int64 `json:"committedOffset"`
+	// End is the partition's end offset (high watermark), -1 unknown.
+	End int64 `json:"endOffset"`
+	// Lag is End − (Current+1), observed; -1 unknown.
+	Lag int64 `json:"lag"`
+	// LagSeconds is estimated from the offset→time table; LagKind says how
+	// (unknown, caught-up, interpolated, at-least).
+	LagSeconds float64 `json:"lagSeconds"`
+	LagKind    string  `json:"lagKind"`
+	// Rate is the produce rate in records/s, observed from end-offset
+	// deltas; -1 unknown.
+	Rate float64 `json:"rate"`
+	// Predicted is the subtask Flink's formula gives, -1 when not modelled.
+	Predicted int `json:"predicted"`
+	// Uncertain is true when the restore model cannot determine the owner.
+	Uncertain bool `json:"uncertain,omitempty"`
+	// Level is the colour step 0–3 of the chosen colouring.
+	Level int `json:"-"`
+}
+
+// SubtaskRow is one subtask of a vertex.
+type SubtaskRow struct {
+	Subtask    int             `json:"subtask"`
+	Status     string          `json:"status"`
+	Partitions []PartitionCell `json:"partitions,omitempty"`
+	// KeyGroups is the subtask's key-group range (keyed vertices).
+	KeyGroups *KeyGroupSpan `json:"keyGroups,omitempty"`
+	// Rate is the sum of its partitions' produce rates (sources), -1 unknown.
+	Rate float64 `json:"rate"`
+	// Lag is the sum of its partitions' lags, -1 unknown.
+	Lag        int64   `json:"lag"`
+	LagSeconds float64 `json:"lagSeconds"` // the largest of its partitions
+	// Busy, BackPressured and Idle are Flink's time ratios 0–1, -1 unknown.
+	Busy          float64 `json:"busy"`
+	BackPressured float64 `json:"backPressured"`
+	Idle          float64 `json:"idle"`
+	RecordsIn     float64 `json:"recordsInPerSecond"`  // -1 unknown
+	RecordsOut    float64 `json:"recordsOutPerSecond"` // -1 unknown
+	StateSize     int64   `json:"stateSize"`           // -1 unknown
+	// Drift counts partitions whose observed owner differs from Predicted.
+	Drift int `json:"drift"`
+	// Spark are the recent lag and rate samples (oldest first).
+	SparkLag  []float64 `json:"sparkLag,omitempty"`
+	SparkRate []float64 `json:"sparkRate,omitempty"`
+	Highlight bool      `json:"-"`
+}
+
+// KeyGroupSpan is an inclusive key-group range.
+type KeyGroupSpan struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+	Size  int `json:"size"`
+}
+
+// Prediction says how the vertex's observed assignment compares with Flink's
+// formulas.
+type Prediction struct {
+	// Mode is "fresh" (KafkaSource fresh start), "restore" (restore model
+	// with History) or "none" (not modelled: history unknown).
+	Mode    string `json:"mode"`
+	History []int  `json:"history,omitempty"`
+	// HistorySource says where History came from ("observed by skewscope",
+	// "from the URL").
+	HistorySource string `json:"historySource,omitempty"`
+	Matched       int    `json:"matched"`
+	Total         int    `json:"total"`
+	Drift         int    `json:"drift"`
+	Uncertain     int    `json:"uncertain"`
+	// Ambiguous counts partitions listed under several subtasks in the
+	// metric ids (stale metric groups after a reassignment).
+	Ambiguous int      `json:"ambiguous"`
+	Summary   string   `json:"summary"`
+	Notes     []string `json:"notes,omitempty"`
+	Source    string   `json:"source"`
+}
+
+// VertexView is the vertex page and /api/v1/jobs/{jobID}/vertices/{vertexID}.
+type VertexView struct {
+	Endpoint       string       `json:"endpoint"`
+	Cluster        string       `json:"cluster,omitempty"`
+	JobID          string       `json:"jobId"`
+	JobName        string       `json:"jobName"`
+	JobState       string       `json:"jobState"`
+	ID             string       `json:"id"`
+	Name           string       `json:"name"`
+	Parallelism    int          `json:"parallelism"`
+	MaxParallelism int          `json:"maxParallelism"`
+	Source         bool         `json:"source"`
+	Keyed          bool         `json:"keyed"`
+	Kafka          bool         `json:"kafka"`
+	Group          *GroupLink   `json:"group,omitempty"`
+	Topics         []string     `json:"topics,omitempty"`
+	Figures        []Figure     `json:"figures"`
+	Prediction     *Prediction  `json:"prediction,omitempty"`
+	Subtasks       []SubtaskRow `json:"subtasks"`
+	Restored       *Restored    `json:"restored,omitempty"`
+	// Color is what partition cells are coloured by: "lag" or "rate".
+	Color string `json:"-"`
+	// Thresholds are the upper bounds of colour levels 0, 1, 2.
+	Thresholds [3]float64 `json:"-"`
+	Flink      Age        `json:"flinkFreshness"`
+	KafkaAge   *Age       `json:"kafkaFreshness,omitempty"`
+	Error      string     `json:"error,omitempty"`
+	// Shape identifies the layout (subtasks and their partitions); a live
+	// update with another shape needs the page re-rendered.
+	Shape string `json:"shape"`
+}
+
+// TopicPartitionRow is one partition of a topic page.
+type TopicPartitionRow struct {
+	Partition int32   `json:"partition"`
+	Start     int64   `json:"startOffset"`
+	End       int64   `json:"endOffset"`
+	Rate      float64 `json:"rate"` // -1 unknown
+	Error     string  `json:"error,omitempty"`
+	Stale     bool    `json:"stale"`
+	// Groups holds one entry per TopicView.Groups, in the same order.
+	Groups []GroupOffset `json:"groups"`
+}
+
+// GroupOffset is one group's commit on a partition.
+type GroupOffset struct {
+	Committed  int64   `json:"committed"` // -1 none
+	Lag        int64   `json:"lag"`       // -1 unknown
+	LagSeconds float64 `json:"lagSeconds"`
+	LagKind    string  `json:"lagKind"`
+}
+
+// TopicGroup is a group with commits on the topic.
+type TopicGroup struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
+	// Lag is the group's total lag on the topic, -1 unknown.
+	Lag int64 `json:"lag"`
+}
+
+// TopicView is the topic page and /api/v1/kafka/{cluster}/topics/{topic}.
+type TopicView struct {
+	Cluster    string              `json:"cluster"`
+	Name       string              `json:"name"`
+	Rate       float64             `json:"rate"`
+	Groups     []TopicGroup        `json:"groups"`
+	Partitions []TopicPartitionRow `json:"partitions"`
+	Age        Age                 `json:"freshness"`
+	Error      string              `json:"error,omitempty"`
+}

@@ -1,0 +1,208 @@
+package views
+
+import (
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skewscope/skewscope/live"
+)
+
+func liveState(a live.Age) string {
+	if a.Stale || a.Err != "" {
+		return "stale"
+	}
+	return "live"
+}
+
+func msOf(t time.Time) string {
+	if t.IsZero() {
+		return "0"
+	}
+	return strconv.FormatInt(t.UnixMilli(), 10)
+}
+
+func ageText(a live.Age) string {
+	if a.At.IsZero() {
+		return "never"
+	}
+	return live.FormatSeconds(float64(a.Seconds)) + " ago"
+}
+
+func withEmbed(p string, embed bool) string {
+	if embed {
+		return p + "?embed=1"
+	}
+	return p
+}
+
+// JobPath is the job page's path under the route prefix.
+func JobPath(id string) string { return "/jobs/" + url.PathEscape(id) }
+
+// VertexPath is the vertex page's path under the route prefix.
+func VertexPath(job, vertex string) string {
+	return JobPath(job) + "/vertices/" + url.PathEscape(vertex)
+}
+
+// TopicPath is the topic page's path under the route prefix.
+func TopicPath(cluster, topic string) string {
+	return "/kafka/" + url.PathEscape(cluster) + "/topics/" + url.PathEscape(topic)
+}
+
+func jobPath(id string, embed bool) string { return withEmbed(JobPath(id), embed) }
+func vertexPath(job, vertex string, embed bool) string {
+	return withEmbed(VertexPath(job, vertex), embed)
+}
+func topicPath(cluster, topic string, embed bool) string {
+	return withEmbed(TopicPath(cluster, topic), embed)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+func driftText(n int) string {
+	if n == 0 {
+		return "as predicted"
+	}
+	return strconv.Itoa(n) + " partitions differ"
+}
+
+func vertexKind(v live.VertexSummary) string {
+	var parts []string
+	if v.Kafka {
+		parts = append(parts, "Kafka source")
+	} else if v.Source {
+		parts = append(parts, "source")
+	}
+	if v.Keyed {
+		parts = append(parts, "keyed")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func skewText(x float64) string {
+	if x < 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(x, 'f', 0, 64) + "%"
+}
+
+func busiestText(v live.VertexSummary) string {
+	if v.Busiest < 0 {
+		return "–"
+	}
+	return "#" + strconv.Itoa(v.Busiest) + " · " + live.FormatRatio(v.MaxBusy)
+}
+
+func vertexDrift(v live.VertexSummary) string {
+	if !v.Kafka {
+		return ""
+	}
+	return driftText(v.Drift)
+}
+
+func historyText(h []int) string {
+	parts := make([]string, len(h))
+	for i, p := range h {
+		parts[i] = strconv.Itoa(p)
+	}
+	return strings.Join(parts, " → ")
+}
+
+func cellText(v live.VertexView, c live.PartitionCell) string {
+	if v.Color == "rate" {
+		return live.FormatCount(c.Rate)
+	}
+	return live.FormatCount(float64(c.Lag))
+}
+
+// CellText is the text of a partition cell, shared with live updates.
+func CellText(v live.VertexView, c live.PartitionCell) string { return cellText(v, c) }
+
+func cellTitle(c live.PartitionCell, subtask int) string {
+	var b strings.Builder
+	b.WriteString(c.Topic + "-" + strconv.Itoa(int(c.Partition)))
+	b.WriteString(" · lag " + live.FormatInt(c.Lag) + " · " + live.FormatRate(c.Rate))
+	b.WriteString(" · offset " + live.FormatInt(c.Current) + " of " + live.FormatInt(c.End))
+	switch {
+	case c.Predicted < 0:
+		b.WriteString(" · not modelled")
+	case c.Predicted == subtask:
+		b.WriteString(" · predicted here")
+	default:
+		b.WriteString(" · predicted on subtask " + strconv.Itoa(c.Predicted))
+	}
+	if c.Uncertain {
+		b.WriteString(" (owner not determined by Flink)")
+	}
+	return b.String()
+}
+
+func lagTime(r live.SubtaskRow) string {
+	if r.Lag < 0 {
+		return "–"
+	}
+	return live.FormatSeconds(r.LagSeconds)
+}
+
+// LagTime is the lag-in-time text of a row, shared with live updates.
+func LagTime(r live.SubtaskRow) string { return lagTime(r) }
+
+func meterValue(x float64) string {
+	if x < 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
+// MeterValue is a meter's value attribute, shared with live updates.
+func MeterValue(x float64) string { return meterValue(x) }
+
+func sparkJSON(xs []float64) string {
+	b, _ := json.Marshal(xs)
+	return string(b)
+}
+
+func rowVs(v live.VertexView, r live.SubtaskRow) string {
+	if v.Prediction == nil || v.Prediction.Mode == "none" {
+		return "not modelled"
+	}
+	if r.Drift == 0 {
+		return "✓ as predicted"
+	}
+	return "✗ " + strconv.Itoa(r.Drift) + " not as predicted"
+}
+
+// RowVs is the "vs prediction" text of a row, shared with live updates.
+func RowVs(v live.VertexView, r live.SubtaskRow) string { return rowVs(v, r) }
+
+func legendStep(v live.VertexView, i int) string {
+	return live.FormatCount(v.Thresholds[i])
+}
+
+func groupLagTime(g live.GroupOffset) string {
+	switch g.LagKind {
+	case "unknown":
+		return "–"
+	case "at-least":
+		return "≥ " + live.FormatSeconds(g.LagSeconds)
+	}
+	return live.FormatSeconds(g.LagSeconds)
+}
+
+// GroupLagTime is a group's lag-in-time text, shared with live updates.
+func GroupLagTime(g live.GroupOffset) string { return groupLagTime(g) }
+
+// DriftText, SkewText, BusiestText, VertexDrift and OrDash are shared with
+// live updates.
+func DriftText(n int) string                  { return driftText(n) }
+func SkewText(x float64) string               { return skewText(x) }
+func BusiestText(v live.VertexSummary) string { return busiestText(v) }
+func VertexDrift(v live.VertexSummary) string { return vertexDrift(v) }
+func OrDash(s string) string                  { return orDash(s) }

@@ -1,0 +1,374 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/views"
+)
+
+// SandboxControl is the built-in sandbox's control, set only when the
+// sandbox runs: it is the only thing skewscope ever changes.
+type SandboxControl interface {
+	// Restore stops the named job with a savepoint and restarts it at
+	// parallelism p, as Flink does.
+	Restore(job string, p int) error
+}
+
+var (
+	jobIDRE   = regexp.MustCompile(`^[0-9a-fA-F]{1,64}$`)
+	nameRE    = regexp.MustCompile(`^[A-Za-z0-9._-]{1,249}$`)
+	historyRE = regexp.MustCompile(`^[0-9]{1,5}(,[0-9]{1,5}){0,63}$`)
+)
+
+func (s *Server) liveStore() (*live.Store, error) {
+	if s.live == nil {
+		return nil, &inputError{Status: http.StatusNotFound, Msg: "no live data: configure a Kafka cluster or a Flink endpoint (or run the sandbox)"}
+	}
+	return s.live, nil
+}
+
+func notFound(err error) error {
+	if errors.Is(err, live.ErrNotFound) {
+		return &inputError{Status: http.StatusNotFound, Msg: err.Error()}
+	}
+	return err
+}
+
+// pathID reads a job or vertex id from the path.
+func pathID(r *http.Request, name string) (string, error) {
+	id := chi.URLParam(r, name)
+	if !jobIDRE.MatchString(id) {
+		return "", badInput(name, "%s is not a Flink id (hexadecimal)", assign.QuoteClip(id))
+	}
+	return strings.ToLower(id), nil
+}
+
+func (s *Server) serveOverview(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	if s.live == nil {
+		return http.StatusOK, views.Home(s.layout(r, "Overview", "home")), nil
+	}
+	ov := s.live.Overview()
+	return http.StatusOK, views.OverviewPage(s.layout(r, "Overview", "home"), ov, overviewShape(ov)), nil
+}
+
+func (s *Server) serveOverviewJSON(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.liveStore()
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, st.Overview())
+}
+
+func (s *Server) serveJobsJSON(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.liveStore()
+	if err != nil {
+		return err
+	}
+	jobs := st.Overview().Jobs
+	if jobs == nil {
+		jobs = []live.JobSummary{}
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"jobs": jobs})
+}
+
+func (s *Server) jobView(r *http.Request) (live.JobView, error) {
+	st, err := s.liveStore()
+	if err != nil {
+		return live.JobView{}, err
+	}
+	id, err := pathID(r, "jobID")
+	if err != nil {
+		return live.JobView{}, err
+	}
+	jv, err := st.Job(r.URL.Query().Get("endpoint"), id)
+	return jv, notFound(err)
+}
+
+func (s *Server) serveJob(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	jv, err := s.jobView(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, views.JobPage(s.layout(r, jv.Name, ""), jv, jobShape(jv)), nil
+}
+
+func (s *Server) serveJobJSON(w http.ResponseWriter, r *http.Request) error {
+	jv, err := s.jobView(r)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, jv)
+}
+
+// vertexQuery reads the vertex page's query: color, history, highlight.
+func vertexQuery(q url.Values) (live.VertexQuery, error) {
+	vq := live.VertexQuery{Endpoint: q.Get("endpoint"), Highlight: -1}
+	switch c := q.Get("color"); c {
+	case "", "lag":
+		vq.Color = "lag"
+	case "rate":
+		vq.Color = "rate"
+	default:
+		return vq, badInput("color", "%s: colour partitions by lag or rate", assign.QuoteClip(c))
+	}
+	if h := strings.ReplaceAll(q.Get("history"), " ", ""); h != "" {
+		if !historyRE.MatchString(h) {
+			return vq, badInput("history", "%s: write the source parallelisms from the fresh start on, like 4,6", assign.QuoteClip(h))
+		}
+		for _, p := range strings.Split(h, ",") {
+			n, _ := strconv.Atoi(p)
+			if err := assign.CheckParallelism(n); err != nil {
+				return vq, badInput("history", "%d: %v", n, err)
+			}
+			vq.History = append(vq.History, n)
+		}
+	}
+	if h := q.Get("highlight"); h != "" {
+		kind, rest, _ := strings.Cut(h, ":")
+		switch kind {
+		case "subtask":
+			n, err := strconv.Atoi(rest)
+			if err != nil || n < 0 {
+				return vq, badInput("highlight", "%s: want subtask:N or partition:TOPIC:N", assign.QuoteClip(h))
+			}
+			vq.Highlight = n
+		case "partition":
+			i := strings.LastIndexByte(rest, ':')
+			n, err := strconv.Atoi(rest[i+1:])
+			if i <= 0 || err != nil || n < 0 {
+				return vq, badInput("highlight", "%s: want subtask:N or partition:TOPIC:N", assign.QuoteClip(h))
+			}
+			vq.HighlightTopic, vq.HighlightPartition = rest[:i], int32(n)
+		default:
+			return vq, badInput("highlight", "%s: want subtask:N or partition:TOPIC:N", assign.QuoteClip(h))
+		}
+	}
+	return vq, nil
+}
+
+func (s *Server) vertexView(r *http.Request) (live.VertexView, live.VertexQuery, error) {
+	st, err := s.liveStore()
+	if err != nil {
+		return live.VertexView{}, live.VertexQuery{}, err
+	}
+	job, err := pathID(r, "jobID")
+	if err != nil {
+		return live.VertexView{}, live.VertexQuery{}, err
+	}
+	vertex, err := pathID(r, "vertexID")
+	if err != nil {
+		return live.VertexView{}, live.VertexQuery{}, err
+	}
+	vq, err := vertexQuery(r.URL.Query())
+	if err != nil {
+		return live.VertexView{}, vq, err
+	}
+	vv, err := st.Vertex(job, vertex, vq)
+	return vv, vq, notFound(err)
+}
+
+func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	vv, vq, err := s.vertexView(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	l := s.layout(r, vv.Name, "")
+	return http.StatusOK, views.VertexPage(l, vv, s.vertexLinks(r, vv, vq)), nil
+}
+
+func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
+	vv, _, err := s.vertexView(r)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, vv)
+}
+
+// vertexTopic is the websocket topic of a vertex view.
+func vertexTopic(job, vertex, color string) string {
+	t := "vertex:" + job + "/" + vertex
+	if color == "rate" {
+		t += ":rate"
+	}
+	return t
+}
+
+func (s *Server) vertexLinks(r *http.Request, vv live.VertexView, vq live.VertexQuery) views.VertexLinks {
+	base := s.prefix + views.VertexPath(vv.JobID, vv.ID)
+	q := r.URL.Query()
+	with := func(k, v string) string {
+		c := url.Values{}
+		for key, vals := range q {
+			c[key] = vals
+		}
+		if v == "" {
+			c.Del(k)
+		} else {
+			c.Set(k, v)
+		}
+		if enc := c.Encode(); enc != "" {
+			return base + "?" + enc
+		}
+		return base
+	}
+	l := views.VertexLinks{
+		Topic:     vertexTopic(vv.JobID, vv.ID, vv.Color),
+		Self:      with("", ""),
+		JSON:      s.prefix + "/api/v1" + views.VertexPath(vv.JobID, vv.ID),
+		Embed:     with("embed", "1"),
+		ColorLag:  with("color", ""),
+		ColorRate: with("color", "rate"),
+		Highlight: q.Get("highlight"),
+		Planner:   s.plannerLink(vv),
+	}
+	if s.sandbox != nil {
+		l.SandboxRestore = s.prefix + "/sandbox/restore"
+	}
+	return l
+}
+
+// plannerLink opens the planner on this source with the measured rates.
+func (s *Server) plannerLink(vv live.VertexView) string {
+	if !vv.Kafka || vv.Parallelism <= 0 {
+		return ""
+	}
+	counts := map[string]int{}
+	var rates strings.Builder
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			counts[c.Topic] = max(counts[c.Topic], int(c.Partition)+1)
+			if c.Rate >= 0 {
+				rates.WriteString(c.Topic + "," + strconv.Itoa(int(c.Partition)) + "," + strconv.FormatFloat(c.Rate, 'f', 1, 64) + "\n")
+			}
+		}
+	}
+	q := url.Values{}
+	for _, t := range vv.Topics {
+		q.Add("topic", t+":"+strconv.Itoa(counts[t]))
+	}
+	q.Set("parallelism", strconv.Itoa(vv.Parallelism))
+	q.Set("target", strconv.Itoa(vv.Parallelism))
+	if vv.Restored != nil {
+		q.Set("mode", "restore")
+	}
+	if rates.Len() > 0 && rates.Len() < 24000 {
+		q.Set("rates", rates.String())
+	}
+	return s.prefix + "/plan?" + q.Encode()
+}
+
+func (s *Server) topicView(r *http.Request) (live.TopicView, error) {
+	st, err := s.liveStore()
+	if err != nil {
+		return live.TopicView{}, err
+	}
+	cluster, topic := chi.URLParam(r, "cluster"), chi.URLParam(r, "topic")
+	if !nameRE.MatchString(cluster) {
+		return live.TopicView{}, badInput("cluster", "%s is not a cluster name (letters, digits, . _ -)", assign.QuoteClip(cluster))
+	}
+	if !nameRE.MatchString(topic) {
+		return live.TopicView{}, badInput("topic", "%s is not a Kafka topic name (letters, digits, . _ -, at most 249)", assign.QuoteClip(topic))
+	}
+	tv, err := st.Topic(cluster, topic)
+	return tv, notFound(err)
+}
+
+func (s *Server) serveTopic(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	tv, err := s.topicView(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, views.TopicPage(s.layout(r, tv.Name, ""), tv, topicShape(tv)), nil
+}
+
+func (s *Server) serveTopicJSON(w http.ResponseWriter, r *http.Request) error {
+	tv, err := s.topicView(r)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, tv)
+}
+
+// serveSandboxRestore restarts a sandbox job at another parallelism and
+// goes back to the page the form was on.
+func (s *Server) serveSandboxRestore(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	if s.sandbox == nil {
+		return 0, nil, &inputError{Status: http.StatusNotFound, Msg: "the sandbox is not running; skewscope never changes a real Flink job"}
+	}
+	if err := r.ParseForm(); err != nil {
+		return 0, nil, badInput("form", "%v", err)
+	}
+	p, err := strconv.Atoi(strings.TrimSpace(r.PostForm.Get("parallelism")))
+	if err != nil || p < 1 || p > 64 {
+		return 0, nil, badInput("parallelism", "%s: the sandbox restores at a parallelism from 1 to 64", assign.QuoteClip(r.PostForm.Get("parallelism")))
+	}
+	if err := s.sandbox.Restore(r.PostForm.Get("job"), p); err != nil {
+		return 0, nil, badInput("job", "%v", err)
+	}
+	back := s.prefix + "/"
+	if b := r.PostForm.Get("back"); strings.HasPrefix(b, s.prefix+"/jobs/") && !strings.Contains(b, "//") {
+		// The restored job has a new id: go to the overview, whose job list
+		// links to it.
+		back = s.prefix + "/"
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
+	return 0, nil, nil
+}
+
+// runLive publishes every view to its websocket topic after each store
+// update, at most once per minInterval.
+func (s *Server) runLive(ctx context.Context, minInterval time.Duration) {
+	if s.live == nil || s.hub == nil {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.live.Changed():
+		}
+		s.publishAll()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(minInterval):
+		}
+	}
+}
+
+func (s *Server) publishAll() {
+	st := s.live
+	ov := st.Overview()
+	s.hub.Publish("overview", overviewUpdate(ov))
+	for _, j := range ov.Jobs {
+		if jv, err := st.Job(j.Endpoint, j.ID); err == nil {
+			s.hub.Publish("job:"+j.ID, jobUpdate(jv))
+		}
+	}
+	for _, jv := range st.Vertices() {
+		for _, color := range []string{"lag", "rate"} {
+			vv, err := st.Vertex(jv[0], jv[1], live.VertexQuery{Color: color, Highlight: -1})
+			if err != nil || (color == "rate" && !vv.Kafka) {
+				continue
+			}
+			s.hub.Publish(vertexTopic(jv[0], jv[1], color), vertexUpdate(vv))
+		}
+	}
+	for _, t := range ov.Topics {
+		if tv, err := st.Topic(t.Cluster, t.Name); err == nil {
+			s.hub.Publish("topic:"+t.Cluster+"/"+t.Name, topicUpdate(tv))
+		}
+	}
+}

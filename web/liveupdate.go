@@ -1,0 +1,147 @@
+package web
+
+import (
+	"hash/fnv"
+	"io"
+	"strconv"
+
+	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/views"
+)
+
+// liveUpdate is the compact websocket form of a live page. The page marks
+// the elements it updates: T holds the texts of its [data-t] elements, L
+// the colour levels of the [data-l] cells in its table body and M the
+// values of its [data-m] meters, each in document order. A Shape other than
+// the page's data-shape means the layout changed (a restore, new partitions,
+// new jobs): the page fetches its new rendering instead. Texts are set with
+// textContent; the page never builds HTML from an update.
+type liveUpdate struct {
+	Shape string      `json:"shape"`
+	At    int64       `json:"at"` // data time, Unix ms; 0 unknown
+	Stale bool        `json:"stale"`
+	Err   string      `json:"error,omitempty"`
+	T     []string    `json:"t"`
+	L     []int       `json:"l,omitempty"`
+	M     []string    `json:"m,omitempty"`
+	Spark [][]float64 `json:"spark,omitempty"`
+}
+
+func ageUpdate(u *liveUpdate, a live.Age) {
+	if !a.At.IsZero() {
+		u.At = a.At.UnixMilli()
+	}
+	u.Stale = a.Stale || a.Err != ""
+	u.Err = a.Err
+}
+
+func shapeHash(parts ...string) string {
+	h := fnv.New64a()
+	for _, p := range parts {
+		io.WriteString(h, p)
+		h.Write([]byte{0})
+	}
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// overviewShape identifies the overview's rows.
+func overviewShape(ov live.OverviewView) string {
+	var parts []string
+	for _, e := range ov.Endpoints {
+		parts = append(parts, "e", e.Name, e.FlinkVersion, strconv.Itoa(e.Jobs), strconv.FormatBool(e.Age.Stale || e.Age.Err != ""))
+	}
+	for _, j := range ov.Jobs {
+		parts = append(parts, "j", j.ID, j.State)
+	}
+	for _, c := range ov.Clusters {
+		parts = append(parts, "c", c.Name, strconv.Itoa(c.Topics), strconv.Itoa(c.Partitions), strconv.Itoa(c.Groups), strconv.FormatBool(c.Age.Err != ""))
+	}
+	for _, t := range ov.Topics {
+		parts = append(parts, "t", t.Cluster, t.Name, strconv.Itoa(t.Partitions), strconv.Itoa(t.Groups))
+	}
+	return shapeHash(parts...)
+}
+
+func overviewUpdate(ov live.OverviewView) liveUpdate {
+	u := liveUpdate{Shape: overviewShape(ov)}
+	for _, e := range ov.Endpoints {
+		u.T = append(u.T, strconv.FormatInt(e.PollMillis, 10)+" ms")
+		u.At = max(u.At, e.Age.At.UnixMilli())
+	}
+	for _, j := range ov.Jobs {
+		u.T = append(u.T, live.FormatInt(j.Lag), live.FormatRatio(j.MaxBusy), views.OrDash(j.Backpressure), views.DriftText(j.Drift))
+	}
+	for _, c := range ov.Clusters {
+		u.T = append(u.T, live.FormatRate(c.Rate), strconv.FormatInt(c.PollMillis, 10)+" ms")
+	}
+	for _, t := range ov.Topics {
+		u.T = append(u.T, live.FormatRate(t.Rate))
+	}
+	return u
+}
+
+func jobShape(jv live.JobView) string {
+	parts := []string{jv.State, strconv.FormatBool(jv.Restored != nil)}
+	for _, v := range jv.Vertices {
+		parts = append(parts, v.ID, strconv.Itoa(v.Parallelism))
+	}
+	return shapeHash(parts...)
+}
+
+func jobUpdate(jv live.JobView) liveUpdate {
+	u := liveUpdate{Shape: jobShape(jv)}
+	ageUpdate(&u, jv.Age)
+	for _, v := range jv.Vertices {
+		u.T = append(u.T, views.SkewText(v.Skew), views.BusiestText(v), views.OrDash(v.Backpressure), live.FormatInt(v.Lag), views.VertexDrift(v))
+	}
+	return u
+}
+
+func vertexUpdate(vv live.VertexView) liveUpdate {
+	u := liveUpdate{Shape: vv.Shape}
+	ageUpdate(&u, vv.Flink)
+	for _, f := range vv.Figures {
+		u.T = append(u.T, f.Text, f.Note)
+	}
+	for _, r := range vv.Subtasks {
+		if vv.Kafka {
+			for _, c := range r.Partitions {
+				u.T = append(u.T, views.CellText(vv, c))
+				u.L = append(u.L, c.Level)
+			}
+			u.T = append(u.T, live.FormatRate(r.Rate), live.FormatRate(r.RecordsOut), live.FormatInt(r.Lag), views.LagTime(r))
+			u.M = append(u.M, views.MeterValue(r.Busy))
+			u.T = append(u.T, live.FormatRatio(r.Busy), views.RowVs(vv, r))
+			u.Spark = append(u.Spark, r.SparkLag)
+			continue
+		}
+		u.T = append(u.T, live.FormatRate(r.RecordsIn), live.FormatRate(r.RecordsOut))
+		u.M = append(u.M, views.MeterValue(r.Busy))
+		u.T = append(u.T, live.FormatRatio(r.Busy), live.FormatRatio(r.BackPressured), live.FormatBytes(r.StateSize))
+	}
+	return u
+}
+
+func topicShape(tv live.TopicView) string {
+	parts := []string{strconv.Itoa(len(tv.Partitions)), tv.Error}
+	for _, g := range tv.Groups {
+		parts = append(parts, g.Name, g.State)
+	}
+	for _, p := range tv.Partitions {
+		parts = append(parts, strconv.FormatBool(p.Stale))
+	}
+	return shapeHash(parts...)
+}
+
+func topicUpdate(tv live.TopicView) liveUpdate {
+	u := liveUpdate{Shape: topicShape(tv)}
+	ageUpdate(&u, tv.Age)
+	u.T = append(u.T, live.FormatRate(tv.Rate))
+	for _, p := range tv.Partitions {
+		u.T = append(u.T, live.FormatInt(p.Start), live.FormatInt(p.End), live.FormatRate(p.Rate))
+		for _, g := range p.Groups {
+			u.T = append(u.T, live.FormatInt(g.Lag), views.GroupLagTime(g))
+		}
+	}
+	return u
+}

@@ -1,0 +1,181 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/skewscope/skewscope/live"
+)
+
+// Metric descriptions. Labels carry what an alert rule needs to link back
+// to the page: job_id and vertex_id build /jobs/{job_id}/vertices/{vertex_id},
+// cluster and topic build /kafka/{cluster}/topics/{topic}.
+var (
+	descPartitionLag = prometheus.NewDesc("skewscope_source_partition_lag_records",
+		"Records behind the log end of a partition read by a Flink Kafka source subtask: end offset − (currentOffset + 1). Observed.",
+		[]string{"endpoint", "job", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition"}, nil)
+	descPartitionLagSeconds = prometheus.NewDesc("skewscope_source_partition_lag_seconds",
+		"Estimated time lag of the same partition (offset→time interpolation over the Kafka polls; a lower bound when older than the samples).",
+		[]string{"endpoint", "job", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition"}, nil)
+	descSubtaskBusy = prometheus.NewDesc("skewscope_subtask_busy_ratio",
+		"Flink busyTimeMsPerSecond / 1000 of a subtask. Observed.",
+		[]string{"endpoint", "job", "job_id", "vertex_id", "subtask"}, nil)
+	descVertexSkew = prometheus.NewDesc("skewscope_vertex_skew_percent",
+		"Flink's data skew (FLIP-418 formula) of records/s per subtask of a vertex, computed from observed rates.",
+		[]string{"endpoint", "job", "job_id", "vertex_id", "vertex"}, nil)
+	descVertexMaxOverMean = prometheus.NewDesc("skewscope_vertex_busy_max_ratio",
+		"Highest busy ratio among a vertex's subtasks. Observed.",
+		[]string{"endpoint", "job", "job_id", "vertex_id", "vertex"}, nil)
+	descDrift = prometheus.NewDesc("skewscope_source_assignment_drift_partitions",
+		"Partitions of a Kafka source whose observed subtask differs from the prediction (fresh start or restore model); 0 when they match.",
+		[]string{"endpoint", "job", "job_id", "vertex_id", "vertex", "mode"}, nil)
+	descGroupLag = prometheus.NewDesc("skewscope_group_partition_lag_records",
+		"End offset − committed offset of a consumer group on a partition (Flink's member-less groups included). Observed.",
+		[]string{"cluster", "group", "topic", "partition"}, nil)
+	descGroupLagSeconds = prometheus.NewDesc("skewscope_group_partition_lag_seconds",
+		"Estimated time lag of a group's commit on a partition.",
+		[]string{"cluster", "group", "topic", "partition"}, nil)
+	descUp = prometheus.NewDesc("skewscope_backend_up",
+		"1 when the latest poll of a backend succeeded, 0 otherwise.",
+		[]string{"kind", "name"}, nil)
+	descLastPoll = prometheus.NewDesc("skewscope_backend_last_poll_timestamp_seconds",
+		"Start time of the latest poll of a backend.", []string{"kind", "name"}, nil)
+	descPollDuration = prometheus.NewDesc("skewscope_backend_poll_duration_seconds",
+		"Duration of the latest poll of a backend.", []string{"kind", "name"}, nil)
+	descWSConnections = prometheus.NewDesc("skewscope_websocket_connections", "Open websocket connections.", nil, nil)
+	descWSDropped     = prometheus.NewDesc("skewscope_websocket_dropped_clients_total", "Slow websocket clients dropped.", nil, nil)
+	descWSSent        = prometheus.NewDesc("skewscope_websocket_messages_sent_total", "Websocket messages written.", nil, nil)
+)
+
+// liveCollector exports the live store's figures at scrape time.
+type liveCollector struct{ s *Server }
+
+func (c liveCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descPartitionLag, descPartitionLagSeconds, descSubtaskBusy, descVertexSkew,
+		descVertexMaxOverMean, descDrift, descGroupLag, descGroupLagSeconds, descUp, descLastPoll, descPollDuration,
+		descWSConnections, descWSDropped, descWSSent} {
+		ch <- d
+	}
+}
+
+func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
+	ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.s.hub.Stats()
+	gauge(ch, descWSConnections, float64(st.Connections))
+	ch <- prometheus.MustNewConstMetric(descWSDropped, prometheus.CounterValue, float64(st.Dropped))
+	ch <- prometheus.MustNewConstMetric(descWSSent, prometheus.CounterValue, float64(st.Sent))
+	store := c.s.live
+	if store == nil {
+		return
+	}
+	ov := store.Overview()
+	up := func(a live.Age) float64 {
+		if a.Err != "" || a.Stale {
+			return 0
+		}
+		return 1
+	}
+	for _, k := range ov.Clusters {
+		gauge(ch, descUp, up(k.Age), "kafka", k.Name)
+		gauge(ch, descLastPoll, float64(k.Age.At.UnixMilli())/1000, "kafka", k.Name)
+		gauge(ch, descPollDuration, float64(k.PollMillis)/1000, "kafka", k.Name)
+		for _, t := range ov.Topics {
+			if t.Cluster != k.Name {
+				continue
+			}
+			tv, err := store.Topic(k.Name, t.Name)
+			if err != nil {
+				continue
+			}
+			for _, p := range tv.Partitions {
+				for i, g := range p.Groups {
+					if g.Lag < 0 {
+						continue
+					}
+					part := itoa(int(p.Partition))
+					gauge(ch, descGroupLag, float64(g.Lag), k.Name, tv.Groups[i].Name, tv.Name, part)
+					if g.LagKind != "unknown" {
+						gauge(ch, descGroupLagSeconds, g.LagSeconds, k.Name, tv.Groups[i].Name, tv.Name, part)
+					}
+				}
+			}
+		}
+	}
+	for _, e := range ov.Endpoints {
+		gauge(ch, descUp, up(e.Age), "flink", e.Name)
+		gauge(ch, descLastPoll, float64(e.Age.At.UnixMilli())/1000, "flink", e.Name)
+		gauge(ch, descPollDuration, float64(e.PollMillis)/1000, "flink", e.Name)
+	}
+	for _, j := range ov.Jobs {
+		if j.State != "RUNNING" {
+			continue
+		}
+		jv, err := store.Job(j.Endpoint, j.ID)
+		if err != nil {
+			continue
+		}
+		for _, vs := range jv.Vertices {
+			vv, err := store.Vertex(j.ID, vs.ID, live.VertexQuery{Endpoint: j.Endpoint, Highlight: -1})
+			if err != nil {
+				continue
+			}
+			if vs.Skew >= 0 {
+				gauge(ch, descVertexSkew, vs.Skew, j.Endpoint, j.Name, j.ID, vs.ID, vs.Name)
+			}
+			if vs.MaxBusy >= 0 {
+				gauge(ch, descVertexMaxOverMean, vs.MaxBusy, j.Endpoint, j.Name, j.ID, vs.ID, vs.Name)
+			}
+			if vv.Prediction != nil && vv.Prediction.Mode != "none" {
+				gauge(ch, descDrift, float64(vv.Prediction.Drift), j.Endpoint, j.Name, j.ID, vs.ID, vs.Name, vv.Prediction.Mode)
+			}
+			for _, r := range vv.Subtasks {
+				sub := itoa(r.Subtask)
+				if r.Busy >= 0 {
+					gauge(ch, descSubtaskBusy, r.Busy, j.Endpoint, j.Name, j.ID, vs.ID, sub)
+				}
+				for _, p := range r.Partitions {
+					if p.Lag < 0 {
+						continue
+					}
+					part := itoa(int(p.Partition))
+					gauge(ch, descPartitionLag, float64(p.Lag), j.Endpoint, j.Name, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part)
+					if p.LagKind != "unknown" {
+						gauge(ch, descPartitionLagSeconds, p.LagSeconds, j.Endpoint, j.Name, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part)
+					}
+				}
+			}
+		}
+	}
+}
+
+// newMetrics builds /metrics on a registry of its own: Go and process
+// collectors, build info and the live figures.
+func (s *Server) newMetrics() http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "skewscope_build_info", Help: "Build information; the value is 1.",
+		ConstLabels: prometheus.Labels{"version": s.version},
+	}, func() float64 { return 1 }))
+	reg.MustRegister(liveCollector{s})
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		EnableOpenMetrics:   true,
+		MaxRequestsInFlight: 4,
+		Timeout:             10 * time.Second,
+		ErrorLog:            slogPrinter{s},
+	})
+}
+
+type slogPrinter struct{ s *Server }
+
+func (p slogPrinter) Println(v ...any) { p.s.log.Warn("metrics", "error", v) }
