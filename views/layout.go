@@ -16,6 +16,8 @@ type Layout struct {
 	CSS, JS string
 	// Version is shown in the footer.
 	Version string
+	// Sandbox is true when the built-in sandbox feeds the live pages.
+	Sandbox bool
 }
 
 // URL joins the route prefix and a path that starts with "/".

@@ -86,6 +86,7 @@ func (s *Server) layout(r *http.Request, title, nav string) views.Layout {
 		CSS:     s.prefix + "/static/" + s.assets.Hashed("css/app.css"),
 		JS:      s.prefix + "/static/" + s.assets.Hashed("js/app.js"),
 		Version: s.version,
+		Sandbox: s.sandbox != nil,
 	}
 }
 
