@@ -1,0 +1,683 @@
+package main
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"flag"
+	"io"
+	"log/slog"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
+)
+
+// secretFiles writes the files configs in these tests refer to into a
+// temporary directory: a CA, a client certificate and key, secrets, an
+// empty file and a file that is not PEM.
+func secretFiles(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "skewscope test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IsCA:         true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
+	for name, content := range map[string][]byte{
+		"ca.pem":         certPEM,
+		"client.pem":     certPEM,
+		"client-key.pem": keyPEM,
+		"password":       []byte("s3cret-from-file\n"),
+		"token":          []byte("token-from-file\n"),
+		"empty":          nil,
+		"not-pem":        []byte("hello\n"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// writeConfig writes yaml (with $DIR replaced by dir) to dir/skewscope.yaml.
+func writeConfig(t *testing.T, dir, yaml string) string {
+	t.Helper()
+	name := filepath.Join(dir, "skewscope.yaml")
+	if err := os.WriteFile(name, []byte(strings.ReplaceAll(yaml, "$DIR", dir)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func noEnv(string) string { return "" }
+
+func envMap(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// TestEnvNames checks that every flag has a SKEWSCOPE_ variable, named as
+// the README lists the existing ones.
+func TestEnvNames(t *testing.T) {
+	for flagName, want := range map[string]string{
+		"listen":              "SKEWSCOPE_LISTEN",
+		"log.format":          "SKEWSCOPE_LOG_FORMAT",
+		"log.level":           "SKEWSCOPE_LOG_LEVEL",
+		"web.external-url":    "SKEWSCOPE_WEB_EXTERNAL_URL",
+		"web.route-prefix":    "SKEWSCOPE_WEB_ROUTE_PREFIX",
+		"web.frame-ancestors": "SKEWSCOPE_WEB_FRAME_ANCESTORS",
+		"web.allowed-origins": "SKEWSCOPE_WEB_ALLOWED_ORIGINS",
+		"config.file":         "SKEWSCOPE_CONFIG_FILE",
+		"kafka.brokers":       "SKEWSCOPE_KAFKA_BROKERS",
+		"kafka.name":          "SKEWSCOPE_KAFKA_NAME",
+		"flink.url":           "SKEWSCOPE_FLINK_URL",
+		"flink.name":          "SKEWSCOPE_FLINK_NAME",
+		"sandbox":             "SKEWSCOPE_SANDBOX",
+	} {
+		if got := envName(flagName); got != want {
+			t.Errorf("envName(%q) = %q, want %q", flagName, got, want)
+		}
+	}
+	var f flagValues
+	fs := newFlagSet(&f, io.Discard)
+	fs.VisitAll(func(fl *flag.Flag) {
+		if !strings.Contains(fl.Usage, "(env "+envName(fl.Name)+")") {
+			t.Errorf("usage of --%s = %q, want it to name %s", fl.Name, fl.Usage, envName(fl.Name))
+		}
+	})
+}
+
+// TestParseConfigPrecedence covers defaults, flag over env, and the quick
+// single-backend flags.
+func TestParseConfigPrecedence(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		env   map[string]string
+		check func(t *testing.T, c appConfig)
+	}{
+		{"defaults", nil, nil, func(t *testing.T, c appConfig) {
+			if c.Listen != "127.0.0.1:8080" || c.LogFormat != "text" || c.LogLevel != slog.LevelInfo || c.ExternalURL != nil || c.RoutePrefix != "" || !c.Sandbox || len(c.Kafka)+len(c.Flink) != 0 {
+				t.Errorf("defaults = %+v", c)
+			}
+		}},
+		{"env sets allowed origins, normalised", nil, map[string]string{"SKEWSCOPE_WEB_ALLOWED_ORIGINS": "HTTPS://Portal.Example.com:443/, http://a.example:8080,https://portal.example.com"}, func(t *testing.T, c appConfig) {
+			if diff := cmp.Diff([]string{"https://portal.example.com", "http://a.example:8080"}, c.AllowedOrigins); diff != "" {
+				t.Errorf("AllowedOrigins (-want +got):\n%s", diff)
+			}
+		}},
+		{"flag beats env for allowed origins", []string{"--web.allowed-origins=https://b.example"}, map[string]string{"SKEWSCOPE_WEB_ALLOWED_ORIGINS": "https://a.example"}, func(t *testing.T, c appConfig) {
+			if diff := cmp.Diff([]string{"https://b.example"}, c.AllowedOrigins); diff != "" {
+				t.Errorf("AllowedOrigins (-want +got):\n%s", diff)
+			}
+		}},
+		{"external url gives the route prefix", []string{"--web.external-url=https://tools.example.com/skewscope/"}, nil, func(t *testing.T, c appConfig) {
+			if c.RoutePrefix != "/skewscope" || c.ExternalURL.String() != "https://tools.example.com/skewscope" {
+				t.Errorf("RoutePrefix = %q, ExternalURL = %v", c.RoutePrefix, c.ExternalURL)
+			}
+		}},
+		{"route prefix flag beats the external url path", []string{"--web.external-url=https://tools.example.com/skewscope", "--web.route-prefix=/"}, nil, func(t *testing.T, c appConfig) {
+			if c.RoutePrefix != "" {
+				t.Errorf("RoutePrefix = %q, want empty", c.RoutePrefix)
+			}
+		}},
+		{"frame ancestors split", nil, map[string]string{"SKEWSCOPE_WEB_FRAME_ANCESTORS": "https://portal.example.com, 'self'"}, func(t *testing.T, c appConfig) {
+			if diff := cmp.Diff([]string{"https://portal.example.com", "'self'"}, c.FrameAncestors); diff != "" {
+				t.Errorf("FrameAncestors (-want +got):\n%s", diff)
+			}
+		}},
+		{"quick kafka flag", []string{"--kafka.brokers", "k0:9092, k1:9092"}, nil, func(t *testing.T, c appConfig) {
+			want := []kafka.Config{kafka.Config{Name: "default", Brokers: []string{"k0:9092", "k1:9092"}}.WithDefaults()}
+			if diff := cmp.Diff(want, c.Kafka); diff != "" {
+				t.Errorf("Kafka (-want +got):\n%s", diff)
+			}
+			if c.Sandbox {
+				t.Error("Sandbox = true with a cluster configured")
+			}
+		}},
+		{"quick flags from env with names", nil, map[string]string{
+			"SKEWSCOPE_KAFKA_BROKERS": "k0:9092", "SKEWSCOPE_KAFKA_NAME": "local",
+			"SKEWSCOPE_FLINK_URL": "http://localhost:8081", "SKEWSCOPE_FLINK_NAME": "jm",
+		}, func(t *testing.T, c appConfig) {
+			if len(c.Kafka) != 1 || c.Kafka[0].Name != "local" {
+				t.Errorf("Kafka = %+v, want one cluster named local", c.Kafka)
+			}
+			want := []flink.Config{flink.Config{Name: "jm", URL: "http://localhost:8081"}.WithDefaults()}
+			if diff := cmp.Diff(want, c.Flink); diff != "" {
+				t.Errorf("Flink (-want +got):\n%s", diff)
+			}
+		}},
+		{"quick flink flag beats env", []string{"--flink.url=http://flag:8081"}, map[string]string{"SKEWSCOPE_FLINK_URL": "http://env:8081"}, func(t *testing.T, c appConfig) {
+			if len(c.Flink) != 1 || c.Flink[0].URL != "http://flag:8081" || c.Flink[0].Name != "default" {
+				t.Errorf("Flink = %+v, want the flag's endpoint named default", c.Flink)
+			}
+		}},
+		{"sandbox from env", nil, map[string]string{"SKEWSCOPE_SANDBOX": "false"}, func(t *testing.T, c appConfig) {
+			if c.Sandbox {
+				t.Error("Sandbox = true, want false from SKEWSCOPE_SANDBOX")
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := parseConfig(tc.args, envMap(tc.env), io.Discard)
+			if err != nil {
+				t.Fatalf("parseConfig(%q, %v) error = %v", tc.args, tc.env, err)
+			}
+			tc.check(t, c)
+		})
+	}
+}
+
+// TestEnvDoesNotChangeFileEntries: the quick-flag environment variables add
+// their own backend; they never modify entries from the file.
+func TestEnvDoesNotChangeFileEntries(t *testing.T) {
+	dir := t.TempDir()
+	file := writeConfig(t, dir, "kafka:\n  clusters:\n    - name: prod\n      brokers: [p0:9092]\n")
+	c, err := parseConfig([]string{"--config.file", file}, envMap(map[string]string{"SKEWSCOPE_KAFKA_BROKERS": "e0:9092", "SKEWSCOPE_KAFKA_NAME": "env"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, k := range c.Kafka {
+		got = append(got, append([]string{k.Name}, k.Brokers...))
+	}
+	if diff := cmp.Diff([][]string{{"prod", "p0:9092"}, {"env", "e0:9092"}}, got); diff != "" {
+		t.Errorf("clusters (-want +got):\n%s", diff)
+	}
+	if c.ConfigFile != file {
+		t.Errorf("ConfigFile = %q, want %q", c.ConfigFile, file)
+	}
+
+	// The config file itself may come from the environment.
+	c, err = parseConfig(nil, envMap(map[string]string{"SKEWSCOPE_CONFIG_FILE": file}), io.Discard)
+	if err != nil || len(c.Kafka) != 1 || c.Kafka[0].Name != "prod" {
+		t.Errorf("SKEWSCOPE_CONFIG_FILE: got %+v, %v; want the prod cluster", c.Kafka, err)
+	}
+}
+
+// TestConfigFileStrict: unknown keys, wrong types and bad durations are
+// errors with the file name, line number and the YAML path.
+func TestConfigFileStrict(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"typo in a cluster", "kafka:\n  clusters:\n    - name: a\n      broker: [x:1]\n",
+			[]string{"line 4: field broker not found in kafka.clusters[] (known keys: name, brokers,"}},
+		{"typo at the top", "kafak: {}\n", []string{"line 1: field kafak not found in the top level (known keys: kafka, flink, links)"}},
+		{"typo in sasl oauth", "kafka:\n  clusters:\n    - name: a\n      brokers: [x:1]\n      sasl:\n        oauth:\n          tokenUrl: x\n",
+			[]string{"line 7: field tokenUrl not found in kafka.clusters[].sasl.oauth"}},
+		{"typo in flink tls", "flink:\n  endpoints:\n    - name: a\n      url: https://a\n      tls:\n        insecureSkipTlsVerify: true\n",
+			[]string{"line 6: field insecureSkipTlsVerify not found in flink.endpoints[].tls (known keys: caFilepath, certFilepath, keyFilepath, serverName, insecureSkipVerify)"}},
+		{"typo in links", "links:\n  sourceGroups:\n    - endpoint: a\n      groupId: g\n", []string{"line 4: field groupId not found in links.sourceGroups[]"}},
+		{"bad duration", "kafka:\n  clusters:\n    - name: a\n      brokers: [x:1]\n      pollInterval: 15x\n",
+			[]string{"line 5: cannot unmarshal !!str `15x` into a duration (want e.g. 15s or 1m30s)"}},
+		{"number as duration", "kafka:\n  clusters:\n    - name: a\n      brokers: [x:1]\n      requestTimeout: 10\n",
+			[]string{"line 5:", "into a duration"}},
+		{"scalar for a list", "kafka:\n  clusters:\n    - name: a\n      brokers: x:1\n", []string{"line 4: cannot unmarshal !!str `x:1` into []string"}},
+		{"two typos, both reported", "kafka:\n  clusters:\n    - nam: a\n      brokerz: [x:1]\n",
+			[]string{"line 3: field nam not found", "line 4: field brokerz not found"}},
+		{"syntax error", "kafka:\n\tclusters: []\n", []string{"line 2: found character that cannot start any token"}},
+		{"second document", "kafka: {}\n---\nflink: {}\n", []string{"line 2: a second YAML document"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeConfig(t, t.TempDir(), tc.yaml)
+			_, err := parseConfig([]string{"--config.file=" + file}, noEnv, io.Discard)
+			if err == nil {
+				t.Fatalf("parseConfig(%q) error = nil, want %q", tc.yaml, tc.want)
+			}
+			for _, w := range append(tc.want, file+": ") {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("parseConfig(%q) error =\n%v\nwant it to contain %q", tc.yaml, err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "main.") {
+				t.Errorf("error names a Go type: %v", err)
+			}
+		})
+	}
+}
+
+// TestConfigValidation: each problem is reported with its YAML path, all of
+// them in one error.
+func TestConfigValidation(t *testing.T) {
+	const head = "kafka:\n  clusters:\n"
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"duplicate kafka name",
+			head + "    - {name: a, brokers: [x:1]}\n    - {name: a, brokers: [y:1]}\n",
+			[]string{`kafka.clusters[1].name: kafka cluster name "a" is already used by kafka.clusters[0]`}},
+		{"duplicate flink name",
+			"flink:\n  endpoints:\n    - {name: f, url: 'http://a:8081'}\n    - {name: f, url: 'http://b:8081'}\n",
+			[]string{`flink.endpoints[1].name: flink endpoint name "f" is already used by flink.endpoints[0]`}},
+		{"flink names an unknown kafka cluster",
+			head + "    - {name: a, brokers: [x:1]}\nflink:\n  endpoints:\n    - {name: f, url: 'http://a:8081', kafka: b}\n",
+			[]string{`flink.endpoints[0].kafka: no kafka cluster is named "b" (known: "a")`}},
+		{"kafka: missing name and brokers",
+			head + "    - {clientId: x}\n",
+			[]string{"kafka.clusters[0].name: must not be empty", "kafka.clusters[0].brokers: at least one broker"}},
+		{"kafka: negative duration",
+			head + "    - {name: a, brokers: [x:1], pollInterval: -5s}\n",
+			[]string{"kafka.clusters[0].pollInterval: must be positive, got -5s"}},
+		{"kafka: password and passwordFile",
+			head + "    - name: a\n      brokers: [x:1]\n      sasl: {mechanism: PLAIN, username: u, password: p, passwordFile: $DIR/password}\n",
+			[]string{"kafka.clusters[0].sasl.password: give password or passwordFile, not both"}},
+		{"kafka: unreadable passwordFile",
+			head + "    - {name: a, brokers: [x:1]}\n    - name: b\n      brokers: [x:1]\n      sasl: {mechanism: SCRAM-SHA-256, username: u, passwordFile: /nonexistent/pw}\n",
+			[]string{"kafka.clusters[1].sasl.passwordFile: open /nonexistent/pw: no such file or directory"}},
+		{"kafka: empty passwordFile",
+			head + "    - name: a\n      brokers: [x:1]\n      sasl: {mechanism: PLAIN, username: u, passwordFile: $DIR/empty}\n",
+			[]string{"kafka.clusters[0].sasl.passwordFile: $DIR/empty is empty"}},
+		{"kafka: unknown mechanism",
+			head + "    - name: a\n      brokers: [x:1]\n      sasl: {mechanism: GSSAPI, username: u}\n",
+			[]string{`kafka.clusters[0].sasl.mechanism: unsupported "GSSAPI"`}},
+		{"kafka: CA is not PEM",
+			head + "    - name: a\n      brokers: [x:1]\n      tls: {enabled: true, caFilepath: $DIR/not-pem}\n",
+			[]string{"kafka.clusters[0].tls.caFilepath: $DIR/not-pem: no PEM certificate found"}},
+		{"kafka: cert without key",
+			head + "    - name: a\n      brokers: [x:1]\n      tls: {enabled: true, certFilepath: $DIR/client.pem}\n",
+			[]string{"kafka.clusters[0].tls: certFilepath and keyFilepath must be given together"}},
+		{"kafka: key that does not fit",
+			head + "    - name: a\n      brokers: [x:1]\n      tls: {enabled: true, certFilepath: $DIR/client.pem, keyFilepath: $DIR/not-pem}\n",
+			[]string{"kafka.clusters[0].tls.certFilepath: with keyFilepath:"}},
+		{"kafka: tls files without enabled",
+			head + "    - name: a\n      brokers: [x:1]\n      tls: {caFilepath: $DIR/ca.pem}\n",
+			[]string{"kafka.clusters[0].tls: files given but tls is not enabled"}},
+		{"kafka: bad group pattern",
+			head + "    - name: a\n      brokers: [x:1]\n      groups: {allow: ['('], deny: ['ok', '[']}\n",
+			[]string{"kafka.clusters[0].groups.allow[0]: bad pattern", "kafka.clusters[0].groups.deny[1]: bad pattern"}},
+		{"kafka: oauthbearer with two token forms",
+			head + "    - name: a\n      brokers: [x:1]\n      sasl: {mechanism: OAUTHBEARER, token: t, tokenFile: $DIR/token}\n",
+			[]string{"kafka.clusters[0].sasl.token: give only one of token, tokenFile or oauth"}},
+		{"kafka: oauth secret both ways and unreadable tokenFile",
+			head + "    - name: a\n      brokers: [x:1]\n      sasl:\n        mechanism: OAUTHBEARER\n        oauth: {tokenEndpoint: 'https://idp/token', clientId: c, clientSecret: s, clientSecretFile: $DIR/password}\n" +
+				"    - name: b\n      brokers: [x:1]\n      sasl: {mechanism: OAUTHBEARER, tokenFile: /nonexistent/token}\n",
+			[]string{"kafka.clusters[0].sasl.oauth.clientSecret: give clientSecret or clientSecretFile, not both",
+				"kafka.clusters[1].sasl.tokenFile: open /nonexistent/token"}},
+		{"flink: bad url",
+			"flink:\n  endpoints:\n    - {name: f, url: 'ftp://a'}\n    - {name: g}\n    - {name: h, url: 'https://u:pw@a'}\n",
+			[]string{`flink.endpoints[0].url: "ftp://a": scheme must be http or https`, "flink.endpoints[1].url: required",
+				"flink.endpoints[2].url: must not contain user info"}},
+		{"flink: bearerToken and bearerTokenFile",
+			"flink:\n  endpoints:\n    - name: f\n      url: https://a\n      authorization: {bearerToken: t, bearerTokenFile: $DIR/token}\n",
+			[]string{"flink.endpoints[0]: authorization.bearerToken, authorization.bearerTokenFile, basicAuth: at most one may be set"}},
+		{"flink: authorization and basicAuth",
+			"flink:\n  endpoints:\n    - name: f\n      url: https://a\n      authorization: {bearerToken: t}\n      basicAuth: {username: u, password: p}\n",
+			[]string{"flink.endpoints[0]: authorization.bearerToken, authorization.bearerTokenFile, basicAuth: at most one may be set"}},
+		{"flink: empty authorization",
+			"flink:\n  endpoints:\n    - name: f\n      url: https://a\n      authorization: {}\n",
+			[]string{"flink.endpoints[0].authorization: give bearerToken or bearerTokenFile"}},
+		{"flink: basicAuth problems",
+			"flink:\n  endpoints:\n    - name: f\n      url: https://a\n      basicAuth: {password: p, passwordFile: /nonexistent/pw}\n",
+			[]string{"flink.endpoints[0].basicAuth.username: required",
+				"flink.endpoints[0]: basicAuth.password, basicAuth.passwordFile: at most one may be set",
+				"flink.endpoints[0].basicAuth.passwordFile: open /nonexistent/pw: no such file or directory"}},
+		{"flink: unreadable bearerTokenFile",
+			"flink:\n  endpoints:\n    - name: f\n      url: https://a\n      authorization: {bearerTokenFile: /nonexistent/tok}\n",
+			[]string{"flink.endpoints[0].authorization.bearerTokenFile: open /nonexistent/tok: no such file or directory"}},
+		{"flink: tls with an http url",
+			"flink:\n  endpoints:\n    - name: f\n      url: http://a:8081\n      tls: {caFilepath: $DIR/ca.pem}\n",
+			[]string{`flink.endpoints[0].tls: given but url "http://a:8081" is not https`}},
+		{"flink: bad CA and lone key and empty job and short poll",
+			"flink:\n  endpoints:\n    - name: f\n      url: https://a\n      jobs: [a, '']\n      pollInterval: 100ms\n      tls: {caFilepath: $DIR/not-pem, keyFilepath: $DIR/client-key.pem}\n",
+			[]string{"flink.endpoints[0].tls.caFilepath: $DIR/not-pem: no PEM certificate found",
+				"flink.endpoints[0]: tls.certFilepath, tls.keyFilepath: set both or neither",
+				"flink.endpoints[0].jobs[1]: empty",
+				"flink.endpoints[0].pollInterval: 100ms is below the minimum"}},
+		{"links: unknown endpoint and empty fields and duplicate",
+			"flink:\n  endpoints:\n    - {name: f, url: 'http://a:8081'}\nlinks:\n  sourceGroups:\n    - {endpoint: g, job: j, group: x}\n    - {endpoint: f}\n" +
+				"    - {endpoint: f, job: j, vertex: v, group: a}\n    - {endpoint: f, job: j, vertex: v, group: b}\n",
+			[]string{`links.sourceGroups[0].endpoint: no flink endpoint is named "g" (known: "f")`,
+				"links.sourceGroups[1].job: must not be empty", "links.sourceGroups[1].group: must not be empty",
+				`links.sourceGroups[3]: endpoint "f", job "j", vertex "v" is already linked by links.sourceGroups[2]`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := secretFiles(t)
+			file := writeConfig(t, dir, tc.yaml)
+			_, err := parseConfig([]string{"--config.file=" + file}, noEnv, io.Discard)
+			if err == nil {
+				t.Fatalf("parseConfig(%q) error = nil, want %q", tc.yaml, tc.want)
+			}
+			for _, w := range tc.want {
+				if w = strings.ReplaceAll(w, "$DIR", dir); !strings.Contains(err.Error(), w) {
+					t.Errorf("parseConfig(%q) error =\n%v\nwant it to contain %q", tc.yaml, err, w)
+				}
+			}
+			if lines := strings.Count(err.Error(), "\n"); lines > 0 && !strings.Contains(err.Error(), " configuration problems:") {
+				t.Errorf("multi-line error without a count: %v", err)
+			}
+			if strings.Contains(err.Error(), "kafka cluster \"") && !strings.Contains(tc.name, "duplicate") {
+				t.Errorf("error keeps the collector's own prefix instead of the YAML path: %v", err)
+			}
+		})
+	}
+}
+
+// TestConfigValidationNoDuplicateFileMessages: a missing file is reported
+// once (by the read check), not again by the collector's stat check.
+func TestConfigValidationNoDuplicateFileMessages(t *testing.T) {
+	file := writeConfig(t, t.TempDir(), "kafka:\n  clusters:\n    - name: a\n      brokers: [x:1]\n      tls: {enabled: true, caFilepath: /nonexistent/ca.pem}\n")
+	_, err := parseConfig([]string{"--config.file=" + file}, noEnv, io.Discard)
+	if err == nil || strings.Count(err.Error(), "tls.caFilepath") != 1 {
+		t.Errorf("error = %v, want exactly one tls.caFilepath problem", err)
+	}
+}
+
+// TestConfigAllProblemsInOneError: problems from flags and the file come
+// together, counted.
+func TestConfigAllProblemsInOneError(t *testing.T) {
+	file := writeConfig(t, t.TempDir(), "kafka:\n  clusters:\n    - {name: a}\n    - {name: a, brokers: [x:1]}\n")
+	_, err := parseConfig([]string{"--config.file=" + file, "--log.format=xml", "--web.allowed-origins=ftp://x"}, noEnv, io.Discard)
+	if err == nil {
+		t.Fatal("error = nil")
+	}
+	for _, w := range []string{"4 configuration problems:", "--log.format=\"xml\"", "--web.allowed-origins: \"ftp://x\"",
+		"kafka.clusters[0].brokers:", "kafka.clusters[1].name: kafka cluster name \"a\" is already used"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error =\n%v\nwant it to contain %q", err, w)
+		}
+	}
+	msg := err.Error()
+	if !(strings.Index(msg, "--log.format") < strings.Index(msg, "kafka.clusters[0]") && strings.Index(msg, "kafka.clusters[0]") < strings.Index(msg, "kafka.clusters[1]")) {
+		t.Errorf("problems not ordered flags, then kafka.clusters[0], then [1]:\n%v", err)
+	}
+}
+
+func TestConfigFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := writeConfig(t, dir, "kafka:\n  clusters:\n    - {name: default, brokers: [x:1]}\nflink:\n  endpoints:\n    - {name: jm, url: 'http://a:8081'}\n")
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--config.file=/nonexistent/skewscope.yaml"}, nil, "--config.file: open /nonexistent/skewscope.yaml: no such file or directory"},
+		{[]string{"--kafka.name=x"}, nil, `--kafka.name="x": needs --kafka.brokers`},
+		{[]string{"--flink.name=x"}, nil, `--flink.name="x": needs --flink.url`},
+		{[]string{"--config.file=" + file, "--kafka.brokers=y:1"}, nil, `--kafka.name: kafka cluster name "default" is already used by kafka.clusters[0]`},
+		{[]string{"--config.file=" + file, "--flink.url=http://b:8081", "--flink.name=jm"}, nil, `--flink.name: flink endpoint name "jm" is already used by flink.endpoints[0]`},
+		{[]string{"--flink.url=ftp://b"}, nil, `--flink.url: "ftp://b": scheme must be http or https`},
+		{[]string{"--flink.url=http://b:8081", "--flink.name=bad name"}, nil, `--flink.name: "bad name" must match`},
+		{[]string{"--kafka.brokers=,", "--kafka.name="}, nil, "--kafka.brokers: at least one broker"},
+		{[]string{"--kafka.brokers=a:1", "--kafka.name="}, nil, "--kafka.name: must not be empty"},
+		{[]string{"--web.allowed-origins=https://a.example/path"}, nil, `--web.allowed-origins: "https://a.example/path": want an http or https origin`},
+		{[]string{"--web.allowed-origins=chrome-extension://abc"}, nil, `scheme "chrome-extension" not allowed`},
+		{[]string{"--web.external-url=ftp://x"}, nil, "--web.external-url"},
+		{nil, map[string]string{"SKEWSCOPE_SANDBOX": "maybe"}, `SKEWSCOPE_SANDBOX="maybe": want true or false`},
+		{[]string{"--sandbox=maybe"}, nil, "sandbox"},
+	} {
+		_, err := parseConfig(tc.args, envMap(tc.env), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parseConfig(%q, %v) error = %v, want one containing %q", tc.args, tc.env, err, tc.want)
+		}
+	}
+}
+
+func TestSandbox(t *testing.T) {
+	dir := t.TempDir()
+	both := writeConfig(t, dir, "kafka:\n  clusters:\n    - {name: prod, brokers: [x:1]}\nflink:\n  endpoints:\n    - {name: jm, url: 'http://a:8081'}\n")
+	empty := filepath.Join(dir, "empty.yaml")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args    []string
+		env     map[string]string
+		want    bool
+		wantErr []string
+	}{
+		{nil, nil, true, nil},
+		{[]string{"--config.file=" + empty}, nil, true, nil},
+		{[]string{"--sandbox=false"}, nil, false, nil},
+		{[]string{"--sandbox"}, nil, true, nil},
+		{[]string{"--kafka.brokers=a:1"}, nil, false, nil},
+		{[]string{"--flink.url=http://a:8081"}, nil, false, nil},
+		{nil, map[string]string{"SKEWSCOPE_KAFKA_BROKERS": "a:1"}, false, nil},
+		{[]string{"--config.file=" + both}, nil, false, nil},
+		{[]string{"--config.file=" + both, "--sandbox=false"}, nil, false, nil},
+		{[]string{"--config.file=" + both, "--sandbox"}, nil, false,
+			[]string{"--sandbox=true", `kafka cluster "prod" (kafka.clusters[0])`, `flink endpoint "jm" (flink.endpoints[0])`}},
+		{[]string{"--kafka.brokers=a:1"}, map[string]string{"SKEWSCOPE_SANDBOX": "true"}, false,
+			[]string{"--sandbox=true", `kafka cluster "default" (--kafka.brokers) is configured`}},
+	} {
+		c, err := parseConfig(tc.args, envMap(tc.env), io.Discard)
+		if tc.wantErr != nil {
+			for _, w := range tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("parseConfig(%q, %v) error = %v, want one containing %q", tc.args, tc.env, err, w)
+				}
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("parseConfig(%q, %v) error = %v", tc.args, tc.env, err)
+			continue
+		}
+		if c.Sandbox != tc.want {
+			t.Errorf("parseConfig(%q, %v).Sandbox = %v, want %v", tc.args, tc.env, c.Sandbox, tc.want)
+		}
+	}
+}
+
+func TestWebsocketOrigins(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		listen string
+		want   []string
+	}{
+		{nil, "127.0.0.1:8080", []string{"http://localhost:8080", "http://127.0.0.1:8080", "http://[::1]:8080"}},
+		{nil, "[::]:80", []string{"http://localhost", "http://127.0.0.1", "http://[::1]"}},
+		{nil, "127.0.0.1:0", nil},
+		{nil, "not an address", nil},
+		{[]string{"--web.external-url=HTTPS://Tools.Example.com:443/skewscope"}, "0.0.0.0:8080", []string{"https://tools.example.com"}},
+		{[]string{"--web.external-url=http://tools.example.com:8080/"}, "0.0.0.0:8080", []string{"http://tools.example.com:8080"}},
+		{[]string{"--web.external-url=https://tools.example.com/s", "--web.allowed-origins=https://portal.example.com,https://TOOLS.example.com"}, "0.0.0.0:8080",
+			[]string{"https://tools.example.com", "https://portal.example.com"}},
+		{[]string{"--web.allowed-origins=https://portal.example.com"}, "127.0.0.1:9000",
+			[]string{"http://localhost:9000", "http://127.0.0.1:9000", "http://[::1]:9000", "https://portal.example.com"}},
+	} {
+		c, err := parseConfig(tc.args, noEnv, io.Discard)
+		if err != nil {
+			t.Fatalf("parseConfig(%q) error = %v", tc.args, err)
+		}
+		if diff := cmp.Diff(tc.want, c.websocketOrigins(tc.listen)); diff != "" {
+			t.Errorf("parseConfig(%q).websocketOrigins(%q) (-want +got):\n%s", tc.args, tc.listen, diff)
+		}
+	}
+}
+
+func TestNormalizeOrigin(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{"https://Dash.Example.com", "https://dash.example.com", ""},
+		{"https://dash.example.com:443/", "https://dash.example.com", ""},
+		{"http://dash.example.com:80", "http://dash.example.com", ""},
+		{"http://dash.example.com:443", "http://dash.example.com:443", ""},
+		{"http://[::1]:8080", "http://[::1]:8080", ""},
+		{"ws://dash.example.com", "", `scheme "ws" not allowed`},
+		{"file:///etc/passwd", "", "want an http or https origin"},
+		{"dash.example.com", "", "want an http or https origin"},
+		{"https://u:p@dash.example.com", "", "want an http or https origin"},
+		{"https://dash.example.com/app", "", "no path"},
+		{"https://dash.example.com?x=1", "", "want an http or https origin"},
+		{"*", "", "want an http or https origin"},
+	} {
+		got, err := normalizeOrigin(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("normalizeOrigin(%q) = %q, %v, want error containing %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("normalizeOrigin(%q) = %q, %v, want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// TestLogValueRedacts logs a configuration full of secrets in both log
+// formats and checks that no secret appears.
+func TestLogValueRedacts(t *testing.T) {
+	dir := secretFiles(t)
+	file := writeConfig(t, dir, `
+kafka:
+  clusters:
+    - name: a
+      brokers: [x:1]
+      sasl: {mechanism: PLAIN, username: alice, password: kafka-inline-pw}
+    - name: b
+      brokers: [x:1]
+      sasl: {mechanism: SCRAM-SHA-512, username: bob, passwordFile: $DIR/password}
+    - name: c
+      brokers: [x:1]
+      sasl: {mechanism: OAUTHBEARER, token: kafka-static-token}
+    - name: d
+      brokers: [x:1]
+      sasl:
+        mechanism: OAUTHBEARER
+        oauth: {tokenEndpoint: 'https://idp.example/token', clientId: dash, clientSecret: oauth-inline-secret}
+flink:
+  endpoints:
+    - name: f
+      url: https://a
+      authorization: {bearerToken: flink-inline-token}
+    - name: g
+      url: https://b
+      basicAuth: {username: carol, password: flink-basic-pw}
+    - name: h
+      url: https://c
+      authorization: {bearerTokenFile: $DIR/token}
+`)
+	c, err := parseConfig([]string{"--config.file=" + file, "--web.external-url=https://user:ext-url-pw@tools.example.com/s"}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "json"} {
+		var buf bytes.Buffer
+		newLogger(appConfig{LogFormat: format, LogLevel: slog.LevelDebug}, &buf).Debug("effective configuration", "config", c)
+		out := buf.String()
+		for _, s := range []string{"kafka-inline-pw", "kafka-static-token", "oauth-inline-secret", "flink-inline-token", "flink-basic-pw", "ext-url-pw", "s3cret-from-file", "token-from-file"} {
+			if strings.Contains(out, s) {
+				t.Errorf("%s log contains secret %q:\n%s", format, s, out)
+			}
+		}
+		for _, s := range []string{"<redacted>", "<file " + filepath.Join(dir, "password") + ">", "<file " + filepath.Join(dir, "token") + ">", "alice", "carol", "tools.example.com"} {
+			if !strings.Contains(out, s) {
+				t.Errorf("%s log lacks %q:\n%s", format, s, out)
+			}
+		}
+	}
+}
+
+// TestExampleConfig parses examples/skewscope.yaml with its /etc/skewscope
+// files created in a temporary directory.
+func TestExampleConfig(t *testing.T) {
+	data, err := os.ReadFile("../../examples/skewscope.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := secretFiles(t)
+	for name, from := range map[string]string{
+		"kafka-ca.pem": "ca.pem", "flink-ca.pem": "ca.pem",
+		"kafka-prod-eu-password": "password", "oauth-client-secret": "password",
+		"flink-token": "token", "flink-basic-password": "password",
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := writeConfig(t, dir, strings.ReplaceAll(string(data), "/etc/skewscope", "$DIR"))
+	c, err := parseConfig([]string{"--config.file=" + file}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatalf("example config: %v", err)
+	}
+	type summary struct {
+		Kafka   []string
+		Flink   []string
+		Links   []SourceGroupLink
+		Sandbox bool
+	}
+	got := summary{Links: c.SourceGroups, Sandbox: c.Sandbox}
+	for _, k := range c.Kafka {
+		got.Kafka = append(got.Kafka, k.Name+" "+k.SASL.Mechanism+" "+k.PollInterval.String())
+	}
+	for _, e := range c.Flink {
+		got.Flink = append(got.Flink, e.Name+" -> "+e.Kafka+" "+e.PollInterval.String())
+	}
+	want := summary{
+		Kafka: []string{"prod-eu SCRAM-SHA-512 15s", "analytics OAUTHBEARER 5s"},
+		Flink: []string{"orders-enrichment -> prod-eu 10s", "analytics-session -> analytics 10s"},
+		Links: []SourceGroupLink{{Endpoint: "orders-enrichment", Job: "orders-enrichment", Vertex: "Source: orders", Group: "orders-enrichment"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("example config (-want +got):\n%s", diff)
+	}
+	if deny := c.Kafka[0].Groups.Deny; len(deny) != 1 || !strings.HasPrefix(deny[0], "^(console-consumer-") {
+		t.Errorf("prod-eu groups.deny = %q", deny)
+	}
+	if got := c.Kafka[1].TLS.KeyFile; got != filepath.Join(dir, "client-key.pem") {
+		t.Errorf("analytics tls.keyFilepath = %q", got)
+	}
+}
+
+// TestRelativePathsFollowTheConfigFile: relative file paths in the YAML are
+// relative to the file's directory, not the working directory.
+func TestRelativePathsFollowTheConfigFile(t *testing.T) {
+	dir := secretFiles(t)
+	file := writeConfig(t, dir, "kafka:\n  clusters:\n    - name: a\n      brokers: [x:1]\n      tls: {enabled: true, caFilepath: ca.pem}\n      sasl: {mechanism: PLAIN, username: u, passwordFile: ./password}\n")
+	c, err := parseConfig([]string{"--config.file=" + file}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Kafka[0].TLS.CAFile; got != filepath.Join(dir, "ca.pem") {
+		t.Errorf("CAFile = %q, want %q", got, filepath.Join(dir, "ca.pem"))
+	}
+	if got := c.Kafka[0].SASL.PasswordFile; got != filepath.Join(dir, "password") {
+		t.Errorf("PasswordFile = %q, want %q", got, filepath.Join(dir, "password"))
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	file := writeConfig(t, t.TempDir(), "flink:\n  endpoints:\n    - {name: f, url: 'https://a', tls: {insecureSkipVerify: true}}\n    - {name: g, url: 'https://b'}\n")
+	c, err := parseConfig([]string{"--config.file=" + file}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := c.warnings()
+	if len(w) != 1 || !strings.Contains(w[0], `flink endpoint "f": tls.insecureSkipVerify`) {
+		t.Errorf("warnings() = %q, want one about endpoint f", w)
+	}
+}
