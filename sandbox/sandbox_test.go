@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -462,21 +464,42 @@ func TestGrownPartitionsGetPredictedOwner(t *testing.T) {
 }
 
 func TestCloseStopsEverything(t *testing.T) {
-	sb, err := Start(t.Context(), Options{Seed: 7})
+	before := runtime.NumGoroutine()
+	sb, err := Start(t.Context(), Options{Seed: 7, checkpointEvery: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	url := sb.FlinkURL()
+	hc := &http.Client{Transport: &http.Transport{}}
+	c0, _ := flink.NewClient(url, flink.WithHTTPClient(hc))
+	poll(t, 10*time.Second, func() error {
+		if sb.Stats().Consumed == 0 {
+			return fmt.Errorf("nothing consumed yet")
+		}
+		_, err := c0.JobsOverview(t.Context())
+		return err
+	})
+	if err := sb.Restore("clickstream-sessions", 2); err != nil {
+		t.Fatal(err)
+	}
+	hc.CloseIdleConnections()
 	if err := sb.Close(); err != nil {
 		t.Fatalf("Close() = %v", err)
 	}
 	if err := sb.Close(); err != nil {
 		t.Fatalf("second Close() = %v", err)
 	}
-	c, _ := flink.NewClient(url, flink.WithTimeout(time.Second))
+	c, _ := flink.NewClient(url, flink.WithTimeout(time.Second), flink.WithHTTPClient(hc))
 	if _, err := c.Overview(t.Context()); err == nil {
 		t.Errorf("Overview() after Close succeeded, want an error")
 	}
+	hc.CloseIdleConnections()
+	poll(t, 10*time.Second, func() error {
+		if n := runtime.NumGoroutine(); n > before {
+			return fmt.Errorf("%d goroutines after Close, %d before Start", n, before)
+		}
+		return nil
+	})
 }
 
 func TestContextCancelStops(t *testing.T) {
