@@ -69,6 +69,11 @@ type HubOptions struct {
 	// PingPeriod is how often the hub pings; it must be below PongWait.
 	// Zero means PongWait*9/10.
 	PingPeriod time.Duration
+	// EnableCompression negotiates permessage-deflate (without context
+	// takeover) with clients that offer it. A published update is still
+	// compressed only once, whatever the number of clients: the prepared
+	// message keeps one frame per compression mode.
+	EnableCompression bool
 }
 
 // HubStats are the hub's counters.
@@ -157,10 +162,11 @@ func NewHub(logger *slog.Logger, opts HubOptions) (*Hub, error) {
 		h.allowed[n] = true
 	}
 	h.upgrader = websocket.Upgrader{
-		HandshakeTimeout: opts.WriteWait,
-		ReadBufferSize:   1024,
-		WriteBufferSize:  4096,
-		CheckOrigin:      h.checkOrigin,
+		HandshakeTimeout:  opts.WriteWait,
+		ReadBufferSize:    1024,
+		WriteBufferSize:   4096,
+		CheckOrigin:       h.checkOrigin,
+		EnableCompression: opts.EnableCompression,
 	}
 	return h, nil
 }

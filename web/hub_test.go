@@ -192,6 +192,35 @@ func TestHubPublishEncodesOnce(t *testing.T) {
 	}
 }
 
+func TestHubCompression(t *testing.T) {
+	f := newHubFixture(t, HubOptions{EnableCompression: true})
+	d := &websocket.Dialer{HandshakeTimeout: 10 * time.Second, EnableCompression: true}
+	deflate, resp, err := f.dial(t, f.origin, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ext := resp.Header.Get("Sec-Websocket-Extensions"); !strings.Contains(ext, "permessage-deflate") {
+		t.Fatalf("Sec-Websocket-Extensions = %q, want permessage-deflate", ext)
+	}
+	plain := f.mustDial(t) // offers no compression
+	subscribe(t, deflate, "grid")
+	subscribe(t, plain, "grid")
+	update := map[string]string{"cells": strings.Repeat("12345,", 2000)}
+	if err := f.hub.Publish("grid", update); err != nil {
+		t.Fatal(err)
+	}
+	want := []byte(`{"topic":"grid","data":{"cells":"` + update["cells"] + `"}}`)
+	if got := readRaw(t, deflate); !bytes.Equal(got, want) {
+		t.Errorf("compressed client got %d bytes, want the %d-byte update", len(got), len(want))
+	}
+	if got := readRaw(t, plain); !bytes.Equal(got, want) {
+		t.Errorf("plain client got %d bytes, want the %d-byte update", len(got), len(want))
+	}
+	if s := f.hub.Stats(); s.Encoded != 1 {
+		t.Errorf("Encoded = %d, want 1", s.Encoded)
+	}
+}
+
 func TestHubOriginCheck(t *testing.T) {
 	// The server's own origin is not allowlisted: only the list counts.
 	f := startHub(t, HubOptions{AllowedOrigins: []string{"https://Dash.Example.com:443/"}}, false)

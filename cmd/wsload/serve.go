@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/skewscope/skewscope/web"
+)
+
+// topic is the one view every load client watches.
+const topic = "vertex:sandbox/JOB/VERTEX"
+
+// serve is the server child: a web.Hub behind an http.Server on a
+// loopback port, publishing one vertex update per interval until ctx is
+// done. It prints "listening <addr>" first and "stats <json>" last.
+func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	// Without --web.external-url the dashboard allowlists the loopback
+	// origin of its listen address; do the same.
+	origin := "http://" + ln.Addr().String()
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	hub, err := web.NewHub(logger, web.HubOptions{
+		AllowedOrigins:    []string{origin},
+		MaxConnections:    cfg.clients + 16,
+		EnableCompression: cfg.compress,
+	})
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /ws", hub.ServeWS)
+	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(hub.Stats())
+	})
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	defer stopHub()
+	hubDone := make(chan struct{})
+	go func() { hub.Run(hubCtx); close(hubDone) }()
+	srvErr := make(chan error, 1)
+	go func() { srvErr <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "listening %s\n", ln.Addr())
+
+	gen := newVertexGen(cfg.partitions, cfg.subtasks, 1)
+	tick := time.NewTicker(cfg.interval)
+	defer tick.Stop()
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case err := <-srvErr:
+			return err
+		case <-tick.C:
+			if err := hub.Publish(topic, gen.next(time.Now())); err != nil {
+				return err
+			}
+		}
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	stopHub() // closes the websockets, which Shutdown leaves alone
+	<-hubDone
+	st, _ := json.Marshal(hub.Stats())
+	fmt.Fprintf(stdout, "stats %s\n", st)
+	return err
+}
