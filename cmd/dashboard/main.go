@@ -14,9 +14,14 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/sandbox"
 	"github.com/skewscope/skewscope/web"
 )
 
@@ -49,13 +54,64 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := newLogger(cfg, stderr)
 	version := buildVersion()
 
-	srv, err := web.NewServer(web.Options{
+	for _, w := range cfg.warnings() {
+		log.Warn(w)
+	}
+	log.Debug("effective configuration", "config", cfg)
+
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	defer ln.Close()
+
+	// Background work (sandbox, pollers, websocket pushes) stops when bg is
+	// cancelled, after the HTTP server has shut down.
+	bg, cancelBG := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	defer func() {
+		cancelBG()
+		wg.Wait()
+	}()
+
+	var sb *sandbox.Sandbox
+	if cfg.Sandbox {
+		start := time.Now()
+		if sb, err = sandbox.Start(bg, sandbox.Options{Logger: log.With("component", "sandbox")}); err != nil {
+			return fmt.Errorf("start the sandbox: %w", err)
+		}
+		defer sb.Close()
+		cfg.Kafka = []kafka.Config{{Name: "sandbox", Brokers: sb.KafkaBrokers(), PollInterval: 2 * time.Second}}
+		cfg.Flink = []flink.Config{{Name: "sandbox", URL: sb.FlinkURL(), Kafka: "sandbox", PollInterval: 2 * time.Second}}
+		log.Info("sandbox started: no Kafka or Flink configured, serving simulated ones", "took", time.Since(start).Round(time.Millisecond),
+			"kafka", sb.KafkaBrokers(), "flink", sb.FlinkURL())
+	}
+
+	var store *live.Store
+	if len(cfg.Kafka) > 0 || len(cfg.Flink) > 0 {
+		store, err = startCollectors(bg, &wg, cfg, log)
+		if err != nil {
+			return err
+		}
+	}
+	opts := web.Options{
 		Logger: log, Version: version,
 		RoutePrefix: cfg.RoutePrefix, FrameAncestors: cfg.FrameAncestors,
-	})
+		Live:      store,
+		WebSocket: web.HubOptions{AllowedOrigins: cfg.websocketOrigins(ln.Addr().String())},
+	}
+	if sb != nil {
+		opts.Sandbox = sb
+	}
+	srv, err := web.NewServer(opts)
 	if err != nil {
 		return err
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		srv.Run(bg)
+	}()
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -64,10 +120,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
-	}
+	// Websockets are hijacked: Shutdown does not wait for them, the hub
+	// closes them (code 1001) when bg is cancelled.
+	hs.RegisterOnShutdown(cancelBG)
 	log.Info("skewscope listening", "address", ln.Addr().String(), "version", version)
 	fmt.Fprintf(stdout, "skewscope: http://%s%s/\n", ln.Addr(), cfg.RoutePrefix)
 
@@ -92,6 +147,62 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// startCollectors creates one poller per Kafka cluster and Flink endpoint,
+// each feeding the store on its own schedule.
+func startCollectors(ctx context.Context, wg *sync.WaitGroup, cfg appConfig, log *slog.Logger) (*live.Store, error) {
+	opts := live.Options{EndpointKafka: map[string]string{}}
+	for _, f := range cfg.Flink {
+		opts.EndpointKafka[f.Name] = f.Kafka
+	}
+	for _, l := range cfg.SourceGroups {
+		opts.Links = append(opts.Links, live.Link{Endpoint: l.Endpoint, Job: l.Job, Vertex: l.Vertex, Group: l.Group})
+	}
+	store := live.New(opts)
+	for _, kc := range cfg.Kafka {
+		col, err := kafka.NewKafkaCollector(kc, log.With("kafka", kc.Name))
+		if err != nil {
+			return nil, fmt.Errorf("kafka cluster %s: %w", kc.Name, err)
+		}
+		interval := kc.WithDefaults().PollInterval
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer col.Close()
+			poll(ctx, interval, func() { store.UpdateKafka(col.PollOnce(ctx)) })
+		}()
+	}
+	for _, fc := range cfg.Flink {
+		col, err := flink.NewCollector(fc, log.With("flink", fc.Name))
+		if err != nil {
+			return nil, fmt.Errorf("flink endpoint %s: %w", fc.Name, err)
+		}
+		interval := fc.WithDefaults().PollInterval
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer col.Close()
+			poll(ctx, interval, func() { store.UpdateFlink(col.PollOnce(ctx)) })
+		}()
+	}
+	return store, nil
+}
+
+// poll runs fn now and then every interval after the previous run ends,
+// until ctx is done.
+func poll(ctx context.Context, interval time.Duration, fn func()) {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		fn()
+		t.Reset(interval)
+	}
 }
 
 // buildVersion returns the module version or VCS revision of this binary.
