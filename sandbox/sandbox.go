@@ -81,6 +81,8 @@ type Sandbox struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	restoreMu sync.Mutex // one Restore at a time
+
 	mu     sync.Mutex // guards jobs and rng
 	jobs   []*job     // every job ever started, in start order
 	rng    *rand.Rand
@@ -255,6 +257,8 @@ func (s *Sandbox) Restore(jobName string, parallelism int) error {
 	if parallelism < 1 || parallelism > 128 {
 		return fmt.Errorf("sandbox: parallelism %d out of range 1..128", parallelism)
 	}
+	s.restoreMu.Lock()
+	defer s.restoreMu.Unlock()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
