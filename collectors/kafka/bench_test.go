@@ -120,14 +120,34 @@ func kminionPoll(ctx context.Context, adm *kadm.Client) (int, error) {
 // member-less groups on a 3-broker kfake cluster: the collector's poll next
 // to the same data read the way kminion reads it. Both report requests/op,
 // per-key requests per op, and ms/op.
+//
+// The top-level skewscope and kminion-style runs are on loopback, where both
+// are dominated by kfake's CPU work. The rtt=... runs repeat both polls on
+// the same cluster with both clients dialing through latencyDialer, which
+// delays every response by a simulated network round trip (1 ms about
+// same-zone, 5 ms about cross-zone; see latencyDialer for the model and its
+// limits). There a poll's cost is mostly its chain of dependent round trips.
 func BenchmarkPoll10k(b *testing.B) {
 	c, topics, groups := poll10kCluster(b)
+	benchPoll10k(b, "Poll10k", c, topics, groups)
+	for _, rtt := range []time.Duration{time.Millisecond, 5 * time.Millisecond} {
+		name := "rtt=" + rtt.String()
+		b.Run(name, func(b *testing.B) {
+			benchPoll10k(b, "Poll10k "+name, c, topics, groups, kgo.Dialer(latencyDialer(rtt)))
+		})
+	}
+}
+
+// benchPoll10k runs the skewscope and kminion-style sub-benchmarks with the
+// same extra client options and prints their wall time ratio.
+func benchPoll10k(b *testing.B, label string, c *kfake.Cluster, topics, groups []string, extra ...kgo.Opt) {
 	ctx := context.Background()
 	var ms [2]float64
 
 	b.Run("skewscope", func(b *testing.B) {
 		rc := &requestCounter{n: map[int16]int{}}
-		col, err := newCollector(Config{Name: "bench", Brokers: c.ListenAddrs(), RequestTimeout: time.Minute}, nil, kgo.WithHooks(rc))
+		opts := append([]kgo.Opt{kgo.WithHooks(rc)}, extra...)
+		col, err := newCollector(Config{Name: "bench", Brokers: c.ListenAddrs(), RequestTimeout: time.Minute}, nil, opts...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -151,7 +171,8 @@ func BenchmarkPoll10k(b *testing.B) {
 
 	b.Run("kminion-style", func(b *testing.B) {
 		rc := &requestCounter{n: map[int16]int{}}
-		cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.WithHooks(rc))
+		opts := append([]kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...), kgo.WithHooks(rc)}, extra...)
+		cl, err := kgo.NewClient(opts...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -174,6 +195,6 @@ func BenchmarkPoll10k(b *testing.B) {
 		ms[1] = float64(elapsed.Microseconds()) / 1e3 / float64(b.N)
 	})
 	if ms[0] > 0 && ms[1] > 0 {
-		fmt.Printf("Poll10k: kminion-style / skewscope wall time per poll = %.1fx\n", ms[1]/ms[0])
+		fmt.Printf("%s: kminion-style / skewscope wall time per poll = %.1fx\n", label, ms[1]/ms[0])
 	}
 }
