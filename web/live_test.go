@@ -1,0 +1,442 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/gorilla/websocket"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/live"
+)
+
+const (
+	tJob    = "0123456789abcdef0123456789abcdef"
+	tSource = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	tKeyed  = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+)
+
+var liveTopics = []assign.Topic{{Name: "orders", Partitions: 12}, {Name: "payments.v1", Partitions: 6}}
+
+// liveStore returns a store fed with two Kafka polls and one Flink poll of a
+// job whose source reads liveTopics at p=4 as a fresh start places them.
+func liveStore(t *testing.T, at time.Time) *live.Store {
+	t.Helper()
+	st := live.New(live.Options{Now: func() time.Time { return at.Add(15 * time.Second) }})
+	group := kafka.Group{Name: "enrich", State: "Empty"}
+	for i, end := range []int64{1000, 3000} {
+		ks := &kafka.Snapshot{Cluster: "prod", CollectedAt: at.Add(time.Duration(i) * 10 * time.Second)}
+		for _, tp := range liveTopics {
+			topic := kafka.Topic{Name: tp.Name}
+			for p := range tp.Partitions {
+				topic.Partitions = append(topic.Partitions, kafka.Partition{Partition: int32(p), End: end + int64(p)*100, Rate: 200, RateOK: i > 0,
+					Freshness: kafka.Freshness{UpdatedAt: ks.CollectedAt}})
+			}
+			ks.Topics = append(ks.Topics, topic)
+		}
+		if i == 1 {
+			for _, tp := range assign.Partitions(liveTopics) {
+				group.Partitions = append(group.Partitions, kafka.GroupPartition{Topic: tp.Topic, Partition: tp.Partition, Committed: 1500, Lag: 1500})
+			}
+			ks.Groups = []kafka.Group{group}
+		}
+		st.UpdateKafka(ks)
+	}
+	var ids []string
+	var vals []flink.Metric
+	for _, tp := range assign.Partitions(liveTopics) {
+		o, _ := assign.KafkaSplitOwner(tp, 4)
+		base := fmt.Sprintf("%d.Source__Kafka_Source.KafkaSourceReader.topic.%s.partition.%d.", o, flink.SanitizeMetricName(tp.Topic), tp.Partition)
+		ids = append(ids, base+"currentOffset", base+"committedOffset")
+		cur := int64(1999 + 100*o)
+		vals = append(vals, flink.Metric{ID: base + "currentOffset", Raw: fmt.Sprint(cur)}, flink.Metric{ID: base + "committedOffset", Raw: "1500"})
+	}
+	obs := flink.ParseKafkaSourceMetricIDs(ids)
+	obs.ApplyValues(vals)
+	sub := func(p int) []flink.SubtaskSnapshot {
+		out := make([]flink.SubtaskSnapshot, p)
+		for i := range out {
+			out[i] = flink.SubtaskSnapshot{Index: i, Status: "RUNNING", BusyRatio: 0.2 * float64(i+1), BackPressuredRatio: 0, IdleRatio: 0.1,
+				RecordsInPerSecond: float64(10 * (i + 1)), RecordsOutPerSecond: float64(10 * (i + 1)), StateSize: int64(1000 * (i + 1))}
+		}
+		return out
+	}
+	fs := &flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(10 * time.Second), FlinkVersion: "2.2.1", Jobs: []flink.JobSnapshot{{
+		ID: tJob, Name: "orders <enrichment>", State: "RUNNING", StartTime: at,
+		Vertices: []flink.VertexSnapshot{
+			{ID: tSource, Name: "Source: Kafka Source", Parallelism: 4, MaxParallelism: 128, Source: true, Kafka: obs, Subtasks: sub(4), BackpressureLevel: "ok"},
+			{ID: tKeyed, Name: "Enrich <b>Orders</b>", Parallelism: 3, MaxParallelism: 128, Keyed: true, Subtasks: sub(3), BackpressureLevel: "high"},
+		},
+	}}}
+	st.UpdateFlink(fs)
+	return st
+}
+
+func newLiveServer(t *testing.T, st *live.Store, sb SandboxControl) *httptest.Server {
+	t.Helper()
+	s, err := NewServer(Options{Live: st, Sandbox: sb, LiveInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { ts.Close(); cancel(); <-done })
+	return ts
+}
+
+func getDoc(t *testing.T, u string, wantStatus int) *goquery.Document {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != wantStatus {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET %s: %d, want %d\n%s", u, resp.StatusCode, wantStatus, b)
+	}
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// checkUpdateMatchesPage requires the compact update to address exactly the
+// page's live elements, with the texts the page shows.
+func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u liveUpdate) {
+	t.Helper()
+	root := doc.Find("[data-live-topic]")
+	if root.Length() != 1 {
+		t.Fatalf("%d live roots", root.Length())
+	}
+	if got := root.AttrOr("data-shape", ""); got != u.Shape {
+		t.Errorf("page shape %q, update shape %q", got, u.Shape)
+	}
+	texts := root.Find("[data-t]")
+	if texts.Length() != len(u.T) {
+		t.Fatalf("page has %d [data-t], update %d", texts.Length(), len(u.T))
+	}
+	texts.Each(func(i int, s *goquery.Selection) {
+		if got := s.Text(); got != u.T[i] {
+			t.Errorf("[data-t] #%d: page %q, update %q", i, got, u.T[i])
+		}
+	})
+	levels := root.Find("tbody [data-l]")
+	if levels.Length() != len(u.L) {
+		t.Fatalf("page has %d levels, update %d", levels.Length(), len(u.L))
+	}
+	levels.Each(func(i int, s *goquery.Selection) {
+		if got := s.AttrOr("data-l", ""); got != fmt.Sprint(u.L[i]) {
+			t.Errorf("level #%d: page %s, update %d", i, got, u.L[i])
+		}
+	})
+	if n := root.Find("[data-m]").Length(); n != len(u.M) {
+		t.Errorf("page has %d meters, update %d", n, len(u.M))
+	}
+}
+
+func TestLivePagesAndUpdatesAgree(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	ts := newLiveServer(t, st, nil)
+
+	vv, err := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "lag"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?highlight=subtask:2", 200)
+	checkUpdateMatchesPage(t, doc, vertexUpdate(vv))
+	rows := doc.Find("[data-testid=subtask-row]")
+	if rows.Length() != 4 {
+		t.Fatalf("%d rows, want 4", rows.Length())
+	}
+	fresh, _ := assign.FreshAssignment(liveTopics, 4)
+	cells := 0
+	rows.Each(func(i int, row *goquery.Selection) {
+		row.Find("[data-testid=pcell]").Each(func(_ int, c *goquery.Selection) {
+			cells++
+			tp := assign.TopicPartition{Topic: c.AttrOr("data-topic", ""), Partition: int32(atoi(t, c.AttrOr("data-partition", "")))}
+			if o, ok := fresh.OwnerOf(tp); !ok || o != i {
+				t.Errorf("row %d shows %v, fresh start puts it on %d", i, tp, o)
+			}
+		})
+		if row.HasClass("hl") != (i == 2) {
+			t.Errorf("row %d highlighted = %v", i, row.HasClass("hl"))
+		}
+	})
+	if cells != 18 {
+		t.Errorf("%d partition cells, want 18", cells)
+	}
+	if got := doc.Find("[data-testid=prediction-summary]").Text(); got != "observed = predicted (fresh start)" {
+		t.Errorf("prediction summary %q", got)
+	}
+	if got := doc.Find("[data-testid=group]").Text(); got != "enrich" {
+		t.Errorf("group %q, want enrich", got)
+	}
+	// Every figure says where it comes from.
+	doc.Find("[data-testid=figure]").Each(func(i int, f *goquery.Selection) {
+		k := f.Find(".kind").Text()
+		if k != live.Observed && k != live.Estimated && k != live.Computed {
+			t.Errorf("figure %q has provenance %q", f.Find(".flabel").Text(), k)
+		}
+	})
+	planner, ok := doc.Find("[data-testid=open-planner]").Attr("href")
+	if !ok || !strings.Contains(planner, "rates=") || !strings.Contains(planner, "topic=orders%3A12") {
+		t.Errorf("planner link %q should carry the topics and measured rates", planner)
+	}
+	// The planner accepts what the link carries.
+	getDoc(t, ts.URL+planner, 200).Find("[data-error-for]").Each(func(_ int, s *goquery.Selection) {
+		if s.Text() != "" {
+			t.Errorf("planner from the vertex link reports %q", s.Text())
+		}
+	})
+
+	vr, _ := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "rate"})
+	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?color=rate", 200), vertexUpdate(vr))
+
+	kv, _ := st.Vertex(tJob, tKeyed, live.VertexQuery{Highlight: -1})
+	kdoc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tKeyed, 200)
+	checkUpdateMatchesPage(t, kdoc, vertexUpdate(kv))
+	var ranges []string
+	kdoc.Find("[data-testid=keygroups]").Each(func(_ int, s *goquery.Selection) { ranges = append(ranges, s.Text()) })
+	if got := strings.Join(ranges, " "); got != "0–42 43–85 86–127" {
+		t.Errorf("key-group ranges %q, want Flink's for maxP 128, p 3", got)
+	}
+	if kdoc.Find("[data-testid=key-lookup]").Length() != 1 {
+		t.Error("keyed vertex page has no inline key lookup")
+	}
+	if strings.Contains(kdoc.Text(), "<b>") == false || kdoc.Find("b:contains(Orders)").Length() != 0 {
+		t.Error("vertex name must be shown as text, not markup")
+	}
+
+	jv, _ := st.Job("", tJob)
+	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/jobs/"+tJob, 200), jobUpdate(jv))
+	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/", 200), overviewUpdate(st.Overview()))
+	tv, _ := st.Topic("prod", "payments.v1")
+	tdoc := getDoc(t, ts.URL+"/kafka/prod/topics/payments.v1", 200)
+	checkUpdateMatchesPage(t, tdoc, topicUpdate(tv))
+	if tdoc.Find("[data-testid=partition-row]").Length() != 6 {
+		t.Error("topic page should list 6 partitions")
+	}
+
+	// Embed keeps links inside the embed.
+	edoc := getDoc(t, ts.URL+"/?embed=1", 200)
+	if edoc.Find("[data-testid=nav]").Length() != 0 {
+		t.Error("embed shows navigation")
+	}
+	if href := edoc.Find("[data-testid=job-row] a").AttrOr("href", ""); !strings.HasSuffix(href, "?embed=1") {
+		t.Errorf("embedded job link %q leaves the embed", href)
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return n
+}
+
+func TestLiveJSONTwinsAndErrors(t *testing.T) {
+	st := liveStore(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	ts := newLiveServer(t, st, nil)
+	for _, c := range []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource, 200, `"mode":"fresh"`},
+		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?history=2", 200, `"mode":"restore"`},
+		{"/api/v1/jobs/" + tJob, 200, `"name":"orders \u003cenrichment\u003e"`},
+		{"/api/v1/jobs", 200, `"jobs":[{`},
+		{"/api/v1/overview", 200, `"clusters":[{"name":"prod"`},
+		{"/api/v1/kafka/prod/topics/orders", 200, `"groups":[{"name":"enrich"`},
+		{"/api/v1/jobs/xyz", 400, `jobID: \"xyz\" is not a Flink id`},
+		{"/api/v1/jobs/ffff", 404, `job \"ffff\": not found`},
+		{"/api/v1/jobs/" + tJob + "/vertices/cccc", 404, "not found"},
+		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?color=blue", 400, "color: \\\"blue\\\": colour partitions by lag or rate"},
+		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?history=4,x", 400, "history: "},
+		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?history=0", 400, "history: 0: "},
+		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?highlight=row:1", 400, "highlight: "},
+		{"/api/v1/kafka/prod/topics/" + url.PathEscape("a b"), 400, "topic: "},
+		{"/api/v1/kafka/nope/topics/orders", 404, "not found"},
+	} {
+		resp, err := http.Get(ts.URL + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || !strings.Contains(string(b), c.want) {
+			t.Errorf("GET %s: %d %s\nwant %d containing %s", c.path, resp.StatusCode, b, c.status, c.want)
+		}
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			t.Errorf("GET %s: content type %q", c.path, ct)
+		}
+	}
+	// Pages answer bad input with a page naming the parameter.
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?color=blue", 400)
+	if !strings.Contains(doc.Find("[data-testid=error]").Text(), "colour partitions by lag or rate") {
+		t.Error("bad colour: the page does not say what was wrong")
+	}
+	getDoc(t, ts.URL+"/jobs/ffff", 404)
+}
+
+func TestNoLiveDataConfigured(t *testing.T) {
+	ts := newLiveServer(t, nil, nil)
+	resp, err := http.Get(ts.URL + "/api/v1/overview")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 404 || !strings.Contains(string(b), "configure a Kafka cluster or a Flink endpoint") {
+		t.Errorf("overview without live data: %d %s", resp.StatusCode, b)
+	}
+	if getDoc(t, ts.URL+"/", 200).Find("[data-testid=home]").Length() != 1 {
+		t.Error("home without live data should be the introduction")
+	}
+}
+
+func TestMetricsExportLiveFigures(t *testing.T) {
+	st := liveStore(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	ts := newLiveServer(t, st, nil)
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	body := string(b)
+	o, _ := assign.KafkaSplitOwner(assign.TopicPartition{Topic: "orders", Partition: 3}, 4)
+	// end 3000+300, current 1999+100*o: lag = 3300 − (current+1).
+	lag := 3300 - (1999 + 100*o + 1)
+	for _, want := range []string{
+		fmt.Sprintf(`skewscope_source_partition_lag_records{cluster="prod",endpoint="jm",job="orders <enrichment>",job_id="%s",partition="3",subtask="%d",topic="orders",vertex_id="%s"} %d`, tJob, o, tSource, lag),
+		`skewscope_source_assignment_drift_partitions{endpoint="jm",job="orders <enrichment>",job_id="` + tJob + `",mode="fresh",vertex="Source: Kafka Source",vertex_id="` + tSource + `"} 0`,
+		`skewscope_group_partition_lag_records{cluster="prod",group="enrich",partition="0",topic="orders"} 1500`,
+		`skewscope_backend_up{kind="kafka",name="prod"} 1`,
+		`skewscope_backend_up{kind="flink",name="jm"} 1`,
+		`skewscope_build_info`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+func TestWebsocketPushesVertexUpdates(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	s, err := NewServer(Options{Live: st, LiveInterval: 10 * time.Millisecond, WebSocket: HubOptions{AllowNoOrigin: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	ts := httptest.NewServer(s)
+	defer func() { ts.Close(); cancel(); <-done }()
+
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	topic := vertexTopic(tJob, tSource, "lag")
+	if err := c.WriteJSON(map[string]any{"subscribe": []string{topic}}); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	// Trigger a push: a new Kafka poll.
+	st.UpdateKafka(&kafka.Snapshot{Cluster: "other", CollectedAt: at})
+	vv, _ := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "lag"})
+	want := vertexUpdate(vv)
+	for {
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			t.Fatalf("no update for %s: %v", topic, err)
+		}
+		var m struct {
+			Topic string     `json:"topic"`
+			Data  liveUpdate `json:"data"`
+		}
+		if json.Unmarshal(msg, &m) != nil || m.Topic != topic {
+			continue
+		}
+		if m.Data.Shape != want.Shape || strings.Join(m.Data.T, "|") != strings.Join(want.T, "|") {
+			t.Fatalf("pushed update differs from the view:\n%+v\nwant\n%+v", m.Data, want)
+		}
+		return
+	}
+}
+
+type fakeSandbox struct {
+	job string
+	p   int
+}
+
+func (f *fakeSandbox) Restore(job string, p int) error {
+	if job != "orders <enrichment>" {
+		return fmt.Errorf("no sandbox job %q", job)
+	}
+	f.job, f.p = job, p
+	return nil
+}
+
+func TestSandboxRestoreForm(t *testing.T) {
+	st := liveStore(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	sb := &fakeSandbox{}
+	ts := newLiveServer(t, st, sb)
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	if doc.Find("[data-testid=sandbox-banner]").Length() != 1 || doc.Find("[data-testid=sandbox-restore]").Length() != 1 {
+		t.Fatal("sandbox pages need the banner and the restore form")
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.PostForm(ts.URL+"/sandbox/restore", url.Values{"job": {"orders <enrichment>"}, "parallelism": {"6"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || sb.p != 6 {
+		t.Errorf("restore: %d, sandbox got p=%d", resp.StatusCode, sb.p)
+	}
+	for _, form := range []url.Values{{"job": {"orders <enrichment>"}, "parallelism": {"0"}}, {"job": {"nope"}, "parallelism": {"3"}}} {
+		resp, err := noFollow.PostForm(ts.URL+"/sandbox/restore", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 400 {
+			t.Errorf("restore %v: %d, want 400", form, resp.StatusCode)
+		}
+	}
+	// Without a sandbox nothing can be changed.
+	ts2 := newLiveServer(t, st, nil)
+	resp, err = noFollow.PostForm(ts2.URL+"/sandbox/restore", url.Values{"job": {"x"}, "parallelism": {"3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Errorf("restore without a sandbox: %d, want 404", resp.StatusCode)
+	}
+	if getDoc(t, ts2.URL+"/", 200).Find("[data-testid=sandbox-banner]").Length() != 0 {
+		t.Error("banner shown without a sandbox")
+	}
+}
