@@ -303,15 +303,12 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		a := ageOf(ks.CollectedAt, now, false, ks.Err)
 		vv.KafkaAge = &a
 	}
-	parts := map[topicPart]kafka.Partition{}
-	if ks != nil {
-		for _, t := range ks.Topics {
-			for _, p := range t.Partitions {
-				parts[topicPart{t.Name, p.Partition}] = p
-			}
-		}
+	parts := s.parts[cluster]
+	oo, ok := s.owners[vertexKey{fs.Endpoint, j.ID, v.ID}]
+	if !ok {
+		oo.owner, _ = v.Kafka.Assignment()
 	}
-	owner, ambiguous := v.Kafka.Assignment()
+	owner := oo.owner
 	topicSet := map[string]bool{}
 	for _, st := range v.Kafka.States {
 		if o, ok := owner[st.KafkaPartition]; !ok || o != st.Subtask {
@@ -369,7 +366,7 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		}
 	}
 	vv.Group = s.group(ks, fs.Endpoint, j, v, vv)
-	vv.Prediction = s.predict(vv, fs.Endpoint, j, v, q, len(ambiguous))
+	vv.Prediction = s.predict(vv, fs.Endpoint, j, v, q, oo.ambiguous)
 	vv.Thresholds = thresholds(vv)
 	for i := range vv.Subtasks {
 		for k := range vv.Subtasks[i].Partitions {
@@ -464,7 +461,7 @@ func (s *Store) group(ks *kafka.Snapshot, endpoint string, j *flink.JobSnapshot,
 		topic     string
 		partition int32
 	}
-	committed := map[key]int64{}
+	committed := make(map[key]int64, len(v.Kafka.States))
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
 			committed[key{c.Topic, c.Partition}] = c.Committed
@@ -776,17 +773,27 @@ func nonEmpty(s, alt string) string {
 // shapeOf hashes the layout: subtasks and the partitions each shows.
 func shapeOf(vv *VertexView) string {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%d|%s|%t|", len(vv.Subtasks), vv.Color, vv.Prediction != nil)
+	buf := make([]byte, 0, 256)
+	buf = strconv.AppendInt(buf, int64(len(vv.Subtasks)), 10)
+	buf = append(buf, vv.Color...)
 	if vv.Prediction != nil {
-		fmt.Fprintf(h, "%s|", vv.Prediction.Mode)
+		buf = append(buf, vv.Prediction.Mode...)
 	}
 	for _, r := range vv.Subtasks {
-		fmt.Fprintf(h, "%d:", r.Subtask)
+		buf = append(buf, '|')
+		buf = strconv.AppendInt(buf, int64(r.Subtask), 10)
 		for _, c := range r.Partitions {
-			fmt.Fprintf(h, "%s/%d/%d,", c.Topic, c.Partition, c.Predicted)
+			buf = append(buf, ',')
+			buf = append(buf, c.Topic...)
+			buf = append(buf, '/')
+			buf = strconv.AppendInt(buf, int64(c.Partition), 10)
+			buf = append(buf, '/')
+			buf = strconv.AppendInt(buf, int64(c.Predicted), 10)
 		}
-		fmt.Fprintf(h, "|%d|%d", len(r.SparkLag), r.Drift)
+		h.Write(buf)
+		buf = buf[:0]
 	}
+	h.Write(buf)
 	return strconv.FormatUint(h.Sum64(), 36)
 }
 

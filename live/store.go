@@ -87,7 +87,12 @@ type Store struct {
 	tables  map[tpKey]*kafka.TimeTable
 	lineage map[vertexKey]*lineage // endpoint, job name, vertex name
 	sparks  map[vertexKey]*spark   // endpoint, job id, vertex id
-	seq     uint64
+	// parts indexes each cluster's partitions; owners each Kafka source
+	// vertex's observed owners (endpoint, job id, vertex id). Both are
+	// derived once per snapshot, not per view.
+	parts  map[string]map[topicPart]kafka.Partition
+	owners map[vertexKey]observedOwners
+	seq    uint64
 
 	changed chan struct{}
 }
@@ -110,6 +115,8 @@ func New(opts Options) *Store {
 		tables:  map[tpKey]*kafka.TimeTable{},
 		lineage: map[vertexKey]*lineage{},
 		sparks:  map[vertexKey]*spark{},
+		parts:   map[string]map[topicPart]kafka.Partition{},
+		owners:  map[vertexKey]observedOwners{},
 		changed: make(chan struct{}, 1),
 	}
 }
@@ -138,6 +145,17 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 	}
 	s.mu.Lock()
 	s.kafka[snap.Cluster] = snap
+	n := 0
+	for _, t := range snap.Topics {
+		n += len(t.Partitions)
+	}
+	parts := make(map[topicPart]kafka.Partition, n)
+	for _, t := range snap.Topics {
+		for _, p := range t.Partitions {
+			parts[topicPart{t.Name, p.Partition}] = p
+		}
+	}
+	s.parts[snap.Cluster] = parts
 	for _, t := range snap.Topics {
 		for _, p := range t.Partitions {
 			if p.Stale || p.Err != nil {
@@ -165,8 +183,19 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	}
 	s.mu.Lock()
 	s.flink[snap.Endpoint] = snap
+	for k := range s.owners {
+		if k.endpoint == snap.Endpoint {
+			delete(s.owners, k)
+		}
+	}
 	for i := range snap.Jobs {
 		j := &snap.Jobs[i]
+		for k := range j.Vertices {
+			if v := &j.Vertices[k]; v.Kafka != nil {
+				owner, amb := v.Kafka.Assignment()
+				s.owners[vertexKey{snap.Endpoint, j.ID, v.ID}] = observedOwners{owner, len(amb)}
+			}
+		}
 		if j.State != "RUNNING" {
 			continue
 		}
@@ -224,7 +253,7 @@ func (s *Store) sample(snap *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 	kc := s.kafka[s.clusterFor(snap.Endpoint, v)]
 	ends := endOffsets(kc)
 	lags := make([]float64, v.Parallelism)
-	owner, _ := v.Kafka.Assignment()
+	owner := s.owners[key].owner
 	for _, st := range v.Kafka.States {
 		if o, ok := owner[st.KafkaPartition]; !ok || o != st.Subtask || st.Subtask >= v.Parallelism || st.Subtask < 0 {
 			continue
@@ -249,6 +278,11 @@ func push(ring []float64, v float64, n int) []float64 {
 		ring = append(ring[:0:0], ring[len(ring)-n+1:]...)
 	}
 	return append(ring, v)
+}
+
+type observedOwners struct {
+	owner     map[flink.KafkaPartition]int
+	ambiguous int
 }
 
 type topicPart struct {
