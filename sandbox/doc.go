@@ -19,7 +19,7 @@
 //   - inventory.events (3 partitions, growing to 8, one more every 45 s): its
 //     name contains a dot, which Flink's metric ids turn into an underscore.
 //
-// Old records are deleted with DeleteRecords a few minutes after they were
+// Old records are deleted with DeleteRecords two minutes after they were
 // written, so memory stays bounded however long the sandbox runs.
 //
 // Flink: two streaming jobs, "orders-enrichment" (orders + inventory.events →

@@ -134,8 +134,8 @@ type traffic struct {
 
 // retention is how long records stay before the trimmer deletes them.
 const (
-	retention = 3 * time.Minute
-	trimEvery = 30 * time.Second
+	retention = 2 * time.Minute
+	trimEvery = 20 * time.Second
 	produceIn = 100 * time.Millisecond
 )
 
@@ -144,9 +144,8 @@ func newTraffic(s *Sandbox) (*traffic, error) {
 		kgo.SeedBrokers(s.brokers...),
 		kgo.ClientID("skewscope-sandbox-producer"),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
-		kgo.ProducerLinger(20*time.Millisecond),
+		kgo.ProducerLinger(50*time.Millisecond),
 		kgo.MaxBufferedRecords(20000),
-		kgo.ProducerBatchCompression(kgo.NoCompression()),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: producer client: %w", err)
