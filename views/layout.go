@@ -14,6 +14,8 @@ type Layout struct {
 	Embed bool
 	// CSS and JS are the hashed asset URLs.
 	CSS, JS string
+	// ChartCSS is the vendored chart library's stylesheet, on live pages.
+	ChartCSS string
 	// Version is shown in the footer.
 	Version string
 	// Sandbox is true when the built-in sandbox feeds the live pages.

@@ -185,6 +185,7 @@ func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ
 		return 0, nil, err
 	}
 	l := s.layout(r, vv.Name, "")
+	l.ChartCSS = s.prefix + "/static/" + s.assets.Hashed("vendor/uplot/uPlot.min.css")
 	return http.StatusOK, views.VertexPage(l, vv, s.vertexLinks(r, vv, vq)), nil
 }
 

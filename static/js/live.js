@@ -7,6 +7,7 @@
 // fetched and swapped in.
 
 import { formatAge, sparkPoints } from "./livefmt.js";
+import uPlot from "../vendor/uplot/uPlot.esm.js";
 
 export function startLive(root) {
   const base = document.body.dataset.base || "";
@@ -22,7 +23,7 @@ export function startLive(root) {
       t: Array.from(root.querySelectorAll("[data-t]")),
       l: Array.from(root.querySelectorAll("tbody [data-l]")),
       m: Array.from(root.querySelectorAll("[data-m]")),
-      spark: Array.from(root.querySelectorAll("canvas[data-spark]")),
+      spark: Array.from(root.querySelectorAll("[data-spark]")),
     };
   };
 
@@ -119,7 +120,7 @@ export function startLive(root) {
   };
 
   const drawAll = () => {
-    for (const c of root.querySelectorAll("canvas[data-spark]")) {
+    for (const c of root.querySelectorAll("[data-spark]")) {
       let xs = [];
       try {
         xs = JSON.parse(c.dataset.spark || "[]") || [];
@@ -139,17 +140,28 @@ export function startLive(root) {
   connect();
 }
 
-function drawSpark(canvas, xs) {
-  const ctx = canvas.getContext && canvas.getContext("2d");
-  if (!ctx) return;
-  const { width, height } = canvas;
-  ctx.clearRect(0, 0, width, height);
-  const pts = sparkPoints(xs, width, height, 2);
-  if (pts.length < 2) return;
-  ctx.strokeStyle = getComputedStyle(canvas).color || "#555";
-  ctx.lineWidth = 1.5;
-  ctx.beginPath();
-  ctx.moveTo(pts[0][0], pts[0][1]);
-  for (let i = 1; i < pts.length; i++) ctx.lineTo(pts[i][0], pts[i][1]);
-  ctx.stroke();
+// drawSpark draws a row's recent lag with uPlot (vendored, see
+// static/vendor/VERSIONS.md): no axes, legend or cursor, y from 0.
+function drawSpark(el, xs) {
+  const ys = xs.map((v) => (typeof v === "number" && v >= 0 ? v : null));
+  const data = [ys.map((_, i) => i), ys];
+  if (el._plot) {
+    el._plot.setData(data);
+    return;
+  }
+  if (sparkPoints(xs, 1, 1, 0).length < 2) return;
+  el._plot = new uPlot(
+    {
+      width: Number(el.dataset.width) || 120,
+      height: Number(el.dataset.height) || 24,
+      legend: { show: false },
+      cursor: { show: false },
+      select: { show: false },
+      axes: [{ show: false }, { show: false }],
+      scales: { x: { time: false }, y: { range: (u, min, max) => [-0.08 * (max > 0 ? max : 1), 1.08 * (max > 0 ? max : 1)] } },
+      series: [{}, { stroke: getComputedStyle(el).color || "#555", width: 1.5, points: { show: false } }],
+    },
+    data,
+    el,
+  );
 }
