@@ -555,7 +555,18 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 			uncertain[u] = true
 		}
 		if lin != nil && lin.grew && len(q.History) == 0 {
-			pr.Notes = append(pr.Notes, "Partitions were discovered while an earlier job of this lineage ran; where they sit in the saved split lists is not modelled exactly.")
+			// Splits discovered while the job ran join the readers' lists in
+			// an order the savepoint keeps but skewscope cannot see; every
+			// chunk boundary can move, so no owner is certain.
+			pr.Notes = append(pr.Notes, "Partitions were discovered while an earlier job of this lineage ran, so the saved split lists, and with them every chunk, are not known exactly: all owners are the model's best guess and differences are not counted as drift.")
+			for _, tp := range assign.Partitions(in.Topics) {
+				uncertain[tp] = true
+			}
+			for _, t := range in.NewTopics {
+				for p := range t.Partitions {
+					uncertain[assign.TopicPartition{Topic: t.Name, Partition: int32(p)}] = true
+				}
+			}
 		}
 		a := res.Assignment
 		owners = func(tp assign.TopicPartition) int {
@@ -604,9 +615,12 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 			if c.Uncertain {
 				pr.Uncertain++
 			}
-			if c.Predicted == r.Subtask {
+			switch {
+			case c.Predicted == r.Subtask:
 				pr.Matched++
-			} else {
+			case c.Uncertain:
+				pr.UncertainDiffer++
+			default:
 				pr.Drift++
 				r.Drift++
 			}
@@ -614,6 +628,8 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 	}
 	if owners != nil && pr.Summary == "" {
 		switch {
+		case pr.Drift == 0 && pr.UncertainDiffer > 0:
+			pr.Summary = fmt.Sprintf("%d of %d partitions are where the restore model for %s guesses; %d are elsewhere, on owners the model cannot determine (see the notes)", pr.Matched, pr.Total, joinInts(pr.History, "→"), pr.UncertainDiffer)
 		case pr.Drift == 0 && pr.Mode == "fresh":
 			pr.Summary = "observed = predicted (fresh start)"
 		case pr.Drift == 0:

@@ -218,6 +218,9 @@ type Prediction struct {
 	Total         int    `json:"total"`
 	Drift         int    `json:"drift"`
 	Uncertain     int    `json:"uncertain"`
+	// UncertainDiffer counts uncertain partitions found elsewhere than the
+	// model's best guess; they are not drift.
+	UncertainDiffer int `json:"uncertainDiffer"`
 	// Ambiguous counts partitions listed under several subtasks in the
 	// metric ids (stale metric groups after a reassignment).
 	Ambiguous int      `json:"ambiguous"`
