@@ -173,6 +173,15 @@ func rowVs(v live.VertexView, r live.SubtaskRow) string {
 	if v.Prediction == nil || v.Prediction.Mode == "none" {
 		return "not modelled"
 	}
+	unc := 0
+	for _, c := range r.Partitions {
+		if c.Uncertain && c.Predicted != r.Subtask {
+			unc++
+		}
+	}
+	if r.Drift == 0 && unc > 0 {
+		return "~ " + strconv.Itoa(unc) + " not as guessed (uncertain)"
+	}
 	if r.Drift == 0 {
 		return "✓ as predicted"
 	}
