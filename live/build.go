@@ -795,6 +795,10 @@ func shapeOf(vv *VertexView) string {
 	if vv.Prediction != nil {
 		buf = append(buf, vv.Prediction.Mode...)
 	}
+	if vv.Group != nil {
+		buf = append(buf, vv.Group.Name...)
+	}
+	buf = strconv.AppendBool(buf, vv.Restored != nil)
 	for _, r := range vv.Subtasks {
 		buf = append(buf, '|')
 		buf = strconv.AppendInt(buf, int64(r.Subtask), 10)

@@ -127,9 +127,9 @@ func CellText(v live.VertexView, c live.PartitionCell) string { return cellText(
 
 func cellTitle(c live.PartitionCell, subtask int) string {
 	var b strings.Builder
+	// Only what does not change between updates: live numbers are in the
+	// cell and the row, which updates rewrite.
 	b.WriteString(c.Topic + "-" + strconv.Itoa(int(c.Partition)))
-	b.WriteString(" · lag " + live.FormatInt(c.Lag) + " · " + live.FormatRate(c.Rate))
-	b.WriteString(" · offset " + live.FormatInt(c.Current) + " of " + live.FormatInt(c.End))
 	switch {
 	case c.Predicted < 0:
 		b.WriteString(" · not modelled")
