@@ -215,3 +215,8 @@ func SkewText(x float64) string               { return skewText(x) }
 func BusiestText(v live.VertexSummary) string { return busiestText(v) }
 func VertexDrift(v live.VertexSummary) string { return vertexDrift(v) }
 func OrDash(s string) string                  { return orDash(s) }
+
+// kgPct is a key-group offset or width as a percentage of the strip.
+func kgPct(n, maxP int) string {
+	return strconv.FormatFloat(100*float64(n)/float64(maxP), 'f', 3, 64) + "%"
+}

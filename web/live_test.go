@@ -216,6 +216,11 @@ func TestLivePagesAndUpdatesAgree(t *testing.T) {
 	if got := strings.Join(ranges, " "); got != "0–42 43–85 86–127" {
 		t.Errorf("key-group ranges %q, want Flink's for maxP 128, p 3", got)
 	}
+	var widths []string
+	kdoc.Find("[data-testid=kg-strip] rect").Each(func(_ int, s *goquery.Selection) { widths = append(widths, s.AttrOr("width", "")) })
+	if got := strings.Join(widths, " "); got != "33.594% 33.594% 32.812%" {
+		t.Errorf("key-group strip widths %q, want 43, 43 and 42 of 128", got)
+	}
 	if kdoc.Find("[data-testid=key-lookup]").Length() != 1 {
 		t.Error("keyed vertex page has no inline key lookup")
 	}
