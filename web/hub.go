@@ -105,6 +105,11 @@ type Hub struct {
 	closed bool
 	wg     sync.WaitGroup
 
+	// active holds the topics with at least one subscriber, rebuilt by Run
+	// after every change, so publishers can skip views nobody watches.
+	activeMu sync.RWMutex
+	active   map[string]bool
+
 	conns, rejected                        atomic.Int64
 	dropped, sent, encoded, badSubscribers atomic.Uint64
 }
@@ -257,6 +262,15 @@ func (h *Hub) Run(ctx context.Context) {
 		}
 		c.topics = nil
 	}
+	publishActive := func() {
+		active := make(map[string]bool, len(subs))
+		for t := range subs {
+			active[t] = true
+		}
+		h.activeMu.Lock()
+		h.active = active
+		h.activeMu.Unlock()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -269,6 +283,7 @@ func (h *Hub) Run(ctx context.Context) {
 		case c := <-h.unsub:
 			remove(c)
 			c.gone = true
+			publishActive()
 		case s := <-h.sub:
 			if s.c.gone {
 				continue
@@ -286,15 +301,28 @@ func (h *Hub) Run(ctx context.Context) {
 				h.drop(s.c)
 				remove(s.c)
 			}
+			publishActive()
 		case p := <-h.pub:
+			dropped := false
 			for c := range subs[p.topic] {
 				if !c.offer(p.topic, p.pm) {
 					h.drop(c)
 					remove(c)
+					dropped = true
 				}
+			}
+			if dropped {
+				publishActive()
 			}
 		}
 	}
+}
+
+// Subscribed reports whether topic has at least one subscriber now.
+func (h *Hub) Subscribed(topic string) bool {
+	h.activeMu.RLock()
+	defer h.activeMu.RUnlock()
+	return h.active[topic]
 }
 
 func subscribedMessage(topics []string) (*websocket.PreparedMessage, error) {

@@ -349,27 +349,41 @@ func (s *Server) runLive(ctx context.Context, minInterval time.Duration) {
 	}
 }
 
+// publishAll computes and publishes the views somebody is subscribed to.
 func (s *Server) publishAll() {
-	st := s.live
+	st, hub := s.live, s.hub
 	ov := st.Overview()
-	s.hub.Publish("overview", overviewUpdate(ov))
+	if hub.Subscribed("overview") {
+		hub.Publish("overview", overviewUpdate(ov))
+	}
 	for _, j := range ov.Jobs {
+		if !hub.Subscribed("job:" + j.ID) {
+			continue
+		}
 		if jv, err := st.Job(j.Endpoint, j.ID); err == nil {
-			s.hub.Publish("job:"+j.ID, jobUpdate(jv))
+			hub.Publish("job:"+j.ID, jobUpdate(jv))
 		}
 	}
 	for _, jv := range st.Vertices() {
 		for _, color := range []string{"lag", "rate"} {
-			vv, err := st.Vertex(jv[0], jv[1], live.VertexQuery{Color: color, Highlight: -1})
-			if err != nil || (color == "rate" && !vv.Kafka) {
+			topic := vertexTopic(jv[0], jv[1], color)
+			if !hub.Subscribed(topic) {
 				continue
 			}
-			s.hub.Publish(vertexTopic(jv[0], jv[1], color), vertexUpdate(vv))
+			vv, err := st.Vertex(jv[0], jv[1], live.VertexQuery{Color: color, Highlight: -1})
+			if err != nil {
+				continue
+			}
+			hub.Publish(topic, vertexUpdate(vv))
 		}
 	}
 	for _, t := range ov.Topics {
+		topic := "topic:" + t.Cluster + "/" + t.Name
+		if !hub.Subscribed(topic) {
+			continue
+		}
 		if tv, err := st.Topic(t.Cluster, t.Name); err == nil {
-			s.hub.Publish("topic:"+t.Cluster+"/"+t.Name, topicUpdate(tv))
+			hub.Publish(topic, topicUpdate(tv))
 		}
 	}
 }

@@ -368,6 +368,16 @@ func TestWebsocketPushesVertexUpdates(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	// Wait for the acknowledgement, then check the hub knows the topic is
+	// watched (publishers skip views nobody watches).
+	var ack struct{ Subscribed []string }
+	if err := c.ReadJSON(&ack); err != nil || len(ack.Subscribed) != 1 {
+		t.Fatalf("ack %+v: %v", ack, err)
+	}
+	waitFor(t, "topic watched", 5*time.Second, func() bool { return s.hub.Subscribed(topic) })
+	if s.hub.Subscribed(vertexTopic(tJob, tSource, "rate")) {
+		t.Error("the rate view is reported watched; nobody subscribed to it")
+	}
 	// Trigger a push: a new Kafka poll.
 	st.UpdateKafka(&kafka.Snapshot{Cluster: "other", CollectedAt: at})
 	vv, _ := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "lag"})
@@ -387,6 +397,8 @@ func TestWebsocketPushesVertexUpdates(t *testing.T) {
 		if m.Data.Shape != want.Shape || strings.Join(m.Data.T, "|") != strings.Join(want.T, "|") {
 			t.Fatalf("pushed update differs from the view:\n%+v\nwant\n%+v", m.Data, want)
 		}
+		c.Close()
+		waitFor(t, "topic unwatched after the client left", 5*time.Second, func() bool { return !s.hub.Subscribed(topic) })
 		return
 	}
 }
