@@ -20,7 +20,11 @@
 //     name contains a dot, which Flink's metric ids turn into an underscore.
 //
 // Old records are deleted with DeleteRecords two minutes after they were
-// written, so memory stays bounded however long the sandbox runs.
+// written, so memory stays bounded however long the sandbox runs. kfake
+// keeps each partition's log in in-memory segment files and DeleteRecords
+// frees only whole segments, so the brokers run with a small
+// log.segment.bytes (256 KiB instead of 100 MiB); with the default no
+// segment ever filled and nothing was freed.
 //
 // Flink: two streaming jobs, "orders-enrichment" (orders + inventory.events →
 // keyBy → "Enrich Orders") and "clickstream-sessions" (clicks + pageviews →

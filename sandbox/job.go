@@ -361,8 +361,11 @@ func (j *job) startSource(st *srcTask, parts map[string]map[int32]kgo.Offset) er
 		kgo.ClientID(fmt.Sprintf("%s-%d", j.spec.name, st.idx)),
 		kgo.ConsumePartitions(parts),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxBytes(1<<20),
-		kgo.FetchMaxPartitionBytes(256<<10),
+		// A subtask reads at most a few hundred records a second; small
+		// fetches keep what a lagging subtask's client buffers (raw,
+		// decompressed and decoded per broker) to a few MiB.
+		kgo.FetchMaxBytes(256<<10),
+		kgo.FetchMaxPartitionBytes(64<<10),
 		kgo.FetchMaxWait(500*time.Millisecond),
 	)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,7 +146,15 @@ func Start(ctx context.Context, opts Options) (*Sandbox, error) {
 }
 
 func (s *Sandbox) start() error {
-	seeds := []kfake.Opt{kfake.NumBrokers(3), kfake.ClusterID("skewscope-sandbox")}
+	seeds := []kfake.Opt{
+		kfake.NumBrokers(3), kfake.ClusterID("skewscope-sandbox"),
+		// kfake keeps every partition's log in in-memory segment files
+		// and DeleteRecords frees a segment only once every batch in it
+		// is below the log start offset. At the default 100 MiB no
+		// sandbox segment ever fills, so nothing was ever freed; small
+		// segments let the trimmer release memory as it goes.
+		kfake.BrokerConfigs(map[string]string{"log.segment.bytes": strconv.Itoa(segmentBytes)}),
+	}
 	for _, t := range sandboxTopics {
 		seeds = append(seeds, kfake.SeedTopics(int32(t.initialPartitions), t.name))
 	}

@@ -137,6 +137,12 @@ const (
 	retention = 2 * time.Minute
 	trimEvery = 20 * time.Second
 	produceIn = 100 * time.Millisecond
+	// segmentBytes is the brokers' log.segment.bytes. DeleteRecords only
+	// frees whole segments, so each partition holds up to one segment
+	// beyond retention: 24 partitions × 256 KiB (plus kfake's in-memory
+	// file growth slack) stays a few MiB, and the hottest orders partition
+	// still rolls a segment about every minute.
+	segmentBytes = 256 << 10
 )
 
 func newTraffic(s *Sandbox) (*traffic, error) {

@@ -3,6 +3,10 @@
 // end, and the records produced and consumed.
 //
 //	go run ./cmd/sandbox-soak -for 10m
+//
+// With -memprofile PREFIX it also writes a heap profile after every report
+// interval (PREFIX-2m.pprof, PREFIX-4m.pprof, ...), after a GC, for
+// `go tool pprof -top -inuse_space`. Each report then includes the live heap.
 package main
 
 import (
@@ -15,6 +19,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -38,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	every := fs.Duration("every", time.Minute, "report interval")
 	seed := fs.Int64("seed", 0, "sandbox seed (0 = time-based)")
 	verbose := fs.Bool("v", false, "log the sandbox's own lines to stderr")
+	memprofile := fs.String("memprofile", "", "write a heap profile to `PREFIX`-<elapsed>.pprof at every report")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -61,8 +68,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%s: rss error: %v\n", label, err)
 		}
 		st := sb.Stats()
-		fmt.Fprintf(stdout, "%s: elapsed %v, rss %s, produced %d, consumed %d\n",
-			label, time.Since(t0).Round(time.Second), rss, st.Produced, st.Consumed)
+		elapsed := time.Since(t0).Round(time.Second)
+		heap := ""
+		if *memprofile != "" {
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			heap = fmt.Sprintf(", heap inuse %.1f MB, sys %.1f MB", float64(ms.HeapInuse)/(1<<20), float64(ms.Sys)/(1<<20))
+			if err := writeHeap(fmt.Sprintf("%s-%s.pprof", *memprofile, elapsed.Round(time.Minute))); err != nil {
+				fmt.Fprintf(stdout, "%s: heap profile error: %v\n", label, err)
+			}
+		}
+		fmt.Fprintf(stdout, "%s: elapsed %v, rss %s, produced %d, consumed %d%s\n",
+			label, elapsed, rss, st.Produced, st.Consumed, heap)
 	}
 	report("start")
 	tick := time.NewTicker(*every)
@@ -81,6 +99,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return nil
 		}
 	}
+}
+
+// writeHeap writes a heap profile to path.
+func writeHeap(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // vmRSS reads the VmRSS line of /proc/self/status.
