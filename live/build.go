@@ -830,7 +830,17 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 		if t.Name != topic {
 			continue
 		}
-		tv := TopicView{Cluster: cluster, Name: topic, Age: ageOf(ks.CollectedAt, now, false, ks.Err)}
+		// The topic's data is as old as its oldest partition value.
+		at, stale := ks.CollectedAt, false
+		for _, p := range t.Partitions {
+			if p.Stale {
+				stale = true
+				if !p.UpdatedAt.IsZero() && p.UpdatedAt.Before(at) {
+					at = p.UpdatedAt
+				}
+			}
+		}
+		tv := TopicView{Cluster: cluster, Name: topic, Age: ageOf(at, now, stale, ks.Err)}
 		if t.Err != nil {
 			tv.Error = t.Err.Error()
 		}
