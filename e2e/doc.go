@@ -32,5 +32,18 @@
 //
 // Stopping with a savepoint goes through REST (POST /jobs/:jobid/stop), as
 // an operator would do it; the restored job is another submit with
-// savepoint=.
+// savepoint= and the same job name.
+//
+// # The dashboard's own pages
+//
+// Each line also runs skewscope itself (dashboard_test.go): the real Kafka
+// and Flink collectors poll the broker and the MiniCluster into one
+// live.Store kept for the whole line, and web.NewServer serves it. In every
+// fresh-start case and in the 4→6 restore (before the savepoint and after
+// the restore, where the store has seen both jobs), while a little traffic
+// flows, the vertex JSON and HTML page must show the observed layout equal
+// to assign's prediction (mode "restore", history [4,6], after the
+// restore; also with ?history=4), lags equal to end − (currentOffset+1)
+// from the snapshots the store holds, and the consumer group found from
+// its commits.
 package e2e

@@ -17,6 +17,7 @@ type lineEnv struct {
 	kafka *kafkaBroker
 	kc    *kafkaClient
 	flink *flinkCluster
+	dash  *dashboard // skewscope's own store, collectors and pages (dashboard_test.go)
 }
 
 // TestFlinkGroundTruth runs every check against each Flink line in turn:
@@ -30,6 +31,7 @@ func TestFlinkGroundTruth(t *testing.T) {
 			env.kafka = startKafka(t)
 			env.kc = newKafkaClient(t, env.kafka.Bootstrap)
 			env.flink = startFlink(t, line, env.kafka.Bootstrap)
+			env.dash = newDashboard(t, env)
 			t.Run("fresh-source-assignment", env.testFresh)
 			t.Run("keyed-routing", env.testRouting)
 			t.Run("partition-discovery", env.testDiscovery)
@@ -112,6 +114,8 @@ func (e *lineEnv) testFresh(t *testing.T) {
 			} else {
 				t.Logf("MATCH")
 			}
+			e.dash.check(t, dashWant{jobID: id, group: spec.Group, topics: c.topics, p: c.p,
+				observed: obs.Subtasks, predicted: predicted, mode: "fresh"})
 		})
 	}
 }
@@ -447,6 +451,13 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 		t.Errorf("MISMATCH before the savepoint: fresh-start assignment differs from assign.FreshAssignment")
 	}
 	e.checkRouting(t, idA, outA.Name, keys, "a", c.from, 0, 1, false)
+	// The dashboard sees job A (its lineage starts here) and, after the
+	// restore, job B under the same name.
+	dashboardChecked := ci == 0
+	if dashboardChecked {
+		e.dash.check(t, dashWant{jobID: idA, group: group, topics: c.topics, p: c.from,
+			observed: obsA.Subtasks, predicted: sortedLayout(fresh.Subtasks, c.from), mode: "fresh"})
+	}
 	// A completed checkpoint first, so the source has committed offsets
 	// and the savepoint is not the first snapshot.
 	deadline := time.Now().Add(60 * time.Second)
@@ -471,7 +482,9 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 	t.Logf("stopped job %s with savepoint %s", idA, loc)
 
 	// 3. Restore at `to`.
-	b := jobSpec{Name: group + "-b", Topics: names, Out: outB.Name, Group: group, SourceP: c.to, KeyedP: c.to, Savepoint: loc}
+	// Same name as job A, as an operator restores a job; the dashboard
+	// follows a job's parallelism history by name.
+	b := jobSpec{Name: a.Name, Topics: names, Out: outB.Name, Group: group, SourceP: c.to, KeyedP: c.to, Savepoint: loc}
 	idB := e.flink.submit(t, b)
 	defer func() {
 		if err := e.flink.REST.cancel(idB); err != nil {
@@ -524,6 +537,13 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 		t.Logf("observed differs from the model's best guess only on partitions it marks uncertain: %s", strings.Join(wrongUncertain, "; "))
 	default:
 		t.Logf("MATCH: observed restore layout equals the model")
+	}
+	if dashboardChecked {
+		w := dashWant{jobID: idB, group: group, topics: c.topics, p: c.to, observed: obsB.Subtasks, predicted: predicted,
+			mode: "restore", history: []int{c.from, c.to}, historySource: "observed by skewscope"}
+		t.Run("dashboard-lineage", func(t *testing.T) { e.dash.check(t, w) })
+		w.query, w.historySource = fmt.Sprintf("?history=%d", c.from), "from the URL"
+		t.Run("dashboard-history-param", func(t *testing.T) { e.dash.check(t, w) })
 	}
 
 	// 4. Keyed state moved with the keys: the same keys again, count 2,
