@@ -300,7 +300,19 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 	ks := s.kafka[cluster]
 	vv.Cluster = cluster
 	if ks != nil {
-		a := ageOf(ks.CollectedAt, now, false, ks.Err)
+		// The offsets are as old as the oldest of the vertex's partitions.
+		at, stale := ks.CollectedAt, false
+		for _, t := range ks.Topics {
+			for _, p := range t.Partitions {
+				if p.Stale {
+					stale = true
+					if !p.UpdatedAt.IsZero() && p.UpdatedAt.Before(at) {
+						at = p.UpdatedAt
+					}
+				}
+			}
+		}
+		a := ageOf(at, now, stale, ks.Err)
 		vv.KafkaAge = &a
 	}
 	parts := s.parts[cluster]

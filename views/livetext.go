@@ -17,6 +17,13 @@ func liveState(a live.Age) string {
 	return "live"
 }
 
+func liveStateBoth(a live.Age, k *live.Age) string {
+	if k != nil && liveState(*k) == "stale" {
+		return "stale"
+	}
+	return liveState(a)
+}
+
 func msOf(t time.Time) string {
 	if t.IsZero() {
 		return "0"

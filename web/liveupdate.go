@@ -19,6 +19,8 @@ import (
 type liveUpdate struct {
 	Shape string      `json:"shape"`
 	At    int64       `json:"at"` // data time, Unix ms; 0 unknown
+	// KafkaAt is the time of the Kafka offsets a vertex view joins.
+	KafkaAt int64 `json:"kat,omitempty"`
 	Stale bool        `json:"stale"`
 	Err   string      `json:"error,omitempty"`
 	T     []string    `json:"t"`
@@ -100,6 +102,12 @@ func jobUpdate(jv live.JobView) liveUpdate {
 func vertexUpdate(vv live.VertexView) liveUpdate {
 	u := liveUpdate{Shape: vv.Shape}
 	ageUpdate(&u, vv.Flink)
+	if k := vv.KafkaAge; k != nil {
+		if !k.At.IsZero() {
+			u.KafkaAt = k.At.UnixMilli()
+		}
+		u.Stale = u.Stale || k.Stale || k.Err != ""
+	}
 	for _, f := range vv.Figures {
 		u.T = append(u.T, f.Text, f.Note)
 	}

@@ -55,8 +55,9 @@ export function startLive(root) {
     for (let i = 0; i < m.length && i < targets.m.length; i++) targets.m[i].value = Number(m[i]);
     const sp = u.spark || [];
     for (let i = 0; i < sp.length && i < targets.spark.length; i++) drawSpark(targets.spark[i], sp[i] || []);
-    if (u.at) {
-      for (const el of root.querySelectorAll("[data-livebar-age], .livebar [data-age]")) el.dataset.at = String(u.at);
+    for (const el of root.querySelectorAll(".livebar [data-age]")) {
+      const at = "ageKafka" in el.dataset ? u.kat : u.at;
+      if (at) el.dataset.at = String(at);
     }
     setState(u.stale ? "stale" : "live");
     tick();
