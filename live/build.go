@@ -535,7 +535,7 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 	)
 	switch {
 	case len(q.History) > 0 || (j.Restored != nil && lin != nil && lin.known && len(lin.history) > 1 && lin.jobID == j.ID):
-		in := assign.RestoreInput{Topics: topics}
+		in := assign.RestoreInput{Topics: topics, ConnectorLine: connectorLine(s.flink[endpoint].FlinkVersion)}
 		pr.Mode = "restore"
 		if len(q.History) > 0 {
 			in.History = append(append([]int(nil), q.History...), v.Parallelism)
@@ -656,6 +656,16 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 		pr.Notes = append(pr.Notes, fmt.Sprintf("%d partitions are listed under more than one subtask in the metric ids (metric groups stay after a reassignment); the subtask with the most recent offset is taken as the owner.", ambiguous))
 	}
 	return pr
+}
+
+// connectorLine picks the flink-connector-kafka line a Flink version runs:
+// 3.x on Flink 1.x, 4.0 on Flink 2.0, 5.x on 2.1 and later. An unknown
+// version takes the newest line.
+func connectorLine(flinkVersion string) string {
+	if strings.HasPrefix(flinkVersion, "1.") || flinkVersion == "2.0" || strings.HasPrefix(flinkVersion, "2.0.") {
+		return assign.ConnectorLine34
+	}
+	return assign.ConnectorLine5
 }
 
 func newerTopics(old, now []assign.Topic) []assign.Topic {

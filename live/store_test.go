@@ -262,3 +262,12 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestConnectorLineFollowsFlinkVersion(t *testing.T) {
+	for v, want := range map[string]string{"1.20.5": assign.ConnectorLine34, "2.0.1": assign.ConnectorLine34, "2.0": assign.ConnectorLine34,
+		"2.2.1": assign.ConnectorLine5, "2.1.0": assign.ConnectorLine5, "": assign.ConnectorLine5, "2.10.0": assign.ConnectorLine5} {
+		if got := connectorLine(v); got != want {
+			t.Errorf("connectorLine(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
