@@ -147,6 +147,9 @@ func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u liveUpdate) {
 	if n := root.Find("[data-m]").Length(); n != len(u.M) {
 		t.Errorf("page has %d meters, update %d", n, len(u.M))
 	}
+	if n := root.Find("[data-spark]").Length(); n != len(u.Spark) {
+		t.Errorf("page has %d sparklines, update %d", n, len(u.Spark))
+	}
 }
 
 func TestLivePagesAndUpdatesAgree(t *testing.T) {

@@ -120,7 +120,7 @@ func vertexUpdate(vv live.VertexView) liveUpdate {
 			u.T = append(u.T, live.FormatRate(r.Rate), live.FormatRate(r.RecordsOut), live.FormatInt(r.Lag), views.LagTime(r))
 			u.M = append(u.M, views.MeterValue(r.Busy))
 			u.T = append(u.T, live.FormatRatio(r.Busy), views.RowVs(vv, r))
-			u.Spark = append(u.Spark, r.SparkLag)
+			u.Spark = append(u.Spark, r.SparkLag, r.SparkRate)
 			continue
 		}
 		u.T = append(u.T, live.FormatRate(r.RecordsIn), live.FormatRate(r.RecordsOut))
