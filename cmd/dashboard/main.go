@@ -165,12 +165,12 @@ func startCollectors(ctx context.Context, wg *sync.WaitGroup, cfg appConfig, log
 		if err != nil {
 			return nil, fmt.Errorf("kafka cluster %s: %w", kc.Name, err)
 		}
-		interval := kc.WithDefaults().PollInterval
+		col.OnSnapshot(store.UpdateKafka)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer col.Close()
-			poll(ctx, interval, func() { store.UpdateKafka(col.PollOnce(ctx)) })
+			col.Run(ctx)
 		}()
 	}
 	for _, fc := range cfg.Flink {
@@ -178,31 +178,15 @@ func startCollectors(ctx context.Context, wg *sync.WaitGroup, cfg appConfig, log
 		if err != nil {
 			return nil, fmt.Errorf("flink endpoint %s: %w", fc.Name, err)
 		}
-		interval := fc.WithDefaults().PollInterval
+		col.OnSnapshot(store.UpdateFlink)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer col.Close()
-			poll(ctx, interval, func() { store.UpdateFlink(col.PollOnce(ctx)) })
+			col.Run(ctx)
 		}()
 	}
 	return store, nil
-}
-
-// poll runs fn now and then every interval after the previous run ends,
-// until ctx is done.
-func poll(ctx context.Context, interval time.Duration, fn func()) {
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		fn()
-		t.Reset(interval)
-	}
 }
 
 // buildVersion returns the module version or VCS revision of this binary.

@@ -49,6 +49,8 @@ type Collector struct {
 	now    func() time.Time
 
 	latest atomic.Pointer[Snapshot]
+	// notify, when set, receives every published snapshot.
+	notify atomic.Pointer[func(*Snapshot)]
 	pollMu sync.Mutex // one poll at a time
 
 	stateMu sync.Mutex
@@ -144,8 +146,16 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 		return s
 	}
 	c.latest.Store(s)
+	if fn := c.notify.Load(); fn != nil {
+		(*fn)(s)
+	}
 	return s
 }
+
+// OnSnapshot sets a function that receives every snapshot the collector
+// publishes, right after Latest starts returning it, on the polling
+// goroutine. It must not modify the snapshot.
+func (c *Collector) OnSnapshot(fn func(*Snapshot)) { c.notify.Store(&fn) }
 
 func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 	at := c.now()

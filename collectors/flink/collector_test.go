@@ -1045,3 +1045,22 @@ func TestConfigRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestOnSnapshotGetsEveryPublishedSnapshot: the callback receives what
+// Latest returns after each published poll, and not a poll cut short by
+// the caller's cancellation.
+func TestOnSnapshotGetsEveryPublishedSnapshot(t *testing.T) {
+	f := newFakeFlink(t, "2.2.1")
+	srv := f.start()
+	c := newTestCollector(t, Config{URL: srv.URL})
+	var got []*Snapshot
+	c.OnSnapshot(func(s *Snapshot) { got = append(got, s) })
+	s1 := c.PollOnce(context.Background())
+	s2 := c.PollOnce(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c.PollOnce(ctx)
+	if len(got) != 2 || got[0] != s1 || got[1] != s2 || c.Latest() != s2 {
+		t.Fatalf("OnSnapshot got %d snapshots, want exactly the two published ones, in order", len(got))
+	}
+}

@@ -99,6 +99,8 @@ type Collector struct {
 	now    func() time.Time
 	filter groupMatcher
 	latest atomic.Pointer[Snapshot]
+	// notify, when set, receives every published snapshot.
+	notify atomic.Pointer[func(*Snapshot)]
 
 	mu     sync.Mutex // serialises polls and guards the state below
 	parts  map[tp]*partState
@@ -234,8 +236,16 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	s.Err = errors.Join(errs...)
 	s.PollDuration = c.now().Sub(now)
 	c.latest.Store(s)
+	if fn := c.notify.Load(); fn != nil {
+		(*fn)(s)
+	}
 	return s
 }
+
+// OnSnapshot sets a function that receives every snapshot the collector
+// publishes, right after Latest starts returning it, on the polling
+// goroutine. It must not modify the snapshot.
+func (c *Collector) OnSnapshot(fn func(*Snapshot)) { c.notify.Store(&fn) }
 
 // refreshMetadata reads the watched topics and their partitions.
 func (c *Collector) refreshMetadata(ctx context.Context, now time.Time) error {

@@ -156,9 +156,24 @@ func TestRunAndCloseLeaveNoGoroutines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	notified := make(chan *Snapshot, 100)
+	col.OnSnapshot(func(s *Snapshot) {
+		select {
+		case notified <- s:
+		default:
+		}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { col.Run(ctx); close(done) }()
+	select {
+	case s := <-notified:
+		if s != col.Latest() && s.CollectedAt.After(col.Latest().CollectedAt) {
+			t.Errorf("OnSnapshot got a snapshot newer than Latest()")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("OnSnapshot was not called within 10 s of Run")
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for s := col.Latest(); s == nil || s.CollectedAt.IsZero() || len(s.Topics) == 0; s = col.Latest() {
 		if time.Now().After(deadline) {
