@@ -87,6 +87,9 @@ func (s *Store) Overview() OverviewView {
 				js.MaxBusy = max(js.MaxBusy, v.MaxBusy)
 				js.Backpressure = worseLevel(js.Backpressure, v.Backpressure)
 				js.Drift += v.Drift
+				if v.PredictionMode == "none" {
+					js.NotModelled++
+				}
 			}
 			ov.Jobs = append(ov.Jobs, js)
 		}
@@ -168,7 +171,7 @@ func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) Job
 		}
 		if v.Kafka != nil {
 			vv := s.vertex(fs, j, v, VertexQuery{}, now)
-			vs.Lag, vs.Drift = vertexLag(vv), vv.Prediction.Drift
+			vs.Lag, vs.Drift, vs.PredictionMode = vertexLag(vv), vv.Prediction.Drift, vv.Prediction.Mode
 			for _, r := range vv.Subtasks {
 				vs.Partitions += len(r.Partitions)
 			}
@@ -355,6 +358,10 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 	labels := topicLabels(vv.Topics)
 	for i := range vv.Subtasks {
 		r := &vv.Subtasks[i]
+		if len(r.Partitions) == 0 {
+			// An idle reader has nothing to catch up on.
+			r.Lag, r.Rate = 0, 0
+		}
 		sort.Slice(r.Partitions, func(a, b int) bool {
 			pa, pb := r.Partitions[a], r.Partitions[b]
 			if pa.Topic != pb.Topic {

@@ -207,6 +207,9 @@ func TestRestoreWithUnknownHistoryIsNotGuessed(t *testing.T) {
 			}
 		}
 	}
+	if ov := s.Overview(); len(ov.Jobs) != 1 || ov.Jobs[0].NotModelled != 1 || ov.Jobs[0].Drift != 0 {
+		t.Errorf("overview job = %+v, want one source not modelled", ov.Jobs)
+	}
 	// With the history from the URL the restore model applies and matches.
 	vv, _ = s.Vertex("bb", "src", VertexQuery{Highlight: -1, History: []int{4}})
 	if vv.Prediction.Mode != "restore" || vv.Prediction.Drift != 0 || vv.Prediction.Matched != 18 {

@@ -72,7 +72,10 @@ type JobSummary struct {
 	// Drift counts source partitions whose observed owner differs from the
 	// prediction.
 	Drift int `json:"drift"`
-	Age   Age `json:"freshness"`
+	// NotModelled counts Kafka sources whose layout is not modelled (restored
+	// without a known parallelism history): their drift is unknown, not 0.
+	NotModelled int `json:"notModelled"`
+	Age         Age `json:"freshness"`
 }
 
 // TopicSummary is one watched topic on the overview.
@@ -111,7 +114,10 @@ type VertexSummary struct {
 	Partitions   int     `json:"partitions"`
 	Lag          int64   `json:"lag"` // -1 unknown or not a Kafka source
 	Drift        int     `json:"drift"`
-	Error        string  `json:"error,omitempty"`
+	// PredictionMode is the source's Prediction.Mode ("fresh", "restore",
+	// "none" when not modelled), "" for other vertices.
+	PredictionMode string `json:"predictionMode,omitempty"`
+	Error          string `json:"error,omitempty"`
 }
 
 // JobView is the job page and /api/v1/jobs/{jobID}.

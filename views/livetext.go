@@ -111,8 +111,22 @@ func vertexDrift(v live.VertexSummary) string {
 	if !v.Kafka {
 		return ""
 	}
+	if v.PredictionMode == "none" && v.Drift == 0 {
+		return "not modelled (restored, history unknown)"
+	}
 	return driftText(v.Drift)
 }
+
+func jobDrift(j live.JobSummary) string {
+	if j.NotModelled > 0 && j.Drift == 0 {
+		return "not modelled (restored, history unknown)"
+	}
+	return driftText(j.Drift)
+}
+
+// JobDrift is a job's assignment text on the overview, shared with live
+// updates.
+func JobDrift(j live.JobSummary) string { return jobDrift(j) }
 
 func historyText(h []int) string {
 	parts := make([]string, len(h))
@@ -215,9 +229,8 @@ func groupLagTime(g live.GroupOffset) string {
 // GroupLagTime is a group's lag-in-time text, shared with live updates.
 func GroupLagTime(g live.GroupOffset) string { return groupLagTime(g) }
 
-// DriftText, SkewText, BusiestText, VertexDrift and OrDash are shared with
+// SkewText, BusiestText, VertexDrift and OrDash are shared with
 // live updates.
-func DriftText(n int) string                  { return driftText(n) }
 func SkewText(x float64) string               { return skewText(x) }
 func BusiestText(v live.VertexSummary) string { return busiestText(v) }
 func VertexDrift(v live.VertexSummary) string { return vertexDrift(v) }

@@ -17,16 +17,16 @@ import (
 // new jobs): the page fetches its new rendering instead. Texts are set with
 // textContent; the page never builds HTML from an update.
 type liveUpdate struct {
-	Shape string      `json:"shape"`
-	At    int64       `json:"at"` // data time, Unix ms; 0 unknown
+	Shape string `json:"shape"`
+	At    int64  `json:"at"` // data time, Unix ms; 0 unknown
 	// KafkaAt is the time of the Kafka offsets a vertex view joins.
-	KafkaAt int64 `json:"kat,omitempty"`
-	Stale bool        `json:"stale"`
-	Err   string      `json:"error,omitempty"`
-	T     []string    `json:"t"`
-	L     []int       `json:"l,omitempty"`
-	M     []string    `json:"m,omitempty"`
-	Spark [][]float64 `json:"spark,omitempty"`
+	KafkaAt int64       `json:"kat,omitempty"`
+	Stale   bool        `json:"stale"`
+	Err     string      `json:"error,omitempty"`
+	T       []string    `json:"t"`
+	L       []int       `json:"l,omitempty"`
+	M       []string    `json:"m,omitempty"`
+	Spark   [][]float64 `json:"spark,omitempty"`
 }
 
 func ageUpdate(u *liveUpdate, a live.Age) {
@@ -71,7 +71,7 @@ func overviewUpdate(ov live.OverviewView) liveUpdate {
 		u.At = max(u.At, e.Age.At.UnixMilli())
 	}
 	for _, j := range ov.Jobs {
-		u.T = append(u.T, live.FormatInt(j.Lag), live.FormatRatio(j.MaxBusy), views.OrDash(j.Backpressure), views.DriftText(j.Drift))
+		u.T = append(u.T, live.FormatInt(j.Lag), live.FormatRatio(j.MaxBusy), views.OrDash(j.Backpressure), views.JobDrift(j))
 	}
 	for _, c := range ov.Clusters {
 		u.T = append(u.T, live.FormatRate(c.Rate), strconv.FormatInt(c.PollMillis, 10)+" ms")

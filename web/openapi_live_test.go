@@ -229,7 +229,7 @@ func oaLiveMarshal(t *testing.T, v any) any {
 func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live.VertexView, live.TopicView) {
 	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	age := live.Age{At: at, Seconds: 3, Stale: true, Err: "poll: timeout"}
-	job := live.JobSummary{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 120, MaxBusy: 0.5,
+	job := live.JobSummary{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 120, MaxBusy: 0.5, NotModelled: 1,
 		Backpressure: "low", Drift: 1, Age: age}
 	ov := live.OverviewView{
 		Clusters:  []live.ClusterSummary{{Name: "main", Topics: 2, Partitions: 12, Groups: 3, Rate: 10.5, PollMillis: 40, Age: age}},
@@ -239,7 +239,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 	}
 	restored := &live.Restored{CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", At: at}
 	jv := live.JobView{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", StartTime: at, Restored: restored,
-		Vertices: []live.VertexSummary{{ID: "c3", Name: "Source: orders", Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true,
+		Vertices: []live.VertexSummary{{ID: "c3", Name: "Source: orders", Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true, PredictionMode: "fresh",
 			Skew: 12.5, Busiest: 1, MaxBusy: 0.5, Backpressure: "ok", Partitions: 4, Lag: 120, Drift: 1, Error: "metrics: timeout"}},
 		Age: age}
 	vv := live.VertexView{Endpoint: "prod", Cluster: "main", JobID: "a1b2", JobName: "orders", JobState: "RUNNING", ID: "c3", Name: "Source: orders",
