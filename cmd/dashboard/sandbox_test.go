@@ -205,6 +205,8 @@ type (
 		Matched int    `json:"matched"`
 		Total   int    `json:"total"`
 		Drift   int    `json:"drift"`
+		// Uncertain counts owners the model cannot determine.
+		Uncertain int `json:"uncertain"`
 	}
 	apiSubtask struct {
 		Subtask    int     `json:"subtask"`
@@ -469,8 +471,16 @@ func TestSandboxEndToEnd(t *testing.T) {
 	if !ok {
 		t.Fatalf("after the restore, no FINISHED old job and RUNNING new orders-enrichment job whose source has parallelism 6 and a restore prediction with history [4 6] within 20s; last: %s", last)
 	}
-	if p := restored.Prediction; p.Drift != 0 || p.Matched != p.Total || p.Total != owned {
-		t.Errorf("restored job %s: prediction = %+v, want drift 0 and matched = total = %d", newJob, p, owned)
+	// inventory.events grows every 45 s. Restored before it grew, the model
+	// is exact; after, the saved split lists are not known exactly and every
+	// owner is a best guess, never counted as drift.
+	switch p := restored.Prediction; {
+	case p.Uncertain == 0:
+		if p.Drift != 0 || p.Matched != p.Total || p.Total != owned {
+			t.Errorf("restored job %s: prediction = %+v, want drift 0 and matched = total = %d", newJob, p, owned)
+		}
+	case p.Uncertain != p.Total || p.Drift != 0 || p.Total < owned:
+		t.Errorf("restored job %s after partitions were discovered: prediction = %+v, want every one of ≥ %d owners uncertain and no drift", newJob, p, owned)
 	}
 
 	// SIGTERM: a clean exit, code 0.
