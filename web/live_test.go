@@ -184,6 +184,12 @@ func TestLivePagesAndUpdatesAgree(t *testing.T) {
 	if cells != 18 {
 		t.Errorf("%d partition cells, want 18", cells)
 	}
+	// An alert link naming a partition marks the row that reads it.
+	o, _ := assign.KafkaSplitOwner(assign.TopicPartition{Topic: "payments.v1", Partition: 5}, 4)
+	hl := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?highlight=partition:payments.v1:5", 200).Find("tr.hl")
+	if hl.Length() != 1 || hl.AttrOr("data-subtask", "") != fmt.Sprint(o) {
+		t.Errorf("highlight=partition:payments.v1:5 marks %d rows (subtask %s), want subtask %d", hl.Length(), hl.AttrOr("data-subtask", ""), o)
+	}
 	if got := doc.Find("[data-testid=prediction-summary]").Text(); got != "observed = predicted (fresh start)" {
 		t.Errorf("prediction summary %q", got)
 	}
