@@ -193,6 +193,11 @@ func TestLivePagesAndUpdatesAgree(t *testing.T) {
 	if got := doc.Find("[data-testid=prediction-summary]").Text(); got != "observed = predicted (fresh start)" {
 		t.Errorf("prediction summary %q", got)
 	}
+	var topicLinks []string
+	doc.Find("[data-testid=topic-link]").Each(func(_ int, a *goquery.Selection) { topicLinks = append(topicLinks, a.AttrOr("href", "")) })
+	if got := strings.Join(topicLinks, " "); got != "/kafka/prod/topics/orders /kafka/prod/topics/payments.v1" {
+		t.Errorf("topic links %q", got)
+	}
 	if got := doc.Find("[data-testid=group]").Text(); got != "enrich" {
 		t.Errorf("group %q, want enrich", got)
 	}
