@@ -188,6 +188,16 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 			delete(s.owners, k)
 		}
 	}
+	// Sparklines of jobs the endpoint no longer lists go with them.
+	listed := make(map[string]bool, len(snap.Jobs))
+	for _, j := range snap.Jobs {
+		listed[j.ID] = true
+	}
+	for k := range s.sparks {
+		if k.endpoint == snap.Endpoint && !listed[k.job] {
+			delete(s.sparks, k)
+		}
+	}
 	for i := range snap.Jobs {
 		j := &snap.Jobs[i]
 		for k := range j.Vertices {
