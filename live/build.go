@@ -305,7 +305,14 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 	if ks != nil {
 		// The offsets are as old as the oldest of the vertex's partitions.
 		at, stale := ks.CollectedAt, false
+		idTopics := map[string]bool{}
+		for _, st := range v.Kafka.States {
+			idTopics[st.Topic] = true
+		}
 		for _, t := range ks.Topics {
+			if !idTopics[t.Name] && !idTopics[flink.SanitizeMetricName(t.Name)] {
+				continue
+			}
 			for _, p := range t.Partitions {
 				if p.Stale {
 					stale = true
