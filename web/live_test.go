@@ -147,6 +147,15 @@ func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u liveUpdate) {
 	if n := root.Find("[data-m]").Length(); n != len(u.M) {
 		t.Errorf("page has %d meters, update %d", n, len(u.M))
 	}
+	ages := root.Find("[data-age]")
+	if ages.Length() != len(u.Ages) {
+		t.Fatalf("page has %d ages, update %d", ages.Length(), len(u.Ages))
+	}
+	ages.Each(func(i int, s *goquery.Selection) {
+		if got := s.AttrOr("data-at", ""); got != fmt.Sprint(u.Ages[i]) {
+			t.Errorf("age #%d: page data-at %s, update %d", i, got, u.Ages[i])
+		}
+	})
 	if n := root.Find("[data-spark]").Length(); n != len(u.Spark) {
 		t.Errorf("page has %d sparklines, update %d", n, len(u.Spark))
 	}

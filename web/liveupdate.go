@@ -19,22 +19,28 @@ import (
 type liveUpdate struct {
 	Shape string `json:"shape"`
 	At    int64  `json:"at"` // data time, Unix ms; 0 unknown
-	// KafkaAt is the time of the Kafka offsets a vertex view joins.
-	KafkaAt int64       `json:"kat,omitempty"`
-	Stale   bool        `json:"stale"`
-	Err     string      `json:"error,omitempty"`
-	T       []string    `json:"t"`
-	L       []int       `json:"l,omitempty"`
-	M       []string    `json:"m,omitempty"`
-	Spark   [][]float64 `json:"spark,omitempty"`
+	// Ages are the data times (Unix ms, 0 unknown) of the page's [data-age]
+	// elements in document order; the page counts their age up from these.
+	Ages  []int64     `json:"ages"`
+	Stale bool        `json:"stale"`
+	Err   string      `json:"error,omitempty"`
+	T     []string    `json:"t"`
+	L     []int       `json:"l,omitempty"`
+	M     []string    `json:"m,omitempty"`
+	Spark [][]float64 `json:"spark,omitempty"`
 }
 
 func ageUpdate(u *liveUpdate, a live.Age) {
-	if !a.At.IsZero() {
-		u.At = a.At.UnixMilli()
-	}
+	u.At = ms(a)
 	u.Stale = a.Stale || a.Err != ""
 	u.Err = a.Err
+}
+
+func ms(a live.Age) int64 {
+	if a.At.IsZero() {
+		return 0
+	}
+	return a.At.UnixMilli()
 }
 
 func shapeHash(parts ...string) string {
@@ -68,13 +74,16 @@ func overviewUpdate(ov live.OverviewView) liveUpdate {
 	u := liveUpdate{Shape: overviewShape(ov)}
 	for _, e := range ov.Endpoints {
 		u.T = append(u.T, strconv.FormatInt(e.PollMillis, 10)+" ms")
-		u.At = max(u.At, e.Age.At.UnixMilli())
+		u.Ages = append(u.Ages, ms(e.Age))
+		u.At = max(u.At, ms(e.Age))
 	}
 	for _, j := range ov.Jobs {
 		u.T = append(u.T, live.FormatInt(j.Lag), live.FormatRatio(j.MaxBusy), views.OrDash(j.Backpressure), views.JobDrift(j))
 	}
 	for _, c := range ov.Clusters {
 		u.T = append(u.T, live.FormatRate(c.Rate), strconv.FormatInt(c.PollMillis, 10)+" ms")
+		u.Ages = append(u.Ages, ms(c.Age))
+		u.At = max(u.At, ms(c.Age))
 	}
 	for _, t := range ov.Topics {
 		u.T = append(u.T, live.FormatRate(t.Rate))
@@ -93,6 +102,7 @@ func jobShape(jv live.JobView) string {
 func jobUpdate(jv live.JobView) liveUpdate {
 	u := liveUpdate{Shape: jobShape(jv)}
 	ageUpdate(&u, jv.Age)
+	u.Ages = []int64{ms(jv.Age)}
 	for _, v := range jv.Vertices {
 		u.T = append(u.T, views.SkewText(v.Skew), views.BusiestText(v), views.OrDash(v.Backpressure), live.FormatInt(v.Lag), views.VertexDrift(v))
 	}
@@ -102,10 +112,9 @@ func jobUpdate(jv live.JobView) liveUpdate {
 func vertexUpdate(vv live.VertexView) liveUpdate {
 	u := liveUpdate{Shape: vv.Shape}
 	ageUpdate(&u, vv.Flink)
+	u.Ages = []int64{ms(vv.Flink)}
 	if k := vv.KafkaAge; k != nil {
-		if !k.At.IsZero() {
-			u.KafkaAt = k.At.UnixMilli()
-		}
+		u.Ages = append(u.Ages, ms(*k))
 		u.Stale = u.Stale || k.Stale || k.Err != ""
 	}
 	for _, f := range vv.Figures {
@@ -144,6 +153,7 @@ func topicShape(tv live.TopicView) string {
 func topicUpdate(tv live.TopicView) liveUpdate {
 	u := liveUpdate{Shape: topicShape(tv)}
 	ageUpdate(&u, tv.Age)
+	u.Ages = []int64{ms(tv.Age)}
 	u.T = append(u.T, live.FormatRate(tv.Rate))
 	for _, p := range tv.Partitions {
 		u.T = append(u.T, live.FormatInt(p.Start), live.FormatInt(p.End), live.FormatRate(p.Rate))

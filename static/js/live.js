@@ -23,6 +23,7 @@ export function startLive(root) {
       t: Array.from(root.querySelectorAll("[data-t]")),
       l: Array.from(root.querySelectorAll("tbody [data-l]")),
       m: Array.from(root.querySelectorAll("[data-m]")),
+      ages: Array.from(root.querySelectorAll("[data-age]")),
       spark: Array.from(root.querySelectorAll("[data-spark]")),
     };
   };
@@ -55,10 +56,8 @@ export function startLive(root) {
     for (let i = 0; i < m.length && i < targets.m.length; i++) targets.m[i].value = Number(m[i]);
     const sp = u.spark || [];
     for (let i = 0; i < sp.length && i < targets.spark.length; i++) drawSpark(targets.spark[i], sp[i] || []);
-    for (const el of root.querySelectorAll(".livebar [data-age]")) {
-      const at = "ageKafka" in el.dataset ? u.kat : u.at;
-      if (at) el.dataset.at = String(at);
-    }
+    const ages = u.ages || [];
+    for (let i = 0; i < ages.length && i < targets.ages.length; i++) targets.ages[i].dataset.at = String(ages[i]);
     setState(u.stale ? "stale" : "live");
     tick();
   };
