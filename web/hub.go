@@ -160,9 +160,9 @@ func NewHub(logger *slog.Logger, opts HubOptions) (*Hub, error) {
 		done:    make(chan struct{}),
 	}
 	for _, o := range opts.AllowedOrigins {
-		n, ok := normalizeOrigin(o)
-		if !ok {
-			return nil, fmt.Errorf("allowed origin %q: want an origin like https://dash.example.com", o)
+		n, err := NormalizeOrigin(o)
+		if err != nil {
+			return nil, fmt.Errorf("allowed origin %q: %w", o, err)
 		}
 		h.allowed[n] = true
 	}
@@ -176,25 +176,26 @@ func NewHub(logger *slog.Logger, opts HubOptions) (*Hub, error) {
 	return h, nil
 }
 
-// normalizeOrigin returns "scheme://host[:port]" lower-cased, without a
-// default port, or false if o is not an http(s) origin.
-func normalizeOrigin(o string) (string, bool) {
+// NormalizeOrigin returns the origin o as "scheme://host[:port]",
+// lower-cased and without a default port, or an error saying what an origin
+// looks like. Origins compare equal exactly when their normal forms do.
+func NormalizeOrigin(o string) (string, error) {
+	const want = "want an http or https origin (scheme://host[:port], no path), e.g. https://portal.example.com"
 	u, err := url.Parse(strings.TrimSuffix(strings.TrimSpace(o), "/"))
-	if err != nil || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
-		return "", false
+	if err != nil || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return "", errors.New(want)
 	}
 	scheme := strings.ToLower(u.Scheme)
 	if scheme != "http" && scheme != "https" {
-		return "", false
+		return "", fmt.Errorf("scheme %q not allowed: %s", u.Scheme, want)
 	}
-	return scheme + "://" + stripDefaultPort(scheme, strings.ToLower(u.Host)), true
-}
-
-func stripDefaultPort(scheme, host string) string {
+	host := strings.ToLower(u.Host)
 	if scheme == "http" {
-		return strings.TrimSuffix(host, ":80")
+		host = strings.TrimSuffix(host, ":80")
+	} else {
+		host = strings.TrimSuffix(host, ":443")
 	}
-	return strings.TrimSuffix(host, ":443")
+	return scheme + "://" + host, nil
 }
 
 // checkOrigin allows exactly the origins of the allowlist, compared in
@@ -207,8 +208,8 @@ func (h *Hub) checkOrigin(r *http.Request) bool {
 	if o == "" {
 		return h.opts.AllowNoOrigin
 	}
-	n, ok := normalizeOrigin(o)
-	return ok && h.allowed[n]
+	n, err := NormalizeOrigin(o)
+	return err == nil && h.allowed[n]
 }
 
 // Stats returns the hub's counters.

@@ -24,6 +24,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/web"
 )
 
 // appConfig is the dashboard's configuration. Process settings come from
@@ -187,7 +188,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (a
 	}
 	cfg.FrameAncestors = splitList(f.frameAncestors)
 	for _, o := range splitList(f.allowedOrigins) {
-		n, err := normalizeOrigin(o)
+		n, err := web.NormalizeOrigin(o)
 		if err != nil {
 			p.addf("--web.allowed-origins: %q: %v", o, err)
 			continue
@@ -237,12 +238,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (a
 func (c appConfig) websocketOrigins(listenAddr string) []string {
 	var out []string
 	if c.ExternalURL != nil {
-		if o, err := normalizeOrigin(c.ExternalURL.Scheme + "://" + c.ExternalURL.Host); err == nil {
+		if o, err := web.NormalizeOrigin(c.ExternalURL.Scheme + "://" + c.ExternalURL.Host); err == nil {
 			out = append(out, o)
 		}
 	} else if _, port, err := net.SplitHostPort(listenAddr); err == nil && port != "" && port != "0" {
 		for _, host := range []string{"localhost", "127.0.0.1", "[::1]"} {
-			if o, err := normalizeOrigin("http://" + host + ":" + port); err == nil {
+			if o, err := web.NormalizeOrigin("http://" + host + ":" + port); err == nil {
 				out = appendUnique(out, o)
 			}
 		}
@@ -251,28 +252,6 @@ func (c appConfig) websocketOrigins(listenAddr string) []string {
 		out = appendUnique(out, o)
 	}
 	return out
-}
-
-// normalizeOrigin returns o as "scheme://host[:port]", lower-cased and
-// without the scheme's default port, or an error if o is not an http or
-// https origin.
-func normalizeOrigin(o string) (string, error) {
-	const want = "want an http or https origin (scheme://host[:port], no path), e.g. https://portal.example.com"
-	u, err := url.Parse(strings.TrimSuffix(strings.TrimSpace(o), "/"))
-	if err != nil || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
-		return "", errors.New(want)
-	}
-	scheme := strings.ToLower(u.Scheme)
-	if scheme != "http" && scheme != "https" {
-		return "", fmt.Errorf("scheme %q not allowed: %s", u.Scheme, want)
-	}
-	host := strings.ToLower(u.Host)
-	if scheme == "http" {
-		host = strings.TrimSuffix(host, ":80")
-	} else {
-		host = strings.TrimSuffix(host, ":443")
-	}
-	return scheme + "://" + host, nil
 }
 
 // warnings are valid but risky settings, for main to log at warn level.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/web"
 )
 
 // secretFiles writes the files configs in these tests refer to into a
@@ -531,15 +532,15 @@ func TestNormalizeOrigin(t *testing.T) {
 		{"https://dash.example.com?x=1", "", "want an http or https origin"},
 		{"*", "", "want an http or https origin"},
 	} {
-		got, err := normalizeOrigin(tc.in)
+		got, err := web.NormalizeOrigin(tc.in)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("normalizeOrigin(%q) = %q, %v, want error containing %q", tc.in, got, err, tc.err)
+				t.Errorf("web.NormalizeOrigin(%q) = %q, %v, want error containing %q", tc.in, got, err, tc.err)
 			}
 			continue
 		}
 		if err != nil || got != tc.want {
-			t.Errorf("normalizeOrigin(%q) = %q, %v, want %q", tc.in, got, err, tc.want)
+			t.Errorf("web.NormalizeOrigin(%q) = %q, %v, want %q", tc.in, got, err, tc.want)
 		}
 	}
 }
