@@ -30,7 +30,9 @@ const (
 	defaultReadLimit      = 4096
 	defaultWriteWait      = 10 * time.Second
 	defaultPongWait       = 60 * time.Second
-	maxTopicLen           = 128
+	// maxTopicLen fits the longest view topic: "topic:" + a 64-character
+	// cluster name + "/" + a 249-character Kafka topic name.
+	maxTopicLen = 320
 )
 
 // ErrHubClosed is returned by Publish once the hub's Run has returned.

@@ -466,7 +466,7 @@ func TestHubBadSubscribeClosesOnlyThatConnection(t *testing.T) {
 		{"trailing data", `{"subscribe":["a"]} {}`},
 		{"too many topics", `{"subscribe":["a","b","c","d"]}`},
 		{"empty topic", `{"subscribe":[""]}`},
-		{"long topic", `{"subscribe":["` + strings.Repeat("a", 200) + `"]}`},
+		{"long topic", `{"subscribe":["` + strings.Repeat("a", 321) + `"]}`},
 		{"bad characters", `{"subscribe":["<script>"]}`},
 	}
 	f := newHubFixture(t, HubOptions{MaxTopics: 3, ReadLimit: 1024})

@@ -480,3 +480,12 @@ func TestSandboxRestoreForm(t *testing.T) {
 		t.Error("banner shown without a sandbox")
 	}
 }
+
+// TestLongestViewTopicIsSubscribable: a topic page of a 249-character Kafka
+// topic on a 64-character cluster name can subscribe to its updates.
+func TestLongestViewTopicIsSubscribable(t *testing.T) {
+	f := newHubFixture(t, HubOptions{})
+	c := f.mustDial(t)
+	topic := "topic:" + strings.Repeat("c", 64) + "/" + strings.Repeat("t", 249)
+	subscribe(t, c, topic)
+}
