@@ -227,7 +227,7 @@ func (e *lineEnv) testRouting(t *testing.T) {
 	}()
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e.checkRouting(t, ids[i], "keys-out-"+c.name, keys, "k", c.keyedP, c.maxP, 1, false)
+			e.checkRouting(t, ids[i], "keys-out-"+c.name, keys, "k", c.keyedP, c.maxP, 1)
 		})
 	}
 	// Key bytes that are not valid UTF-8: the job decodes them with
@@ -237,24 +237,10 @@ func (e *lineEnv) testRouting(t *testing.T) {
 	e.kc.produceKeys(t, in, bad, "x")
 	for i, c := range cases {
 		t.Run(c.name+"/invalid-utf8", func(t *testing.T) {
-			gaps := e.checkRouting(t, ids[i], "keys-out-"+c.name, bad, "x", c.keyedP, c.maxP, 0, knownInvalidUTF8Gap)
-			switch {
-			case knownInvalidUTF8Gap && len(gaps) == 0:
-				t.Errorf("assign.StringHashCode now agrees with Java on every invalid-UTF-8 key: set knownInvalidUTF8Gap = false")
-			case len(gaps) > 0:
-				t.Logf("KNOWN MODEL GAP (knownInvalidUTF8Gap): assign.StringHashCode replaces each invalid byte with U+FFFD, Java's new String(bytes, UTF_8) replaces each maximal ill-formed subsequence (and a UTF-8-encoded surrogate as a whole) with one U+FFFD; %d of %d keys differ:\n    %s",
-					len(gaps), len(bad), strings.Join(gaps, "\n    "))
-			}
+			e.checkRouting(t, ids[i], "keys-out-"+c.name, bad, "x", c.keyedP, c.maxP, 0)
 		})
 	}
 }
-
-// knownInvalidUTF8Gap records that assign.StringHashCode decodes invalid
-// UTF-8 differently from Java (found by this tier on Flink 1.20.5 and
-// 2.2.1). While true, the invalid-UTF-8 keys are checked against the hash
-// the job reports, and the gap is logged; once assign is fixed the check
-// fails until this is set to false, which makes it strict.
-const knownInvalidUTF8Gap = false
 
 // invalidUTF8Keys are byte strings a producer may send as keys that are
 // not valid UTF-8: stray continuation and invalid lead bytes, truncated
@@ -276,11 +262,7 @@ func invalidUTF8Keys() []string {
 // hashCode the job saw with StringHashCode, and M and p with what the keyed
 // subtask and REST report. With wantCount > 0 it also checks the per-key
 // state count (2 after a restore proves the state moved with the key).
-//
-// With hashGapKnown, a key whose Java hashCode differs from
-// assign.StringHashCode is predicted from the Java hashCode instead, and
-// the difference is returned rather than reported as an error.
-func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, tagPrefix string, p, maxP int, wantCount int64, hashGapKnown bool) (gaps []string) {
+func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, tagPrefix string, p, maxP int, wantCount int64) {
 	t.Helper()
 	m := maxP
 	mDesc := fmt.Sprintf("explicit %d", maxP)
@@ -337,17 +319,7 @@ func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, t
 			obsCount[r.Subtask]++
 		}
 		if r.Hash != h {
-			d := fmt.Sprintf("%+q: Java hashCode %d, assign.StringHashCode %d", key, r.Hash, h)
-			if hashGapKnown {
-				gaps = append(gaps, d)
-				h = r.Hash
-				kg = assign.KeyGroupForHash(h, m)
-				predCount[want]--
-				want = assign.OperatorIndex(m, p, kg)
-				predCount[want]++
-			} else {
-				hashMism = append(hashMism, d)
-			}
+			hashMism = append(hashMism, fmt.Sprintf("%+q: Java hashCode %d, assign.StringHashCode %d", key, r.Hash, h))
 		}
 		if r.Subtask != want {
 			mism = append(mism, fmt.Sprintf("%+q: hash %d, key group %d, predicted subtask %d, observed %d", key, h, kg, want, r.Subtask))
@@ -390,7 +362,6 @@ func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, t
 	if len(mism)+len(hashMism)+len(cfgMism)+len(countMism)+len(bad) == 0 {
 		t.Logf("MATCH: all %d keys on the predicted subtask", len(keys))
 	}
-	return gaps
 }
 
 // ---------------------------------------------------------------------------
@@ -450,7 +421,7 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 	if !sameLayout(sortedLayout(fresh.Subtasks, c.from), obsA.Subtasks) {
 		t.Errorf("MISMATCH before the savepoint: fresh-start assignment differs from assign.FreshAssignment")
 	}
-	e.checkRouting(t, idA, outA.Name, keys, "a", c.from, 0, 1, false)
+	e.checkRouting(t, idA, outA.Name, keys, "a", c.from, 0, 1)
 	// The dashboard sees job A (its lineage starts here) and, after the
 	// restore, job B under the same name.
 	dashboardChecked := ci == 0
@@ -549,7 +520,7 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 	// 4. Keyed state moved with the keys: the same keys again, count 2,
 	// routed for the new parallelism.
 	e.kc.produceKeys(t, c.topics[0], keys, "b")
-	e.checkRouting(t, idB, outB.Name, keys, "b", c.to, 0, 2, false)
+	e.checkRouting(t, idB, outB.Name, keys, "b", c.to, 0, 2)
 
 	// 5. Partitions discovered after the restore: the hash rule at the new
 	// parallelism, on top of the restored layout.

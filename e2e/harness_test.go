@@ -5,7 +5,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -462,5 +461,3 @@ func sameLayout(a, b [][]assign.TopicPartition) bool {
 	}
 	return true
 }
-
-var errTimeout = errors.New("timed out")

@@ -216,7 +216,7 @@ func (k *kafkaClient) readRoutes(t *testing.T, topic string, timeout time.Durati
 	for {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
-			return fmt.Errorf("reading %s: %w after %s (%d records)", topic, errTimeout, timeout, n)
+			return fmt.Errorf("reading %s: timed out after %s (%d records)", topic, timeout, n)
 		}
 		for _, e := range fs.Errors() {
 			t.Logf("fetch %s[%d]: %v", e.Topic, e.Partition, e.Err)

@@ -138,7 +138,7 @@ func (r *restClient) waitRunning(id string, timeout time.Duration) error {
 }
 
 // waitState waits until the job's state is one of states.
-func (r *restClient) waitState(id string, timeout time.Duration, states ...string) (string, error) {
+func (r *restClient) waitState(id string, timeout time.Duration, states ...string) error {
 	deadline := time.Now().Add(timeout)
 	last := ""
 	for time.Now().Before(deadline) {
@@ -147,7 +147,7 @@ func (r *restClient) waitState(id string, timeout time.Duration, states ...strin
 			last = d.State
 			for _, s := range states {
 				if d.State == s {
-					return s, nil
+					return nil
 				}
 			}
 		} else {
@@ -155,7 +155,7 @@ func (r *restClient) waitState(id string, timeout time.Duration, states ...strin
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
-	return last, fmt.Errorf("job %s not in %v after %s (last: %s)", id, states, timeout, last)
+	return fmt.Errorf("job %s not in %v after %s (last: %s)", id, states, timeout, last)
 }
 
 // cancel cancels through REST (PATCH /jobs/:jobid?mode=cancel) and waits
@@ -164,8 +164,7 @@ func (r *restClient) cancel(id string) error {
 	if err := r.do(http.MethodPatch, "/jobs/"+id+"?mode=cancel", nil, nil); err != nil {
 		return err
 	}
-	_, err := r.waitState(id, 90*time.Second, "CANCELED")
-	return err
+	return r.waitState(id, 90*time.Second, "CANCELED")
 }
 
 // stopWithSavepoint is POST /jobs/:jobid/stop, then polls the trigger until
@@ -195,7 +194,7 @@ func (r *restClient) stopWithSavepoint(id, dir string) (string, error) {
 			if st.Operation.Location == "" {
 				return "", fmt.Errorf("stop-with-savepoint failed: %s", clip(string(st.Operation.FailureCause), 2000))
 			}
-			if _, err := r.waitState(id, 60*time.Second, "FINISHED"); err != nil {
+			if err := r.waitState(id, 60*time.Second, "FINISHED"); err != nil {
 				return "", err
 			}
 			return st.Operation.Location, nil
