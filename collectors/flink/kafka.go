@@ -1,7 +1,8 @@
 package flink
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -160,20 +161,15 @@ func ParseKafkaSourceMetricIDs(ids []string) *KafkaSourceObservation {
 			o.States[i].CommittedID = id
 		}
 	}
-	sort.Slice(o.States, func(a, b int) bool {
-		x, y := o.States[a], o.States[b]
-		if x.Subtask != y.Subtask {
-			return x.Subtask < y.Subtask
-		}
-		if x.Cluster != y.Cluster {
-			return x.Cluster < y.Cluster
-		}
-		if x.Topic != y.Topic {
-			return x.Topic < y.Topic
-		}
-		return x.Partition < y.Partition
+	slices.SortFunc(o.States, func(x, y KafkaPartitionState) int {
+		return cmp.Or(cmp.Compare(x.Subtask, y.Subtask), comparePartitions(x.KafkaPartition, y.KafkaPartition))
 	})
 	return o
+}
+
+// comparePartitions orders partitions by cluster, topic, partition.
+func comparePartitions(a, b KafkaPartition) int {
+	return cmp.Or(cmp.Compare(a.Cluster, b.Cluster), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 }
 
 // OffsetIDs returns every offset metric id, to pass to VertexMetrics.
@@ -228,8 +224,8 @@ func (o *KafkaSourceObservation) Assignment() (owner map[KafkaPartition]int, amb
 			best[s.KafkaPartition] = s
 			continue
 		}
-		if len(ambiguous) == 0 || ambiguous[len(ambiguous)-1] != s.KafkaPartition {
-			ambiguous = appendUnique(ambiguous, s.KafkaPartition)
+		if !slices.Contains(ambiguous, s.KafkaPartition) {
+			ambiguous = append(ambiguous, s.KafkaPartition)
 		}
 		if s.CurrentOffset > b.CurrentOffset || (s.CurrentOffset == b.CurrentOffset && s.CommittedOffset > b.CommittedOffset) {
 			best[s.KafkaPartition] = s
@@ -241,15 +237,6 @@ func (o *KafkaSourceObservation) Assignment() (owner map[KafkaPartition]int, amb
 	return owner, ambiguous
 }
 
-func appendUnique(ps []KafkaPartition, p KafkaPartition) []KafkaPartition {
-	for _, x := range ps {
-		if x == p {
-			return ps
-		}
-	}
-	return append(ps, p)
-}
-
 // BySubtask groups the observed assignment per subtask, partitions sorted.
 func (o *KafkaSourceObservation) BySubtask() map[int][]KafkaPartition {
 	owner, _ := o.Assignment()
@@ -258,15 +245,7 @@ func (o *KafkaSourceObservation) BySubtask() map[int][]KafkaPartition {
 		out[st] = append(out[st], p)
 	}
 	for _, ps := range out {
-		sort.Slice(ps, func(i, j int) bool {
-			if ps[i].Cluster != ps[j].Cluster {
-				return ps[i].Cluster < ps[j].Cluster
-			}
-			if ps[i].Topic != ps[j].Topic {
-				return ps[i].Topic < ps[j].Topic
-			}
-			return ps[i].Partition < ps[j].Partition
-		})
+		slices.SortFunc(ps, comparePartitions)
 	}
 	return out
 }
