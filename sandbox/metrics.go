@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/skewscope/skewscope/collectors/flink"
 )
 
 // metricSet is one store of metric ids and their string values, as Flink's
@@ -34,11 +36,6 @@ func (m *metricSet) get(id string) (string, bool) {
 func (m *metricSet) num(id string) float64 {
 	v, _ := strconv.ParseFloat(m.vals[id], 64)
 	return v
-}
-
-// sanitize is MetricQueryService's character replacement.
-func sanitize(s string) string {
-	return strings.NewReplacer(" ", "_", ".", "_", ":", "_", ",", "_").Replace(s)
 }
 
 // javaDouble formats v like Java's Double.toString for the magnitudes used
@@ -121,7 +118,7 @@ func addTaskMetrics(m *metricSet, in, out int64, inRate, outRate, bytesIn, bytes
 func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 	var out []*metricSet
 	if keyed {
-		op := sanitize(j.spec.keyedName) + "."
+		op := flink.SanitizeMetricName(j.spec.keyedName) + "."
 		for _, kt := range j.keyed {
 			m := newMetricSet()
 			in, outR, bytesR, _ := kt.win.rates()
@@ -138,7 +135,7 @@ func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 		}
 		return out
 	}
-	op := sanitize(sourceName) + "."
+	op := flink.SanitizeMetricName(sourceName) + "."
 	for _, st := range j.src {
 		m := newMetricSet()
 		in, outR, bytesR, _ := st.win.rates()
@@ -174,11 +171,11 @@ func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 		m.set(kc+"bytes-consumed-total", javaDouble(float64(st.bytes)))
 		m.set(kc+"assigned-partitions", javaDouble(float64(len(st.splits))))
 		for _, sp := range st.splits {
-			t := sanitize(sp.tp.Topic)
+			t := flink.SanitizeMetricName(sp.tp.Topic)
 			pre := fmt.Sprintf("%stopic.%s.partition.%d.", kr, t, sp.tp.Partition)
-			m.set(pre+"currentOffset", javaLong(sp.current))
-			m.set(pre+"committedOffset", javaLong(sp.committed))
-			sid := fmt.Sprintf("%ssplit.%s-%d.watermark.", op, t, sp.tp.Partition)
+			m.set(pre+flink.KafkaCurrentOffset, javaLong(sp.current))
+			m.set(pre+flink.KafkaCommittedOffset, javaLong(sp.committed))
+			sid := op + "split." + flink.SanitizeMetricName(sp.tp.SplitID()) + ".watermark."
 			m.set(sid+"currentWatermark", longMin)
 			m.set(sid+"activeTimeMsPerSecond", javaDouble(busy))
 			m.set(sid+"pausedTimeMsPerSecond", "0.0")
