@@ -285,7 +285,7 @@ func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vertex
 	if v.Kafka != nil {
 		s.sourceRows(&vv, fs, j, v, q, now)
 	}
-	vv.Figures = figures(&vv, v)
+	vv.Figures = figures(&vv)
 	vv.Shape = shapeOf(&vv)
 	return vv
 }
@@ -336,11 +336,11 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		if o, ok := owner[st.KafkaPartition]; !ok || o != st.Subtask {
 			continue
 		}
-		topic := resolveOne(ks, st.Topic)
+		topic := s.resolve(cluster, st.Topic)
 		topicSet[topic] = true
 		c := PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
 			End: -1, Lag: -1, Rate: -1, Predicted: -1, LagKind: kafka.TimeLagUnknown.String()}
-		if p, ok := parts[topicPart{topic, st.Partition}]; ok && !(p.Err != nil && p.UpdatedAt.IsZero()) {
+		if p, ok := parts[topicPart{topic, st.Partition}]; ok && knownEnd(p) {
 			c.End = p.End
 			if p.RateOK {
 				c.Rate = p.Rate
@@ -525,23 +525,7 @@ func (s *Store) group(ks *kafka.Snapshot, endpoint string, j *flink.JobSnapshot,
 // predict compares the observed owners with Flink's formulas.
 func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, ambiguous int) *Prediction {
 	pr := &Prediction{Ambiguous: ambiguous}
-	var topics []assign.Topic
-	counts := map[string]int{}
-	for _, r := range vv.Subtasks {
-		for _, c := range r.Partitions {
-			counts[c.Topic] = max(counts[c.Topic], int(c.Partition)+1)
-		}
-	}
-	if ks := s.kafka[vv.Cluster]; ks != nil {
-		for _, t := range ks.Topics {
-			if _, ok := counts[t.Name]; ok {
-				counts[t.Name] = max(counts[t.Name], len(t.Partitions))
-			}
-		}
-	}
-	for _, name := range sortedKeys(counts) {
-		topics = append(topics, assign.Topic{Name: name, Partitions: counts[name]})
-	}
+	topics := s.observedTopics(vv.Cluster, v)
 	lin := s.lineage[vertexKey{endpoint, j.Name, v.Name}]
 	var (
 		owners    func(tp assign.TopicPartition) int
@@ -574,9 +558,6 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 		}
 		pr.Source = res.Source
 		pr.Notes = append(pr.Notes, res.Notes...)
-		for _, tp := range res.Assignment.Topics {
-			_ = tp
-		}
 		for _, u := range res.Uncertain {
 			uncertain[u] = true
 		}
@@ -705,7 +686,7 @@ func joinInts(xs []int, sep string) string {
 }
 
 // figures computes the headline figures.
-func figures(vv *VertexView, v *flink.VertexSnapshot) []Figure {
+func figures(vv *VertexView) []Figure {
 	var fs []Figure
 	if vv.Kafka {
 		lag := vertexLag(*vv)
@@ -737,7 +718,7 @@ func figures(vv *VertexView, v *flink.VertexSnapshot) []Figure {
 		}
 		f = Figure{Label: "Input rate", Value: in, Text: FormatRate(in), Kind: Observed, Note: "produced, from end-offset deltas"}
 		if !known {
-			f.Text, f.Note = "–", "needs two Kafka polls"
+			f.Value, f.Text, f.Note = -1, "–", "needs two Kafka polls"
 		}
 		fs = append(fs, f)
 	}
@@ -811,7 +792,6 @@ func figures(vv *VertexView, v *flink.VertexSnapshot) []Figure {
 		f.Note = "busy · backpressured " + FormatRatio(bp)
 	}
 	fs = append(fs, f)
-	_ = v
 	return fs
 }
 

@@ -63,10 +63,9 @@ type lineage struct {
 	// earlier parallelisms are unknown.
 	known   bool
 	history []int
-	// topics are the partition counts the previous job last saw (the
-	// content of its savepoint); freshTopics those of the fresh start.
-	topics      []assign.Topic
-	freshTopics []assign.Topic
+	// topics are the partition counts the current job has seen (what its
+	// savepoint will hold).
+	topics []assign.Topic
 	// prevTopics are the counts of the job before the latest restore.
 	prevTopics []assign.Topic
 	grew       bool // partitions were discovered during an earlier job
@@ -87,10 +86,12 @@ type Store struct {
 	tables  map[tpKey]*kafka.TimeTable
 	lineage map[vertexKey]*lineage // endpoint, job name, vertex name
 	sparks  map[vertexKey]*spark   // endpoint, job id, vertex id
-	// parts indexes each cluster's partitions; owners each Kafka source
-	// vertex's observed owners (endpoint, job id, vertex id). Both are
+	// parts indexes each cluster's partitions and topics maps the topic
+	// names in metric ids to each cluster's topics; owners holds each Kafka
+	// source vertex's observed owners (endpoint, job id, vertex id). All are
 	// derived once per snapshot, not per view.
 	parts  map[string]map[topicPart]kafka.Partition
+	topics map[string]map[string]string
 	owners map[vertexKey]observedOwners
 	seq    uint64
 
@@ -116,6 +117,7 @@ func New(opts Options) *Store {
 		lineage: map[vertexKey]*lineage{},
 		sparks:  map[vertexKey]*spark{},
 		parts:   map[string]map[topicPart]kafka.Partition{},
+		topics:  map[string]map[string]string{},
 		owners:  map[vertexKey]observedOwners{},
 		changed: make(chan struct{}, 1),
 	}
@@ -156,6 +158,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 		}
 	}
 	s.parts[snap.Cluster] = parts
+	s.topics[snap.Cluster] = idTopics(snap)
 	for _, t := range snap.Topics {
 		for _, p := range t.Partitions {
 			if p.Stale || p.Err != nil {
@@ -227,8 +230,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 // with the same job and vertex name. Called with s.mu held.
 func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot) {
 	key := vertexKey{endpoint, j.Name, v.Name}
-	cluster := s.clusterFor(endpoint, v)
-	topics := observedTopics(s.kafka[cluster], v)
+	topics := s.observedTopics(s.clusterFor(endpoint, v), v)
 	l := s.lineage[key]
 	switch {
 	case l != nil && l.jobID == j.ID:
@@ -246,8 +248,7 @@ func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.Ve
 			jobID:       j.ID,
 			known:       j.Restored == nil,
 			history:     []int{v.Parallelism},
-			topics:      topics,
-			freshTopics: topics,
+			topics:  topics,
 		}
 	}
 }
@@ -260,17 +261,17 @@ func (s *Store) sample(snap *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 		sp = &spark{lag: make([][]float64, v.Parallelism), rate: make([][]float64, v.Parallelism)}
 		s.sparks[key] = sp
 	}
-	kc := s.kafka[s.clusterFor(snap.Endpoint, v)]
-	ends := endOffsets(kc)
+	cluster := s.clusterFor(snap.Endpoint, v)
+	parts := s.parts[cluster]
 	lags := make([]float64, v.Parallelism)
 	owner := s.owners[key].owner
 	for _, st := range v.Kafka.States {
 		if o, ok := owner[st.KafkaPartition]; !ok || o != st.Subtask || st.Subtask >= v.Parallelism || st.Subtask < 0 {
 			continue
 		}
-		topic := resolveOne(kc, st.Topic)
-		if end, ok := ends[topicPart{topic, st.Partition}]; ok && st.CurrentOffset >= 0 {
-			lags[st.Subtask] += float64(max(0, end-(st.CurrentOffset+1)))
+		p, ok := parts[topicPart{s.resolve(cluster, st.Topic), st.Partition}]
+		if ok && knownEnd(p) && st.CurrentOffset >= 0 {
+			lags[st.Subtask] += float64(max(0, p.End-(st.CurrentOffset+1)))
 		}
 	}
 	for i := range v.Parallelism {
@@ -300,20 +301,9 @@ type topicPart struct {
 	partition int32
 }
 
-func endOffsets(ks *kafka.Snapshot) map[topicPart]int64 {
-	m := map[topicPart]int64{}
-	if ks == nil {
-		return m
-	}
-	for _, t := range ks.Topics {
-		for _, p := range t.Partitions {
-			if p.End >= 0 && !(p.Err != nil && p.UpdatedAt.IsZero()) {
-				m[topicPart{t.Name, p.Partition}] = p.End
-			}
-		}
-	}
-	return m
-}
+// knownEnd reports whether a partition's end offset was ever read (a
+// partition that failed on its first poll has none).
+func knownEnd(p kafka.Partition) bool { return p.End >= 0 && !(p.Err != nil && p.UpdatedAt.IsZero()) }
 
 // clusterFor picks the Kafka cluster of a Flink endpoint's vertex. Called
 // with s.mu held (read).
@@ -334,11 +324,10 @@ func (s *Store) clusterFor(endpoint string, v *flink.VertexSnapshot) string {
 	sort.Strings(names)
 	for _, name := range names {
 		n := 0
-		known := topicNames(s.kafka[name])
 		if v.Kafka != nil {
 			seen := map[string]bool{}
 			for _, st := range v.Kafka.States {
-				if !seen[st.Topic] && len(flink.ResolveTopic(st.Topic, known)) > 0 {
+				if _, ok := s.topics[name][st.Topic]; ok && !seen[st.Topic] {
 					n++
 				}
 				seen[st.Topic] = true
@@ -351,43 +340,56 @@ func (s *Store) clusterFor(endpoint string, v *flink.VertexSnapshot) string {
 	return best
 }
 
-func topicNames(ks *kafka.Snapshot) []string {
-	if ks == nil {
-		return nil
-	}
-	out := make([]string, len(ks.Topics))
+// idTopics maps every name a metric id can give a cluster's topic to that
+// topic: its own name, and its sanitised name when exactly one topic has it
+// (flink.ResolveTopic's rule; "payments.v1" and "payments_v1" both existing
+// makes "payments_v1" ambiguous, and it is left as it is).
+func idTopics(ks *kafka.Snapshot) map[string]string {
+	m := make(map[string]string, 2*len(ks.Topics))
+	names := make([]string, len(ks.Topics))
 	for i, t := range ks.Topics {
-		out[i] = t.Name
-	}
-	return out
-}
-
-// resolveOne maps a sanitised topic from a metric id to the cluster's topic
-// when exactly one matches, else returns it unchanged.
-func resolveOne(ks *kafka.Snapshot, idTopic string) string {
-	if ks == nil {
-		return idTopic
+		names[i] = t.Name
 	}
 	for _, t := range ks.Topics {
-		if t.Name == idTopic {
-			return idTopic
+		m[t.Name] = t.Name
+	}
+	for _, t := range ks.Topics {
+		san := flink.SanitizeMetricName(t.Name)
+		if _, exact := m[san]; exact {
+			continue
+		}
+		if c := flink.ResolveTopic(san, names); len(c) == 1 {
+			m[san] = c[0]
 		}
 	}
-	if c := flink.ResolveTopic(idTopic, topicNames(ks)); len(c) == 1 {
-		return c[0]
+	return m
+}
+
+// resolve maps a topic name from a metric id to the cluster's topic, or
+// returns it unchanged when the cluster has no such topic or the name is
+// ambiguous. Called with s.mu held.
+func (s *Store) resolve(cluster, idTopic string) string {
+	if t, ok := s.topics[cluster][idTopic]; ok {
+		return t
 	}
 	return idTopic
 }
 
 // observedTopics returns the vertex's topics with partition counts: the
 // cluster's metadata when known, else the highest partition seen in metric
-// ids + 1. Sorted by name.
-func observedTopics(ks *kafka.Snapshot, v *flink.VertexSnapshot) []assign.Topic {
+// ids + 1. Sorted by name. Called with s.mu held.
+func (s *Store) observedTopics(cluster string, v *flink.VertexSnapshot) []assign.Topic {
 	counts := map[string]int{}
 	for _, st := range v.Kafka.States {
-		t := resolveOne(ks, st.Topic)
+		t := s.resolve(cluster, st.Topic)
 		counts[t] = max(counts[t], int(st.Partition)+1)
 	}
+	return withMetadataCounts(s.kafka[cluster], counts)
+}
+
+// withMetadataCounts raises the partition counts of the topics in counts to
+// the cluster's metadata and returns them sorted by name.
+func withMetadataCounts(ks *kafka.Snapshot, counts map[string]int) []assign.Topic {
 	if ks != nil {
 		for _, t := range ks.Topics {
 			if _, ok := counts[t.Name]; ok && len(t.Partitions) > 0 {
