@@ -245,9 +245,9 @@ func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.Ve
 		l.topics = maxTopics(l.topics, topics)
 	default:
 		s.lineage[key] = &lineage{
-			jobID:       j.ID,
-			known:       j.Restored == nil,
-			history:     []int{v.Parallelism},
+			jobID:   j.ID,
+			known:   j.Restored == nil,
+			history: []int{v.Parallelism},
 			topics:  topics,
 		}
 	}
