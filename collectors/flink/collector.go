@@ -439,26 +439,30 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 	for _, id := range ids {
 		listed[id] = true
 	}
-	var want []string
-	opIn := make([]string, len(vs.Subtasks))
 	var kafka *KafkaSourceObservation
 	if obs := ParseKafkaSourceMetricIDs(ids); len(obs.States) > 0 {
 		kafka = obs
 	}
+	// The source operator of each subtask: the first of its Kafka states.
+	operator := map[int]string{}
+	if vs.Source && kafka != nil {
+		for _, st := range kafka.States {
+			if _, ok := operator[st.Subtask]; !ok {
+				operator[st.Subtask] = st.Operator
+			}
+		}
+	}
+	var want []string
+	opIn := make([]string, len(vs.Subtasks))
 	for i := range vs.Subtasks {
 		p := strconv.Itoa(i) + "."
 		for _, m := range []string{metricBusy, metricBackPressured, metricIdle, metricRecordsIn, metricRecordsOut} {
 			want = append(want, p+m)
 		}
-		if vs.Source && kafka != nil {
-			for _, st := range kafka.States {
-				if st.Subtask == i {
-					if id := p + st.Operator + "." + metricRecordsIn; listed[id] {
-						opIn[i] = id
-						want = append(want, id)
-					}
-					break
-				}
+		if op, ok := operator[i]; ok {
+			if id := p + op + "." + metricRecordsIn; listed[id] {
+				opIn[i] = id
+				want = append(want, id)
 			}
 		}
 	}
@@ -498,7 +502,7 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 		st.RecordsOutPerSecond = get(p + metricRecordsOut)
 	}
 	if kafka != nil {
-		kafka.ApplyValues(vals)
+		kafka.applyValues(m)
 		vs.Kafka = kafka
 	}
 	return nil

@@ -188,8 +188,10 @@ func (o *KafkaSourceObservation) OffsetIDs() []string {
 
 // ApplyValues fills the offsets from metric values (VertexMetrics on
 // OffsetIDs). Ids without a value, or with a non-integer one, stay −1.
-func (o *KafkaSourceObservation) ApplyValues(ms []Metric) {
-	vals := MetricMap(ms)
+func (o *KafkaSourceObservation) ApplyValues(ms []Metric) { o.applyValues(MetricMap(ms)) }
+
+// applyValues is ApplyValues on values already indexed by MetricMap.
+func (o *KafkaSourceObservation) applyValues(vals map[string]Metric) {
 	get := func(id string) int64 {
 		if id == "" {
 			return -1
