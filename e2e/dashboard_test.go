@@ -420,7 +420,7 @@ func (d *dashboard) sourceVertexID(t *testing.T, jobID string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := jd.vertex("Source: Kafka Source")
+	v, err := vertexNamed(jd, "Source: Kafka Source")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -277,7 +277,7 @@ func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, t
 	if err != nil {
 		t.Fatal(err)
 	}
-	kv, err := d.vertex("Key Router")
+	kv, err := vertexNamed(d, "Key Router")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -363,8 +363,12 @@ func startFlink(t *testing.T, line flinkLine, bootstrap string) *flinkCluster {
 	if err != nil {
 		t.Fatalf("flink %s: %v", line.Name, err)
 	}
+	rc, err := newREST(rest)
+	if err != nil {
+		t.Fatalf("flink %s: REST client: %v", line.Name, err)
+	}
 	t.Logf("Flink %s MiniCluster, REST at %s, ready in %s; logs in %s", ver, rest, time.Since(start).Round(100*time.Millisecond), dir)
-	return &flinkCluster{proc: p, Line: line, Version: ver, REST: newREST(rest), Dir: dir}
+	return &flinkCluster{proc: p, Line: line, Version: ver, REST: rc, Dir: dir}
 }
 
 // jobSpec is one submit command.

@@ -24,6 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/skewscope/skewscope/assign"
+	fcollect "github.com/skewscope/skewscope/collectors/flink"
 )
 
 // recordingsRoot holds one directory of recorded REST responses per Flink
@@ -228,8 +229,6 @@ func perSubtask(p int, names ...string) []string {
 }
 
 var (
-	vertexOffsetsRE  = regexp.MustCompile(`^\d+\..+\.KafkaSourceReader\.topic\..+\.partition\.\d+\.(currentOffset|committedOffset)$`)
-	subtaskOffsetsRE = regexp.MustCompile(`^.+\.KafkaSourceReader\.topic\..+\.partition\.\d+\.(currentOffset|committedOffset)$`)
 	splitWatermarkRE = regexp.MustCompile(`^\d+\..+\.split\..+\.watermark\.currentWatermark$`)
 )
 
@@ -299,7 +298,7 @@ func produceTraffic(ctx context.Context, kc *kafkaClient, topics []assign.Topic)
 // keyed busy time is a number and the keyed backpressure is computed, and
 // traffic has run for at least minTraffic (rates are 60 s averages, so
 // they need a while to mean something).
-func waitPopulated(t *testing.T, r *restClient, jobID string, src, keyed jobVertex, minTraffic, timeout time.Duration) int {
+func waitPopulated(t *testing.T, r *restClient, jobID string, src, keyed fcollect.Vertex, minTraffic, timeout time.Duration) int {
 	t.Helper()
 	start := time.Now()
 	deadline := start.Add(timeout)
@@ -313,23 +312,16 @@ func waitPopulated(t *testing.T, r *restClient, jobID string, src, keyed jobVert
 		} else if cps < 2 {
 			missing = append(missing, fmt.Sprintf("%d checkpoints completed", cps))
 		}
-		srcBase := "/jobs/" + jobID + "/vertices/" + src.ID + "/metrics"
-		keyedBase := "/jobs/" + jobID + "/vertices/" + keyed.ID + "/metrics"
-		ids, err := r.metricIDs(srcBase)
+		ids, err := r.fc.VertexMetricIDs(context.Background(), jobID, src.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var offs []string
-		for _, id := range ids {
-			if vertexOffsetsRE.MatchString(id) {
-				offs = append(offs, id)
-			}
-		}
+		offs := fcollect.ParseKafkaSourceMetricIDs(ids).OffsetIDs()
 		if len(offs) != 2*wantParts {
 			missing = append(missing, fmt.Sprintf("%d of %d offset metric ids", len(offs), 2*wantParts))
 		}
-		check := func(base string, ids []string, ok func(string) bool, what string) {
-			vals, err := r.metricValues(base, ids)
+		check := func(vertexID string, ids []string, ok func(string) bool, what string) {
+			vals, err := r.metricValues(jobID, vertexID, ids)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -346,10 +338,10 @@ func waitPopulated(t *testing.T, r *restClient, jobID string, src, keyed jobVert
 		nonNeg := func(v string) bool { i, err := strconv.ParseInt(v, 10, 64); return err == nil && i >= 0 }
 		positive := func(v string) bool { f, err := strconv.ParseFloat(v, 64); return err == nil && f > 0 }
 		number := func(v string) bool { _, err := strconv.ParseFloat(v, 64); return err == nil && v != "NaN" }
-		check(srcBase, offs, nonNeg, "offsets not yet >= 0")
-		check(srcBase, perSubtask(src.Parallelism, "numRecordsOutPerSecond"), positive, "source subtasks with numRecordsOutPerSecond 0")
-		check(keyedBase, perSubtask(keyed.Parallelism, "numRecordsInPerSecond"), positive, "keyed subtasks with numRecordsInPerSecond 0")
-		check(keyedBase, perSubtask(keyed.Parallelism, "busyTimeMsPerSecond"), number, "keyed subtasks without busyTimeMsPerSecond")
+		check(src.ID, offs, nonNeg, "offsets not yet >= 0")
+		check(src.ID, perSubtask(src.Parallelism, "numRecordsOutPerSecond"), positive, "source subtasks with numRecordsOutPerSecond 0")
+		check(keyed.ID, perSubtask(keyed.Parallelism, "numRecordsInPerSecond"), positive, "keyed subtasks with numRecordsInPerSecond 0")
+		check(keyed.ID, perSubtask(keyed.Parallelism, "busyTimeMsPerSecond"), number, "keyed subtasks without busyTimeMsPerSecond")
 		var bp struct {
 			Status   string            `json:"status"`
 			Subtasks []json.RawMessage `json:"subtasks"`
@@ -396,11 +388,11 @@ func recordLine(t *testing.T, kafka *kafkaBroker, kc *kafkaClient, flink *flinkC
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := d.vertex("Source: Kafka Source")
+	src, err := vertexNamed(d, "Source: Kafka Source")
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyed, err := d.vertex("Key Router")
+	keyed, err := vertexNamed(d, "Key Router")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +430,7 @@ func recordLine(t *testing.T, kafka *kafkaBroker, kc *kafkaClient, flink *flinkC
 
 // fetchAll requests every endpoint the collector will use, in an order
 // where later requests take ids from earlier responses.
-func fetchAll(t *testing.T, rc *recorder, version, jobID string, src, keyed jobVertex) {
+func fetchAll(t *testing.T, rc *recorder, version, jobID string, src, keyed fcollect.Vertex) {
 	job := vars("jobid", jobID)
 	srcV := vars("jobid", jobID, "vertexid", src.ID)
 	keyedV := vars("jobid", jobID, "vertexid", keyed.ID)
@@ -465,11 +457,9 @@ func fetchAll(t *testing.T, rc *recorder, version, jobID string, src, keyed jobV
 
 	// Source vertex metrics: id list, per-partition offsets, load, split watermarks.
 	srcIDs := metricIDList(rc.fetch("vertex-source-metrics-list", "/jobs/{jobid}/vertices/{vertexid}/metrics", srcV, nil))
-	var offs, splits []string
+	offs := fcollect.ParseKafkaSourceMetricIDs(srcIDs).OffsetIDs()
+	var splits []string
 	for _, id := range srcIDs {
-		if vertexOffsetsRE.MatchString(id) {
-			offs = append(offs, id)
-		}
 		if splitWatermarkRE.MatchString(id) {
 			splits = append(splits, id)
 		}
@@ -513,7 +503,7 @@ func fetchAll(t *testing.T, rc *recorder, version, jobID string, src, keyed jobV
 	src0IDs := metricIDList(rc.fetch("subtask-source-0-metrics-list", "/jobs/{jobid}/vertices/{vertexid}/subtasks/{subtaskindex}/metrics", src0, nil))
 	var src0Get []string
 	for _, id := range src0IDs {
-		if subtaskOffsetsRE.MatchString(id) {
+		if m, ok := fcollect.ParseKafkaOffsetID(id); ok && m.Subtask < 0 {
 			src0Get = append(src0Get, id)
 		}
 	}

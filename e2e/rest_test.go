@@ -4,28 +4,35 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/skewscope/skewscope/assign"
+	fcollect "github.com/skewscope/skewscope/collectors/flink"
 )
 
-// restClient talks to a Flink JobManager's REST endpoint.
+// restClient talks to a Flink JobManager's REST endpoint: reads go through
+// skewscope's own client (fc), the job control calls (cancel, stop with a
+// savepoint) and raw recordings through hc.
 type restClient struct {
 	base string
 	hc   *http.Client
+	fc   *fcollect.Client
 }
 
-func newREST(base string) *restClient {
-	return &restClient{base: strings.TrimRight(base, "/"), hc: &http.Client{Timeout: 30 * time.Second}}
+func newREST(base string) (*restClient, error) {
+	base = strings.TrimRight(base, "/")
+	fc, err := fcollect.NewClient(base, fcollect.WithTimeout(30*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	return &restClient{base: base, hc: &http.Client{Timeout: 30 * time.Second}, fc: fc}, nil
 }
 
 func (r *restClient) do(method, path string, body, v any) error {
@@ -74,40 +81,22 @@ func clip(s string, n int) string {
 	return s
 }
 
-type jobVertex struct {
-	ID             string `json:"id"`
-	Name           string `json:"name"`
-	Parallelism    int    `json:"parallelism"`
-	MaxParallelism int    `json:"maxParallelism"`
-	Status         string `json:"status"`
+func (r *restClient) job(id string) (*fcollect.Job, error) {
+	return r.fc.Job(context.Background(), id)
 }
 
-type jobDetails struct {
-	JID            string      `json:"jid"`
-	Name           string      `json:"name"`
-	State          string      `json:"state"`
-	MaxParallelism int         `json:"maxParallelism"`
-	Vertices       []jobVertex `json:"vertices"`
-}
-
-func (r *restClient) job(id string) (jobDetails, error) {
-	var d jobDetails
-	err := r.get("/jobs/"+id, &d)
-	return d, err
-}
-
-// vertex returns the job's vertex whose name has the given prefix.
-func (d jobDetails) vertex(prefix string) (jobVertex, error) {
-	for _, v := range d.Vertices {
+// vertexNamed returns the job's vertex whose name has the given prefix.
+func vertexNamed(j *fcollect.Job, prefix string) (fcollect.Vertex, error) {
+	for _, v := range j.Vertices {
 		if strings.HasPrefix(v.Name, prefix) {
 			return v, nil
 		}
 	}
-	names := make([]string, len(d.Vertices))
-	for i, v := range d.Vertices {
+	names := make([]string, len(j.Vertices))
+	for i, v := range j.Vertices {
 		names[i] = v.Name
 	}
-	return jobVertex{}, fmt.Errorf("job %s has no vertex named %q…; vertices: %q", d.JID, prefix, names)
+	return fcollect.Vertex{}, fmt.Errorf("job %s has no vertex named %q…; vertices: %q", j.ID, prefix, names)
 }
 
 // waitRunning waits until the job and every vertex are RUNNING.
@@ -204,14 +193,12 @@ func (r *restClient) stopWithSavepoint(id, dir string) (string, error) {
 	return "", fmt.Errorf("savepoint of %s not complete after 120 s", id)
 }
 
-type metricValue struct {
-	ID    string `json:"id"`
-	Value string `json:"value"`
-}
-
-// metricIDs lists the metric ids of path (no get=).
+// metricIDs lists the metric ids of path (no get=); the subtask endpoint,
+// which skewscope's client does not list.
 func (r *restClient) metricIDs(path string) ([]string, error) {
-	var ms []metricValue
+	var ms []struct {
+		ID string `json:"id"`
+	}
 	if err := r.get(path, &ms); err != nil {
 		return nil, err
 	}
@@ -222,55 +209,34 @@ func (r *restClient) metricIDs(path string) ([]string, error) {
 	return ids, nil
 }
 
-// metricValues reads ids from path with get=, in requests that keep the
-// request line well under Flink's 4096-byte limit.
-func (r *restClient) metricValues(path string, ids []string) (map[string]string, error) {
-	out := make(map[string]string, len(ids))
-	for len(ids) > 0 {
-		n, size := 0, 0
-		for n < len(ids) && size+len(url.QueryEscape(ids[n]))+1 < 3000 {
-			size += len(url.QueryEscape(ids[n])) + 1
-			n++
-		}
-		if n == 0 {
-			n = 1
-		}
-		var ms []metricValue
-		if err := r.get(path+"?get="+url.QueryEscape(strings.Join(ids[:n], ",")), &ms); err != nil {
-			return nil, err
-		}
-		for _, m := range ms {
-			out[m.ID] = m.Value
-		}
-		ids = ids[n:]
+// metricValues reads ids of a vertex (raw strings by id), split into
+// requests within Flink's request-line limit by skewscope's client.
+func (r *restClient) metricValues(jobID, vertexID string, ids []string) (map[string]string, error) {
+	ms, err := r.fc.VertexMetrics(context.Background(), jobID, vertexID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(ms))
+	for _, m := range ms {
+		out[m.ID] = m.Raw
 	}
 	return out, nil
 }
 
-// currentOffsetRE matches the vertex-level ids of KafkaSourceReader's
-// per-partition gauge (flink-rest.md §5).
-var (
-	vertexOffsetRE  = regexp.MustCompile(`^(\d+)\.(.+)\.KafkaSourceReader\.topic\.(.+)\.partition\.(\d+)\.currentOffset$`)
-	subtaskOffsetRE = regexp.MustCompile(`^(.+)\.KafkaSourceReader\.topic\.(.+)\.partition\.(\d+)\.currentOffset$`)
-)
-
 // observation is the source assignment read from REST metric ids.
 type observation struct {
+	Vertex   string                    // source vertex id
 	Subtasks [][]assign.TopicPartition // sorted per subtask
-	Offsets  map[assign.TopicPartition]int64
-	Sample   []string // a few raw ids, for the report
-	IDCount  int      // metric ids of the vertex
-	Operator string   // operator prefix seen in the ids
+	Sample   []string                  // a few raw ids, for the report
+	IDCount  int                       // metric ids of the vertex
+	Operator string                    // operator prefix seen in the ids
 }
 
-// topicFromMetric undoes nothing: topic names here have no '.', so the
-// sanitised name is the name. It maps back through the known topics so a
-// sanitised '.' would still resolve.
+// topicFromMetric maps a (sanitised) topic of a metric id back to the
+// known topic it names.
 func topicFromMetric(name string, topics []assign.Topic) string {
-	for _, t := range topics {
-		if strings.ReplaceAll(t.Name, ".", "_") == name {
-			return t.Name
-		}
+	if c := fcollect.ResolveTopic(name, topicNames(topics)); len(c) > 0 {
+		return c[0]
 	}
 	return name
 }
@@ -285,7 +251,7 @@ func (r *restClient) observeSource(jobID string, topics []assign.Topic, p int, r
 	if err != nil {
 		return observation{}, err
 	}
-	src, err := d.vertex("Source: Kafka Source")
+	src, err := vertexNamed(d, "Source: Kafka Source")
 	if err != nil {
 		return observation{}, err
 	}
@@ -296,12 +262,11 @@ func (r *restClient) observeSource(jobID string, topics []assign.Topic, p int, r
 	for _, tp := range assign.Partitions(topics) {
 		want[tp] = true
 	}
-	base := "/jobs/" + jobID + "/vertices/" + src.ID
 	deadline := time.Now().Add(timeout)
 	var obs observation
 	var problem string
 	for {
-		obs, problem, err = r.observeOnce(base, topics, p, want, requireRead)
+		obs, problem, err = r.observeOnce(jobID, src.ID, topics, p, want, requireRead)
 		if err != nil {
 			return obs, err
 		}
@@ -316,18 +281,17 @@ func (r *restClient) observeSource(jobID string, topics []assign.Topic, p int, r
 	// Cross-check: GET …/subtasks/:i/metrics lists the same partitions
 	// without the "<subtask>." prefix.
 	for i := 0; i < p; i++ {
-		ids, err := r.metricIDs(fmt.Sprintf("%s/subtasks/%d/metrics", base, i))
+		ids, err := r.metricIDs(fmt.Sprintf("/jobs/%s/vertices/%s/subtasks/%d/metrics", jobID, src.ID, i))
 		if err != nil {
 			return obs, err
 		}
 		var got []assign.TopicPartition
 		for _, id := range ids {
-			m := subtaskOffsetRE.FindStringSubmatch(id)
-			if m == nil {
+			m, ok := fcollect.ParseKafkaOffsetID(id)
+			if !ok || m.Subtask >= 0 || m.Kind != fcollect.KafkaCurrentOffset {
 				continue
 			}
-			part, _ := strconv.Atoi(m[3])
-			got = append(got, assign.TopicPartition{Topic: topicFromMetric(m[2], topics), Partition: int32(part)})
+			got = append(got, assign.TopicPartition{Topic: topicFromMetric(m.Topic, topics), Partition: m.Partition})
 		}
 		got = sortedLayout([][]assign.TopicPartition{got}, 1)[0]
 		if !sameLayout([][]assign.TopicPartition{got}, [][]assign.TopicPartition{obs.Subtasks[i]}) {
@@ -337,34 +301,31 @@ func (r *restClient) observeSource(jobID string, topics []assign.Topic, p int, r
 	return obs, nil
 }
 
-func (r *restClient) observeOnce(base string, topics []assign.Topic, p int, want map[assign.TopicPartition]bool, requireRead bool) (observation, string, error) {
-	obs := observation{Subtasks: make([][]assign.TopicPartition, p), Offsets: map[assign.TopicPartition]int64{}}
-	ids, err := r.metricIDs(base + "/metrics")
+func (r *restClient) observeOnce(jobID, vertexID string, topics []assign.Topic, p int, want map[assign.TopicPartition]bool, requireRead bool) (observation, string, error) {
+	obs := observation{Vertex: vertexID, Subtasks: make([][]assign.TopicPartition, p)}
+	ctx := context.Background()
+	ids, err := r.fc.VertexMetricIDs(ctx, jobID, vertexID)
 	if err != nil {
 		return obs, "", err
 	}
 	obs.IDCount = len(ids)
+	parsed := fcollect.ParseKafkaSourceMetricIDs(ids)
 	owners := map[assign.TopicPartition][]int{}
 	var offsetIDs []string
-	idOf := map[string]assign.TopicPartition{}
-	for _, id := range ids {
-		m := vertexOffsetRE.FindStringSubmatch(id)
-		if m == nil {
+	for _, st := range parsed.States {
+		if st.CurrentID == "" {
 			continue
 		}
-		sub, _ := strconv.Atoi(m[1])
-		part, _ := strconv.Atoi(m[4])
-		tp := assign.TopicPartition{Topic: topicFromMetric(m[3], topics), Partition: int32(part)}
-		if sub >= p {
-			return obs, "", fmt.Errorf("metric id %q names subtask %d of a vertex with parallelism %d", id, sub, p)
+		tp := assign.TopicPartition{Topic: topicFromMetric(st.Topic, topics), Partition: st.Partition}
+		if st.Subtask >= p {
+			return obs, "", fmt.Errorf("metric id %q names subtask %d of a vertex with parallelism %d", st.CurrentID, st.Subtask, p)
 		}
-		obs.Operator = m[2]
-		obs.Subtasks[sub] = append(obs.Subtasks[sub], tp)
-		owners[tp] = append(owners[tp], sub)
-		offsetIDs = append(offsetIDs, id)
-		idOf[id] = tp
+		obs.Operator = st.Operator
+		obs.Subtasks[st.Subtask] = append(obs.Subtasks[st.Subtask], tp)
+		owners[tp] = append(owners[tp], st.Subtask)
+		offsetIDs = append(offsetIDs, st.CurrentID)
 		if len(obs.Sample) < 2 {
-			obs.Sample = append(obs.Sample, id)
+			obs.Sample = append(obs.Sample, st.CurrentID)
 		}
 	}
 	obs.Subtasks = sortedLayout(obs.Subtasks, p)
@@ -395,23 +356,19 @@ func (r *restClient) observeOnce(base string, topics []assign.Topic, p int, want
 	if len(dup) > 0 {
 		problems = append(problems, "partitions on more than one subtask: "+strings.Join(dup, "; "))
 	}
-	if len(problems) == 0 && len(offsetIDs) > 0 {
-		vals, err := r.metricValues(base+"/metrics", offsetIDs)
+	if requireRead && len(problems) == 0 && len(offsetIDs) > 0 {
+		ms, err := r.fc.VertexMetrics(ctx, jobID, vertexID, offsetIDs)
 		if err != nil {
 			return obs, "", err
 		}
+		parsed.ApplyValues(ms)
 		var unread []string
-		for _, id := range offsetIDs {
-			v, err := strconv.ParseInt(vals[id], 10, 64)
-			if err != nil {
-				v = -1
-			}
-			obs.Offsets[idOf[id]] = v
-			if v < 0 {
-				unread = append(unread, idOf[id].SplitID())
+		for _, st := range parsed.States {
+			if st.CurrentID != "" && st.CurrentOffset < 0 {
+				unread = append(unread, assign.TopicPartition{Topic: topicFromMetric(st.Topic, topics), Partition: st.Partition}.SplitID())
 			}
 		}
-		if requireRead && len(unread) > 0 {
+		if len(unread) > 0 {
 			sort.Strings(unread)
 			problems = append(problems, fmt.Sprintf("%d partitions with currentOffset -1 (nothing emitted yet): %s", len(unread), clip(strings.Join(unread, " "), 300)))
 		}
@@ -421,11 +378,9 @@ func (r *restClient) observeOnce(base string, topics []assign.Topic, p int, want
 
 // checkpointsCompleted is counts.completed of GET /jobs/:jobid/checkpoints.
 func (r *restClient) checkpointsCompleted(id string) (int, error) {
-	var c struct {
-		Counts struct {
-			Completed int `json:"completed"`
-		} `json:"counts"`
+	c, err := r.fc.Checkpoints(context.Background(), id)
+	if err != nil {
+		return 0, err
 	}
-	err := r.get("/jobs/"+id+"/checkpoints", &c)
-	return c.Counts.Completed, err
+	return c.Counts.Completed, nil
 }
