@@ -416,11 +416,16 @@ func (j *job) checkpointStats(cp *checkpoint, withTasks bool) obj {
 	return o
 }
 
-func (j *job) taskCheckpoint(cp *checkpoint, keyed bool) obj {
-	sizes, delays := cp.srcState, cp.srcAckDelay
+// task returns the per-subtask state sizes and ack delays of one vertex.
+func (cp *checkpoint) task(keyed bool) (sizes, delays []int64) {
 	if keyed {
-		sizes, delays = cp.keyedState, cp.keyAckDelay
+		return cp.keyedState, cp.keyAckDelay
 	}
+	return cp.srcState, cp.srcAckDelay
+}
+
+func (j *job) taskCheckpoint(cp *checkpoint, keyed bool) obj {
+	sizes, delays := cp.task(keyed)
 	var total, maxDelay int64
 	for i, s := range sizes {
 		total += s
@@ -451,19 +456,12 @@ func minMaxAvg(vs []int64) obj {
 }
 
 func (j *job) checkpointSubtasks(cp *checkpoint, vid string) obj {
-	var keyed bool
-	switch vid {
-	case j.srcVID:
-	case j.keyedVID:
-		keyed = true
-	default:
+	keyed, ok := j.vertexKeyed(vid)
+	if !ok {
 		return nil
 	}
 	o := j.taskCheckpoint(cp, keyed)
-	sizes, delays := cp.srcState, cp.srcAckDelay
-	if keyed {
-		sizes, delays = cp.keyedState, cp.keyAckDelay
-	}
+	sizes, delays := cp.task(keyed)
 	zeros := make([]int64, len(sizes))
 	async := make([]int64, len(sizes))
 	for i := range async {

@@ -140,40 +140,54 @@ func (s *Sandbox) route(seg []string, r *http.Request) (any, error) {
 }
 
 func (j *job) vertexRoute(vid string, rest []string, q map[string][]string, nf error) (any, error) {
-	var keyed bool
-	switch vid {
-	case j.srcVID:
-	case j.keyedVID:
-		keyed = true
-	default:
+	keyed, ok := j.vertexKeyed(vid)
+	if !ok {
 		return nil, notFound("JobVertex %s not found", vid)
 	}
-	ms := j.subtaskMetrics(keyed)
 	switch {
 	case len(rest) == 0:
 		return j.vertexDetails(keyed), nil
 	case len(rest) == 1 && rest[0] == "metrics":
-		return metricsBody(q, vertexStore(ms)), nil
+		return metricsBody(q, vertexStore(j.subtaskMetrics(keyed))), nil
 	case len(rest) == 1 && rest[0] == "backpressure":
-		return j.backpressure(keyed), nil
+		return backpressure(j.subtaskMetrics(keyed)), nil
 	case len(rest) == 1 && rest[0] == "watermarks":
 		out := []obj{}
-		for i, m := range ms {
+		for i, m := range j.subtaskMetrics(keyed) {
 			if v, ok := m.get("currentInputWatermark"); ok {
 				out = append(out, obj{"id": strconv.Itoa(i) + ".currentInputWatermark", "value": v})
 			}
 		}
 		return out, nil
 	case len(rest) == 2 && rest[0] == "subtasks" && rest[1] == "metrics":
-		return aggregate(q, ms), nil
+		return aggregate(q, j.subtaskMetrics(keyed)), nil
 	case len(rest) == 3 && rest[0] == "subtasks" && rest[2] == "metrics":
 		i, err := strconv.Atoi(rest[1])
-		if err != nil || i < 0 || i >= len(ms) {
+		if err != nil || i < 0 || i >= j.vertexParallelism(keyed) {
 			return nil, notFound("Subtask %s not found", rest[1])
 		}
-		return metricsBody(q, ms[i]), nil
+		return metricsBody(q, j.subtaskMetrics(keyed)[i]), nil
 	}
 	return nil, nf
+}
+
+// vertexKeyed reports whether vid is the keyed vertex; ok is false when it
+// is neither of the job's vertices.
+func (j *job) vertexKeyed(vid string) (keyed, ok bool) {
+	switch vid {
+	case j.srcVID:
+		return false, true
+	case j.keyedVID:
+		return true, true
+	}
+	return false, false
+}
+
+func (j *job) vertexID(keyed bool) string {
+	if keyed {
+		return j.keyedVID
+	}
+	return j.srcVID
 }
 
 func (s *Sandbox) jobByID(id string) *job {
@@ -385,14 +399,10 @@ func (j *job) vertexParallelism(keyed bool) int {
 }
 
 func (j *job) vertexSummary(keyed bool, now int64) obj {
-	id := j.srcVID
-	if keyed {
-		id = j.keyedVID
-	}
 	p := j.vertexParallelism(keyed)
 	start := j.created + 300
 	return obj{
-		"id": id, "slotSharingGroupId": j.ssgID, "name": j.vertexName(keyed),
+		"id": j.vertexID(keyed), "slotSharingGroupId": j.ssgID, "name": j.vertexName(keyed),
 		"maxParallelism": j.spec.maxP, "parallelism": p, "status": j.taskState(),
 		"start-time": start, "end-time": j.endTime(), "duration": max(0, j.duration(now)-300),
 		"tasks":   stateCounts(execStates, j.taskState(), p),
@@ -467,10 +477,7 @@ func (j *job) checkpointConfig() obj {
 
 func (j *job) vertexDetails(keyed bool) obj {
 	now := time.Now().UnixMilli()
-	id, p := j.srcVID, j.vertexParallelism(keyed)
-	if keyed {
-		id = j.keyedVID
-	}
+	p := j.vertexParallelism(keyed)
 	ios := j.subtaskIO(keyed)
 	subs := []obj{}
 	durs := map[string][]float64{}
@@ -511,7 +518,7 @@ func (j *job) vertexDetails(keyed bool) obj {
 		aggS[k] = stats(vs)
 	}
 	return obj{
-		"id": id, "name": j.vertexName(keyed), "parallelism": p, "maxParallelism": j.spec.maxP, "now": now,
+		"id": j.vertexID(keyed), "name": j.vertexName(keyed), "parallelism": p, "maxParallelism": j.spec.maxP, "now": now,
 		"subtasks": subs, "aggregated": obj{"metrics": aggM, "status-duration": aggS},
 	}
 }
@@ -550,8 +557,8 @@ func stats(vs []float64) obj {
 	}
 }
 
-func (j *job) backpressure(keyed bool) obj {
-	ms := j.subtaskMetrics(keyed)
+// backpressure is the vertex backpressure answer from its subtask metrics.
+func backpressure(ms []*metricSet) obj {
 	level := func(r float64) string {
 		switch {
 		case r <= 0.10:
