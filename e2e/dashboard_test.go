@@ -72,6 +72,7 @@ func newDashboard(t *testing.T, env *lineEnv) *dashboard {
 // dashWant is what one check expects of a running job's source vertex.
 type dashWant struct {
 	jobID  string
+	vertex string // source vertex id, from the harness's observation
 	group  string
 	topics []assign.Topic
 	p      int
@@ -100,7 +101,7 @@ type dashRound struct {
 func (d *dashboard) check(t *testing.T, w dashWant) {
 	t.Helper()
 	start := time.Now()
-	srcID := d.sourceVertexID(t, w.jobID)
+	srcID := w.vertex
 	names := topicNames(w.topics)
 	kcol, err := kcollect.NewKafkaCollector(kcollect.Config{Name: dashCluster, Brokers: []string{d.env.kafka.Bootstrap},
 		Topics: names, RequestTimeout: 30 * time.Second}, d.log)
@@ -412,19 +413,6 @@ func (d *dashboard) endOffsets(t *testing.T, ctx context.Context, topics []strin
 		}
 	}
 	return out
-}
-
-func (d *dashboard) sourceVertexID(t *testing.T, jobID string) string {
-	t.Helper()
-	jd, err := d.env.flink.REST.job(jobID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vertexNamed(jd, "Source: Kafka Source")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v.ID
 }
 
 // jsonLayout is the vertex JSON's partition → subtask layout.

@@ -114,7 +114,7 @@ func (e *lineEnv) testFresh(t *testing.T) {
 			} else {
 				t.Logf("MATCH")
 			}
-			e.dash.check(t, dashWant{jobID: id, group: spec.Group, topics: c.topics, p: c.p,
+			e.dash.check(t, dashWant{jobID: id, vertex: obs.Vertex, group: spec.Group, topics: c.topics, p: c.p,
 				observed: obs.Subtasks, predicted: predicted, mode: "fresh"})
 		})
 	}
@@ -426,7 +426,7 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 	// restore, job B under the same name.
 	dashboardChecked := ci == 0
 	if dashboardChecked {
-		e.dash.check(t, dashWant{jobID: idA, group: group, topics: c.topics, p: c.from,
+		e.dash.check(t, dashWant{jobID: idA, vertex: obsA.Vertex, group: group, topics: c.topics, p: c.from,
 			observed: obsA.Subtasks, predicted: sortedLayout(fresh.Subtasks, c.from), mode: "fresh"})
 	}
 	// A completed checkpoint first, so the source has committed offsets
@@ -510,7 +510,7 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 		t.Logf("MATCH: observed restore layout equals the model")
 	}
 	if dashboardChecked {
-		w := dashWant{jobID: idB, group: group, topics: c.topics, p: c.to, observed: obsB.Subtasks, predicted: predicted,
+		w := dashWant{jobID: idB, vertex: obsB.Vertex, group: group, topics: c.topics, p: c.to, observed: obsB.Subtasks, predicted: predicted,
 			mode: "restore", history: []int{c.from, c.to}, historySource: "observed by skewscope"}
 		t.Run("dashboard-lineage", func(t *testing.T) { e.dash.check(t, w) })
 		w.query, w.historySource = fmt.Sprintf("?history=%d", c.from), "from the URL"
