@@ -229,13 +229,7 @@ func (s *Sandbox) newRestoredJob(old *job, sp *savepoint, p int) (*job, error) {
 			if ss.next >= 0 {
 				off = kgo.NewOffset().At(ss.next)
 			}
-			if parts[sub] == nil {
-				parts[sub] = map[string]map[int32]kgo.Offset{}
-			}
-			if parts[sub][ss.tp.Topic] == nil {
-				parts[sub][ss.tp.Topic] = map[int32]kgo.Offset{}
-			}
-			parts[sub][ss.tp.Topic][ss.tp.Partition] = off
+			parts[sub] = consumeAt(parts[sub], ss.tp, off)
 		}
 	}
 	var err error
@@ -329,13 +323,7 @@ func (j *job) addPartitions(topics []assign.Topic) error {
 		sp := &split{tp: tp, owner: owner, current: -1, committed: -1, next: -1, hw: -1}
 		j.splits[tp] = sp
 		j.src[owner].splits = append(j.src[owner].splits, sp)
-		if add[owner] == nil {
-			add[owner] = map[string]map[int32]kgo.Offset{}
-		}
-		if add[owner][tp.Topic] == nil {
-			add[owner][tp.Topic] = map[int32]kgo.Offset{}
-		}
-		add[owner][tp.Topic][tp.Partition] = kgo.NewOffset().AtStart()
+		add[owner] = consumeAt(add[owner], tp, kgo.NewOffset().AtStart())
 		if time.Now().UnixMilli()-j.created > 1000 {
 			j.s.log.Info("sandbox: partition discovered", "job_id", j.id, "topic", tp.Topic, "partition", tp.Partition, "subtask", owner)
 		}
@@ -351,6 +339,19 @@ func (j *job) addPartitions(topics []assign.Topic) error {
 		}
 	}
 	return nil
+}
+
+// consumeAt adds tp, to be read from off, to a kgo.ConsumePartitions map
+// (nil starts a new one) and returns the map.
+func consumeAt(m map[string]map[int32]kgo.Offset, tp assign.TopicPartition, off kgo.Offset) map[string]map[int32]kgo.Offset {
+	if m == nil {
+		m = map[string]map[int32]kgo.Offset{}
+	}
+	if m[tp.Topic] == nil {
+		m[tp.Topic] = map[int32]kgo.Offset{}
+	}
+	m[tp.Topic][tp.Partition] = off
+	return m
 }
 
 // startSource creates the subtask's client and its read loop. j.mu must be
