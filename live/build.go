@@ -46,24 +46,46 @@ func (s *Store) Overview() OverviewView {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	now := s.opts.Now()
+	ov := s.backends(now)
+	for _, name := range sortedKeys(s.flink) {
+		fs := s.flink[name]
+		for i := range fs.Jobs {
+			jv, _ := s.job(fs, &fs.Jobs[i], now)
+			ov.Jobs = append(ov.Jobs, jobSummary(jv))
+		}
+	}
+	return ov
+}
+
+// Backends returns the overview without its jobs: clusters, endpoints and
+// topics, which cost no view building.
+func (s *Store) Backends() OverviewView {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.backends(s.opts.Now())
+}
+
+func (s *Store) backends(now time.Time) OverviewView {
 	var ov OverviewView
 	for _, name := range sortedKeys(s.kafka) {
 		ks := s.kafka[name]
 		cs := ClusterSummary{Name: name, Topics: len(ks.Topics), Groups: len(ks.Groups), PollMillis: ks.PollDuration.Milliseconds(),
 			Age: ageOf(ks.CollectedAt, now, false, ks.Err)}
+		groups := map[string]int{} // topic → groups with commits on it
+		for _, g := range ks.Groups {
+			seen := map[string]bool{}
+			for _, gp := range g.Partitions {
+				if !seen[gp.Topic] {
+					seen[gp.Topic] = true
+					groups[gp.Topic]++
+				}
+			}
+		}
 		for _, t := range ks.Topics {
-			ts := TopicSummary{Cluster: name, Name: t.Name, Partitions: len(t.Partitions)}
+			ts := TopicSummary{Cluster: name, Name: t.Name, Partitions: len(t.Partitions), Groups: groups[t.Name]}
 			for _, p := range t.Partitions {
 				if p.RateOK {
 					ts.Rate += p.Rate
-				}
-			}
-			for _, g := range ks.Groups {
-				for _, gp := range g.Partitions {
-					if gp.Topic == t.Name {
-						ts.Groups++
-						break
-					}
 				}
 			}
 			cs.Partitions += ts.Partitions
@@ -76,25 +98,43 @@ func (s *Store) Overview() OverviewView {
 		fs := s.flink[name]
 		ov.Endpoints = append(ov.Endpoints, EndpointSummary{Name: name, URL: fs.URL, FlinkVersion: fs.FlinkVersion, Jobs: len(fs.Jobs),
 			PollMillis: fs.PollDuration.Milliseconds(), Age: ageOf(fs.CollectedAt, now, false, fs.Err)})
-		for i := range fs.Jobs {
-			j := &fs.Jobs[i]
-			jv := s.job(fs, j, now)
-			js := JobSummary{Endpoint: name, ID: j.ID, Name: j.Name, State: j.State, Vertices: len(j.Vertices), Lag: -1, MaxBusy: -1, Age: jv.Age}
-			for _, v := range jv.Vertices {
-				if v.Lag >= 0 {
-					js.Lag = max(js.Lag, 0) + v.Lag
-				}
-				js.MaxBusy = max(js.MaxBusy, v.MaxBusy)
-				js.Backpressure = worseLevel(js.Backpressure, v.Backpressure)
-				js.Drift += v.Drift
-				if v.PredictionMode == "none" {
-					js.NotModelled++
-				}
-			}
-			ov.Jobs = append(ov.Jobs, js)
-		}
 	}
 	return ov
+}
+
+// jobSummary is a job's line on the overview.
+func jobSummary(jv JobView) JobSummary {
+	js := JobSummary{Endpoint: jv.Endpoint, ID: jv.ID, Name: jv.Name, State: jv.State, Vertices: len(jv.Vertices), Lag: -1, MaxBusy: -1, Age: jv.Age}
+	for _, v := range jv.Vertices {
+		if v.Lag >= 0 {
+			js.Lag = max(js.Lag, 0) + v.Lag
+		}
+		js.MaxBusy = max(js.MaxBusy, v.MaxBusy)
+		js.Backpressure = worseLevel(js.Backpressure, v.Backpressure)
+		js.Drift += v.Drift
+		if v.PredictionMode == "none" {
+			js.NotModelled++
+		}
+	}
+	return js
+}
+
+// JobRef names a job the store knows.
+type JobRef struct {
+	Endpoint, ID, Name, State string
+}
+
+// JobRefs lists the jobs of every endpoint, without building any view.
+func (s *Store) JobRefs() []JobRef {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []JobRef
+	for _, name := range sortedKeys(s.flink) {
+		for _, j := range s.flink[name].Jobs {
+			out = append(out, JobRef{name, j.ID, j.Name, j.State})
+		}
+	}
+	return out
 }
 
 func worseLevel(a, b string) string {
@@ -133,16 +173,25 @@ func (s *Store) findJob(endpoint, jobID string) (*flink.Snapshot, *flink.JobSnap
 
 // Job returns a job's page view.
 func (s *Store) Job(endpoint, jobID string) (JobView, error) {
+	jv, _, err := s.JobDetail(endpoint, jobID)
+	return jv, err
+}
+
+// JobDetail returns a job's page view and the views of its vertices (in the
+// same order, with the default query), built once for both.
+func (s *Store) JobDetail(endpoint, jobID string) (JobView, []VertexView, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	fs, j := s.findJob(endpoint, jobID)
 	if j == nil {
-		return JobView{}, fmt.Errorf("job %s: %w", assign.QuoteClip(jobID), ErrNotFound)
+		return JobView{}, nil, fmt.Errorf("job %s: %w", assign.QuoteClip(jobID), ErrNotFound)
 	}
-	return s.job(fs, j, s.opts.Now()), nil
+	jv, vvs := s.job(fs, j, s.opts.Now())
+	return jv, vvs, nil
 }
 
-func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) JobView {
+func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (JobView, []VertexView) {
+	vvs := make([]VertexView, len(j.Vertices))
 	jv := JobView{Endpoint: fs.Endpoint, ID: j.ID, Name: j.Name, State: j.State, StartTime: j.StartTime,
 		Restored: restoredOf(j), Age: itemAge(j.Freshness, fs.CollectedAt, now, j.Err)}
 	for k := range j.Vertices {
@@ -169,8 +218,9 @@ func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) Job
 		if len(rates) == len(v.Subtasks) && len(rates) > 0 {
 			vs.Skew = assign.MeasureSkew(rates).FlinkPercent
 		}
+		vv := s.vertex(fs, j, v, VertexQuery{Color: "lag", Highlight: -1}, now)
+		vvs[k] = vv
 		if v.Kafka != nil {
-			vv := s.vertex(fs, j, v, VertexQuery{}, now)
 			vs.Lag, vs.Drift, vs.PredictionMode = vertexLag(vv), vv.Prediction.Drift, vv.Prediction.Mode
 			for _, r := range vv.Subtasks {
 				vs.Partitions += len(r.Partitions)
@@ -178,7 +228,7 @@ func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) Job
 		}
 		jv.Vertices = append(jv.Vertices, vs)
 	}
-	return jv
+	return jv, vvs
 }
 
 func vertexLag(v VertexView) int64 {

@@ -352,11 +352,10 @@ func (s *Server) runLive(ctx context.Context, minInterval time.Duration) {
 // publishAll computes and publishes the views somebody is subscribed to.
 func (s *Server) publishAll() {
 	st, hub := s.live, s.hub
-	ov := st.Overview()
 	if hub.Subscribed("overview") {
-		hub.Publish("overview", overviewUpdate(ov))
+		hub.Publish("overview", overviewUpdate(st.Overview()))
 	}
-	for _, j := range ov.Jobs {
+	for _, j := range st.JobRefs() {
 		if !hub.Subscribed("job:" + j.ID) {
 			continue
 		}
@@ -377,7 +376,7 @@ func (s *Server) publishAll() {
 			hub.Publish(topic, vertexUpdate(vv))
 		}
 	}
-	for _, t := range ov.Topics {
+	for _, t := range st.Backends().Topics {
 		topic := "topic:" + t.Cluster + "/" + t.Name
 		if !hub.Subscribed(topic) {
 			continue

@@ -28,7 +28,7 @@ var (
 	descVertexSkew = prometheus.NewDesc("skewscope_vertex_skew_percent",
 		"Flink's data skew (FLIP-418 formula) of records/s per subtask of a vertex, computed from observed rates.",
 		[]string{"endpoint", "job", "job_id", "vertex_id", "vertex"}, nil)
-	descVertexMaxOverMean = prometheus.NewDesc("skewscope_vertex_busy_max_ratio",
+	descVertexMaxBusy = prometheus.NewDesc("skewscope_vertex_busy_max_ratio",
 		"Highest busy ratio among a vertex's subtasks. Observed.",
 		[]string{"endpoint", "job", "job_id", "vertex_id", "vertex"}, nil)
 	descDrift = prometheus.NewDesc("skewscope_source_assignment_drift_partitions",
@@ -57,7 +57,7 @@ type liveCollector struct{ s *Server }
 
 func (c liveCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPartitionLag, descPartitionLagSeconds, descSubtaskBusy, descVertexSkew,
-		descVertexMaxOverMean, descDrift, descGroupLag, descGroupLagSeconds, descUp, descLastPoll, descPollDuration,
+		descVertexMaxBusy, descDrift, descGroupLag, descGroupLagSeconds, descUp, descLastPoll, descPollDuration,
 		descWSConnections, descWSDropped, descWSSent} {
 		ch <- d
 	}
@@ -78,7 +78,7 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 	if store == nil {
 		return
 	}
-	ov := store.Overview()
+	ov := store.Backends()
 	up := func(a live.Age) float64 {
 		if a.Err != "" || a.Stale {
 			return 0
@@ -89,24 +89,21 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(ch, descUp, up(k.Age), "kafka", k.Name)
 		gauge(ch, descLastPoll, float64(k.Age.At.UnixMilli())/1000, "kafka", k.Name)
 		gauge(ch, descPollDuration, float64(k.PollMillis)/1000, "kafka", k.Name)
-		for _, t := range ov.Topics {
-			if t.Cluster != k.Name {
-				continue
-			}
-			tv, err := store.Topic(k.Name, t.Name)
-			if err != nil {
-				continue
-			}
-			for _, p := range tv.Partitions {
-				for i, g := range p.Groups {
-					if g.Lag < 0 {
-						continue
-					}
-					part := itoa(int(p.Partition))
-					gauge(ch, descGroupLag, float64(g.Lag), k.Name, tv.Groups[i].Name, tv.Name, part)
-					if g.LagKind != "unknown" {
-						gauge(ch, descGroupLagSeconds, g.LagSeconds, k.Name, tv.Groups[i].Name, tv.Name, part)
-					}
+	}
+	for _, t := range ov.Topics {
+		tv, err := store.Topic(t.Cluster, t.Name)
+		if err != nil {
+			continue
+		}
+		for _, p := range tv.Partitions {
+			part := itoa(int(p.Partition))
+			for i, g := range p.Groups {
+				if g.Lag < 0 {
+					continue
+				}
+				gauge(ch, descGroupLag, float64(g.Lag), t.Cluster, tv.Groups[i].Name, tv.Name, part)
+				if g.LagKind != "unknown" {
+					gauge(ch, descGroupLagSeconds, g.LagSeconds, t.Cluster, tv.Groups[i].Name, tv.Name, part)
 				}
 			}
 		}
@@ -116,24 +113,21 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(ch, descLastPoll, float64(e.Age.At.UnixMilli())/1000, "flink", e.Name)
 		gauge(ch, descPollDuration, float64(e.PollMillis)/1000, "flink", e.Name)
 	}
-	for _, j := range ov.Jobs {
+	for _, j := range store.JobRefs() {
 		if j.State != "RUNNING" {
 			continue
 		}
-		jv, err := store.Job(j.Endpoint, j.ID)
+		jv, vvs, err := store.JobDetail(j.Endpoint, j.ID)
 		if err != nil {
 			continue
 		}
-		for _, vs := range jv.Vertices {
-			vv, err := store.Vertex(j.ID, vs.ID, live.VertexQuery{Endpoint: j.Endpoint, Highlight: -1})
-			if err != nil {
-				continue
-			}
+		for i, vs := range jv.Vertices {
+			vv := vvs[i]
 			if vs.Skew >= 0 {
 				gauge(ch, descVertexSkew, vs.Skew, j.Endpoint, j.Name, j.ID, vs.ID, vs.Name)
 			}
 			if vs.MaxBusy >= 0 {
-				gauge(ch, descVertexMaxOverMean, vs.MaxBusy, j.Endpoint, j.Name, j.ID, vs.ID, vs.Name)
+				gauge(ch, descVertexMaxBusy, vs.MaxBusy, j.Endpoint, j.Name, j.ID, vs.ID, vs.Name)
 			}
 			if vv.Prediction != nil && vv.Prediction.Mode != "none" {
 				gauge(ch, descDrift, float64(vv.Prediction.Drift), j.Endpoint, j.Name, j.ID, vs.ID, vs.Name, vv.Prediction.Mode)
