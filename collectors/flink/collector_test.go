@@ -1064,3 +1064,45 @@ func TestOnSnapshotGetsEveryPublishedSnapshot(t *testing.T) {
 		t.Fatalf("OnSnapshot got %d snapshots, want exactly the two published ones, in order", len(got))
 	}
 }
+
+// TestSourceRecordsInPrefersOperator: up to Flink 1.20 a source task's
+// numRecordsInPerSecond is 0 (FLINK-33681), so the source operator's own
+// meter is used where it has a value; a subtask whose operator value is
+// "NaN" or missing keeps the task-scope value.
+func TestSourceRecordsInPrefersOperator(t *testing.T) {
+	f := newFakeFlink(t, "1.20.5")
+	srv := f.start()
+	operatorIn := map[string]string{
+		"0.Source__Kafka_Source.numRecordsInPerSecond": "80.0",
+		"1.Source__Kafka_Source.numRecordsInPerSecond": "NaN",
+	}
+	f.setFault(f.jobPath("vertices", f.sourceID, "metrics"), func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		f.rs.ServeHTTP(rec, r)
+		get := r.URL.Query().Get("get")
+		if get == "" {
+			w.Write(rec.Body.Bytes())
+			return
+		}
+		var ms []map[string]string
+		if err := json.Unmarshal(rec.Body.Bytes(), &ms); err != nil {
+			t.Errorf("recorded metric values: %v", err)
+		}
+		for _, id := range strings.Split(get, ",") {
+			if v, ok := operatorIn[id]; ok {
+				ms = append(ms, map[string]string{"id": id, "value": v})
+			}
+		}
+		json.NewEncoder(w).Encode(ms)
+	})
+	c := newTestCollector(t, Config{URL: srv.URL})
+	s := c.PollOnce(context.Background())
+	if s.Err != nil || len(s.Jobs) != 1 || len(s.Jobs[0].Vertices) == 0 {
+		t.Fatalf("PollOnce() = %+v", s)
+	}
+	src := s.Jobs[0].Vertices[0]
+	got := column(src, func(s SubtaskSnapshot) float64 { return s.RecordsInPerSecond })
+	if want := []float64{80, 0, 0}; !src.Source || !nearAll(got, want) {
+		t.Errorf("source vertex (Source %v) RecordsInPerSecond = %v, want %v", src.Source, got, want)
+	}
+}
