@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,6 +70,13 @@ func (k knownDiff) matches(d difference) bool {
 
 var both = []string{"1.20", "2.2"}
 
+// Reasons shared by several entries of knownDifferences.
+const (
+	reasonBareMetrics     = "MetricCollectionResponseBody is written as a bare array of {id, value} (custom serializer); the spec says {\"metrics\": [...]}"
+	reasonResourceID      = "ResourceID is not hex: a MiniCluster's task executor id is a UUID (standalone: <rpcAddress>:<rpcPort>-<6 hex>, or taskmanager.resource-id); the spec pattern is [0-9a-f]{32}"
+	reasonSavepointFormat = "CheckpointStatistics.savepointFormat is null for a checkpoint (set only for savepoints); the spec does not mark it nullable"
+)
+
 // knownDifferences lists every place where the recordings differ from the
 // spec of their line, with the reason. Sources: flink-rest.md (§2, §6) and
 // flink-rest/README.md, and the Java classes they cite.
@@ -77,15 +84,15 @@ var knownDifferences = []knownDiff{
 	// Metric endpoints: MetricCollectionResponseBody has a custom serializer
 	// that writes the list as a bare array.
 	{Lines: both, Path: "/jobs/{jobid}/metrics", Pointer: "", Kind: "type", Wrap: "metrics",
-		Reason: "MetricCollectionResponseBody is written as a bare array of {id, value} (custom serializer); the spec says {\"metrics\": [...]}"},
+		Reason: reasonBareMetrics},
 	{Lines: both, Path: "/jobs/{jobid}/vertices/{vertexid}/metrics", Pointer: "", Kind: "type", Wrap: "metrics",
-		Reason: "MetricCollectionResponseBody is written as a bare array of {id, value} (custom serializer); the spec says {\"metrics\": [...]}"},
+		Reason: reasonBareMetrics},
 	{Lines: both, Path: "/jobs/{jobid}/vertices/{vertexid}/subtasks/{subtaskindex}/metrics", Pointer: "", Kind: "type", Wrap: "metrics",
-		Reason: "MetricCollectionResponseBody is written as a bare array of {id, value} (custom serializer); the spec says {\"metrics\": [...]}"},
+		Reason: reasonBareMetrics},
 	{Lines: both, Path: "/jobs/{jobid}/vertices/{vertexid}/watermarks", Pointer: "", Kind: "type", Wrap: "metrics",
-		Reason: "MetricCollectionResponseBody is written as a bare array of {id, value} (custom serializer); the spec says {\"metrics\": [...]}"},
+		Reason: reasonBareMetrics},
 	{Lines: both, Path: "/taskmanagers/{taskmanagerid}/metrics", Pointer: "", Kind: "type", Wrap: "metrics",
-		Reason: "MetricCollectionResponseBody is written as a bare array of {id, value} (custom serializer); the spec says {\"metrics\": [...]}"},
+		Reason: reasonBareMetrics},
 	{Lines: both, Path: "/jobs/{jobid}/vertices/{vertexid}/subtasks/metrics", Pointer: "", Kind: "type",
 		Reason: "AggregatedMetricsResponseBody is written as a bare array of {id, min, max, avg, sum, skew} with JSON numbers, only the requested aggregations, [] when any requested id has no value; the spec says an object and gives no item schema"},
 
@@ -93,9 +100,9 @@ var knownDifferences = []knownDiff{
 	{Lines: both, Path: "/jobs/{jobid}", Pointer: "/vertices/*/slotSharingGroupId", Kind: "type",
 		Reason: "SlotSharingGroupId is written as a 32-hex string (custom serializer); the spec shows the Java object (bytes, lowerPart, upperPart)"},
 	{Lines: both, Path: "/taskmanagers", Pointer: "/taskmanagers/*/id", Kind: "pattern",
-		Reason: "ResourceID is not hex: a MiniCluster's task executor id is a UUID (standalone: <rpcAddress>:<rpcPort>-<6 hex>, or taskmanager.resource-id); the spec pattern is [0-9a-f]{32}"},
+		Reason: reasonResourceID},
 	{Lines: both, Path: "/taskmanagers/{taskmanagerid}", Pointer: "/id", Kind: "pattern",
-		Reason: "ResourceID is not hex: a MiniCluster's task executor id is a UUID (standalone: <rpcAddress>:<rpcPort>-<6 hex>, or taskmanager.resource-id); the spec pattern is [0-9a-f]{32}"},
+		Reason: reasonResourceID},
 
 	// Fields on the wire that the spec hides.
 	{Lines: both, Path: "/jobs/{jobid}/vertices/{vertexid}", Pointer: "/subtasks/*/start_time", Kind: "undeclared",
@@ -121,11 +128,11 @@ var knownDifferences = []knownDiff{
 	{Lines: both, Path: "/jobs/{jobid}/checkpoints", Pointer: "/latest/*", Kind: "type", Wire: "spec object, wire null",
 		Reason: "LatestCheckpoints writes failed, savepoint and restored as null when there is none yet; the spec does not mark them nullable"},
 	{Lines: both, Path: "/jobs/{jobid}/checkpoints", Pointer: "/latest/completed/savepointFormat", Kind: "type", Wire: "spec string, wire null",
-		Reason: "CheckpointStatistics.savepointFormat is null for a checkpoint (set only for savepoints); the spec does not mark it nullable"},
+		Reason: reasonSavepointFormat},
 	{Lines: both, Path: "/jobs/{jobid}/checkpoints", Pointer: "/history/*/savepointFormat", Kind: "type", Wire: "spec string, wire null",
-		Reason: "CheckpointStatistics.savepointFormat is null for a checkpoint (set only for savepoints); the spec does not mark it nullable"},
+		Reason: reasonSavepointFormat},
 	{Lines: both, Path: "/jobs/{jobid}/checkpoints/details/{checkpointid}", Pointer: "/savepointFormat", Kind: "type", Wire: "spec string, wire null",
-		Reason: "CheckpointStatistics.savepointFormat is null for a checkpoint (set only for savepoints); the spec does not mark it nullable"},
+		Reason: reasonSavepointFormat},
 
 	// Non-finite doubles: Jackson writes NaN as the string "NaN".
 	{Lines: both, Path: "/jobs/{jobid}/checkpoints/details/{checkpointid}/subtasks/{vertexid}", Pointer: "/summary/*/*", Kind: "type", Wire: `spec number, wire string "NaN"`,
@@ -246,7 +253,7 @@ func loadSpec(t *testing.T, path string) *openAPI {
 	for name, s := range sp.Components.Schemas {
 		walk(name, s)
 	}
-	sort.Strings(unsupported)
+	slices.Sort(unsupported)
 	if len(unsupported) > 0 {
 		t.Fatalf("%s uses schema keywords the checker does not implement (extend it): %s", path, strings.Join(unsupported, "; "))
 	}
@@ -356,7 +363,7 @@ func (v *validator) applicable(s *schema, val any, ptr string, seen map[*schema]
 				out = append(out, v.applicable(&schema{Ref: target}, val, ptr, seen)...)
 			} else if present {
 				// (absent: "required" reports it)
-				v.add(ptr+"/"+escapePointer(d.PropertyName), "discriminator", fmt.Sprintf("%q is not in the mapping (%s)", tag, strings.Join(sortedKeys(d.Mapping), ", ")))
+				v.add(ptr+"/"+escapePointer(d.PropertyName), "discriminator", fmt.Sprintf("%q is not in the mapping (%s)", tag, strings.Join(slices.Sorted(maps.Keys(d.Mapping)), ", ")))
 			}
 		}
 	}
@@ -442,7 +449,7 @@ func (v *validator) validate(s *schema, val any, ptr string) {
 				v.add(ptr+"/"+escapePointer(r), "required", "required property missing")
 			}
 		}
-		for _, key := range sortedKeys(x) {
+		for _, key := range slices.Sorted(maps.Keys(x)) {
 			p := ptr + "/" + escapePointer(key)
 			switch {
 			case len(declared[key]) > 0:
@@ -556,15 +563,6 @@ func pointerMatch(pattern, ptr string) bool {
 	return true
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // ---------------------------------------------------------------------------
 // The test.
 
@@ -630,7 +628,7 @@ func TestRecordingsMatchOpenAPI(t *testing.T) {
 			versions = append(versions, e.Name())
 		}
 	}
-	sort.Strings(versions)
+	slices.Sort(versions)
 
 	specs := map[string]*openAPI{}
 	linesSeen := map[string]bool{}
@@ -675,7 +673,7 @@ func TestRecordingsMatchOpenAPI(t *testing.T) {
 			}
 		}
 		fmt.Fprintf(&summary, "\nFlink %s — spec %s (info.version %s): %d endpoints recorded\n", version, file, sp.Info.Version, len(m.Recordings))
-		for _, name := range sortedKeys(m.Recordings) {
+		for _, name := range slices.Sorted(maps.Keys(m.Recordings)) {
 			e := m.Recordings[name]
 			path, _, _ := strings.Cut(e.Path, "?")
 			var unexpected []difference
@@ -778,7 +776,7 @@ func TestRecordingsMatchOpenAPI(t *testing.T) {
 			example = used[k][0].d.Detail
 		}
 		fmt.Fprintf(&summary, "  [%s] GET %s at %q (lines %s): %d occurrences in %s\n      e.g. %s\n      reason: %s\n",
-			kd.Kind, kd.Path, kd.Pointer, strings.Join(kd.Lines, ", "), len(used[k]), strings.Join(sortedKeys(names), ", "), example, kd.Reason)
+			kd.Kind, kd.Path, kd.Pointer, strings.Join(kd.Lines, ", "), len(used[k]), strings.Join(slices.Sorted(maps.Keys(names)), ", "), example, kd.Reason)
 	}
 	t.Log(summary.String())
 }
