@@ -71,7 +71,6 @@ type srcTask struct {
 
 // keyedTask is one subtask of the keyed vertex.
 type keyedTask struct {
-	idx    int
 	bucket *bucket
 	in     int64
 	bytes  int64
@@ -169,7 +168,7 @@ func (s *Sandbox) newJob(spec jobSpec, p int) *job {
 	j.ctx, j.cancel = context.WithCancel(s.ctx)
 	for i := range p {
 		j.src = append(j.src, &srcTask{idx: i, bucket: newBucket(spec.srcCap, spec.srcCap*0.2)})
-		j.keyed = append(j.keyed, &keyedTask{idx: i, bucket: newBucket(spec.keyedCap, spec.keyedCap*0.2)})
+		j.keyed = append(j.keyed, &keyedTask{bucket: newBucket(spec.keyedCap, spec.keyedCap*0.2)})
 	}
 	return j
 }

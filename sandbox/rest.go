@@ -273,13 +273,9 @@ func (s *Sandbox) taskManagers() obj {
 var execStates = []string{"CREATED", "SCHEDULED", "DEPLOYING", "INITIALIZING", "RUNNING", "FINISHED", "CANCELING", "CANCELED", "FAILED", "RECONCILING"}
 var jobStates = []string{"INITIALIZING", "CREATED", "RUNNING", "FAILING", "FAILED", "CANCELLING", "CANCELED", "FINISHED", "RESTARTING", "SUSPENDED", "RECONCILING"}
 
-// taskState is the execution state of the job's subtasks.
-func (j *job) taskState() string {
-	if j.state == "RUNNING" {
-		return "RUNNING"
-	}
-	return j.state // FINISHED, CANCELED
-}
+// taskState is the execution state of the job's subtasks: the job states
+// the sandbox uses (RUNNING, FINISHED, CANCELED) are execution states too.
+func (j *job) taskState() string { return j.state }
 
 func (j *job) endTime() int64 {
 	if j.state == "RUNNING" {
@@ -483,11 +479,13 @@ func (j *job) vertexDetails(keyed bool) obj {
 	durs := map[string][]float64{}
 	start := j.created + 300
 	for i := range p {
-		sd := obj{"CREATED": 190 + i, "SCHEDULED": 300 + i, "DEPLOYING": 280 + 2*i, "INITIALIZING": 270 + 3*i}
-		running := max(0, j.duration(now)-300-int64(1040+6*i))
-		sd["RUNNING"] = running
-		for k, v := range sd {
-			durs[k] = append(durs[k], toFloat(v))
+		sd := obj{}
+		for k, v := range map[string]int64{
+			"CREATED": int64(190 + i), "SCHEDULED": int64(300 + i), "DEPLOYING": int64(280 + 2*i),
+			"INITIALIZING": int64(270 + 3*i), "RUNNING": max(0, j.duration(now)-300-int64(1040+6*i)),
+		} {
+			sd[k] = v
+			durs[k] = append(durs[k], float64(v))
 		}
 		subs = append(subs, obj{
 			"subtask": i, "status": j.taskState(), "attempt": 0, "endpoint": "127.0.0.1:6121",
@@ -521,18 +519,6 @@ func (j *job) vertexDetails(keyed bool) obj {
 		"id": j.vertexID(keyed), "name": j.vertexName(keyed), "parallelism": p, "maxParallelism": j.spec.maxP, "now": now,
 		"subtasks": subs, "aggregated": obj{"metrics": aggM, "status-duration": aggS},
 	}
-}
-
-func toFloat(v any) float64 {
-	switch x := v.(type) {
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case float64:
-		return x
-	}
-	return 0
 }
 
 // stats is Flink's StatsSummaryDto-like {min,max,avg,sum,median,p25,p75,p95}

@@ -93,7 +93,6 @@ type Sandbox struct {
 	consumed atomic.Int64
 
 	closeOnce sync.Once
-	closeErr  error
 }
 
 const (
@@ -331,7 +330,7 @@ func (s *Sandbox) Close() error {
 		}
 		s.log.Info("sandbox stopped")
 	})
-	return s.closeErr
+	return nil
 }
 
 // hex returns n random bytes as lower-case hex (2n characters).

@@ -53,15 +53,21 @@ const ordersTotalRate = 360.0
 // parallelism 4 (start index 3), which makes that subtask fall behind.
 var ordersRank = [12]int{0, 5, 3, 7, 1, 9, 4, 11, 6, 2, 10, 8}
 
+// ordersNorm is the sum of the Zipf weights of ordersRank, so that the
+// weights add up to 1.
+var ordersNorm = func() float64 {
+	var norm float64
+	for r := range len(ordersRank) {
+		norm += 1 / math.Pow(float64(r+1), 1.1)
+	}
+	return norm
+}()
+
 // ordersRate is a Zipf-like rate (s = 1.1) by rank, modulated by a slow
 // sine per partition (±35 %, periods of 8 to 20 minutes), so the ranking
 // drifts over time.
 func ordersRate(tr *topicTraffic, p int, t time.Duration) float64 {
-	var norm float64
-	for r := range 12 {
-		norm += 1 / math.Pow(float64(r+1), 1.1)
-	}
-	w := 1 / math.Pow(float64(ordersRank[p%12]+1), 1.1) / norm
+	w := 1 / math.Pow(float64(ordersRank[p%12]+1), 1.1) / ordersNorm
 	ph := tr.phase[p%len(tr.phase)]
 	period := 8*time.Minute + time.Duration(p)*time.Minute
 	mod := 1 + 0.35*math.Sin(2*math.Pi*t.Seconds()/period.Seconds()+ph)
