@@ -18,7 +18,6 @@ import (
 // textContent; the page never builds HTML from an update.
 type liveUpdate struct {
 	Shape string `json:"shape"`
-	At    int64  `json:"at"` // data time, Unix ms; 0 unknown
 	// Ages are the data times (Unix ms, 0 unknown) of the page's [data-age]
 	// elements in document order; the page counts their age up from these.
 	Ages  []int64     `json:"ages"`
@@ -31,7 +30,6 @@ type liveUpdate struct {
 }
 
 func ageUpdate(u *liveUpdate, a live.Age) {
-	u.At = ms(a)
 	u.Stale = a.Stale || a.Err != ""
 	u.Err = a.Err
 }
@@ -75,7 +73,6 @@ func overviewUpdate(ov live.OverviewView) liveUpdate {
 	for _, e := range ov.Endpoints {
 		u.T = append(u.T, strconv.FormatInt(e.PollMillis, 10)+" ms")
 		u.Ages = append(u.Ages, ms(e.Age))
-		u.At = max(u.At, ms(e.Age))
 	}
 	for _, j := range ov.Jobs {
 		u.T = append(u.T, live.FormatInt(j.Lag), live.FormatRatio(j.MaxBusy), views.OrDash(j.Backpressure), views.JobDrift(j))
@@ -83,7 +80,6 @@ func overviewUpdate(ov live.OverviewView) liveUpdate {
 	for _, c := range ov.Clusters {
 		u.T = append(u.T, live.FormatRate(c.Rate), strconv.FormatInt(c.PollMillis, 10)+" ms")
 		u.Ages = append(u.Ages, ms(c.Age))
-		u.At = max(u.At, ms(c.Age))
 	}
 	for _, t := range ov.Topics {
 		u.T = append(u.T, live.FormatRate(t.Rate))
