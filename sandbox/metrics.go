@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -505,20 +506,23 @@ func percentiles(vs []int64) obj {
 	if len(vs) == 0 {
 		return obj{"min": 0, "max": 0, "avg": 0, "p50": 0.0, "p90": 0.0, "p95": 0.0, "p99": 0.0, "p999": 0.0}
 	}
-	s := append([]int64(nil), vs...)
-	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
+	s := slices.Sorted(slices.Values(vs))
 	var sum int64
 	for _, v := range s {
 		sum += v
 	}
-	q := func(p float64) float64 {
-		i := int(math.Ceil(p*float64(len(s)))) - 1
-		return float64(s[max(0, min(i, len(s)-1))])
-	}
+	q := func(p float64) float64 { return float64(nearestRank(s, p)) }
 	return obj{
 		"min": s[0], "max": s[len(s)-1], "avg": sum / int64(len(s)),
 		"p50": q(0.5), "p90": q(0.9), "p95": q(0.95), "p99": q(0.99), "p999": q(0.999),
 	}
+}
+
+// nearestRank is the p quantile (0 < p ≤ 1) of the non-empty sorted, by
+// the nearest-rank method.
+func nearestRank[T int64 | float64](sorted []T, p float64) T {
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
 func (j *job) checkpoints() obj {

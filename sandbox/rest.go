@@ -3,7 +3,6 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"sort"
@@ -533,10 +532,7 @@ func stats(vs []float64) obj {
 	for _, v := range s {
 		sum += v
 	}
-	pct := func(p float64) int64 {
-		i := int(math.Ceil(p*float64(len(s)))) - 1
-		return int64(s[max(0, min(i, len(s)-1))])
-	}
+	pct := func(p float64) int64 { return int64(nearestRank(s, p)) }
 	return obj{
 		"min": int64(s[0]), "max": int64(s[len(s)-1]), "avg": int64(sum / float64(len(s))), "sum": int64(sum),
 		"median": pct(0.5), "p25": pct(0.25), "p75": pct(0.75), "p95": pct(0.95),
