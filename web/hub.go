@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 
@@ -107,13 +108,14 @@ type Hub struct {
 	closed bool
 	wg     sync.WaitGroup
 
-	// active holds the topics with at least one subscriber, rebuilt by Run
-	// after every change, so publishers can skip views nobody watches.
+	// active holds the topics with at least one subscriber, kept by Run as
+	// topics gain their first or lose their last subscriber, so publishers
+	// can skip views nobody watches.
 	activeMu sync.RWMutex
 	active   map[string]bool
 
-	conns, rejected                        atomic.Int64
-	dropped, sent, encoded, badSubscribers atomic.Uint64
+	conns                                            atomic.Int64
+	dropped, sent, encoded, rejected, badSubscribers atomic.Uint64
 }
 
 type publication struct {
@@ -156,6 +158,7 @@ func NewHub(logger *slog.Logger, opts HubOptions) (*Hub, error) {
 		log:     logger,
 		opts:    opts,
 		allowed: make(map[string]bool),
+		active:  make(map[string]bool),
 		pub:     make(chan publication),
 		sub:     make(chan subscription),
 		unsub:   make(chan *client),
@@ -221,7 +224,7 @@ func (h *Hub) Stats() HubStats {
 		Dropped:        h.dropped.Load(),
 		Sent:           h.sent.Load(),
 		Encoded:        h.encoded.Load(),
-		Rejected:       uint64(h.rejected.Load()),
+		Rejected:       h.rejected.Load(),
 		BadSubscribers: h.badSubscribers.Load(),
 	}
 }
@@ -256,23 +259,27 @@ func (h *Hub) Publish(topic string, v any) error {
 // http.Server.Shutdown does not close hijacked connections.
 func (h *Hub) Run(ctx context.Context) {
 	subs := make(map[string]map[*client]struct{})
+	setActive := func(t string, on bool) {
+		h.activeMu.Lock()
+		if on {
+			h.active[t] = true
+		} else {
+			delete(h.active, t)
+		}
+		h.activeMu.Unlock()
+	}
+	leave := func(c *client, t string) {
+		delete(subs[t], c)
+		if len(subs[t]) == 0 {
+			delete(subs, t)
+			setActive(t, false)
+		}
+	}
 	remove := func(c *client) {
 		for t := range c.topics {
-			delete(subs[t], c)
-			if len(subs[t]) == 0 {
-				delete(subs, t)
-			}
+			leave(c, t)
 		}
 		c.topics = nil
-	}
-	publishActive := func() {
-		active := make(map[string]bool, len(subs))
-		for t := range subs {
-			active[t] = true
-		}
-		h.activeMu.Lock()
-		h.active = active
-		h.activeMu.Unlock()
 	}
 	for {
 		select {
@@ -286,36 +293,37 @@ func (h *Hub) Run(ctx context.Context) {
 		case c := <-h.unsub:
 			remove(c)
 			c.gone = true
-			publishActive()
 		case s := <-h.sub:
 			if s.c.gone {
 				continue
 			}
-			remove(s.c)
+			// Join the new topics before leaving the old ones, so a topic
+			// kept across the change never looks unwatched to publishers.
+			old := s.c.topics
 			s.c.topics = make(map[string]struct{}, len(s.topics))
 			for _, t := range s.topics {
 				s.c.topics[t] = struct{}{}
 				if subs[t] == nil {
 					subs[t] = make(map[*client]struct{})
+					setActive(t, true)
 				}
 				subs[t][s.c] = struct{}{}
+			}
+			for t := range old {
+				if _, kept := s.c.topics[t]; !kept {
+					leave(s.c, t)
+				}
 			}
 			if ack, err := subscribedMessage(s.topics); err == nil && !s.c.offer("", ack) {
 				h.drop(s.c)
 				remove(s.c)
 			}
-			publishActive()
 		case p := <-h.pub:
-			dropped := false
 			for c := range subs[p.topic] {
 				if !c.offer(p.topic, p.pm) {
 					h.drop(c)
 					remove(c)
-					dropped = true
 				}
-			}
-			if dropped {
-				publishActive()
 			}
 		}
 	}
@@ -352,31 +360,33 @@ func (h *Hub) drop(c *client) {
 // and is answered with {"subscribed":[...]}; updates arrive as
 // {"topic":"...","data":...}.
 func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
-	if n := h.conns.Add(1); n > int64(h.opts.MaxConnections) {
+	// reject releases the connection slot taken below and counts a refused
+	// handshake.
+	reject := func() {
 		h.conns.Add(-1)
 		h.rejected.Add(1)
+	}
+	if n := h.conns.Add(1); n > int64(h.opts.MaxConnections) {
+		reject()
 		http.Error(w, "too many websocket connections", http.StatusServiceUnavailable)
 		return
 	}
 	select {
 	case <-h.done:
-		h.conns.Add(-1)
-		h.rejected.Add(1)
+		reject()
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
 	default:
 	}
 	if !h.checkOrigin(r) {
-		h.conns.Add(-1)
-		h.rejected.Add(1)
+		reject()
 		h.log.Warn("websocket origin rejected", "origin", assign.QuoteClip(r.Header.Get("Origin")), "remote", r.RemoteAddr)
 		http.Error(w, "websocket origin not allowed", http.StatusForbidden)
 		return
 	}
 	conn, err := h.upgrader.Upgrade(w, r, nil) // writes the error response itself
 	if err != nil {
-		h.conns.Add(-1)
-		h.rejected.Add(1)
+		reject()
 		return
 	}
 	c := &client{
@@ -581,7 +591,7 @@ func (h *Hub) parseSubscribe(typ int, data []byte) ([]string, error) {
 	out := topics[:0]
 	for _, t := range topics {
 		if len(t) == 0 || len(t) > maxTopicLen || !topicRE.MatchString(t) {
-			return nil, fmt.Errorf("topic %q: want 1-%d of A-Z a-z 0-9 . _ : / = -", clip(t, 40), maxTopicLen)
+			return nil, fmt.Errorf("topic %s: want 1-%d of A-Z a-z 0-9 . _ : / = -", assign.QuoteClip(t), maxTopicLen)
 		}
 		if !seen[t] {
 			seen[t] = true
@@ -591,9 +601,14 @@ func (h *Hub) parseSubscribe(typ int, data []byte) ([]string, error) {
 	return out, nil
 }
 
+// clip shortens s to at most n bytes and an ellipsis, cutting on a rune
+// boundary: a close reason must be valid UTF-8.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

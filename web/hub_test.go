@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 )
@@ -563,5 +564,76 @@ func TestHubCancelClosesClients(t *testing.T) {
 	}
 	if _, resp, err := f.dial(t, f.origin, nil); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("dial after close: err %v, resp %v; want 503", err, resp)
+	}
+}
+
+// TestHubSubscribed follows the watched topics through a subscribe, a
+// changed subscription, a shared topic and a disconnect.
+func TestHubSubscribed(t *testing.T) {
+	f := newHubFixture(t, HubOptions{})
+	check := func(want map[string]bool) {
+		t.Helper()
+		for topic, w := range want {
+			if got := f.hub.Subscribed(topic); got != w {
+				t.Errorf("Subscribed(%q) = %v, want %v", topic, got, w)
+			}
+		}
+	}
+	c1, c2 := f.mustDial(t), f.mustDial(t)
+	subscribe(t, c1, "a", "b")
+	check(map[string]bool{"a": true, "b": true, "c": false})
+	subscribe(t, c1, "b", "c")
+	check(map[string]bool{"a": false, "b": true, "c": true})
+	subscribe(t, c2, "c")
+	_ = c1.Close()
+	waitFor(t, "b unwatched", 5*time.Second, func() bool { return !f.hub.Subscribed("b") })
+	check(map[string]bool{"a": false, "b": false, "c": true})
+	_ = c2.Close()
+	waitFor(t, "c unwatched", 5*time.Second, func() bool { return !f.hub.Subscribed("c") })
+}
+
+// TestHubCloseReasonIsUTF8: the close reason naming a bad topic is clipped
+// on a rune boundary (here the 120-byte cut falls inside an "é").
+func TestHubCloseReasonIsUTF8(t *testing.T) {
+	f := newHubFixture(t, HubOptions{})
+	c := f.mustDial(t)
+	if err := c.WriteJSON(map[string][]string{"subscribe": {strings.Repeat("\x01", 28) + strings.Repeat("é", 20)}}); err != nil {
+		t.Fatal(err)
+	}
+	err := expectClosed(t, c)
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.ClosePolicyViolation {
+		t.Fatalf("closed with %v, want close 1008", err)
+	}
+	if !utf8.ValidString(ce.Text) || len(ce.Text) > 123 || !strings.HasSuffix(ce.Text, "…") {
+		t.Errorf("close reason = %q (%d bytes), want valid UTF-8 of at most 123 bytes ending in …", ce.Text, len(ce.Text))
+	}
+}
+
+func TestNormalizeOrigin(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{"https://Dash.Example.com", "https://dash.example.com", ""},
+		{"https://dash.example.com:443/", "https://dash.example.com", ""},
+		{"http://dash.example.com:80", "http://dash.example.com", ""},
+		{"http://dash.example.com:443", "http://dash.example.com:443", ""},
+		{"http://[::1]:8080", "http://[::1]:8080", ""},
+		{"ws://dash.example.com", "", `scheme "ws" not allowed`},
+		{"file:///etc/passwd", "", "want an http or https origin"},
+		{"dash.example.com", "", "want an http or https origin"},
+		{"https://u:p@dash.example.com", "", "want an http or https origin"},
+		{"https://dash.example.com/app", "", "no path"},
+		{"https://dash.example.com?x=1", "", "want an http or https origin"},
+		{"*", "", "want an http or https origin"},
+	} {
+		got, err := NormalizeOrigin(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("NormalizeOrigin(%q) = %q, %v, want error containing %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("NormalizeOrigin(%q) = %q, %v, want %q", tc.in, got, err, tc.want)
+		}
 	}
 }

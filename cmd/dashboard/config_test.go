@@ -22,7 +22,6 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
-	"github.com/skewscope/skewscope/web"
 )
 
 // secretFiles writes the files configs in these tests refer to into a
@@ -513,34 +512,6 @@ func TestWebsocketOrigins(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, c.websocketOrigins(tc.listen)); diff != "" {
 			t.Errorf("parseConfig(%q).websocketOrigins(%q) (-want +got):\n%s", tc.args, tc.listen, diff)
-		}
-	}
-}
-
-func TestNormalizeOrigin(t *testing.T) {
-	for _, tc := range []struct{ in, want, err string }{
-		{"https://Dash.Example.com", "https://dash.example.com", ""},
-		{"https://dash.example.com:443/", "https://dash.example.com", ""},
-		{"http://dash.example.com:80", "http://dash.example.com", ""},
-		{"http://dash.example.com:443", "http://dash.example.com:443", ""},
-		{"http://[::1]:8080", "http://[::1]:8080", ""},
-		{"ws://dash.example.com", "", `scheme "ws" not allowed`},
-		{"file:///etc/passwd", "", "want an http or https origin"},
-		{"dash.example.com", "", "want an http or https origin"},
-		{"https://u:p@dash.example.com", "", "want an http or https origin"},
-		{"https://dash.example.com/app", "", "no path"},
-		{"https://dash.example.com?x=1", "", "want an http or https origin"},
-		{"*", "", "want an http or https origin"},
-	} {
-		got, err := web.NormalizeOrigin(tc.in)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("web.NormalizeOrigin(%q) = %q, %v, want error containing %q", tc.in, got, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("web.NormalizeOrigin(%q) = %q, %v, want %q", tc.in, got, err, tc.want)
 		}
 	}
 }
