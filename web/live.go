@@ -226,7 +226,6 @@ func (s *Server) vertexLinks(r *http.Request, vv live.VertexView, vq live.Vertex
 	}
 	l := views.VertexLinks{
 		Topic:     vertexTopic(vv.JobID, vv.ID, vv.Color),
-		Self:      with("", ""),
 		JSON:      s.prefix + "/api/v1" + views.VertexPath(vv.JobID, vv.ID),
 		Embed:     with("embed", "1"),
 		ColorLag:  with("color", ""),
@@ -318,13 +317,9 @@ func (s *Server) serveSandboxRestore(w http.ResponseWriter, r *http.Request) (in
 	if err := s.sandbox.Restore(r.PostForm.Get("job"), p); err != nil {
 		return 0, nil, badInput("job", "%v", err)
 	}
-	back := s.prefix + "/"
-	if b := r.PostForm.Get("back"); strings.HasPrefix(b, s.prefix+"/jobs/") && !strings.Contains(b, "//") {
-		// The restored job has a new id: go to the overview, whose job list
-		// links to it.
-		back = s.prefix + "/"
-	}
-	http.Redirect(w, r, back, http.StatusSeeOther)
+	// The restored job has a new id: go to the overview, whose job list
+	// links to it.
+	http.Redirect(w, r, s.prefix+"/", http.StatusSeeOther)
 	return 0, nil, nil
 }
 

@@ -6,7 +6,7 @@
 // the layout changes (a new shape), the page's own server rendering is
 // fetched and swapped in.
 
-import { formatAge, sparkPoints } from "./livefmt.js";
+import { formatAge, sparkData } from "./livefmt.js";
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 
 export function startLive(root) {
@@ -143,13 +143,12 @@ export function startLive(root) {
 // drawSpark draws a row's recent lag with uPlot (vendored, see
 // static/vendor/VERSIONS.md): no axes, legend or cursor, y from 0.
 function drawSpark(el, xs) {
-  const ys = xs.map((v) => (typeof v === "number" && v >= 0 ? v : null));
-  const data = [ys.map((_, i) => i), ys];
+  const { data, known } = sparkData(xs);
   if (el._plot) {
     el._plot.setData(data);
     return;
   }
-  if (sparkPoints(xs, 1, 1, 0).length < 2) return;
+  if (known < 2) return;
   el._plot = new uPlot(
     {
       width: Number(el.dataset.width) || 120,

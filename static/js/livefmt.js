@@ -9,16 +9,10 @@ export function formatAge(sec) {
   return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h ago`;
 }
 
-// sparkPoints maps samples to canvas points, oldest on the left; negative
-// samples (unknown) are skipped. The y axis runs from 0 to the largest
-// sample, so a flat line at the bottom means "no lag".
-export function sparkPoints(xs, width, height, pad) {
-  const known = xs.map((v, i) => [i, v]).filter(([, v]) => typeof v === "number" && v >= 0);
-  if (known.length < 2) return [];
-  const top = Math.max(...known.map(([, v]) => v));
-  const n = xs.length - 1 || 1;
-  return known.map(([i, v]) => [
-    pad + ((width - 2 * pad) * i) / n,
-    height - pad - (top > 0 ? ((height - 2 * pad) * v) / top : 0),
-  ]);
+// sparkData turns samples into uPlot's [xs, ys], oldest on the left;
+// negative samples (unknown) become gaps. known is the number of samples
+// that are not gaps: a line needs two.
+export function sparkData(xs) {
+  const ys = xs.map((v) => (typeof v === "number" && v >= 0 ? v : null));
+  return { data: [ys.map((_, i) => i), ys], known: ys.filter((v) => v !== null).length };
 }

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatAge, sparkPoints } from "./livefmt.js";
+import { formatAge, sparkData } from "./livefmt.js";
 
 test("formatAge matches the server's wording", () => {
   assert.equal(formatAge(0), "0 s ago");
@@ -10,12 +10,9 @@ test("formatAge matches the server's wording", () => {
   assert.equal(formatAge(-3), "0 s ago");
 });
 
-test("sparkPoints scales to the canvas and skips unknown samples", () => {
-  assert.deepEqual(sparkPoints([], 100, 20, 0), []);
-  assert.deepEqual(sparkPoints([5], 100, 20, 0), []);
-  assert.deepEqual(sparkPoints([0, 10], 100, 20, 0), [[0, 20], [100, 0]]);
-  const pts = sparkPoints([1, -1, 3], 100, 20, 0);
-  assert.equal(pts.length, 2);
-  assert.deepEqual(pts[1], [100, 0]);
-  assert.deepEqual(sparkPoints([0, 0, 0], 10, 10, 1), [[1, 9], [5, 9], [9, 9]]);
+test("sparkData indexes samples and leaves unknown ones as gaps", () => {
+  assert.deepEqual(sparkData([]), { data: [[], []], known: 0 });
+  assert.deepEqual(sparkData([5]), { data: [[0], [5]], known: 1 });
+  assert.deepEqual(sparkData([1, -1, 3]), { data: [[0, 1, 2], [1, null, 3]], known: 2 });
+  assert.deepEqual(sparkData([0, "x", null, 0]), { data: [[0, 1, 2, 3], [0, null, null, 0]], known: 2 });
 });
