@@ -548,11 +548,15 @@ func (j *job) halt() {
 		j.cancel()
 		j.wg.Wait()
 		j.mu.Lock()
-		defer j.mu.Unlock()
+		var cls []*kgo.Client
 		for _, st := range j.src {
 			if st.cl != nil {
-				st.cl.Close()
+				cls = append(cls, st.cl)
 			}
+		}
+		j.mu.Unlock()
+		for _, cl := range cls {
+			cl.Close()
 		}
 	})
 }
