@@ -173,8 +173,11 @@ func diffOwners(got, want map[assign.TopicPartition]int) error {
 
 func TestCollidingTopicsShareSubtasks(t *testing.T) {
 	for _, p := range []int{4, 6} {
-		a, _ := assign.KafkaStartIndex(topicClicks, p)
-		b, _ := assign.KafkaStartIndex(topicPageviews, p)
+		a, errA := assign.KafkaStartIndex(topicClicks, p)
+		b, errB := assign.KafkaStartIndex(topicPageviews, p)
+		if errA != nil || errB != nil {
+			t.Fatalf("KafkaStartIndex(_, %d) errors: %v, %v", p, errA, errB)
+		}
 		if a != b {
 			t.Errorf("KafkaStartIndex(%q, %d) = %d, KafkaStartIndex(%q, %d) = %d, want equal", topicClicks, p, a, topicPageviews, p, b)
 		}
@@ -183,7 +186,10 @@ func TestCollidingTopicsShareSubtasks(t *testing.T) {
 	hot := []int{}
 	for p, r := range ordersRank {
 		if r < 2 {
-			o, _ := assign.KafkaSplitOwner(assign.TopicPartition{Topic: topicOrders, Partition: int32(p)}, 4)
+			o, err := assign.KafkaSplitOwner(assign.TopicPartition{Topic: topicOrders, Partition: int32(p)}, 4)
+			if err != nil {
+				t.Fatalf("KafkaSplitOwner(%s-%d, 4) error = %v", topicOrders, p, err)
+			}
 			hot = append(hot, o)
 		}
 	}
