@@ -78,9 +78,10 @@ type Sandbox struct {
 	url  string
 	tmID string
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	ctx       context.Context
+	cancel    context.CancelFunc
+	stopAfter func() bool // unregisters the Close on the Start context; guarded by mu
+	wg        sync.WaitGroup
 
 	restoreMu sync.Mutex // one Restore at a time
 
@@ -132,15 +133,9 @@ func Start(ctx context.Context, opts Options) (*Sandbox, error) {
 		s.Close()
 		return nil, err
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		select {
-		case <-ctx.Done():
-			go s.Close() // Close waits for this goroutine
-		case <-s.ctx.Done():
-		}
-	}()
+	s.mu.Lock() // the callback may run Close at once when ctx is done
+	s.stopAfter = context.AfterFunc(ctx, func() { s.Close() })
+	s.mu.Unlock()
 	return s, nil
 }
 
@@ -302,6 +297,9 @@ func (s *Sandbox) Restore(jobName string, parallelism int) error {
 func (s *Sandbox) Close() error {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
+		if s.stopAfter != nil {
+			s.stopAfter()
+		}
 		s.closed = true
 		jobs := append([]*job(nil), s.jobs...)
 		s.mu.Unlock()
