@@ -567,7 +567,7 @@ func OverviewPage(l Layout, ov live.OverviewView, shape string) templ.Component 
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var34 string
-				templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(orDash(j.Backpressure))
+				templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(OrDash(j.Backpressure))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 76, Col: 43}
 				}
@@ -580,7 +580,7 @@ func OverviewPage(l Layout, ov live.OverviewView, shape string) templ.Component 
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var35 string
-				templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(jobDrift(j))
+				templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(JobDrift(j))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 77, Col: 32}
 				}
@@ -1075,7 +1075,7 @@ func JobPage(l Layout, j live.JobView, shape string) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var66 string
-				templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(skewText(v.Skew))
+				templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(SkewText(v.Skew))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 152, Col: 49}
 				}
@@ -1088,7 +1088,7 @@ func JobPage(l Layout, j live.JobView, shape string) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var67 string
-				templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinStringErrs(busiestText(v))
+				templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinStringErrs(BusiestText(v))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 153, Col: 47}
 				}
@@ -1101,7 +1101,7 @@ func JobPage(l Layout, j live.JobView, shape string) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var68 string
-				templ_7745c5c3_Var68, templ_7745c5c3_Err = templ.JoinStringErrs(orDash(v.Backpressure))
+				templ_7745c5c3_Var68, templ_7745c5c3_Err = templ.JoinStringErrs(OrDash(v.Backpressure))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 154, Col: 43}
 				}
@@ -1127,7 +1127,7 @@ func JobPage(l Layout, j live.JobView, shape string) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var70 string
-				templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(vertexDrift(v))
+				templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(VertexDrift(v))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 156, Col: 35}
 				}
@@ -2181,7 +2181,7 @@ func sourceGrid(l Layout, v live.VertexView, links VertexLinks) templ.Component 
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var127 string
-				templ_7745c5c3_Var127, templ_7745c5c3_Err = templ.JoinStringErrs(cellText(v, c))
+				templ_7745c5c3_Var127, templ_7745c5c3_Err = templ.JoinStringErrs(CellText(v, c))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 314, Col: 326}
 				}
@@ -2244,7 +2244,7 @@ func sourceGrid(l Layout, v live.VertexView, links VertexLinks) templ.Component 
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var131 string
-			templ_7745c5c3_Var131, templ_7745c5c3_Err = templ.JoinStringErrs(lagTime(r))
+			templ_7745c5c3_Var131, templ_7745c5c3_Err = templ.JoinStringErrs(LagTime(r))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 323, Col: 40}
 			}
@@ -2257,7 +2257,7 @@ func sourceGrid(l Layout, v live.VertexView, links VertexLinks) templ.Component 
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var132 string
-			templ_7745c5c3_Var132, templ_7745c5c3_Err = templruntime.NewAttributeExpression(meterValue(r.Busy)).Resolve(ctx)
+			templ_7745c5c3_Var132, templ_7745c5c3_Err = templruntime.NewAttributeExpression(MeterValue(r.Busy)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 324, Col: 104}
 			}
@@ -2309,7 +2309,7 @@ func sourceGrid(l Layout, v live.VertexView, links VertexLinks) templ.Component 
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var136 string
-			templ_7745c5c3_Var136, templ_7745c5c3_Err = templ.JoinStringErrs(rowVs(v, r))
+			templ_7745c5c3_Var136, templ_7745c5c3_Err = templ.JoinStringErrs(RowVs(v, r))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 327, Col: 50}
 			}
@@ -2746,7 +2746,7 @@ func subtaskTable(l Layout, v live.VertexView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var161 string
-			templ_7745c5c3_Var161, templ_7745c5c3_Err = templruntime.NewAttributeExpression(meterValue(r.Busy)).Resolve(ctx)
+			templ_7745c5c3_Var161, templ_7745c5c3_Err = templruntime.NewAttributeExpression(MeterValue(r.Busy)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 389, Col: 104}
 			}
@@ -3009,7 +3009,7 @@ func TopicPage(l Layout, t live.TopicView, shape string) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var178 string
-				templ_7745c5c3_Var178, templ_7745c5c3_Err = templ.JoinStringErrs(orDash(g.State))
+				templ_7745c5c3_Var178, templ_7745c5c3_Err = templ.JoinStringErrs(OrDash(g.State))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 435, Col: 110}
 				}
@@ -3148,7 +3148,7 @@ func TopicPage(l Layout, t live.TopicView, shape string) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var186 string
-					templ_7745c5c3_Var186, templ_7745c5c3_Err = templ.JoinStringErrs(groupLagTime(g))
+					templ_7745c5c3_Var186, templ_7745c5c3_Err = templ.JoinStringErrs(GroupLagTime(g))
 					if templ_7745c5c3_Err != nil {
 						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 454, Col: 49}
 					}

@@ -66,7 +66,9 @@ func topicPath(cluster, topic string, embed bool) string {
 	return withEmbed(TopicPath(cluster, topic), embed)
 }
 
-func orDash(s string) string {
+// OrDash shows an empty text as "–". Like the other text functions here,
+// pages and live updates (package web) share it, so both write the same.
+func OrDash(s string) string {
 	if s == "" {
 		return "–"
 	}
@@ -93,21 +95,24 @@ func vertexKind(v live.VertexSummary) string {
 	return strings.Join(parts, ", ")
 }
 
-func skewText(x float64) string {
+// SkewText writes Flink's skew percentage, "–" when unknown.
+func SkewText(x float64) string {
 	if x < 0 {
 		return "–"
 	}
 	return strconv.FormatFloat(x, 'f', 0, 64) + "%"
 }
 
-func busiestText(v live.VertexSummary) string {
+// BusiestText writes a vertex's busiest subtask and its busy ratio.
+func BusiestText(v live.VertexSummary) string {
 	if v.Busiest < 0 {
 		return "–"
 	}
 	return "#" + strconv.Itoa(v.Busiest) + " · " + live.FormatRatio(v.MaxBusy)
 }
 
-func vertexDrift(v live.VertexSummary) string {
+// VertexDrift is a source vertex's assignment text on the job page.
+func VertexDrift(v live.VertexSummary) string {
 	if !v.Kafka {
 		return ""
 	}
@@ -117,16 +122,13 @@ func vertexDrift(v live.VertexSummary) string {
 	return driftText(v.Drift)
 }
 
-func jobDrift(j live.JobSummary) string {
+// JobDrift is a job's assignment text on the overview.
+func JobDrift(j live.JobSummary) string {
 	if j.NotModelled > 0 && j.Drift == 0 {
 		return "not modelled (restored, history unknown)"
 	}
 	return driftText(j.Drift)
 }
-
-// JobDrift is a job's assignment text on the overview, shared with live
-// updates.
-func JobDrift(j live.JobSummary) string { return jobDrift(j) }
 
 func historyText(h []int) string {
 	parts := make([]string, len(h))
@@ -136,15 +138,13 @@ func historyText(h []int) string {
 	return strings.Join(parts, " → ")
 }
 
-func cellText(v live.VertexView, c live.PartitionCell) string {
+// CellText is the text of a partition cell: its lag or its rate.
+func CellText(v live.VertexView, c live.PartitionCell) string {
 	if v.Color == "rate" {
 		return live.FormatCount(c.Rate)
 	}
 	return live.FormatCount(float64(c.Lag))
 }
-
-// CellText is the text of a partition cell, shared with live updates.
-func CellText(v live.VertexView, c live.PartitionCell) string { return cellText(v, c) }
 
 func cellTitle(c live.PartitionCell, subtask int) string {
 	var b strings.Builder
@@ -165,32 +165,29 @@ func cellTitle(c live.PartitionCell, subtask int) string {
 	return b.String()
 }
 
-func lagTime(r live.SubtaskRow) string {
+// LagTime is a row's lag in time, "–" when its lag is unknown.
+func LagTime(r live.SubtaskRow) string {
 	if r.Lag < 0 {
 		return "–"
 	}
 	return live.FormatSeconds(r.LagSeconds)
 }
 
-// LagTime is the lag-in-time text of a row, shared with live updates.
-func LagTime(r live.SubtaskRow) string { return lagTime(r) }
-
-func meterValue(x float64) string {
+// MeterValue is a meter's value attribute (0 when unknown).
+func MeterValue(x float64) string {
 	if x < 0 {
 		return "0"
 	}
 	return strconv.FormatFloat(x, 'f', 3, 64)
 }
 
-// MeterValue is a meter's value attribute, shared with live updates.
-func MeterValue(x float64) string { return meterValue(x) }
-
 func sparkJSON(xs []float64) string {
 	b, _ := json.Marshal(xs)
 	return string(b)
 }
 
-func rowVs(v live.VertexView, r live.SubtaskRow) string {
+// RowVs is the "vs prediction" text of a row.
+func RowVs(v live.VertexView, r live.SubtaskRow) string {
 	if v.Prediction == nil || v.Prediction.Mode == "none" {
 		return "not modelled"
 	}
@@ -209,14 +206,12 @@ func rowVs(v live.VertexView, r live.SubtaskRow) string {
 	return "✗ " + strconv.Itoa(r.Drift) + " not as predicted"
 }
 
-// RowVs is the "vs prediction" text of a row, shared with live updates.
-func RowVs(v live.VertexView, r live.SubtaskRow) string { return rowVs(v, r) }
-
 func legendStep(v live.VertexView, i int) string {
 	return live.FormatCount(v.Thresholds[i])
 }
 
-func groupLagTime(g live.GroupOffset) string {
+// GroupLagTime is a group's lag in time on a partition.
+func GroupLagTime(g live.GroupOffset) string {
 	switch g.LagKind {
 	case "unknown":
 		return "–"
@@ -225,16 +220,6 @@ func groupLagTime(g live.GroupOffset) string {
 	}
 	return live.FormatSeconds(g.LagSeconds)
 }
-
-// GroupLagTime is a group's lag-in-time text, shared with live updates.
-func GroupLagTime(g live.GroupOffset) string { return groupLagTime(g) }
-
-// SkewText, BusiestText, VertexDrift and OrDash are shared with
-// live updates.
-func SkewText(x float64) string               { return skewText(x) }
-func BusiestText(v live.VertexSummary) string { return busiestText(v) }
-func VertexDrift(v live.VertexSummary) string { return vertexDrift(v) }
-func OrDash(s string) string                  { return orDash(s) }
 
 // kgPct is a key-group offset or width as a percentage of the strip.
 func kgPct(n, maxP int) string {
