@@ -661,38 +661,16 @@ func (b *backends) addQuick(f flagValues, given map[string]bool, p *problems) {
 func (b *backends) check(p *problems) {
 	kafkaAt := map[string]string{}
 	for _, k := range b.kafka {
-		if k.cfg.Name == "" {
-			continue
-		}
-		if first, ok := kafkaAt[k.cfg.Name]; ok {
-			p.at(namePath(k.path, "--kafka.name"), "kafka cluster name %q is already used by %s", k.cfg.Name, first)
-			continue
-		}
-		kafkaAt[k.cfg.Name] = k.path
+		claimName(kafkaAt, "kafka cluster", k.cfg.Name, namePath(k.path, "--kafka.name"), k.path, p)
 	}
 	flinkAt := map[string]string{}
 	for _, e := range b.flink {
-		if e.cfg.Kafka != "" {
-			if _, ok := kafkaAt[e.cfg.Kafka]; !ok {
-				p.at(e.path+".kafka", "no kafka cluster is named %q (known: %s)", e.cfg.Kafka, known(kafkaAt))
-			}
-		}
-		if e.cfg.Name == "" {
-			continue
-		}
-		if first, ok := flinkAt[e.cfg.Name]; ok {
-			p.at(namePath(e.path, "--flink.name"), "flink endpoint name %q is already used by %s", e.cfg.Name, first)
-			continue
-		}
-		flinkAt[e.cfg.Name] = e.path
+		checkRef(kafkaAt, "kafka cluster", e.cfg.Kafka, e.path+".kafka", p)
+		claimName(flinkAt, "flink endpoint", e.cfg.Name, namePath(e.path, "--flink.name"), e.path, p)
 	}
 	linkAt := map[SourceGroupLink]string{}
 	for _, l := range b.links {
-		if l.link.Endpoint != "" {
-			if _, ok := flinkAt[l.link.Endpoint]; !ok {
-				p.at(l.path+".endpoint", "no flink endpoint is named %q (known: %s)", l.link.Endpoint, known(flinkAt))
-			}
-		}
+		checkRef(flinkAt, "flink endpoint", l.link.Endpoint, l.path+".endpoint", p)
 		key := l.link
 		key.Group = ""
 		if first, ok := linkAt[key]; ok {
@@ -700,6 +678,28 @@ func (b *backends) check(p *problems) {
 			continue
 		}
 		linkAt[key] = l.path
+	}
+}
+
+// claimName records that the kind named name is defined at path, or
+// reports at namePath that name is already taken. An empty name is left to
+// Validate.
+func claimName(seen map[string]string, kind, name, namePath, path string, p *problems) {
+	if name == "" {
+		return
+	}
+	if first, ok := seen[name]; ok {
+		p.at(namePath, "%s name %q is already used by %s", kind, name, first)
+		return
+	}
+	seen[name] = path
+}
+
+// checkRef reports at path a reference to a kind not in seen; "" refers to
+// nothing.
+func checkRef(seen map[string]string, kind, name, path string, p *problems) {
+	if _, ok := seen[name]; name != "" && !ok {
+		p.at(path, "no %s is named %q (known: %s)", kind, name, known(seen))
 	}
 }
 
