@@ -442,7 +442,8 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		}
 	}
 	vv.Group = s.group(ks, fs.Endpoint, j, v, vv)
-	vv.Prediction = s.predict(vv, fs.Endpoint, j, v, q, oo.ambiguous)
+	vv.Prediction = s.predict(vv, fs.Endpoint, j, v, q, oo)
+	vv.Lineage = lineageView(s.currentLineage(fs.Endpoint, j, v))
 	vv.Thresholds = thresholds(vv)
 	for i := range vv.Subtasks {
 		for k := range vv.Subtasks[i].Partitions {
@@ -572,137 +573,6 @@ func (s *Store) group(ks *kafka.Snapshot, endpoint string, j *flink.JobSnapshot,
 	return nil
 }
 
-// predict compares the observed owners with Flink's formulas.
-func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, ambiguous int) *Prediction {
-	pr := &Prediction{Ambiguous: ambiguous}
-	topics := s.observedTopics(vv.Cluster, v)
-	lin := s.lineage[vertexKey{endpoint, j.Name, v.Name}]
-	var (
-		owners    func(tp assign.TopicPartition) int
-		uncertain = map[assign.TopicPartition]bool{}
-	)
-	switch {
-	case len(q.History) > 0 || (j.Restored != nil && lin != nil && lin.known && len(lin.history) > 1 && lin.jobID == j.ID):
-		in := assign.RestoreInput{Topics: topics, ConnectorLine: connectorLine(s.flink[endpoint].FlinkVersion)}
-		pr.Mode = "restore"
-		if len(q.History) > 0 {
-			in.History = append(append([]int(nil), q.History...), v.Parallelism)
-			if q.History[len(q.History)-1] == v.Parallelism && len(q.History) > 1 {
-				in.History = q.History
-			}
-			pr.HistorySource = "from the URL (?history=)"
-		} else {
-			in.History = lin.history
-			pr.HistorySource = "observed by skewscope (earlier jobs with this name)"
-			if len(lin.prevTopics) > 0 {
-				in.Topics = lin.prevTopics
-				in.NewTopics = newerTopics(lin.prevTopics, topics)
-			}
-		}
-		pr.History = in.History
-		res, err := assign.Restore(in)
-		if err != nil {
-			pr.Mode = "none"
-			pr.Summary = "the restore model could not run: " + err.Error()
-			break
-		}
-		pr.Source = res.Source
-		pr.Notes = append(pr.Notes, res.Notes...)
-		for _, u := range res.Uncertain {
-			uncertain[u] = true
-		}
-		if lin != nil && lin.grew && len(q.History) == 0 {
-			// Splits discovered while the job ran join the readers' lists in
-			// an order the savepoint keeps but skewscope cannot see; every
-			// chunk boundary can move, so no owner is certain.
-			pr.Notes = append(pr.Notes, "Partitions were discovered while an earlier job of this lineage ran, so the saved split lists, and with them every chunk, are not known exactly: all owners are the model's best guess and differences are not counted as drift.")
-			for _, tp := range assign.Partitions(in.Topics) {
-				uncertain[tp] = true
-			}
-			for _, t := range in.NewTopics {
-				for p := range t.Partitions {
-					uncertain[assign.TopicPartition{Topic: t.Name, Partition: int32(p)}] = true
-				}
-			}
-		}
-		a := res.Assignment
-		owners = func(tp assign.TopicPartition) int {
-			o, ok := a.OwnerOf(tp)
-			if !ok {
-				return -1
-			}
-			return o
-		}
-	case j.Restored != nil:
-		pr.Mode = "none"
-		what := "a checkpoint"
-		if j.Restored.IsSavepoint {
-			what = "a savepoint"
-		}
-		pr.Summary = "Restored from " + what + ": the layout depends on the parallelisms the job ran at before, which skewscope did not see. The observed layout is shown; add ?history=P0,P1,… (parallelisms from the fresh start on) to model it."
-		pr.Source = "flink-connector-kafka KafkaSourceEnumerator + RoundRobinOperatorStateRepartitioner"
-	default:
-		pr.Mode = "fresh"
-		pr.Source = "flink-connector-kafka KafkaSourceEnumerator.getSplitOwner"
-		a, err := assign.FreshAssignment(topics, v.Parallelism)
-		if err != nil {
-			pr.Mode = "none"
-			pr.Summary = "no prediction: " + err.Error()
-			break
-		}
-		owners = func(tp assign.TopicPartition) int {
-			o, ok := a.OwnerOf(tp)
-			if !ok {
-				return -1
-			}
-			return o
-		}
-	}
-	for i := range vv.Subtasks {
-		r := &vv.Subtasks[i]
-		for k := range r.Partitions {
-			c := &r.Partitions[k]
-			pr.Total++
-			if owners == nil {
-				continue
-			}
-			tp := assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}
-			c.Predicted = owners(tp)
-			c.Uncertain = uncertain[tp]
-			if c.Uncertain {
-				pr.Uncertain++
-			}
-			switch {
-			case c.Predicted == r.Subtask:
-				pr.Matched++
-			case c.Uncertain:
-				pr.UncertainDiffer++
-			default:
-				pr.Drift++
-				r.Drift++
-			}
-		}
-	}
-	if owners != nil && pr.Summary == "" {
-		switch {
-		case pr.Drift == 0 && pr.UncertainDiffer > 0:
-			pr.Summary = fmt.Sprintf("%d of %d partitions are where the restore model for %s guesses; %d are elsewhere, on owners the model cannot determine (see the notes)", pr.Matched, pr.Total, joinInts(pr.History, "→"), pr.UncertainDiffer)
-		case pr.Drift == 0 && pr.Mode == "fresh":
-			pr.Summary = "observed = predicted (fresh start)"
-		case pr.Drift == 0:
-			pr.Summary = fmt.Sprintf("observed = predicted (restore %s)", joinInts(pr.History, "→"))
-		case pr.Mode == "fresh":
-			pr.Summary = fmt.Sprintf("%d of %d partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource.", pr.Drift, pr.Total)
-		default:
-			pr.Summary = fmt.Sprintf("%d of %d partitions differ from the restore model for %s.", pr.Drift, pr.Total, joinInts(pr.History, "→"))
-		}
-	}
-	if ambiguous > 0 {
-		pr.Notes = append(pr.Notes, fmt.Sprintf("%d partitions are listed under more than one subtask in the metric ids (metric groups stay after a reassignment); the subtask with the most recent offset is taken as the owner.", ambiguous))
-	}
-	return pr
-}
-
 // connectorLine picks the flink-connector-kafka line a Flink version runs:
 // 3.x on Flink 1.x, 4.0 on Flink 2.0, 5.x on 2.1 and later. An unknown
 // version takes the newest line.
@@ -711,20 +581,6 @@ func connectorLine(flinkVersion string) string {
 		return assign.ConnectorLine34
 	}
 	return assign.ConnectorLine5
-}
-
-func newerTopics(old, now []assign.Topic) []assign.Topic {
-	m := map[string]int{}
-	for _, t := range old {
-		m[t.Name] = t.Partitions
-	}
-	var out []assign.Topic
-	for _, t := range now {
-		if n, ok := m[t.Name]; !ok || t.Partitions > n {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 func joinInts(xs []int, sep string) string {
@@ -747,8 +603,13 @@ func figures(vv *VertexView) []Figure {
 		fs = append(fs, f)
 		var maxSec float64
 		where := ""
+		cells, unknown := 0, 0
 		for _, r := range vv.Subtasks {
 			for _, c := range r.Partitions {
+				cells++
+				if c.LagKind == kafka.TimeLagUnknown.String() {
+					unknown++
+				}
 				if c.LagSeconds > maxSec {
 					maxSec, where = c.LagSeconds, c.Topic+"-"+strconv.Itoa(int(c.Partition))
 					if c.LagKind == kafka.TimeLagAtLeast.String() {
@@ -757,7 +618,15 @@ func figures(vv *VertexView) []Figure {
 				}
 			}
 		}
-		fs = append(fs, Figure{Label: "Max lag in time", Value: maxSec, Text: FormatSeconds(maxSec), Kind: Estimated, Note: nonEmpty(where, "all partitions caught up")})
+		f = Figure{Label: "Max lag in time", Value: maxSec, Text: FormatSeconds(maxSec), Kind: Estimated, Note: nonEmpty(where, "all partitions caught up")}
+		switch {
+		case cells > 0 && unknown == cells:
+			// Unknown is not caught up.
+			f.Value, f.Text, f.Note = -1, "–", "no partition's lag in time is known yet (needs Kafka end offsets and Flink positions)"
+		case unknown > 0:
+			f.Note = fmt.Sprintf("%s · %d of %d partitions unknown", nonEmpty(where, "the known ones caught up"), unknown, cells)
+		}
+		fs = append(fs, f)
 		in := 0.0
 		known := false
 		for _, r := range vv.Subtasks {
@@ -796,14 +665,18 @@ func figures(vv *VertexView) []Figure {
 	if vv.Prediction != nil {
 		pr := vv.Prediction
 		f := Figure{Label: "Assignment", Value: float64(pr.Matched), Kind: Observed}
-		switch pr.Mode {
-		case "none":
-			f.Text, f.Note = fmt.Sprintf("%d partitions", pr.Total), "not modelled (history unknown)"
+		h := pr.Headline
+		switch {
+		case h.Kind == BasisNotModelled:
+			f.Text, f.Note = fmt.Sprintf("%d partitions", pr.Total), "not modelled"
 		default:
 			f.Text = fmt.Sprintf("%d / %d", pr.Matched, pr.Total)
-			f.Note = "observed = predicted (" + pr.Mode + ")"
+			f.Note = h.Kind + " · " + pr.Mode
 			if pr.Drift > 0 {
 				f.Note = fmt.Sprintf("%d differ from the %s prediction", pr.Drift, pr.Mode)
+			}
+			if h.Uncertain+h.NotModelled > 0 {
+				f.Note += fmt.Sprintf(" · %d not determined", h.Uncertain+h.NotModelled)
 			}
 		}
 		fs = append(fs, f)

@@ -55,22 +55,6 @@ type tpKey struct {
 
 type vertexKey struct{ endpoint, job, vertex string }
 
-// lineage is what skewscope saw of the successive jobs with one name: the
-// source parallelism history that the restore model needs.
-type lineage struct {
-	jobID string
-	// known is false when the first job seen was already restored: its
-	// earlier parallelisms are unknown.
-	known   bool
-	history []int
-	// topics are the partition counts the current job has seen (what its
-	// savepoint will hold).
-	topics []assign.Topic
-	// prevTopics are the counts of the job before the latest restore.
-	prevTopics []assign.Topic
-	grew       bool // partitions were discovered during an earlier job
-}
-
 type spark struct {
 	lag, rate [][]float64 // per subtask ring, oldest first
 }
@@ -214,43 +198,20 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 		}
 		for k := range j.Vertices {
 			v := &j.Vertices[k]
-			if v.Kafka == nil || v.Stale {
+			if v.Kafka == nil || v.Stale || v.Parallelism <= 0 || v.Parallelism > maxParallelism {
 				continue
 			}
-			s.followLineage(snap.Endpoint, j, v)
+			// A job changing shape passes through subtasks that are not
+			// running; its lineage moves on once every subtask runs again.
+			if allRunning(v) {
+				s.followLineage(snap.Endpoint, j, v, snap.CollectedAt)
+			}
 			s.sample(snap, j, v)
 		}
 	}
 	s.seq++
 	s.mu.Unlock()
 	s.notify()
-}
-
-// followLineage records the source's parallelism history across job ids
-// with the same job and vertex name. Called with s.mu held.
-func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot) {
-	key := vertexKey{endpoint, j.Name, v.Name}
-	topics := s.observedTopics(s.clusterFor(endpoint, v), v)
-	l := s.lineage[key]
-	switch {
-	case l != nil && l.jobID == j.ID:
-		if grown(l.topics, topics) {
-			l.grew = true
-		}
-		l.topics = maxTopics(l.topics, topics)
-	case l != nil && j.Restored != nil:
-		l.prevTopics = l.topics
-		l.history = append(append([]int(nil), l.history...), v.Parallelism)
-		l.jobID = j.ID
-		l.topics = maxTopics(l.topics, topics)
-	default:
-		s.lineage[key] = &lineage{
-			jobID:   j.ID,
-			known:   j.Restored == nil,
-			history: []int{v.Parallelism},
-			topics:  topics,
-		}
-	}
 }
 
 // sample appends one sparkline point per subtask. Called with s.mu held.
@@ -405,19 +366,6 @@ func withMetadataCounts(ks *kafka.Snapshot, counts map[string]int) []assign.Topi
 	return out
 }
 
-func grown(old, now []assign.Topic) bool {
-	m := map[string]int{}
-	for _, t := range old {
-		m[t.Name] = t.Partitions
-	}
-	for _, t := range now {
-		if n, ok := m[t.Name]; !ok || t.Partitions > n {
-			return len(old) > 0
-		}
-	}
-	return false
-}
-
 // maxTopics merges two topic lists, keeping the larger partition count.
 func maxTopics(a, b []assign.Topic) []assign.Topic {
 	m := map[string]int{}
@@ -436,3 +384,16 @@ func maxTopics(a, b []assign.Topic) []assign.Topic {
 }
 
 func isNaN(f float64) bool { return f != f }
+
+// allRunning reports whether every subtask of the vertex is RUNNING.
+func allRunning(v *flink.VertexSnapshot) bool {
+	if len(v.Subtasks) != v.Parallelism {
+		return false
+	}
+	for _, st := range v.Subtasks {
+		if st.Status != "RUNNING" && st.Status != "" {
+			return false
+		}
+	}
+	return true
+}

@@ -170,8 +170,18 @@ type PartitionCell struct {
 	Rate float64 `json:"rate"`
 	// Predicted is the subtask Flink's formula gives, -1 when not modelled.
 	Predicted int `json:"predicted"`
-	// Uncertain is true when the restore model cannot determine the owner.
+	// Uncertain is true when the owner is not determined: the restore model
+	// cannot place it exactly, or the observation cannot tell which subtask
+	// reads it (OwnerUndetermined).
 	Uncertain bool `json:"uncertain,omitempty"`
+	// Basis says how far the cell's prediction can be trusted: "exact",
+	// "inferred", "uncertain" or "not modelled".
+	Basis string `json:"basis"`
+	// OwnerUndetermined is true when Flink's metric ids list the partition
+	// under several subtasks and no current value decides between them; the
+	// cell is shown under one of Candidates.
+	OwnerUndetermined bool  `json:"ownerUndetermined,omitempty"`
+	Candidates        []int `json:"candidates,omitempty"`
 	// Level is the colour step 0–3 of the chosen colouring.
 	Level int `json:"-"`
 }
@@ -214,7 +224,8 @@ type KeyGroupSpan struct {
 // formulas.
 type Prediction struct {
 	// Mode is "fresh" (KafkaSource fresh start), "restore" (restore model
-	// with History) or "none" (not modelled: history unknown).
+	// with History), "inferred" (restore model over a History inferred from
+	// the observed layout) or "none" (not modelled).
 	Mode    string `json:"mode"`
 	History []int  `json:"history,omitempty"`
 	// HistorySource says where History came from ("observed by skewscope",
@@ -233,6 +244,9 @@ type Prediction struct {
 	Summary   string   `json:"summary"`
 	Notes     []string `json:"notes,omitempty"`
 	Source    string   `json:"source"`
+	// Headline is the one verdict on the layout, with the count of each
+	// kind of cell.
+	Headline Headline `json:"headline"`
 }
 
 // VertexView is the vertex page and /api/v1/jobs/{jobID}/vertices/{vertexID}.
@@ -255,6 +269,8 @@ type VertexView struct {
 	Prediction     *Prediction  `json:"prediction,omitempty"`
 	Subtasks       []SubtaskRow `json:"subtasks"`
 	Restored       *Restored    `json:"restored,omitempty"`
+	// Lineage is the source's life as skewscope saw it (Kafka sources).
+	Lineage *LineageView `json:"lineage,omitempty"`
 	// Color is what partition cells are coloured by: "lag" or "rate".
 	Color string `json:"-"`
 	// Thresholds are the upper bounds of colour levels 0, 1, 2.

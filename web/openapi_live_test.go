@@ -248,13 +248,16 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		Topics:  []string{"orders"},
 		Figures: []live.Figure{{Label: "Total lag", Value: 120.5, Text: "120", Kind: live.Observed, Note: "log end − (Flink currentOffset + 1)"}},
 		Prediction: &live.Prediction{Mode: "restore", History: []int{2, 4}, HistorySource: "from the URL (?history=)", Matched: 3, Total: 4, Drift: 1,
-			Uncertain: 1, Ambiguous: 1, Summary: "1 of 4 partitions differ", Notes: []string{"a note"}, Source: "flink-connector-kafka"},
+			Uncertain: 1, Ambiguous: 1, Summary: "1 of 4 partitions differ", Notes: []string{"a note"}, Source: "flink-connector-kafka",
+			Headline: live.Headline{Kind: live.BasisUncertain, Text: "uncertain: 3 of 4", Exact: 3, Uncertain: 1}},
 		Subtasks: []live.SubtaskRow{{Subtask: 0, Status: "RUNNING",
 			Partitions: []live.PartitionCell{{Topic: "orders", Partition: 3, Label: "o3", Current: 10, Committed: 9, End: 20, Lag: 9, LagSeconds: 1.5,
-				LagKind: "interpolated", Rate: 2.5, Predicted: 1, Uncertain: true, Level: 2}},
+				LagKind: "interpolated", Rate: 2.5, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Level: 2}},
 			KeyGroups: &live.KeyGroupSpan{Start: 0, End: 63, Size: 64},
 			Rate:      2.5, Lag: 9, LagSeconds: 1.5, Busy: 0.25, BackPressured: 0.5, Idle: 0.25, RecordsIn: 1.5, RecordsOut: 2.5, StateSize: 1024, Drift: 1,
 			SparkLag: []float64{1.5}, SparkRate: []float64{2.5}, Highlight: true}},
+		Lineage: &live.LineageView{History: []int{2, 4}, Known: true, Events: []live.LineageEvent{{At: at, Kind: live.EventRescale, JobID: "a1b2", From: 2, To: 4,
+			CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", NewPartitions: 2, Moved: []string{"orders-3 0→1"}, MovedCount: 1}}},
 		Restored: restored, Color: "rate", Thresholds: [3]float64{1, 2, 3}, Flink: age, KafkaAge: &age, Error: "metrics: timeout", Shape: "x1",
 	}
 	tv := live.TopicView{Cluster: "main", Name: "orders", Rate: 10.5,
@@ -313,6 +316,7 @@ func TestOpenAPILiveSchemasMatchViews(t *testing.T) {
 		"PartitionCell": live.PartitionCell{}, "SubtaskRow": live.SubtaskRow{}, "KeyGroupSpan": live.KeyGroupSpan{},
 		"Prediction": live.Prediction{}, "VertexView": live.VertexView{}, "TopicPartitionRow": live.TopicPartitionRow{},
 		"GroupOffset": live.GroupOffset{}, "TopicGroup": live.TopicGroup{}, "TopicView": live.TopicView{},
+		"Headline": live.Headline{}, "LineageView": live.LineageView{}, "LineageEvent": live.LineageEvent{},
 	}
 	for name := range zeros {
 		if !c.seen[name] {

@@ -1,0 +1,7 @@
+package live
+
+// inferredHistory is a parallelism history inferred from a source's
+// observed layout.
+type inferredHistory struct {
+	history []int
+}

@@ -1,0 +1,310 @@
+package live
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+)
+
+// A source's life as skewscope sees it. Flink changes a job's shape in
+// four ways that matter to the split layout, each visible in its REST:
+//
+//   - a restore under a new job id (stop with a savepoint, submit again):
+//     a new job with the same name whose /checkpoints latest.restored is
+//     set;
+//   - an in-place rescale under the same job id (the adaptive scheduler,
+//     PUT /jobs/:id/resource-requirements, the Kubernetes autoscaler): the
+//     vertex parallelism changes and latest.restored names the checkpoint
+//     the new execution graph started from;
+//   - a failover at the same parallelism: latest.restored changes, the
+//     parallelism does not; every split goes back to the subtask that saved
+//     it (RoundRobinOperatorStateRepartitioner returns the previous states
+//     unchanged when the parallelism is unchanged), so the layout stays;
+//   - partition discovery: new partitions join the readers while the job
+//     runs (KafkaSourceEnumerator.getSplitOwner at the current parallelism).
+//
+// The restore model (assign.Restore) takes the parallelism of every step
+// from the fresh start on; a step at an unchanged parallelism changes
+// nothing in it. The lineage keeps those parallelisms, and every event
+// with its time, kind and the checkpoint it came from.
+
+// Event kinds of LineageEvent.
+const (
+	EventStart      = "start"      // a fresh start (no restored state)
+	EventFirstSeen  = "first-seen" // first seen already restored: earlier parallelisms unknown
+	EventRestore    = "restore"    // a new job id restored from a checkpoint or savepoint
+	EventRescale    = "rescale"    // the same job id at another parallelism
+	EventFailover   = "failover"   // the same job id restarted from a checkpoint at the same parallelism
+	EventPartitions = "partitions" // partition discovery found new partitions
+)
+
+// maxLineageEvents bounds the events kept per source.
+const maxLineageEvents = 64
+
+// maxParallelism is Flink's upper bound for any parallelism
+// (KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM).
+const maxParallelism = 1 << 15
+
+// LineageEvent is one change of a source's shape.
+type LineageEvent struct {
+	At   time.Time `json:"at"`
+	Kind string    `json:"kind"`
+	// JobID is the job id the source runs under after the event.
+	JobID string `json:"jobId"`
+	// From and To are the parallelisms before and after; From is 0 when
+	// there was no before (a start) or it is unknown.
+	From int `json:"from"`
+	To   int `json:"to"`
+	// CheckpointID, Savepoint and Path name what the job restored from
+	// (latest.restored), 0 and "" when it restored nothing or Flink did not
+	// say.
+	CheckpointID int64  `json:"checkpointId,omitempty"`
+	Savepoint    bool   `json:"savepoint,omitempty"`
+	Path         string `json:"path,omitempty"`
+	// NewPartitions counts the partitions a discovery event found.
+	NewPartitions int `json:"newPartitions,omitempty"`
+	// Moved lists (up to maxMovedListed) the partitions whose owner the
+	// restore model changes at this step, MovedCount all of them; -1 when
+	// the model cannot say exactly.
+	Moved      []string `json:"moved,omitempty"`
+	MovedCount int      `json:"movedCount"`
+}
+
+const maxMovedListed = 48
+
+// LineageView is a source's life on its vertex page.
+type LineageView struct {
+	// History is the parallelism of every step from the fresh start, as
+	// the restore model takes it; when Known is false it starts at the
+	// first step skewscope saw.
+	History []int `json:"history"`
+	// Known is true when skewscope saw the fresh start or the job's
+	// whole history is otherwise known.
+	Known  bool           `json:"known"`
+	Events []LineageEvent `json:"events"`
+}
+
+// lineage is what skewscope saw of the successive runs of one source
+// (endpoint, job name, vertex name).
+type lineage struct {
+	jobID string
+	// known is false when the first run seen was already restored: its
+	// earlier parallelisms are unknown.
+	known bool
+	// history holds the parallelism of each step (see LineageView).
+	history []int
+	events  []LineageEvent
+	// restored is latest.restored of the current run as last seen.
+	restored *flink.RestoreInfo
+	// topics are the partition counts the current run has seen (what its
+	// next checkpoint holds); prevTopics those of the run before the
+	// latest restore or rescale.
+	topics, prevTopics []assign.Topic
+	// grewNow is set when partitions were discovered since the latest
+	// restore or rescale (the model covers them exactly: NewTopics);
+	// grewBefore when that happened before it (the saved split lists'
+	// order is then not known).
+	grewNow, grewBefore bool
+	// inferred is set when the history before the first step skewscope
+	// saw was inferred from the observed layout; inferNote says what the
+	// search found, also when nothing fit.
+	inferred  *inferredHistory
+	inferNote string
+}
+
+func (l *lineage) p() int { return l.history[len(l.history)-1] }
+
+func (l *lineage) addEvent(e LineageEvent) {
+	l.events = append(l.events, e)
+	if n := len(l.events) - maxLineageEvents; n > 0 {
+		l.events = slices.Delete(l.events, 0, n)
+	}
+}
+
+// sameRestore reports whether two latest.restored answers name the same
+// restore.
+func sameRestore(a, b *flink.RestoreInfo) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.CheckpointID == b.CheckpointID && a.At.Equal(b.At) && a.ExternalPath == b.ExternalPath
+}
+
+func restoreEvent(kind string, at time.Time, jobID string, from, to int, r *flink.RestoreInfo) LineageEvent {
+	e := LineageEvent{At: at, Kind: kind, JobID: jobID, From: from, To: to, MovedCount: -1}
+	if r != nil {
+		e.CheckpointID, e.Savepoint, e.Path = r.CheckpointID, r.IsSavepoint, r.ExternalPath
+		if !r.At.IsZero() {
+			e.At = r.At
+		}
+	}
+	return e
+}
+
+// followLineage records the source's parallelism history across restores,
+// in-place rescales and failovers. It runs only when every subtask of the
+// vertex runs. Called with s.mu held.
+func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, at time.Time) {
+	key := vertexKey{endpoint, j.Name, v.Name}
+	topics := s.observedTopics(s.clusterFor(endpoint, v), v)
+	p := v.Parallelism
+	l := s.lineage[key]
+	switch {
+	case l == nil:
+		l = &lineage{jobID: j.ID, known: j.Restored == nil, history: []int{p}, restored: j.Restored, topics: topics}
+		if j.Restored == nil {
+			l.addEvent(LineageEvent{At: orTime(j.StartTime, at), Kind: EventStart, JobID: j.ID, To: p, MovedCount: -1})
+		} else {
+			l.addEvent(restoreEvent(EventFirstSeen, at, j.ID, 0, p, j.Restored))
+		}
+		s.lineage[key] = l
+		return
+	case l.jobID != j.ID && j.Restored == nil:
+		// Submitted again without state: a fresh start, whatever ran before.
+		*l = lineage{jobID: j.ID, known: true, history: []int{p}, topics: topics, events: l.events}
+		l.addEvent(LineageEvent{At: orTime(j.StartTime, at), Kind: EventStart, JobID: j.ID, To: p, MovedCount: -1})
+		return
+	case l.jobID != j.ID:
+		s.step(l, EventRestore, endpoint, j, p, topics, at)
+		l.jobID = j.ID
+		return
+	case p != l.p():
+		if j.Restored == nil {
+			// Restarted at another parallelism before any checkpoint: the
+			// enumerator starts afresh, and the history with it.
+			from := l.p()
+			*l = lineage{jobID: j.ID, known: true, history: []int{p}, topics: topics, events: l.events}
+			l.addEvent(LineageEvent{At: at, Kind: EventRescale, JobID: j.ID, From: from, To: p, MovedCount: -1})
+			return
+		}
+		s.step(l, EventRescale, endpoint, j, p, topics, at)
+		return
+	case !sameRestore(l.restored, j.Restored):
+		if n := len(l.events); n > 0 && l.events[n-1].JobID == j.ID && l.events[n-1].CheckpointID == 0 &&
+			(l.events[n-1].Kind == EventRescale || l.events[n-1].Kind == EventRestore) && j.Restored != nil {
+			// The checkpoint of a rescale that REST named a poll later.
+			e := &l.events[n-1]
+			e.CheckpointID, e.Savepoint, e.Path = j.Restored.CheckpointID, j.Restored.IsSavepoint, j.Restored.ExternalPath
+		} else {
+			l.addEvent(restoreEvent(EventFailover, at, j.ID, p, p, j.Restored))
+		}
+		l.restored = j.Restored
+	}
+	if n := newPartitions(l.topics, topics); n > 0 && len(l.topics) > 0 {
+		l.grewNow = true
+		l.addEvent(LineageEvent{At: at, Kind: EventPartitions, JobID: j.ID, From: p, To: p, NewPartitions: n, MovedCount: -1})
+	}
+	l.topics = maxTopics(l.topics, topics)
+}
+
+// step records a restore or rescale to parallelism p. Called with s.mu held.
+func (s *Store) step(l *lineage, kind, endpoint string, j *flink.JobSnapshot, p int, topics []assign.Topic, at time.Time) {
+	from := l.p()
+	l.prevTopics = maxTopics(l.topics, nil)
+	l.grewBefore = l.grewBefore || l.grewNow
+	l.grewNow = false
+	l.history = append(slices.Clone(l.history), p)
+	l.restored = j.Restored
+	l.topics = maxTopics(l.topics, topics)
+	e := restoreEvent(kind, at, j.ID, from, p, j.Restored)
+	if l.known && !l.grewBefore && len(l.history) <= assign.MaxRestoreHistory {
+		e.Moved, e.MovedCount = movedAt(l.prevTopics, l.history, connectorLine(s.flink[endpoint].FlinkVersion))
+	}
+	l.addEvent(e)
+}
+
+// movedAt lists the partitions whose owner the model changes at the last
+// step of history: the layout of history without its last entry against
+// the layout with it. MovedCount is -1 when either layout is not exact.
+func movedAt(topics []assign.Topic, history []int, line string) ([]string, int) {
+	before, ok := modelOwners(topics, history[:len(history)-1], line)
+	if !ok {
+		return nil, -1
+	}
+	after, ok := modelOwners(topics, history, line)
+	if !ok {
+		return nil, -1
+	}
+	var moved []string
+	n := 0
+	for _, tp := range assign.Partitions(topics) {
+		if before[tp] != after[tp] {
+			n++
+			if len(moved) < maxMovedListed {
+				moved = append(moved, tp.Topic+"-"+strconv.Itoa(int(tp.Partition))+" "+strconv.Itoa(before[tp])+"→"+strconv.Itoa(after[tp]))
+			}
+		}
+	}
+	return moved, n
+}
+
+// modelOwners is the model's owner of every partition after history; ok is
+// false when the model cannot place every partition exactly.
+func modelOwners(topics []assign.Topic, history []int, line string) (map[assign.TopicPartition]int, bool) {
+	if len(history) == 1 {
+		fa, err := assign.FreshAssignment(topics, history[0])
+		return ownerMap(fa), err == nil
+	}
+	res, err := assign.Restore(assign.RestoreInput{Topics: topics, History: history, ConnectorLine: line})
+	if err != nil || !res.Exact {
+		return nil, false
+	}
+	return ownerMap(res.Assignment), true
+}
+
+// lineageView is the vertex page's view of l. Called with s.mu held.
+func lineageView(l *lineage) *LineageView {
+	if l == nil {
+		return nil
+	}
+	return &LineageView{History: slices.Clone(l.history), Known: l.known, Events: slices.Clone(l.events)}
+}
+
+// eventText says an event in words, for the lineage table.
+func eventText(e LineageEvent) string {
+	from := "?"
+	if e.From > 0 {
+		from = strconv.Itoa(e.From)
+	}
+	switch e.Kind {
+	case EventStart:
+		return fmt.Sprintf("fresh start at p=%d", e.To)
+	case EventFirstSeen:
+		return fmt.Sprintf("first seen at p=%d, already restored: earlier parallelisms not seen", e.To)
+	case EventRestore:
+		return fmt.Sprintf("restored under a new job id, p %s→%d", from, e.To)
+	case EventRescale:
+		return fmt.Sprintf("rescaled in place, p %s→%d", from, e.To)
+	case EventFailover:
+		return fmt.Sprintf("failover at p=%d: restarted from its checkpoint, layout unchanged", e.To)
+	case EventPartitions:
+		return fmt.Sprintf("%d new partitions discovered at p=%d", e.NewPartitions, e.To)
+	}
+	return e.Kind
+}
+
+func orTime(t, alt time.Time) time.Time {
+	if t.IsZero() {
+		return alt
+	}
+	return t
+}
+
+// newPartitions counts the partitions in now that old does not have.
+func newPartitions(old, now []assign.Topic) int {
+	m := map[string]int{}
+	for _, t := range old {
+		m[t.Name] = t.Partitions
+	}
+	n := 0
+	for _, t := range now {
+		if t.Partitions > m[t.Name] {
+			n += t.Partitions - m[t.Name]
+		}
+	}
+	return n
+}
