@@ -204,13 +204,19 @@ func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.Ve
 // step records a restore or rescale to parallelism p. Called with s.mu held.
 func (s *Store) step(l *lineage, kind, endpoint string, j *flink.JobSnapshot, p int, topics []assign.Topic, at time.Time) {
 	from := l.p()
+	r := j.Restored
+	if kind == EventRescale && sameRestore(l.restored, r) {
+		// REST does not name the rescale's checkpoint yet (it still shows
+		// the restore before); the next change of latest.restored does.
+		r = nil
+	}
 	l.prevTopics = maxTopics(l.topics, nil)
 	l.grewBefore = l.grewBefore || l.grewNow
 	l.grewNow = false
 	l.history = append(slices.Clone(l.history), p)
 	l.restored = j.Restored
 	l.topics = maxTopics(l.topics, topics)
-	e := restoreEvent(kind, at, j.ID, from, p, j.Restored)
+	e := restoreEvent(kind, at, j.ID, from, p, r)
 	if l.known && !l.grewBefore && len(l.history) <= assign.MaxRestoreHistory {
 		e.Moved, e.MovedCount = movedAt(l.prevTopics, l.history, connectorLine(s.flink[endpoint].FlinkVersion))
 	}
