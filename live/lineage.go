@@ -270,8 +270,8 @@ func lineageView(l *lineage) *LineageView {
 	return &LineageView{History: slices.Clone(l.history), Known: l.known, Events: slices.Clone(l.events)}
 }
 
-// eventText says an event in words, for the lineage table.
-func eventText(e LineageEvent) string {
+// EventText says an event in words, for the lineage table.
+func EventText(e LineageEvent) string {
 	from := "?"
 	if e.From > 0 {
 		from = strconv.Itoa(e.From)

@@ -272,7 +272,7 @@ func historySource(l *lineage) string {
 	var steps []string
 	for _, e := range l.events {
 		if e.Kind == EventRestore || e.Kind == EventRescale || e.Kind == EventStart {
-			steps = append(steps, eventText(e))
+			steps = append(steps, EventText(e))
 		}
 	}
 	if len(steps) == 0 {

@@ -116,8 +116,11 @@ func VertexDrift(v live.VertexSummary) string {
 	if !v.Kafka {
 		return ""
 	}
-	if v.PredictionMode == "none" && v.Drift == 0 {
-		return "not modelled (restored, history unknown)"
+	switch {
+	case v.PredictionMode == live.ModeNone && v.Drift == 0:
+		return "not modelled"
+	case v.PredictionMode == live.ModeInferred:
+		return driftText(v.Drift) + " (inferred history)"
 	}
 	return driftText(v.Drift)
 }
@@ -125,9 +128,80 @@ func VertexDrift(v live.VertexSummary) string {
 // JobDrift is a job's assignment text on the overview.
 func JobDrift(j live.JobSummary) string {
 	if j.NotModelled > 0 && j.Drift == 0 {
-		return "not modelled (restored, history unknown)"
+		return "not modelled"
 	}
 	return driftText(j.Drift)
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// HeadlineCounts lists a headline's cells by kind.
+func HeadlineCounts(h live.Headline) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{h.Exact, "exact"}, {h.Inferred, "inferred"}, {h.Uncertain, "uncertain"}, {h.NotModelled, "not modelled"}} {
+		if c.n > 0 {
+			parts = append(parts, strconv.Itoa(c.n)+" "+c.what)
+		}
+	}
+	if len(parts) == 0 {
+		return "no partitions"
+	}
+	return "Cells: " + strings.Join(parts, " · ")
+}
+
+func verdictClass(kind string) string {
+	return "v-" + strings.ReplaceAll(kind, " ", "-")
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8] + "…"
+	}
+	return id
+}
+
+// EventWhat says a lineage event in words.
+func EventWhat(e live.LineageEvent) string { return live.EventText(e) }
+
+// EventFrom says what a lineage event restored from.
+func EventFrom(e live.LineageEvent) string {
+	switch {
+	case e.Savepoint && e.Path != "":
+		return "savepoint " + e.Path
+	case e.Savepoint:
+		return "savepoint " + strconv.FormatInt(e.CheckpointID, 10)
+	case e.CheckpointID > 0:
+		return "checkpoint " + strconv.FormatInt(e.CheckpointID, 10)
+	case e.Kind == live.EventRescale || e.Kind == live.EventRestore || e.Kind == live.EventFailover || e.Kind == live.EventFirstSeen:
+		return "not named by Flink"
+	}
+	return "–"
+}
+
+// EventMoved says which partitions a lineage event moved.
+func EventMoved(e live.LineageEvent) string {
+	switch {
+	case e.Kind != live.EventRestore && e.Kind != live.EventRescale:
+		return "–"
+	case e.MovedCount < 0:
+		return "not determined"
+	case e.MovedCount == 0:
+		return "none"
+	}
+	s := strconv.Itoa(e.MovedCount) + ": " + strings.Join(e.Moved, ", ")
+	if len(e.Moved) < e.MovedCount {
+		s += ", …"
+	}
+	return s
 }
 
 func historyText(h []int) string {
@@ -159,8 +233,11 @@ func cellTitle(c live.PartitionCell, subtask int) string {
 	default:
 		b.WriteString(" · predicted on subtask " + strconv.Itoa(c.Predicted))
 	}
-	if c.Uncertain {
-		b.WriteString(" (owner not determined by Flink)")
+	switch {
+	case c.OwnerUndetermined:
+		b.WriteString(" · listed under subtasks " + joinInts(c.Candidates) + " in Flink's metric ids: reader not determined")
+	case c.Uncertain:
+		b.WriteString(" (owner not determined by Flink's deterministic rules)")
 	}
 	return b.String()
 }
