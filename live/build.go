@@ -733,6 +733,15 @@ func shapeOf(vv *VertexView) string {
 	buf = append(buf, vv.Color...)
 	if vv.Prediction != nil {
 		buf = append(buf, vv.Prediction.Mode...)
+		buf = append(buf, vv.Prediction.Headline.Kind...)
+		buf = strconv.AppendInt(buf, int64(len(vv.Prediction.Notes)), 10)
+	}
+	if vv.Lineage != nil {
+		buf = strconv.AppendInt(buf, int64(len(vv.Lineage.Events)), 10)
+		if n := len(vv.Lineage.Events); n > 0 {
+			buf = strconv.AppendInt(buf, vv.Lineage.Events[n-1].CheckpointID, 10)
+			buf = strconv.AppendInt(buf, vv.Lineage.Events[n-1].At.UnixMilli(), 10)
+		}
 	}
 	if vv.Group != nil {
 		buf = append(buf, vv.Group.Name...)
@@ -748,6 +757,7 @@ func shapeOf(vv *VertexView) string {
 			buf = strconv.AppendInt(buf, int64(c.Partition), 10)
 			buf = append(buf, '/')
 			buf = strconv.AppendInt(buf, int64(c.Predicted), 10)
+			buf = append(buf, c.Basis...)
 		}
 		h.Write(buf)
 		buf = buf[:0]
