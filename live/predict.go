@@ -134,7 +134,7 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 				pr.Mode, pr.Summary = ModeNone, "the restore model could not run: "+err.Error()
 			} else {
 				pr.Source = res.Source
-				pr.Notes = append(pr.Notes, res.Notes...)
+				pr.Notes = append(pr.Notes, jobNotes(res.Notes, lin, len(q.History) > 0)...)
 				for _, u := range res.Uncertain {
 					uncertain[u] = true
 				}
@@ -332,6 +332,25 @@ func newTopics(old, now []assign.Topic) []assign.Topic {
 		if n, ok := m[t.Name]; !ok || t.Partitions > n {
 			out = append(out, t)
 		}
+	}
+	return out
+}
+
+// jobNotes keeps the restore model's notes that are true for this job. The
+// model's general assumption of a history without failovers or discovery
+// is replaced, for a history skewscope followed, by what it saw: failovers
+// at an unchanged parallelism hand every split back to the subtask that
+// saved it, and discovery before a restore is flagged on its own.
+func jobNotes(notes []string, l *lineage, fromURL bool) []string {
+	if l == nil || fromURL {
+		return notes
+	}
+	out := make([]string, 0, len(notes))
+	for _, n := range notes {
+		if strings.HasPrefix(n, "Assumes the job started fresh at parallelism") {
+			n = fmt.Sprintf("Assumes the fresh start at parallelism %d read the partitions it had then from the earliest offsets (the KafkaSourceBuilder default; skewscope cannot see a source's OffsetsInitializer).", l.history[0])
+		}
+		out = append(out, n)
 	}
 	return out
 }
