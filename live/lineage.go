@@ -114,6 +114,8 @@ type lineage struct {
 	// search found, also when nothing fit.
 	inferred  *inferredHistory
 	inferNote string
+	// inferFor is the observed layout last searched (layoutHash), 0 none.
+	inferFor uint64
 }
 
 func (l *lineage) p() int { return l.history[len(l.history)-1] }
@@ -217,7 +219,7 @@ func (s *Store) step(l *lineage, kind, endpoint string, j *flink.JobSnapshot, p 
 	l.restored = j.Restored
 	l.topics = maxTopics(l.topics, topics)
 	e := restoreEvent(kind, at, j.ID, from, p, r)
-	if l.known && !l.grewBefore && len(l.history) <= assign.MaxRestoreHistory {
+	if (l.known || l.inferred != nil) && !l.grewBefore && len(l.history) <= assign.MaxRestoreHistory {
 		e.Moved, e.MovedCount = movedAt(l.prevTopics, l.history, connectorLine(s.flink[endpoint].FlinkVersion))
 	}
 	l.addEvent(e)

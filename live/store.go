@@ -209,9 +209,13 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 			s.sample(snap, j, v)
 		}
 	}
+	jobs := s.inferJobs(snap)
 	s.seq++
 	s.mu.Unlock()
 	s.notify()
+	if len(jobs) > 0 {
+		s.runInfer(jobs)
+	}
 }
 
 // sample appends one sparkline point per subtask. Called with s.mu held.
@@ -255,6 +259,9 @@ func push(ring []float64, v float64, n int) []float64 {
 type observedOwners struct {
 	owner     map[flink.KafkaPartition]int
 	ambiguous int
+	// undetermined counts the partitions whose reader the metric ids do
+	// not determine.
+	undetermined int
 }
 
 type topicPart struct {
