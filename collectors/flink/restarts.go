@@ -56,9 +56,17 @@ type attemptID struct {
 // subtaskPoll is what one poll saw of a subtask's attempt.
 type subtaskPoll struct {
 	id attemptID
-	// runMs is accumulateBusy+Idle+BackPressuredTimeMs, −1 when unknown.
+	// runMs is accumulateBusy+Idle+BackPressuredTimeMs, runNotListed
+	// when the JobManager lists none of them for the subtask.
 	runMs int64
 }
+
+// Running times that are not values: the ids were not listed, or the
+// tracker does not know (the index was outside the vertex details).
+const (
+	runNotListed int64 = -1
+	runUnknown   int64 = -2
+)
 
 // subtaskTrack is what the tracker remembers of one subtask index.
 type subtaskTrack struct {
@@ -107,9 +115,9 @@ func (t *kafkaTracker) observe(parallelism int, subs map[int]subtaskPoll, o *Kaf
 		tr := t.subtasks[i]
 		switch {
 		case tr == nil && first:
-			t.subtasks[i] = &subtaskTrack{id: s.id, hasID: true, current: map[KafkaPartition]bool{}, lastRun: -1}
+			t.subtasks[i] = &subtaskTrack{id: s.id, hasID: true, current: map[KafkaPartition]bool{}}
 		case tr == nil:
-			tr = &subtaskTrack{lastRun: -1}
+			tr = &subtaskTrack{lastRun: runUnknown}
 			t.subtasks[i] = tr
 			tr.restart(s.id)
 		case !tr.hasID || tr.id != s.id:
@@ -151,7 +159,7 @@ func (t *kafkaTracker) observe(parallelism int, subs map[int]subtaskPoll, o *Kaf
 	// not, so that a restart or a scale-up can compare against them.
 	for i := range entries {
 		if t.subtasks[i] == nil {
-			t.subtasks[i] = &subtaskTrack{lastRun: -1}
+			t.subtasks[i] = &subtaskTrack{lastRun: runUnknown}
 		}
 	}
 	for i, tr := range t.subtasks {
@@ -159,9 +167,10 @@ func (t *kafkaTracker) observe(parallelism int, subs map[int]subtaskPoll, o *Kaf
 		if tr.last == nil {
 			tr.last = map[KafkaPartition]offsets{}
 		}
-		tr.lastRun = -1
 		if s, ok := subs[i]; ok {
 			tr.lastRun = s.runMs
+		} else if tr.lastRun < 0 {
+			tr.lastRun = runUnknown
 		}
 		if !inRange(i) {
 			if len(tr.last) == 0 {
@@ -226,14 +235,18 @@ func (t *kafkaTracker) judge(first bool, subtask int, p KafkaPartition, v offset
 // runShowsAttempt reports whether the subtask's accumulated running time
 // shows the new attempt's dump: lower than before the restart (the attempt
 // clock started again), listed only since, or, after the first poll of the
-// attempt, different.
+// attempt, different. With no value from before, the first one seen is the
+// one to differ from.
 func (tr *subtaskTrack) runShowsAttempt(subs map[int]subtaskPoll, i int) bool {
 	s, ok := subs[i]
 	if !ok || s.runMs < 0 {
 		return false
 	}
 	switch {
-	case tr.baseRun < 0 || s.runMs < tr.baseRun:
+	case tr.baseRun == runUnknown:
+		tr.baseRun = s.runMs
+		return false
+	case tr.baseRun == runNotListed || s.runMs < tr.baseRun:
 		return true
 	case tr.fresh:
 		tr.baseRun = s.runMs

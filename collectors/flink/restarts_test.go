@@ -1,0 +1,482 @@
+package flink
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sourceModel models, for one Kafka source vertex, what Flink serves
+// through REST around restarts under one job id, after Flink's own code:
+//
+//   - each running attempt's KafkaSourceReaderMetrics: a split's partition
+//     is registered with currentOffset and committedOffset −1
+//     (registerTopicPartition, INITIAL_OFFSET), currentOffset is the last
+//     emitted record, committedOffset the position committed on a
+//     completed checkpoint;
+//   - the accumulated busy+idle+backpressured time, the attempt's running
+//     time (TaskIOMetricGroup);
+//   - the JobManager's MetricStore: fetch() is one MetricFetcherImpl
+//     update: updateCurrentExecutionAttempts → TaskMetricStore.retainSubtasks
+//     drops indexes ≥ the parallelism, then every running attempt's dump
+//     overwrites its own entries (isRepresentativeAttempt) and nothing
+//     removes the others. Between fetches REST serves the old values.
+//
+// Which subtask holds a split after a rescale is the operator state
+// redistribution's choice; the model gives partition p to subtask
+// p mod parallelism. The rules under test do not depend on it.
+type sourceModel struct {
+	t          *testing.T
+	op, topic  string
+	partitions int32
+	noRunTime  bool // a JobManager that lists no accumulate*TimeMs ids
+
+	now      int64
+	attempts []attemptID
+	started  []int64 // TM-side running start per subtask
+	readers  []map[int32]*readerOffsets
+	position map[int32]int64 // checkpointed position per partition (next to read)
+	store    map[string]string
+}
+
+type readerOffsets struct{ current, committed, next int64 }
+
+func newSourceModel(t *testing.T, topic string, partitions int32) *sourceModel {
+	return &sourceModel{t: t, op: "Source__Kafka_Source", topic: topic, partitions: partitions,
+		now: 1_796_000_000_000, position: map[int32]int64{}, store: map[string]string{}}
+}
+
+// start (re)deploys every subtask at parallelism n: new attempts whose
+// readers register the splits they hold, restored from the last checkpoint.
+// The JobManager's store is not touched until the next fetch.
+func (m *sourceModel) start(n int) {
+	m.now += 5_000
+	prev := m.attempts
+	m.attempts = make([]attemptID, n)
+	m.started = make([]int64, n)
+	m.readers = make([]map[int32]*readerOffsets, n)
+	for i := range n {
+		a := 0
+		if i < len(prev) {
+			a = prev[i].attempt + 1
+		}
+		m.attempts[i] = attemptID{attempt: a, start: m.now + int64(i)}
+		m.started[i] = m.now + 200
+		m.readers[i] = map[int32]*readerOffsets{}
+	}
+	for p := range m.partitions {
+		m.readers[int(p)%n][p] = &readerOffsets{current: -1, committed: -1, next: m.position[p]}
+	}
+}
+
+// consume lets partition p's reader emit records up to offset last.
+func (m *sourceModel) consume(p int32, last int64) {
+	for _, r := range m.readers {
+		if o, ok := r[p]; ok {
+			o.current, o.next = last, last+1
+			return
+		}
+	}
+	m.t.Fatalf("partition %d has no reader", p)
+}
+
+// checkpoint completes a checkpoint: each reader commits its position.
+func (m *sourceModel) checkpoint() {
+	for _, r := range m.readers {
+		for p, o := range r {
+			m.position[p] = o.next
+			o.committed = o.next
+		}
+	}
+}
+
+func (m *sourceModel) tick(ms int64) { m.now += ms }
+
+func (m *sourceModel) id(subtask int, p int32, kind string) string {
+	return fmt.Sprintf("%d.%s.KafkaSourceReader.topic.%s.partition.%d.%s", subtask, m.op, m.topic, p, kind)
+}
+
+// fetch is one MetricFetcher update.
+func (m *sourceModel) fetch() {
+	n := len(m.attempts)
+	for id := range m.store {
+		if i, err := strconv.Atoi(id[:strings.IndexByte(id, '.')]); err == nil && i >= n {
+			delete(m.store, id) // retainSubtasks
+		}
+	}
+	for i, r := range m.readers {
+		for p, o := range r {
+			m.store[m.id(i, p, KafkaCurrentOffset)] = strconv.FormatInt(o.current, 10)
+			m.store[m.id(i, p, KafkaCommittedOffset)] = strconv.FormatInt(o.committed, 10)
+		}
+		if !m.noRunTime {
+			run := max(m.now-m.started[i], 0)
+			m.store[fmt.Sprintf("%d.%s", i, metricAccIdle)] = strconv.FormatInt(run*9/10, 10)
+			m.store[fmt.Sprintf("%d.%s", i, metricAccBackPressured)] = "0"
+			m.store[fmt.Sprintf("%d.%s", i, metricAccBusy)] = strconv.FormatInt(run-run*9/10, 10) + ".0"
+		}
+	}
+}
+
+// ids is the vertex metric id list, as GET …/metrics lists it.
+func (m *sourceModel) ids() []string {
+	ids := slices.Collect(maps.Keys(m.store))
+	sort.Strings(ids)
+	return ids
+}
+
+// poll reads what the Collector reads: the vertex details' attempts, the
+// id list and the values.
+func (m *sourceModel) poll() (int, map[int]subtaskPoll, *KafkaSourceObservation) {
+	o := ParseKafkaSourceMetricIDs(m.ids())
+	var ms []Metric
+	for _, id := range o.OffsetIDs() {
+		ms = append(ms, Metric{ID: id, Raw: m.store[id]})
+	}
+	o.ApplyValues(ms)
+	subs := map[int]subtaskPoll{}
+	for i, a := range m.attempts {
+		run := int64(-1)
+		for _, name := range []string{metricAccBusy, metricAccIdle, metricAccBackPressured} {
+			if v, ok := m.store[fmt.Sprintf("%d.%s", i, name)]; ok {
+				f, _ := strconv.ParseFloat(v, 64)
+				run = max(run, 0) + int64(f)
+			}
+		}
+		subs[i] = subtaskPoll{id: a, runMs: run}
+	}
+	return len(m.attempts), subs, o
+}
+
+// owners renders Owners as "p=owner" or "p=?[candidates]" per partition.
+func owners(o *KafkaSourceObservation) string {
+	var b []string
+	for _, p := range o.Owners() {
+		if p.Certain() {
+			b = append(b, fmt.Sprintf("%d=%d", p.Partition, p.Owner))
+		} else {
+			b = append(b, fmt.Sprintf("%d=?%v", p.Partition, p.Candidates))
+		}
+	}
+	return strings.Join(b, " ")
+}
+
+// expected renders the model's real owners in the form owners uses.
+func (m *sourceModel) expected() string {
+	var b []string
+	for p := range m.partitions {
+		for i, r := range m.readers {
+			if _, ok := r[p]; ok {
+				b = append(b, fmt.Sprintf("%d=%d", p, i))
+			}
+		}
+	}
+	return strings.Join(b, " ")
+}
+
+// highestOffsetOwners is the rule skewscope used before: the listing with
+// the highest currentOffset wins. It shows that a scenario has entries that
+// rule gets wrong.
+func highestOffsetOwners(o *KafkaSourceObservation) map[int32]int {
+	best := map[int32]KafkaPartitionState{}
+	for _, s := range o.States {
+		if b, ok := best[s.Partition]; !ok || s.CurrentOffset > b.CurrentOffset {
+			best[s.Partition] = s
+		}
+	}
+	out := map[int32]int{}
+	for p, s := range best {
+		out[p] = s.Subtask
+	}
+	return out
+}
+
+func (m *sourceModel) wrongByHighestOffset(o *KafkaSourceObservation) int {
+	n := 0
+	for p, st := range highestOffsetOwners(o) {
+		if _, ok := m.readers[st][p]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// step is one poll of a scenario: what happens in Flink before it, and what
+// skewscope must conclude.
+type step struct {
+	name   string
+	before func(m *sourceModel)
+	// want is owners(); "" means the model's real owners, all certain.
+	want string
+	// awaiting is AwaitingRefresh.
+	awaiting []int
+	check    func(t *testing.T, m *sourceModel, o *KafkaSourceObservation)
+}
+
+func runSteps(t *testing.T, m *sourceModel, steps []step) {
+	t.Helper()
+	var tr kafkaTracker
+	for _, s := range steps {
+		if s.before != nil {
+			s.before(m)
+		}
+		n, subs, o := m.poll()
+		tr.observe(n, subs, o)
+		want := s.want
+		if want == "" {
+			want = m.expected()
+		}
+		if got := owners(o); got != want {
+			t.Errorf("%s: owners = %s\nwant %s\nstates %s", s.name, got, want, evidenceList(o))
+		}
+		if !slices.Equal(o.AwaitingRefresh, s.awaiting) {
+			t.Errorf("%s: AwaitingRefresh = %v, want %v", s.name, o.AwaitingRefresh, s.awaiting)
+		}
+		if o.Parallelism != n {
+			t.Errorf("%s: Parallelism = %d, want %d", s.name, o.Parallelism, n)
+		}
+		if s.check != nil {
+			s.check(t, m, o)
+		}
+	}
+}
+
+func evidenceList(o *KafkaSourceObservation) string {
+	var b []string
+	for _, s := range o.States {
+		b = append(b, fmt.Sprintf("%d/p%d=%d,%d:%v", s.Subtask, s.Partition, s.CurrentOffset, s.CommittedOffset, s.Evidence))
+	}
+	return strings.Join(b, " ")
+}
+
+// running starts the job at parallelism n, lets every partition p reach
+// offset base+p, completes a checkpoint and refreshes the JobManager.
+func running(n int, base int64) func(*sourceModel) {
+	return func(m *sourceModel) {
+		m.start(n)
+		for p := range m.partitions {
+			m.consume(p, base+int64(p))
+		}
+		m.checkpoint()
+		m.tick(60_000)
+		m.fetch()
+	}
+}
+
+func refreshed(m *sourceModel) { m.tick(10_000); m.fetch() }
+
+func restartAt(n int) func(*sourceModel) { return func(m *sourceModel) { m.start(n) } }
+
+func seq(from, to int) []int {
+	var s []int
+	for i := from; i < to; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+func evidenceOf(o *KafkaSourceObservation, subtask int, p int32) Evidence {
+	for _, s := range o.States {
+		if s.Subtask == subtask && s.Partition == p {
+			return s.Evidence
+		}
+	}
+	return 255
+}
+
+// TestRescaleInPlaceNoTraffic: the adaptive scheduler rescales 4→6 under
+// the same job id and no record arrives afterwards. The first poll after
+// the restart still gets the pre-restart dump: no owner is certain. Once
+// the JobManager has refreshed, every owner is right and certain, where the
+// highest currentOffset names the frozen old owner for 8 of 12 partitions.
+func TestRescaleInPlaceNoTraffic(t *testing.T) {
+	m := newSourceModel(t, "orders", 12)
+	runSteps(t, m, []step{
+		{name: "running at 4", before: running(4, 800)},
+		{name: "steady", before: refreshed},
+		{name: "rescaled, old dump", before: restartAt(6),
+			want:     "0=?[0] 1=?[1] 2=?[2] 3=?[3] 4=?[0] 5=?[1] 6=?[2] 7=?[3] 8=?[0] 9=?[1] 10=?[2] 11=?[3]",
+			awaiting: seq(0, 6)},
+		{name: "refreshed", before: refreshed,
+			check: func(t *testing.T, m *sourceModel, o *KafkaSourceObservation) {
+				if n := m.wrongByHighestOffset(o); n != 8 {
+					t.Errorf("highest currentOffset names %d wrong owners, want 8", n)
+				}
+				// 3 held p3 and p7 before; p7 went to subtask 1.
+				for _, c := range []struct {
+					subtask int
+					p       int32
+					want    Evidence
+				}{{3, 7, EvidenceUnconfirmed}, {1, 7, EvidenceCurrent}, {3, 3, EvidenceCurrent}, {5, 11, EvidenceCurrent}} {
+					if got := evidenceOf(o, c.subtask, c.p); got != c.want {
+						t.Errorf("subtask %d partition %d: evidence %v, want %v", c.subtask, c.p, got, c.want)
+					}
+				}
+			}},
+		{name: "still idle", before: refreshed},
+		{name: "checkpoint commits the same positions", before: func(m *sourceModel) { m.checkpoint(); refreshed(m) }},
+	})
+}
+
+// TestRescaleInPlaceRefreshedBeforePoll: the JobManager already fetched the
+// new attempts' dumps when the restart is first seen.
+func TestRescaleInPlaceRefreshedBeforePoll(t *testing.T) {
+	m := newSourceModel(t, "orders", 12)
+	runSteps(t, m, []step{
+		{name: "running at 4", before: running(4, 800)},
+		{name: "steady", before: refreshed},
+		{name: "rescaled and refreshed", before: func(m *sourceModel) { m.start(6); refreshed(m) }},
+	})
+}
+
+// TestFailoverSameParallelism: every subtask restarts at parallelism 3 and
+// re-registers its own partitions at −1; the frozen values go back, which
+// only a new attempt does.
+func TestFailoverSameParallelism(t *testing.T) {
+	m := newSourceModel(t, "orders", 6)
+	runSteps(t, m, []step{
+		{name: "running", before: running(3, 500)},
+		{name: "steady", before: refreshed},
+		{name: "failover, old dump", before: restartAt(3),
+			want: "0=?[0] 1=?[1] 2=?[2] 3=?[0] 4=?[1] 5=?[2]", awaiting: seq(0, 3)},
+		{name: "refreshed", before: refreshed,
+			check: func(t *testing.T, m *sourceModel, o *KafkaSourceObservation) {
+				for _, s := range o.States {
+					if s.Evidence != EvidenceCurrent || s.CurrentOffset != -1 {
+						t.Errorf("%+v: want current, re-registered at -1", s)
+					}
+				}
+			}},
+		// The first checkpoint commits the restored positions: the same
+		// values as before the failover; the entries stay current.
+		{name: "first checkpoint", before: func(m *sourceModel) { m.checkpoint(); refreshed(m) }},
+	})
+}
+
+// TestFailoverIdlePartitions: partitions never read show −1 before and
+// after, so the offsets cannot tell the new attempt from the old; the
+// subtask's accumulated running time, which starts again from 0, can.
+// Without those metrics the owners stay uncertain until a record arrives.
+func TestFailoverIdlePartitions(t *testing.T) {
+	idle := func(n int) func(*sourceModel) {
+		return func(m *sourceModel) { m.start(n); m.tick(60_000); m.fetch() }
+	}
+	t.Run("running time", func(t *testing.T) {
+		m := newSourceModel(t, "orders", 4)
+		runSteps(t, m, []step{
+			{name: "running", before: idle(2)},
+			{name: "failover, old dump", before: restartAt(2), want: "0=?[0] 1=?[1] 2=?[0] 3=?[1]", awaiting: []int{0, 1}},
+			{name: "refreshed", before: refreshed,
+				check: func(t *testing.T, m *sourceModel, o *KafkaSourceObservation) {
+					for _, s := range o.States {
+						if s.Evidence != EvidenceUnconfirmed {
+							t.Errorf("%+v: want unconfirmed", s)
+						}
+					}
+				}},
+		})
+	})
+	t.Run("no running time", func(t *testing.T) {
+		m := newSourceModel(t, "orders", 4)
+		m.noRunTime = true
+		runSteps(t, m, []step{
+			{name: "running", before: idle(2)},
+			{name: "failover, old dump", before: restartAt(2), want: "0=?[0] 1=?[1] 2=?[0] 3=?[1]", awaiting: []int{0, 1}},
+			{name: "refreshed", before: refreshed, want: "0=?[0] 1=?[1] 2=?[0] 3=?[1]", awaiting: []int{0, 1}},
+			{name: "a record for partition 3", before: func(m *sourceModel) { m.consume(3, 0); refreshed(m) },
+				want: "0=?[0] 1=1 2=?[0] 3=1", awaiting: []int{0}},
+		})
+	})
+}
+
+// TestRescaleDown: 6→3. Until the JobManager's next fetch the old dump
+// still lists indexes 3–5 (stale, never owners); then retainSubtasks drops
+// them and the three new attempts own everything.
+func TestRescaleDown(t *testing.T) {
+	m := newSourceModel(t, "orders", 8)
+	runSteps(t, m, []step{
+		{name: "running at 6", before: running(6, 300)},
+		{name: "steady", before: refreshed},
+		{name: "rescaled, old dump", before: restartAt(3),
+			want: "0=?[0] 1=?[1] 2=?[2] 3=?[] 4=?[] 5=?[] 6=?[0] 7=?[1]", awaiting: []int{0, 1, 2},
+			check: func(t *testing.T, m *sourceModel, o *KafkaSourceObservation) {
+				for _, s := range o.States {
+					if (s.Subtask >= 3) != (s.Evidence == EvidenceStale) {
+						t.Errorf("%+v: stale must be exactly the entries of subtasks ≥ 3", s)
+					}
+				}
+				for _, p := range o.Owners() {
+					if p.Partition == 4 && p.Reason != ReasonOutOfRange {
+						t.Errorf("partition 4 reason %q, want %q", p.Reason, ReasonOutOfRange)
+					}
+				}
+			}},
+		{name: "refreshed", before: refreshed,
+			check: func(t *testing.T, m *sourceModel, o *KafkaSourceObservation) {
+				for _, s := range o.States {
+					if s.Subtask >= 3 {
+						t.Errorf("%+v listed after retainSubtasks", s)
+					}
+				}
+			}},
+	})
+}
+
+// TestLateStart: skewscope starts after an in-place rescale 4→6, with the
+// frozen entries in the JobManager. It cannot tell them apart: partitions
+// listed twice are undetermined, single listings certain. A record on a
+// partition resolves it.
+func TestLateStart(t *testing.T) {
+	m := newSourceModel(t, "orders", 8)
+	running(4, 800)(m)
+	m.start(6)
+	refreshed(m)
+	// p%4 → p%6: p0..3 stay, p4→4 (was 0), p5→5 (was 1), p6→0 (was 2), p7→1 (was 3).
+	runSteps(t, m, []step{
+		{name: "first poll", want: "0=0 1=1 2=2 3=3 4=?[0 4] 5=?[1 5] 6=?[0 2] 7=?[1 3]"},
+		{name: "still idle", before: refreshed, want: "0=0 1=1 2=2 3=3 4=?[0 4] 5=?[1 5] 6=?[0 2] 7=?[1 3]"},
+		{name: "records on 4 and 7", before: func(m *sourceModel) { m.consume(4, 804); m.consume(7, 900); refreshed(m) },
+			want: "0=0 1=1 2=2 3=3 4=4 5=?[1 5] 6=?[0 2] 7=1"},
+	})
+}
+
+// TestLateDumpAtRestart: the poll that first sees the restart gets a dump
+// the old attempt wrote after the previous poll (higher offsets). That is
+// not the new attempt's evidence: the frozen entry stays unconfirmed.
+func TestLateDumpAtRestart(t *testing.T) {
+	m := newSourceModel(t, "orders", 4)
+	runSteps(t, m, []step{
+		{name: "running at 2", before: running(2, 100)},
+		{name: "rescaled 2→3 after a last dump", before: func(m *sourceModel) {
+			for p := range m.partitions {
+				m.consume(p, 150+int64(p))
+			}
+			m.fetch() // the old attempts' last dump
+			m.start(3)
+		}, want: "0=?[0] 1=?[1] 2=?[0] 3=?[1]", awaiting: []int{0, 1, 2}},
+		// p2 moved from 0 to 2, p3 from 1 to 0.
+		{name: "refreshed", before: refreshed,
+			check: func(t *testing.T, m *sourceModel, o *KafkaSourceObservation) {
+				if e := evidenceOf(o, 0, 2); e != EvidenceUnconfirmed {
+					t.Errorf("frozen 0/p2: %v, want unconfirmed", e)
+				}
+			}},
+	})
+}
+
+// TestScaleUpAfterScaleDownBeforeRefresh: 3→2→3 before the JobManager
+// fetched: index 2 comes back while its old entries are still listed; they
+// are the baseline of the new attempt, not its evidence.
+func TestScaleUpAfterScaleDownBeforeRefresh(t *testing.T) {
+	m := newSourceModel(t, "orders", 3)
+	runSteps(t, m, []step{
+		{name: "running at 3", before: running(3, 10)},
+		{name: "down to 2, old dump", before: restartAt(2), want: "0=?[0] 1=?[1] 2=?[]", awaiting: []int{0, 1}},
+		{name: "up to 3, old dump", before: restartAt(3), want: "0=?[0] 1=?[1] 2=?[2]", awaiting: []int{0, 1, 2}},
+		{name: "refreshed", before: refreshed},
+	})
+}
