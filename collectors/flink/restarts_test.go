@@ -1,12 +1,17 @@
 package flink
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -479,4 +484,185 @@ func TestScaleUpAfterScaleDownBeforeRefresh(t *testing.T) {
 		{name: "up to 3, old dump", before: restartAt(3), want: "0=?[0] 1=?[1] 2=?[2]", awaiting: []int{0, 1, 2}},
 		{name: "refreshed", before: refreshed},
 	})
+}
+
+// TestCollectorRescaleInPlace drives the Collector through an in-place
+// rescale of the recorded 2.2.1 job's source from 3 to 5 subtasks (same job
+// id), its Kafka entries served from the model: the restart shows in the
+// subtasks' attempts, numRestarts and latest.restored; owners are
+// undetermined while the JobManager serves the old dump, then all right and
+// certain; the tracker goes when the job does.
+func TestCollectorRescaleInPlace(t *testing.T) {
+	f := newFakeFlink(t, "2.2.1")
+	srv := f.start()
+	var mu sync.Mutex // guards m, restarts, restored against the handlers
+	m := newSourceModel(t, "orders", 5)
+	m.op = "Source__Kafka_Source"
+	restarts, restored := "0", any(nil)
+
+	decode := func(name string) any {
+		var v any
+		if err := json.Unmarshal(f.recordedBody(name), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	write := func(w http.ResponseWriter, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(v)
+	}
+	isModelID := func(id string) bool {
+		_, kafka := ParseKafkaOffsetID(id)
+		return kafka || strings.Contains(id, ".accumulate")
+	}
+	f.setFault(f.jobPath(), func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		job := decode("job").(map[string]any)
+		for _, v := range job["vertices"].([]any) {
+			if v := v.(map[string]any); v["id"] == f.sourceID {
+				v["parallelism"] = len(m.attempts)
+			}
+		}
+		write(w, job)
+	})
+	f.setFault(f.jobPath("vertices", f.sourceID), func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		var subs []any
+		for i, a := range m.attempts {
+			subs = append(subs, map[string]any{"subtask": i, "status": "RUNNING", "attempt": a.attempt, "endpoint": "localhost:-1",
+				"start-time": a.start, "start_time": a.start, "end-time": -1, "taskmanager-id": "3158c2d1-b88b-40de-9843-dc69233f6c80"})
+		}
+		write(w, map[string]any{"id": f.sourceID, "name": "Source: Kafka Source", "parallelism": len(m.attempts), "maxParallelism": 128,
+			"now": m.now, "subtasks": subs})
+	})
+	f.setFault(f.jobPath("vertices", f.sourceID, "metrics"), func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		get := r.URL.Query().Get("get")
+		if get == "" {
+			var list []any
+			for _, it := range decode("vertex-source-metrics-list").([]any) {
+				if !isModelID(it.(map[string]any)["id"].(string)) {
+					list = append(list, it)
+				}
+			}
+			for _, id := range m.ids() {
+				list = append(list, map[string]string{"id": id})
+			}
+			write(w, list)
+			return
+		}
+		rec := httptest.NewRecorder()
+		f.rs.ServeHTTP(rec, r)
+		var out []map[string]string
+		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+			t.Errorf("recorded metric values: %v", err)
+		}
+		out = slices.DeleteFunc(out, func(it map[string]string) bool { return isModelID(it["id"]) })
+		for _, id := range strings.Split(get, ",") {
+			if v, ok := m.store[id]; ok {
+				out = append(out, map[string]string{"id": id, "value": v})
+			}
+		}
+		write(w, out)
+	})
+	f.setFault(f.jobPath("metrics"), func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.URL.Query().Get("get") != metricNumRestarts {
+			t.Errorf("job metrics asked for %q, want %q", r.URL.Query().Get("get"), metricNumRestarts)
+		}
+		write(w, []map[string]string{{"id": metricNumRestarts, "value": restarts}})
+	})
+	f.setFault(f.jobPath("checkpoints"), func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		cps := decode("job-checkpoints").(map[string]any)
+		cps["latest"].(map[string]any)["restored"] = restored
+		write(w, cps)
+	})
+
+	c := newTestCollector(t, Config{URL: srv.URL})
+	poll := func(name string, change func()) (JobSnapshot, VertexSnapshot) {
+		t.Helper()
+		mu.Lock()
+		change()
+		mu.Unlock()
+		s := c.PollOnce(context.Background())
+		if len(s.Jobs) != 1 {
+			t.Fatalf("%s: %d jobs", name, len(s.Jobs))
+		}
+		j := s.Jobs[0]
+		v := findVertex(t, j, f.sourceID)
+		if v.Err != nil || v.Stale || v.Kafka == nil {
+			t.Fatalf("%s: source vertex err %v, stale %v, kafka %v", name, v.Err, v.Stale, v.Kafka != nil)
+		}
+		return j, v
+	}
+	attempts := func(v VertexSnapshot) string {
+		var b []string
+		for _, s := range v.Subtasks {
+			b = append(b, fmt.Sprintf("%d@%d", s.Attempt, s.StartTime.UnixMilli()))
+		}
+		return strings.Join(b, " ")
+	}
+
+	j, v := poll("running at 3", func() { running(3, 1900)(m) })
+	before := attempts(v)
+	if j.NumRestarts != 0 || j.Restored != nil {
+		t.Errorf("running: NumRestarts %d, Restored %+v; want 0, nil", j.NumRestarts, j.Restored)
+	}
+	if got, want := owners(v.Kafka), m.expected(); got != want {
+		t.Errorf("running: owners %s, want %s", got, want)
+	}
+
+	j, v = poll("rescaled, old dump", func() {
+		m.start(5)
+		restarts = "1"
+		restored = map[string]any{"id": 11, "restore_timestamp": m.now, "is_savepoint": false, "external_path": "file:/tmp/<scrubbed>/chk-11"}
+	})
+	if j.NumRestarts != 1 || j.Restored == nil || j.Restored.CheckpointID != 11 || j.Restored.At.UnixMilli() != m.now {
+		t.Errorf("rescaled: NumRestarts %d, Restored %+v; want 1, checkpoint 11 at %d", j.NumRestarts, j.Restored, m.now)
+	}
+	if got := attempts(v); v.Parallelism != 5 || got == before || !strings.HasPrefix(got, "1@") || !strings.Contains(got, " 0@") {
+		t.Errorf("rescaled: parallelism %d, attempts %s (before %s)", v.Parallelism, got, before)
+	}
+	if owner, amb := v.Kafka.Assignment(); len(owner) != 0 || len(amb) != 5 || !slices.Equal(v.Kafka.AwaitingRefresh, seq(0, 5)) {
+		t.Errorf("rescaled, old dump: owners %v, ambiguous %v, awaiting %v; want none certain", owner, amb, v.Kafka.AwaitingRefresh)
+	}
+
+	_, v = poll("refreshed", func() { refreshed(m) })
+	if got, want := owners(v.Kafka), m.expected(); got != want || len(v.Kafka.AwaitingRefresh) != 0 {
+		t.Errorf("refreshed: owners %s, awaiting %v; want %s", got, v.Kafka.AwaitingRefresh, want)
+	}
+	if n := m.wrongByHighestOffset(v.Kafka); n == 0 {
+		t.Error("the highest currentOffset names every owner right: the scenario does not exercise the frozen entries")
+	}
+
+	// A failover a minute later, nothing read since the rescale: every
+	// entry shows -1/-1 before and after. The attempts' running time shows
+	// the refreshed dump, so the partitions listed once are certain; the two
+	// that moved in the rescale are listed under their old subtask too, and
+	// nothing tells the frozen entry from the idle re-registration.
+	_, v = poll("a minute later", func() { m.tick(60_000); m.fetch() })
+	_, v = poll("failover, old dump", func() { m.start(5); restarts = "2" })
+	if owner, _ := v.Kafka.Assignment(); len(owner) != 0 {
+		t.Errorf("failover, old dump: certain owners %v, want none", owner)
+	}
+	_, v = poll("failover, refreshed", func() { refreshed(m) })
+	if got, want := owners(v.Kafka), "0=0 1=1 2=2 3=?[0 3] 4=?[1 4]"; got != want {
+		t.Errorf("failover, refreshed: owners %s, want %s", got, want)
+	}
+
+	// The job goes away: its tracker with it.
+	f.setFault("/jobs/overview", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"jobs":[]}`)) })
+	c.PollOnce(context.Background())
+	c.stateMu.Lock()
+	n := len(c.kafka)
+	c.stateMu.Unlock()
+	if n != 0 {
+		t.Errorf("%d Kafka trackers after the job went away, want 0", n)
+	}
 }
