@@ -143,6 +143,14 @@ type KafkaSourceObservation struct {
 	// the JobManager may still serve the dump from before the restart, so
 	// their entries name no owner with certainty.
 	AwaitingRefresh []int
+	// Registering lists, ascending, the subtasks restarted by a change of
+	// parallelism whose new attempt has not shown yet or shows for the
+	// first time in this poll. The JobManager can hold a dump taken while
+	// the new readers were still registering their redistributed splits
+	// (seen with Flink 2.2.1 right after an in-place scale-down: some of a
+	// reader's partitions listed, others not yet), so while any is listed
+	// a partition listed once with its pre-restart value may have moved.
+	Registering []int
 }
 
 // ParseKafkaSourceMetricIDs collects the Kafka offset metric ids of a

@@ -68,6 +68,10 @@ const (
 	// shows no value from its new attempt yet (the JobManager may still
 	// serve the pre-restart dump).
 	ReasonAwaitingRefresh OwnerReason = "restarted, metrics not refreshed yet"
+	// ReasonRegistering: the one listing shows its value from before a
+	// rescale while subtasks of the rescale are still registering
+	// (Registering): it may have moved to one of them.
+	ReasonRegistering OwnerReason = "rescale settling, may have moved"
 	// ReasonNoCurrent: several subtasks list it, none with current-attempt
 	// evidence.
 	ReasonNoCurrent OwnerReason = "several listings, none current"
@@ -96,9 +100,11 @@ func (p PartitionOwner) Certain() bool { return p.Owner >= 0 }
 // Owners decides every listed partition's owner from the entries'
 // Evidence, sorted by cluster, topic, partition:
 //
-//   - listed under one subtask within the parallelism: that subtask,
-//     unless it restarted and none of its values shows the new attempt
-//     yet (in AwaitingRefresh): then undetermined;
+//   - listed under one subtask within the parallelism: that subtask
+//     (every split's owner registers it once its attempt runs), unless it
+//     restarted and none of its values shows the new attempt yet (in
+//     AwaitingRefresh), or the entry is EvidenceUnconfirmed while any
+//     subtask is Registering: then undetermined;
 //   - listed under several: the one with EvidenceCurrent if exactly one
 //     has it, else undetermined;
 //   - listed only beyond the parallelism: undetermined, no candidates.
@@ -107,7 +113,9 @@ func (p PartitionOwner) Certain() bool { return p.Owner >= 0 }
 func (o *KafkaSourceObservation) Owners() []PartitionOwner {
 	type group struct {
 		cands, current []int
+		unconfirmed    bool // a candidate's entry is EvidenceUnconfirmed
 	}
+	settling := len(o.Registering) > 0
 	groups := map[KafkaPartition]*group{}
 	var order []KafkaPartition
 	for _, s := range o.States {
@@ -121,8 +129,11 @@ func (o *KafkaSourceObservation) Owners() []PartitionOwner {
 			continue
 		}
 		g.cands = append(g.cands, s.Subtask)
-		if s.Evidence == EvidenceCurrent {
+		switch s.Evidence {
+		case EvidenceCurrent:
 			g.current = append(g.current, s.Subtask)
+		case EvidenceUnconfirmed:
+			g.unconfirmed = true
 		}
 	}
 	slices.SortFunc(order, comparePartitions)
@@ -137,6 +148,8 @@ func (o *KafkaSourceObservation) Owners() []PartitionOwner {
 			po.Reason = ReasonOutOfRange
 		case len(g.cands) == 1 && slices.Contains(o.AwaitingRefresh, g.cands[0]):
 			po.Reason = ReasonAwaitingRefresh
+		case len(g.cands) == 1 && g.unconfirmed && settling:
+			po.Reason = ReasonRegistering
 		case len(g.cands) == 1:
 			po.Owner, po.Reason = g.cands[0], ReasonOnlyListing
 		case len(g.current) == 1:

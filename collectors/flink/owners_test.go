@@ -20,30 +20,37 @@ func TestOwnersRules(t *testing.T) {
 		stl = EvidenceStale
 	)
 	cases := []struct {
-		name     string
-		listed   []listing
-		awaiting []int
-		owner    int
-		cands    []int
-		reason   OwnerReason
+		name                  string
+		listed                []listing
+		awaiting, registering []int
+		owner                 int
+		cands                 []int
+		reason                OwnerReason
 	}{
-		{"single, no history", []listing{{2, unk}}, nil, 2, []int{2}, ReasonOnlyListing},
-		{"single, unconfirmed after a refreshed restart", []listing{{2, unc}}, nil, 2, []int{2}, ReasonOnlyListing},
-		{"single, restarted and not refreshed", []listing{{2, unc}}, []int{2}, -1, []int{2}, ReasonAwaitingRefresh},
-		{"single, another subtask not refreshed", []listing{{2, unc}}, []int{1}, 2, []int{2}, ReasonOnlyListing},
-		{"single in range beside a stale one", []listing{{1, unc}, {5, stl}}, nil, 1, []int{1}, ReasonOnlyListing},
-		{"only stale", []listing{{4, stl}, {5, stl}}, nil, -1, nil, ReasonOutOfRange},
-		{"frozen and new owner", []listing{{3, unc}, {5, cur}}, nil, 5, []int{3, 5}, ReasonOnlyCurrent},
-		{"new owner beside a subtask awaiting refresh", []listing{{3, unc}, {5, cur}}, []int{3}, 5, []int{3, 5}, ReasonOnlyCurrent},
-		{"two unknown", []listing{{0, unk}, {4, unk}}, nil, -1, []int{0, 4}, ReasonNoCurrent},
-		{"two unconfirmed", []listing{{0, unc}, {4, unc}}, nil, -1, []int{0, 4}, ReasonNoCurrent},
-		{"two current", []listing{{0, cur}, {4, cur}}, nil, -1, []int{0, 4}, ReasonSeveralCurrent},
-		{"current beside unknown", []listing{{0, unk}, {4, cur}}, nil, 4, []int{0, 4}, ReasonOnlyCurrent},
+		{"single, no history", []listing{{2, unk}}, nil, nil, 2, []int{2}, ReasonOnlyListing},
+		{"single, unconfirmed after a refreshed restart", []listing{{2, unc}}, nil, nil, 2, []int{2}, ReasonOnlyListing},
+		{"single, restarted and not refreshed", []listing{{2, unc}}, []int{2}, nil, -1, []int{2}, ReasonAwaitingRefresh},
+		{"single, another subtask awaiting after a failover", []listing{{2, unc}}, []int{1}, nil, 2, []int{2}, ReasonOnlyListing},
+		{"single in range beside a stale one", []listing{{1, unc}, {5, stl}}, nil, nil, 1, []int{1}, ReasonOnlyListing},
+		{"only stale", []listing{{4, stl}, {5, stl}}, nil, nil, -1, nil, ReasonOutOfRange},
+		{"frozen and new owner", []listing{{3, unc}, {5, cur}}, nil, nil, 5, []int{3, 5}, ReasonOnlyCurrent},
+		{"new owner beside a subtask awaiting refresh", []listing{{3, unc}, {5, cur}}, []int{3}, nil, 5, []int{3, 5}, ReasonOnlyCurrent},
+		{"two unknown", []listing{{0, unk}, {4, unk}}, nil, nil, -1, []int{0, 4}, ReasonNoCurrent},
+		{"two unconfirmed", []listing{{0, unc}, {4, unc}}, nil, nil, -1, []int{0, 4}, ReasonNoCurrent},
+		{"two current", []listing{{0, cur}, {4, cur}}, nil, nil, -1, []int{0, 4}, ReasonSeveralCurrent},
+		{"current beside unknown", []listing{{0, unk}, {4, cur}}, nil, nil, 4, []int{0, 4}, ReasonOnlyCurrent},
+		// A rescale still registering: a frozen-looking single listing may
+		// have moved; a current or unknown one has not.
+		{"single unconfirmed while a rescale registers", []listing{{2, unc}}, nil, []int{0, 1, 2}, -1, []int{2}, ReasonRegistering},
+		{"single unconfirmed while another awaits after a rescale", []listing{{2, unc}}, []int{3}, []int{3}, -1, []int{2}, ReasonRegistering},
+		{"single current while a rescale registers", []listing{{2, cur}}, nil, []int{0, 1, 2}, 2, []int{2}, ReasonOnlyListing},
+		{"single unknown while a rescale registers", []listing{{2, unk}}, nil, []int{1}, 2, []int{2}, ReasonOnlyListing},
+		{"current beside unconfirmed while a rescale registers", []listing{{1, unc}, {2, cur}}, nil, []int{1, 2}, 2, []int{1, 2}, ReasonOnlyCurrent},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := KafkaPartition{Topic: "orders", Partition: 7}
-			o := &KafkaSourceObservation{Parallelism: 4, AwaitingRefresh: tc.awaiting}
+			o := &KafkaSourceObservation{Parallelism: 4, AwaitingRefresh: tc.awaiting, Registering: tc.registering}
 			// Unsorted on purpose: Owners sorts the candidates.
 			for _, l := range slices.Backward(tc.listed) {
 				o.States = append(o.States, KafkaPartitionState{KafkaPartition: p, Subtask: l.subtask, Evidence: l.ev, CurrentOffset: -1, CommittedOffset: -1})

@@ -76,34 +76,43 @@ type subtaskTrack struct {
 	// the index appear, after a scale-up), so baseline holds the entries
 	// as listed before it.
 	restarted bool
+	// rescaled: the restart came with a change of parallelism, so the
+	// splits were redistributed (RoundRobinOperatorStateRepartitioner
+	// hands every subtask its own state back when it is unchanged).
+	rescaled bool
 	// fresh: this poll is the first of the attempt; its values may still
 	// be the pre-restart dump, so values above the baseline join it.
-	fresh     bool
-	baseline  map[KafkaPartition]offsets
-	baseRun   int64
-	current   map[KafkaPartition]bool // entries shown to be this attempt's
-	refreshed bool                    // a value of this attempt was seen
-	last      map[KafkaPartition]offsets
-	lastRun   int64
+	fresh       bool
+	baseline    map[KafkaPartition]offsets
+	baseRun     int64
+	current     map[KafkaPartition]bool // entries shown to be this attempt's
+	refreshed   bool                    // a value of this attempt was seen
+	refreshedAt int                     // the poll that first saw one
+	last        map[KafkaPartition]offsets
+	lastRun     int64
 }
 
 // kafkaTracker follows one source vertex's Kafka offset entries across
 // polls. Its memory is bounded by the entries the JobManager lists.
 type kafkaTracker struct {
-	polled   bool
-	subtasks map[int]*subtaskTrack
+	polls       int
+	parallelism int // of the last poll
+	subtasks    map[int]*subtaskTrack
 }
 
 // observe judges o's entries against the earlier polls, sets their
-// Evidence, o.Parallelism and o.AwaitingRefresh, and remembers this poll.
-// subs holds the subtasks of the vertex details by index.
+// Evidence, o.Parallelism, o.AwaitingRefresh and o.Registering, and
+// remembers this poll. subs holds the subtasks of the vertex details by
+// index.
 func (t *kafkaTracker) observe(parallelism int, subs map[int]subtaskPoll, o *KafkaSourceObservation) {
-	first := !t.polled
-	t.polled = true
+	first := t.polls == 0
+	t.polls++
 	if t.subtasks == nil {
 		t.subtasks = map[int]*subtaskTrack{}
 	}
 	inRange := func(i int) bool { return parallelism <= 0 || i < parallelism }
+	rescaled := !first && parallelism != t.parallelism
+	t.parallelism = parallelism
 
 	for _, tr := range t.subtasks {
 		tr.fresh = false
@@ -119,9 +128,9 @@ func (t *kafkaTracker) observe(parallelism int, subs map[int]subtaskPoll, o *Kaf
 		case tr == nil:
 			tr = &subtaskTrack{lastRun: runUnknown}
 			t.subtasks[i] = tr
-			tr.restart(s.id)
+			tr.restart(s.id, rescaled)
 		case !tr.hasID || tr.id != s.id:
-			tr.restart(s.id)
+			tr.restart(s.id, rescaled)
 		}
 	}
 
@@ -141,19 +150,23 @@ func (t *kafkaTracker) observe(parallelism int, subs map[int]subtaskPoll, o *Kaf
 	}
 
 	o.Parallelism = max(parallelism, 0)
-	o.AwaitingRefresh = nil
+	o.AwaitingRefresh, o.Registering = nil, nil
 	for i, tr := range t.subtasks {
 		if !tr.hasID || !tr.restarted {
 			continue
 		}
-		if !tr.refreshed {
-			tr.refreshed = len(tr.current) > 0 || tr.runShowsAttempt(subs, i)
+		if !tr.refreshed && (len(tr.current) > 0 || tr.runShowsAttempt(subs, i)) {
+			tr.refreshed, tr.refreshedAt = true, t.polls
 		}
 		if !tr.refreshed {
 			o.AwaitingRefresh = append(o.AwaitingRefresh, i)
 		}
+		if tr.rescaled && (!tr.refreshed || tr.refreshedAt == t.polls) {
+			o.Registering = append(o.Registering, i)
+		}
 	}
 	slices.Sort(o.AwaitingRefresh)
+	slices.Sort(o.Registering)
 
 	// Remember this poll: the entries of every listed index, in range or
 	// not, so that a restart or a scale-up can compare against them.
@@ -186,9 +199,9 @@ func (t *kafkaTracker) observe(parallelism int, subs map[int]subtaskPoll, o *Kaf
 
 // restart starts tracking a new attempt against the entries of the last
 // poll.
-func (tr *subtaskTrack) restart(id attemptID) {
+func (tr *subtaskTrack) restart(id attemptID, rescaled bool) {
 	tr.id, tr.hasID = id, true
-	tr.restarted, tr.fresh, tr.refreshed = true, true, false
+	tr.restarted, tr.rescaled, tr.fresh, tr.refreshed = true, rescaled, true, false
 	tr.baseline = maps.Clone(tr.last)
 	if tr.baseline == nil {
 		tr.baseline = map[KafkaPartition]offsets{}

@@ -39,6 +39,10 @@ type sourceModel struct {
 	op, topic  string
 	partitions int32
 	noRunTime  bool // a JobManager that lists no accumulate*TimeMs ids
+	// lateMoves: after a rescale, a reader registers the splits it got
+	// from another subtask only after the JobManager's next fetch, as seen
+	// in a recording of Flink 2.2.1 scaling down in place.
+	lateMoves bool
 
 	now      int64
 	attempts []attemptID
@@ -48,7 +52,10 @@ type sourceModel struct {
 	store    map[string]string
 }
 
-type readerOffsets struct{ current, committed, next int64 }
+type readerOffsets struct {
+	current, committed, next int64
+	registered               bool
+}
 
 func newSourceModel(t *testing.T, topic string, partitions int32) *sourceModel {
 	return &sourceModel{t: t, op: "Source__Kafka_Source", topic: topic, partitions: partitions,
@@ -74,7 +81,8 @@ func (m *sourceModel) start(n int) {
 		m.readers[i] = map[int32]*readerOffsets{}
 	}
 	for p := range m.partitions {
-		m.readers[int(p)%n][p] = &readerOffsets{current: -1, committed: -1, next: m.position[p]}
+		moved := len(prev) > 0 && int(p)%len(prev) != int(p)%n
+		m.readers[int(p)%n][p] = &readerOffsets{current: -1, committed: -1, next: m.position[p], registered: !(m.lateMoves && moved)}
 	}
 }
 
@@ -115,6 +123,10 @@ func (m *sourceModel) fetch() {
 	}
 	for i, r := range m.readers {
 		for p, o := range r {
+			if !o.registered {
+				o.registered = true // by the next fetch
+				continue
+			}
 			m.store[m.id(i, p, KafkaCurrentOffset)] = strconv.FormatInt(o.current, 10)
 			m.store[m.id(i, p, KafkaCommittedOffset)] = strconv.FormatInt(o.committed, 10)
 		}
@@ -217,9 +229,9 @@ type step struct {
 	before func(m *sourceModel)
 	// want is owners(); "" means the model's real owners, all certain.
 	want string
-	// awaiting is AwaitingRefresh.
-	awaiting []int
-	check    func(t *testing.T, m *sourceModel, o *KafkaSourceObservation)
+	// awaiting is AwaitingRefresh, registering Registering.
+	awaiting, registering []int
+	check                 func(t *testing.T, m *sourceModel, o *KafkaSourceObservation)
 }
 
 func runSteps(t *testing.T, m *sourceModel, steps []step) {
@@ -238,8 +250,8 @@ func runSteps(t *testing.T, m *sourceModel, steps []step) {
 		if got := owners(o); got != want {
 			t.Errorf("%s: owners = %s\nwant %s\nstates %s", s.name, got, want, evidenceList(o))
 		}
-		if !slices.Equal(o.AwaitingRefresh, s.awaiting) {
-			t.Errorf("%s: AwaitingRefresh = %v, want %v", s.name, o.AwaitingRefresh, s.awaiting)
+		if !slices.Equal(o.AwaitingRefresh, s.awaiting) || !slices.Equal(o.Registering, s.registering) {
+			t.Errorf("%s: AwaitingRefresh = %v, Registering = %v; want %v, %v", s.name, o.AwaitingRefresh, o.Registering, s.awaiting, s.registering)
 		}
 		if o.Parallelism != n {
 			t.Errorf("%s: Parallelism = %d, want %d", s.name, o.Parallelism, n)
@@ -305,8 +317,8 @@ func TestRescaleInPlaceNoTraffic(t *testing.T) {
 		{name: "steady", before: refreshed},
 		{name: "rescaled, old dump", before: restartAt(6),
 			want:     "0=?[0] 1=?[1] 2=?[2] 3=?[3] 4=?[0] 5=?[1] 6=?[2] 7=?[3] 8=?[0] 9=?[1] 10=?[2] 11=?[3]",
-			awaiting: seq(0, 6)},
-		{name: "refreshed", before: refreshed,
+			awaiting: seq(0, 6), registering: seq(0, 6)},
+		{name: "refreshed", before: refreshed, registering: seq(0, 6),
 			check: func(t *testing.T, m *sourceModel, o *KafkaSourceObservation) {
 				if n := m.wrongByHighestOffset(o); n != 8 {
 					t.Errorf("highest currentOffset names %d wrong owners, want 8", n)
@@ -334,7 +346,8 @@ func TestRescaleInPlaceRefreshedBeforePoll(t *testing.T) {
 	runSteps(t, m, []step{
 		{name: "running at 4", before: running(4, 800)},
 		{name: "steady", before: refreshed},
-		{name: "rescaled and refreshed", before: func(m *sourceModel) { m.start(6); refreshed(m) }},
+		{name: "rescaled and refreshed", before: func(m *sourceModel) { m.start(6); refreshed(m) }, registering: seq(0, 6)},
+		{name: "still idle", before: refreshed},
 	})
 }
 
@@ -407,7 +420,7 @@ func TestRescaleDown(t *testing.T) {
 		{name: "running at 6", before: running(6, 300)},
 		{name: "steady", before: refreshed},
 		{name: "rescaled, old dump", before: restartAt(3),
-			want: "0=?[0] 1=?[1] 2=?[2] 3=?[] 4=?[] 5=?[] 6=?[0] 7=?[1]", awaiting: []int{0, 1, 2},
+			want: "0=?[0] 1=?[1] 2=?[2] 3=?[] 4=?[] 5=?[] 6=?[0] 7=?[1]", awaiting: []int{0, 1, 2}, registering: []int{0, 1, 2},
 			check: func(t *testing.T, m *sourceModel, o *KafkaSourceObservation) {
 				for _, s := range o.States {
 					if (s.Subtask >= 3) != (s.Evidence == EvidenceStale) {
@@ -420,7 +433,7 @@ func TestRescaleDown(t *testing.T) {
 					}
 				}
 			}},
-		{name: "refreshed", before: refreshed,
+		{name: "refreshed", before: refreshed, registering: []int{0, 1, 2},
 			check: func(t *testing.T, m *sourceModel, o *KafkaSourceObservation) {
 				for _, s := range o.States {
 					if s.Subtask >= 3 {
@@ -462,9 +475,9 @@ func TestLateDumpAtRestart(t *testing.T) {
 			}
 			m.fetch() // the old attempts' last dump
 			m.start(3)
-		}, want: "0=?[0] 1=?[1] 2=?[0] 3=?[1]", awaiting: []int{0, 1, 2}},
+		}, want: "0=?[0] 1=?[1] 2=?[0] 3=?[1]", awaiting: []int{0, 1, 2}, registering: []int{0, 1, 2}},
 		// p2 moved from 0 to 2, p3 from 1 to 0.
-		{name: "refreshed", before: refreshed,
+		{name: "refreshed", before: refreshed, registering: []int{0, 1, 2},
 			check: func(t *testing.T, m *sourceModel, o *KafkaSourceObservation) {
 				if e := evidenceOf(o, 0, 2); e != EvidenceUnconfirmed {
 					t.Errorf("frozen 0/p2: %v, want unconfirmed", e)
@@ -480,9 +493,10 @@ func TestScaleUpAfterScaleDownBeforeRefresh(t *testing.T) {
 	m := newSourceModel(t, "orders", 3)
 	runSteps(t, m, []step{
 		{name: "running at 3", before: running(3, 10)},
-		{name: "down to 2, old dump", before: restartAt(2), want: "0=?[0] 1=?[1] 2=?[]", awaiting: []int{0, 1}},
-		{name: "up to 3, old dump", before: restartAt(3), want: "0=?[0] 1=?[1] 2=?[2]", awaiting: []int{0, 1, 2}},
-		{name: "refreshed", before: refreshed},
+		{name: "down to 2, old dump", before: restartAt(2), want: "0=?[0] 1=?[1] 2=?[]", awaiting: []int{0, 1}, registering: []int{0, 1}},
+		{name: "up to 3, old dump", before: restartAt(3), want: "0=?[0] 1=?[1] 2=?[2]", awaiting: []int{0, 1, 2}, registering: []int{0, 1, 2}},
+		{name: "refreshed", before: refreshed, registering: []int{0, 1, 2}},
+		{name: "steady", before: refreshed},
 	})
 }
 
@@ -665,4 +679,44 @@ func TestCollectorRescaleInPlace(t *testing.T) {
 	if n != 0 {
 		t.Errorf("%d Kafka trackers after the job went away, want 0", n)
 	}
+}
+
+// TestRescaleDownPartialRegistration: the JobManager's first dump after an
+// in-place scale-down holds the new readers with only the splits they kept;
+// the ones they took over show at the next fetch (as a recording of Flink
+// 2.2.1 showed). Meanwhile a moved partition is listed once, under its old
+// owner with its frozen value, or not at all (retainSubtasks dropped its
+// old owner): no owner for it; the others are certain, and all are on the
+// next poll.
+func TestRescaleDownPartialRegistration(t *testing.T) {
+	m := newSourceModel(t, "life12", 12)
+	m.lateMoves = true
+	// p%6 → p%3: p0..2 and p6..8 stay with 0..2; the rest move.
+	runSteps(t, m, []step{
+		{name: "running at 6", before: running(6, 1)},
+		{name: "rescaled, refreshed in part", before: func(m *sourceModel) { m.start(3); m.tick(5_000); m.fetch() },
+			want:        "0=0 1=1 2=2 6=0 7=1 8=2",
+			registering: []int{0, 1, 2}},
+		{name: "registered", before: refreshed},
+	})
+	// The case as recorded: moved partitions whose old owner is still in
+	// range.
+	m = newSourceModel(t, "life12", 12)
+	m.lateMoves = true
+	runSteps(t, m, []step{
+		{name: "running at 6", before: running(6, 1)},
+		{name: "rescaled to 4, refreshed in part", before: func(m *sourceModel) { m.start(4); m.tick(5_000); m.fetch() },
+			// p6 (0→2), p7 (1→3), p8 (2→0), p9 (3→1) are listed once, under
+			// their old owners, frozen; p4, p5, p10, p11 not at all.
+			want:        "0=0 1=1 2=2 3=3 6=?[0] 7=?[1] 8=?[2] 9=?[3]",
+			registering: []int{0, 1, 2, 3},
+			check: func(t *testing.T, m *sourceModel, o *KafkaSourceObservation) {
+				for _, p := range o.Owners() {
+					if p.Partition == 6 && p.Reason != ReasonRegistering {
+						t.Errorf("partition 6 reason %q, want %q", p.Reason, ReasonRegistering)
+					}
+				}
+			}},
+		{name: "registered", before: refreshed},
+	})
 }
