@@ -38,6 +38,13 @@ import (
 // the attempt started running, so a lower (or, on a later poll, any other)
 // sum than before the restart shows that the JobManager holds the new
 // attempt's dump of that subtask, even when all its offsets are idle at −1.
+//
+// Which splits a restarted reader holds: at an unchanged parallelism its
+// own (RoundRobinOperatorStateRepartitioner.repartitionState returns every
+// subtask's previous state), after a rescale a redistribution. A dump taken
+// right after a rescale can show a new reader with only some of its splits
+// registered (recorded with Flink 2.2.1), so the subtasks of a rescale are
+// Registering until the poll after the one that first shows them.
 
 // offsets is one entry's pair of values.
 type offsets struct{ current, committed int64 }
@@ -77,9 +84,10 @@ type subtaskTrack struct {
 	// as listed before it.
 	restarted bool
 	// rescaled: the restart came with a change of parallelism, so the
-	// splits were redistributed (RoundRobinOperatorStateRepartitioner
-	// hands every subtask its own state back when it is unchanged).
+	// splits were redistributed; par is the parallelism the attempt was
+	// first seen at (0: not seen in range).
 	rescaled bool
+	par      int
 	// fresh: this poll is the first of the attempt; its values may still
 	// be the pre-restart dump, so values above the baseline join it.
 	fresh       bool
@@ -95,9 +103,8 @@ type subtaskTrack struct {
 // kafkaTracker follows one source vertex's Kafka offset entries across
 // polls. Its memory is bounded by the entries the JobManager lists.
 type kafkaTracker struct {
-	polls       int
-	parallelism int // of the last poll
-	subtasks    map[int]*subtaskTrack
+	polls    int
+	subtasks map[int]*subtaskTrack
 }
 
 // observe judges o's entries against the earlier polls, sets their
@@ -111,8 +118,6 @@ func (t *kafkaTracker) observe(parallelism int, subs map[int]subtaskPoll, o *Kaf
 		t.subtasks = map[int]*subtaskTrack{}
 	}
 	inRange := func(i int) bool { return parallelism <= 0 || i < parallelism }
-	rescaled := !first && parallelism != t.parallelism
-	t.parallelism = parallelism
 
 	for _, tr := range t.subtasks {
 		tr.fresh = false
@@ -124,13 +129,13 @@ func (t *kafkaTracker) observe(parallelism int, subs map[int]subtaskPoll, o *Kaf
 		tr := t.subtasks[i]
 		switch {
 		case tr == nil && first:
-			t.subtasks[i] = &subtaskTrack{id: s.id, hasID: true, current: map[KafkaPartition]bool{}}
+			t.subtasks[i] = &subtaskTrack{id: s.id, hasID: true, par: parallelism, current: map[KafkaPartition]bool{}}
 		case tr == nil:
 			tr = &subtaskTrack{lastRun: runUnknown}
 			t.subtasks[i] = tr
-			tr.restart(s.id, rescaled)
+			tr.restart(s.id, parallelism)
 		case !tr.hasID || tr.id != s.id:
-			tr.restart(s.id, rescaled)
+			tr.restart(s.id, parallelism)
 		}
 	}
 
@@ -197,10 +202,12 @@ func (t *kafkaTracker) observe(parallelism int, subs map[int]subtaskPoll, o *Kaf
 	}
 }
 
-// restart starts tracking a new attempt against the entries of the last
-// poll.
-func (tr *subtaskTrack) restart(id attemptID, rescaled bool) {
-	tr.id, tr.hasID = id, true
+// restart starts tracking a new attempt, at the given parallelism, against
+// the entries of the last poll. An attempt replacing one that never showed
+// continues its restart: a rescale stays a rescale.
+func (tr *subtaskTrack) restart(id attemptID, parallelism int) {
+	rescaled := tr.par != parallelism || (tr.restarted && !tr.refreshed && tr.rescaled)
+	tr.id, tr.hasID, tr.par = id, true, parallelism
 	tr.restarted, tr.rescaled, tr.fresh, tr.refreshed = true, rescaled, true, false
 	tr.baseline = maps.Clone(tr.last)
 	if tr.baseline == nil {

@@ -720,3 +720,54 @@ func TestRescaleDownPartialRegistration(t *testing.T) {
 		{name: "registered", before: refreshed},
 	})
 }
+
+// TestRescaleSeenInSteps: the parts of a rescale can show on different
+// polls (the job's parallelism before the vertex's new attempts; an attempt
+// first without a start-time, then deployed). The subtasks still count as
+// rescaled: while the new readers register, a moved partition's frozen
+// single listing names no owner.
+func TestRescaleSeenInSteps(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// lag returns what the poll between the old and the new
+		// attempts sees: parallelism and attempts.
+		lag func(m *sourceModel, oldSubs map[int]subtaskPoll) (int, map[int]subtaskPoll)
+	}{
+		{"parallelism before attempts", func(m *sourceModel, oldSubs map[int]subtaskPoll) (int, map[int]subtaskPoll) {
+			return len(m.attempts), oldSubs
+		}},
+		{"attempts before deployment", func(m *sourceModel, _ map[int]subtaskPoll) (int, map[int]subtaskPoll) {
+			subs := map[int]subtaskPoll{}
+			for i, a := range m.attempts {
+				subs[i] = subtaskPoll{id: attemptID{a.attempt, -1}, runMs: runNotListed}
+			}
+			return len(m.attempts), subs
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newSourceModel(t, "life12", 12)
+			m.lateMoves = true
+			var tr kafkaTracker
+			running(6, 1)(m)
+			n, oldSubs, o := m.poll()
+			tr.observe(n, oldSubs, o)
+			m.start(4)
+			lagN, lagSubs := tc.lag(m, oldSubs)
+			_, _, o = m.poll()
+			tr.observe(lagN, lagSubs, o)
+			m.tick(5_000)
+			m.fetch() // the readers with the splits they kept
+			n, subs, o := m.poll()
+			tr.observe(n, subs, o)
+			if got, want := owners(o), "0=0 1=1 2=2 3=3 6=?[0] 7=?[1] 8=?[2] 9=?[3]"; got != want || !slices.Equal(o.Registering, seq(0, 4)) {
+				t.Errorf("first refreshed poll: owners %s, Registering %v; want %s, [0 1 2 3]\nstates %s", got, o.Registering, want, evidenceList(o))
+			}
+			refreshed(m)
+			n, subs, o = m.poll()
+			tr.observe(n, subs, o)
+			if got, want := owners(o), m.expected(); got != want || o.Registering != nil {
+				t.Errorf("next poll: owners %s, Registering %v; want %s, none", got, o.Registering, want)
+			}
+		})
+	}
+}
