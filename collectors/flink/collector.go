@@ -27,17 +27,29 @@ const (
 	metricIdle          = "idleTimeMsPerSecond"
 	metricRecordsIn     = "numRecordsInPerSecond"
 	metricRecordsOut    = "numRecordsOutPerSecond"
+	// The accumulated times add up to the time since the attempt started
+	// running (TaskIOMetricGroup); see restarts.go.
+	metricAccBusy          = "accumulateBusyTimeMs"
+	metricAccIdle          = "accumulateIdleTimeMs"
+	metricAccBackPressured = "accumulateBackPressuredTimeMs"
+	// metricNumRestarts is the job-scope restart count.
+	metricNumRestarts = "numRestarts"
 )
 
 // Collector polls one Flink REST endpoint and publishes a Snapshot after
 // every poll. Latest is safe for concurrent use; polls never overlap.
 //
 // One poll reads /overview and /jobs/overview, then for every running job
-// that Config.Jobs selects: the job (vertices and plan), its checkpoints,
-// and per vertex the subtasks, the metric id list, the load and Kafka
-// offset metric values, the backpressure level and, when the latest
-// completed checkpoint changed, the per-subtask state sizes. At most four
-// requests are in flight at a time.
+// that Config.Jobs selects: the job (vertices and plan), its checkpoints and
+// numRestarts, and per vertex the subtasks, the metric id list, the load
+// and Kafka offset metric values, the backpressure level and, when the
+// latest completed checkpoint changed, the per-subtask state sizes. At most
+// four requests are in flight at a time.
+//
+// Across polls it follows each source vertex's subtask attempts and Kafka
+// offset entries, so that the entries the JobManager keeps from before a
+// restart under the same job id do not name partition owners
+// (KafkaPartitionState.Evidence, KafkaSourceObservation.Owners).
 //
 // Failures are partial: a job or vertex that cannot be read keeps its
 // values from the previous snapshot, marked stale, with its Err set.
@@ -55,6 +67,9 @@ type Collector struct {
 
 	stateMu sync.Mutex
 	states  map[stateKey]*stateEntry
+	// kafka follows source vertices across polls; an entry is used by one
+	// vertex poll at a time (polls never overlap).
+	kafka map[stateKey]*kafkaTracker
 
 	closeCtx context.Context
 	close    context.CancelFunc
@@ -89,6 +104,7 @@ func newCollector(cfg Config, logger *slog.Logger, opts ...Option) (*Collector, 
 		sem:      make(chan struct{}, maxInFlight),
 		now:      time.Now,
 		states:   map[stateKey]*stateEntry{},
+		kafka:    map[stateKey]*kafkaTracker{},
 		closeCtx: ctx, close: cancel,
 	}, nil
 }
@@ -209,7 +225,7 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 	for i, j := range selected {
 		base := JobSnapshot{
 			ID: j.ID, Name: j.Name, State: j.State, StartTime: msTime(j.StartTime),
-			Freshness: Freshness{UpdatedAt: at},
+			NumRestarts: -1, Freshness: Freshness{UpdatedAt: at},
 		}
 		if j.State != "RUNNING" {
 			s.Jobs[i] = base
@@ -279,8 +295,26 @@ func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSna
 		return j
 	}
 
-	var errs []error
-	cps, err := call(ctx, c, func(ctx context.Context) (*Checkpoints, error) { return c.client.Checkpoints(ctx, js.ID) })
+	var (
+		errs        []error
+		cps         *Checkpoints
+		restarts    []Metric
+		wg          sync.WaitGroup
+		restartsErr error
+	)
+	wg.Go(func() {
+		restarts, restartsErr = call(ctx, c, func(ctx context.Context) ([]Metric, error) {
+			return c.client.JobMetrics(ctx, js.ID, []string{metricNumRestarts})
+		})
+	})
+	cps, err = call(ctx, c, func(ctx context.Context) (*Checkpoints, error) { return c.client.Checkpoints(ctx, js.ID) })
+	wg.Wait()
+	if restartsErr != nil {
+		log.Warn("flink numRestarts failed", "error", restartsErr)
+		errs = append(errs, restartsErr)
+	} else {
+		js.NumRestarts = numRestarts(restarts, log)
+	}
 	if err != nil {
 		log.Warn("flink checkpoints failed", "error", err)
 		errs = append(errs, err)
@@ -293,7 +327,11 @@ func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSna
 	} else {
 		js.LatestCheckpoint = cps.Latest.Completed
 		if r := cps.Latest.Restored; r != nil {
-			js.Restored = &RestoreInfo{CheckpointID: r.ID, IsSavepoint: r.IsSavepoint, ExternalPath: r.ExternalPath, At: msTime(r.RestoreTimestamp)}
+			if r.ID < 0 || r.RestoreTimestamp < 0 {
+				log.Warn("flink reported an impossible restore; ignoring it", "checkpoint_id", r.ID, "restore_timestamp", r.RestoreTimestamp)
+			} else {
+				js.Restored = &RestoreInfo{CheckpointID: r.ID, IsSavepoint: r.IsSavepoint, ExternalPath: r.ExternalPath, At: msTime(r.RestoreTimestamp)}
+			}
 		}
 	}
 	var cpID int64
@@ -316,7 +354,6 @@ func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSna
 	}
 	// job.Vertices are in topological order (the plan's nodes are not).
 	js.Vertices = make([]VertexSnapshot, len(job.Vertices))
-	var wg sync.WaitGroup
 	for i, v := range job.Vertices {
 		vs := VertexSnapshot{
 			ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism,
@@ -353,19 +390,33 @@ func (c *Collector) collectVertex(ctx context.Context, jobID string, vs VertexSn
 	det, err := call(ctx, c, func(ctx context.Context) (*VertexDetails, error) { return c.client.VertexDetails(ctx, jobID, vs.ID) })
 	if err != nil {
 		failed = append(failed, err)
-	} else {
+	}
+	attempts := map[int]subtaskPoll{}
+	if det != nil {
 		for _, st := range det.Subtasks {
 			if st.Subtask >= 0 && st.Subtask < n {
-				vs.Subtasks[st.Subtask].Status = st.Status
-				vs.Subtasks[st.Subtask].Endpoint = st.Endpoint
+				sub := &vs.Subtasks[st.Subtask]
+				sub.Status, sub.Endpoint = st.Status, st.Endpoint
+				sub.Attempt, sub.StartTime = st.Attempt, msTime(st.StartTime)
+				attempts[st.Subtask] = subtaskPoll{id: attemptID{st.Attempt, st.StartTime}, runMs: -1}
 			}
 		}
 	}
 	ids, err := call(ctx, c, func(ctx context.Context) ([]string, error) { return c.client.VertexMetricIDs(ctx, jobID, vs.ID) })
+	var runMs []int64
 	if err != nil {
 		failed = append(failed, err)
-	} else if err := c.readMetrics(ctx, jobID, &vs, ids); err != nil {
+	} else if runMs, err = c.readMetrics(ctx, jobID, &vs, ids); err != nil {
 		failed = append(failed, err)
+	}
+	if len(failed) == 0 && (vs.Source || vs.Kafka != nil) {
+		for i, ms := range runMs {
+			if a, ok := attempts[i]; ok {
+				a.runMs = ms
+				attempts[i] = a
+			}
+		}
+		c.trackKafka(jobID, &vs, attempts)
 	}
 
 	// Optional parts: a failure is reported, the rest stays current.
@@ -434,7 +485,11 @@ func (c *Collector) collectVertex(ctx context.Context, jobID string, vs VertexSn
 // numRecordsInPerSecond is 0 (FLINK-33681 fixed it in 2.0), so the source
 // operator's own numRecordsInPerSecond (records read from Kafka, counted by
 // the FLIP-27 reader) is preferred when the vertex lists it.
-func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSnapshot, ids []string) error {
+//
+// For a source vertex it also reads each subtask's accumulated busy, idle
+// and backpressured times and returns their sum (−1 where unknown), the
+// running time of the attempt the JobManager holds metrics of.
+func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSnapshot, ids []string) ([]int64, error) {
 	listed := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		listed[id] = true
@@ -454,6 +509,7 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 	}
 	var want []string
 	opIn := make([]string, len(vs.Subtasks))
+	accIDs := make([][]string, len(vs.Subtasks))
 	for i := range vs.Subtasks {
 		p := strconv.Itoa(i) + "."
 		for _, m := range []string{metricBusy, metricBackPressured, metricIdle, metricRecordsIn, metricRecordsOut} {
@@ -465,13 +521,21 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 				want = append(want, id)
 			}
 		}
+		if vs.Source {
+			for _, m := range []string{metricAccBusy, metricAccIdle, metricAccBackPressured} {
+				if listed[p+m] {
+					accIDs[i] = append(accIDs[i], p+m)
+				}
+			}
+			want = append(want, accIDs[i]...)
+		}
 	}
 	if kafka != nil {
 		want = append(want, kafka.OffsetIDs()...)
 	}
 	vals, err := call(ctx, c, func(ctx context.Context) ([]Metric, error) { return c.client.VertexMetrics(ctx, jobID, vs.ID, want) })
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m := MetricMap(vals)
 	get := func(id string) float64 {
@@ -505,7 +569,48 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 		kafka.applyValues(m)
 		vs.Kafka = kafka
 	}
-	return nil
+	runMs := make([]int64, len(vs.Subtasks))
+	for i := range runMs {
+		runMs[i] = -1
+		for _, id := range accIDs[i] {
+			if v := get(id); !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 {
+				runMs[i] = max(runMs[i], 0) + int64(v)
+			}
+		}
+	}
+	return runMs, nil
+}
+
+// trackKafka judges the vertex's Kafka entries against the earlier polls
+// of the same job and vertex (restarts.go).
+func (c *Collector) trackKafka(jobID string, vs *VertexSnapshot, attempts map[int]subtaskPoll) {
+	key := stateKey{jobID, vs.ID}
+	c.stateMu.Lock()
+	t := c.kafka[key]
+	if t == nil {
+		t = &kafkaTracker{}
+		c.kafka[key] = t
+	}
+	c.stateMu.Unlock()
+	obs := vs.Kafka
+	if obs == nil {
+		obs = &KafkaSourceObservation{} // follow the attempts until entries appear
+	}
+	t.observe(vs.Parallelism, attempts, obs)
+}
+
+// numRestarts reads the job's numRestarts from a job metrics answer: −1
+// when absent or not a non-negative integer.
+func numRestarts(ms []Metric, log *slog.Logger) int64 {
+	m, ok := MetricMap(ms)[metricNumRestarts]
+	if !ok {
+		return -1
+	}
+	if v, ok := m.Int64(); ok && v >= 0 {
+		return v
+	}
+	log.Warn("flink numRestarts is not a non-negative integer; ignoring it", "value", m.Raw)
+	return -1
 }
 
 type stateKey struct{ job, vertex string }
@@ -582,7 +687,8 @@ func (c *Collector) stateSizes(ctx context.Context, jobID, vertexID string, cpID
 	return sizes, cpID, Freshness{UpdatedAt: at}, nil
 }
 
-// pruneStates drops cached state sizes of jobs no longer listed.
+// pruneStates drops the cached state sizes and Kafka trackers of jobs no
+// longer listed.
 func (c *Collector) pruneStates(jobs []JobSnapshot) {
 	live := map[string]bool{}
 	for _, j := range jobs {
@@ -593,6 +699,11 @@ func (c *Collector) pruneStates(jobs []JobSnapshot) {
 	for k := range c.states {
 		if !live[k.job] {
 			delete(c.states, k)
+		}
+	}
+	for k := range c.kafka {
+		if !live[k.job] {
+			delete(c.kafka, k)
 		}
 	}
 }

@@ -268,6 +268,9 @@ func TestPollRecorded(t *testing.T) {
 			if j.LatestCheckpoint == nil || j.LatestCheckpoint.ID != w.latestCheckpoint || j.Restored != nil {
 				t.Errorf("LatestCheckpoint = %+v, Restored = %+v; want id %d, not restored", j.LatestCheckpoint, j.Restored, w.latestCheckpoint)
 			}
+			if j.NumRestarts != 0 {
+				t.Errorf("NumRestarts = %d, want the recorded 0", j.NumRestarts)
+			}
 			// Topological order: the source first (the plan lists it last).
 			if len(j.Vertices) != 2 || j.Vertices[0].ID != sourceID || j.Vertices[1].ID != keyedID {
 				t.Fatalf("vertices = %v", j.Vertices)
@@ -294,8 +297,9 @@ func TestPollRecorded(t *testing.T) {
 					t.Fatalf("vertex %s: %d subtasks", v.v.Name, len(v.v.Subtasks))
 				}
 				for i, st := range v.v.Subtasks {
-					if st.Index != i || st.Status != "RUNNING" || st.Endpoint != "localhost:-1" {
-						t.Errorf("vertex %s subtask %d = %+v", v.v.Name, i, st)
+					if st.Index != i || st.Status != "RUNNING" || st.Endpoint != "localhost:-1" || st.Attempt != 0 ||
+						st.StartTime.Before(j.StartTime) || st.StartTime.After(s.CollectedAt) {
+						t.Errorf("vertex %s subtask %d = %+v, want attempt 0 started after the job (%v)", v.v.Name, i, st, j.StartTime)
 					}
 				}
 				checks := []struct {
@@ -338,6 +342,15 @@ func TestPollRecorded(t *testing.T) {
 			}
 			if fmt.Sprint(offsets) != fmt.Sprint(w.offsets) {
 				t.Errorf("offsets (current/committed) = %v, want %v", offsets, w.offsets)
+			}
+			// The first poll has no history to judge the entries by.
+			for _, st := range src.Kafka.States {
+				if st.Evidence != EvidenceUnknown {
+					t.Errorf("first poll: %s-%d under %d has evidence %v, want unknown", st.Topic, st.Partition, st.Subtask, st.Evidence)
+				}
+			}
+			if src.Kafka.Parallelism != 3 || src.Kafka.AwaitingRefresh != nil {
+				t.Errorf("first poll: Parallelism %d, AwaitingRefresh %v", src.Kafka.Parallelism, src.Kafka.AwaitingRefresh)
 			}
 
 			f.rs.mu.Lock()
@@ -1104,5 +1117,65 @@ func TestSourceRecordsInPrefersOperator(t *testing.T) {
 	got := column(src, func(s SubtaskSnapshot) float64 { return s.RecordsInPerSecond })
 	if want := []float64{80, 0, 0}; !src.Source || !nearAll(got, want) {
 		t.Errorf("source vertex (Source %v) RecordsInPerSecond = %v, want %v", src.Source, got, want)
+	}
+}
+
+// TestPollRestartSignals: numRestarts and latest.restored as the job
+// reports them, and what is done with impossible values.
+func TestPollRestartSignals(t *testing.T) {
+	restored := `{"id":%d,"restore_timestamp":%d,"is_savepoint":false,"external_path":"file:/chk"}`
+	cases := []struct {
+		name         string
+		numRestarts  string // body of /jobs/:id/metrics, "" for a 500
+		restored     string // latest.restored, "" to keep the recording's null
+		wantRestarts int64
+		wantRestored int64 // checkpoint id, -1 for nil
+		wantErr      bool
+	}{
+		{"counted", `[{"id":"numRestarts","value":"3"}]`, fmt.Sprintf(restored, 11, 1796006880000), 3, 11, false},
+		{"metric missing", `[]`, "", -1, -1, false},
+		{"negative", `[{"id":"numRestarts","value":"-2"}]`, "", -1, -1, false},
+		{"not a number", `[{"id":"numRestarts","value":"many"}]`, "", -1, -1, false},
+		{"metrics down", "", "", -1, -1, true},
+		{"restore with a negative id", `[{"id":"numRestarts","value":"1"}]`, fmt.Sprintf(restored, -1, 1796006880000), 1, -1, false},
+		{"restore with a negative time", `[{"id":"numRestarts","value":"1"}]`, fmt.Sprintf(restored, 4, -5), 1, -1, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeFlink(t, "2.2.1")
+			srv := f.start()
+			f.setFault(f.jobPath("metrics"), func(w http.ResponseWriter, r *http.Request) {
+				if tc.numRestarts == "" {
+					w.WriteHeader(http.StatusInternalServerError)
+					w.Write([]byte(`{"errors":["metrics down"]}`))
+					return
+				}
+				w.Write([]byte(tc.numRestarts))
+			})
+			if tc.restored != "" {
+				body := bytes.Replace(f.recordedBody("job-checkpoints"), []byte(`"restored": null`), []byte(`"restored": `+tc.restored), 1)
+				if bytes.Equal(body, f.recordedBody("job-checkpoints")) {
+					t.Fatal("the recording has no null latest.restored to replace")
+				}
+				f.setFault(f.jobPath("checkpoints"), func(w http.ResponseWriter, r *http.Request) { w.Write(body) })
+			}
+			c := newTestCollector(t, Config{URL: srv.URL})
+			j := c.PollOnce(context.Background()).Jobs[0]
+			if j.NumRestarts != tc.wantRestarts {
+				t.Errorf("NumRestarts = %d, want %d", j.NumRestarts, tc.wantRestarts)
+			}
+			switch {
+			case tc.wantRestored < 0 && j.Restored != nil:
+				t.Errorf("Restored = %+v, want nil", j.Restored)
+			case tc.wantRestored >= 0 && (j.Restored == nil || j.Restored.CheckpointID != tc.wantRestored):
+				t.Errorf("Restored = %+v, want checkpoint %d", j.Restored, tc.wantRestored)
+			}
+			if (j.Err != nil) != tc.wantErr || (tc.wantErr && !strings.Contains(j.Err.Error(), "metrics down")) {
+				t.Errorf("job Err = %v, want error %v", j.Err, tc.wantErr)
+			}
+			if v := findVertex(t, j, f.sourceID); v.Stale || v.Err != nil {
+				t.Errorf("source vertex: stale %v, err %v", v.Stale, v.Err)
+			}
+		})
 	}
 }

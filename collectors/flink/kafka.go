@@ -120,6 +120,10 @@ type KafkaPartitionState struct {
 	CommittedOffset int64
 	CurrentID       string // metric id of currentOffset, "" if not listed
 	CommittedID     string // metric id of committedOffset, "" if not listed
+	// Evidence says whether the entry is known to come from the subtask's
+	// current execution attempt. A Collector judges it across polls;
+	// ParseKafkaSourceMetricIDs alone leaves it EvidenceUnknown.
+	Evidence Evidence
 }
 
 // KafkaSourceObservation is what a source vertex's metric ids say about
@@ -127,8 +131,26 @@ type KafkaPartitionState struct {
 type KafkaSourceObservation struct {
 	// States holds one entry per (subtask, partition), sorted by subtask,
 	// cluster, topic, partition. A partition can appear under several
-	// subtasks: metric groups are never unregistered after a reassignment.
+	// subtasks: metric groups are never unregistered after a reassignment,
+	// and the JobManager keeps an earlier attempt's entries (see Evidence).
 	States []KafkaPartitionState
+	// Parallelism is the vertex parallelism the Collector judged the
+	// entries against (entries under a higher index are EvidenceStale);
+	// 0 when unknown.
+	Parallelism int
+	// AwaitingRefresh lists, ascending, the subtasks whose restart the
+	// Collector saw while none of their values yet shows the new attempt:
+	// the JobManager may still serve the dump from before the restart, so
+	// their entries name no owner with certainty.
+	AwaitingRefresh []int
+	// Registering lists, ascending, the subtasks restarted by a change of
+	// parallelism whose new attempt has not shown yet or shows for the
+	// first time in this poll. The JobManager can hold a dump taken while
+	// the new readers were still registering their redistributed splits
+	// (seen with Flink 2.2.1 right after an in-place scale-down: some of a
+	// reader's partitions listed, others not yet), so while any is listed
+	// a partition listed once with its pre-restart value may have moved.
+	Registering []int
 }
 
 // ParseKafkaSourceMetricIDs collects the Kafka offset metric ids of a
@@ -210,46 +232,6 @@ func (o *KafkaSourceObservation) applyValues(vals map[string]Metric) {
 		o.States[i].CurrentOffset = get(o.States[i].CurrentID)
 		o.States[i].CommittedOffset = get(o.States[i].CommittedID)
 	}
-}
-
-// Assignment returns the observed owner of every partition. When a
-// partition is listed under several subtasks (stale groups after a
-// reassignment), the one with the highest known currentOffset wins, then
-// the highest committedOffset, then the lowest subtask; Ambiguous lists
-// those partitions.
-func (o *KafkaSourceObservation) Assignment() (owner map[KafkaPartition]int, ambiguous []KafkaPartition) {
-	owner = map[KafkaPartition]int{}
-	best := map[KafkaPartition]KafkaPartitionState{}
-	for _, s := range o.States {
-		b, ok := best[s.KafkaPartition]
-		if !ok {
-			best[s.KafkaPartition] = s
-			continue
-		}
-		if !slices.Contains(ambiguous, s.KafkaPartition) {
-			ambiguous = append(ambiguous, s.KafkaPartition)
-		}
-		if s.CurrentOffset > b.CurrentOffset || (s.CurrentOffset == b.CurrentOffset && s.CommittedOffset > b.CommittedOffset) {
-			best[s.KafkaPartition] = s
-		}
-	}
-	for p, s := range best {
-		owner[p] = s.Subtask
-	}
-	return owner, ambiguous
-}
-
-// BySubtask groups the observed assignment per subtask, partitions sorted.
-func (o *KafkaSourceObservation) BySubtask() map[int][]KafkaPartition {
-	owner, _ := o.Assignment()
-	out := map[int][]KafkaPartition{}
-	for p, st := range owner {
-		out[st] = append(out[st], p)
-	}
-	for _, ps := range out {
-		slices.SortFunc(ps, comparePartitions)
-	}
-	return out
 }
 
 // SanitizeMetricName applies Flink's metric-name sanitisation (space, '.',

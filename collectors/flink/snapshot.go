@@ -34,8 +34,14 @@ type JobSnapshot struct {
 	// LatestCheckpoint is the latest completed checkpoint, nil when none.
 	LatestCheckpoint *CheckpointStats
 	// Restored is set when the job started from a checkpoint or savepoint.
+	// Every restart under the same job id from a checkpoint (a failover,
+	// an in-place rescale by the adaptive scheduler) changes its
+	// CheckpointID or At, so comparing it between snapshots shows them.
 	Restored *RestoreInfo
-	Err      error
+	// NumRestarts is the job's numRestarts metric (job scope), −1 when
+	// unknown.
+	NumRestarts int64
+	Err         error
 	Freshness
 }
 
@@ -79,9 +85,14 @@ type VertexSnapshot struct {
 // unknown; rates are records per second (Flink's 60 s meters) and NaN when
 // unknown; StateSize is −1 when unknown.
 type SubtaskSnapshot struct {
-	Index               int
-	Status              string
-	Endpoint            string // task manager host:port
+	Index    int
+	Status   string
+	Endpoint string // task manager host:port
+	// Attempt is the current execution attempt (0-based) and StartTime
+	// its start-time (zero before it is deployed), from the vertex
+	// details. A restart changes StartTime.
+	Attempt             int
+	StartTime           time.Time
 	BusyRatio           float64
 	BackPressuredRatio  float64
 	IdleRatio           float64
