@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -378,14 +379,10 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 	parts := s.parts[cluster]
 	oo, ok := s.owners[vertexKey{fs.Endpoint, j.ID, v.ID}]
 	if !ok {
-		oo.owner, _ = v.Kafka.Assignment()
+		oo = ownersOf(v.Kafka)
 	}
-	owner := oo.owner
 	topicSet := map[string]bool{}
-	for _, st := range v.Kafka.States {
-		if o, ok := owner[st.KafkaPartition]; !ok || o != st.Subtask {
-			continue
-		}
+	cell := func(st flink.KafkaPartitionState) PartitionCell {
 		topic := s.resolve(cluster, st.Topic)
 		topicSet[topic] = true
 		c := PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
@@ -403,9 +400,37 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 				}
 			}
 		}
-		if st.Subtask >= 0 && st.Subtask < len(vv.Subtasks) {
-			vv.Subtasks[st.Subtask].Partitions = append(vv.Subtasks[st.Subtask].Partitions, c)
+		return c
+	}
+	// A partition whose reader the metric ids do not determine is shown
+	// once, outlined, under its first candidate (predict moves it to the
+	// predicted subtask when that is a candidate), with the highest offsets
+	// listed for it: a new reader shows -1 until its first record, so the
+	// highest is the closest to the real position.
+	undetermined := map[flink.KafkaPartition]flink.KafkaPartitionState{}
+	for _, st := range v.Kafka.States {
+		if cand, ok := oo.candidates[st.KafkaPartition]; ok {
+			if !slices.Contains(cand, st.Subtask) {
+				continue
+			}
+			if b, seen := undetermined[st.KafkaPartition]; !seen || st.CurrentOffset > b.CurrentOffset ||
+				(st.CurrentOffset == b.CurrentOffset && st.CommittedOffset > b.CommittedOffset) {
+				undetermined[st.KafkaPartition] = st
+			}
+			continue
 		}
+		if o, ok := oo.owner[st.KafkaPartition]; !ok || o != st.Subtask {
+			continue
+		}
+		if st.Subtask >= 0 && st.Subtask < len(vv.Subtasks) {
+			vv.Subtasks[st.Subtask].Partitions = append(vv.Subtasks[st.Subtask].Partitions, cell(st))
+		}
+	}
+	for kp, st := range undetermined {
+		cand := oo.candidates[kp]
+		c := cell(st)
+		c.OwnerUndetermined, c.Candidates = true, slices.Clone(cand)
+		vv.Subtasks[cand[0]].Partitions = append(vv.Subtasks[cand[0]].Partitions, c)
 	}
 	vv.Topics = make([]string, 0, len(topicSet))
 	for t := range topicSet {
@@ -415,31 +440,11 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 	labels := topicLabels(vv.Topics)
 	for i := range vv.Subtasks {
 		r := &vv.Subtasks[i]
-		if len(r.Partitions) == 0 {
-			// An idle reader has nothing to catch up on.
-			r.Lag, r.Rate = 0, 0
-		}
-		sort.Slice(r.Partitions, func(a, b int) bool {
-			pa, pb := r.Partitions[a], r.Partitions[b]
-			if pa.Topic != pb.Topic {
-				return pa.Topic < pb.Topic
-			}
-			return pa.Partition < pb.Partition
-		})
 		for k := range r.Partitions {
 			c := &r.Partitions[k]
 			c.Label = labels[c.Topic] + strconv.Itoa(int(c.Partition))
-			if c.Lag >= 0 {
-				r.Lag = max(r.Lag, 0) + c.Lag
-			}
-			if c.Rate >= 0 {
-				r.Rate = max(r.Rate, 0) + c.Rate
-			}
-			r.LagSeconds = max(r.LagSeconds, c.LagSeconds)
-			if q.HighlightTopic != "" && c.Topic == q.HighlightTopic && c.Partition == q.HighlightPartition {
-				r.Highlight = true
-			}
 		}
+		sumRow(r, q)
 	}
 	vv.Group = s.group(ks, fs.Endpoint, j, v, vv)
 	vv.Prediction = s.predict(vv, fs.Endpoint, j, v, q, oo)
@@ -834,4 +839,33 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 		return tv, nil
 	}
 	return TopicView{}, fmt.Errorf("topic %s in cluster %s: %w", assign.QuoteClip(topic), assign.QuoteClip(cluster), ErrNotFound)
+}
+
+// sumRow sorts a source row's cells and sums their lag and rate.
+func sumRow(r *SubtaskRow, q VertexQuery) {
+	r.Lag, r.Rate, r.LagSeconds, r.Highlight = -1, -1, 0, q.Highlight == r.Subtask
+	if len(r.Partitions) == 0 {
+		// An idle reader has nothing to catch up on.
+		r.Lag, r.Rate = 0, 0
+	}
+	sort.Slice(r.Partitions, func(a, b int) bool {
+		pa, pb := r.Partitions[a], r.Partitions[b]
+		if pa.Topic != pb.Topic {
+			return pa.Topic < pb.Topic
+		}
+		return pa.Partition < pb.Partition
+	})
+	for k := range r.Partitions {
+		c := &r.Partitions[k]
+		if c.Lag >= 0 {
+			r.Lag = max(r.Lag, 0) + c.Lag
+		}
+		if c.Rate >= 0 {
+			r.Rate = max(r.Rate, 0) + c.Rate
+		}
+		r.LagSeconds = max(r.LagSeconds, c.LagSeconds)
+		if q.HighlightTopic != "" && c.Topic == q.HighlightTopic && c.Partition == q.HighlightPartition {
+			r.Highlight = true
+		}
+	}
 }

@@ -106,9 +106,9 @@ func layoutHash(observed map[assign.TopicPartition]int) uint64 {
 // for the lineages that still follow the same run.
 func (s *Store) runInfer(jobs []inferJob) {
 	type answer struct {
-		job  inferJob
-		res  assign.InferResult
-		err  error
+		job inferJob
+		res assign.InferResult
+		err error
 	}
 	answers := make([]answer, 0, len(jobs))
 	for _, ij := range jobs {

@@ -252,3 +252,78 @@ func TestFinishedJobIsNotComparedAsPredicted(t *testing.T) {
 		t.Errorf("finished job prediction %+v", vv.Prediction)
 	}
 }
+
+// After an in-place rescale Flink's REST still lists a moved partition
+// under its old subtask; only values the current attempts wrote decide.
+// A partition the ids do not settle is outlined, counted as uncertain and
+// never as drift.
+func TestStaleMetricIdsNeverDecideAnOwner(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0 }})
+	s.UpdateKafka(kafkaSnap(t0, ends(100)))
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	s.UpdateFlink(flinkSnap(t0, job("aa", nil, sourceVertex("src", 4, testTopics, freshOwner(4), cur))))
+
+	o46 := restoreOwner(t, assign.RestoreInput{Topics: testTopics, History: []int{4, 6}, ConnectorLine: assign.ConnectorLine5})
+	v := sourceVertex("src", 6, testTopics, o46, func(assign.TopicPartition) int64 { return -1 })
+	// The old owners' frozen ids, with their old values.
+	var stale []flink.KafkaPartitionState
+	undecided := map[assign.TopicPartition]bool{}
+	for _, tp := range assign.Partitions(testTopics) {
+		old, now := freshOwner(4)(tp), o46(tp)
+		if old == now {
+			continue
+		}
+		kp := flink.KafkaPartition{Topic: flink.SanitizeMetricName(tp.Topic), Partition: tp.Partition}
+		stale = append(stale, flink.KafkaPartitionState{KafkaPartition: kp, Subtask: old, Operator: "Source__Kafka_Source",
+			CurrentOffset: 50, CommittedOffset: 45, Evidence: flink.EvidenceUnconfirmed})
+		if len(undecided) < 2 {
+			// Neither entry shows the new attempt yet.
+			undecided[tp] = true
+		}
+	}
+	if len(stale) < 4 {
+		t.Fatalf("only %d partitions move at 4→6; pick other topics", len(stale))
+	}
+	for i := range v.Kafka.States {
+		st := &v.Kafka.States[i]
+		st.Evidence = flink.EvidenceCurrent
+		if undecided[assign.TopicPartition{Topic: s.resolveForTest(st.Topic), Partition: st.Partition}] {
+			st.Evidence = flink.EvidenceUnconfirmed
+		}
+	}
+	v.Kafka.States = append(v.Kafka.States, stale...)
+	ck := &flink.RestoreInfo{CheckpointID: 4, At: t0.Add(5 * time.Second)}
+	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), job("aa", ck, v)))
+
+	vv := mustVertex(t, s, "aa", "src")
+	pr := vv.Prediction
+	if pr.Mode != ModeRestore || pr.Drift != 0 || pr.Total != 18 || pr.Headline.Kind != BasisUncertain || pr.Headline.Uncertain != 2 || pr.Headline.Exact != 16 {
+		t.Fatalf("prediction %+v headline %+v, want restore, 16 exact, 2 uncertain, no drift", pr, pr.Headline)
+	}
+	seen := 0
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			seen++
+			tp := assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}
+			if c.OwnerUndetermined != undecided[tp] {
+				t.Errorf("%v undetermined = %v", tp, c.OwnerUndetermined)
+			}
+			if c.OwnerUndetermined {
+				if !slices.Contains(c.Candidates, o46(tp)) || !slices.Contains(c.Candidates, freshOwner(4)(tp)) || c.Basis != BasisUncertain {
+					t.Errorf("%v candidates %v basis %s, want both subtasks, uncertain", tp, c.Candidates, c.Basis)
+				}
+			}
+			// Every cell sits under the true owner: a determined one by the
+			// evidence, an undetermined one under the model's candidate.
+			if r.Subtask != o46(tp) {
+				t.Errorf("%v shown under %d, the reader is %d", tp, r.Subtask, o46(tp))
+			}
+		}
+	}
+	if seen != 18 {
+		t.Errorf("%d cells, want each of 18 partitions once", seen)
+	}
+	if !strings.Contains(strings.Join(pr.Notes, " "), "not determined") {
+		t.Errorf("notes %q should say two owners are not determined", pr.Notes)
+	}
+}

@@ -2,6 +2,7 @@ package live
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/skewscope/skewscope/assign"
@@ -156,6 +157,9 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 	}
 	if len(unnamed) > 0 && pr.Mode == ModeFresh {
 		pr.Notes = append(pr.Notes, fmt.Sprintf("Without Kafka metadata the real name of %s is not known (Flink's metric ids write '.' as '_'; the start subtask of a topic depends on its name), so its partitions are not modelled. Configure the Kafka cluster of this Flink endpoint.", quoteList(unnamed)))
+	}
+	if owners != nil {
+		placeUndetermined(vv, owners, q)
 	}
 	basis := BasisExact
 	if pr.Mode == ModeInferred {
@@ -353,4 +357,36 @@ func jobNotes(notes []string, l *lineage, fromURL bool) []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// placeUndetermined shows each partition whose reader is not determined
+// under the model's subtask when that is one of its candidates.
+func placeUndetermined(vv *VertexView, owners map[assign.TopicPartition]int, q VertexQuery) {
+	type move struct {
+		c  PartitionCell
+		to int
+	}
+	var moves []move
+	from := map[int]bool{}
+	for i := range vv.Subtasks {
+		r := &vv.Subtasks[i]
+		keep := r.Partitions[:0]
+		for _, c := range r.Partitions {
+			o, ok := owners[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}]
+			if c.OwnerUndetermined && ok && o != r.Subtask && slices.Contains(c.Candidates, o) && o < len(vv.Subtasks) {
+				moves = append(moves, move{c, o})
+				from[i] = true
+				continue
+			}
+			keep = append(keep, c)
+		}
+		r.Partitions = keep
+	}
+	for _, m := range moves {
+		vv.Subtasks[m.to].Partitions = append(vv.Subtasks[m.to].Partitions, m.c)
+		from[m.to] = true
+	}
+	for i := range from {
+		sumRow(&vv.Subtasks[i], q)
+	}
 }

@@ -189,8 +189,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 		j := &snap.Jobs[i]
 		for k := range j.Vertices {
 			if v := &j.Vertices[k]; v.Kafka != nil {
-				owner, amb := v.Kafka.Assignment()
-				s.owners[vertexKey{snap.Endpoint, j.ID, v.ID}] = observedOwners{owner, len(amb)}
+				s.owners[vertexKey{snap.Endpoint, j.ID, v.ID}] = ownersOf(v.Kafka)
 			}
 		}
 		if j.State != "RUNNING" {
@@ -256,12 +255,43 @@ func push(ring []float64, v float64, n int) []float64 {
 	return append(ring, v)
 }
 
+// observedOwners is what a source's metric ids say about its readers.
 type observedOwners struct {
-	owner     map[flink.KafkaPartition]int
+	// owner holds the partitions whose reader is determined.
+	owner map[flink.KafkaPartition]int
+	// candidates holds the others, with the subtasks they may be on.
+	candidates map[flink.KafkaPartition][]int
+	// ambiguous counts the partitions listed under several subtasks.
 	ambiguous int
-	// undetermined counts the partitions whose reader the metric ids do
-	// not determine.
+	// undetermined is len(candidates).
 	undetermined int
+}
+
+// ownersOf decides a source's readers from its metric ids
+// (flink.KafkaSourceObservation.Owners: only values the current attempts
+// wrote decide).
+func ownersOf(o *flink.KafkaSourceObservation) observedOwners {
+	oo := observedOwners{owner: map[flink.KafkaPartition]int{}}
+	listed := map[flink.KafkaPartition]int{}
+	for _, st := range o.States {
+		listed[st.KafkaPartition]++
+	}
+	for _, po := range o.Owners() {
+		if listed[po.KafkaPartition] > 1 {
+			oo.ambiguous++
+		}
+		switch {
+		case po.Certain():
+			oo.owner[po.KafkaPartition] = po.Owner
+		case len(po.Candidates) > 0:
+			if oo.candidates == nil {
+				oo.candidates = map[flink.KafkaPartition][]int{}
+			}
+			oo.candidates[po.KafkaPartition] = po.Candidates
+		}
+	}
+	oo.undetermined = len(oo.candidates)
+	return oo
 }
 
 type topicPart struct {
