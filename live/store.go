@@ -186,6 +186,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	}
 	s.mu.Lock()
 	s.flink[snap.Endpoint] = snap
+	s.followSuccession(snap)
 	for k := range s.owners {
 		if k.endpoint == snap.Endpoint {
 			delete(s.owners, k)
