@@ -283,7 +283,7 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 	jq.Set("strategy", f.strat.Name)
 	if pl.Start == assign.StartRestore {
 		jq.Set("mode", "restore")
-		jq.Set("from", strconv.Itoa(f.current))
+		jq.Set("from", joinHistory(f.planHistory()))
 	}
 	v.JSONURL = l.URL("/api/v1/assignment?" + jq.Encode())
 	if f.strat.Comparison {

@@ -374,6 +374,9 @@ func TestPlannerLinkShowsTheRestoredLayout(t *testing.T) {
 	if len(live) == 0 {
 		t.Fatal("the live page shows no partitions")
 	}
+	if j := pdoc.Find("[data-testid=json-link]").AttrOr("href", ""); !strings.Contains(j, "from=4%2C6") {
+		t.Errorf("planner's JSON link %q, want the restore history from=4,6", j)
+	}
 }
 
 // oaLive404Schema is the 404 application/json schema of GET path.
