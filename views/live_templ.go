@@ -580,14 +580,14 @@ func OverviewPage(l Layout, ov live.OverviewView, shape string) templ.Component 
 					return templ_7745c5c3_Err
 				}
 				if j.ReplacedBy != nil {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<td data-testid=\"replaced-by\">replaced by <a href=\"")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<td class=\"replaced-by\" data-testid=\"replaced-by\">replaced by <a href=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var35 string
 					templ_7745c5c3_Var35, templ_7745c5c3_Err = templruntime.NewAttributeExpression(l.URL(jobPath(j.ReplacedBy.Current, l.Embed))).ResolveURL(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 78, Col: 106}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 78, Col: 126}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var35)
 					if templ_7745c5c3_Err != nil {
@@ -600,7 +600,7 @@ func OverviewPage(l Layout, ov live.OverviewView, shape string) templ.Component 
 					var templ_7745c5c3_Var36 string
 					templ_7745c5c3_Var36, templ_7745c5c3_Err = templ.JoinStringErrs(j.ReplacedBy.Current)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 78, Col: 144}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 78, Col: 164}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var36))
 					if templ_7745c5c3_Err != nil {

@@ -23,10 +23,12 @@ type Replaced struct {
 	// CurrentID and CurrentURL name the current run when NewID was itself
 	// replaced; "" otherwise.
 	CurrentID, CurrentURL string
+	// OpenText is the words of the link to NewURL on the page.
+	OpenText string
 	// VertexNote says when the successor has no vertex of the old name.
 	VertexNote string
 	// StableURL is the by-name link to the current run, StableText its
-	// path as the user would paste it.
+	// path with the names unescaped, to read.
 	StableURL, StableText string
 }
 

@@ -238,10 +238,15 @@ func newReplaced(l views.Layout, rep live.Replacement, now time.Time, vertex boo
 	r := views.Replaced{
 		OldID: rep.OldID, Name: rep.Name, NewID: rep.NewID,
 		AtText: rep.At.UTC().Format("2006-01-02 15:04:05 UTC"), AtISO: rep.At.UTC().Format(time.RFC3339),
-		Age:    live.Age{At: rep.At, Seconds: max(0, int64(now.Sub(rep.At)/time.Second))},
-		NewURL: link(views.JobPath(rep.NewID), q),
+		Age:      live.Age{At: rep.At, Seconds: max(0, int64(now.Sub(rep.At)/time.Second))},
+		NewURL:   link(views.JobPath(rep.NewID), q),
+		OpenText: "Open job " + rep.NewID,
 	}
-	stable := views.JobByNamePath(rep.Name)
+	stable, stableText := views.JobByNamePath(rep.Name), "/jobs/by-name/"+rep.Name
+	if vertex && rep.VertexName != "" {
+		stable = views.VertexByNamePath(rep.Name, rep.VertexName)
+		stableText += "/vertices/" + rep.VertexName
+	}
 	if vertex {
 		r.OldVertex = rep.VertexName
 		switch {
@@ -249,17 +254,16 @@ func newReplaced(l views.Layout, rep live.Replacement, now time.Time, vertex boo
 			r.VertexNote = "skewscope did not see that vertex id in the old job; the links open the new job's page."
 		case rep.VertexID != "":
 			r.NewURL = link(views.VertexPath(rep.NewID, rep.VertexID), q)
-			stable = views.VertexByNamePath(rep.Name, rep.VertexName)
+			r.OpenText = "Open " + rep.VertexName + " in job " + rep.NewID
 		default:
 			r.VertexNote = "Job " + rep.NewID + " has no vertex named " + assign.QuoteClip(rep.VertexName) + " (its job graph changed); the link opens its job page."
-			stable = views.VertexByNamePath(rep.Name, rep.VertexName)
 		}
 	}
 	sq := url.Values{"endpoint": {rep.Endpoint}}
 	if l.Embed {
 		sq.Set("embed", "1")
 	}
-	r.StableURL, r.StableText = link(stable, sq), l.URL(stable)
+	r.StableURL, r.StableText = link(stable, sq), l.URL(stableText)
 	if rep.Current != rep.NewID {
 		r.CurrentID = rep.Current
 		r.CurrentURL = link(views.JobPath(rep.Current), q)
