@@ -55,6 +55,7 @@ func (s *Store) Overview() OverviewView {
 			ov.Jobs = append(ov.Jobs, jobSummary(jv))
 		}
 	}
+	sortReplacedLast(ov.Jobs)
 	return ov
 }
 
@@ -117,6 +118,7 @@ func jobSummary(jv JobView) JobSummary {
 			js.NotModelled++
 		}
 	}
+	js.ReplacedBy = jv.ReplacedBy
 	return js
 }
 
@@ -195,6 +197,7 @@ func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (Jo
 	vvs := make([]VertexView, len(j.Vertices))
 	jv := JobView{Endpoint: fs.Endpoint, ID: j.ID, Name: j.Name, State: j.State, StartTime: j.StartTime,
 		Restored: restoredOf(j), Age: itemAge(j.Freshness, fs.CollectedAt, now, j.Err)}
+	jv.ReplacedBy = s.replacedBy(fs.Endpoint, j.ID)
 	for k := range j.Vertices {
 		v := &j.Vertices[k]
 		vs := VertexSummary{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism,
@@ -338,6 +341,7 @@ func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vertex
 	}
 	vv.Figures = figures(&vv)
 	vv.Shape = shapeOf(&vv)
+	s.markReplaced(&vv)
 	return vv
 }
 

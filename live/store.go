@@ -78,6 +78,8 @@ type Store struct {
 	topics map[string]map[string]string
 	owners map[vertexKey]observedOwners
 	seq    uint64
+	// succ remembers which job replaced which (succession.go).
+	succ *succession
 
 	changed chan struct{}
 }
@@ -103,6 +105,7 @@ func New(opts Options) *Store {
 		parts:   map[string]map[topicPart]kafka.Partition{},
 		topics:  map[string]map[string]string{},
 		owners:  map[vertexKey]observedOwners{},
+		succ:    newSuccession(MaxReplacements),
 		changed: make(chan struct{}, 1),
 	}
 }
@@ -170,6 +173,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	}
 	s.mu.Lock()
 	s.flink[snap.Endpoint] = snap
+	s.followSuccession(snap)
 	for k := range s.owners {
 		if k.endpoint == snap.Endpoint {
 			delete(s.owners, k)

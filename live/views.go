@@ -76,6 +76,9 @@ type JobSummary struct {
 	// without a known parallelism history): their drift is unknown, not 0.
 	NotModelled int `json:"notModelled"`
 	Age         Age `json:"freshness"`
+	// ReplacedBy is set when a later job with the same name replaced this
+	// one (a restore gives the job a new id).
+	ReplacedBy *Replacement `json:"replacedBy,omitempty"`
 }
 
 // TopicSummary is one watched topic on the overview.
@@ -130,6 +133,9 @@ type JobView struct {
 	Restored  *Restored       `json:"restored,omitempty"`
 	Vertices  []VertexSummary `json:"vertices"`
 	Age       Age             `json:"freshness"`
+	// ReplacedBy is set when a later job with the same name replaced this
+	// one.
+	ReplacedBy *Replacement `json:"replacedBy,omitempty"`
 }
 
 // Restored says what a job was restored from.
@@ -281,6 +287,9 @@ type VertexView struct {
 	// Shape identifies the layout (subtasks and their partitions); a live
 	// update with another shape needs the page re-rendered.
 	Shape string `json:"shape"`
+	// ReplacedBy is set when a later job with the same name replaced this
+	// vertex's job; its VertexID is the successor's vertex of this name.
+	ReplacedBy *Replacement `json:"replacedBy,omitempty"`
 }
 
 // TopicPartitionRow is one partition of a topic page.

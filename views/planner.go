@@ -27,7 +27,9 @@ type PlannerForm struct {
 	Strategies []Option
 	Colors     []Option
 	Highlight  string
-	Errors     map[string]string
+	// History is the source's parallelism history, as typed.
+	History string
+	Errors  map[string]string
 }
 
 // Err returns the message for field, or "".

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -39,12 +38,7 @@ func (s *Server) liveStore() (*live.Store, error) {
 	return s.live, nil
 }
 
-func notFound(err error) error {
-	if errors.Is(err, live.ErrNotFound) {
-		return &inputError{Status: http.StatusNotFound, Msg: err.Error()}
-	}
-	return err
-}
+func notFound(err error) error { return liveError(err) }
 
 // pathID reads a job or vertex id from the path.
 func pathID(r *http.Request, name string) (string, error) {
@@ -99,15 +93,35 @@ func (s *Server) jobView(r *http.Request) (live.JobView, error) {
 func (s *Server) serveJob(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
 	jv, err := s.jobView(r)
 	if err != nil {
+		if rep, ok := s.forgotten(r, false); ok {
+			return s.serveForgotten(w, r, rep)
+		}
 		return 0, nil, err
 	}
-	return http.StatusOK, views.JobPage(s.layout(r, jv.Name, ""), jv, jobShape(jv)), nil
+	if jv.ReplacedBy != nil && following(r) {
+		http.Redirect(w, r, s.withQuery(s.followPath(*jv.ReplacedBy), r.URL.Query()), http.StatusFound)
+		return 0, nil, nil
+	}
+	l := s.layout(r, jv.Name, "")
+	var banner *views.Replaced
+	if jv.ReplacedBy != nil {
+		b := newReplaced(l, *jv.ReplacedBy, s.now(), false)
+		banner = &b
+	}
+	return http.StatusOK, views.JobPage(l, jv, jobShape(jv), banner), nil
 }
 
 func (s *Server) serveJobJSON(w http.ResponseWriter, r *http.Request) error {
 	jv, err := s.jobView(r)
 	if err != nil {
+		if rep, ok := s.forgotten(r, false); ok {
+			return s.serveForgottenJSON(w, r, rep)
+		}
 		return err
+	}
+	if jv.ReplacedBy != nil && following(r) {
+		http.Redirect(w, r, s.withQuery("/api/v1"+s.followPath(*jv.ReplacedBy), r.URL.Query()), http.StatusFound)
+		return nil
 	}
 	return writeJSON(w, http.StatusOK, jv)
 }
@@ -182,7 +196,14 @@ func (s *Server) vertexView(r *http.Request) (live.VertexView, live.VertexQuery,
 func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
 	vv, vq, err := s.vertexView(r)
 	if err != nil {
+		if rep, ok := s.forgotten(r, true); ok {
+			return s.serveForgotten(w, r, rep)
+		}
 		return 0, nil, err
+	}
+	if vv.ReplacedBy != nil && following(r) {
+		http.Redirect(w, r, s.withQuery(s.followPath(*vv.ReplacedBy), r.URL.Query()), http.StatusFound)
+		return 0, nil, nil
 	}
 	l := s.layout(r, vv.Name, "")
 	l.ChartCSS = s.prefix + "/static/" + s.assets.Hashed("vendor/uplot/uPlot.min.css")
@@ -192,7 +213,14 @@ func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ
 func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
 	vv, _, err := s.vertexView(r)
 	if err != nil {
+		if rep, ok := s.forgotten(r, true); ok {
+			return s.serveForgottenJSON(w, r, rep)
+		}
 		return err
+	}
+	if vv.ReplacedBy != nil && following(r) {
+		http.Redirect(w, r, s.withQuery("/api/v1"+s.followPath(*vv.ReplacedBy), r.URL.Query()), http.StatusFound)
+		return nil
 	}
 	return writeJSON(w, http.StatusOK, vv)
 }
@@ -236,6 +264,10 @@ func (s *Server) vertexLinks(r *http.Request, vv live.VertexView, vq live.Vertex
 	if s.sandbox != nil {
 		l.SandboxRestore = s.prefix + "/sandbox/restore"
 	}
+	if vv.ReplacedBy != nil {
+		b := newReplaced(s.layout(r, vv.Name, ""), *vv.ReplacedBy, s.now(), true)
+		l.Replaced = &b
+	}
 	return l
 }
 
@@ -262,6 +294,11 @@ func (s *Server) plannerLink(vv live.VertexView) string {
 	q.Set("target", strconv.Itoa(vv.Parallelism))
 	if vv.Restored != nil {
 		q.Set("mode", "restore")
+	}
+	// The restore history the live page models, so that the planner's "now"
+	// is the layout this page shows, not a fresh start at p.
+	if pr := vv.Prediction; pr != nil && pr.Mode == "restore" && len(pr.History) > 1 {
+		q.Set("history", joinHistory(pr.History))
 	}
 	if rates.Len() > 0 && rates.Len() < 24000 {
 		q.Set("rates", rates.String())

@@ -34,6 +34,14 @@ func ageUpdate(u *liveUpdate, a live.Age) {
 	u.Err = a.Err
 }
 
+// replacedAge is the age the replaced-job banner shows, first on its page.
+func replacedAge(r *live.Replacement) []int64 {
+	if r == nil {
+		return nil
+	}
+	return []int64{ms(live.Age{At: r.At})}
+}
+
 func ms(a live.Age) int64 {
 	if a.At.IsZero() {
 		return 0
@@ -58,6 +66,9 @@ func overviewShape(ov live.OverviewView) string {
 	}
 	for _, j := range ov.Jobs {
 		parts = append(parts, "j", j.ID, j.State)
+		if j.ReplacedBy != nil {
+			parts = append(parts, "replaced by", j.ReplacedBy.Current)
+		}
 	}
 	for _, c := range ov.Clusters {
 		parts = append(parts, "c", c.Name, strconv.Itoa(c.Topics), strconv.Itoa(c.Partitions), strconv.Itoa(c.Groups), strconv.FormatBool(c.Age.Err != ""))
@@ -75,7 +86,10 @@ func overviewUpdate(ov live.OverviewView) liveUpdate {
 		u.Ages = append(u.Ages, ms(e.Age))
 	}
 	for _, j := range ov.Jobs {
-		u.T = append(u.T, live.FormatInt(j.Lag), live.FormatRatio(j.MaxBusy), views.OrDash(j.Backpressure), views.JobDrift(j))
+		u.T = append(u.T, live.FormatInt(j.Lag), live.FormatRatio(j.MaxBusy), views.OrDash(j.Backpressure))
+		if j.ReplacedBy == nil { // a replaced job's row links to its successor instead
+			u.T = append(u.T, views.JobDrift(j))
+		}
 	}
 	for _, c := range ov.Clusters {
 		u.T = append(u.T, live.FormatRate(c.Rate), strconv.FormatInt(c.PollMillis, 10)+" ms")
@@ -89,6 +103,9 @@ func overviewUpdate(ov live.OverviewView) liveUpdate {
 
 func jobShape(jv live.JobView) string {
 	parts := []string{jv.State, strconv.FormatBool(jv.Restored != nil)}
+	if jv.ReplacedBy != nil {
+		parts = append(parts, "replaced by", jv.ReplacedBy.Current)
+	}
 	for _, v := range jv.Vertices {
 		parts = append(parts, v.ID, strconv.Itoa(v.Parallelism))
 	}
@@ -98,7 +115,7 @@ func jobShape(jv live.JobView) string {
 func jobUpdate(jv live.JobView) liveUpdate {
 	u := liveUpdate{Shape: jobShape(jv)}
 	ageUpdate(&u, jv.Age)
-	u.Ages = []int64{ms(jv.Age)}
+	u.Ages = append(replacedAge(jv.ReplacedBy), ms(jv.Age))
 	for _, v := range jv.Vertices {
 		u.T = append(u.T, views.SkewText(v.Skew), views.BusiestText(v), views.OrDash(v.Backpressure), live.FormatInt(v.Lag), views.VertexDrift(v))
 	}
@@ -108,7 +125,7 @@ func jobUpdate(jv live.JobView) liveUpdate {
 func vertexUpdate(vv live.VertexView) liveUpdate {
 	u := liveUpdate{Shape: vv.Shape}
 	ageUpdate(&u, vv.Flink)
-	u.Ages = []int64{ms(vv.Flink)}
+	u.Ages = append(replacedAge(vv.ReplacedBy), ms(vv.Flink))
 	if k := vv.KafkaAge; k != nil {
 		u.Ages = append(u.Ages, ms(*k))
 		u.Stale = u.Stale || k.Stale || k.Err != ""

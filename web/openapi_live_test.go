@@ -229,8 +229,10 @@ func oaLiveMarshal(t *testing.T, v any) any {
 func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live.VertexView, live.TopicView) {
 	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	age := live.Age{At: at, Seconds: 3, Stale: true, Err: "poll: timeout"}
+	replaced := &live.Replacement{OldID: "a1b2", Endpoint: "prod", Name: "orders", NewID: "c3d4", At: at, Chain: []string{"c3d4", "e5f6"}, Current: "e5f6",
+		VertexName: "Source: orders", VertexID: "c3"}
 	job := live.JobSummary{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 120, MaxBusy: 0.5, NotModelled: 1,
-		Backpressure: "low", Drift: 1, Age: age}
+		Backpressure: "low", Drift: 1, Age: age, ReplacedBy: replaced}
 	ov := live.OverviewView{
 		Clusters:  []live.ClusterSummary{{Name: "main", Topics: 2, Partitions: 12, Groups: 3, Rate: 10.5, PollMillis: 40, Age: age}},
 		Endpoints: []live.EndpointSummary{{Name: "prod", URL: "http://flink:8081", FlinkVersion: "1.20.0", Jobs: 1, PollMillis: 30, Age: age}},
@@ -241,7 +243,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 	jv := live.JobView{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", StartTime: at, Restored: restored,
 		Vertices: []live.VertexSummary{{ID: "c3", Name: "Source: orders", Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true, PredictionMode: "fresh",
 			Skew: 12.5, Busiest: 1, MaxBusy: 0.5, Backpressure: "ok", Partitions: 4, Lag: 120, Drift: 1, Error: "metrics: timeout"}},
-		Age: age}
+		Age: age, ReplacedBy: replaced}
 	vv := live.VertexView{Endpoint: "prod", Cluster: "main", JobID: "a1b2", JobName: "orders", JobState: "RUNNING", ID: "c3", Name: "Source: orders",
 		Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true,
 		Group:   &live.GroupLink{Name: "orders-app", How: "from configuration"},
@@ -259,6 +261,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		Lineage: &live.LineageView{History: []int{2, 4}, Known: true, Events: []live.LineageEvent{{At: at, Kind: live.EventRescale, JobID: "a1b2", From: 2, To: 4,
 			CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", NewPartitions: 2, Moved: []string{"orders-3 0→1"}, MovedCount: 1}}},
 		Restored: restored, Color: "rate", Thresholds: [3]float64{1, 2, 3}, Flink: age, KafkaAge: &age, Error: "metrics: timeout", Shape: "x1",
+		ReplacedBy: replaced,
 	}
 	tv := live.TopicView{Cluster: "main", Name: "orders", Rate: 10.5,
 		Groups: []live.TopicGroup{{Name: "orders-app", State: "Stable", Lag: 9}},
@@ -298,6 +301,8 @@ func TestOpenAPILiveSchemasMatchViews(t *testing.T) {
 		{"/api/v1/jobs", "", map[string]any{"jobs": jobs}},
 		{"/api/v1/jobs/{jobID}", "JobView", jv},
 		{"/api/v1/jobs/{jobID}/vertices/{vertexID}", "VertexView", vv},
+		{"/api/v1/jobs/by-name/{job}", "JobView", jv},
+		{"/api/v1/jobs/by-name/{job}/vertices/{vertex}", "VertexView", vv},
 		{"/api/v1/kafka/{cluster}/topics/{topic}", "TopicView", tv},
 	} {
 		s := oaLiveResponseSchema(t, doc, tc.path)
@@ -317,6 +322,7 @@ func TestOpenAPILiveSchemasMatchViews(t *testing.T) {
 		"Prediction": live.Prediction{}, "VertexView": live.VertexView{}, "TopicPartitionRow": live.TopicPartitionRow{},
 		"GroupOffset": live.GroupOffset{}, "TopicGroup": live.TopicGroup{}, "TopicView": live.TopicView{},
 		"Headline": live.Headline{}, "LineageView": live.LineageView{}, "LineageEvent": live.LineageEvent{},
+		"Replacement": live.Replacement{},
 	}
 	for name := range zeros {
 		if !c.seen[name] {

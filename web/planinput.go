@@ -34,6 +34,8 @@ type planForm struct {
 	Parallelism, Target, MaxParallelism string
 	Mode, Strategy, Color               string
 	Highlight                           string
+	// History is the source's parallelism history as typed (?history=).
+	History string
 
 	// Parsed values, valid when Errors is empty.
 	topics     []assign.Topic
@@ -45,6 +47,9 @@ type planForm struct {
 	maxP       int // 0: Flink's default
 	mode       assign.StartMode
 	strat      strategy.Strategy
+	// history is the source's parallelisms from its fresh start on, ending
+	// at current; nil or one entry for a job that started fresh.
+	history []int
 
 	Errors map[string]string
 
@@ -87,6 +92,7 @@ func parsePlanForm(v url.Values) *planForm {
 		Strategy:       strings.TrimSpace(v.Get("strategy")),
 		Color:          strings.TrimSpace(v.Get("color")),
 		Highlight:      strings.TrimSpace(v.Get("highlight")),
+		History:        strings.TrimSpace(v.Get("history")),
 	}
 	if t := v.Get("topics"); t != "" {
 		if f.Topics != "" {
@@ -131,9 +137,45 @@ func parsePlanForm(v url.Values) *planForm {
 	default:
 		f.fail("color", "%s: colour cells by topic or by rate", assign.QuoteClip(f.Color))
 	}
+	f.parseHistory()
 	f.parseRates()
 	f.parseState()
 	return f
+}
+
+// parseHistory reads the source's parallelisms before now, from its fresh
+// start on ("4,6"; spaces and arrows also separate), as the live vertex
+// page's ?history= does: the current parallelism ends the history, and is
+// added when it is not the last entry.
+func (f *planForm) parseHistory() {
+	if f.History == "" {
+		return
+	}
+	fields := strings.FieldsFunc(f.History, func(r rune) bool { return r == ',' || r == ' ' || r == '→' || r == '>' || r == '-' })
+	if len(fields) == 0 || len(fields) > assign.MaxRestoreHistory {
+		f.fail("history", "%s: write the source's parallelisms from its fresh start on, like 4,6 (at most %d)", assign.QuoteClip(f.History), assign.MaxRestoreHistory)
+		return
+	}
+	var h []int
+	for _, fld := range fields {
+		p, err := strconv.Atoi(fld)
+		if err != nil || p < 1 || p > assign.UpperBoundMaxParallelism {
+			f.fail("history", "%s is not a parallelism: Flink accepts 1..%d", assign.QuoteClip(fld), assign.UpperBoundMaxParallelism)
+			return
+		}
+		h = append(h, p)
+	}
+	if f.current == 0 {
+		return // the current parallelism's own error says what is wrong
+	}
+	if h[len(h)-1] != f.current {
+		h = append(h, f.current)
+	}
+	if len(h) > 1 && f.strat.Name != "" && f.strat.Name != strategy.Default {
+		f.fail("history", "a restore history is modelled for Flink's KafkaSource only; %s has no savepoint", f.strat.Label)
+		return
+	}
+	f.history = h
 }
 
 func (f *planForm) parallelismField(field, s, what string) int {
@@ -408,6 +450,11 @@ func (f *planForm) buildCanonicalQuery() url.Values {
 	set("color", f.Color, "topic")
 	set("state", strings.TrimSpace(f.State), "")
 	set("highlight", f.Highlight, "")
+	if len(f.history) > 1 {
+		v.Set("history", joinHistory(f.history))
+	} else {
+		set("history", f.History, "")
+	}
 	if f.rates != nil {
 		v.Set("rates", ratesCSV(f.topics, f.rates))
 	} else if strings.TrimSpace(f.Rates) != "" {

@@ -78,7 +78,7 @@ func (s *Server) servePlan(w http.ResponseWriter, r *http.Request) (int, templ.C
 			return 0, nil, nil
 		}
 	}
-	pl, err := assign.MakePlan(f.planInput())
+	pl, nowRestore, err := assign.MakePlanAfterRestores(f.planInput(), f.planHistory())
 	if err != nil {
 		f.fail("parallelism", "%v", err)
 		return http.StatusBadRequest, views.Planner(s.newPlannerPage(r, f, nil)), nil
@@ -88,7 +88,24 @@ func (s *Server) servePlan(w http.ResponseWriter, r *http.Request) (int, templ.C
 	if err != nil {
 		return 0, nil, fmt.Errorf("recommend: %w", err)
 	}
-	return http.StatusOK, views.Planner(s.newPlannerPage(r, f, &planResult{plan: pl, cands: cands, upper: in.UpperLimit})), nil
+	return http.StatusOK, views.Planner(s.newPlannerPage(r, f, &planResult{plan: pl, nowRestore: nowRestore, cands: cands, upper: in.UpperLimit})), nil
+}
+
+// planHistory is the source's parallelism history for the plan: the one
+// given, or just the current parallelism (a fresh start).
+func (f *planForm) planHistory() []int {
+	if len(f.history) > 1 {
+		return f.history
+	}
+	return []int{f.current}
+}
+
+func joinHistory(h []int) string {
+	parts := make([]string, len(h))
+	for i, p := range h {
+		parts[i] = strconv.Itoa(p)
+	}
+	return strings.Join(parts, ",")
 }
 
 func newEmptyPlanForm() *planForm {
@@ -122,9 +139,12 @@ func (f *planForm) recommendInput(maxP int) assign.RecommendInput {
 }
 
 type planResult struct {
-	plan  assign.Plan
-	cands []assign.Candidate
-	upper int
+	plan assign.Plan
+	// nowRestore is the restore model's current layout when the form gives
+	// a restore history, nil for a fresh start.
+	nowRestore *assign.RestoreResult
+	cands      []assign.Candidate
+	upper      int
 }
 
 // newPlannerPage builds the planner's view model.
@@ -142,7 +162,7 @@ func newPlannerForm(l views.Layout, f *planForm) views.PlannerForm {
 	pf := views.PlannerForm{
 		Action: l.URL("/plan"), Topics: f.Topics, Rates: f.Rates, State: f.State,
 		Parallelism: f.Parallelism, Target: f.Target, MaxParallelism: f.MaxParallelism,
-		Highlight: f.Highlight, Errors: f.Errors,
+		Highlight: f.Highlight, History: f.History, Errors: f.Errors,
 	}
 	if l.Embed {
 		pf.Action += "?embed=1"
@@ -227,7 +247,18 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 	if v.SelfURL == "" {
 		v.TooLongForLink = fmt.Sprintf("This plan's inputs are %d KB, too long for a link; candidates apply through the form.", f.queryLen()>>10)
 	}
-	v.Now = gc.grid("now", "Now", pl.Now, "fresh start", nil, nil)
+	nowMode := "fresh start"
+	var nowUnc map[assign.TopicPartition]bool
+	if nr := res.nowRestore; nr != nil {
+		nowMode = "restored: " + strings.ReplaceAll(joinHistory(nr.History), ",", " → ")
+		if len(nr.Uncertain) > 0 {
+			nowUnc = map[assign.TopicPartition]bool{}
+			for _, tp := range nr.Uncertain {
+				nowUnc[tp] = true
+			}
+		}
+	}
+	v.Now = gc.grid("now", "Now", pl.Now, nowMode, nil, nowUnc)
 	thenMode := "fresh start"
 	var thenUnc map[assign.TopicPartition]bool
 	if pl.Start == assign.StartRestore {
@@ -252,7 +283,7 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 	jq.Set("strategy", f.strat.Name)
 	if pl.Start == assign.StartRestore {
 		jq.Set("mode", "restore")
-		jq.Set("from", strconv.Itoa(f.current))
+		jq.Set("from", joinHistory(f.planHistory()))
 	}
 	v.JSONURL = l.URL("/api/v1/assignment?" + jq.Encode())
 	if f.strat.Comparison {

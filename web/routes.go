@@ -32,6 +32,8 @@ func (s *Server) routes() http.Handler {
 // mount lists the routes under the route prefix.
 func (s *Server) mount(r chi.Router) {
 	r.Get("/", s.page(s.serveOverview))
+	r.Get("/jobs/by-name/{job}", s.page(s.serveByName))
+	r.Get("/jobs/by-name/{job}/vertices/{vertex}", s.page(s.serveByName))
 	r.Get("/jobs/{jobID}", s.page(s.serveJob))
 	r.Get("/jobs/{jobID}/vertices/{vertexID}", s.page(s.serveVertex))
 	r.Get("/kafka/{cluster}/topics/{topic}", s.page(s.serveTopic))
@@ -65,6 +67,8 @@ func (s *Server) mount(r chi.Router) {
 		r.Get("/version", s.api(s.serveVersion))
 		r.Get("/overview", s.api(s.serveOverviewJSON))
 		r.Get("/jobs", s.api(s.serveJobsJSON))
+		r.Get("/jobs/by-name/{job}", s.api(s.serveJobByNameJSON))
+		r.Get("/jobs/by-name/{job}/vertices/{vertex}", s.api(s.serveVertexByNameJSON))
 		r.Get("/jobs/{jobID}", s.api(s.serveJobJSON))
 		r.Get("/jobs/{jobID}/vertices/{vertexID}", s.api(s.serveVertexJSON))
 		r.Get("/kafka/{cluster}/topics/{topic}", s.api(s.serveTopicJSON))

@@ -43,6 +43,8 @@ type Options struct {
 	// LiveInterval is the least time between two pushes of live views;
 	// default 1 s.
 	LiveInterval time.Duration
+	// Now is the clock pages use for "N ago" texts; nil means time.Now.
+	Now func() time.Time
 }
 
 // Server holds what the handlers share. Create it with NewServer.
@@ -59,6 +61,7 @@ type Server struct {
 	sandbox        SandboxControl
 	liveInterval   time.Duration
 	metrics        http.Handler
+	now            func() time.Time
 }
 
 var (
@@ -70,7 +73,10 @@ var (
 // (/readyz answers 503) until SetReady(true).
 func NewServer(opts Options) (*Server, error) {
 	s := &Server{log: opts.Logger, version: opts.Version, prefix: strings.TrimSuffix(opts.RoutePrefix, "/"),
-		live: opts.Live, sandbox: opts.Sandbox, liveInterval: opts.LiveInterval}
+		live: opts.Live, sandbox: opts.Sandbox, liveInterval: opts.LiveInterval, now: opts.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

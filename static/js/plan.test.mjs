@@ -26,3 +26,8 @@ test("non-default mode and strategy are kept", () => {
   const q = plannerQuery(form({ topics: "o:3", mode: "restore", strategy: "kafka-range" }), false);
   assert.equal(q, "topic=o%3A3&mode=restore&strategy=kafka-range");
 });
+
+test("a restore history is kept", () => {
+  const q = plannerQuery(form({ topics: "o:3", parallelism: "6", history: " 4,6 " }), false);
+  assert.equal(q, "topic=o%3A3&parallelism=6&history=4%2C6");
+});

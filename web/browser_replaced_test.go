@@ -1,0 +1,113 @@
+//go:build browser
+
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/skewscope/skewscope/internal/browsertest"
+)
+
+// colorScheme emulates prefers-color-scheme.
+func colorScheme(scheme string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+		return err
+	})
+}
+
+// screenshots takes the page as it is, in the dark scheme, and at a phone's
+// 390 px width, then restores the light desktop view.
+func screenshots(t *testing.T, b *browsertest.Browser, name, selector string) {
+	t.Helper()
+	b.Screenshot(t, name+"-light")
+	b.Do(t, colorScheme("dark"))
+	b.Screenshot(t, name+"-dark")
+	b.Do(t, colorScheme("light"), chromedp.EmulateViewport(390, 844))
+	// The text wraps inside its box at phone width, ids included.
+	sel, _ := json.Marshal(selector)
+	if over := browsertest.Eval[bool](t, b, `(() => {
+		const el = document.querySelector(`+string(sel)+`);
+		return !el || el.scrollWidth > el.clientWidth + 1;
+	})()`); over {
+		t.Errorf("%s: %s overflows at 390 px", name, selector)
+	}
+	b.Screenshot(t, name+"-390px")
+	b.Do(t, chromedp.EmulateViewport(browsertest.WindowWidth, browsertest.WindowHeight))
+}
+
+// TestBrowserReplacedJob shows a replaced job's banner while Flink lists it,
+// and the page that names its successor once Flink has forgotten it.
+func TestBrowserReplacedJob(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st, later := restoredStore(t, at)
+	var h atomic.Pointer[Server]
+	base := browsertest.StartServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Load().ServeHTTP(w, r) }))
+	s, err := NewServer(Options{Live: st, Now: func() time.Time { return at.Add(80 * time.Second) },
+		WebSocket: HubOptions{AllowedOrigins: []string{base}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetReady(true)
+	h.Store(s)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	b := browsertest.New(t)
+	// The overview lists the replaced job last, linking to its successor.
+	if code := b.Navigate(t, base+"/"); code != 200 {
+		t.Fatalf("overview = %d", code)
+	}
+	b.Do(t, chromedp.WaitVisible(`[data-testid="replaced-by"]`))
+	if txt := b.Text(t, `[data-testid="replaced-by"]`); txt != "replaced by "+tNewJob {
+		t.Errorf("overview's replaced job reads %q", txt)
+	}
+	screenshots(t, b, "overview", `[data-testid="replaced-by"]`)
+	if code := b.Navigate(t, base+"/jobs/"+tJob+"/vertices/"+tSource); code != 200 {
+		t.Fatalf("replaced vertex page = %d", code)
+	}
+	b.Do(t, chromedp.WaitVisible(`[data-testid="replaced-banner"]`))
+	if txt := b.Text(t, `[data-testid="replaced-banner"]`); !strings.Contains(txt, "Replaced by "+tNewJob+" (orders <enrichment>) at 2026-11-30 12:00:20 UTC") {
+		t.Errorf("banner reads %q", txt)
+	}
+	screenshots(t, b, "banner", `[data-testid="replaced-banner"]`)
+	// The banner's link opens the successor's vertex of the same name.
+	b.Do(t, chromedp.Click(`[data-testid="replaced-link"]`), chromedp.WaitVisible(`[data-testid="vertex"]`))
+	if loc := browsertest.Eval[string](t, b, `location.pathname`); loc != "/jobs/"+tNewJob+"/vertices/"+tNewSource {
+		t.Errorf("the banner's link led to %s", loc)
+	}
+	// Its planner link models the same restore: "now" is the layout 4 → 6.
+	b.Do(t, chromedp.Click(`[data-testid="open-planner"]`), chromedp.WaitVisible(`[data-testid="grid-now"]`))
+	if txt := b.Text(t, `[data-testid="grid-now"] h2`); !strings.Contains(txt, "restored: 4 → 6") {
+		t.Errorf("planner's now grid is titled %q, want the restore 4 → 6", txt)
+	}
+	if v := browsertest.Eval[string](t, b, `document.querySelector('[data-testid="in-history"]').value`); v != "4,6" {
+		t.Errorf("planner's history field holds %q, want 4,6", v)
+	}
+	screenshots(t, b, "planner-history", `[data-testid="grid-now"] h2`)
+
+	st.UpdateFlink(later) // Flink's job store expired the old job
+	if code := b.Navigate(t, base+"/jobs/"+tJob+"/vertices/"+tKeyed); code != 200 {
+		t.Fatalf("forgotten vertex page = %d, want 200", code)
+	}
+	b.Do(t, chromedp.WaitVisible(`[data-testid="replaced-page"]`))
+	if txt := b.Text(t, `[data-testid="replaced-page"]`); !strings.Contains(txt, "Enrich <b>Orders</b>") {
+		t.Errorf("forgotten page reads %q, want the vertex name as text", txt)
+	}
+	screenshots(t, b, "forgotten", `[data-testid="replaced-page"]`)
+	b.NoConsoleErrors(t)
+	b.NoDialogs(t)
+}
