@@ -147,15 +147,27 @@ type historySearch struct {
 	obs      []int32 // observed owner per element, -1 unknown
 	check    []int32 // observed elements in checking order
 	obsCount []int32 // observed partitions per current subtask
+	dp       deal    // the chunks of a restore at P
+	// dealable is false when some subtask holds more observed partitions
+	// than any restore deals it (T/P or T/P+1, whatever came before),
+	// which rules out every restore.
+	dealable bool
 
-	// One earlier parallelism p0's saved lists (setFresh).
+	// One earlier parallelism p0's saved lists (setFresh), concatenated:
+	// order is one order Flink can produce (bins ascending, ties by index),
+	// and by position x, order[x] can be anywhere in lo[x]..hi[x]; pos is
+	// the position of each element in order.
 	p0        int
-	owner0    []int32 // subtask at p0
-	listStart []int32 // position of each p0 list in the concatenation, and n
-	gl, gh    []int32 // lowest and highest concatenated position
-	width     int32   // max gh-gl
-	byLo      []int32 // elements by gl
-	loAt      []int32 // byLo index of the first element with gl >= pos, pos 0..n
+	listStart []int32 // position of each p0 list, and n
+	order     []int32
+	lo, hi    []int32
+	hsAt      []uint32 // hs by position
+	pos       []int32
+	// Lists are laid out on first use (list): listStamp[k] == freshStamp
+	// when list k is, with listWidth[k] its max hi-lo.
+	freshStamp int32
+	listStamp  []int32
+	listWidth  []int32
 
 	// The middle parallelism's lists (two steps), built lazily per pair.
 	stamp  int32
@@ -195,12 +207,12 @@ func (d deal) chunk(pos int32) int32 {
 func (d deal) start(j int32) int32 { return j*d.b + min(j, d.r) }
 
 func newHistorySearch(in InferInput) (*historySearch, error) {
+	if err := CheckParallelism(in.Parallelism); err != nil {
+		return nil, fmt.Errorf("parallelism: %w", err)
+	}
 	cfg, err := RestoreInput{Topics: in.Topics, History: []int{in.Parallelism}, StartingOffsets: in.StartingOffsets, ConnectorLine: in.ConnectorLine}.normalize()
 	if err != nil {
-		if _, ok := err.(*ParallelismError); ok {
-			return nil, fmt.Errorf("parallelism: %w", err)
-		}
-		return nil, errors.New(trimHistoryPrefix(err.Error()))
+		return nil, err
 	}
 	in.ConnectorLine, in.StartingOffsets = cfg.line, cfg.offsets
 	s := &historySearch{in: in, p: in.Parallelism}
@@ -262,6 +274,12 @@ func newHistorySearch(in InferInput) (*historySearch, error) {
 		s.obsCount[o]++
 		s.check = append(s.check, e)
 	}
+	s.dp, s.dealable = newDeal(s.n, s.p), true
+	for j, c := range s.obsCount {
+		if c > s.dp.start(int32(j)+1)-s.dp.start(int32(j)) {
+			s.dealable = false
+		}
+	}
 	// A fixed pseudo-random order: a wrong history usually fails on one of
 	// the first partitions checked, wherever its errors are.
 	slices.Sort(s.check)
@@ -270,20 +288,13 @@ func newHistorySearch(in InferInput) (*historySearch, error) {
 	return s, nil
 }
 
-// trimHistoryPrefix drops the "history[0]: " Restore's validation puts
-// before a parallelism error (the history here is the input's Parallelism).
-func trimHistoryPrefix(msg string) string {
-	const pre = "history[0]: "
-	if len(msg) > len(pre) && msg[:len(pre)] == pre {
-		return "parallelism: " + msg[len(pre):]
-	}
-	return msg
-}
-
 func (s *historySearch) run(maxFits int) InferResult {
 	res := InferResult{Steps: 1, Bound: s.bound, Observed: len(s.check)}
-	full := func() bool { return res.More }
-	add := func(h []int) {
+	try := func(h ...int) {
+		res.Tried++
+		if !s.cheapFits(h) {
+			return
+		}
 		res.Modelled++
 		fit, ok := s.model(h)
 		if !ok {
@@ -295,54 +306,40 @@ func (s *historySearch) run(maxFits int) InferResult {
 		}
 		res.Fits = append(res.Fits, fit)
 	}
-
-	// The fresh start: getSplitOwner for every partition.
-	res.Tried++
-	if s.freshFits() {
-		add([]int{s.p})
-	}
-
-	// A restore deals every subtask T/P or T/P+1 splits, whatever came
-	// before: more observed partitions than that rule out every restore.
-	dp := newDeal(s.n, s.p)
-	dealable := true
-	for j, c := range s.obsCount {
-		if c > dp.start(int32(j)+1)-dp.start(int32(j)) {
-			dealable = false
-		}
-	}
-	for p0 := 1; p0 <= s.bound && !full(); p0++ {
-		if p0 == s.p {
-			continue
-		}
-		res.Tried++
-		if !dealable {
-			continue
-		}
-		s.setFresh(p0)
-		if s.oneStepFits(dp) {
-			add([]int{p0, s.p})
+	try(s.p)
+	for p0 := 1; p0 <= s.bound && !res.More; p0++ {
+		if p0 != s.p {
+			try(p0, s.p)
 		}
 	}
 	if len(res.Fits) > 0 || s.maxSteps < 2 {
 		return res
 	}
 	res.Steps = 2
-	for p0 := 1; p0 <= s.bound && !full(); p0++ {
-		if dealable {
-			s.setFresh(p0)
-		}
-		for p1 := 1; p1 <= s.bound && !full(); p1++ {
-			if p1 == p0 || p1 == s.p {
-				continue
-			}
-			res.Tried++
-			if dealable && s.twoStepFits(p1, dp) {
-				add([]int{p0, p1, s.p})
+	for p0 := 1; p0 <= s.bound && !res.More; p0++ {
+		for p1 := 1; p1 <= s.bound && !res.More; p1++ {
+			if p1 != p0 && p1 != s.p {
+				try(p0, p1, s.p)
 			}
 		}
 	}
 	return res
+}
+
+// cheapFits checks history h (1 to 3 entries, ending at P) with the
+// necessary conditions that need no Restore.
+func (s *historySearch) cheapFits(h []int) bool {
+	if len(h) == 1 {
+		return s.freshFits()
+	}
+	if !s.dealable {
+		return false
+	}
+	s.setFresh(h[0])
+	if len(h) == 2 {
+		return s.oneStepFits(s.dp)
+	}
+	return s.twoStepFits(h[1], s.dp)
 }
 
 // freshFits checks the observed owners against getSplitOwner at P.
@@ -362,116 +359,146 @@ func (s *historySearch) freshFits() bool {
 // reader's HashMap<String, SplitContext> (SourceReaderBase.snapshotState):
 // by bin of the split id's hash, ties in an order not modelled here. So
 // every split's position in the concatenation of the lists is known up to
-// its bin: gl..gh.
+// its bin.
 func (s *historySearch) setFresh(p0 int) {
-	if s.owner0 == nil {
-		s.owner0 = make([]int32, s.n)
-		s.gl, s.gh = make([]int32, s.n), make([]int32, s.n)
-		s.byLo = make([]int32, s.n)
-		s.loAt = make([]int32, s.n+1)
+	if s.p0 == p0 {
+		return
+	}
+	if s.order == nil {
+		s.order, s.lo, s.hi, s.pos = make([]int32, s.n), make([]int32, s.n), make([]int32, s.n), make([]int32, s.n)
+		s.hsAt = make([]uint32, s.n)
 	}
 	s.p0 = p0
+	q := int32(p0)
 	s.listStart = grow(s.listStart, p0+1)
-	clear(s.listStart)
-	for t := range s.in.Topics {
-		// (start + q) % p0 counted up with a wrap, as in FreshAssignment.
-		o := s.h31[t] % int32(p0)
-		for e := s.offset[t]; e < s.offset[t+1]; e++ {
-			s.owner0[e] = o
-			s.listStart[o+1]++
-			if o++; o == int32(p0) {
-				o = 0
+	sizes := s.listStart[1:]
+	clear(sizes)
+	for t, tp := range s.in.Topics {
+		// Partition i goes to (start + i) % p0: every list gets n/p0, the
+		// n%p0 lists from start on one more.
+		n := int32(tp.Partitions)
+		for k := range sizes {
+			sizes[k] += n / q
+		}
+		for k, i := s.h31[t]%q, int32(0); i < n%q; i++ {
+			sizes[k]++
+			if k++; k == q {
+				k = 0
 			}
 		}
 	}
+	s.listStart[0] = 0
 	for k := range p0 {
 		s.listStart[k+1] += s.listStart[k]
 	}
-	// Members of each list, in one array (byLo is free until the end).
-	members := s.byLo
-	s.next = append(s.next[:0], s.listStart[:p0]...)
-	for e := range s.n {
-		k := s.owner0[e]
-		members[s.next[k]] = e
-		s.next[k]++
+	if len(s.listStamp) < p0 {
+		s.listStamp, s.listWidth = make([]int32, p0), make([]int32, p0)
 	}
-	s.width = 0
-	for k := range p0 {
-		lo, hi := s.listStart[k], s.listStart[k+1]
-		s.binPositions(members[lo:hi], lo)
-	}
-	// byLo: elements by gl (counting sort), loAt[pos] the first with gl >= pos.
-	clear(s.loAt)
-	for e := range s.n {
-		s.loAt[s.gl[e]+1]++
-	}
-	for pos := range s.n {
-		s.loAt[pos+1] += s.loAt[pos]
-	}
-	s.next = append(s.next[:0], s.loAt[:s.n]...)
-	for e := range s.n {
-		g := s.gl[e]
-		s.byLo[s.next[g]] = e
-		s.next[g]++
-	}
+	s.freshStamp++ // from 1 on: no zero-valued stamp matches
 }
 
-// binPositions sets gl and gh of the members of one saved list that starts
-// at concatenated position base: the positions of their bin in the reader's
-// HashMap. When the capacity of the table is not certain (a treeifyBin
-// resize is possible, see javaHashOrder), every position of the list.
-func (s *historySearch) binPositions(members []int32, base int32) {
+// freshOwner is getSplitOwner of element e at p0.
+func (s *historySearch) freshOwner(e int32) int32 {
+	q := int32(s.p0)
+	return (s.h31[s.topicOf[e]]%q + s.part[e]) % q
+}
+
+// list lays out saved list k of p0 if not done yet.
+func (s *historySearch) list(k int32) {
+	if s.listStamp[k] == s.freshStamp {
+		return
+	}
+	s.listStamp[k] = s.freshStamp
+	q := int32(s.p0)
+	members := s.next[:0]
+	for t := range s.in.Topics {
+		// The partitions i with (start + i) % p0 == k.
+		first := ((k-s.h31[t]%q)%q + q) % q
+		for e := s.offset[t] + first; e < s.offset[t+1]; e += q {
+			members = append(members, e)
+		}
+	}
+	s.next = members
+	s.listWidth[k] = s.binPositions(members, s.listStart[k])
+}
+
+// at returns the position interval of element e at p0.
+func (s *historySearch) at(e int32) (lo, hi int32) {
+	s.list(s.freshOwner(e))
+	x := s.pos[e]
+	return s.lo[x], s.hi[x]
+}
+
+// binPositions places the members of one saved list, which starts at
+// concatenated position base, in bin order and bounds each one's position
+// by its bin in the reader's HashMap. When the table's capacity is not
+// certain (a treeifyBin resize is possible, see javaHashOrder), every
+// position of the list. It returns the widest interval, hi-lo.
+func (s *historySearch) binPositions(members []int32, base int32) int32 {
 	n := len(members)
 	if n == 0 {
-		return
+		return 0
 	}
 	c := javaNormalCapacity(-1, n)
-	if !s.capacityKnown(members, nil, n, c) {
+	known := true
+	if mayTreeifyResize(n, c) {
+		var f firstBins
 		for _, e := range members {
-			s.gl[e], s.gh[e] = base, base+int32(n)-1
+			if known = f.add(s.hs[e]); !known {
+				break
+			}
 		}
-		s.width = max(s.width, int32(n)-1)
-		return
+	}
+	if !known {
+		for i, e := range members {
+			x := base + int32(i)
+			s.order[x], s.lo[x], s.hi[x], s.hsAt[x], s.pos[e] = e, base, base+int32(n)-1, s.hs[e], x
+		}
+		return int32(n) - 1
 	}
 	mask := uint32(c - 1)
-	s.counts = growInt32(s.counts, c+1)
-	cnt := s.counts[:c+1]
-	clear(cnt)
+	s.counts = growInt32(s.counts, 2*c+1)
+	start, cur := s.counts[:c+1], s.counts[c+1:2*c+1]
+	hs, order, lo, hi, hsAt, pos := s.hs, s.order, s.lo, s.hi, s.hsAt, s.pos
+	clear(start)
 	for _, e := range members {
-		cnt[s.hs[e]&mask+1]++
+		start[hs[e]&mask+1]++
 	}
+	width := int32(0)
 	for b := range c {
-		cnt[b+1] += cnt[b]
+		width = max(width, start[b+1]-1)
+		start[b+1] += start[b]
 	}
+	copy(cur, start)
 	for _, e := range members {
-		b := s.hs[e] & mask
-		s.gl[e], s.gh[e] = base+cnt[b], base+cnt[b+1]-1
-		s.width = max(s.width, cnt[b+1]-1-cnt[b])
+		h := hs[e]
+		b := h & mask
+		x := base + cur[b]
+		cur[b]++
+		order[x], lo[x], hi[x], hsAt[x], pos[e] = e, base+start[b], base+start[b+1]-1, h, x
 	}
+	return width
 }
 
-// capacityKnown reports whether a reader's new HashMap<>() holding n of the
-// given candidate elements (all of them when keep is nil, else those keep
-// accepts) surely ends with the normal capacity c. A treeifyBin resize can
-// only happen below 64 bins, when a bin reaches 9 keys; a bin at any
-// capacity holds a subset of one of the 16 first bins, so at most 8
-// candidates per first bin rules it out. With c >= 64 treeifyBin resizes
-// end at 64 or below and cannot change the final capacity.
-func (s *historySearch) capacityKnown(cands []int32, keep func(int32) bool, n, c int) bool {
-	if n <= javaTreeifyThreshold || c >= javaMinTreeifyCapacity {
-		return true
-	}
-	var first [javaDefaultInitialCapacity]int32
-	for _, e := range cands {
-		if keep != nil && !keep(e) {
-			continue
-		}
-		b := s.hs[e] & (javaDefaultInitialCapacity - 1)
-		if first[b]++; first[b] > javaTreeifyThreshold {
-			return false
-		}
-	}
-	return true
+// mayTreeifyResize reports whether a new HashMap<>() that ends with n keys
+// and normal capacity c could have a different capacity: treeifyBin resizes
+// only below 64 bins, when a bin reaches 9 keys, and its resizes stop at 64,
+// so with c >= 64 or n <= 8 the capacity is c.
+func mayTreeifyResize(n, c int) bool {
+	return n > javaTreeifyThreshold && c < javaMinTreeifyCapacity
+}
+
+// firstBins counts keys per bin of the first table (16 bins). A bin at any
+// later capacity holds a subset of one first bin, so at most 8 keys per
+// first bin rule out treeifyBin (see javaHashOrder).
+type firstBins [javaDefaultInitialCapacity]int32
+
+// add counts a key with spread hash h and reports whether every first bin
+// still has at most 8 keys.
+func (f *firstBins) add(h uint32) bool {
+	b := h & (javaDefaultInitialCapacity - 1)
+	f[b]++
+	return f[b] <= javaTreeifyThreshold
 }
 
 // oneStepFits checks [p0, P] (setFresh(p0) done) with cheap conditions:
@@ -481,12 +508,12 @@ func (s *historySearch) capacityKnown(cands []int32, keep func(int32) bool, n, c
 func (s *historySearch) oneStepFits(dp deal) bool {
 	for _, e := range s.check {
 		j := s.obs[e]
-		if j < dp.chunk(s.gl[e]) || j > dp.chunk(s.gh[e]) {
+		lo, hi := s.at(e)
+		if j < dp.chunk(lo) || j > dp.chunk(hi) {
 			return false
 		}
 	}
-	return s.piecesFit(s.p0, func(k int32) (int32, int32) { return s.listStart[k], s.listStart[k+1] },
-		func(e int32) int32 { return s.owner0[e] }, dp)
+	return s.piecesFit(s.p0, func(k int32) (int32, int32) { return s.listStart[k], s.listStart[k+1] }, s.freshOwner, dp)
 }
 
 // piecesFit checks that for every old list k (positions from span(k)) and
@@ -528,22 +555,22 @@ func (s *historySearch) piecesFit(lists int, span func(int32) (int32, int32), li
 
 // twoStepFits checks [p0, p1, P] (setFresh(p0) done) with cheap conditions.
 // The list of middle subtask i holds the splits dealt to chunk i of the
-// p0 lists: surely those whose positions gl..gh lie inside the chunk,
+// p0 lists: surely those whose positions lo..hi lie inside the chunk,
 // perhaps those that straddle its ends. Its own order is by bin in a
 // HashMap of its size, so a split's position in it is bounded by the sure
 // members of lower and higher bins; that gives the subtasks at P it can
 // reach.
 func (s *historySearch) twoStepFits(p1 int, dp deal) bool {
 	d1 := newDeal(s.n, p1)
-	s.stamp++
-	if s.stamp == 0 || len(s.mids) < p1 {
-		s.mids = make([]midList, max(p1, len(s.mids)))
-		s.stamp = 1
+	if len(s.mids) < p1 {
+		s.mids = make([]midList, p1)
 	}
+	s.stamp++ // from 1 on: no zero-valued stamp matches
 	s.slab = s.slab[:0]
 	for _, e := range s.check {
 		j := s.obs[e]
-		i1, i2 := d1.chunk(s.gl[e]), d1.chunk(s.gh[e])
+		elo, ehi := s.at(e)
+		i1, i2 := d1.chunk(elo), d1.chunk(ehi)
 		// Coarse: the chunks at P that the possible middle lists meet.
 		if j < dp.chunk(d1.start(i1)) || j > dp.chunk(d1.start(i2+1)-1) {
 			return false
@@ -568,8 +595,8 @@ func (s *historySearch) twoStepFits(p1 int, dp deal) bool {
 	}
 	return s.piecesFit(p1, func(i int32) (int32, int32) { return d1.start(i), d1.start(i + 1) },
 		func(e int32) int32 {
-			if i := d1.chunk(s.gl[e]); i == d1.chunk(s.gh[e]) {
-				return i
+			if lo, hi := s.at(e); d1.chunk(lo) == d1.chunk(hi) {
+				return d1.chunk(lo)
 			}
 			return -1
 		}, dp)
@@ -586,28 +613,52 @@ func (s *historySearch) mid(d1 deal, i int32) *midList {
 	if m.size == 0 {
 		return m
 	}
-	// Candidates: gl in [start-width, end) and gh >= start.
-	cands := s.byLo[s.loAt[max(start-s.width, 0)]:s.loAt[end]]
-	possible := func(e int32) bool { return s.gh[e] >= start }
+	// Candidates: the elements of the p0 lists that meet the chunk, at
+	// positions within their list's widest interval of it.
+	k1, k2 := s.listAt(start), s.listAt(end-1)
+	for k := k1; k <= k2; k++ {
+		s.list(k)
+	}
+	scan := func(f func(x int32) bool) bool {
+		for k := k1; k <= k2; k++ {
+			w := s.listWidth[k]
+			for x := max(s.listStart[k], start-w); x < min(s.listStart[k+1], end+w); x++ {
+				if !f(x) {
+					return false
+				}
+			}
+		}
+		return true
+	}
 	c := javaNormalCapacity(-1, int(m.size))
-	if !s.capacityKnown(cands, possible, int(m.size), c) {
-		return m
+	if mayTreeifyResize(int(m.size), c) {
+		var f firstBins
+		if !scan(func(x int32) bool { return s.lo[x] >= end || s.hi[x] < start || f.add(s.hsAt[x]) }) {
+			return m
+		}
 	}
 	m.ordered, m.mask = true, uint32(c-1)
 	m.prefix = int32(len(s.slab))
 	s.slab = slices.Grow(s.slab, c+1)[:len(s.slab)+c+1]
 	pre := s.slab[m.prefix:]
 	clear(pre)
-	for _, e := range cands {
-		if s.gl[e] >= start && s.gh[e] < end {
-			pre[s.hs[e]&m.mask+1]++
+	scan(func(x int32) bool {
+		if s.lo[x] >= start && s.hi[x] < end {
+			pre[s.hsAt[x]&m.mask+1]++
 			m.sure++
 		}
-	}
+		return true
+	})
 	for b := range c {
 		pre[b+1] += pre[b]
 	}
 	return m
+}
+
+// listAt returns the p0 list at concatenated position x.
+func (s *historySearch) listAt(x int32) int32 {
+	k, _ := slices.BinarySearch(s.listStart[1:s.p0+1], x+1)
+	return int32(k)
 }
 
 // model runs Restore for history h and compares it with the observed

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// inferRandomHistory draws 1 or 2 earlier parallelisms in 1..maxP then the
-// current one, consecutive entries different.
+// inferRandomHistory draws 2 or 3 parallelisms in 1..maxP (maxP >= 2),
+// consecutive entries different.
 func inferRandomHistory(r *rand.Rand, maxP int) []int {
 	h := []int{1 + r.IntN(maxP)}
 	for range 1 + r.IntN(2) {
@@ -131,8 +132,13 @@ func TestInferHistoryFindsTrueHistory(t *testing.T) {
 			found++
 			continue
 		}
-		// Two steps are searched only when nothing shorter fits.
+		// Two steps are searched only when nothing shorter fits; the true
+		// history must still pass every check on its own.
 		if len(h) == 3 && res.Steps == 1 && len(res.Fits) > 0 {
+			s, _ := newHistorySearch(ii)
+			if _, ok := s.model(h); !ok || !s.cheapFits(h) {
+				t.Fatalf("InferHistory(%s) (layout of %v, other order %v): the true history fails (model %v)", inferDescribe(ii), h, rng != nil, ok)
+			}
 			shorter++
 			continue
 		}
@@ -393,4 +399,325 @@ func inferCompareTP(a, b TopicPartition) int {
 		return 1
 	}
 	return int(a.Partition - b.Partition)
+}
+
+// inferObserveAll returns every owner of a as observed.
+func inferObserveAll(a Assignment) map[TopicPartition]int {
+	obs := map[TopicPartition]int{}
+	for tp, o := range a.All() {
+		obs[tp] = o
+	}
+	return obs
+}
+
+func TestInferHistoryWorkedExamples(t *testing.T) {
+	orders := []Topic{{Name: "orders", Partitions: 12}}
+	tests := []struct {
+		name    string
+		topics  []Topic
+		history []int // the layout's history
+		want    [][]int
+		more    bool
+		steps   int
+	}{
+		// "consistent with a restore from p=4 (the only history of ≤ 2
+		// steps that fits)".
+		{"one restore", orders, []int{4, 6}, [][]int{{4, 6}}, false, 1},
+		{"one restore, two topics", []Topic{{Name: "orders", Partitions: 8}, {Name: "payments", Partitions: 8}}, []int{8, 4}, [][]int{{8, 4}}, false, 1},
+		{"fresh start", orders, []int{6}, [][]int{{6}}, false, 1},
+		// 12 splits dealt to 5, 6 or 7 middle subtasks end up the same at 8.
+		{"two restores, several fit", orders, []int{4, 6, 8}, [][]int{{4, 5, 8}, {4, 6, 8}, {4, 7, 8}}, false, 2},
+		{"two restores, only one fits", []Topic{{Name: "orders", Partitions: 24}}, []int{4, 6, 8}, [][]int{{4, 6, 8}}, false, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lay, err := Restore(RestoreInput{Topics: tc.topics, History: tc.history})
+			if err != nil {
+				t.Fatal(err)
+			}
+			P := tc.history[len(tc.history)-1]
+			in := InferInput{Topics: tc.topics, Parallelism: P, Observed: inferObserveAll(lay.Assignment), MaxParallelism: 16}
+			res, err := InferHistory(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inferCheckResult(t, in, res)
+			if got := inferHistories(res.Fits); !slices.EqualFunc(got, tc.want, slices.Equal) || res.More != tc.more || res.Steps != tc.steps {
+				t.Errorf("InferHistory(layout of %v) = fits %v, more %v, steps %d; want %v, %v, %d", tc.history, got, res.More, res.Steps, tc.want, tc.more, tc.steps)
+			}
+			if _, ok := res.Only(); ok != (len(tc.want) == 1) {
+				t.Errorf("InferHistory(layout of %v).Only() ok = %v, want %v", tc.history, ok, len(tc.want) == 1)
+			}
+			for _, f := range res.Fits {
+				if !f.Exact || f.Matched != len(in.Observed) || f.Uncertain != 0 {
+					t.Errorf("InferHistory(layout of %v) fit %+v: want exact, every partition matched", tc.history, f)
+				}
+			}
+		})
+	}
+}
+
+// TestInferHistoryCapped: one partition on subtask 0 is what every restore
+// produces, so every one-step history fits and the list is cut.
+func TestInferHistoryCapped(t *testing.T) {
+	topics := []Topic{{Name: "orders", Partitions: 1}}
+	start, _ := KafkaStartIndex("orders", 5)
+	if start == 0 {
+		t.Fatalf("KafkaStartIndex(orders, 5) = 0: pick a topic whose fresh owner is not 0")
+	}
+	in := InferInput{Topics: topics, Parallelism: 5, Observed: map[TopicPartition]int{{Topic: "orders", Partition: 0}: 0}, MaxParallelism: 128}
+	res, err := InferHistory(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inferCheckResult(t, in, res)
+	want := [][]int{{1, 5}, {2, 5}, {3, 5}, {4, 5}, {6, 5}, {7, 5}, {8, 5}, {9, 5}}
+	if got := inferHistories(res.Fits); !slices.EqualFunc(got, want, slices.Equal) || !res.More || res.Steps != 1 {
+		t.Errorf("InferHistory(orders-0 on 0 at 5) = fits %v, more %v, steps %d; want %v, more true, steps 1", got, res.More, res.Steps, want)
+	}
+	// The search stops at the ninth fit.
+	if res.Modelled != MaxInferFits+1 || res.Tried != 1+MaxInferFits+1 {
+		t.Errorf("InferHistory(orders-0 on 0 at 5): tried %d, modelled %d; want %d, %d", res.Tried, res.Modelled, 1+MaxInferFits+1, MaxInferFits+1)
+	}
+}
+
+// TestInferHistoryNoHistory: layouts no history makes get no fit.
+func TestInferHistoryNoHistory(t *testing.T) {
+	topics := []Topic{{Name: "orders", Partitions: 40}, {Name: "payments", Partitions: 17}}
+	P := 4
+	// Counts no deal gives: 54 partitions on subtask 0.
+	lopsided := map[TopicPartition]int{}
+	for i, tp := range Partitions(topics) {
+		lopsided[tp] = 0
+		if i < 3 {
+			lopsided[tp] = i + 1
+		}
+	}
+	// The layout of [3, 4] with two partitions of different subtasks
+	// swapped: counts are right, owners are not.
+	lay, err := Restore(RestoreInput{Topics: topics, History: []int{3, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	swapped := inferObserveAll(lay.Assignment)
+	a, b := lay.Assignment.Subtasks[0][0], lay.Assignment.Subtasks[3][0]
+	swapped[a], swapped[b] = swapped[b], swapped[a]
+	for _, tc := range []struct {
+		name string
+		obs  map[TopicPartition]int
+	}{{"lopsided counts", lopsided}, {"two owners swapped", swapped}} {
+		in := InferInput{Topics: topics, Parallelism: P, Observed: tc.obs, MaxParallelism: 32}
+		res, err := InferHistory(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := inferCandidates(32, P); len(res.Fits) != 0 || res.More || res.Steps != 2 || res.Tried != n {
+			t.Errorf("InferHistory(%s) = fits %v, more %v, steps %d, tried %d; want none after searching 2 steps (%d candidates)",
+				tc.name, inferHistories(res.Fits), res.More, res.Steps, res.Tried, n)
+		}
+		if want, ok := inferOracleSearch(in, 32), false; len(want) != 0 || ok {
+			t.Errorf("oracle search of %s fits %v, want none", tc.name, want)
+		}
+		t.Logf("%s: %d candidates, %d run through Restore", tc.name, res.Tried, res.Modelled)
+	}
+}
+
+// inferCandidates counts the histories of at most 2 steps ending at P with
+// earlier entries in 1..bound, consecutive entries different.
+func inferCandidates(bound, P int) int {
+	n := 1
+	for p0 := 1; p0 <= bound; p0++ {
+		if p0 != P {
+			n++
+		}
+		for p1 := 1; p1 <= bound; p1++ {
+			if p1 != p0 && p1 != P {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestInferHistoryEqualStepsAreNoOps: a restore at the same parallelism
+// hands every subtask its own saved list back, so an equal consecutive
+// entry changes nothing in Restore, which is why InferHistory never tries
+// one.
+func TestInferHistoryEqualStepsAreNoOps(t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 52))
+	for range 200 {
+		base := restoreRandomInput(r, 5, 90, 16, 1)
+		h := inferRandomHistory(r, 16)
+		in := RestoreInput{Topics: base.Topics, History: h, StartingOffsets: base.StartingOffsets, ConnectorLine: base.ConnectorLine}
+		want, err := Restore(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range h {
+			dup := slices.Insert(slices.Clone(h), i, h[i])
+			in.History = dup
+			got, err := Restore(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Assignment.Owners, want.Assignment.Owners) || !slices.Equal(got.Uncertain, want.Uncertain) {
+				t.Fatalf("Restore(%v) owners %v, uncertain %v; want those of %v: %v, %v",
+					dup, got.Assignment.Owners, got.Uncertain, h, want.Assignment.Owners, want.Uncertain)
+			}
+		}
+	}
+}
+
+// TestInferHistoryPrunes: on a source of 1,800 partitions only the
+// candidates that fit reach Restore.
+func TestInferHistoryPrunes(t *testing.T) {
+	var topics []Topic
+	for i := range 3 {
+		topics = append(topics, Topic{Name: fmt.Sprintf("clicks-%d", i), Partitions: 600})
+	}
+	// [3, 1, 24]: one subtask's list is in the HashMap order of all splits,
+	// whatever came before, so [1, 24] fits and two steps are not searched.
+	for _, h := range [][]int{{24}, {40, 24}, {7, 24}, {64, 36, 24}, {24, 12, 24}, {1, 24}, {3, 1, 24}} {
+		lay, err := Restore(RestoreInput{Topics: topics, History: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := InferInput{Topics: topics, Parallelism: 24, Observed: inferObserveAll(lay.Assignment), MaxParallelism: 64}
+		res, err := InferHistory(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shorter := len(h) == 3 && res.Steps == 1 && len(res.Fits) > 0
+		if !slices.ContainsFunc(res.Fits, func(f HistoryFit) bool { return slices.Equal(f.History, h) }) && !res.More && !shorter {
+			t.Errorf("InferHistory(layout of %v) fits %v: the true history is missing", h, inferHistories(res.Fits))
+		}
+		if res.Modelled > len(res.Fits)+1 {
+			t.Errorf("InferHistory(layout of %v): %d of %d candidates run through Restore for %d fits; want the cheap checks to reject the rest",
+				h, res.Modelled, res.Tried, len(res.Fits))
+		}
+		t.Logf("%v: fits %v (more %v), %d tried, %d modelled", h, inferHistories(res.Fits), res.More, res.Tried, res.Modelled)
+	}
+}
+
+func TestInferHistoryErrors(t *testing.T) {
+	orders := []Topic{{Name: "orders", Partitions: 4}}
+	one := map[TopicPartition]int{{Topic: "orders", Partition: 0}: 1}
+	ok := InferInput{Topics: orders, Parallelism: 2, Observed: one}
+	tests := []struct {
+		name string
+		edit func(*InferInput)
+		want string
+	}{
+		{"no topics", func(in *InferInput) { in.Topics = nil }, "no topics"},
+		{"topic twice", func(in *InferInput) { in.Topics = append(in.Topics, in.Topics[0]) }, `topic "orders" is listed twice`},
+		{"too many partitions", func(in *InferInput) {
+			in.Topics = []Topic{{Name: "orders", Partitions: MaxPartitions}, {Name: "b", Partitions: 1}}
+		}, "at most 1048576 are modelled"},
+		{"parallelism 0", func(in *InferInput) { in.Parallelism = 0 }, "parallelism: Operator parallelism not within bounds: 0"},
+		{"parallelism too large", func(in *InferInput) { in.Parallelism = 32769 }, "parallelism: Operator parallelism not within bounds: 32769"},
+		{"steps", func(in *InferInput) { in.MaxSteps = 3 }, "max steps 3: want 1 or 2"},
+		{"negative steps", func(in *InferInput) { in.MaxSteps = -1 }, "max steps -1"},
+		{"max parallelism below parallelism", func(in *InferInput) { in.MaxParallelism = 1 }, "max parallelism 1: Maximum parallelism must not be smaller than parallelism."},
+		{"max parallelism too large", func(in *InferInput) { in.MaxParallelism = 40000 }, "max parallelism 40000: Operator parallelism not within bounds: 40000"},
+		{"negative max parallelism", func(in *InferInput) { in.MaxParallelism = -3 }, "max parallelism -3"},
+		{"offsets", func(in *InferInput) { in.StartingOffsets = "newest" }, `starting offsets "newest"`},
+		{"connector", func(in *InferInput) { in.ConnectorLine = "6" }, `connector line "6"`},
+		{"nothing observed", func(in *InferInput) { in.Observed = nil }, "no observed owners"},
+		{"unknown topic", func(in *InferInput) { in.Observed = map[TopicPartition]int{{Topic: "payments", Partition: 0}: 0} }, `observed partition "payments-0": topic "payments" is not among the topics`},
+		{"partition out of range", func(in *InferInput) { in.Observed = map[TopicPartition]int{{Topic: "orders", Partition: 4}: 0} }, `"orders-4": topic "orders" has partitions 0..3`},
+		{"negative partition", func(in *InferInput) { in.Observed = map[TopicPartition]int{{Topic: "orders", Partition: -1}: 0} }, `"orders--1"`},
+		{"owner out of range", func(in *InferInput) { in.Observed = map[TopicPartition]int{{Topic: "orders", Partition: 1}: 2} }, `"orders-1" on subtask 2: want 0..1 (parallelism 2)`},
+		{"negative owner", func(in *InferInput) { in.Observed = map[TopicPartition]int{{Topic: "orders", Partition: 1}: -1} }, "on subtask -1"},
+	}
+	for _, tc := range tests {
+		in := ok
+		in.Topics = slices.Clone(ok.Topics)
+		tc.edit(&in)
+		_, err := InferHistory(in)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: InferHistory error = %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := InferHistory(ok); err != nil {
+		t.Errorf("InferHistory(%s) error %v", inferDescribe(ok), err)
+	}
+	// A vertex max parallelism above MaxInferBound is searched up to the bound.
+	big := ok
+	big.MaxParallelism = UpperBoundMaxParallelism
+	big.MaxSteps = 1
+	res, err := InferHistory(big)
+	if err != nil || res.Bound != MaxInferBound || res.Steps != 1 {
+		t.Errorf("InferHistory(max parallelism 32768, 1 step) = bound %d, steps %d, error %v; want %d, 1, nil", res.Bound, res.Steps, err, MaxInferBound)
+	}
+	// The default bound is the default max parallelism of the parallelism.
+	if res, err := InferHistory(ok); err != nil || res.Bound != 128 {
+		t.Errorf("InferHistory(parallelism 2, max parallelism 0).Bound = %d, %v; want 128", res.Bound, err)
+	}
+}
+
+// FuzzInferHistory: small sources, any bytes as observed owners and
+// options; InferHistory must not panic, must reject what is invalid, and
+// every fit must be one.
+func FuzzInferHistory(f *testing.F) {
+	f.Add(uint64(1), uint8(2), uint8(12), uint8(4), uint8(8), uint8(0), []byte{0, 1, 2, 3, 0, 1})
+	f.Add(uint64(2), uint8(1), uint8(1), uint8(5), uint8(0), uint8(1), []byte{0})
+	f.Add(uint64(3), uint8(3), uint8(40), uint8(0), uint8(3), uint8(2), []byte{9, 9, 9})
+	f.Add(uint64(4), uint8(2), uint8(30), uint8(6), uint8(2), uint8(3), []byte{})
+	f.Fuzz(func(t *testing.T, seed uint64, nTopics, maxParts, p, maxP, steps uint8, owners []byte) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		base := restoreRandomInput(r, 1+int(nTopics%3), 1+int(maxParts%48), 8, 1)
+		in := InferInput{
+			Topics: base.Topics, Parallelism: int(p%24) - 1, MaxParallelism: int(maxP % 32),
+			MaxSteps: int(steps % 4), StartingOffsets: base.StartingOffsets, ConnectorLine: base.ConnectorLine,
+			Observed: map[TopicPartition]int{},
+		}
+		if seed%5 == 0 {
+			in.Topics = append(in.Topics, Topic{Name: "", Partitions: 1})
+		}
+		tps := Partitions(in.Topics)
+		for i, o := range owners[:min(len(owners), 200)] {
+			if len(tps) > 0 {
+				in.Observed[tps[(i*7+int(seed))%len(tps)]] = int(o%26) - 1
+			}
+		}
+		if seed%3 == 1 && in.Parallelism >= 1 && ValidateTopics(in.Topics) == nil {
+			// Owners from a history's layout, the bytes choosing which.
+			h := inferRandomHistory(r, max(in.MaxParallelism, in.Parallelism, 2))
+			if h[len(h)-2] == in.Parallelism {
+				h = h[:len(h)-1]
+			}
+			h[len(h)-1] = in.Parallelism
+			lay, err := Restore(RestoreInput{Topics: in.Topics, History: h, StartingOffsets: in.StartingOffsets, ConnectorLine: in.ConnectorLine})
+			if err != nil {
+				t.Fatal(err)
+			}
+			clear(in.Observed)
+			i := 0
+			for tp, o := range lay.Assignment.All() {
+				if i < len(owners) && owners[i]%2 == 1 {
+					in.Observed[tp] = o
+				}
+				i++
+			}
+		}
+		if seed%11 == 0 {
+			in.Observed[TopicPartition{Topic: "elsewhere", Partition: 0}] = 0
+		}
+		valid := ValidateTopics(in.Topics) == nil && in.Parallelism >= 1 && in.MaxSteps <= 2 &&
+			(in.MaxParallelism == 0 || in.MaxParallelism >= in.Parallelism) && len(in.Observed) > 0
+		for tp, o := range in.Observed {
+			valid = valid && tp.Topic != "elsewhere" && o >= 0 && o < in.Parallelism
+		}
+		res, err := InferHistory(in)
+		if !valid {
+			if err == nil {
+				t.Fatalf("InferHistory(%s) error = nil, want an error", inferDescribe(in))
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("InferHistory(%s) error %v", inferDescribe(in), err)
+		}
+		inferCheckResult(t, in, res)
+	})
 }
