@@ -2,6 +2,7 @@ package assign
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -22,7 +23,7 @@ func inferRandomHistory(r *rand.Rand, maxP int) []int {
 	return h
 }
 
-// inferLayout returns the observed owners of a Restore result, all of them
+// inferLayout returns the owners of an assignment as observed, all of them
 // or a random part.
 func inferLayout(r *rand.Rand, a Assignment, part bool) map[TopicPartition]int {
 	obs := map[TopicPartition]int{}
@@ -40,14 +41,14 @@ func inferLayout(r *rand.Rand, a Assignment, part bool) map[TopicPartition]int {
 	return obs
 }
 
-// inferSearch runs the search with a cap of max fits.
-func inferSearch(t *testing.T, in InferInput, max int) InferResult {
+// inferSearch runs the search with a cap of maxFits fits.
+func inferSearch(t *testing.T, in InferInput, maxFits int) InferResult {
 	t.Helper()
 	s, err := newHistorySearch(in)
 	if err != nil {
 		t.Fatalf("InferHistory(%s) error %v", inferDescribe(in), err)
 	}
-	return s.run(max)
+	return s.run(maxFits)
 }
 
 func inferDescribe(in InferInput) string {
@@ -104,9 +105,13 @@ func inferCompareHistories(a, b []int) int {
 	return slices.Compare(a, b)
 }
 
+// TestInferHistoryFindsTrueHistory feeds InferHistory the layout of a
+// random history of one or two restores (Restore's best guess, or another
+// order Flink could produce, all partitions observed or some): the true
+// history must fit. Then it moves one partition: no history makes that.
 func TestInferHistoryFindsTrueHistory(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
-	found, shorter := 0, 0
+	found, shorter, moved := 0, 0, 0
 	for trial := range 300 {
 		base := restoreRandomInput(r, 5, 90, 16, 1)
 		maxP := 20
@@ -127,7 +132,24 @@ func TestInferHistoryFindsTrueHistory(t *testing.T) {
 			ConnectorLine: in.ConnectorLine, StartingOffsets: in.StartingOffsets, MaxParallelism: maxP,
 		}
 		res := inferSearch(t, ii, 1<<30)
-		inferCheckResult(t, ii, InferResult{Fits: res.Fits[:min(len(res.Fits), MaxInferFits)], Steps: res.Steps, Bound: res.Bound, Observed: res.Observed, Tried: res.Tried, Modelled: res.Modelled})
+		capped := res
+		capped.Fits = res.Fits[:min(len(res.Fits), MaxInferFits)]
+		inferCheckResult(t, ii, capped)
+		if trial%3 != 0 && lay.Assignment.Parallelism > 1 {
+			// One partition moved to a subtask that is not its fresh owner:
+			// that subtask holds one more than any restore deals it.
+			tp := Partitions(in.Topics)[r.IntN(len(lay.Assignment.Owners))]
+			fresh, _ := KafkaSplitOwner(tp, ii.Parallelism)
+			if to := (ii.Observed[tp] + 1) % ii.Parallelism; to != fresh {
+				bad := ii
+				bad.Observed = maps.Clone(ii.Observed)
+				bad.Observed[tp] = to
+				if got := inferSearch(t, bad, 1<<30); len(got.Fits) > 0 {
+					t.Fatalf("InferHistory(%s) (layout of %v with %v moved to %d) fits %v, want none", inferDescribe(bad), h, tp, to, inferHistories(got.Fits))
+				}
+				moved++
+			}
+		}
 		if slices.ContainsFunc(res.Fits, func(f HistoryFit) bool { return slices.Equal(f.History, h) }) {
 			found++
 			continue
@@ -144,7 +166,7 @@ func TestInferHistoryFindsTrueHistory(t *testing.T) {
 		}
 		t.Fatalf("InferHistory(%s) (layout of %v, other order %v) fits %v: the true history is missing", inferDescribe(ii), h, rng != nil, inferHistories(res.Fits))
 	}
-	t.Logf("true history among the fits: %d; a shorter history fit instead: %d", found, shorter)
+	t.Logf("true history among the fits: %d; a shorter history fit instead: %d; moved layouts without a fit: %d", found, shorter, moved)
 }
 
 // inferOracleFit decides whether history h fits in.Observed the slow way:
