@@ -206,7 +206,11 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 		pr.Summary = pr.Headline.Text
 	}
 	if undetermined > 0 {
-		pr.Notes = append(pr.Notes, fmt.Sprintf("%d partitions are listed under more than one subtask in Flink's metric ids (Flink keeps a metric id after its split moves) and no value of the current attempts decides between them yet: their owner is not determined, and they are outlined. A record on the partition settles it.", undetermined))
+		what := fmt.Sprintf("The readers of %d partitions are", undetermined)
+		if undetermined == 1 {
+			what = "The reader of 1 partition is"
+		}
+		pr.Notes = append(pr.Notes, what+" not determined: Flink's metric ids still carry values from before the latest restart (Flink keeps a metric id after its split moves, and refreshes values at most every 10 s), and none written by the current attempts decides yet. Outlined, with the subtasks it may be on; the next metric refresh or a record on the partition settles it.")
 	}
 	return pr
 }
@@ -261,9 +265,9 @@ func headline(vv *VertexView, pr *Prediction) Headline {
 	case pr.Drift > 0:
 		h.Text = fmt.Sprintf("%d of %d partitions differ from %s.", pr.Drift, total, model)
 	case h.Kind == BasisUncertain:
-		h.Text = fmt.Sprintf("%s: %d of %d partitions are where %s puts them; %d not determined", h.Kind, sure, total, model, h.Uncertain+h.NotModelled)
+		h.Text = fmt.Sprintf("%d of %d partitions are where %s puts them; %d not determined", sure, total, model, h.Uncertain+h.NotModelled)
 	default:
-		h.Text = fmt.Sprintf("%s: all %d partitions are where %s puts them", h.Kind, total, model)
+		h.Text = fmt.Sprintf("all %d partitions are where %s puts them", total, model)
 	}
 	return h
 }

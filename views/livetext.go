@@ -141,6 +141,29 @@ func joinInts(xs []int) string {
 	return strings.Join(parts, ", ")
 }
 
+// RestoredText says what a job restored from.
+func RestoredText(r *live.Restored) string {
+	what := "checkpoint " + strconv.FormatInt(r.CheckpointID, 10)
+	if r.Savepoint {
+		what = "a savepoint"
+	}
+	if r.Path != "" {
+		what += " (" + r.Path + ")"
+	}
+	return "Restored from " + what + ". After a restore at another parallelism, Flink keeps each partition with the splits it restored, not where a fresh start would put it."
+}
+
+// LineageIntro introduces a source's lineage table.
+func LineageIntro(l live.LineageView) string {
+	s := "Parallelism history " + historyText(l.History)
+	if l.Known {
+		s += ", from the fresh start, as skewscope saw it."
+	} else {
+		s += ": skewscope did not see the runs before the first one listed here."
+	}
+	return s + " Partitions moved are computed by the restore model."
+}
+
 // HeadlineCounts lists a headline's cells by kind.
 func HeadlineCounts(h live.Headline) string {
 	var parts []string
@@ -268,11 +291,17 @@ func RowVs(v live.VertexView, r live.SubtaskRow) string {
 	if v.Prediction == nil || v.Prediction.Mode == "none" {
 		return "not modelled"
 	}
-	unc := 0
+	unc, undetermined := 0, 0
 	for _, c := range r.Partitions {
-		if c.Uncertain && c.Predicted != r.Subtask {
+		switch {
+		case c.OwnerUndetermined:
+			undetermined++
+		case c.Uncertain && c.Predicted != r.Subtask:
 			unc++
 		}
+	}
+	if r.Drift == 0 && undetermined > 0 {
+		return "~ " + strconv.Itoa(undetermined) + " reader not determined"
 	}
 	if r.Drift == 0 && unc > 0 {
 		return "~ " + strconv.Itoa(unc) + " not as guessed (uncertain)"

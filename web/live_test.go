@@ -199,7 +199,7 @@ func TestLivePagesAndUpdatesAgree(t *testing.T) {
 	if hl.Length() != 1 || hl.AttrOr("data-subtask", "") != fmt.Sprint(o) {
 		t.Errorf("highlight=partition:payments.v1:5 marks %d rows (subtask %s), want subtask %d", hl.Length(), hl.AttrOr("data-subtask", ""), o)
 	}
-	if got := doc.Find("[data-testid=prediction-summary]").Text(); got != "exact: all 18 partitions are where a fresh start puts them" {
+	if got := doc.Find("[data-testid=prediction-summary]").Text(); got != "all 18 partitions are where a fresh start puts them" {
 		t.Errorf("prediction summary %q", got)
 	}
 	var topicLinks []string

@@ -338,7 +338,7 @@ func TestPlannerLinkShowsTheRestoredLayout(t *testing.T) {
 	st, _ := restoredStore(t, at)
 	ts := restoredServer(t, st, at, "")
 	doc := getDoc(t, ts.URL+"/jobs/"+tNewJob+"/vertices/"+tNewSource, 200)
-	if got := doc.Find("[data-testid=prediction-summary]").Text(); got != "exact: all 18 partitions are where the restore model for 4→6 puts them" {
+	if got := doc.Find("[data-testid=prediction-summary]").Text(); got != "all 18 partitions are where the restore model for 4→6 puts them" {
 		t.Fatalf("live page prediction %q, want the restore model 4→6 to match", got)
 	}
 	live := map[int][]string{}
