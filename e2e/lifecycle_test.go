@@ -46,14 +46,14 @@ const lifeVertices = 2
 
 // lifecycleRun is one run of the scenario on one adaptive MiniCluster.
 type lifecycleRun struct {
-	e      *lineEnv
-	flink  *flinkCluster
-	rec    *restRecorder
-	dash   *dashboard
-	jobID  string
-	srcID  string
-	steps  []*lifeStep
-	kcol   *kcollect.Collector
+	e     *lineEnv
+	flink *flinkCluster
+	rec   *restRecorder
+	dash  *dashboard
+	jobID string
+	srcID string
+	steps []*lifeStep
+	kcol  *kcollect.Collector
 }
 
 func (e *lineEnv) testLifecycle(t *testing.T) {
