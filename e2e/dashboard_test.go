@@ -51,8 +51,15 @@ type dashboard struct {
 // the Kafka collector is made per check (see check).
 func newDashboard(t *testing.T, env *lineEnv) *dashboard {
 	t.Helper()
+	return newDashboardAt(t, env, env.flink.REST.base)
+}
+
+// newDashboardAt is newDashboard with the Flink collector polling restURL
+// (another MiniCluster, or a recording proxy in front of one).
+func newDashboardAt(t *testing.T, env *lineEnv, restURL string) *dashboard {
+	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	fcol, err := fcollect.NewCollector(fcollect.Config{Name: dashEndpoint, URL: env.flink.REST.base, Kafka: dashCluster,
+	fcol, err := fcollect.NewCollector(fcollect.Config{Name: dashEndpoint, URL: restURL, Kafka: dashCluster,
 		PollInterval: fcollect.MinPollInterval, RequestTimeout: 30 * time.Second}, logger)
 	if err != nil {
 		t.Fatalf("flink collector: %v", err)

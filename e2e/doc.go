@@ -8,8 +8,8 @@
 //	go test -tags e2e -count=1 -timeout 60m -v ./e2e/
 //
 // They build flinkjob/ with Maven (offline first, online if the local
-// repository lacks something), then, for each Flink line (1.20 and 2.2, or
-// those named in SKEWSCOPE_E2E_LINES, e.g. "2.2"), start the broker
+// repository lacks something), then, for each Flink line (1.20, 2.2 and
+// 2.3, or those named in SKEWSCOPE_E2E_LINES, e.g. "2.3"), start the broker
 // (skewscope.e2e.KafkaBroker) and the MiniCluster (skewscope.e2e.FlinkE2E)
 // as child JVMs on 127.0.0.1 with free ports, and stop them at the end.
 // Extra Maven arguments (say -Dmaven.repo.local=DIR) come from
@@ -20,7 +20,8 @@
 //
 // Both programs print KEY=VALUE lines on stdout once ready, then READY:
 // the broker KAFKA_CLUSTER_ID and KAFKA_BOOTSTRAP, the Flink program
-// FLINK_VERSION and REST_URL. Both stop cleanly on the stdin line "quit"
+// FLINK_VERSION, REST_URL and SCHEDULER (its fourth argument, "default" or
+// "adaptive"). Both stop cleanly on the stdin line "quit"
 // or when stdin closes. The Flink program also reads one command per stdin
 // line and answers each with one line, "OK ..." or "ERR message";
 // arguments are key=value words with URL-query-escaped values:
@@ -33,6 +34,35 @@
 // Stopping with a savepoint goes through REST (POST /jobs/:jobid/stop), as
 // an operator would do it; the restored job is another submit with
 // savepoint= and the same job name.
+//
+// # The job's output
+//
+// Each output record's value is
+// "subtask,parallelism,maxParallelism,count,hashCode,tag,sourceSubtask,sourceParallelism,topic,partition":
+// the keyed subtask's view of the record, then which source subtask read it
+// (a map chained to the source stamps its own subtask index) from which
+// partition. Writing one record per partition and reading them back
+// (groundTruth) gives the real owner of every partition without metrics.
+// A record keyed "skewscope-e2e-fail-once" makes the source subtask that
+// reads it throw, once (a marker file in the cluster's work directory), so
+// the job fails over.
+//
+// # The job's life under the adaptive scheduler
+//
+// Each line also starts a second MiniCluster with jobmanager.scheduler:
+// adaptive (lifecycle_test.go) for one job over 12 partitions: a fresh
+// start at 4, in-place rescales to 6 and then 3 through PUT
+// /jobs/:jobid/resource-requirements (the job keeps its id and restores
+// from its latest checkpoint, taken at the previous parallelism), then one
+// failover at 3. After every change the data-path owners must equal
+// assign.Restore with History [4 6], then [4 6 3], and be unchanged by the
+// failover. One collector poll per step (before the rescale, the first
+// poll after it with no traffic since, after Flink's metrics refreshed,
+// after traffic; the same around the failover) is recorded under
+// collectors/testdata/flink/lifecycle/<flink-version>/ with
+// SKEWSCOPE_RECORD=1, and checked against those recordings otherwise.
+// The dashboard's checks of these steps wait behind
+// lifecycleDashboardChecks.
 //
 // # The dashboard's own pages
 //

@@ -36,6 +36,7 @@ func TestFlinkGroundTruth(t *testing.T) {
 			t.Run("keyed-routing", env.testRouting)
 			t.Run("partition-discovery", env.testDiscovery)
 			t.Run("restore-rescale", env.testRestore)
+			t.Run("lifecycle", env.testLifecycle)
 			t.Logf("Flink %s: broker and cluster start plus all checks took %s", env.flink.Version, time.Since(start).Round(time.Second))
 		})
 	}
@@ -545,6 +546,22 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 		t.Errorf("MISMATCH: placement of partitions discovered after the restore differs from assign.Restore")
 	} else {
 		t.Logf("MATCH")
+	}
+	if lifecycleDashboardChecks && dashboardChecked {
+		d, err := e.flink.REST.job(idB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := vertexNamed(d, "Source: Kafka Source")
+		if err != nil {
+			t.Fatal(err)
+		}
+		history := []int{c.from, c.to}
+		t.Run("dashboard-restore-lineage", func(t *testing.T) {
+			e.dash.pollOnce(t, topicNames(grown))
+			e.dash.checkRestoreLineage(t, idA, idB, a.Name, src.Name, src.ID, history)
+		})
+		t.Run("dashboard-inferred", func(t *testing.T) { e.checkInferred(t, idB, src.ID, grown, history) })
 	}
 }
 

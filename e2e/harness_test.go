@@ -31,9 +31,10 @@ type flinkLine struct {
 var allLines = []flinkLine{
 	{Name: "1.20", Module: "flink-1.20", ConnectorLine: assign.ConnectorLine34},
 	{Name: "2.2", Module: "flink-2.2", ConnectorLine: assign.ConnectorLine5},
+	{Name: "2.3", Module: "flink-2.3", ConnectorLine: assign.ConnectorLine5},
 }
 
-// selectedLines honours SKEWSCOPE_E2E_LINES ("1.20,2.2" by default).
+// selectedLines honours SKEWSCOPE_E2E_LINES ("1.20,2.2,2.3" by default).
 func selectedLines(t *testing.T) []flinkLine {
 	want := os.Getenv("SKEWSCOPE_E2E_LINES")
 	if want == "" {
@@ -49,7 +50,11 @@ func selectedLines(t *testing.T) []flinkLine {
 			}
 		}
 		if !found {
-			t.Fatalf("SKEWSCOPE_E2E_LINES names unknown line %q; known: 1.20, 2.2", w)
+			var known []string
+			for _, l := range allLines {
+				known = append(known, l.Name)
+			}
+			t.Fatalf("SKEWSCOPE_E2E_LINES names unknown line %q; known: %s", w, strings.Join(known, ", "))
 		}
 	}
 	return out
@@ -338,37 +343,58 @@ func startKafka(t *testing.T) *kafkaBroker {
 
 // flinkCluster is a running skewscope.e2e.FlinkE2E.
 type flinkCluster struct {
-	proc    *javaProc
-	Line    flinkLine
-	Version string
-	REST    *restClient
-	Dir     string
+	proc      *javaProc
+	Line      flinkLine
+	Version   string
+	Scheduler string // "default" or "adaptive"
+	REST      *restClient
+	Dir       string
 }
 
+// startFlink starts a MiniCluster with Flink's default scheduler.
 func startFlink(t *testing.T, line flinkLine, bootstrap string) *flinkCluster {
 	t.Helper()
-	dir := workDir(t, "flink-"+line.Name)
+	return startFlinkScheduler(t, line, bootstrap, "default")
+}
+
+// startFlinkScheduler starts a MiniCluster (16 slots) with the given
+// scheduler, "default" or "adaptive" (see FlinkE2E's settings); the
+// cluster stops when t's cleanups run.
+func startFlinkScheduler(t *testing.T, line flinkLine, bootstrap, scheduler string) *flinkCluster {
+	t.Helper()
+	name := "flink-" + line.Name
+	if scheduler != "default" {
+		name += "-" + scheduler
+	}
+	dir := workDir(t, name)
 	logFile := filepath.Join(dir, "flink.log")
 	start := time.Now()
-	p := startJava(t, "flink-"+line.Name, dir, classpath(t, line.Module), "skewscope.e2e.FlinkE2E",
-		[]string{"-Xms512m", "-Xmx3g", "-Dlog.file=" + logFile}, []string{logFile}, dir, bootstrap, "16")
+	p := startJava(t, name, dir, classpath(t, line.Module), "skewscope.e2e.FlinkE2E",
+		[]string{"-Xms512m", "-Xmx3g", "-Dlog.file=" + logFile}, []string{logFile}, dir, bootstrap, "16", scheduler)
 	ver, err := p.expect("FLINK_VERSION=", 120*time.Second)
 	var rest string
 	if err == nil {
 		rest, err = p.expect("REST_URL=", 60*time.Second)
 	}
+	var sched string
+	if err == nil {
+		sched, err = p.expect("SCHEDULER=", 30*time.Second)
+	}
+	if err == nil && sched != scheduler {
+		err = fmt.Errorf("started with scheduler %q, want %q", sched, scheduler)
+	}
 	if err == nil {
 		_, err = p.expect("READY", 30*time.Second)
 	}
 	if err != nil {
-		t.Fatalf("flink %s: %v", line.Name, err)
+		t.Fatalf("flink %s (%s scheduler): %v", line.Name, scheduler, err)
 	}
 	rc, err := newREST(rest)
 	if err != nil {
 		t.Fatalf("flink %s: REST client: %v", line.Name, err)
 	}
-	t.Logf("Flink %s MiniCluster, REST at %s, ready in %s; logs in %s", ver, rest, time.Since(start).Round(100*time.Millisecond), dir)
-	return &flinkCluster{proc: p, Line: line, Version: ver, REST: rc, Dir: dir}
+	t.Logf("Flink %s MiniCluster (%s scheduler), REST at %s, ready in %s; logs in %s", ver, scheduler, rest, time.Since(start).Round(100*time.Millisecond), dir)
+	return &flinkCluster{proc: p, Line: line, Version: ver, Scheduler: scheduler, REST: rc, Dir: dir}
 }
 
 // jobSpec is one submit command.

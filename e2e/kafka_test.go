@@ -166,33 +166,59 @@ func (k *kafkaClient) produceKeys(t *testing.T, topic assign.Topic, keys []strin
 	k.produce(t, recs)
 }
 
-// route is one output record of the job.
+// route is one output record of the job: the keyed subtask's view
+// (Subtask … Tag) and which source subtask read the record from which
+// partition (SourceSubtask … Partition).
 type route struct {
-	Key         string
-	Subtask     int
-	Parallelism int
-	MaxP        int
-	Count       int64
-	Hash        int32
-	Tag         string
+	Key               string
+	Subtask           int
+	Parallelism       int
+	MaxP              int
+	Count             int64
+	Hash              int32
+	Tag               string
+	SourceSubtask     int
+	SourceParallelism int
+	Topic             string
+	Partition         int32
 }
 
+// parseRoute reads an output value
+// "subtask,parallelism,maxParallelism,count,hashCode,tag,sourceSubtask,sourceParallelism,topic,partition":
+// five fields from the left, four from the right (topic names hold no
+// commas), and the tag is what lies between, commas and all.
 func parseRoute(r *kgo.Record) (route, error) {
-	f := strings.SplitN(string(r.Value), ",", 6)
-	if len(f) != 6 {
-		return route{}, fmt.Errorf("output value %q: want 6 comma-separated fields", r.Value)
+	head := strings.SplitN(string(r.Value), ",", 6)
+	if len(head) != 6 {
+		return route{}, fmt.Errorf("output value %q: want at least 10 comma-separated fields", r.Value)
+	}
+	rest := head[5]
+	tailFields := make([]string, 4)
+	for i := 3; i >= 0; i-- {
+		cut := strings.LastIndexByte(rest, ',')
+		if cut < 0 {
+			return route{}, fmt.Errorf("output value %q: want at least 10 comma-separated fields", r.Value)
+		}
+		tailFields[i], rest = rest[cut+1:], rest[:cut]
 	}
 	var out route
 	var err error
 	ints := make([]int64, 5)
 	for i := 0; i < 5; i++ {
-		if ints[i], err = strconv.ParseInt(f[i], 10, 64); err != nil {
+		if ints[i], err = strconv.ParseInt(head[i], 10, 64); err != nil {
+			return route{}, fmt.Errorf("output value %q: %v", r.Value, err)
+		}
+	}
+	var src [3]int64
+	for i, f := range []string{tailFields[0], tailFields[1], tailFields[3]} {
+		if src[i], err = strconv.ParseInt(f, 10, 32); err != nil {
 			return route{}, fmt.Errorf("output value %q: %v", r.Value, err)
 		}
 	}
 	out.Key = string(r.Key)
 	out.Subtask, out.Parallelism, out.MaxP = int(ints[0]), int(ints[1]), int(ints[2])
-	out.Count, out.Hash, out.Tag = ints[3], int32(ints[4]), f[5]
+	out.Count, out.Hash, out.Tag = ints[3], int32(ints[4]), rest
+	out.SourceSubtask, out.SourceParallelism, out.Topic, out.Partition = int(src[0]), int(src[1]), tailFields[2], int32(src[2])
 	return out, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -383,4 +384,126 @@ func (r *restClient) checkpointsCompleted(id string) (int, error) {
 		return 0, err
 	}
 	return c.Counts.Completed, nil
+}
+
+// resourceRequirements is the body of GET and PUT
+// /jobs/:jobid/resource-requirements: per vertex id
+// {"parallelism":{"lowerBound":L,"upperBound":U}} (FLIP-291, ≥1.18).
+type resourceRequirements map[string]struct {
+	Parallelism struct {
+		LowerBound int `json:"lowerBound"`
+		UpperBound int `json:"upperBound"`
+	} `json:"parallelism"`
+}
+
+// rescale asks the adaptive scheduler to run every vertex of the job at p
+// (lowerBound 1, upperBound p): the vertex ids come from the job's own
+// GET …/resource-requirements, the new bounds go back with PUT.
+func (r *restClient) rescale(jobID string, p int) error {
+	var req resourceRequirements
+	if err := r.get("/jobs/"+jobID+"/resource-requirements", &req); err != nil {
+		return err
+	}
+	if len(req) == 0 {
+		return fmt.Errorf("GET /jobs/%s/resource-requirements lists no vertices", jobID)
+	}
+	for id, v := range req {
+		v.Parallelism.LowerBound, v.Parallelism.UpperBound = 1, p
+		req[id] = v
+	}
+	return r.do(http.MethodPut, "/jobs/"+jobID+"/resource-requirements", req, nil)
+}
+
+// waitParallelism waits until the job is RUNNING with every vertex at
+// parallelism p and every subtask of every vertex RUNNING (vertex details,
+// not the vertex's aggregate status). It returns the job.
+func (r *restClient) waitParallelism(jobID string, p int, timeout time.Duration) (*fcollect.Job, error) {
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for {
+		j, err := r.job(jobID)
+		if err == nil {
+			last = j.State
+			ok := j.State == "RUNNING" && len(j.Vertices) > 0
+			for _, v := range j.Vertices {
+				last += fmt.Sprintf(" %s=%s×%d", v.Name, v.Status, v.Parallelism)
+				if !ok || v.Parallelism != p || v.Status != "RUNNING" {
+					ok = false
+					continue
+				}
+				det, err := r.fc.VertexDetails(context.Background(), jobID, v.ID)
+				if err != nil || len(det.Subtasks) != p {
+					ok = false
+					continue
+				}
+				for _, st := range det.Subtasks {
+					ok = ok && st.Status == "RUNNING"
+				}
+			}
+			if ok {
+				return j, nil
+			}
+			if j.State == "FAILED" || j.State == "CANCELED" || j.State == "FINISHED" {
+				return nil, fmt.Errorf("job %s reached %s while waiting for parallelism %d", jobID, j.State, p)
+			}
+		} else {
+			last = err.Error()
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("job %s not RUNNING with every subtask at parallelism %d after %s (last: %s)", jobID, p, timeout, last)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// waitCheckpointOf waits for a completed checkpoint with id > after that
+// every one of subtasks subtasks acknowledged, i.e. one taken at the job's
+// current parallelism; it returns its id.
+func (r *restClient) waitCheckpointOf(jobID string, subtasks int, after int64, timeout time.Duration) (int64, error) {
+	deadline := time.Now().Add(timeout)
+	last := "no completed checkpoint"
+	for {
+		c, err := r.fc.Checkpoints(context.Background(), jobID)
+		if err != nil {
+			last = err.Error()
+		} else if l := c.Latest.Completed; l != nil {
+			last = fmt.Sprintf("latest completed checkpoint %d with %d subtasks", l.ID, l.NumSubtasks)
+			if l.ID > after && l.NumSubtasks == subtasks {
+				return l.ID, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("job %s: no completed checkpoint after %d with %d subtasks within %s (%s)", jobID, after, subtasks, timeout, last)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// latestCheckpoint is the id of the latest completed checkpoint, 0 if none.
+func (r *restClient) latestCheckpoint(jobID string) (int64, error) {
+	c, err := r.fc.Checkpoints(context.Background(), jobID)
+	if err != nil {
+		return 0, err
+	}
+	if c.Latest.Completed == nil {
+		return 0, nil
+	}
+	return c.Latest.Completed.ID, nil
+}
+
+// numRestarts is the job metric numRestarts (GET /jobs/:jobid/metrics?get=numRestarts).
+func (r *restClient) numRestarts(jobID string) (int64, error) {
+	var ms []struct {
+		ID    string `json:"id"`
+		Value string `json:"value"`
+	}
+	if err := r.get("/jobs/"+jobID+"/metrics?get=numRestarts", &ms); err != nil {
+		return 0, err
+	}
+	for _, m := range ms {
+		if m.ID == "numRestarts" {
+			return strconv.ParseInt(m.Value, 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("job %s lists no numRestarts metric yet", jobID)
 }

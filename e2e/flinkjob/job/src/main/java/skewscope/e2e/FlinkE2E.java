@@ -25,13 +25,17 @@ import org.apache.flink.runtime.util.EnvironmentInformation;
  * flink-runtime-web) on 127.0.0.1, driven over standard input by skewscope's
  * Go end-to-end tests.
  *
- * <p>Usage: {@code java -cp ... skewscope.e2e.FlinkE2E <workDir> <kafkaBootstrap> [slots]}.
+ * <p>Usage: {@code java -cp ... skewscope.e2e.FlinkE2E <workDir> <kafkaBootstrap> [slots] [scheduler]}.
+ * The scheduler is "default" (Flink's default scheduler) or "adaptive" (jobmanager.scheduler:
+ * adaptive, with short resource stabilization timeouts and no cooldown between rescales, so a
+ * PUT /jobs/:jobid/resource-requirements rescales the job in place within a checkpoint or two).
  *
  * <p>On start it prints, one per stdout line:
  *
  * <pre>
  * FLINK_VERSION=&lt;version&gt;
  * REST_URL=http://127.0.0.1:&lt;port&gt;
+ * SCHEDULER=default|adaptive
  * READY
  * </pre>
  *
@@ -43,7 +47,8 @@ import org.apache.flink.runtime.util.EnvironmentInformation;
  * <ul>
  *   <li>{@code submit name=N topics=T1,T2 out=TOPIC group=G sourceP=N keyedP=N [maxP=N]
  *       [savepoint=PATH] [checkpointMs=N]} builds the job of {@link SkewJob} and submits it
- *       to the MiniCluster; answers {@code OK jobId=<32 hex>}.
+ *       to the MiniCluster; answers {@code OK jobId=<32 hex>}. Its fail-once markers
+ *       ({@link SkewJob.SourceTagger}) live in workDir/markers.
  *   <li>{@code cancel jobId=ID} cancels a job; answers {@code OK}.
  *   <li>{@code ping} answers {@code OK}.
  *   <li>{@code quit}, or the end of standard input, closes the cluster, prints
@@ -58,13 +63,19 @@ public final class FlinkE2E {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: FlinkE2E <workDir> <kafkaBootstrap> [slots]");
+            System.err.println("usage: FlinkE2E <workDir> <kafkaBootstrap> [slots] [default|adaptive]");
             System.exit(2);
         }
         Path work = Path.of(args[0]).toAbsolutePath();
         String bootstrap = args[1];
         int slots = args.length > 2 ? Integer.parseInt(args[2]) : 16;
+        String scheduler = args.length > 3 ? args[3] : "default";
+        if (!scheduler.equals("default") && !scheduler.equals("adaptive")) {
+            System.err.println("scheduler must be default or adaptive, not " + scheduler);
+            System.exit(2);
+        }
         Files.createDirectories(work.resolve("tmp"));
+        Files.createDirectories(work.resolve("markers"));
         Files.createDirectories(work.resolve("savepoints"));
         Files.createDirectories(work.resolve("web"));
 
@@ -87,6 +98,17 @@ public final class FlinkE2E {
         c.put("taskmanager.memory.network.max", "256m");
         c.put("taskmanager.memory.managed.size", "64m");
         c.put("parallelism.default", "1");
+        if (scheduler.equals("adaptive")) {
+            c.put("jobmanager.scheduler", "adaptive");
+            // 1.20 names, which 2.x still reads as fallbacks, then the 2.x names.
+            c.put("jobmanager.adaptive-scheduler.resource-stabilization-timeout", "1 s");
+            c.put("jobmanager.adaptive-scheduler.resource-wait-timeout", "60 s");
+            c.put("jobmanager.adaptive-scheduler.scaling-interval.min", "0 ms");
+            c.put("jobmanager.adaptive-scheduler.submission.resource-stabilization-timeout", "1 s");
+            c.put("jobmanager.adaptive-scheduler.submission.resource-wait-timeout", "60 s");
+            c.put("jobmanager.adaptive-scheduler.executing.resource-stabilization-timeout", "1 s");
+            c.put("jobmanager.adaptive-scheduler.executing.cooldown-after-rescaling", "0 ms");
+        }
         Configuration conf = Configuration.fromMap(c);
 
         MiniClusterConfiguration mcc = new MiniClusterConfiguration.Builder()
@@ -101,6 +123,7 @@ public final class FlinkE2E {
         PrintStream out = System.out;
         out.println("FLINK_VERSION=" + EnvironmentInformation.getVersion());
         out.println("REST_URL=http://127.0.0.1:" + rest.getPort());
+        out.println("SCHEDULER=" + scheduler);
         out.println("READY");
         out.flush();
 
@@ -123,7 +146,7 @@ public final class FlinkE2E {
             }
             String reply;
             try {
-                reply = handle(cluster, bootstrap, line);
+                reply = handle(cluster, bootstrap, work.resolve("markers").toString(), line);
             } catch (Throwable t) {
                 Throwable root = t;
                 while (root.getCause() != null && root.getCause() != root) {
@@ -145,7 +168,7 @@ public final class FlinkE2E {
         }
     }
 
-    static String handle(MiniCluster cluster, String bootstrap, String line) throws Exception {
+    static String handle(MiniCluster cluster, String bootstrap, String markerDir, String line) throws Exception {
         String[] words = line.split("\\s+");
         Map<String, String> a = new LinkedHashMap<>();
         for (int i = 1; i < words.length; i++) {
@@ -170,6 +193,7 @@ public final class FlinkE2E {
                 s.maxParallelism = a.containsKey("maxP") && !a.get("maxP").equals("-") ? Integer.parseInt(a.get("maxP")) : -1;
                 s.savepoint = a.containsKey("savepoint") && !a.get("savepoint").equals("-") ? a.get("savepoint") : null;
                 s.checkpointMs = a.containsKey("checkpointMs") ? Long.parseLong(a.get("checkpointMs")) : 2000L;
+                s.markerDir = markerDir;
                 JobGraph graph = SkewJob.jobGraph(s);
                 JobID id = cluster.submitJob(graph).get(60, TimeUnit.SECONDS).getJobID();
                 return "OK jobId=" + id;

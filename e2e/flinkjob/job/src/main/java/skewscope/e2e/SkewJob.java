@@ -1,10 +1,14 @@
 package skewscope.e2e;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -33,14 +37,22 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * <pre>
  * KafkaSource "Kafka Source" (topics, group id, earliest offsets, discovery every 2 s,
  *   offsets committed on checkpoints; emits In{key = new String(record key, UTF-8),
- *   tag = new String(record value, UTF-8)})
+ *   tag = new String(record value, UTF-8), topic and partition of the ConsumerRecord})
+ *   -> "Source Tagger" (a map chained to the source, same parallelism: sets in.sourceSubtask and
+ *      in.sourceParallelism from its runtime context, i.e. the source subtask that really read
+ *      the record; see {@link SourceTagger} for the fail-once marker)
  *   -> keyBy(in.key), a String
  *   -> "Key Router" (KeyedProcessFunction with a per-key ValueState count; emits one Route per record)
  *   -> KafkaSink "Route Sink" to the output topic:
  *        record key   = the key String (UTF-8),
- *        record value = "subtask,parallelism,maxParallelism,count,hashCode,tag" as the keyed
- *                       subtask saw it (hashCode = key.hashCode(); tag echoes the input value, so
- *                       a caller can match outputs to inputs whose key bytes were not valid UTF-8).
+ *        record value = "subtask,parallelism,maxParallelism,count,hashCode,tag,
+ *                        sourceSubtask,sourceParallelism,topic,partition"
+ *                       as the keyed subtask saw it (hashCode = key.hashCode(); tag echoes the
+ *                       input value, so a caller can match outputs to inputs whose key bytes were
+ *                       not valid UTF-8; the last four fields say which source subtask read the
+ *                       record from which Kafka partition. Topic names cannot hold commas, so a
+ *                       reader splits the first five and the last four fields off and keeps the
+ *                       rest, commas and all, as the tag).
  * </pre>
  *
  * Operator uids are fixed so a savepoint restores into a job of another parallelism.
@@ -62,12 +74,18 @@ public final class SkewJob {
         /** null: fresh start. */
         public String savepoint;
         public long checkpointMs = 2000L;
+        /** Where {@link SourceTagger} creates fail-once marker files; null: no fail-once markers. */
+        public String markerDir;
     }
 
     /** One input record. */
     public static final class In {
         public String key;
         public String tag;
+        public String topic;
+        public int partition;
+        public int sourceSubtask = -1;
+        public int sourceParallelism = -1;
 
         public In() {}
     }
@@ -76,6 +94,10 @@ public final class SkewJob {
     public static final class Route {
         public String key;
         public String tag;
+        public String topic;
+        public int partition;
+        public int sourceSubtask;
+        public int sourceParallelism;
         public int hash;
         public int subtask;
         public int parallelism;
@@ -102,7 +124,11 @@ public final class SkewJob {
 
         DataStream<In> keys = env.fromSource(source, WatermarkStrategy.noWatermarks(), "Kafka Source")
                 .setParallelism(s.sourceParallelism)
-                .uid("kafka-source");
+                .uid("kafka-source")
+                .map(new SourceTagger(s.markerDir))
+                .name("Source Tagger")
+                .uid("source-tagger")
+                .setParallelism(s.sourceParallelism);
 
         SingleOutputStreamOperator<Route> routed = keys
                 .keyBy(new Identity(), Types.STRING)
@@ -139,12 +165,50 @@ public final class SkewJob {
             In in = new In();
             in.key = record.key() == null ? "" : new String(record.key(), StandardCharsets.UTF_8);
             in.tag = record.value() == null ? "" : new String(record.value(), StandardCharsets.UTF_8);
+            in.topic = record.topic();
+            in.partition = record.partition();
             out.collect(in);
         }
 
         @Override
         public TypeInformation<In> getProducedType() {
             return TypeInformation.of(In.class);
+        }
+    }
+
+    /** The key of a record that makes {@link SourceTagger} fail once. */
+    public static final String FAIL_ONCE_KEY = "skewscope-e2e-fail-once";
+
+    /**
+     * Records which source subtask read each record. Chained to the source with the same
+     * parallelism, so its subtask index is the reading source subtask's.
+     *
+     * <p>A record with key {@link #FAIL_ONCE_KEY} and a value of [a-z0-9-]+ makes the subtask
+     * that reads it throw, once: it creates markerDir/value and throws only if it created it.
+     * The job then fails over (restarts from its last checkpoint under the same job id), reads
+     * the record again and passes it on.
+     */
+    public static final class SourceTagger extends RichMapFunction<In, In> {
+        private final String markerDir;
+
+        public SourceTagger(String markerDir) {
+            this.markerDir = markerDir;
+        }
+
+        @Override
+        public In map(In in) throws Exception {
+            in.sourceSubtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+            in.sourceParallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+            if (FAIL_ONCE_KEY.equals(in.key) && markerDir != null && in.tag.matches("[a-z0-9-]+")) {
+                try {
+                    Files.createFile(Path.of(markerDir, in.tag));
+                } catch (FileAlreadyExistsException done) {
+                    return in;
+                }
+                throw new IllegalStateException("skewscope e2e: fail-once marker " + in.tag + " read by source subtask "
+                        + in.sourceSubtask + " from " + in.topic + "-" + in.partition);
+            }
+            return in;
         }
     }
 
@@ -178,11 +242,18 @@ public final class SkewJob {
             r.parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
             r.maxParallelism = getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks();
             r.count = n;
+            r.topic = in.topic;
+            r.partition = in.partition;
+            r.sourceSubtask = in.sourceSubtask;
+            r.sourceParallelism = in.sourceParallelism;
             out.collect(r);
         }
     }
 
-    /** Route to a Kafka record: key = the key, value = "subtask,parallelism,maxParallelism,count,hashCode,tag". */
+    /**
+     * Route to a Kafka record: key = the key, value =
+     * "subtask,parallelism,maxParallelism,count,hashCode,tag,sourceSubtask,sourceParallelism,topic,partition".
+     */
     public static final class RouteSerializer implements KafkaRecordSerializationSchema<Route> {
         private final String topic;
 
@@ -192,7 +263,8 @@ public final class SkewJob {
 
         @Override
         public ProducerRecord<byte[], byte[]> serialize(Route r, KafkaSinkContext context, Long timestamp) {
-            String v = r.subtask + "," + r.parallelism + "," + r.maxParallelism + "," + r.count + "," + r.hash + "," + r.tag;
+            String v = r.subtask + "," + r.parallelism + "," + r.maxParallelism + "," + r.count + "," + r.hash + "," + r.tag
+                    + "," + r.sourceSubtask + "," + r.sourceParallelism + "," + r.topic + "," + r.partition;
             return new ProducerRecord<>(topic, r.key.getBytes(StandardCharsets.UTF_8), v.getBytes(StandardCharsets.UTF_8));
         }
     }
