@@ -407,14 +407,14 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		return c
 	}
 	// A partition whose reader the metric ids do not determine is shown
-	// once, outlined, under its first candidate (predict moves it to the
-	// predicted subtask when that is a candidate), with the highest offsets
-	// listed for it: a new reader shows -1 until its first record, so the
-	// highest is the closest to the real position.
+	// once, outlined, under a subtask that lists it (predict moves it to the
+	// predicted subtask when that may be the reader), with the highest
+	// offsets listed for it: a new reader shows -1 until its first record,
+	// so the highest is the closest to the real position.
 	undetermined := map[flink.KafkaPartition]flink.KafkaPartitionState{}
 	for _, st := range v.Kafka.States {
 		if cand, ok := oo.candidates[st.KafkaPartition]; ok {
-			if !slices.Contains(cand, st.Subtask) {
+			if st.Subtask < 0 || st.Subtask >= len(vv.Subtasks) || (cand != nil && !slices.Contains(cand, st.Subtask)) {
 				continue
 			}
 			if b, seen := undetermined[st.KafkaPartition]; !seen || st.CurrentOffset > b.CurrentOffset ||
@@ -431,10 +431,9 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		}
 	}
 	for kp, st := range undetermined {
-		cand := oo.candidates[kp]
 		c := cell(st)
-		c.OwnerUndetermined, c.Candidates = true, slices.Clone(cand)
-		vv.Subtasks[cand[0]].Partitions = append(vv.Subtasks[cand[0]].Partitions, c)
+		c.OwnerUndetermined, c.Candidates = true, slices.Clone(oo.candidates[kp])
+		vv.Subtasks[st.Subtask].Partitions = append(vv.Subtasks[st.Subtask].Partitions, c)
 	}
 	vv.Topics = make([]string, 0, len(topicSet))
 	for t := range topicSet {

@@ -377,7 +377,7 @@ func placeUndetermined(vv *VertexView, owners map[assign.TopicPartition]int, q V
 		keep := r.Partitions[:0]
 		for _, c := range r.Partitions {
 			o, ok := owners[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}]
-			if c.OwnerUndetermined && ok && o != r.Subtask && slices.Contains(c.Candidates, o) && o < len(vv.Subtasks) {
+			if c.OwnerUndetermined && ok && o != r.Subtask && (c.Candidates == nil || slices.Contains(c.Candidates, o)) && o >= 0 && o < len(vv.Subtasks) {
 				moves = append(moves, move{c, o})
 				from[i] = true
 				continue

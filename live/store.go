@@ -263,7 +263,9 @@ func push(ring []float64, v float64, n int) []float64 {
 type observedOwners struct {
 	// owner holds the partitions whose reader is determined.
 	owner map[flink.KafkaPartition]int
-	// candidates holds the others, with the subtasks they may be on.
+	// candidates holds the others, with the subtasks that list them; nil
+	// when the listing predates the latest restart (metrics not refreshed
+	// since), so that any subtask may read it.
 	candidates map[flink.KafkaPartition][]int
 	// ambiguous counts the partitions listed under several subtasks.
 	ambiguous int
@@ -291,7 +293,12 @@ func ownersOf(o *flink.KafkaSourceObservation) observedOwners {
 			if oo.candidates == nil {
 				oo.candidates = map[flink.KafkaPartition][]int{}
 			}
-			oo.candidates[po.KafkaPartition] = po.Candidates
+			switch po.Reason {
+			case flink.ReasonAwaitingRefresh, flink.ReasonRegistering:
+				oo.candidates[po.KafkaPartition] = nil
+			default:
+				oo.candidates[po.KafkaPartition] = po.Candidates
+			}
 		}
 	}
 	oo.undetermined = len(oo.candidates)

@@ -183,9 +183,12 @@ type PartitionCell struct {
 	// Basis says how far the cell's prediction can be trusted: "exact",
 	// "inferred", "uncertain" or "not modelled".
 	Basis string `json:"basis"`
-	// OwnerUndetermined is true when Flink's metric ids list the partition
-	// under several subtasks and no current value decides between them; the
-	// cell is shown under one of Candidates.
+	// OwnerUndetermined is true when Flink's metric ids do not tell which
+	// subtask reads the partition: it is listed under several and no value
+	// the current attempts wrote decides (Candidates lists them), or the
+	// ids still predate the latest restart (Candidates is empty: any
+	// subtask may read it). The cell is shown under the model's subtask
+	// when that may be the reader, else under one that lists it.
 	OwnerUndetermined bool  `json:"ownerUndetermined,omitempty"`
 	Candidates        []int `json:"candidates,omitempty"`
 	// Level is the colour step 0–3 of the chosen colouring.

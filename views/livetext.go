@@ -257,6 +257,8 @@ func cellTitle(c live.PartitionCell, subtask int) string {
 		b.WriteString(" · predicted on subtask " + strconv.Itoa(c.Predicted))
 	}
 	switch {
+	case c.OwnerUndetermined && len(c.Candidates) == 0:
+		b.WriteString(" · Flink's metric ids predate the latest restart: reader not determined yet")
 	case c.OwnerUndetermined:
 		b.WriteString(" · listed under subtasks " + joinInts(c.Candidates) + " in Flink's metric ids: reader not determined")
 	case c.Uncertain:

@@ -5,133 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/skewscope/skewscope/internal/flinkreplay"
 )
-
-// lifecycleManifest is collectors/testdata/flink/lifecycle/<version>/manifest.json,
-// written by the e2e recorder (e2e/lifecycle_test.go): one collector poll's
-// responses per step of a real job's life under one job id (in-place
-// rescales by the adaptive scheduler, a failover), with the owners the job's
-// records showed.
-type lifecycleManifest struct {
-	FlinkVersion string          `json:"flinkVersion"`
-	Steps        []lifecycleStep `json:"steps"`
-}
-
-type lifecycleStep struct {
-	Name        string           `json:"name"`
-	What        string           `json:"what"`
-	Parallelism int              `json:"parallelism"`
-	Owners      map[string][]int `json:"owners"` // topic → owner per partition
-	Files       []lifecycleFile  `json:"files"`
-	byName      map[string]lifecycleFile
-	bodies      map[string][]byte // file → body
-}
-
-type lifecycleFile struct {
-	Name, File, Method, Path, Query string
-	Status                          int
-	Vars                            map[string]string
-}
-
-func (f lifecycleFile) concretePath() string {
-	p := f.Path
-	for k, v := range f.Vars {
-		p = strings.ReplaceAll(p, "{"+k+"}", v)
-	}
-	return p
-}
-
-// stepServer serves one step's responses at a time, like recServer: values
-// of the requested ids only, from every recorded values answer of the path.
-type stepServer struct {
-	t    *testing.T
-	mu   sync.Mutex
-	step *lifecycleStep
-}
-
-func (s *stepServer) set(st *lifecycleStep) { s.mu.Lock(); s.step = st; s.mu.Unlock() }
-
-func (s *stepServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	st := s.step
-	s.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	get := splitList(r.URL.Query().Get("get"))
-	union := map[string]json.RawMessage{}
-	found := false
-	for _, f := range st.Files {
-		if f.Method != http.MethodGet || f.Status != http.StatusOK || f.concretePath() != r.URL.Path {
-			continue
-		}
-		body := st.bodies[f.File]
-		if len(get) == 0 && f.Query == "" {
-			w.Write(body)
-			return
-		}
-		if len(get) == 0 || f.Query == "" {
-			continue
-		}
-		found = true
-		var items []struct {
-			ID string `json:"id"`
-		}
-		var raw []json.RawMessage
-		if err := json.Unmarshal(body, &items); err != nil || json.Unmarshal(body, &raw) != nil {
-			s.t.Errorf("%s: %v", f.File, err)
-			continue
-		}
-		for i, it := range items {
-			union[it.ID] = raw[i]
-		}
-	}
-	if !found {
-		w.WriteHeader(http.StatusNotFound)
-		w.Write([]byte(`{"errors":["Not found: ` + r.URL.Path + `"]}`))
-		return
-	}
-	out := []json.RawMessage{}
-	for _, id := range get {
-		if v, ok := union[id]; ok {
-			out = append(out, v)
-		}
-	}
-	json.NewEncoder(w).Encode(out)
-}
-
-func loadLifecycle(t *testing.T, dir string) *lifecycleManifest {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m lifecycleManifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	if len(m.Steps) == 0 {
-		t.Fatalf("%s: no steps", dir)
-	}
-	for i := range m.Steps {
-		st := &m.Steps[i]
-		st.byName, st.bodies = map[string]lifecycleFile{}, map[string][]byte{}
-		for _, f := range st.Files {
-			st.byName[f.Name] = f
-			body, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.File)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			st.bodies[f.File] = body
-		}
-	}
-	return &m
-}
 
 // TestRecordedLifecycle replays REST responses recorded from a real Flink
 // job through its life under one job id: in-place rescales by the adaptive
@@ -142,12 +23,12 @@ func loadLifecycle(t *testing.T, dir string) *lifecycleManifest {
 // dump, and none while the first poll after a restart still serves that
 // dump unchanged. numRestarts and latest.restored follow the restarts.
 //
-// The recordings come from the e2e suite; without them the test skips.
+// The recordings come from the e2e suite (its recorder writes them).
 func TestRecordedLifecycle(t *testing.T) {
 	root := filepath.Join("..", "testdata", "flink", "lifecycle")
 	dirs, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("no lifecycle recordings under %s", root)
+		t.Fatalf("no lifecycle recordings under %s (record them: SKEWSCOPE_RECORD=1 go test -tags e2e ./e2e/)", root)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -157,19 +38,22 @@ func TestRecordedLifecycle(t *testing.T) {
 			continue
 		}
 		t.Run(d.Name(), func(t *testing.T) {
-			m := loadLifecycle(t, filepath.Join(root, d.Name()))
+			m, err := flinkreplay.Load(filepath.Join(root, d.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
 			if m.FlinkVersion != d.Name() {
 				t.Fatalf("manifest says Flink %s", m.FlinkVersion)
 			}
-			ss := &stepServer{t: t}
+			ss := &flinkreplay.Server{Errorf: t.Errorf}
 			srv := httptest.NewServer(ss)
 			t.Cleanup(srv.Close)
 			c := newTestCollector(t, Config{URL: srv.URL})
-			var prev *lifecycleStep
+			var prev *flinkreplay.Step
 			var prevAttempts string
 			for i := range m.Steps {
 				st := &m.Steps[i]
-				ss.set(st)
+				ss.Set(st)
 				s := c.PollOnce(context.Background())
 				checkLifecycleStep(t, st, prev, prevAttempts, s)
 				if src := lifecycleSource(t, st, s); src != nil {
@@ -181,8 +65,8 @@ func TestRecordedLifecycle(t *testing.T) {
 	}
 }
 
-func lifecycleSource(t *testing.T, st *lifecycleStep, s *Snapshot) *VertexSnapshot {
-	f, ok := st.byName["vertex-source"]
+func lifecycleSource(t *testing.T, st *flinkreplay.Step, s *Snapshot) *VertexSnapshot {
+	f, ok := st.ByName["vertex-source"]
 	if !ok || len(s.Jobs) != 1 {
 		t.Fatalf("%s: no source vertex recording, or %d jobs", st.Name, len(s.Jobs))
 	}
@@ -203,7 +87,7 @@ func attemptsOf(v VertexSnapshot) string {
 	return strings.Join(b, " ")
 }
 
-func checkLifecycleStep(t *testing.T, st, prev *lifecycleStep, prevAttempts string, s *Snapshot) {
+func checkLifecycleStep(t *testing.T, st, prev *flinkreplay.Step, prevAttempts string, s *Snapshot) {
 	t.Helper()
 	j := s.Jobs[0]
 	src := lifecycleSource(t, st, s)
@@ -215,9 +99,9 @@ func checkLifecycleStep(t *testing.T, st, prev *lifecycleStep, prevAttempts stri
 	}
 
 	// Restart signals, as recorded.
-	if f, ok := st.byName["job-metrics-numRestarts"]; ok {
+	if f, ok := st.ByName["job-metrics-numRestarts"]; ok {
 		want := int64(-1)
-		if n, ok := MetricMap(mustMetrics(t, st.bodies[f.File]))[metricNumRestarts].Int64(); ok {
+		if n, ok := MetricMap(mustMetrics(t, st.Bodies[f.File]))[metricNumRestarts].Int64(); ok {
 			want = n
 		}
 		if j.NumRestarts != want {
@@ -225,7 +109,7 @@ func checkLifecycleStep(t *testing.T, st, prev *lifecycleStep, prevAttempts stri
 		}
 	}
 	var cps Checkpoints
-	if err := json.Unmarshal(st.bodies[st.byName["job-checkpoints"].File], &cps); err != nil {
+	if err := json.Unmarshal(st.Bodies[st.ByName["job-checkpoints"].File], &cps); err != nil {
 		t.Fatal(err)
 	}
 	switch r := cps.Latest.Restored; {
@@ -237,7 +121,7 @@ func checkLifecycleStep(t *testing.T, st, prev *lifecycleStep, prevAttempts stri
 	// the source's metrics are still the previous step's answers; all
 	// certain on the polls after the one that saw the restart.
 	restartSeen := prevAttempts != "" && attemptsOf(*src) != prevAttempts
-	sameDump := prev != nil && sameFile(st, prev, "vertex-source-metrics-list") && sameFile(st, prev, "vertex-source-metrics-values")
+	sameDump := prev != nil && flinkreplay.SameFile(st, prev, "vertex-source-metrics-list") && flinkreplay.SameFile(st, prev, "vertex-source-metrics-values")
 	wantCertain := -1 // all
 	switch {
 	case restartSeen && sameDump:
@@ -271,12 +155,6 @@ func checkLifecycleStep(t *testing.T, st, prev *lifecycleStep, prevAttempts stri
 	if wantCertain >= 0 && certain != wantCertain {
 		t.Errorf("%s (%s): %d certain owners, want %d; owners %s\nstates %s", st.Name, st.What, certain, wantCertain, owners(src.Kafka), evidenceList(src.Kafka))
 	}
-}
-
-func sameFile(a, b *lifecycleStep, name string) bool {
-	fa, oka := a.byName[name]
-	fb, okb := b.byName[name]
-	return oka && okb && fa.File == fb.File
 }
 
 func mustMetrics(t *testing.T, body []byte) []Metric {
