@@ -59,11 +59,13 @@ js:
 browser:
 	scripts/browser-tests.sh
 
-# Ground truth: a real Kafka 4.1 broker (KRaft) and Flink 1.20.5 and 2.2.1
-# MiniClusters from Maven Central run the job in e2e/flinkjob; the tests
-# compare what Flink does with assign's predictions. The first run downloads
-# about 225 MB into ~/.m2 (about 45 s), then the tier takes about 3 minutes.
-E2E_TIMEOUT ?= 30m
+# Ground truth: a real Kafka 4.1 broker (KRaft) and Flink 1.20.5, 2.2.1 and
+# 2.3.0 MiniClusters from Maven Central run the job in e2e/flinkjob (per line
+# a second MiniCluster with the adaptive scheduler rescales a job in place
+# and fails it over); the tests compare what Flink does with assign's
+# predictions. The first run downloads about 300 MB into ~/.m2, then the
+# tier takes about 12 minutes on 2 cores (3 to 4 minutes per line).
+E2E_TIMEOUT ?= 45m
 e2e:
 	@for t in java mvn; do command -v $$t >/dev/null 2>&1 || { echo "make e2e: missing $$t on PATH (apt-get install openjdk-17-jdk-headless maven)"; exit 1; }; done
 	$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/
