@@ -17,11 +17,10 @@ import (
 )
 
 // lifecycleDashboardChecks turns on the dashboard's checks of in-place
-// rescales, failovers and restores under a new job id. They read JSON
-// fields (ownerUndetermined, candidates, prediction.headline, lineage,
-// replacedBy, the by-name routes) that the live/ and web/ work adds; flip
-// this once that work is merged.
-const lifecycleDashboardChecks = false
+// rescales, failovers and restores under a new job id (ownerUndetermined,
+// candidates, prediction.headline, lineage, replacedBy, the by-name
+// routes).
+const lifecycleDashboardChecks = true
 
 // lifeVertexJSON is the part of GET /api/v1/jobs/{jobID}/vertices/{vertexID}
 // these checks read.
@@ -151,8 +150,11 @@ func checkCellOwners(t *testing.T, step string, vv lifeVertexJSON, owners map[as
 				continue
 			}
 			if c.OwnerUndetermined {
-				if !slices.Contains(c.Candidates, want) {
-					t.Errorf("%s: %s is ownerUndetermined with candidates %v, without its true owner %d", step, tp.SplitID(), c.Candidates, want)
+				// Listed under several subtasks: the reader is one of them.
+				// Listed only in ids from before the restart (no
+				// candidates): shown where the exact model puts it.
+				if (len(c.Candidates) > 0 && !slices.Contains(c.Candidates, want)) || (len(c.Candidates) == 0 && row.Subtask != want) {
+					t.Errorf("%s: %s is ownerUndetermined under subtask %d with candidates %v; its reader is %d", step, tp.SplitID(), row.Subtask, c.Candidates, want)
 				}
 				seen[tp]++
 				continue
