@@ -195,7 +195,7 @@ func partitionsBySubtask(k *KafkaSourceObservation) (assign []string, offsets ma
 }
 
 // TestPollRecorded checks one poll against figures read from the recorded
-// responses of both Flink lines.
+// responses of each recorded Flink version.
 func TestPollRecorded(t *testing.T) {
 	type want struct {
 		jobID, checkpointID                     string
@@ -237,6 +237,24 @@ func TestPollRecorded(t *testing.T) {
 				"orders-0": "1999/1930", "orders-3": "1999/1930", "payments_v1-0": "1999/1930",
 				"orders-1": "1999/1930", "orders-4": "1999/1930", "payments_v1-1": "1999/1930",
 				"orders-2": "1999/1930", "payments_v1-2": "1999/1930",
+			},
+		},
+		// The 2.3.0 recording's source vertex chains a "Source Tagger"
+		// operator after the Kafka source ("Source: Kafka Source -> Source
+		// Tagger"); its metrics do not change which ids the figures come from.
+		"2.3.0": {
+			jobID: "4c16096701c9bcc32929a18dd142b315", latestCheckpoint: 11,
+			sourceBusy: []float64{0.142, 0.099, 0.116}, sourceIdle: []float64{0.858, 0.901, 0.884},
+			sourceIn:  []float64{62.75, 62.75, 41.833333333333336},
+			sourceOut: []float64{62.75, 62.75, 41.833333333333336},
+			keyedBusy: []float64{0.265, 0.258, 0.201, 0.208}, keyedIdle: []float64{0.735, 0.742, 0.799, 0.792},
+			keyedIn:    []float64{102.91666666666667, 20.583333333333332, 21.716666666666665, 20.783333333333335},
+			keyedOut:   []float64{102.91666666666667, 20.583333333333332, 21.716666666666665, 20.783333333333335},
+			keyedState: []int64{6916, 6641, 6912, 6638}, sourceState: []int64{359, 359, 319},
+			offsets: map[string]string{
+				"orders-0": "1409/1335", "orders-3": "1409/1335", "payments_v1-0": "1409/1335",
+				"orders-1": "1409/1335", "orders-4": "1409/1335", "payments_v1-1": "1409/1335",
+				"orders-2": "1409/1335", "payments_v1-2": "1409/1335",
 			},
 		},
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-var versions = []string{"1.20.5", "2.2.1"}
+var versions = []string{"1.20.5", "2.2.1", "2.3.0"}
 
 type recEntry struct {
 	Method string            `json:"method"`
