@@ -374,13 +374,18 @@ type restoreCase struct {
 	// growTo > 0: after the restore, grow topics[0] to this many
 	// partitions and check the model's NewTopics placement.
 	growTo int
+	// dash: the line's dashboard follows the case (fresh start, restore,
+	// growth) and a second dashboard infers its history.
+	dash bool
 }
 
 func (e *lineEnv) testRestore(t *testing.T) {
 	cases := []restoreCase{
-		{[]assign.Topic{{Name: "restore12", Partitions: 12}}, 4, 6, 16},
-		{[]assign.Topic{{Name: "restore12b", Partitions: 12}}, 8, 3, 0},
-		{[]assign.Topic{{Name: "orders", Partitions: 3}, {Name: "payments", Partitions: 3}, {Name: "clicks", Partitions: 3}, {Name: "user-events", Partitions: 3}}, 8, 5, 0},
+		{[]assign.Topic{{Name: "restore12", Partitions: 12}}, 4, 6, 16, true},
+		{[]assign.Topic{{Name: "restore12c", Partitions: 12}}, 6, 4, 15, true},
+		{[]assign.Topic{{Name: "restore12d", Partitions: 12}}, 3, 7, 17, true},
+		{[]assign.Topic{{Name: "restore12b", Partitions: 12}}, 8, 3, 0, false},
+		{[]assign.Topic{{Name: "orders", Partitions: 3}, {Name: "payments", Partitions: 3}, {Name: "clicks", Partitions: 3}, {Name: "user-events", Partitions: 3}}, 8, 5, 0, false},
 	}
 	for ci, c := range cases {
 		t.Run(fmt.Sprintf("%s/%dto%d", topicsString(c.topics), c.from, c.to), func(t *testing.T) {
@@ -425,7 +430,7 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 	e.checkRouting(t, idA, outA.Name, keys, "a", c.from, 0, 1)
 	// The dashboard sees job A (its lineage starts here) and, after the
 	// restore, job B under the same name.
-	dashboardChecked := ci == 0
+	dashboardChecked := c.dash
 	if dashboardChecked {
 		e.dash.check(t, dashWant{jobID: idA, vertex: obsA.Vertex, group: group, topics: c.topics, p: c.from,
 			observed: obsA.Subtasks, predicted: sortedLayout(fresh.Subtasks, c.from), mode: "fresh"})
