@@ -92,6 +92,9 @@ type LineageView struct {
 // (endpoint, job name, vertex name).
 type lineage struct {
 	jobID string
+	// start is the current run's start time: an older run of the same name
+	// still listed (or running beside it) does not take the lineage back.
+	start time.Time
 	// known is false when the first run seen was already restored: its
 	// earlier parallelisms are unknown.
 	known bool
@@ -155,9 +158,15 @@ func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.Ve
 	topics := s.observedTopics(s.clusterFor(endpoint, v), v)
 	p := v.Parallelism
 	l := s.lineage[key]
+	if l != nil && l.jobID != j.ID && j.StartTime.Before(l.start) {
+		return // an older run of this name
+	}
+	if l != nil && l.jobID != j.ID {
+		defer func() { l.start = j.StartTime }()
+	}
 	switch {
 	case l == nil:
-		l = &lineage{jobID: j.ID, known: j.Restored == nil, history: []int{p}, restored: j.Restored, topics: topics}
+		l = &lineage{jobID: j.ID, start: j.StartTime, known: j.Restored == nil, history: []int{p}, restored: j.Restored, topics: topics}
 		if j.Restored == nil {
 			l.addEvent(LineageEvent{At: orTime(j.StartTime, at), Kind: EventStart, JobID: j.ID, To: p, MovedCount: -1})
 		} else {

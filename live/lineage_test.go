@@ -327,3 +327,29 @@ func TestStaleMetricIdsNeverDecideAnOwner(t *testing.T) {
 		t.Errorf("notes %q should say two owners are not determined", pr.Notes)
 	}
 }
+
+// Two runs of one name listed together (an old one not yet expired, or a
+// blue/green pair): only the newer one is the lineage's current run.
+func TestOlderRunDoesNotTakeTheLineageBack(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0 }})
+	s.UpdateKafka(kafkaSnap(t0, ends(100)))
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	old := job("aa", nil, sourceVertex("src", 4, testTopics, freshOwner(4), cur))
+	s.UpdateFlink(flinkSnap(t0, old))
+	o46 := restoreOwner(t, assign.RestoreInput{Topics: testTopics, History: []int{4, 6}, ConnectorLine: assign.ConnectorLine5})
+	newer := job("bb", &flink.RestoreInfo{CheckpointID: 7, IsSavepoint: true}, sourceVertex("src", 6, testTopics, o46, cur))
+	newer.StartTime = t0.Add(time.Minute)
+	for i := range 3 {
+		// Both running, listed in either order.
+		jobs := []flink.JobSnapshot{old, newer}
+		if i%2 == 1 {
+			jobs = []flink.JobSnapshot{newer, old}
+		}
+		s.UpdateFlink(flinkSnap(t0.Add(time.Duration(i+1)*time.Minute), jobs...))
+	}
+	vv := mustVertex(t, s, "bb", "src")
+	wantExact(t, vv, ModeRestore, []int{4, 6})
+	if got := eventKinds(vv); got != "start:0→4 restore:4→6" {
+		t.Errorf("events %s", got)
+	}
+}
