@@ -125,14 +125,17 @@ type VertexSummary struct {
 
 // JobView is the job page and /api/v1/jobs/{jobID}.
 type JobView struct {
-	Endpoint  string          `json:"endpoint"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	State     string          `json:"state"`
-	StartTime time.Time       `json:"startTime"`
-	Restored  *Restored       `json:"restored,omitempty"`
-	Vertices  []VertexSummary `json:"vertices"`
-	Age       Age             `json:"freshness"`
+	Endpoint  string    `json:"endpoint"`
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	State     string    `json:"state"`
+	StartTime time.Time `json:"startTime"`
+	Restored  *Restored `json:"restored,omitempty"`
+	// Restarts is Flink's numRestarts (failovers, and in-place rescales by
+	// the adaptive scheduler); -1 unknown.
+	Restarts int64           `json:"restarts"`
+	Vertices []VertexSummary `json:"vertices"`
+	Age      Age             `json:"freshness"`
 	// ReplacedBy is set when a later job with the same name replaced this
 	// one.
 	ReplacedBy *Replacement `json:"replacedBy,omitempty"`

@@ -141,6 +141,15 @@ func joinInts(xs []int) string {
 	return strings.Join(parts, ", ")
 }
 
+// RestartsText is Flink's numRestarts of a job; the adaptive scheduler
+// counts its in-place rescales as restarts too.
+func RestartsText(n int64) string {
+	if n == 1 {
+		return "1 restart (failovers and in-place rescales)"
+	}
+	return strconv.FormatInt(n, 10) + " restarts (failovers and in-place rescales)"
+}
+
 // RestoredText says what a job restored from.
 func RestoredText(r *live.Restored) string {
 	what := "checkpoint " + strconv.FormatInt(r.CheckpointID, 10)
