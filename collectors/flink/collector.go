@@ -355,6 +355,11 @@ func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSna
 	// job.Vertices are in topological order (the plan's nodes are not).
 	js.Vertices = make([]VertexSnapshot, len(job.Vertices))
 	for i, v := range job.Vertices {
+		if err := validateVertex(v); err != nil {
+			log.Warn("flink vertex has impossible numbers; not using them", "vertex_id", v.ID, "error", err)
+			js.Vertices[i] = brokenVertex(v, sources[v.ID], keyed[v.ID], prevVertices[v.ID], err, at)
+			continue
+		}
 		vs := VertexSnapshot{
 			ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism,
 			Source: sources[v.ID], Keyed: keyed[v.ID],
@@ -376,7 +381,7 @@ func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSna
 
 func (c *Collector) collectVertex(ctx context.Context, jobID string, vs VertexSnapshot, prev *VertexSnapshot, cpID int64, at time.Time) VertexSnapshot {
 	log := c.log.With("job_id", jobID, "vertex_id", vs.ID)
-	n := max(vs.Parallelism, 0)
+	n := vs.Parallelism // validateVertex: 1..MaxParallelism
 	vs.Subtasks = make([]SubtaskSnapshot, n)
 	for i := range vs.Subtasks {
 		vs.Subtasks[i] = SubtaskSnapshot{
@@ -394,7 +399,11 @@ func (c *Collector) collectVertex(ctx context.Context, jobID string, vs VertexSn
 	attempts := map[int]subtaskPoll{}
 	if det != nil {
 		for _, st := range det.Subtasks {
-			if st.Subtask >= 0 && st.Subtask < n {
+			if err := checkSubtask("vertex details", st.Subtask, n); err != nil {
+				failed = append(failed, err)
+				break
+			}
+			{
 				sub := &vs.Subtasks[st.Subtask]
 				sub.Status, sub.Endpoint = st.Status, st.Endpoint
 				sub.Attempt, sub.StartTime = st.Attempt, msTime(st.StartTime)
@@ -434,8 +443,9 @@ func (c *Collector) collectVertex(ctx context.Context, jobID string, vs VertexSn
 		vs.BackpressureLevel = bp.Level
 		// Ratios from the backpressure answer where the metrics had none.
 		for _, s := range bp.Subtasks {
-			if s.Subtask < 0 || s.Subtask >= n {
-				continue
+			if err := checkSubtask("backpressure", s.Subtask, n); err != nil {
+				errs = append(errs, err)
+				break
 			}
 			st := &vs.Subtasks[s.Subtask]
 			st.BusyRatio = orNaN(st.BusyRatio, s.BusyRatio)
@@ -539,7 +549,8 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 	}
 	m := MetricMap(vals)
 	get := func(id string) float64 {
-		if v, ok := m[id]; ok {
+		// ±Infinity (a gauge divided by zero) is as unknown as "NaN".
+		if v, ok := m[id]; ok && !math.IsInf(v.Value, 0) {
 			return v.Value // NaN for "NaN"
 		}
 		return math.NaN()
@@ -565,8 +576,10 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 		}
 		st.RecordsOutPerSecond = get(p + metricRecordsOut)
 	}
+	var offErr error
 	if kafka != nil {
 		kafka.applyValues(m)
+		offErr = checkOffsets(kafka)
 		vs.Kafka = kafka
 	}
 	runMs := make([]int64, len(vs.Subtasks))
@@ -578,7 +591,7 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 			}
 		}
 	}
-	return runMs, nil
+	return runMs, offErr
 }
 
 // trackKafka judges the vertex's Kafka entries against the earlier polls
@@ -706,6 +719,19 @@ func (c *Collector) pruneStates(jobs []JobSnapshot) {
 			delete(c.kafka, k)
 		}
 	}
+}
+
+// brokenVertex is a vertex whose numbers failed validation: the previous
+// poll's values, stale, or none, never the bad numbers.
+func brokenVertex(v Vertex, source, keyed bool, prev *VertexSnapshot, err error, at time.Time) VertexSnapshot {
+	err = fmt.Errorf("vertex %q: %w", v.Name, err)
+	if prev != nil {
+		out := *prev
+		out.Err = err
+		out.Freshness = stale(prev.Freshness, at)
+		return out
+	}
+	return VertexSnapshot{ID: v.ID, Name: v.Name, Source: source, Keyed: keyed, Err: err, Freshness: Freshness{Stale: true}}
 }
 
 // stale marks a value from an earlier poll as not refreshed at at.
