@@ -132,6 +132,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 	if snap == nil {
 		return
 	}
+	snap = sanitizeKafka(snap)
 	s.mu.Lock()
 	s.kafka[snap.Cluster] = snap
 	n := 0
@@ -171,6 +172,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	if snap == nil {
 		return
 	}
+	snap = sanitizeFlink(snap)
 	s.mu.Lock()
 	s.flink[snap.Endpoint] = snap
 	s.followSuccession(snap)
