@@ -155,7 +155,7 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	stop := context.AfterFunc(c.closeCtx, cancel)
 	defer stop()
 
-	s := c.poll(ctx, c.latest.Load())
+	s := c.pollRecovering(ctx, c.latest.Load())
 	// Running out of RequestTimeout is a result worth publishing (stale
 	// values, errors); cancellation by the caller or Close is not.
 	if errors.Is(ctx.Err(), context.Canceled) {
@@ -163,9 +163,41 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	}
 	c.latest.Store(s)
 	if fn := c.notify.Load(); fn != nil {
-		(*fn)(s)
+		c.publish(*fn, s)
 	}
 	return s
+}
+
+// pollRecovering is poll, with a panic outside the job and vertex reads
+// (which recover on their own) turned into a failed poll: the last jobs
+// are kept, stale, as when the job list cannot be read.
+func (c *Collector) pollRecovering(ctx context.Context, prev *Snapshot) (s *Snapshot) {
+	at := c.now()
+	defer func() {
+		if r := recover(); r != nil {
+			s = &Snapshot{Endpoint: c.cfg.Name, URL: c.client.base.Redacted(), CollectedAt: at, Err: recovered(c.log, "poll", r)}
+			if prev != nil {
+				s.FlinkVersion = prev.FlinkVersion
+				s.Jobs = make([]JobSnapshot, len(prev.Jobs))
+				for i, j := range prev.Jobs {
+					s.Jobs[i] = staleJob(j, at)
+				}
+			}
+			s.PollDuration = c.now().Sub(at)
+		}
+	}()
+	return c.poll(ctx, prev)
+}
+
+// publish hands s to fn (the store update), recovering a panic in it so
+// that polling goes on.
+func (c *Collector) publish(fn func(*Snapshot), s *Snapshot) {
+	defer func() {
+		if r := recover(); r != nil {
+			recovered(c.log, "snapshot update", r)
+		}
+	}()
+	fn(s)
 }
 
 // OnSnapshot sets a function that receives every snapshot the collector
@@ -231,7 +263,14 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 			s.Jobs[i] = base
 			continue
 		}
-		wg.Go(func() { s.Jobs[i] = c.collectJob(ctx, base, prevJobs[j.ID], at) })
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					s.Jobs[i] = brokenJob(base, prevJobs[j.ID], recovered(c.log.With("job_id", j.ID), "job", r), at)
+				}
+			}()
+			s.Jobs[i] = c.collectJob(ctx, base, prevJobs[j.ID], at)
+		})
 	}
 	wg.Wait()
 	slices.SortStableFunc(s.Jobs, func(a, b JobSnapshot) int {
@@ -284,15 +323,7 @@ func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSna
 	}
 	if err != nil {
 		log.Warn("flink job details failed; keeping the last values, stale", "error", err)
-		if prev == nil {
-			js.Err = err
-			js.Freshness = Freshness{Stale: true}
-			return js
-		}
-		j := staleJob(*prev, at)
-		j.State, j.Name, j.StartTime = js.State, js.Name, js.StartTime
-		j.Err = err
-		return j
+		return brokenJob(js, prev, err, at)
 	}
 
 	var (
@@ -365,7 +396,15 @@ func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSna
 			Source: sources[v.ID], Keyed: keyed[v.ID],
 			Freshness: Freshness{UpdatedAt: at},
 		}
-		wg.Go(func() { js.Vertices[i] = c.collectVertex(ctx, js.ID, vs, prevVertices[v.ID], cpID, at) })
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err := recovered(log.With("vertex_id", v.ID), "vertex", r)
+					js.Vertices[i] = brokenVertex(v, vs.Source, vs.Keyed, prevVertices[v.ID], err, at)
+				}
+			}()
+			js.Vertices[i] = c.collectVertex(ctx, js.ID, vs, prevVertices[v.ID], cpID, at)
+		})
 	}
 	wg.Wait()
 	for _, v := range js.Vertices {
@@ -719,6 +758,20 @@ func (c *Collector) pruneStates(jobs []JobSnapshot) {
 			delete(c.kafka, k)
 		}
 	}
+}
+
+// brokenJob is a job that could not be read: the previous poll's values,
+// stale, or none, with err.
+func brokenJob(js JobSnapshot, prev *JobSnapshot, err error, at time.Time) JobSnapshot {
+	if prev == nil {
+		js.Err = err
+		js.Freshness = Freshness{Stale: true}
+		return js
+	}
+	j := staleJob(*prev, at)
+	j.State, j.Name, j.StartTime = js.State, js.Name, js.StartTime
+	j.Err = err
+	return j
 }
 
 // brokenVertex is a vertex whose numbers failed validation: the previous

@@ -1,6 +1,10 @@
 package flink
 
-import "fmt"
+import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+)
 
 // MaxParallelism is Flink's upper bound for a parallelism and a max
 // parallelism (KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM, 2^15).
@@ -67,4 +71,19 @@ func checkOffsets(o *KafkaSourceObservation) error {
 		return fmt.Errorf("%w (and %d more offsets below -1)", first, bad-1)
 	}
 	return first
+}
+
+// PanicError is a panic recovered while handling one answer: the item
+// being read is marked broken and polling goes on.
+type PanicError struct {
+	Value any
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("internal error: panic: %v", e.Value) }
+
+// recovered turns a recovered panic value into a PanicError and logs it
+// once, with the stack, at Error.
+func recovered(log *slog.Logger, what string, r any) error {
+	log.Error("flink collector panicked; recovered", "in", what, "error", r, "stack", string(debug.Stack()))
+	return &PanicError{Value: r}
 }
