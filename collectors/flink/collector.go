@@ -207,6 +207,9 @@ func (c *Collector) OnSnapshot(fn func(*Snapshot)) { c.notify.Store(&fn) }
 
 func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 	at := c.now()
+	pl := newPollLog(c.log.Handler())
+	defer pl.flush(context.WithoutCancel(ctx))
+	log := pl.logger()
 	s := &Snapshot{Endpoint: c.cfg.Name, URL: c.client.base.Redacted(), CollectedAt: at}
 	if prev != nil {
 		s.FlinkVersion = prev.FlinkVersion
@@ -224,13 +227,13 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 	wg.Wait()
 
 	if ovErr != nil {
-		c.log.Warn("flink overview failed; keeping the last known version", "error", ovErr)
+		log.Warn("flink overview failed; keeping the last known version", "error", ovErr)
 	} else if ov.FlinkVersion != "" {
 		s.FlinkVersion = ov.FlinkVersion
 	}
 	if jobsErr != nil {
 		s.Err = jobsErr
-		c.log.Warn("flink job list failed; keeping the last jobs, stale", "error", jobsErr)
+		log.Warn("flink job list failed; keeping the last jobs, stale", "error", jobsErr)
 		if prev != nil {
 			s.Jobs = make([]JobSnapshot, len(prev.Jobs))
 			for i, j := range prev.Jobs {
@@ -266,10 +269,10 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 		wg.Go(func() {
 			defer func() {
 				if r := recover(); r != nil {
-					s.Jobs[i] = brokenJob(base, prevJobs[j.ID], recovered(c.log.With("job_id", j.ID), "job", r), at)
+					s.Jobs[i] = brokenJob(base, prevJobs[j.ID], recovered(log.With("job_id", j.ID), "job", r), at)
 				}
 			}()
-			s.Jobs[i] = c.collectJob(ctx, base, prevJobs[j.ID], at)
+			s.Jobs[i] = c.collectJob(ctx, log, base, prevJobs[j.ID], at)
 		})
 	}
 	wg.Wait()
@@ -309,8 +312,8 @@ func call[T any](ctx context.Context, c *Collector, f func(context.Context) (T, 
 	return f(ctx)
 }
 
-func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSnapshot, at time.Time) JobSnapshot {
-	log := c.log.With("job_id", js.ID)
+func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnapshot, prev *JobSnapshot, at time.Time) JobSnapshot {
+	log = log.With("job_id", js.ID)
 	job, err := call(ctx, c, func(ctx context.Context) (*Job, error) { return c.client.Job(ctx, js.ID) })
 	var plan *Plan
 	if err == nil {
@@ -403,7 +406,7 @@ func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSna
 					js.Vertices[i] = brokenVertex(v, vs.Source, vs.Keyed, prevVertices[v.ID], err, at)
 				}
 			}()
-			js.Vertices[i] = c.collectVertex(ctx, js.ID, vs, prevVertices[v.ID], cpID, at)
+			js.Vertices[i] = c.collectVertex(ctx, log, js.ID, vs, prevVertices[v.ID], cpID, at)
 		})
 	}
 	wg.Wait()
@@ -418,8 +421,8 @@ func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSna
 	return js
 }
 
-func (c *Collector) collectVertex(ctx context.Context, jobID string, vs VertexSnapshot, prev *VertexSnapshot, cpID int64, at time.Time) VertexSnapshot {
-	log := c.log.With("job_id", jobID, "vertex_id", vs.ID)
+func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID string, vs VertexSnapshot, prev *VertexSnapshot, cpID int64, at time.Time) VertexSnapshot {
+	log = log.With("vertex_id", vs.ID)
 	n := vs.Parallelism // validateVertex: 1..MaxParallelism
 	vs.Subtasks = make([]SubtaskSnapshot, n)
 	for i := range vs.Subtasks {
