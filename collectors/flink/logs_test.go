@@ -32,7 +32,7 @@ func (h *countingHandler) WithAttrs(as []slog.Attr) slog.Handler {
 	}
 	return &c
 }
-func (h *countingHandler) WithGroup(string) slog.Handler            { return h }
+func (h *countingHandler) WithGroup(string) slog.Handler { return h }
 func (h *countingHandler) Handle(_ context.Context, r slog.Record) error {
 	if r.Level < slog.LevelWarn {
 		return nil
