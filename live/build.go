@@ -20,7 +20,10 @@ import (
 var ErrNotFound = errors.New("not found")
 
 func ageOf(at, now time.Time, stale bool, err error) Age {
-	a := Age{At: at, Stale: stale}
+	a := Age{At: at, Stale: stale, State: StateOK}
+	if stale {
+		a.State = StateFailing
+	}
 	if !at.IsZero() {
 		a.Seconds = int64(now.Sub(at) / time.Second)
 		if a.Seconds < 0 {
@@ -39,7 +42,22 @@ func itemAge(f flink.Freshness, collected, now time.Time, err error) Age {
 	if at.IsZero() {
 		at = collected
 	}
-	return ageOf(at, now, f.Stale, err)
+	a := ageOf(at, now, f.Stale, err)
+	if f.Stale && f.UpdatedAt.IsZero() {
+		a.State = StateNeverReached
+	}
+	return a
+}
+
+// backendAge is the age of a Kafka cluster's or Flink endpoint's latest
+// poll: failing (and stale) when it failed, never reached when no poll of
+// it ever succeeded.
+func backendAge(at, now time.Time, err error, reached bool) Age {
+	a := ageOf(at, now, err != nil, err)
+	if !reached {
+		a.State, a.Stale = StateNeverReached, true
+	}
+	return a
 }
 
 // Overview returns the overview: clusters, endpoints, jobs and topics.
@@ -72,7 +90,7 @@ func (s *Store) backends(now time.Time) OverviewView {
 	for _, name := range sortedKeys(s.kafka) {
 		ks := s.kafka[name]
 		cs := ClusterSummary{Name: name, Topics: len(ks.Topics), Groups: len(ks.Groups), PollMillis: ks.PollDuration.Milliseconds(),
-			Age: ageOf(ks.CollectedAt, now, false, ks.Err)}
+			Age: backendAge(ks.CollectedAt, now, ks.Err, s.reached[backendKey{"kafka", name}])}
 		groups := map[string]int{} // topic → groups with commits on it
 		for _, g := range ks.Groups {
 			seen := map[string]bool{}
@@ -99,7 +117,7 @@ func (s *Store) backends(now time.Time) OverviewView {
 	for _, name := range sortedKeys(s.flink) {
 		fs := s.flink[name]
 		ov.Endpoints = append(ov.Endpoints, EndpointSummary{Name: name, URL: fs.URL, FlinkVersion: fs.FlinkVersion, Jobs: len(fs.Jobs),
-			PollMillis: fs.PollDuration.Milliseconds(), Age: ageOf(fs.CollectedAt, now, false, fs.Err)})
+			PollMillis: fs.PollDuration.Milliseconds(), Age: backendAge(fs.CollectedAt, now, fs.Err, s.reached[backendKey{"flink", name}])})
 	}
 	return ov
 }

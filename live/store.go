@@ -55,6 +55,10 @@ type tpKey struct {
 
 type vertexKey struct{ endpoint, job, vertex string }
 
+// backendKey is a Kafka cluster ("kafka", name) or a Flink endpoint
+// ("flink", name).
+type backendKey struct{ kind, name string }
+
 type spark struct {
 	lag, rate [][]float64 // per subtask ring, oldest first
 }
@@ -78,6 +82,8 @@ type Store struct {
 	topics map[string]map[string]string
 	owners map[vertexKey]observedOwners
 	seq    uint64
+	// reached holds the backends a poll ever succeeded on.
+	reached map[backendKey]bool
 	// succ remembers which job replaced which (succession.go).
 	succ *succession
 
@@ -105,6 +111,7 @@ func New(opts Options) *Store {
 		parts:   map[string]map[topicPart]kafka.Partition{},
 		topics:  map[string]map[string]string{},
 		owners:  map[vertexKey]observedOwners{},
+		reached: map[backendKey]bool{},
 		succ:    newSuccession(MaxReplacements),
 		changed: make(chan struct{}, 1),
 	}
@@ -132,8 +139,12 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 	if snap == nil {
 		return
 	}
+	snap = sanitizeKafka(snap)
 	s.mu.Lock()
 	s.kafka[snap.Cluster] = snap
+	if snap.Err == nil {
+		s.reached[backendKey{"kafka", snap.Cluster}] = true
+	}
 	n := 0
 	for _, t := range snap.Topics {
 		n += len(t.Partitions)
@@ -171,8 +182,12 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	if snap == nil {
 		return
 	}
+	snap = sanitizeFlink(snap)
 	s.mu.Lock()
 	s.flink[snap.Endpoint] = snap
+	if snap.Err == nil {
+		s.reached[backendKey{"flink", snap.Endpoint}] = true
+	}
 	s.followSuccession(snap)
 	for k := range s.owners {
 		if k.endpoint == snap.Endpoint {

@@ -23,7 +23,18 @@ type Age struct {
 	Stale bool `json:"stale"`
 	// Err is the latest poll's error for this item, "" when none.
 	Err string `json:"error,omitempty"`
+	// State is StateOK, StateFailing (the latest poll could not refresh
+	// the data: Stale) or StateNeverReached (no poll ever did: there is no
+	// data, whatever the counts say).
+	State string `json:"state"`
 }
+
+// Age states.
+const (
+	StateOK           = "ok"
+	StateFailing      = "failing"
+	StateNeverReached = "never reached"
+)
 
 // Figure is one headline number with its provenance and source.
 type Figure struct {

@@ -228,7 +228,7 @@ func oaLiveMarshal(t *testing.T, v any) any {
 // field described as an integer is caught).
 func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live.VertexView, live.TopicView) {
 	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	age := live.Age{At: at, Seconds: 3, Stale: true, Err: "poll: timeout"}
+	age := live.Age{At: at, Seconds: 3, Stale: true, Err: "poll: timeout", State: live.StateFailing}
 	replaced := &live.Replacement{OldID: "a1b2", Endpoint: "prod", Name: "orders", NewID: "c3d4", At: at, Chain: []string{"c3d4", "e5f6"}, Current: "e5f6",
 		VertexName: "Source: orders", VertexID: "c3"}
 	job := live.JobSummary{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 120, MaxBusy: 0.5, NotModelled: 1,

@@ -155,7 +155,7 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	stop := context.AfterFunc(c.closeCtx, cancel)
 	defer stop()
 
-	s := c.poll(ctx, c.latest.Load())
+	s := c.pollRecovering(ctx, c.latest.Load())
 	// Running out of RequestTimeout is a result worth publishing (stale
 	// values, errors); cancellation by the caller or Close is not.
 	if errors.Is(ctx.Err(), context.Canceled) {
@@ -163,9 +163,41 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	}
 	c.latest.Store(s)
 	if fn := c.notify.Load(); fn != nil {
-		(*fn)(s)
+		c.publish(*fn, s)
 	}
 	return s
+}
+
+// pollRecovering is poll, with a panic outside the job and vertex reads
+// (which recover on their own) turned into a failed poll: the last jobs
+// are kept, stale, as when the job list cannot be read.
+func (c *Collector) pollRecovering(ctx context.Context, prev *Snapshot) (s *Snapshot) {
+	at := c.now()
+	defer func() {
+		if r := recover(); r != nil {
+			s = &Snapshot{Endpoint: c.cfg.Name, URL: c.client.base.Redacted(), CollectedAt: at, Err: recovered(c.log, "poll", r)}
+			if prev != nil {
+				s.FlinkVersion = prev.FlinkVersion
+				s.Jobs = make([]JobSnapshot, len(prev.Jobs))
+				for i, j := range prev.Jobs {
+					s.Jobs[i] = staleJob(j, at)
+				}
+			}
+			s.PollDuration = c.now().Sub(at)
+		}
+	}()
+	return c.poll(ctx, prev)
+}
+
+// publish hands s to fn (the store update), recovering a panic in it so
+// that polling goes on.
+func (c *Collector) publish(fn func(*Snapshot), s *Snapshot) {
+	defer func() {
+		if r := recover(); r != nil {
+			recovered(c.log, "snapshot update", r)
+		}
+	}()
+	fn(s)
 }
 
 // OnSnapshot sets a function that receives every snapshot the collector
@@ -175,6 +207,9 @@ func (c *Collector) OnSnapshot(fn func(*Snapshot)) { c.notify.Store(&fn) }
 
 func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 	at := c.now()
+	pl := newPollLog(c.log.Handler())
+	defer pl.flush(context.WithoutCancel(ctx))
+	log := pl.logger()
 	s := &Snapshot{Endpoint: c.cfg.Name, URL: c.client.base.Redacted(), CollectedAt: at}
 	if prev != nil {
 		s.FlinkVersion = prev.FlinkVersion
@@ -192,13 +227,13 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 	wg.Wait()
 
 	if ovErr != nil {
-		c.log.Warn("flink overview failed; keeping the last known version", "error", ovErr)
+		log.Warn("flink overview failed; keeping the last known version", "error", ovErr)
 	} else if ov.FlinkVersion != "" {
 		s.FlinkVersion = ov.FlinkVersion
 	}
 	if jobsErr != nil {
 		s.Err = jobsErr
-		c.log.Warn("flink job list failed; keeping the last jobs, stale", "error", jobsErr)
+		log.Warn("flink job list failed; keeping the last jobs, stale", "error", jobsErr)
 		if prev != nil {
 			s.Jobs = make([]JobSnapshot, len(prev.Jobs))
 			for i, j := range prev.Jobs {
@@ -231,7 +266,14 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 			s.Jobs[i] = base
 			continue
 		}
-		wg.Go(func() { s.Jobs[i] = c.collectJob(ctx, base, prevJobs[j.ID], at) })
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					s.Jobs[i] = brokenJob(base, prevJobs[j.ID], recovered(log.With("job_id", j.ID), "job", r), at)
+				}
+			}()
+			s.Jobs[i] = c.collectJob(ctx, log, base, prevJobs[j.ID], at)
+		})
 	}
 	wg.Wait()
 	slices.SortStableFunc(s.Jobs, func(a, b JobSnapshot) int {
@@ -270,8 +312,8 @@ func call[T any](ctx context.Context, c *Collector, f func(context.Context) (T, 
 	return f(ctx)
 }
 
-func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSnapshot, at time.Time) JobSnapshot {
-	log := c.log.With("job_id", js.ID)
+func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnapshot, prev *JobSnapshot, at time.Time) JobSnapshot {
+	log = log.With("job_id", js.ID)
 	job, err := call(ctx, c, func(ctx context.Context) (*Job, error) { return c.client.Job(ctx, js.ID) })
 	var plan *Plan
 	if err == nil {
@@ -284,15 +326,7 @@ func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSna
 	}
 	if err != nil {
 		log.Warn("flink job details failed; keeping the last values, stale", "error", err)
-		if prev == nil {
-			js.Err = err
-			js.Freshness = Freshness{Stale: true}
-			return js
-		}
-		j := staleJob(*prev, at)
-		j.State, j.Name, j.StartTime = js.State, js.Name, js.StartTime
-		j.Err = err
-		return j
+		return brokenJob(js, prev, err, at)
 	}
 
 	var (
@@ -355,12 +389,25 @@ func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSna
 	// job.Vertices are in topological order (the plan's nodes are not).
 	js.Vertices = make([]VertexSnapshot, len(job.Vertices))
 	for i, v := range job.Vertices {
+		if err := validateVertex(v); err != nil {
+			log.Warn("flink vertex has impossible numbers; not using them", "vertex_id", v.ID, "error", err)
+			js.Vertices[i] = brokenVertex(v, sources[v.ID], keyed[v.ID], prevVertices[v.ID], err, at)
+			continue
+		}
 		vs := VertexSnapshot{
 			ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism,
 			Source: sources[v.ID], Keyed: keyed[v.ID],
 			Freshness: Freshness{UpdatedAt: at},
 		}
-		wg.Go(func() { js.Vertices[i] = c.collectVertex(ctx, js.ID, vs, prevVertices[v.ID], cpID, at) })
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err := recovered(log.With("vertex_id", v.ID), "vertex", r)
+					js.Vertices[i] = brokenVertex(v, vs.Source, vs.Keyed, prevVertices[v.ID], err, at)
+				}
+			}()
+			js.Vertices[i] = c.collectVertex(ctx, log, js.ID, vs, prevVertices[v.ID], cpID, at)
+		})
 	}
 	wg.Wait()
 	for _, v := range js.Vertices {
@@ -374,9 +421,9 @@ func (c *Collector) collectJob(ctx context.Context, js JobSnapshot, prev *JobSna
 	return js
 }
 
-func (c *Collector) collectVertex(ctx context.Context, jobID string, vs VertexSnapshot, prev *VertexSnapshot, cpID int64, at time.Time) VertexSnapshot {
-	log := c.log.With("job_id", jobID, "vertex_id", vs.ID)
-	n := max(vs.Parallelism, 0)
+func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID string, vs VertexSnapshot, prev *VertexSnapshot, cpID int64, at time.Time) VertexSnapshot {
+	log = log.With("vertex_id", vs.ID)
+	n := vs.Parallelism // validateVertex: 1..MaxParallelism
 	vs.Subtasks = make([]SubtaskSnapshot, n)
 	for i := range vs.Subtasks {
 		vs.Subtasks[i] = SubtaskSnapshot{
@@ -394,7 +441,11 @@ func (c *Collector) collectVertex(ctx context.Context, jobID string, vs VertexSn
 	attempts := map[int]subtaskPoll{}
 	if det != nil {
 		for _, st := range det.Subtasks {
-			if st.Subtask >= 0 && st.Subtask < n {
+			if err := checkSubtask("vertex details", st.Subtask, n); err != nil {
+				failed = append(failed, err)
+				break
+			}
+			{
 				sub := &vs.Subtasks[st.Subtask]
 				sub.Status, sub.Endpoint = st.Status, st.Endpoint
 				sub.Attempt, sub.StartTime = st.Attempt, msTime(st.StartTime)
@@ -434,8 +485,9 @@ func (c *Collector) collectVertex(ctx context.Context, jobID string, vs VertexSn
 		vs.BackpressureLevel = bp.Level
 		// Ratios from the backpressure answer where the metrics had none.
 		for _, s := range bp.Subtasks {
-			if s.Subtask < 0 || s.Subtask >= n {
-				continue
+			if err := checkSubtask("backpressure", s.Subtask, n); err != nil {
+				errs = append(errs, err)
+				break
 			}
 			st := &vs.Subtasks[s.Subtask]
 			st.BusyRatio = orNaN(st.BusyRatio, s.BusyRatio)
@@ -539,7 +591,8 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 	}
 	m := MetricMap(vals)
 	get := func(id string) float64 {
-		if v, ok := m[id]; ok {
+		// ±Infinity (a gauge divided by zero) is as unknown as "NaN".
+		if v, ok := m[id]; ok && !math.IsInf(v.Value, 0) {
 			return v.Value // NaN for "NaN"
 		}
 		return math.NaN()
@@ -565,8 +618,10 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 		}
 		st.RecordsOutPerSecond = get(p + metricRecordsOut)
 	}
+	var offErr error
 	if kafka != nil {
 		kafka.applyValues(m)
+		offErr = checkOffsets(kafka)
 		vs.Kafka = kafka
 	}
 	runMs := make([]int64, len(vs.Subtasks))
@@ -578,7 +633,7 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 			}
 		}
 	}
-	return runMs, nil
+	return runMs, offErr
 }
 
 // trackKafka judges the vertex's Kafka entries against the earlier polls
@@ -706,6 +761,33 @@ func (c *Collector) pruneStates(jobs []JobSnapshot) {
 			delete(c.kafka, k)
 		}
 	}
+}
+
+// brokenJob is a job that could not be read: the previous poll's values,
+// stale, or none, with err.
+func brokenJob(js JobSnapshot, prev *JobSnapshot, err error, at time.Time) JobSnapshot {
+	if prev == nil {
+		js.Err = err
+		js.Freshness = Freshness{Stale: true}
+		return js
+	}
+	j := staleJob(*prev, at)
+	j.State, j.Name, j.StartTime = js.State, js.Name, js.StartTime
+	j.Err = err
+	return j
+}
+
+// brokenVertex is a vertex whose numbers failed validation: the previous
+// poll's values, stale, or none, never the bad numbers.
+func brokenVertex(v Vertex, source, keyed bool, prev *VertexSnapshot, err error, at time.Time) VertexSnapshot {
+	err = fmt.Errorf("vertex %q: %w", v.Name, err)
+	if prev != nil {
+		out := *prev
+		out.Err = err
+		out.Freshness = stale(prev.Freshness, at)
+		return out
+	}
+	return VertexSnapshot{ID: v.ID, Name: v.Name, Source: source, Keyed: keyed, Err: err, Freshness: Freshness{Stale: true}}
 }
 
 // stale marks a value from an earlier poll as not refreshed at at.

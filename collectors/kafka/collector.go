@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -186,7 +187,7 @@ func (c *Collector) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		s := c.PollOnce(ctx)
+		s := c.pollRecovering(ctx)
 		if s.Err != nil {
 			c.log.Warn("kafka poll incomplete", "error", s.Err, "duration", s.PollDuration)
 		}
@@ -221,7 +222,14 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	// Offsets and group commits are independent reads: send them at once.
 	var gf groupFetch
 	var wg sync.WaitGroup
-	wg.Go(func() { gf = c.fetchGroups(ctx) })
+	wg.Go(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				gf = groupFetch{listErr: c.recovered("group fetch", r)}
+			}
+		}()
+		gf = c.fetchGroups(ctx)
+	})
 	ends, starts, err := c.listOffsets(ctx, names, refresh)
 	wg.Wait()
 
@@ -237,9 +245,45 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	s.PollDuration = c.now().Sub(now)
 	c.latest.Store(s)
 	if fn := c.notify.Load(); fn != nil {
-		(*fn)(s)
+		c.publish(*fn, s)
 	}
 	return s
+}
+
+// pollRecovering is PollOnce with a panic turned into a failed poll: the
+// last snapshot's values are kept with the panic as Err, and Run goes on.
+func (c *Collector) pollRecovering(ctx context.Context) (s *Snapshot) {
+	defer func() {
+		if r := recover(); r != nil {
+			err := c.recovered("poll", r)
+			s = &Snapshot{Cluster: c.cfg.Name, CollectedAt: c.now()}
+			if prev := c.latest.Load(); prev != nil {
+				cp := *prev
+				s = &cp
+			}
+			s.Err = err
+			c.latest.Store(s)
+		}
+	}()
+	return c.PollOnce(ctx)
+}
+
+// publish hands s to fn (the store update), recovering a panic in it so
+// that polling goes on.
+func (c *Collector) publish(fn func(*Snapshot), s *Snapshot) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.recovered("snapshot update", r)
+		}
+	}()
+	fn(s)
+}
+
+// recovered logs a recovered panic once, with the stack, and returns it as
+// an error.
+func (c *Collector) recovered(what string, r any) error {
+	c.log.Error("kafka collector panicked; recovered", "in", what, "error", r, "stack", string(debug.Stack()))
+	return fmt.Errorf("internal error: panic: %v", r)
 }
 
 // OnSnapshot sets a function that receives every snapshot the collector
@@ -290,7 +334,14 @@ func (c *Collector) listOffsets(ctx context.Context, names []string, withStarts 
 	var startStale bool
 	var wg sync.WaitGroup
 	if withStarts {
-		wg.Go(func() { starts, startStale, startErr = c.listOffsetsAt(ctx, names, -2) })
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					starts, startStale, startErr = nil, true, c.recovered("start offsets", r)
+				}
+			}()
+			starts, startStale, startErr = c.listOffsetsAt(ctx, names, -2)
+		})
 	}
 	ends, endStale, endErr := c.listOffsetsAt(ctx, names, -1)
 	wg.Wait()
