@@ -45,6 +45,10 @@ type Options struct {
 	LiveInterval time.Duration
 	// Now is the clock pages use for "N ago" texts; nil means time.Now.
 	Now func() time.Time
+	// MaxHeavyRenders bounds the planner, key lookup and assignment
+	// requests computed at once; more wait briefly, then get 503 with
+	// Retry-After. Zero means 4.
+	MaxHeavyRenders int
 }
 
 // Server holds what the handlers share. Create it with NewServer.
@@ -62,6 +66,9 @@ type Server struct {
 	liveInterval   time.Duration
 	metrics        http.Handler
 	now            func() time.Time
+	// heavy holds one token per expensive render in progress (planner,
+	// keys, assignment); see limitHeavy.
+	heavy chan struct{}
 }
 
 var (
@@ -105,6 +112,10 @@ func NewServer(opts Options) (*Server, error) {
 	if s.hub, err = NewHub(s.log, opts.WebSocket); err != nil {
 		return nil, err
 	}
+	if opts.MaxHeavyRenders <= 0 {
+		opts.MaxHeavyRenders = defaultHeavyRenders
+	}
+	s.heavy = make(chan struct{}, opts.MaxHeavyRenders)
 	s.metrics = s.newMetrics()
 	s.handler = s.routes()
 	return s, nil
