@@ -69,6 +69,8 @@ type Server struct {
 	// heavy holds one token per expensive render in progress (planner,
 	// keys, assignment); see limitHeavy.
 	heavy chan struct{}
+	// csrf refuses cross-origin browser POSTs; see routes.
+	csrf *http.CrossOriginProtection
 }
 
 var (
@@ -116,6 +118,23 @@ func NewServer(opts Options) (*Server, error) {
 		opts.MaxHeavyRenders = defaultHeavyRenders
 	}
 	s.heavy = make(chan struct{}, opts.MaxHeavyRenders)
+	s.csrf = http.NewCrossOriginProtection()
+	for _, o := range opts.WebSocket.AllowedOrigins {
+		// The origins trusted to open the websocket (that of
+		// --web.external-url among them) may post forms too: behind a
+		// proxy that rewrites Host, browsers without Sec-Fetch-Site are
+		// recognised by their Origin.
+		n, err := NormalizeOrigin(o)
+		if err != nil {
+			return nil, fmt.Errorf("allowed origin %q: %w", o, err)
+		}
+		if err := s.csrf.AddTrustedOrigin(n); err != nil {
+			return nil, fmt.Errorf("allowed origin %q: %w", o, err)
+		}
+	}
+	s.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "cross-origin "+r.Method+" refused: submit the form from skewscope's own pages", http.StatusForbidden)
+	}))
 	s.metrics = s.newMetrics()
 	s.handler = s.routes()
 	return s, nil
