@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -86,7 +87,7 @@ type Sandbox struct {
 	restoreMu sync.Mutex // one Restore at a time
 
 	mu     sync.Mutex // guards jobs and rng
-	jobs   []*job     // every job ever started, in start order
+	jobs   []*job     // running jobs and the newest finished ones, in start order
 	rng    *rand.Rand
 	closed bool
 
@@ -97,6 +98,12 @@ type Sandbox struct {
 }
 
 const (
+	// maxFinishedPerName is how many finished jobs of each name the
+	// sandbox keeps listing, like Flink's job store (jobstore.max-capacity,
+	// jobstore.expiration-time): older ones are forgotten, so restores do
+	// not grow memory without bound.
+	maxFinishedPerName = 8
+
 	defaultGrowEvery       = 45 * time.Second
 	defaultDiscoverEvery   = 10 * time.Second
 	defaultCheckpointEvery = 5 * time.Second
@@ -236,8 +243,9 @@ func (s *Sandbox) Jobs() []JobInfo {
 	return out
 }
 
-// AllJobs lists every job since Start, finished ones included, in start
-// order.
+// AllJobs lists the jobs the JobManager still knows, in start order: the
+// running ones and the newest finished ones of each name (see
+// maxFinishedPerName).
 func (s *Sandbox) AllJobs() []JobInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -286,10 +294,30 @@ func (s *Sandbox) Restore(jobName string, parallelism int) error {
 		return err
 	}
 	s.mu.Lock()
-	s.jobs = append(s.jobs, nj)
+	s.jobs = expireFinished(append(s.jobs, nj), maxFinishedPerName)
 	s.mu.Unlock()
 	s.log.Info("sandbox job restored", "job", jobName, "old_job_id", old.id, "job_id", nj.id, "parallelism", parallelism)
 	return nil
+}
+
+// expireFinished drops, in place, all but the newest keep finished jobs of
+// each name. A finished job is stopped already: nothing else refers to it.
+func expireFinished(jobs []*job, keep int) []*job {
+	finished := map[string]int{}
+	drop := map[*job]bool{}
+	for i := len(jobs) - 1; i >= 0; i-- {
+		j := jobs[i]
+		if j.isRunning() {
+			continue
+		}
+		if finished[j.spec.name]++; finished[j.spec.name] > keep {
+			drop[j] = true
+		}
+	}
+	if len(drop) == 0 {
+		return jobs
+	}
+	return slices.DeleteFunc(jobs, func(j *job) bool { return drop[j] })
 }
 
 // Close stops the REST endpoint, the jobs, the producers and the cluster,

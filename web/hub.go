@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/gorilla/websocket"
 
 	"github.com/skewscope/skewscope/assign"
@@ -26,6 +28,8 @@ import (
 // Hub defaults; HubOptions fields left zero take these.
 const (
 	defaultMaxConnections = 1000
+	defaultPerClient      = 16
+	defaultSubscribeWait  = 10 * time.Second
 	defaultClientBuffer   = 16
 	defaultMaxTopics      = 16
 	defaultReadLimit      = 4096
@@ -56,6 +60,24 @@ type HubOptions struct {
 	AllowNoOrigin bool
 	// MaxConnections bounds concurrent websocket clients; more get 503.
 	MaxConnections int
+	// MaxConnectionsPerClient bounds the sockets of one client address
+	// (see ClientAddress); more get 429. Zero means 16, negative no bound.
+	MaxConnectionsPerClient int
+	// ReservedConnections of MaxConnections are kept for addresses that
+	// have no socket yet, so that one client cannot lock everyone else
+	// out. Zero means MaxConnections/10, negative none.
+	ReservedConnections int
+	// SubscribeWait is how long a socket may watch no topic (before its
+	// first subscribe message, or after subscribing to nothing); then it
+	// is closed with 1008. Zero means 10 s.
+	SubscribeWait time.Duration
+	// ClientAddress names the client a request comes from, for
+	// MaxConnectionsPerClient and ReservedConnections. Nil means the
+	// address chi's ClientIPFrom* middleware resolved (a trusted proxy
+	// header), else the IP of RemoteAddr; IPv6 addresses count by /64.
+	// Behind a reverse proxy that no such middleware trusts, every client
+	// has the proxy's address.
+	ClientAddress func(*http.Request) string
 	// ClientBuffer bounds the number of distinct topics with an update
 	// waiting for one client; each topic keeps only its latest update. A
 	// client that overflows it is dropped.
@@ -87,6 +109,7 @@ type HubStats struct {
 	Encoded        uint64 // updates encoded by Publish (once each, whatever the fan-out)
 	Rejected       uint64 // handshakes refused (origin, connection limit, closed hub)
 	BadSubscribers uint64 // connections closed for a bad subscribe message
+	Unsubscribed   uint64 // connections closed for watching no topic for SubscribeWait
 }
 
 // Hub fans updates out to websocket clients. One goroutine, Run, owns
@@ -114,8 +137,13 @@ type Hub struct {
 	activeMu sync.RWMutex
 	active   map[string]bool
 
-	conns                                            atomic.Int64
-	dropped, sent, encoded, rejected, badSubscribers atomic.Uint64
+	// addrMu guards perAddr and the admission decision; conns is also
+	// read without it by Stats.
+	addrMu  sync.Mutex
+	perAddr map[string]int
+
+	conns                                                          atomic.Int64
+	dropped, sent, encoded, rejected, badSubscribers, unsubscribed atomic.Uint64
 }
 
 type publication struct {
@@ -135,6 +163,21 @@ func NewHub(logger *slog.Logger, opts HubOptions) (*Hub, error) {
 	}
 	if opts.MaxConnections <= 0 {
 		opts.MaxConnections = defaultMaxConnections
+	}
+	if opts.MaxConnectionsPerClient == 0 {
+		opts.MaxConnectionsPerClient = defaultPerClient
+	}
+	switch {
+	case opts.ReservedConnections == 0:
+		opts.ReservedConnections = opts.MaxConnections / 10
+	case opts.ReservedConnections < 0:
+		opts.ReservedConnections = 0
+	}
+	if opts.SubscribeWait <= 0 {
+		opts.SubscribeWait = defaultSubscribeWait
+	}
+	if opts.ClientAddress == nil {
+		opts.ClientAddress = clientAddress
 	}
 	if opts.ClientBuffer <= 0 {
 		opts.ClientBuffer = defaultClientBuffer
@@ -159,6 +202,7 @@ func NewHub(logger *slog.Logger, opts HubOptions) (*Hub, error) {
 		opts:    opts,
 		allowed: make(map[string]bool),
 		active:  make(map[string]bool),
+		perAddr: make(map[string]int),
 		pub:     make(chan publication),
 		sub:     make(chan subscription),
 		unsub:   make(chan *client),
@@ -226,6 +270,7 @@ func (h *Hub) Stats() HubStats {
 		Encoded:        h.encoded.Load(),
 		Rejected:       h.rejected.Load(),
 		BadSubscribers: h.badSubscribers.Load(),
+		Unsubscribed:   h.unsubscribed.Load(),
 	}
 }
 
@@ -360,16 +405,17 @@ func (h *Hub) drop(c *client) {
 // and is answered with {"subscribed":[...]}; updates arrive as
 // {"topic":"...","data":...}.
 func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
-	// reject releases the connection slot taken below and counts a refused
-	// handshake.
-	reject := func() {
-		h.conns.Add(-1)
+	addr := h.opts.ClientAddress(r)
+	if status, msg := h.admit(addr); status != 0 {
 		h.rejected.Add(1)
-	}
-	if n := h.conns.Add(1); n > int64(h.opts.MaxConnections) {
-		reject()
-		http.Error(w, "too many websocket connections", http.StatusServiceUnavailable)
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, msg, status)
 		return
+	}
+	// reject releases the slot admit took and counts a refused handshake.
+	reject := func() {
+		h.release(addr)
+		h.rejected.Add(1)
 	}
 	select {
 	case <-h.done:
@@ -393,6 +439,7 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 		h:       h,
 		conn:    conn,
 		remote:  r.RemoteAddr,
+		addr:    addr,
 		pending: make(map[string]*websocket.PreparedMessage),
 		notify:  make(chan struct{}, 1),
 		quit:    make(chan struct{}),
@@ -400,7 +447,7 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		h.conns.Add(-1)
+		h.release(addr)
 		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "shutting down"), time.Now().Add(h.opts.WriteWait))
 		_ = conn.Close()
 		return
@@ -411,11 +458,67 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 	c.readPump()
 }
 
+// admit takes a connection slot for a client at addr, or returns the
+// status and message of the refusal: 429 when addr has
+// MaxConnectionsPerClient sockets, 503 when the hub is full (for an addr
+// that has a socket already, when only the reserved slots are left).
+func (h *Hub) admit(addr string) (int, string) {
+	h.addrMu.Lock()
+	defer h.addrMu.Unlock()
+	n, mine := h.conns.Load(), h.perAddr[addr]
+	switch {
+	case h.opts.MaxConnectionsPerClient > 0 && mine >= h.opts.MaxConnectionsPerClient:
+		return http.StatusTooManyRequests, fmt.Sprintf("too many websocket connections from your address: at most %d; close other skewscope tabs", h.opts.MaxConnectionsPerClient)
+	case n >= int64(h.opts.MaxConnections), mine > 0 && n >= int64(h.opts.MaxConnections-h.opts.ReservedConnections):
+		return http.StatusServiceUnavailable, "too many websocket connections"
+	}
+	h.perAddr[addr]++
+	h.conns.Add(1)
+	return 0, ""
+}
+
+// release gives back a slot admit took for addr.
+func (h *Hub) release(addr string) {
+	h.addrMu.Lock()
+	defer h.addrMu.Unlock()
+	if h.perAddr[addr]--; h.perAddr[addr] <= 0 {
+		delete(h.perAddr, addr)
+	}
+	h.conns.Add(-1)
+}
+
+// clientAddress is the default HubOptions.ClientAddress: the address chi's
+// ClientIPFrom* middleware resolved from a trusted proxy header, else the
+// IP of RemoteAddr, with IPv6 addresses cut to their /64 (one host or
+// household usually has a whole /64).
+func clientAddress(r *http.Request) string {
+	a := middleware.GetClientIPAddr(r.Context())
+	if !a.IsValid() {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		p, err := netip.ParseAddr(host)
+		if err != nil {
+			return host
+		}
+		a = p
+	}
+	a = a.Unmap()
+	if a.Is6() {
+		if p, err := a.Prefix(64); err == nil {
+			return p.String()
+		}
+	}
+	return a.String()
+}
+
 // client is one websocket connection.
 type client struct {
 	h      *Hub
 	conn   *websocket.Conn
 	remote string
+	addr   string // the client address its slot is counted under
 
 	mu      sync.Mutex // guards pending and order
 	pending map[string]*websocket.PreparedMessage
@@ -530,9 +633,18 @@ func (c *client) readPump() {
 		case <-h.done:
 		}
 		c.close()
-		h.conns.Add(-1)
+		h.release(c.addr)
 		h.wg.Done()
 	}()
+	// A socket that watches nothing only holds a slot: close it after
+	// SubscribeWait, counted from the upgrade or from a subscription to
+	// no topic.
+	idle := time.AfterFunc(h.opts.SubscribeWait, func() {
+		h.unsubscribed.Add(1)
+		h.log.Info("websocket closed: no subscription", "remote", c.remote, "duration", h.opts.SubscribeWait)
+		c.closeWith(websocket.ClosePolicyViolation, "no subscription within "+h.opts.SubscribeWait.String())
+	})
+	defer idle.Stop()
 	c.conn.SetReadLimit(h.opts.ReadLimit)
 	_ = c.conn.SetReadDeadline(time.Now().Add(h.opts.PongWait))
 	c.conn.SetPongHandler(func(string) error {
@@ -553,6 +665,11 @@ func (c *client) readPump() {
 			h.log.Info("websocket subscribe rejected", "remote", c.remote, "error", err)
 			c.closeWith(websocket.ClosePolicyViolation, clip(err.Error(), 120))
 			return
+		}
+		if len(topics) > 0 {
+			idle.Stop()
+		} else {
+			idle.Reset(h.opts.SubscribeWait)
 		}
 		select {
 		case h.sub <- subscription{c, topics}:

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -55,4 +56,51 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+const (
+	// defaultHeavyRenders is how many expensive requests (planner, key
+	// lookup, assignment) may run at once. Each may allocate tens of MB.
+	defaultHeavyRenders = 4
+	// heavyQueueWait is how long such a request waits for a free slot
+	// before it is answered 503.
+	heavyQueueWait = 2 * time.Second
+	// heavyRetryAfter is the Retry-After of that 503, in seconds.
+	heavyRetryAfter = 2
+)
+
+// limitHeavy lets at most cap(s.heavy) expensive requests run at once: a
+// request waits up to heavyQueueWait for a slot, then is answered 503 with
+// Retry-After (JSON when asJSON), so that many slow clients cannot make
+// the server hold many large pages in memory at the same time.
+func (s *Server) limitHeavy(asJSON bool, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.heavy <- struct{}{}:
+		default:
+			t := time.NewTimer(heavyQueueWait)
+			select {
+			case s.heavy <- struct{}{}:
+				t.Stop()
+			case <-t.C:
+				s.busy(w, asJSON)
+				return
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
+		defer func() { <-s.heavy }()
+		next(w, r)
+	}
+}
+
+func (s *Server) busy(w http.ResponseWriter, asJSON bool) {
+	const msg = "server busy: too many large plans or lookups are being computed; retry in a few seconds"
+	w.Header().Set("Retry-After", strconv.Itoa(heavyRetryAfter))
+	if asJSON {
+		writeJSON(w, http.StatusServiceUnavailable, apiErrorBody{Error: msg})
+		return
+	}
+	http.Error(w, msg, http.StatusServiceUnavailable)
 }

@@ -24,6 +24,10 @@ const (
 	// maxPlannerPartitions bounds one plan; the planner is built to render
 	// 10,000 partitions quickly, and stays correct (if slower) up to this.
 	maxPlannerPartitions = 50_000
+	// maxPlannerSubtasks bounds parallelism + target: the page draws a
+	// grid row per subtask of each side, and rows, not partitions, make
+	// most of its size (32,768 + 32,768 rows were 24 MB of HTML).
+	maxPlannerSubtasks = 8192
 )
 
 // planForm is the planner's input exactly as the user typed it, plus the
@@ -109,6 +113,13 @@ func parsePlanForm(v url.Values) *planForm {
 		f.Target = f.Parallelism
 	}
 	f.target = f.parallelismField("target", f.Target, "target parallelism")
+	if n := f.current + f.target; f.current > 0 && f.target > 0 && n > maxPlannerSubtasks {
+		field := "parallelism"
+		if f.target > f.current {
+			field = "target"
+		}
+		f.fail(field, "parallelism + target is %d subtasks; the planner draws a row for each and at most %d in all (for larger jobs use /api/v1/assignment)", n, maxPlannerSubtasks)
+	}
 	f.parseMaxParallelism()
 	switch f.Mode {
 	case "", "fresh":

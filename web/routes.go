@@ -16,6 +16,15 @@ func (s *Server) routes() http.Handler {
 	root.Use(s.recoverer)
 	root.Use(s.logRequests)
 	root.Use(securityHeaders)
+	// Every POST is refused when a browser sends it from another origin.
+	// Only /sandbox/restore changes state; the planner, key lookup and
+	// bulk API posts only compute, and each has a GET form (or is meant
+	// for non-browser clients, which send neither Sec-Fetch-Site nor
+	// Origin), so refusing them loses nothing and keeps any future
+	// state-changing route protected by default. GET, HEAD and OPTIONS
+	// always pass: links from portals and alerts, and the /ws handshake,
+	// which checks its Origin itself.
+	root.Use(s.csrf.Handler)
 	root.Use(middleware.GetHead)
 	root.Use(middleware.Compress(1, "text/html", "text/css", "text/javascript", "application/json", "text/csv", "text/plain"))
 	if s.prefix == "" {
@@ -40,12 +49,12 @@ func (s *Server) mount(r chi.Router) {
 	r.Post("/sandbox/restore", s.page(s.serveSandboxRestore))
 	r.Get("/ws", s.hub.ServeWS)
 	r.Get("/metrics", s.metrics.ServeHTTP)
-	r.Get("/plan", s.page(s.servePlan))
-	r.Post("/plan", s.page(s.servePlan))
-	r.Get("/keys", s.page(s.serveKeys))
-	r.Post("/keys", s.page(s.serveKeys))
-	r.Get("/keys.csv", s.api(s.serveKeysCSV))
-	r.Post("/keys.csv", s.api(s.serveKeysCSV))
+	r.Get("/plan", s.limitHeavy(false, s.page(s.servePlan)))
+	r.Post("/plan", s.limitHeavy(false, s.page(s.servePlan)))
+	r.Get("/keys", s.limitHeavy(false, s.page(s.serveKeys)))
+	r.Post("/keys", s.limitHeavy(false, s.page(s.serveKeys)))
+	r.Get("/keys.csv", s.limitHeavy(true, s.api(s.serveKeysCSV)))
+	r.Post("/keys.csv", s.limitHeavy(true, s.api(s.serveKeysCSV)))
 	r.Get("/static/*", s.serveStatic)
 	r.NotFound(s.page(s.serveNotFoundPage))
 
@@ -60,9 +69,9 @@ func (s *Server) mount(r chi.Router) {
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Use(middleware.Timeout(apiTimeout))
 		r.Get("/keygroup", s.api(s.serveKeyGroup))
-		r.Post("/keygroup", s.api(s.serveKeyGroupBulk))
+		r.Post("/keygroup", s.limitHeavy(true, s.api(s.serveKeyGroupBulk)))
 		r.Get("/keygroups/ranges", s.api(s.serveRanges))
-		r.Get("/assignment", s.api(s.serveAssignment))
+		r.Get("/assignment", s.limitHeavy(true, s.api(s.serveAssignment)))
 		r.Get("/openapi.json", s.serveOpenAPI)
 		r.Get("/version", s.api(s.serveVersion))
 		r.Get("/overview", s.api(s.serveOverviewJSON))

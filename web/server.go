@@ -45,6 +45,10 @@ type Options struct {
 	LiveInterval time.Duration
 	// Now is the clock pages use for "N ago" texts; nil means time.Now.
 	Now func() time.Time
+	// MaxHeavyRenders bounds the planner, key lookup and assignment
+	// requests computed at once; more wait briefly, then get 503 with
+	// Retry-After. Zero means 4.
+	MaxHeavyRenders int
 }
 
 // Server holds what the handlers share. Create it with NewServer.
@@ -62,6 +66,11 @@ type Server struct {
 	liveInterval   time.Duration
 	metrics        http.Handler
 	now            func() time.Time
+	// heavy holds one token per expensive render in progress (planner,
+	// keys, assignment); see limitHeavy.
+	heavy chan struct{}
+	// csrf refuses cross-origin browser POSTs; see routes.
+	csrf *http.CrossOriginProtection
 }
 
 var (
@@ -105,6 +114,27 @@ func NewServer(opts Options) (*Server, error) {
 	if s.hub, err = NewHub(s.log, opts.WebSocket); err != nil {
 		return nil, err
 	}
+	if opts.MaxHeavyRenders <= 0 {
+		opts.MaxHeavyRenders = defaultHeavyRenders
+	}
+	s.heavy = make(chan struct{}, opts.MaxHeavyRenders)
+	s.csrf = http.NewCrossOriginProtection()
+	for _, o := range opts.WebSocket.AllowedOrigins {
+		// The origins trusted to open the websocket (that of
+		// --web.external-url among them) may post forms too: behind a
+		// proxy that rewrites Host, browsers without Sec-Fetch-Site are
+		// recognised by their Origin.
+		n, err := NormalizeOrigin(o)
+		if err != nil {
+			return nil, fmt.Errorf("allowed origin %q: %w", o, err)
+		}
+		if err := s.csrf.AddTrustedOrigin(n); err != nil {
+			return nil, fmt.Errorf("allowed origin %q: %w", o, err)
+		}
+	}
+	s.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "cross-origin "+r.Method+" refused: submit the form from skewscope's own pages", http.StatusForbidden)
+	}))
 	s.metrics = s.newMetrics()
 	s.handler = s.routes()
 	return s, nil
