@@ -25,6 +25,14 @@ const (
 	MaxPartitionsPerQuery = 100_000
 )
 
+// ValidRouteName reports whether name can be a Kafka cluster or topic name
+// in the URL /kafka/{cluster}/topics/{topic} (page and API); the
+// configuration checks cluster names with it at start.
+func ValidRouteName(name string) bool { return nameRE.MatchString(name) }
+
+// RouteNamePattern is the rule ValidRouteName applies, for messages.
+func RouteNamePattern() string { return nameRE.String() }
+
 // keyGroupResult is one key's answer. Subtask fields are present only when
 // the parallelism they refer to was given.
 type keyGroupResult struct {
