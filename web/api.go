@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/strategy"
 )
@@ -24,6 +26,26 @@ const (
 	// query, so one request cannot make the server build millions of rows.
 	MaxPartitionsPerQuery = 100_000
 )
+
+// serveAPIMethodNotAllowed answers a method an API path does not take,
+// naming in Allow the methods it does (RFC 9110 §15.5.6).
+func (s *Server) serveAPIMethodNotAllowed(w http.ResponseWriter, r *http.Request) error {
+	if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.Routes != nil {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if rctx.Routes.Match(chi.NewRouteContext(), m, r.URL.Path) {
+				allow = append(allow, m)
+				if m == http.MethodGet {
+					allow = append(allow, http.MethodHead) // HEAD is answered as GET
+				}
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+		}
+	}
+	return &inputError{Status: http.StatusMethodNotAllowed, Msg: "method " + r.Method + " is not allowed on " + assign.QuoteClip(r.URL.Path)}
+}
 
 // ValidRouteName reports whether name can be a Kafka cluster or topic name
 // in the URL /kafka/{cluster}/topics/{topic} (page and API); the

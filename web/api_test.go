@@ -404,3 +404,21 @@ func TestKeyGroupBulkLoneSurrogates(t *testing.T) {
 		t.Errorf("GET keygroup tuple [\"\\ud800\",1] = %d %s, want javaHash %d", code, b, 31*55296+1)
 	}
 }
+
+// TestAPIMethodNotAllowedSaysAllow: a 405 names the methods the path takes
+// (RFC 9110 §15.5.6).
+func TestAPIMethodNotAllowedSaysAllow(t *testing.T) {
+	s := newTestServer(t)
+	for _, tc := range []struct{ method, target, want string }{
+		{"DELETE", "/api/v1/keygroup?key=a", "GET, HEAD, POST"},
+		{"POST", "/api/v1/keygroups/ranges", "GET, HEAD"},
+		{"PUT", "/api/v1/kafka/c/topics/t", "GET, HEAD"},
+	} {
+		req := httptest.NewRequest(tc.method, tc.target, nil)
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != tc.want {
+			t.Errorf("%s %s = %d, Allow %q, want 405 with Allow %q", tc.method, tc.target, rec.Code, rec.Header().Get("Allow"), tc.want)
+		}
+	}
+}
