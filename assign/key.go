@@ -97,25 +97,24 @@ func ParseKeyType(s string) (KeyType, error) {
 // a char is a single UTF-16 code unit, given as one BMP character. A tuple
 // key is a JSON array with one element per field, where null is Java null
 // (hash 0) and numbers may be JSON numbers or strings:
-// ["customer-42", 7].
+// ["customer-42", 7]; its strings are decoded as Jackson would, so an
+// escaped lone surrogate ("\ud800") stays one UTF-16 code unit.
 func HashKey(t KeyType, text string) (int32, error) {
 	if t.Kind != KindTuple {
 		return hashScalar(t.Kind, text)
 	}
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	var fields []any
-	if err := dec.Decode(&fields); err != nil {
-		return 0, fmt.Errorf("tuple key %s: want a JSON array like [\"a\", 1]: %v", QuoteClip(text), err)
+	fields, err := decodeTupleJSON(text)
+	if errors.Is(err, errTrailing) {
+		return 0, fmt.Errorf("tuple key %s: %v", QuoteClip(text), err)
 	}
-	if dec.More() {
-		return 0, fmt.Errorf("tuple key %s: trailing data after the JSON array", QuoteClip(text))
+	if err != nil {
+		return 0, fmt.Errorf("tuple key %s: want a JSON array like [\"a\", 1]: %v", QuoteClip(text), err)
 	}
 	return HashTuple(t, fields)
 }
 
 // HashTuple hashes a tuple key given as decoded JSON values (string,
-// json.Number, float64, bool or nil per field).
+// JavaString, json.Number, float64, bool or nil per field).
 func HashTuple(t KeyType, fields []any) (int32, error) {
 	if t.Kind != KindTuple {
 		return 0, fmt.Errorf("key type %s is not a tuple", t)
@@ -131,6 +130,13 @@ func HashTuple(t KeyType, fields []any) (int32, error) {
 			continue // Java null field: hash 0
 		case string:
 			text = v
+		case JavaString:
+			h, err := HashKeyJava(KeyType{Kind: t.Fields[i]}, v)
+			if err != nil {
+				return 0, fmt.Errorf("tuple field %d: %w", i, err)
+			}
+			hs[i] = h
+			continue
 		case json.Number:
 			text = v.String()
 		case float64:

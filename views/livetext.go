@@ -229,7 +229,11 @@ func EventMoved(e live.LineageEvent) string {
 	case e.MovedCount == 0:
 		return "none"
 	}
-	s := strconv.Itoa(e.MovedCount) + ": " + strings.Join(e.Moved, ", ")
+	moved := make([]string, len(e.Moved))
+	for i, m := range e.Moved {
+		moved[i] = Isolate(m) // topic-partition: the topic name is Kafka's
+	}
+	s := strconv.Itoa(e.MovedCount) + ": " + strings.Join(moved, ", ")
 	if len(e.Moved) < e.MovedCount {
 		s += ", …"
 	}
@@ -256,7 +260,7 @@ func cellTitle(c live.PartitionCell, subtask int) string {
 	var b strings.Builder
 	// Only what does not change between updates: live numbers are in the
 	// cell and the row, which updates rewrite.
-	b.WriteString(c.Topic + "-" + strconv.Itoa(int(c.Partition)))
+	b.WriteString(Isolate(c.Topic) + "-" + strconv.Itoa(int(c.Partition)))
 	switch {
 	case c.Predicted < 0:
 		b.WriteString(" · not modelled")

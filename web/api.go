@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/strategy"
 )
@@ -24,6 +26,34 @@ const (
 	// query, so one request cannot make the server build millions of rows.
 	MaxPartitionsPerQuery = 100_000
 )
+
+// serveAPIMethodNotAllowed answers a method an API path does not take,
+// naming in Allow the methods it does (RFC 9110 §15.5.6).
+func (s *Server) serveAPIMethodNotAllowed(w http.ResponseWriter, r *http.Request) error {
+	if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.Routes != nil {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if rctx.Routes.Match(chi.NewRouteContext(), m, r.URL.Path) {
+				allow = append(allow, m)
+				if m == http.MethodGet {
+					allow = append(allow, http.MethodHead) // HEAD is answered as GET
+				}
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+		}
+	}
+	return &inputError{Status: http.StatusMethodNotAllowed, Msg: "method " + r.Method + " is not allowed on " + assign.QuoteClip(r.URL.Path)}
+}
+
+// ValidRouteName reports whether name can be a Kafka cluster or topic name
+// in the URL /kafka/{cluster}/topics/{topic} (page and API); the
+// configuration checks cluster names with it at start.
+func ValidRouteName(name string) bool { return nameRE.MatchString(name) }
+
+// RouteNamePattern is the rule ValidRouteName applies, for messages.
+func RouteNamePattern() string { return nameRE.String() }
 
 // keyGroupResult is one key's answer. Subtask fields are present only when
 // the parallelism they refer to was given.
@@ -54,6 +84,11 @@ func (kp keyGroupParams) lookup(key any, text string) (keyGroupResult, error) {
 	if err != nil {
 		return keyGroupResult{}, err
 	}
+	return kp.result(key, h), nil
+}
+
+// result places a key of hash h.
+func (kp keyGroupParams) result(key any, h int32) keyGroupResult {
 	kg := assign.KeyGroupForHash(h, kp.maxP)
 	r := keyGroupResult{
 		Key: key, Type: kp.typ.String(), JavaHash: h,
@@ -67,7 +102,7 @@ func (kp keyGroupParams) lookup(key any, text string) (keyGroupResult, error) {
 		s := assign.OperatorIndex(kp.maxP, kp.target, kg)
 		r.TargetParallelism, r.TargetSubtask = kp.target, &s
 	}
-	return r, nil
+	return r
 }
 
 // checkTarget validates a target parallelism against maxP: a rescale keeps
@@ -188,48 +223,55 @@ func (s *Server) serveKeyGroupBulk(w http.ResponseWriter, r *http.Request) error
 	results := make([]keyGroupResult, len(req.Keys))
 	for i, raw := range req.Keys {
 		field := "keys[" + strconv.Itoa(i) + "]"
-		key, text, err := bulkKeyText(kp.typ, raw)
+		key, h, err := bulkKeyHash(kp.typ, raw)
 		if err != nil {
 			return badInput(field, "%v", err)
 		}
-		if results[i], err = kp.lookup(key, text); err != nil {
-			return badInput(field, "%v", err)
-		}
+		results[i] = kp.result(key, h)
 	}
 	return writeJSON(w, http.StatusOK, struct {
 		Results []keyGroupResult `json:"results"`
 	}{results})
 }
 
-// bulkKeyText turns one JSON key into the text assign.HashKey reads, and the
-// value echoed back. Strings are taken as they are; for numeric and boolean
-// types a JSON number or boolean is accepted too; a tuple is a JSON array.
-func bulkKeyText(t assign.KeyType, raw json.RawMessage) (any, string, error) {
+// bulkKeyHash hashes one JSON key and returns the value echoed back.
+// Strings are decoded as Jackson decodes them in a Flink job, to UTF-16 code
+// units, so an escaped lone surrogate ("\ud800") keeps its code unit where
+// encoding/json would give U+FFFD; such a key is echoed as it was sent. For
+// numeric and boolean types a JSON number or boolean is accepted too; a
+// tuple is a JSON array.
+func bulkKeyHash(t assign.KeyType, raw json.RawMessage) (any, int32, error) {
 	trimmed := strings.TrimSpace(string(raw))
 	if trimmed == "null" {
-		return nil, "", assign.ErrNullKey
+		return nil, 0, assign.ErrNullKey
 	}
 	if t.Kind == assign.KindTuple {
 		if !strings.HasPrefix(trimmed, "[") {
-			return nil, "", fmt.Errorf("a %s key is a JSON array with %d fields", t, len(t.Fields))
+			return nil, 0, fmt.Errorf("a %s key is a JSON array with %d fields", t, len(t.Fields))
 		}
-		return json.RawMessage(trimmed), trimmed, nil
+		h, err := assign.HashKey(t, trimmed)
+		return json.RawMessage(trimmed), h, err
 	}
 	if strings.HasPrefix(trimmed, `"`) {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, "", err
+		s, err := assign.UnquoteJSONString(trimmed)
+		if err != nil {
+			return nil, 0, err
 		}
-		return s, s, nil
+		h, err := assign.HashKeyJava(t, s)
+		if s.HasLoneSurrogate() {
+			return json.RawMessage(trimmed), h, err
+		}
+		return s.String(), h, err
 	}
 	switch t.Kind {
 	case assign.KindString, assign.KindChar:
-		return nil, "", fmt.Errorf("a %s key is a JSON string, got %s", t, assign.QuoteClip(trimmed))
+		return nil, 0, fmt.Errorf("a %s key is a JSON string, got %s", t, assign.QuoteClip(trimmed))
 	}
 	if strings.HasPrefix(trimmed, "[") || strings.HasPrefix(trimmed, "{") {
-		return nil, "", fmt.Errorf("a %s key is a JSON number or string, got %s", t, assign.QuoteClip(trimmed))
+		return nil, 0, fmt.Errorf("a %s key is a JSON number or string, got %s", t, assign.QuoteClip(trimmed))
 	}
-	return json.RawMessage(trimmed), trimmed, nil
+	h, err := assign.HashKey(t, trimmed)
+	return json.RawMessage(trimmed), h, err
 }
 
 // rangesResponse is the body of GET /api/v1/keygroups/ranges.

@@ -363,3 +363,62 @@ func FuzzAPIQuery(f *testing.F) {
 		}
 	})
 }
+
+// TestKeyGroupBulkLoneSurrogates: a key that reaches a Flink job as JSON
+// keeps an escaped lone surrogate as one char (Jackson), so "\ud800" hashes
+// as the JDK's "\uD800".hashCode() = 55296, not as U+FFFD (65533).
+func TestKeyGroupBulkLoneSurrogates(t *testing.T) {
+	s := newTestServer(t)
+	for _, tc := range []struct {
+		body     string
+		want     []int32
+		wantEcho string
+	}{
+		{`{"type":"string","keys":["\ud800","a\udc00b","\ud83d\ude00"]}`, []int32{55296, 97*31*31 + 56320*31 + 98, 55357*31 + 56832}, `"\ud800"`},
+		{`{"type":"char","keys":["\ud800","\uDFFF","x"]}`, []int32{55296, 57343, 120}, `"\ud800"`},
+		// Tuple2.hashCode = 31 * f0.hashCode() + f1.hashCode().
+		{`{"type":"tuple<string,int>","keys":[["\ud800", 1]]}`, []int32{31*55296 + 1}, `["\ud800",1]`},
+	} {
+		code, b := do(t, s, "POST", "/api/v1/keygroup", strings.NewReader(tc.body))
+		if code != 200 {
+			t.Fatalf("POST keygroup %s = %d %s", tc.body, code, b)
+		}
+		got := decode[struct {
+			Results []struct {
+				Key      json.RawMessage
+				JavaHash int32
+			}
+		}](t, b)
+		for i, r := range got.Results {
+			if r.JavaHash != tc.want[i] {
+				t.Errorf("POST keygroup %s: result %d javaHash = %d, want %d (JDK)", tc.body, i, r.JavaHash, tc.want[i])
+			}
+		}
+		if echo := string(got.Results[0].Key); echo != tc.wantEcho {
+			t.Errorf("POST keygroup %s: key echoed as %s, want %s", tc.body, echo, tc.wantEcho)
+		}
+	}
+	// GET takes the key as text, not JSON, except for tuples.
+	code, b := do(t, s, "GET", "/api/v1/keygroup?type="+url.QueryEscape("tuple<string,int>")+"&key="+url.QueryEscape(`["\ud800",1]`), nil)
+	if r := decode[keyGroupResult](t, b); code != 200 || r.JavaHash != 31*55296+1 {
+		t.Errorf("GET keygroup tuple [\"\\ud800\",1] = %d %s, want javaHash %d", code, b, 31*55296+1)
+	}
+}
+
+// TestAPIMethodNotAllowedSaysAllow: a 405 names the methods the path takes
+// (RFC 9110 §15.5.6).
+func TestAPIMethodNotAllowedSaysAllow(t *testing.T) {
+	s := newTestServer(t)
+	for _, tc := range []struct{ method, target, want string }{
+		{"DELETE", "/api/v1/keygroup?key=a", "GET, HEAD, POST"},
+		{"POST", "/api/v1/keygroups/ranges", "GET, HEAD"},
+		{"PUT", "/api/v1/kafka/c/topics/t", "GET, HEAD"},
+	} {
+		req := httptest.NewRequest(tc.method, tc.target, nil)
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != tc.want {
+			t.Errorf("%s %s = %d, Allow %q, want 405 with Allow %q", tc.method, tc.target, rec.Code, rec.Header().Get("Allow"), tc.want)
+		}
+	}
+}

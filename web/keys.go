@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 
@@ -60,6 +62,13 @@ func parseKeysForm(v url.Values, upload []byte) *keysForm {
 		Keys: v.Get("keys"), Type: strings.TrimSpace(v.Get("type")),
 		Parallelism: strings.TrimSpace(v.Get("parallelism")), Target: strings.TrimSpace(v.Get("target")),
 		MaxParallelism: strings.TrimSpace(v.Get("maxParallelism")),
+	}
+	// The README and the API spell it targetParallelism; the form, target.
+	if alt := strings.TrimSpace(v.Get("targetParallelism")); alt != "" {
+		if f.Target != "" && f.Target != alt {
+			f.fail("target", "target=%s and targetParallelism=%s disagree: give one", assign.QuoteClip(f.Target), assign.QuoteClip(alt))
+		}
+		f.Target = alt
 	}
 	if f.Keys == "" && v.Has("key") {
 		f.Keys = v.Get("key")
@@ -251,14 +260,43 @@ func (s *Server) serveKeysCSV(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// csvSafe defuses keys that a spreadsheet would run as a formula.
+// csvSafe defuses keys that a spreadsheet would run as a formula: those
+// starting with =, +, - or @ (unless the whole key is a plain number), or
+// with tab or carriage return, get a leading apostrophe. Spreadsheets also
+// skip leading spaces (NBSP and other Unicode spaces, a byte order mark)
+// and read the fullwidth and small forms of those characters, and U+2212
+// minus, as the ASCII ones, so those count too.
 func csvSafe(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		if _, err := strconv.ParseFloat(s, 64); err != nil {
-			return "'" + s
+	if s == "" {
+		return s
+	}
+	if strings.ContainsRune("=+-@", rune(s[0])) {
+		if _, err := strconv.ParseFloat(s, 64); err == nil {
+			return s
 		}
+		return "'" + s
+	}
+	if s[0] == '\t' || s[0] == '\r' {
+		return "'" + s
+	}
+	rest := strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' || r == '\u200B' })
+	if r, _ := utf8.DecodeRuneInString(rest); rest != "" && isFormulaStart(r) {
+		return "'" + s
 	}
 	return s
+}
+
+// isFormulaStart reports =, +, - and @ in their ASCII, fullwidth and small
+// forms, and the minus sign.
+func isFormulaStart(r rune) bool {
+	switch r {
+	case '=', '+', '-', '@', '\t', '\r',
+		'\uFF1D', '\uFF0B', '\uFF0D', '\uFF20', // fullwidth = + - @
+		'\uFE66', '\uFE62', '\uFE63', '\uFE6B', // small = + - @
+		'\u2212': // minus sign
+		return true
+	}
+	return false
 }
 
 type keyLookup struct {

@@ -84,8 +84,6 @@ func (s *Server) mount(r chi.Router) {
 		r.NotFound(s.api(func(w http.ResponseWriter, r *http.Request) error {
 			return &inputError{Status: http.StatusNotFound, Msg: "no such API endpoint: " + assign.QuoteClip(r.URL.Path) + "; see /api/v1/openapi.json"}
 		}))
-		r.MethodNotAllowed(s.api(func(w http.ResponseWriter, r *http.Request) error {
-			return &inputError{Status: http.StatusMethodNotAllowed, Msg: "method " + r.Method + " is not allowed on " + assign.QuoteClip(r.URL.Path)}
-		}))
+		r.MethodNotAllowed(s.api(s.serveAPIMethodNotAllowed))
 	})
 }

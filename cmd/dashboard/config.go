@@ -180,10 +180,16 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (a
 			cfg.RoutePrefix = u.Path
 		}
 	}
+	if err := checkRoutePrefix(cfg.RoutePrefix); err != nil && f.routePrefix == "" {
+		p.addf("--web.external-url=%q: its path %v", f.externalURL, err)
+	}
 	if f.routePrefix != "" {
 		cfg.RoutePrefix = "/" + strings.Trim(f.routePrefix, "/")
 		if cfg.RoutePrefix == "/" {
 			cfg.RoutePrefix = ""
+		}
+		if err := checkRoutePrefix(cfg.RoutePrefix); err != nil {
+			p.addf("--web.route-prefix=%q: %v", f.routePrefix, err)
 		}
 	}
 	cfg.FrameAncestors = splitList(f.frameAncestors)
@@ -507,11 +513,16 @@ func decodeConfigFile(name string, data []byte, p *problems) (fileConfig, bool) 
 	return fc, true
 }
 
+// maxConfigFile caps the config file: a few clusters and endpoints take a
+// few kilobytes, and a device such as /dev/zero must not be read until
+// memory runs out.
+const maxConfigFile = 4 << 20
+
 // loadConfigFile reads, decodes and converts the config file; problems are
 // recorded in p. Relative file paths inside it are resolved against the
 // file's directory.
 func loadConfigFile(name string, p *problems) backends {
-	data, err := os.ReadFile(name)
+	data, err := readConfigFile(name)
 	if err != nil {
 		p.at("--config.file", "%v", err)
 		return backends{}
@@ -521,6 +532,68 @@ func loadConfigFile(name string, p *problems) backends {
 		return backends{}
 	}
 	return fc.backends(filepath.Dir(name), p)
+}
+
+// readConfigFile reads at most maxConfigFile bytes of name.
+func readConfigFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxConfigFile {
+		return nil, fmt.Errorf("%s is larger than %d MiB: a configuration file takes a few kilobytes; is it the right file?", name, maxConfigFile>>20)
+	}
+	return data, nil
+}
+
+// checkRoutePrefix requires a route prefix to be a clean path: segments of
+// letters, digits and "-._~", none of them "." or "..", no empty segment.
+// The prefix goes into every link and cookie path, and a browser or proxy
+// would resolve "/../x" or "/a//b" to another path than the routes'.
+func checkRoutePrefix(prefix string) error {
+	if prefix == "" {
+		return nil
+	}
+	for _, seg := range strings.Split(strings.TrimPrefix(prefix, "/"), "/") {
+		if seg == "" || seg == "." || seg == ".." || strings.Trim(seg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~") != "" {
+			return errors.New("want a clean path such as /skewscope or /tools/skewscope: segments of letters, digits and - . _ ~, without empty, . or .. segments")
+		}
+	}
+	return nil
+}
+
+// checkBrokers reports broker addresses whose port is not a TCP port.
+// Empty and missing addresses are left to kafka.Config.Validate.
+func checkBrokers(path string, brokers []string, p *problems) {
+	field := path + ".brokers"
+	if strings.HasPrefix(path, "--") {
+		field = path
+	}
+	for _, b := range brokers {
+		b = strings.TrimSpace(b)
+		if b == "" {
+			continue
+		}
+		host, port, err := net.SplitHostPort(b)
+		switch {
+		case err != nil:
+			p.at(field, "%q: want host:port, e.g. kafka-0.example:9092: %v", b, err)
+		case host == "":
+			p.at(field, "%q: the host is empty", b)
+		default:
+			n, err := strconv.Atoi(port)
+			if err != nil {
+				p.at(field, "%q: port %q is not a number", b, port)
+			} else if n < 1 || n > 65535 {
+				p.at(field, "%q: port %d is not in 1..65535", b, n)
+			}
+		}
+	}
 }
 
 // ---- Conversion and validation ----
@@ -661,6 +734,11 @@ func (b *backends) addQuick(f flagValues, given map[string]bool, p *problems) {
 func (b *backends) check(p *problems) {
 	kafkaAt := map[string]string{}
 	for _, k := range b.kafka {
+		if k.cfg.Name != "" && !web.ValidRouteName(k.cfg.Name) {
+			// The name is a path segment of /kafka/{cluster}/topics/{topic}.
+			p.at(namePath(k.path, "--kafka.name"), "kafka cluster name %q must match %s: it is part of every topic page's URL", k.cfg.Name, web.RouteNamePattern())
+			continue
+		}
 		claimName(kafkaAt, "kafka cluster", k.cfg.Name, namePath(k.path, "--kafka.name"), k.path, p)
 	}
 	flinkAt := map[string]string{}
@@ -808,6 +886,7 @@ func validateAt(path string, err error, prefix string, fields, text *strings.Rep
 // problems under path. It returns c with defaults applied.
 func checkKafka(path string, c kafka.Config, p *problems) kafka.Config {
 	var fp problems
+	checkBrokers(path, c.Brokers, &fp)
 	checkTLSFiles(path+".tls", c.TLS.CAFile, c.TLS.CertFile, c.TLS.KeyFile, &fp)
 	checkSecretFile(path+".sasl.passwordFile", c.SASL.PasswordFile, &fp)
 	checkSecretFile(path+".sasl.tokenFile", c.SASL.TokenFile, &fp)

@@ -653,3 +653,44 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("warnings() = %q, want one about endpoint f", w)
 	}
 }
+
+// TestConfigHardening: inputs that used to start skewscope broken (or not
+// at all) are refused at start with the field named.
+func TestConfigHardening(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("# padding\n"), (maxConfigFile/10)+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	badName := writeConfig(t, dir, "kafka:\n  clusters:\n    - {name: 'prod eu<b>', brokers: [x:1]}\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--config.file=/dev/zero"}, "--config.file: /dev/zero is larger than 4 MiB"},
+		{[]string{"--config.file=" + big}, "is larger than 4 MiB"},
+		{[]string{"--config.file=" + badName}, `kafka.clusters[0].name: kafka cluster name "prod eu<b>" must match ^[A-Za-z0-9._-]{1,249}$`},
+		{[]string{"--kafka.brokers=x:1", "--kafka.name=prod eu<b>"}, `--kafka.name: kafka cluster name "prod eu<b>" must match`},
+		{[]string{"--kafka.brokers=127.0.0.1:99999"}, `--kafka.brokers: "127.0.0.1:99999": port 99999 is not in 1..65535`},
+		{[]string{"--kafka.brokers=a:1,b:0"}, `--kafka.brokers: "b:0": port 0 is not in 1..65535`},
+		{[]string{"--kafka.brokers=a:http"}, `--kafka.brokers: "a:http": port "http" is not a number`},
+		{[]string{"--web.route-prefix=/../x"}, `--web.route-prefix="/../x": want a clean path such as /skewscope`},
+		{[]string{"--web.route-prefix=/a/./b"}, `--web.route-prefix="/a/./b"`},
+		{[]string{"--web.route-prefix=/a//b"}, `--web.route-prefix="/a//b"`},
+		{[]string{"--web.route-prefix=/a b"}, `--web.route-prefix="/a b"`},
+		{[]string{"--web.external-url=https://x.example/a/../b"}, `--web.external-url="https://x.example/a/../b": its path`},
+	} {
+		_, err := parseConfig(tc.args, noEnv, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parseConfig(%q) error = %v, want one containing %q", tc.args, err, tc.want)
+		}
+	}
+	for _, ok := range [][]string{
+		{"--web.route-prefix=/skewscope/"}, {"--web.route-prefix=tools/skewscope"}, {"--web.route-prefix=/"},
+		{"--kafka.brokers=[::1]:9092,kafka-0.example:9093", "--kafka.name=prod-eu.1_a"},
+	} {
+		if _, err := parseConfig(ok, noEnv, io.Discard); err != nil {
+			t.Errorf("parseConfig(%q) = %v, want no error", ok, err)
+		}
+	}
+}
