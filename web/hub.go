@@ -28,13 +28,17 @@ import (
 // Hub defaults; HubOptions fields left zero take these.
 const (
 	defaultMaxConnections = 1000
-	defaultPerClient      = 16
-	defaultSubscribeWait  = 10 * time.Second
-	defaultClientBuffer   = 16
-	defaultMaxTopics      = 16
-	defaultReadLimit      = 4096
-	defaultWriteWait      = 10 * time.Second
-	defaultPongWait       = 60 * time.Second
+	// defaultPerClient is generous: behind a reverse proxy that no
+	// ClientIPFrom* middleware trusts, every browser has the proxy's
+	// address. Sockets that watch nothing are closed after SubscribeWait
+	// whatever the bound.
+	defaultPerClient     = 128
+	defaultSubscribeWait = 10 * time.Second
+	defaultClientBuffer  = 16
+	defaultMaxTopics     = 16
+	defaultReadLimit     = 4096
+	defaultWriteWait     = 10 * time.Second
+	defaultPongWait      = 60 * time.Second
 	// maxTopicLen fits the longest view topic: "topic:" + a 64-character
 	// cluster name + "/" + a 249-character Kafka topic name.
 	maxTopicLen = 320
@@ -61,7 +65,7 @@ type HubOptions struct {
 	// MaxConnections bounds concurrent websocket clients; more get 503.
 	MaxConnections int
 	// MaxConnectionsPerClient bounds the sockets of one client address
-	// (see ClientAddress); more get 429. Zero means 16, negative no bound.
+	// (see ClientAddress); more get 429. Zero means 128, negative no bound.
 	MaxConnectionsPerClient int
 	// ReservedConnections of MaxConnections are kept for addresses that
 	// have no socket yet, so that one client cannot lock everyone else

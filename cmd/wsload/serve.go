@@ -29,9 +29,12 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	origin := "http://" + ln.Addr().String()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	hub, err := web.NewHub(logger, web.HubOptions{
-		AllowedOrigins:    []string{origin},
-		MaxConnections:    cfg.clients + 16,
-		EnableCompression: cfg.compress,
+		AllowedOrigins: []string{origin},
+		MaxConnections: cfg.clients + 16,
+		// Every load client comes from the loopback address.
+		MaxConnectionsPerClient: -1,
+		ReservedConnections:     -1,
+		EnableCompression:       cfg.compress,
 	})
 	if err != nil {
 		return err
