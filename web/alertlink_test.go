@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -112,5 +114,36 @@ func TestReadmeAlertLinkFollowsTheJobAcrossRestores(t *testing.T) {
 	loc := "/skewscope/jobs/" + tOtherJob + "/vertices/" + tKeyed + "?endpoint=jm&highlight=subtask%3A1"
 	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != loc {
 		t.Errorf("the alert link answers %d %q, want 302 to %s\n%.300s", resp.StatusCode, resp.Header.Get("Location"), loc, body)
+	}
+}
+
+// TestMetricsPassPromtoolAndKeepTargetLabelsFree runs a real scrape of
+// /metrics through Prometheus's own linter (promtool check metrics) and
+// checks that no series carries a label Prometheus sets on every target
+// (job, instance): Prometheus would rename it exported_job.
+func TestMetricsPassPromtoolAndKeepTargetLabelsFree(t *testing.T) {
+	tool := promtool(t)
+	st := liveStore(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	ts := newLiveServer(t, st, nil)
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	cmd := exec.Command(tool, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(body)
+	if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "skewscope_") {
+			continue
+		}
+		for _, l := range []string{`{job="`, `,job="`, `{instance="`, `,instance="`} {
+			if strings.Contains(line, l) {
+				t.Errorf("series with a target label: %s", line)
+			}
+		}
 	}
 }

@@ -354,9 +354,9 @@ func TestMetricsExportLiveFigures(t *testing.T) {
 	// end 3000+300, current 1999+100*o: lag = 3300 − (current+1).
 	lag := 3300 - (1999 + 100*o + 1)
 	for _, want := range []string{
-		fmt.Sprintf(`skewscope_source_partition_lag_records{cluster="prod",endpoint="jm",job="orders <enrichment>",job_id="%s",job_name="orders <enrichment>",partition="3",subtask="%d",topic="orders",vertex_id="%s",vertex_name="Source: Kafka Source"} %d`, tJob, o, tSource, lag),
-		`skewscope_source_assignment_drift_partitions{endpoint="jm",job="orders <enrichment>",job_id="` + tJob + `",job_name="orders <enrichment>",mode="fresh",vertex="Source: Kafka Source",vertex_id="` + tSource + `",vertex_name="Source: Kafka Source"} 0`,
-		`skewscope_subtask_busy_ratio{endpoint="jm",job="orders <enrichment>",job_id="` + tJob + `",job_name="orders <enrichment>",subtask="2",vertex_id="` + tKeyed + `",vertex_name="Enrich <b>Orders</b>"} 0.6`,
+		fmt.Sprintf(`skewscope_source_partition_lag_records{cluster="prod",endpoint="jm",job_id="%s",job_name="orders <enrichment>",partition="3",subtask="%d",topic="orders",vertex_id="%s",vertex_name="Source: Kafka Source"} %d`, tJob, o, tSource, lag),
+		`skewscope_source_assignment_drift_partitions{endpoint="jm",job_id="` + tJob + `",job_name="orders <enrichment>",mode="fresh",vertex="Source: Kafka Source",vertex_id="` + tSource + `",vertex_name="Source: Kafka Source"} 0`,
+		`skewscope_subtask_busy_ratio{endpoint="jm",job_id="` + tJob + `",job_name="orders <enrichment>",subtask="2",vertex_id="` + tKeyed + `",vertex_name="Enrich <b>Orders</b>"} 0.6`,
 		`skewscope_group_partition_lag_records{cluster="prod",group="enrich",partition="0",topic="orders"} 1500`,
 		`skewscope_backend_up{kind="kafka",name="prod"} 1`,
 		`skewscope_backend_up{kind="flink",name="jm"} 1`,

@@ -17,27 +17,29 @@ import (
 // restores, /jobs/by-name/{job_name}/vertices/{vertex_name}; job_id and
 // vertex_id build /jobs/{job_id}/vertices/{vertex_id}, which goes stale when
 // a restore gives the job a new id; cluster and topic build
-// /kafka/{cluster}/topics/{topic}. job and vertex are the names under their
-// first labels, kept for existing rules.
+// /kafka/{cluster}/topics/{topic}. No label is named job or instance:
+// Prometheus sets those on every scraped series (target labels) and would
+// rename ours to exported_job. vertex is the vertex name under its first
+// label, kept for existing rules.
 var (
 	descPartitionLag = prometheus.NewDesc("skewscope_source_partition_lag_records",
 		"Records behind the log end of a partition read by a Flink Kafka source subtask: end offset − (currentOffset + 1). Observed.",
-		[]string{"endpoint", "job", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition", "job_name", "vertex_name"}, nil)
+		[]string{"endpoint", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition", "job_name", "vertex_name"}, nil)
 	descPartitionLagSeconds = prometheus.NewDesc("skewscope_source_partition_lag_seconds",
 		"Estimated time lag of the same partition (offset→time interpolation over the Kafka polls; a lower bound when older than the samples).",
-		[]string{"endpoint", "job", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition", "job_name", "vertex_name"}, nil)
+		[]string{"endpoint", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition", "job_name", "vertex_name"}, nil)
 	descSubtaskBusy = prometheus.NewDesc("skewscope_subtask_busy_ratio",
 		"Flink busyTimeMsPerSecond / 1000 of a subtask. Observed.",
-		[]string{"endpoint", "job", "job_id", "vertex_id", "subtask", "job_name", "vertex_name"}, nil)
+		[]string{"endpoint", "job_id", "vertex_id", "subtask", "job_name", "vertex_name"}, nil)
 	descVertexSkew = prometheus.NewDesc("skewscope_vertex_skew_percent",
 		"Flink's data skew (FLIP-418 formula) of records/s per subtask of a vertex, computed from observed rates.",
-		[]string{"endpoint", "job", "job_id", "vertex_id", "vertex", "job_name", "vertex_name"}, nil)
+		[]string{"endpoint", "job_id", "vertex_id", "vertex", "job_name", "vertex_name"}, nil)
 	descVertexMaxBusy = prometheus.NewDesc("skewscope_vertex_busy_max_ratio",
 		"Highest busy ratio among a vertex's subtasks. Observed.",
-		[]string{"endpoint", "job", "job_id", "vertex_id", "vertex", "job_name", "vertex_name"}, nil)
+		[]string{"endpoint", "job_id", "vertex_id", "vertex", "job_name", "vertex_name"}, nil)
 	descDrift = prometheus.NewDesc("skewscope_source_assignment_drift_partitions",
 		"Partitions of a Kafka source whose observed subtask differs from the prediction (fresh start or restore model); 0 when they match.",
-		[]string{"endpoint", "job", "job_id", "vertex_id", "vertex", "mode", "job_name", "vertex_name"}, nil)
+		[]string{"endpoint", "job_id", "vertex_id", "vertex", "mode", "job_name", "vertex_name"}, nil)
 	descGroupLag = prometheus.NewDesc("skewscope_group_partition_lag_records",
 		"End offset − committed offset of a consumer group on a partition (Flink's member-less groups included). Observed.",
 		[]string{"cluster", "group", "topic", "partition"}, nil)
@@ -128,27 +130,27 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		for i, vs := range jv.Vertices {
 			vv := vvs[i]
 			if vs.Skew >= 0 {
-				gauge(ch, descVertexSkew, vs.Skew, j.Endpoint, j.Name, j.ID, vs.ID, vs.Name, j.Name, vs.Name)
+				gauge(ch, descVertexSkew, vs.Skew, j.Endpoint, j.ID, vs.ID, vs.Name, j.Name, vs.Name)
 			}
 			if vs.MaxBusy >= 0 {
-				gauge(ch, descVertexMaxBusy, vs.MaxBusy, j.Endpoint, j.Name, j.ID, vs.ID, vs.Name, j.Name, vs.Name)
+				gauge(ch, descVertexMaxBusy, vs.MaxBusy, j.Endpoint, j.ID, vs.ID, vs.Name, j.Name, vs.Name)
 			}
 			if vv.Prediction != nil && vv.Prediction.Mode != "none" {
-				gauge(ch, descDrift, float64(vv.Prediction.Drift), j.Endpoint, j.Name, j.ID, vs.ID, vs.Name, vv.Prediction.Mode, j.Name, vs.Name)
+				gauge(ch, descDrift, float64(vv.Prediction.Drift), j.Endpoint, j.ID, vs.ID, vs.Name, vv.Prediction.Mode, j.Name, vs.Name)
 			}
 			for _, r := range vv.Subtasks {
 				sub := itoa(r.Subtask)
 				if r.Busy >= 0 {
-					gauge(ch, descSubtaskBusy, r.Busy, j.Endpoint, j.Name, j.ID, vs.ID, sub, j.Name, vs.Name)
+					gauge(ch, descSubtaskBusy, r.Busy, j.Endpoint, j.ID, vs.ID, sub, j.Name, vs.Name)
 				}
 				for _, p := range r.Partitions {
 					if p.Lag < 0 {
 						continue
 					}
 					part := itoa(int(p.Partition))
-					gauge(ch, descPartitionLag, float64(p.Lag), j.Endpoint, j.Name, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
+					gauge(ch, descPartitionLag, float64(p.Lag), j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
 					if p.LagKind != "unknown" {
-						gauge(ch, descPartitionLagSeconds, p.LagSeconds, j.Endpoint, j.Name, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
+						gauge(ch, descPartitionLagSeconds, p.LagSeconds, j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
 					}
 				}
 			}
