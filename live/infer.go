@@ -161,6 +161,9 @@ func inferAnswer(res assign.InferResult, err error, tail []int) (string, *inferr
 	if res.Steps == 1 {
 		scope = fmt.Sprintf("of one restore from a parallelism up to %d", res.Bound)
 	}
+	if len(tail) > 1 {
+		scope += " ending with the parallelisms skewscope saw, " + joinInts(tail, "→") + ","
+	}
 	if len(fits) == 0 {
 		return fmt.Sprintf("No history %s reproduces the observed layout (%d partitions compared), so skewscope does not guess one.", scope, res.Observed), nil
 	}
