@@ -85,6 +85,19 @@ func (d *dashboard) checkLifecycle(t *testing.T, w lifeWant) {
 	t.Helper()
 	var vv lifeVertexJSON
 	d.getJSON(t, "/api/v1/jobs/"+w.jobID+"/vertices/"+w.vertexID, &vv)
+	if strings.HasSuffix(w.step, "-metrics-refreshed") {
+		// Flink's JobManager fetches metric dumps lazily (at most once per
+		// metrics.fetcher.update-interval, on a request): poll until the
+		// dashboard has seen a dump from after the restart, then every
+		// reader must be settled.
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		for i := 0; i < 30 && undeterminedCells(vv) > 0; i++ {
+			time.Sleep(time.Second)
+			d.store.UpdateFlink(d.fcol.PollOnce(ctx))
+			d.getJSON(t, "/api/v1/jobs/"+w.jobID+"/vertices/"+w.vertexID, &vv)
+		}
+	}
 	owners := w.owners
 	if owners == nil {
 		// Before the truth round the layout is the model's: the

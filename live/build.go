@@ -401,7 +401,7 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 	parts := s.parts[cluster]
 	oo, ok := s.owners[vertexKey{fs.Endpoint, j.ID, v.ID}]
 	if !ok {
-		oo = ownersOf(v.Kafka)
+		oo = ownersOf(v.Kafka, nil)
 	}
 	topicSet := map[string]bool{}
 	cell := func(st flink.KafkaPartitionState) PartitionCell {
@@ -432,7 +432,7 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 	undetermined := map[flink.KafkaPartition]flink.KafkaPartitionState{}
 	for _, st := range v.Kafka.States {
 		if cand, ok := oo.candidates[st.KafkaPartition]; ok {
-			if st.Subtask < 0 || st.Subtask >= len(vv.Subtasks) || (cand != nil && !slices.Contains(cand, st.Subtask)) {
+			if cand != nil && !slices.Contains(cand, st.Subtask) {
 				continue
 			}
 			if b, seen := undetermined[st.KafkaPartition]; !seen || st.CurrentOffset > b.CurrentOffset ||
@@ -448,10 +448,21 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 			vv.Subtasks[st.Subtask].Partitions = append(vv.Subtasks[st.Subtask].Partitions, cell(st))
 		}
 	}
-	for kp, st := range undetermined {
+	for kp, cand := range oo.candidates {
+		st, ok := undetermined[kp]
+		if !ok {
+			// Listed by no id now: offsets unknown.
+			st = flink.KafkaPartitionState{KafkaPartition: kp, CurrentOffset: -1, CommittedOffset: -1}
+		}
 		c := cell(st)
-		c.OwnerUndetermined, c.Candidates = true, slices.Clone(oo.candidates[kp])
-		vv.Subtasks[st.Subtask].Partitions = append(vv.Subtasks[st.Subtask].Partitions, c)
+		c.OwnerUndetermined, c.Candidates = true, slices.Clone(cand)
+		row := st.Subtask
+		if row < 0 || row >= len(vv.Subtasks) {
+			row = 0 // predict moves it to the model's subtask
+		}
+		if len(vv.Subtasks) > 0 {
+			vv.Subtasks[row].Partitions = append(vv.Subtasks[row].Partitions, c)
+		}
 	}
 	vv.Topics = make([]string, 0, len(topicSet))
 	for t := range topicSet {

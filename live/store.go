@@ -81,7 +81,12 @@ type Store struct {
 	parts  map[string]map[topicPart]kafka.Partition
 	topics map[string]map[string]string
 	owners map[vertexKey]observedOwners
-	seq    uint64
+	// seen holds the partitions each Kafka source vertex (endpoint, job
+	// id, vertex id) has listed in its metric ids so far: after a
+	// scale-down Flink drops the old subtasks' ids before the new readers
+	// list theirs, and such a partition must not vanish from the page.
+	seen map[vertexKey]map[flink.KafkaPartition]bool
+	seq  uint64
 	// reached holds the backends a poll ever succeeded on.
 	reached map[backendKey]bool
 	// succ remembers which job replaced which (succession.go).
@@ -111,6 +116,7 @@ func New(opts Options) *Store {
 		parts:   map[string]map[topicPart]kafka.Partition{},
 		topics:  map[string]map[string]string{},
 		owners:  map[vertexKey]observedOwners{},
+		seen:    map[vertexKey]map[flink.KafkaPartition]bool{},
 		reached: map[backendKey]bool{},
 		succ:    newSuccession(MaxReplacements),
 		changed: make(chan struct{}, 1),
@@ -204,11 +210,25 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 			delete(s.sparks, k)
 		}
 	}
+	for k := range s.seen {
+		if k.endpoint == snap.Endpoint && !listed[k.job] {
+			delete(s.seen, k)
+		}
+	}
 	for i := range snap.Jobs {
 		j := &snap.Jobs[i]
 		for k := range j.Vertices {
 			if v := &j.Vertices[k]; v.Kafka != nil {
-				s.owners[vertexKey{snap.Endpoint, j.ID, v.ID}] = ownersOf(v.Kafka)
+				key := vertexKey{snap.Endpoint, j.ID, v.ID}
+				seen := s.seen[key]
+				if seen == nil {
+					seen = map[flink.KafkaPartition]bool{}
+					s.seen[key] = seen
+				}
+				for _, st := range v.Kafka.States {
+					seen[st.KafkaPartition] = true
+				}
+				s.owners[key] = ownersOf(v.Kafka, seen)
 			}
 		}
 		if j.State != "RUNNING" {
@@ -290,8 +310,10 @@ type observedOwners struct {
 
 // ownersOf decides a source's readers from its metric ids
 // (flink.KafkaSourceObservation.Owners: only values the current attempts
-// wrote decide).
-func ownersOf(o *flink.KafkaSourceObservation) observedOwners {
+// wrote decide). A partition of seen that no id within the parallelism
+// lists now (Flink dropped the ids of subtasks a scale-down removed; the
+// new reader has not listed it yet) is undetermined with no candidates.
+func ownersOf(o *flink.KafkaSourceObservation, seen map[flink.KafkaPartition]bool) observedOwners {
 	oo := observedOwners{owner: map[flink.KafkaPartition]int{}}
 	listed := map[flink.KafkaPartition]int{}
 	for _, st := range o.States {
@@ -304,16 +326,24 @@ func ownersOf(o *flink.KafkaSourceObservation) observedOwners {
 		switch {
 		case po.Certain():
 			oo.owner[po.KafkaPartition] = po.Owner
-		case len(po.Candidates) > 0:
+		default:
 			if oo.candidates == nil {
 				oo.candidates = map[flink.KafkaPartition][]int{}
 			}
 			switch po.Reason {
-			case flink.ReasonAwaitingRefresh, flink.ReasonRegistering:
+			case flink.ReasonAwaitingRefresh, flink.ReasonRegistering, flink.ReasonOutOfRange:
 				oo.candidates[po.KafkaPartition] = nil
 			default:
 				oo.candidates[po.KafkaPartition] = po.Candidates
 			}
+		}
+	}
+	for kp := range seen {
+		if _, ok := listed[kp]; !ok {
+			if oo.candidates == nil {
+				oo.candidates = map[flink.KafkaPartition][]int{}
+			}
+			oo.candidates[kp] = nil
 		}
 	}
 	oo.undetermined = len(oo.candidates)
