@@ -57,7 +57,7 @@ func (s *Store) inferJobs(snap *flink.Snapshot) []inferJob {
 				continue
 			}
 			oo := s.owners[vertexKey{snap.Endpoint, j.ID, v.ID}]
-			if oo.undetermined > 0 {
+			if len(oo.candidates) > 0 {
 				continue // wait until every owner is determined
 			}
 			cluster := s.clusterFor(snap.Endpoint, v)

@@ -158,11 +158,11 @@ func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.Ve
 	topics := s.observedTopics(s.clusterFor(endpoint, v), v)
 	p := v.Parallelism
 	l := s.lineage[key]
-	if l != nil && l.jobID != j.ID && j.StartTime.Before(l.start) {
-		return // an older run of this name
-	}
 	if l != nil && l.jobID != j.ID {
-		defer func() { l.start = j.StartTime }()
+		if j.StartTime.Before(l.start) {
+			return // an older run of this name
+		}
+		l.start = j.StartTime
 	}
 	switch {
 	case l == nil:
@@ -176,7 +176,7 @@ func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.Ve
 		return
 	case l.jobID != j.ID && j.Restored == nil:
 		// Submitted again without state: a fresh start, whatever ran before.
-		*l = lineage{jobID: j.ID, known: true, history: []int{p}, topics: topics, events: l.events}
+		*l = lineage{jobID: j.ID, start: j.StartTime, known: true, history: []int{p}, topics: topics, events: l.events}
 		l.addEvent(LineageEvent{At: orTime(j.StartTime, at), Kind: EventStart, JobID: j.ID, To: p, MovedCount: -1})
 		return
 	case l.jobID != j.ID:
@@ -188,7 +188,7 @@ func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.Ve
 			// Restarted at another parallelism before any checkpoint: the
 			// enumerator starts afresh, and the history with it.
 			from := l.p()
-			*l = lineage{jobID: j.ID, known: true, history: []int{p}, topics: topics, events: l.events}
+			*l = lineage{jobID: j.ID, start: l.start, known: true, history: []int{p}, topics: topics, events: l.events}
 			l.addEvent(LineageEvent{At: at, Kind: EventRescale, JobID: j.ID, From: from, To: p, MovedCount: -1})
 			return
 		}
@@ -205,7 +205,7 @@ func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.Ve
 		}
 		l.restored = j.Restored
 	}
-	if n := newPartitions(l.topics, topics); n > 0 && len(l.topics) > 0 {
+	if _, n := newTopics(l.topics, topics); n > 0 && len(l.topics) > 0 {
 		l.grewNow = true
 		l.addEvent(LineageEvent{At: at, Kind: EventPartitions, JobID: j.ID, From: p, To: p, NewPartitions: n, MovedCount: -1})
 	}
@@ -309,19 +309,4 @@ func orTime(t, alt time.Time) time.Time {
 		return alt
 	}
 	return t
-}
-
-// newPartitions counts the partitions in now that old does not have.
-func newPartitions(old, now []assign.Topic) int {
-	m := map[string]int{}
-	for _, t := range old {
-		m[t.Name] = t.Partitions
-	}
-	n := 0
-	for _, t := range now {
-		if t.Partitions > m[t.Name] {
-			n += t.Partitions - m[t.Name]
-		}
-	}
-	return n
 }

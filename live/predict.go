@@ -78,7 +78,7 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 		mi = &modelInput{mode: ModeRestore, in: assign.RestoreInput{Topics: topics, History: lin.history}, source: historySource(lin)}
 		if len(lin.prevTopics) > 0 {
 			mi.in.Topics = lin.prevTopics
-			mi.in.NewTopics = newTopics(lin.prevTopics, topics)
+			mi.in.NewTopics, _ = newTopics(lin.prevTopics, topics)
 		}
 		if lin.inferred != nil {
 			mi.mode = ModeInferred
@@ -329,19 +329,20 @@ func ownerMap(a assign.Assignment) map[assign.TopicPartition]int {
 	return out
 }
 
-// newTopics lists the topics of now that are new or larger than in old.
-func newTopics(old, now []assign.Topic) []assign.Topic {
+// newTopics lists the topics of now that are new or larger than in old,
+// and counts the partitions old does not have.
+func newTopics(old, now []assign.Topic) (grown []assign.Topic, partitions int) {
 	m := map[string]int{}
 	for _, t := range old {
 		m[t.Name] = t.Partitions
 	}
-	var out []assign.Topic
 	for _, t := range now {
 		if n, ok := m[t.Name]; !ok || t.Partitions > n {
-			out = append(out, t)
+			grown = append(grown, t)
+			partitions += t.Partitions - n
 		}
 	}
-	return out
+	return grown, partitions
 }
 
 // jobNotes keeps the restore model's notes that are true for this job. The

@@ -304,8 +304,6 @@ type observedOwners struct {
 	candidates map[flink.KafkaPartition][]int
 	// ambiguous counts the partitions listed under several subtasks.
 	ambiguous int
-	// undetermined is len(candidates).
-	undetermined int
 }
 
 // ownersOf decides a source's readers from its metric ids
@@ -346,7 +344,6 @@ func ownersOf(o *flink.KafkaSourceObservation, seen map[flink.KafkaPartition]boo
 			oo.candidates[kp] = nil
 		}
 	}
-	oo.undetermined = len(oo.candidates)
 	return oo
 }
 

@@ -201,9 +201,6 @@ func shortID(id string) string {
 	return id
 }
 
-// EventWhat says a lineage event in words.
-func EventWhat(e live.LineageEvent) string { return live.EventText(e) }
-
 // EventFrom says what a lineage event restored from.
 func EventFrom(e live.LineageEvent) string {
 	switch {
