@@ -33,7 +33,7 @@ const (
 var jobSpecs = []jobSpec{
 	{
 		name: "orders-enrichment", topics: []string{topicOrders, topicInventory},
-		p: 4, maxP: 128, srcCap: 150, keyedCap: 140, keyedName: "Enrich Orders",
+		p: 4, maxP: 128, srcCap: 120, keyedCap: 140, keyedName: "Enrich Orders",
 		outPerIn: 1, stateBytesPerRec: 24,
 	},
 	{
