@@ -42,7 +42,8 @@ const (
 // One poll reads /overview and /jobs/overview, then for every running job
 // that Config.Jobs selects: the job (vertices and plan), its checkpoints and
 // numRestarts, and per vertex the subtasks, the metric id list, the load
-// and Kafka offset metric values, the backpressure level and, when the
+// and Kafka offset metric values (a source's metric-id list only when it
+// can have changed: idcache.go), the backpressure level and, when the
 // latest completed checkpoint changed, the per-subtask state sizes. At most
 // four requests are in flight at a time.
 //
@@ -70,6 +71,8 @@ type Collector struct {
 	// kafka follows source vertices across polls; an entry is used by one
 	// vertex poll at a time (polls never overlap).
 	kafka map[stateKey]*kafkaTracker
+	// ids holds the source vertices' metric-id lists (idcache.go).
+	ids map[stateKey]*idEntry
 
 	closeCtx context.Context
 	close    context.CancelFunc
@@ -105,6 +108,7 @@ func newCollector(cfg Config, logger *slog.Logger, opts ...Option) (*Collector, 
 		now:      time.Now,
 		states:   map[stateKey]*stateEntry{},
 		kafka:    map[stateKey]*kafkaTracker{},
+		ids:      map[stateKey]*idEntry{},
 		closeCtx: ctx, close: cancel,
 	}, nil
 }
@@ -453,12 +457,27 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 			}
 		}
 	}
-	ids, err := call(ctx, c, func(ctx context.Context) ([]string, error) { return c.client.VertexMetricIDs(ctx, jobID, vs.ID) })
+	// Only a source's metric ids are listed (idcache.go); the other
+	// vertices' load metrics have fixed names.
+	key := stateKey{jobID, vs.ID}
+	var ids []string
+	if vs.Source {
+		list := func() ([]string, error) {
+			return call(ctx, c, func(ctx context.Context) ([]string, error) { return c.client.VertexMetricIDs(ctx, jobID, vs.ID) })
+		}
+		ids, _, err = c.sourceIDs(list, key, &vs, attempts, det != nil && len(failed) == 0, prev, at)
+	}
 	var runMs []int64
 	if err != nil {
 		failed = append(failed, err)
-	} else if runMs, err = c.readMetrics(ctx, jobID, &vs, ids); err != nil {
-		failed = append(failed, err)
+	} else {
+		var missing bool
+		if runMs, missing, err = c.readMetrics(ctx, jobID, &vs, ids); err != nil {
+			failed = append(failed, err)
+		}
+		if missing {
+			c.idsMissing(key)
+		}
 	}
 	if len(failed) == 0 && (vs.Source || vs.Kafka != nil) {
 		for i, ms := range runMs {
@@ -472,8 +491,15 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 
 	// Optional parts: a failure is reported, the rest stays current.
 	var errs []error
-	bp, err := call(ctx, c, func(ctx context.Context) (*Backpressure, error) { return c.client.Backpressure(ctx, jobID, vs.ID) })
+	var bp *Backpressure
+	if level, ok := backpressureLevel(vs.Subtasks); ok {
+		// Flink computes the level from the metric just read.
+		vs.BackpressureLevel = level
+	} else {
+		bp, err = call(ctx, c, func(ctx context.Context) (*Backpressure, error) { return c.client.Backpressure(ctx, jobID, vs.ID) })
+	}
 	switch {
+	case bp == nil && err == nil:
 	case err != nil:
 		errs = append(errs, err)
 		if prev != nil {
@@ -529,19 +555,17 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 	return vs
 }
 
-// readMetrics reads the load metrics of every subtask and the Kafka source
-// offsets in one batched VertexMetrics call.
-//
-// Records in and out are the task-scope meters, which is what Flink's Web
-// UI shows. For a source vertex up to Flink 1.20 the task's
-// numRecordsInPerSecond is 0 (FLINK-33681 fixed it in 2.0), so the source
-// operator's own numRecordsInPerSecond (records read from Kafka, counted by
-// the FLIP-27 reader) is preferred when the vertex lists it.
-//
-// For a source vertex it also reads each subtask's accumulated busy, idle
-// and backpressured times and returns their sum (−1 where unknown), the
-// running time of the attempt the JobManager holds metrics of.
-func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSnapshot, ids []string) ([]int64, error) {
+// metricPlan is what readMetrics asks for, from a vertex's metric ids.
+type metricPlan struct {
+	want   []string
+	opIn   []string   // per subtask, the source operator's records-in id, "" when not listed
+	accIDs [][]string // per subtask, the accumulated-time ids listed
+	kafka  *KafkaSourceObservation
+}
+
+// planMetrics builds the request of readMetrics from ids (a vertex's id
+// list, or the part of it that keptIDs kept: both give the same plan).
+func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 	listed := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		listed[id] = true
@@ -585,11 +609,39 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 	if kafka != nil {
 		want = append(want, kafka.OffsetIDs()...)
 	}
+	return metricPlan{want: want, opIn: opIn, accIDs: accIDs, kafka: kafka}
+}
+
+// readMetrics reads the load metrics of every subtask and the Kafka source
+// offsets in one batched VertexMetrics call.
+//
+// Records in and out are the task-scope meters, which is what Flink's Web
+// UI shows. For a source vertex up to Flink 1.20 the task's
+// numRecordsInPerSecond is 0 (FLINK-33681 fixed it in 2.0), so the source
+// operator's own numRecordsInPerSecond (records read from Kafka, counted by
+// the FLIP-27 reader) is preferred when the vertex lists it.
+//
+// For a source vertex it also reads each subtask's accumulated busy, idle
+// and backpressured times and returns their sum (−1 where unknown), the
+// running time of the attempt the JobManager holds metrics of.
+func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSnapshot, ids []string) (runMs []int64, missing bool, err error) {
+	mp := planMetrics(vs, ids)
+	want, opIn, accIDs, kafka := mp.want, mp.opIn, mp.accIDs, mp.kafka
 	vals, err := call(ctx, c, func(ctx context.Context) ([]Metric, error) { return c.client.VertexMetrics(ctx, jobID, vs.ID, want) })
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	m := MetricMap(vals)
+	// A listed offset id without a value: the JobManager dropped it, so
+	// the cached list (idcache.go) is out of date.
+	if kafka != nil {
+		for _, id := range kafka.OffsetIDs() {
+			if _, ok := m[id]; !ok {
+				missing = true
+				break
+			}
+		}
+	}
 	get := func(id string) float64 {
 		// ±Infinity (a gauge divided by zero) is as unknown as "NaN".
 		if v, ok := m[id]; ok && !math.IsInf(v.Value, 0) {
@@ -624,7 +676,7 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 		offErr = checkOffsets(kafka)
 		vs.Kafka = kafka
 	}
-	runMs := make([]int64, len(vs.Subtasks))
+	runMs = make([]int64, len(vs.Subtasks))
 	for i := range runMs {
 		runMs[i] = -1
 		for _, id := range accIDs[i] {
@@ -633,7 +685,7 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 			}
 		}
 	}
-	return runMs, offErr
+	return runMs, missing, offErr
 }
 
 // trackKafka judges the vertex's Kafka entries against the earlier polls
@@ -743,7 +795,8 @@ func (c *Collector) stateSizes(ctx context.Context, jobID, vertexID string, cpID
 }
 
 // pruneStates drops the cached state sizes and Kafka trackers of jobs no
-// longer listed.
+// longer listed, and the metric-id lists of vertices no longer listed as
+// sources.
 func (c *Collector) pruneStates(jobs []JobSnapshot) {
 	live := map[string]bool{}
 	for _, j := range jobs {
@@ -761,6 +814,15 @@ func (c *Collector) pruneStates(jobs []JobSnapshot) {
 			delete(c.kafka, k)
 		}
 	}
+	sources := map[stateKey]bool{}
+	for _, j := range jobs {
+		for _, v := range j.Vertices {
+			if v.Source {
+				sources[stateKey{j.ID, v.ID}] = true
+			}
+		}
+	}
+	pruneIDs(c.ids, sources)
 }
 
 // brokenJob is a job that could not be read: the previous poll's values,
@@ -809,6 +871,33 @@ func staleJob(j JobSnapshot, at time.Time) JobSnapshot {
 	}
 	j.Vertices = vs
 	return j
+}
+
+// backpressureLevel is the vertex's backpressure level as Flink's
+// JobVertexBackPressureHandler (flink-runtime rest/handler/job, 1.13+)
+// computes it from the same metric: each subtask's ratio is
+// backPressuredTimeMsPerSecond / 1000, "ok" up to 0.10, "low" up to 0.5,
+// "high" above; the vertex has the level of its highest ratio. ok is false
+// when a subtask's ratio is unknown: the handler would count it as 0, but
+// the collector then asks the handler instead of guessing.
+func backpressureLevel(subs []SubtaskSnapshot) (level string, ok bool) {
+	if len(subs) == 0 {
+		return "", false
+	}
+	hi := 0.0
+	for _, s := range subs {
+		if math.IsNaN(s.BackPressuredRatio) {
+			return "", false
+		}
+		hi = max(hi, s.BackPressuredRatio)
+	}
+	switch {
+	case hi <= 0.10:
+		return "ok", true
+	case hi <= 0.5:
+		return "low", true
+	}
+	return "high", true
 }
 
 func orNaN(v, fallback float64) float64 {

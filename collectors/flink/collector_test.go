@@ -534,6 +534,10 @@ func TestPollBadResponses(t *testing.T) {
 		body    func(w http.ResponseWriter)
 		check   func(t *testing.T, f *fakeFlink, s *Snapshot)
 		wantErr string
+		// noBackpressureMetric leaves backPressuredTimeMsPerSecond out of
+		// the keyed vertex's values, so that the collector asks
+		// /backpressure for the level.
+		noBackpressureMetric bool
 	}{
 		{
 			name: "truncated job",
@@ -572,8 +576,9 @@ func TestPollBadResponses(t *testing.T) {
 			},
 		},
 		{
-			name: "huge backpressure body",
-			path: func(f *fakeFlink) string { return f.jobPath("vertices", f.keyedID, "backpressure") },
+			name:                 "huge backpressure body",
+			noBackpressureMetric: true,
+			path:                 func(f *fakeFlink) string { return f.jobPath("vertices", f.keyedID, "backpressure") },
 			body: func(w http.ResponseWriter) {
 				chunk := bytes.Repeat([]byte(" "), 1<<20)
 				w.Write([]byte(`{"status":"ok","subtasks":[`))
@@ -596,8 +601,9 @@ func TestPollBadResponses(t *testing.T) {
 			},
 		},
 		{
-			name: "backpressure deprecated without data",
-			path: func(f *fakeFlink) string { return f.jobPath("vertices", f.keyedID, "backpressure") },
+			name:                 "backpressure deprecated without data",
+			noBackpressureMetric: true,
+			path:                 func(f *fakeFlink) string { return f.jobPath("vertices", f.keyedID, "backpressure") },
 			body: func(w http.ResponseWriter) { w.Write([]byte(`{"status":"deprecated"}`)) },
 			check: func(t *testing.T, f *fakeFlink, s *Snapshot) {
 				k := findVertex(t, s.Jobs[0], f.keyedID)
@@ -611,6 +617,12 @@ func TestPollBadResponses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeFlink(t, "2.2.1")
 			srv := f.start()
+			if tc.noBackpressureMetric {
+				countLists(f, f.jobPath("vertices", f.keyedID, "metrics")).setEdit(func(it map[string]any) bool {
+					id, _ := it["id"].(string)
+					return !strings.HasSuffix(id, "."+metricBackPressured)
+				})
+			}
 			f.setFault(tc.path(f), func(w http.ResponseWriter, r *http.Request) { tc.body(w) })
 			c := newTestCollector(t, Config{URL: srv.URL})
 			s := c.PollOnce(context.Background())

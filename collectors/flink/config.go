@@ -45,6 +45,12 @@ type Config struct {
 	PollInterval time.Duration
 	// RequestTimeout bounds one whole poll; default 10 s.
 	RequestTimeout time.Duration
+	// IDRefresh is how long a source vertex's metric-id list is used
+	// while its parallelism and subtask attempts stay the same; a new
+	// partition that the source discovers shows within it. 0 means
+	// DefaultIDRefresh (5 min); Validate rejects less than the poll
+	// interval.
+	IDRefresh time.Duration
 }
 
 // BasicAuth is HTTP basic authentication; the password is inline or in a file.
@@ -81,6 +87,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.IDRefresh == 0 {
+		c.IDRefresh = DefaultIDRefresh
 	}
 	return c
 }
@@ -160,6 +169,9 @@ func (c Config) Validate() error {
 	if c.PollInterval < 0 || (c.PollInterval > 0 && c.PollInterval < MinPollInterval) {
 		add("PollInterval: %v is below the minimum of %v", c.PollInterval, MinPollInterval)
 	}
+	if poll := c.WithDefaults().PollInterval; c.IDRefresh < 0 || (c.IDRefresh > 0 && c.IDRefresh < poll) {
+		add("IDRefresh: %v is below the poll interval of %v", c.IDRefresh, poll)
+	}
 	if c.RequestTimeout < 0 {
 		add("RequestTimeout: %v is negative", c.RequestTimeout)
 	}
@@ -189,7 +201,7 @@ func (c Config) String() string {
 	if len(c.Jobs) > 0 {
 		fmt.Fprintf(&b, " jobs=%s", strings.Join(c.Jobs, ","))
 	}
-	fmt.Fprintf(&b, " poll_interval=%v request_timeout=%v", c.PollInterval, c.RequestTimeout)
+	fmt.Fprintf(&b, " poll_interval=%v request_timeout=%v id_refresh=%v", c.PollInterval, c.RequestTimeout, c.IDRefresh)
 	return b.String()
 }
 
@@ -214,7 +226,7 @@ func (c Config) LogValue() slog.Value {
 	if len(c.Jobs) > 0 {
 		attrs = append(attrs, slog.Any("jobs", c.Jobs))
 	}
-	attrs = append(attrs, slog.Duration("poll_interval", c.PollInterval), slog.Duration("request_timeout", c.RequestTimeout))
+	attrs = append(attrs, slog.Duration("poll_interval", c.PollInterval), slog.Duration("request_timeout", c.RequestTimeout), slog.Duration("id_refresh", c.IDRefresh))
 	return slog.GroupValue(attrs...)
 }
 

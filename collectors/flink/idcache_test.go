@@ -1,0 +1,270 @@
+package flink
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// listCounter counts, per vertex metrics path, the id-list requests (no
+// get=) and the value requests, and can drop ids from value answers.
+type listCounter struct {
+	f      *fakeFlink
+	mu     sync.Mutex
+	lists  map[string]int
+	values map[string]int
+	// edit, when set, changes the items of value answers; false drops one.
+	edit func(it map[string]any) bool
+}
+
+func countLists(f *fakeFlink, paths ...string) *listCounter {
+	lc := &listCounter{f: f, lists: map[string]int{}, values: map[string]int{}}
+	for _, p := range paths {
+		f.setFault(p, func(w http.ResponseWriter, r *http.Request) {
+			lc.mu.Lock()
+			edit := lc.edit
+			if r.URL.Query().Has("get") {
+				lc.values[p]++
+			} else {
+				lc.lists[p]++
+			}
+			lc.mu.Unlock()
+			if edit == nil || !r.URL.Query().Has("get") {
+				f.rs.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			f.rs.ServeHTTP(rec, r)
+			var items []map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &items); err != nil {
+				f.t.Errorf("values answer: %v", err)
+			}
+			kept := items[:0]
+			for _, it := range items {
+				if edit(it) {
+					kept = append(kept, it)
+				}
+			}
+			json.NewEncoder(w).Encode(kept)
+		})
+	}
+	return lc
+}
+
+func (lc *listCounter) setEdit(edit func(map[string]any) bool) {
+	lc.mu.Lock()
+	lc.edit = edit
+	lc.mu.Unlock()
+}
+
+func (lc *listCounter) counts(path string) (lists, values int) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return lc.lists[path], lc.values[path]
+}
+
+func TestMetricIDListsReadOnlyWhenTheyCanChange(t *testing.T) {
+	f := newFakeFlink(t, "2.3.0")
+	srv := f.start()
+	src, keyed := f.jobPath("vertices", f.sourceID, "metrics"), f.jobPath("vertices", f.keyedID, "metrics")
+	lc := countLists(f, src, keyed)
+	clock := newTestClock()
+	c := newTestCollector(t, Config{URL: srv.URL, PollInterval: 10 * time.Second})
+	clock.install(c)
+
+	poll := func(step string) *KafkaSourceObservation {
+		t.Helper()
+		s := c.PollOnce(context.Background())
+		if len(s.Jobs) == 0 {
+			t.Fatalf("%s: no jobs", step)
+		}
+		v := findVertex(t, s.Jobs[0], f.sourceID)
+		if v.Err != nil || v.Stale || v.Kafka == nil || len(v.Kafka.States) == 0 {
+			t.Fatalf("%s: source vertex err %v, stale %v, kafka %+v", step, v.Err, v.Stale, v.Kafka)
+		}
+		clock.add(10 * time.Second)
+		return v.Kafka
+	}
+	want := func(step string, srcLists, srcValues int) {
+		t.Helper()
+		if l, v := lc.counts(src); l != srcLists || v != srcValues {
+			t.Errorf("%s: source vertex: %d id lists and %d value requests, want %d and %d", step, l, v, srcLists, srcValues)
+		}
+		if l, _ := lc.counts(keyed); l != 0 {
+			t.Errorf("%s: keyed vertex: %d id lists, want none (its metric ids have fixed names)", step, l)
+		}
+	}
+
+	first := poll("first poll")
+	want("first poll", 1, 1)
+	for i := range 3 {
+		if got := poll("steady"); len(got.States) != len(first.States) {
+			t.Errorf("steady poll %d: %d Kafka entries, want the first poll's %d", i, len(got.States), len(first.States))
+		}
+	}
+	want("three more polls, nothing changed", 1, 4)
+
+	// IDRefresh passes: the list is read again, once.
+	clock.add(DefaultIDRefresh)
+	poll("after IDRefresh")
+	poll("after IDRefresh, next poll")
+	want("IDRefresh passed", 2, 6)
+
+	// An offset id goes missing from the values: the next poll reads the
+	// list again.
+	var dropped string
+	for _, s := range first.States {
+		if s.CurrentID != "" {
+			dropped = s.CurrentID
+			break
+		}
+	}
+	lc.setEdit(func(it map[string]any) bool { return it["id"] != dropped })
+	poll("an offset id missing")
+	lc.setEdit(nil)
+	want("the poll that saw an offset id missing", 2, 7)
+	poll("after a missing id")
+	poll("after a missing id, settled")
+	want("the polls after a missing id", 3, 9)
+
+	// Subtask 0 restarts (a new start-time): the list is read on this
+	// poll and, while the tracker waits for the new attempt's dump (the
+	// recorded values never change), on every poll.
+	details := f.recordedBody("vertex-source")
+	var d struct {
+		Subtasks []struct {
+			StartTime int64 `json:"start-time"`
+		} `json:"subtasks"`
+	}
+	if err := json.Unmarshal(details, &d); err != nil || len(d.Subtasks) == 0 {
+		t.Fatalf("vertex-source recording: %v", err)
+	}
+	old := strconv.FormatInt(d.Subtasks[0].StartTime, 10)
+	restarted := bytes.ReplaceAll(details, []byte(old), []byte(strconv.FormatInt(d.Subtasks[0].StartTime+60_000, 10)))
+	f.setFault(f.jobPath("vertices", f.sourceID), func(w http.ResponseWriter, r *http.Request) { w.Write(restarted) })
+	for i := range settlePolls + 2 {
+		if k := poll("after a restart"); !slices.Equal(k.AwaitingRefresh, []int{0}) {
+			t.Errorf("poll %d after the restart: AwaitingRefresh = %v, want [0]", i, k.AwaitingRefresh)
+		}
+	}
+	lists := 3 + settlePolls + 2
+	want("restart awaiting the new attempt", lists, 9+settlePolls+2)
+
+	// The new attempt's dump shows (its offsets registered anew at −1):
+	// that poll still reads the list (the last one awaited the dump), the
+	// settle polls are used up, so the polls after it read none.
+	lc.setEdit(func(it map[string]any) bool {
+		if id, _ := it["id"].(string); strings.HasPrefix(id, "0.") && strings.HasSuffix(id, ".currentOffset") {
+			it["value"] = "-1"
+		}
+		return true
+	})
+	if k := poll("the new attempt shows"); len(k.AwaitingRefresh) != 0 {
+		t.Errorf("the new attempt shows: AwaitingRefresh = %v, want none", k.AwaitingRefresh)
+	}
+	for range settlePolls + 2 {
+		poll("settled")
+	}
+	want("settled after the restart", lists+1, 9+settlePolls+2+1+settlePolls+2)
+}
+
+// TestMetricIDListsSettleAfterARestart: a restart whose new attempt shows
+// on the first poll after it reads the list on settlePolls polls, then
+// uses it.
+func TestMetricIDListsSettleAfterARestart(t *testing.T) {
+	f := newFakeFlink(t, "2.3.0")
+	srv := f.start()
+	src := f.jobPath("vertices", f.sourceID, "metrics")
+	lc := countLists(f, src)
+	c := newTestCollector(t, Config{URL: srv.URL})
+	c.PollOnce(context.Background())
+
+	details := f.recordedBody("vertex-source")
+	var d struct {
+		Subtasks []struct {
+			StartTime int64 `json:"start-time"`
+		} `json:"subtasks"`
+	}
+	if err := json.Unmarshal(details, &d); err != nil || len(d.Subtasks) < 2 {
+		t.Fatalf("vertex-source recording: %v", err)
+	}
+	old := strconv.FormatInt(d.Subtasks[1].StartTime, 10)
+	restarted := bytes.ReplaceAll(details, []byte(old), []byte(strconv.FormatInt(d.Subtasks[1].StartTime+60_000, 10)))
+	f.setFault(f.jobPath("vertices", f.sourceID), func(w http.ResponseWriter, r *http.Request) { w.Write(restarted) })
+	lc.setEdit(func(it map[string]any) bool {
+		if id, _ := it["id"].(string); strings.HasPrefix(id, "1.") && strings.HasSuffix(id, "Offset") {
+			it["value"] = "-1"
+		}
+		return true
+	})
+	for i := range settlePolls + 3 {
+		v := findVertex(t, c.PollOnce(context.Background()).Jobs[0], f.sourceID)
+		if v.Kafka == nil || len(v.Kafka.AwaitingRefresh) != 0 {
+			t.Fatalf("poll %d after the restart: kafka %+v, want the new attempt seen at once", i, v.Kafka)
+		}
+	}
+	if l, _ := lc.counts(src); l != 1+settlePolls {
+		t.Errorf("%d id lists, want 1 before the restart and %d after it", l, settlePolls)
+	}
+}
+
+func TestBackpressureLevel(t *testing.T) {
+	sub := func(ratios ...float64) []SubtaskSnapshot {
+		var out []SubtaskSnapshot
+		for _, r := range ratios {
+			out = append(out, SubtaskSnapshot{BackPressuredRatio: r})
+		}
+		return out
+	}
+	cases := []struct {
+		subs  []SubtaskSnapshot
+		level string
+		ok    bool
+	}{
+		{sub(0, 0.1), "ok", true},
+		{sub(0, 0.101), "low", true},
+		{sub(0.5, 0.2), "low", true},
+		{sub(0.501), "high", true},
+		{sub(1, 0), "high", true},
+		{sub(0.2, math.NaN()), "", false},
+		{nil, "", false},
+	}
+	for _, tc := range cases {
+		if level, ok := backpressureLevel(tc.subs); level != tc.level || ok != tc.ok {
+			t.Errorf("backpressureLevel(%v) = %q, %v, want %q, %v", tc.subs, level, ok, tc.level, tc.ok)
+		}
+	}
+}
+
+// TestBackpressureFromMetrics: with every subtask's backpressured time in
+// the values, /backpressure is not asked; the level is Flink's rule on
+// them.
+func TestBackpressureFromMetrics(t *testing.T) {
+	for _, version := range []string{"1.20.5", "2.2.1", "2.3.0"} {
+		t.Run(version, func(t *testing.T) {
+			f := newFakeFlink(t, version)
+			srv := f.start()
+			c := newTestCollector(t, Config{URL: srv.URL})
+			j := c.PollOnce(context.Background()).Jobs[0]
+			for _, id := range []string{f.sourceID, f.keyedID} {
+				v := findVertex(t, j, id)
+				want, ok := backpressureLevel(v.Subtasks)
+				if !ok || v.BackpressureLevel != want {
+					t.Errorf("vertex %s: level %q, want %q from the metrics", v.Name, v.BackpressureLevel, want)
+				}
+				if n := f.requests(f.jobPath("vertices", id, "backpressure")); n != 0 {
+					t.Errorf("vertex %s: /backpressure asked %d times, want none", v.Name, n)
+				}
+			}
+		})
+	}
+}
