@@ -604,7 +604,7 @@ func TestPollBadResponses(t *testing.T) {
 			name:                 "backpressure deprecated without data",
 			noBackpressureMetric: true,
 			path:                 func(f *fakeFlink) string { return f.jobPath("vertices", f.keyedID, "backpressure") },
-			body: func(w http.ResponseWriter) { w.Write([]byte(`{"status":"deprecated"}`)) },
+			body:                 func(w http.ResponseWriter) { w.Write([]byte(`{"status":"deprecated"}`)) },
 			check: func(t *testing.T, f *fakeFlink, s *Snapshot) {
 				k := findVertex(t, s.Jobs[0], f.keyedID)
 				if k.Err != nil || k.BackpressureLevel != "" {
