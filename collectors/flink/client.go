@@ -56,6 +56,7 @@ type Client struct {
 	maxBody        int64
 	maxRequestLine int
 	userAgent      string
+	stats          clientStats
 }
 
 // Option configures a Client.
@@ -210,6 +211,15 @@ func (c *Client) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 	if err := c.authorize(req); err != nil {
 		return nil, fmt.Errorf("flink: GET %s: %w", u.Path, err)
 	}
+	c.stats.requests.Add(1)
+	t0 := time.Now()
+	ok := false
+	defer func() {
+		c.stats.nanos.Add(int64(time.Since(t0)))
+		if !ok {
+			c.stats.failed.Add(1)
+		}
+	}()
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
@@ -219,6 +229,7 @@ func (c *Client) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	c.stats.bytes.Add(int64(len(body)))
 	if err != nil {
 		return nil, fmt.Errorf("flink: GET %s: reading body: %w", u.Path, err)
 	}
@@ -241,6 +252,7 @@ func (c *Client) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 		}
 		return nil, ae
 	}
+	ok = true
 	return body, nil
 }
 

@@ -15,10 +15,6 @@ import (
 	"time"
 )
 
-// maxInFlight bounds the concurrent requests of one collector to its
-// endpoint, so that a job with many vertices does not flood the JobManager.
-const maxInFlight = 4
-
 // Task-scope load metrics read for every subtask ("<i>.<name>" on the vertex
 // endpoint). The *TimeMsPerSecond values are 0–1000 and become 0–1 ratios.
 const (
@@ -41,11 +37,13 @@ const (
 //
 // One poll reads /overview and /jobs/overview, then for every running job
 // that Config.Jobs selects: the job (vertices and plan), its checkpoints and
-// numRestarts, and per vertex the subtasks, the metric id list, the load
-// and Kafka offset metric values (a source's metric-id list only when it
-// can have changed: idcache.go), the backpressure level and, when the
-// latest completed checkpoint changed, the per-subtask state sizes. At most
-// four requests are in flight at a time.
+// numRestarts, and per vertex the subtasks, the load and Kafka offset metric
+// values (a source's metric-id list too, only when it can have changed:
+// idcache.go), the backpressure level (from the metrics when they have it)
+// and, when the latest completed checkpoint changed, the per-subtask state
+// sizes. It keeps
+// to a request budget (MaxInFlight, MaxRequestsPerSecond) and backs off
+// while the endpoint fails or is slow (budget.go).
 //
 // Across polls it follows each source vertex's subtask attempts and Kafka
 // offset entries, so that the entries the JobManager keeps from before a
@@ -59,7 +57,10 @@ type Collector struct {
 	client *Client
 	log    *slog.Logger
 	sem    chan struct{}
+	pace   *pacer
 	now    func() time.Time
+	// backoff is the state after the last published poll (budget.go).
+	backoff Backoff
 
 	latest atomic.Pointer[Snapshot]
 	// notify, when set, receives every published snapshot.
@@ -104,7 +105,8 @@ func newCollector(cfg Config, logger *slog.Logger, opts ...Option) (*Collector, 
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Collector{
 		cfg: cfg, client: cl, log: logger,
-		sem:      make(chan struct{}, maxInFlight),
+		sem:      make(chan struct{}, cfg.MaxInFlight),
+		pace:     newPacer(cfg.MaxRequestsPerSecond, cfg.MaxInFlight),
 		now:      time.Now,
 		states:   map[stateKey]*stateEntry{},
 		kafka:    map[stateKey]*kafkaTracker{},
@@ -142,34 +144,54 @@ func (c *Collector) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		c.PollOnce(ctx)
-		t.Reset(c.cfg.PollInterval)
+		t.Reset(c.PollOnce(ctx).Backoff.Pause)
 	}
 }
 
-// PollOnce polls the endpoint once, bounded by RequestTimeout, publishes
+// PollOnce polls the endpoint once, bounded by pollTimeout, publishes
 // the snapshot (unless ctx was cancelled or the collector closed meanwhile:
 // a cut-short poll is not news) and returns it. Concurrent calls run one
 // after the other.
 func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	c.pollMu.Lock()
 	defer c.pollMu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, c.pollTimeout())
 	defer cancel()
 	stop := context.AfterFunc(c.closeCtx, cancel)
 	defer stop()
 
+	before := c.client.stats.cost()
 	s := c.pollRecovering(ctx, c.latest.Load())
+	s.Cost = c.client.stats.cost().sub(before)
+	s.MaxInFlight, s.MaxRequestsPerSecond = c.cfg.MaxInFlight, c.cfg.MaxRequestsPerSecond
 	// Running out of RequestTimeout is a result worth publishing (stale
 	// values, errors); cancellation by the caller or Close is not.
 	if errors.Is(ctx.Err(), context.Canceled) {
+		s.Backoff = Backoff{Pause: c.cfg.PollInterval}
 		return s
+	}
+	c.backoff = nextBackoff(c.backoff, pollHealth(s, errors.Is(ctx.Err(), context.DeadlineExceeded)), c.cfg.PollInterval)
+	s.Backoff = c.backoff
+	if c.backoff.Polls > 0 {
+		c.log.Info("flink endpoint "+c.backoff.Reason+"; polling less often", "bad_polls", c.backoff.Polls, "pause", c.backoff.Pause)
 	}
 	c.latest.Store(s)
 	if fn := c.notify.Load(); fn != nil {
 		c.publish(*fn, s)
 	}
 	return s
+}
+
+// pollTimeout bounds one poll: RequestTimeout, plus the time that the
+// last poll's number of requests takes at MaxRequestsPerSecond, so that
+// keeping to the request rate does not cut the polls of a JobManager with
+// many jobs short.
+func (c *Collector) pollTimeout() time.Duration {
+	d := c.cfg.RequestTimeout
+	if prev := c.latest.Load(); prev != nil && c.pace != nil {
+		d += time.Duration(float64(prev.Cost.Requests) / c.cfg.MaxRequestsPerSecond * float64(time.Second))
+	}
+	return d
 }
 
 // pollRecovering is poll, with a panic outside the job and vertex reads
@@ -304,7 +326,8 @@ func (c *Collector) selected(j JobOverview) bool {
 	return slices.Contains(c.cfg.Jobs, j.ID) || slices.Contains(c.cfg.Jobs, j.Name)
 }
 
-// call runs one client call while holding one of the maxInFlight slots.
+// call runs one client call while holding one of the MaxInFlight slots,
+// at the pace of MaxRequestsPerSecond (budget.go).
 func call[T any](ctx context.Context, c *Collector, f func(context.Context) (T, error)) (T, error) {
 	select {
 	case c.sem <- struct{}{}:
@@ -313,6 +336,10 @@ func call[T any](ctx context.Context, c *Collector, f func(context.Context) (T, 
 		return zero, ctx.Err()
 	}
 	defer func() { <-c.sem }()
+	if err := c.pace.wait(ctx); err != nil {
+		var zero T
+		return zero, err
+	}
 	return f(ctx)
 }
 

@@ -137,9 +137,15 @@ func newTestCollector(t *testing.T, cfg Config, opts ...Option) *Collector {
 	if cfg.Name == "" {
 		cfg.Name = "test"
 	}
+	paced := cfg.MaxRequestsPerSecond != 0
 	c, err := newCollector(cfg, nil, opts...)
 	if err != nil {
 		t.Fatalf("newCollector(%v) = %v", cfg, err)
+	}
+	if !paced {
+		// Unpaced unless the test is about pacing (budget_test.go): the
+		// tests are about what is asked and answered.
+		c.pace = nil
 	}
 	t.Cleanup(c.Close)
 	return c
@@ -380,8 +386,8 @@ func TestPollRecorded(t *testing.T) {
 			f.mu.Lock()
 			seen := f.maxInFlightSeen
 			f.mu.Unlock()
-			if seen > maxInFlight || seen < 2 {
-				t.Errorf("max requests in flight = %d, want 2..%d", seen, maxInFlight)
+			if seen > DefaultMaxInFlight || seen < 2 {
+				t.Errorf("max requests in flight = %d, want 2..%d", seen, DefaultMaxInFlight)
 			}
 
 			// A second poll with the same latest checkpoint reuses the sizes.

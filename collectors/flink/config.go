@@ -43,7 +43,8 @@ type Config struct {
 	// metrics.fetcher.update-interval), the useful minimum: Flink refreshes
 	// metric values no faster. Validate rejects less than MinPollInterval.
 	PollInterval time.Duration
-	// RequestTimeout bounds one whole poll; default 10 s.
+	// RequestTimeout bounds one request, and one whole poll beyond the
+	// time its requests take at MaxRequestsPerSecond; default 10 s.
 	RequestTimeout time.Duration
 	// IDRefresh is how long a source vertex's metric-id list is used
 	// while its parallelism and subtask attempts stay the same; a new
@@ -51,6 +52,15 @@ type Config struct {
 	// DefaultIDRefresh (5 min); Validate rejects less than the poll
 	// interval.
 	IDRefresh time.Duration
+
+	// MaxInFlight bounds the requests in flight to the endpoint; 0 means
+	// DefaultMaxInFlight (4).
+	MaxInFlight int
+	// MaxRequestsPerSecond paces the requests to the endpoint; 0 means
+	// DefaultMaxRequestsPerSecond (50). A poll of many jobs takes at
+	// least its requests divided by this, which the collector adds to
+	// RequestTimeout from the second poll on.
+	MaxRequestsPerSecond float64
 }
 
 // BasicAuth is HTTP basic authentication; the password is inline or in a file.
@@ -90,6 +100,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.IDRefresh == 0 {
 		c.IDRefresh = DefaultIDRefresh
+	}
+	if c.MaxInFlight == 0 {
+		c.MaxInFlight = DefaultMaxInFlight
+	}
+	if c.MaxRequestsPerSecond == 0 {
+		c.MaxRequestsPerSecond = DefaultMaxRequestsPerSecond
 	}
 	return c
 }
@@ -172,6 +188,12 @@ func (c Config) Validate() error {
 	if poll := c.WithDefaults().PollInterval; c.IDRefresh < 0 || (c.IDRefresh > 0 && c.IDRefresh < poll) {
 		add("IDRefresh: %v is below the poll interval of %v", c.IDRefresh, poll)
 	}
+	if c.MaxInFlight < 0 || c.MaxInFlight > 64 {
+		add("MaxInFlight: %d is outside 1..64 (0 means %d)", c.MaxInFlight, DefaultMaxInFlight)
+	}
+	if r := c.MaxRequestsPerSecond; r < 0 || r > 10000 || r != r {
+		add("MaxRequestsPerSecond: %v is outside (0, 10000] (0 means %d)", r, DefaultMaxRequestsPerSecond)
+	}
 	if c.RequestTimeout < 0 {
 		add("RequestTimeout: %v is negative", c.RequestTimeout)
 	}
@@ -201,7 +223,7 @@ func (c Config) String() string {
 	if len(c.Jobs) > 0 {
 		fmt.Fprintf(&b, " jobs=%s", strings.Join(c.Jobs, ","))
 	}
-	fmt.Fprintf(&b, " poll_interval=%v request_timeout=%v id_refresh=%v", c.PollInterval, c.RequestTimeout, c.IDRefresh)
+	fmt.Fprintf(&b, " poll_interval=%v request_timeout=%v id_refresh=%v max_in_flight=%d max_requests_per_second=%v", c.PollInterval, c.RequestTimeout, c.IDRefresh, c.MaxInFlight, c.MaxRequestsPerSecond)
 	return b.String()
 }
 
@@ -226,7 +248,8 @@ func (c Config) LogValue() slog.Value {
 	if len(c.Jobs) > 0 {
 		attrs = append(attrs, slog.Any("jobs", c.Jobs))
 	}
-	attrs = append(attrs, slog.Duration("poll_interval", c.PollInterval), slog.Duration("request_timeout", c.RequestTimeout), slog.Duration("id_refresh", c.IDRefresh))
+	attrs = append(attrs, slog.Duration("poll_interval", c.PollInterval), slog.Duration("request_timeout", c.RequestTimeout), slog.Duration("id_refresh", c.IDRefresh),
+		slog.Int("max_in_flight", c.MaxInFlight), slog.Float64("max_requests_per_second", c.MaxRequestsPerSecond))
 	return slog.GroupValue(attrs...)
 }
 
@@ -324,8 +347,8 @@ func (c Config) NewClient(opts ...Option) (*Client, error) {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = tc
-	tr.MaxConnsPerHost = maxInFlight
-	tr.MaxIdleConnsPerHost = maxInFlight
+	tr.MaxConnsPerHost = c.MaxInFlight
+	tr.MaxIdleConnsPerHost = c.MaxInFlight
 	base := []Option{WithHTTPClient(&http.Client{Transport: tr, Timeout: c.RequestTimeout})}
 	switch {
 	case c.BearerToken != "":

@@ -21,6 +21,15 @@ type Snapshot struct {
 	// good poll are kept, marked stale.
 	Err  error
 	Jobs []JobSnapshot // running jobs first, then by name and id
+	// Cost is what the poll asked of the endpoint.
+	Cost PollCost
+	// Backoff says how long the collector pauses before the next poll,
+	// and why when that is longer than the poll interval.
+	Backoff Backoff
+	// MaxInFlight and MaxRequestsPerSecond are the endpoint's request
+	// budget (Config, defaults applied).
+	MaxInFlight          int
+	MaxRequestsPerSecond float64
 }
 
 // JobSnapshot is one job as seen by a poll.
