@@ -117,7 +117,10 @@ func (s *Store) backends(now time.Time) OverviewView {
 	for _, name := range sortedKeys(s.flink) {
 		fs := s.flink[name]
 		ov.Endpoints = append(ov.Endpoints, EndpointSummary{Name: name, URL: fs.URL, FlinkVersion: fs.FlinkVersion, Jobs: len(fs.Jobs),
-			PollMillis: fs.PollDuration.Milliseconds(), Age: backendAge(fs.CollectedAt, now, fs.Err, s.reached[backendKey{"flink", name}])})
+			PollMillis: fs.PollDuration.Milliseconds(), Age: backendAge(fs.CollectedAt, now, fs.Err, s.reached[backendKey{"flink", name}]),
+			Cost: PollCost{Requests: fs.Cost.Requests, Failed: fs.Cost.Failed, Bytes: fs.Cost.Bytes},
+			Budget: RequestBudget{MaxInFlight: fs.MaxInFlight, MaxRequestsPerSecond: fs.MaxRequestsPerSecond,
+				PauseMillis: fs.Backoff.Pause.Milliseconds(), BackoffPolls: fs.Backoff.Polls, BackoffReason: fs.Backoff.Reason}})
 	}
 	return ov
 }

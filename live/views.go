@@ -64,6 +64,31 @@ type EndpointSummary struct {
 	Jobs         int    `json:"jobs"`
 	PollMillis   int64  `json:"pollMillis"`
 	Age          Age    `json:"freshness"`
+	// Cost is what the latest poll asked of the JobManager, Budget what
+	// skewscope allows itself there.
+	Cost   PollCost      `json:"cost"`
+	Budget RequestBudget `json:"budget"`
+}
+
+// PollCost is what one poll asked of a backend.
+type PollCost struct {
+	Requests int64 `json:"requests"`
+	Failed   int64 `json:"failed"`
+	Bytes    int64 `json:"bytes"`
+}
+
+// RequestBudget is the request budget of a Flink endpoint and whether the
+// collector is backing off.
+type RequestBudget struct {
+	MaxInFlight          int     `json:"maxInFlight"`
+	MaxRequestsPerSecond float64 `json:"maxRequestsPerSecond"`
+	// PauseMillis is the pause before the next poll: the poll interval,
+	// or longer while backing off.
+	PauseMillis int64 `json:"pauseMillis"`
+	// BackoffPolls counts the bad polls in a row (0: not backing off);
+	// BackoffReason says what was wrong: failing or slow.
+	BackoffPolls  int    `json:"backoffPolls"`
+	BackoffReason string `json:"backoffReason"`
 }
 
 // JobSummary is one job on the overview.

@@ -343,3 +343,35 @@ func GroupLagTime(g live.GroupOffset) string {
 func kgPct(n, maxP int) string {
 	return strconv.FormatFloat(100*float64(n)/float64(maxP), 'f', 3, 64) + "%"
 }
+
+// EndpointCost is what an endpoint's latest poll asked of the JobManager:
+// "412 requests, 1.2 MB" (and how many failed).
+func EndpointCost(e live.EndpointSummary) string {
+	if e.Cost.Requests == 0 {
+		return "–"
+	}
+	s := live.FormatInt(e.Cost.Requests) + " requests, " + live.FormatBytes(e.Cost.Bytes)
+	if e.Cost.Failed > 0 {
+		s += ", " + live.FormatInt(e.Cost.Failed) + " failed"
+	}
+	return s
+}
+
+// EndpointBudget is skewscope's request budget on the endpoint and, while
+// it backs off, how long it pauses between polls and why.
+func EndpointBudget(e live.EndpointSummary) string {
+	b := e.Budget
+	if b.MaxInFlight == 0 {
+		return "–"
+	}
+	s := strconv.Itoa(b.MaxInFlight) + " in flight, " + live.FormatRate(b.MaxRequestsPerSecond)
+	if b.BackoffPolls > 0 {
+		polls := "polls"
+		if b.BackoffPolls == 1 {
+			polls = "poll"
+		}
+		s += "; backing off after " + strconv.Itoa(b.BackoffPolls) + " " + b.BackoffReason + " " + polls +
+			": next poll " + live.FormatSeconds(float64(b.PauseMillis)/1000) + " after the last"
+	}
+	return s
+}

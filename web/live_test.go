@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,11 @@ func liveStore(t *testing.T, at time.Time) *live.Store {
 		}
 		return out
 	}
-	fs := &flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(10 * time.Second), FlinkVersion: "2.2.1", Jobs: []flink.JobSnapshot{{
+	fs := &flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(10 * time.Second), FlinkVersion: "2.2.1",
+		Cost:        flink.PollCost{Requests: 412, Failed: 3, Bytes: 8_100_000},
+		Backoff:     flink.Backoff{Polls: 2, Reason: "slow", Pause: 40 * time.Second},
+		MaxInFlight: 4, MaxRequestsPerSecond: 50,
+		Jobs: []flink.JobSnapshot{{
 		ID: tJob, Name: "orders <enrichment>", State: "RUNNING", StartTime: at,
 		Vertices: []flink.VertexSnapshot{
 			{ID: tSource, Name: "Source: Kafka Source", Parallelism: 4, MaxParallelism: 128, Source: true, Kafka: obs, Subtasks: sub(4), BackpressureLevel: "ok"},
@@ -360,12 +365,40 @@ func TestMetricsExportLiveFigures(t *testing.T) {
 		`skewscope_group_partition_lag_records{cluster="prod",group="enrich",partition="0",topic="orders"} 1500`,
 		`skewscope_backend_up{kind="kafka",name="prod"} 1`,
 		`skewscope_backend_up{kind="flink",name="jm"} 1`,
+		`skewscope_flink_poll_requests{name="jm"} 412`,
+		`skewscope_flink_poll_response_bytes{name="jm"} 8.1e+06`,
+		`skewscope_flink_backoff_polls{name="jm"} 2`,
 		`skewscope_build_info`,
 		`go_goroutines`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+}
+
+// TestOverviewShowsWhatSkewscopeAsksOfTheJobManager: the endpoint row
+// shows the latest poll's requests and bytes, the budget and the backoff,
+// in the page and in its live update.
+func TestOverviewShowsWhatSkewscopeAsksOfTheJobManager(t *testing.T) {
+	st := liveStore(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	ts := newLiveServer(t, st, nil)
+	resp, err := http.Get(ts.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	cost := "412 requests, " + live.FormatBytes(8_100_000) + ", 3 failed"
+	budget := "4 in flight, 50/s; backing off after 2 slow polls: next poll 40 s after the last"
+	for _, want := range []string{cost, budget} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("GET / lacks %q", want)
+		}
+	}
+	u := overviewUpdate(st.Overview())
+	if !slices.Contains(u.T, cost) || !slices.Contains(u.T, budget) {
+		t.Errorf("the overview's live update texts %q lack the cost or the budget", u.T)
 	}
 }
 

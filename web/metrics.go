@@ -53,6 +53,12 @@ var (
 		"Start time of the latest poll of a backend.", []string{"kind", "name"}, nil)
 	descPollDuration = prometheus.NewDesc("skewscope_backend_poll_duration_seconds",
 		"Duration of the latest poll of a backend.", []string{"kind", "name"}, nil)
+	descFlinkRequests = prometheus.NewDesc("skewscope_flink_poll_requests",
+		"HTTP requests the latest poll of a Flink endpoint sent.", []string{"name"}, nil)
+	descFlinkBytes = prometheus.NewDesc("skewscope_flink_poll_response_bytes",
+		"Response body bytes the latest poll of a Flink endpoint read.", []string{"name"}, nil)
+	descFlinkBackoff = prometheus.NewDesc("skewscope_flink_backoff_polls",
+		"Bad polls in a row of a Flink endpoint (failing or slow) while skewscope polls it less often; 0 when not backing off.", []string{"name"}, nil)
 	descWSConnections = prometheus.NewDesc("skewscope_websocket_connections", "Open websocket connections.", nil, nil)
 	descWSDropped     = prometheus.NewDesc("skewscope_websocket_dropped_clients_total", "Slow websocket clients dropped.", nil, nil)
 	descWSSent        = prometheus.NewDesc("skewscope_websocket_messages_sent_total", "Websocket messages written.", nil, nil)
@@ -64,7 +70,7 @@ type liveCollector struct{ s *Server }
 func (c liveCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPartitionLag, descPartitionLagSeconds, descSubtaskBusy, descVertexSkew,
 		descVertexMaxBusy, descDrift, descGroupLag, descGroupLagSeconds, descUp, descLastPoll, descPollDuration,
-		descWSConnections, descWSDropped, descWSSent} {
+		descFlinkRequests, descFlinkBytes, descFlinkBackoff, descWSConnections, descWSDropped, descWSSent} {
 		ch <- d
 	}
 }
@@ -118,6 +124,9 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(ch, descUp, up(e.Age), "flink", e.Name)
 		gauge(ch, descLastPoll, float64(e.Age.At.UnixMilli())/1000, "flink", e.Name)
 		gauge(ch, descPollDuration, float64(e.PollMillis)/1000, "flink", e.Name)
+		gauge(ch, descFlinkRequests, float64(e.Cost.Requests), e.Name)
+		gauge(ch, descFlinkBytes, float64(e.Cost.Bytes), e.Name)
+		gauge(ch, descFlinkBackoff, float64(e.Budget.BackoffPolls), e.Name)
 	}
 	for _, j := range store.JobRefs() {
 		if j.State != "RUNNING" {

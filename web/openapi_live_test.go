@@ -235,7 +235,9 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		Backpressure: "low", Drift: 1, Age: age, ReplacedBy: replaced}
 	ov := live.OverviewView{
 		Clusters:  []live.ClusterSummary{{Name: "main", Topics: 2, Partitions: 12, Groups: 3, Rate: 10.5, PollMillis: 40, Age: age}},
-		Endpoints: []live.EndpointSummary{{Name: "prod", URL: "http://flink:8081", FlinkVersion: "1.20.0", Jobs: 1, PollMillis: 30, Age: age}},
+		Endpoints: []live.EndpointSummary{{Name: "prod", URL: "http://flink:8081", FlinkVersion: "1.20.0", Jobs: 1, PollMillis: 30, Age: age,
+			Cost:   live.PollCost{Requests: 9, Bytes: 81234},
+			Budget: live.RequestBudget{MaxInFlight: 4, MaxRequestsPerSecond: 50, PauseMillis: 40000, BackoffPolls: 2, BackoffReason: "failing"}}},
 		Jobs:      []live.JobSummary{job},
 		Topics:    []live.TopicSummary{{Cluster: "main", Name: "orders", Partitions: 12, Rate: 10.5, Groups: 1}},
 	}
@@ -322,7 +324,7 @@ func TestOpenAPILiveSchemasMatchViews(t *testing.T) {
 		"Prediction": live.Prediction{}, "VertexView": live.VertexView{}, "TopicPartitionRow": live.TopicPartitionRow{},
 		"GroupOffset": live.GroupOffset{}, "TopicGroup": live.TopicGroup{}, "TopicView": live.TopicView{},
 		"Headline": live.Headline{}, "LineageView": live.LineageView{}, "LineageEvent": live.LineageEvent{},
-		"Replacement": live.Replacement{},
+		"Replacement": live.Replacement{}, "PollCost": live.PollCost{}, "RequestBudget": live.RequestBudget{},
 	}
 	for name := range zeros {
 		if !c.seen[name] {
