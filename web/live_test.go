@@ -78,12 +78,12 @@ func liveStore(t *testing.T, at time.Time) *live.Store {
 		Backoff:     flink.Backoff{Polls: 2, Reason: "slow", Pause: 40 * time.Second},
 		MaxInFlight: 4, MaxRequestsPerSecond: 50,
 		Jobs: []flink.JobSnapshot{{
-		ID: tJob, Name: "orders <enrichment>", State: "RUNNING", StartTime: at,
-		Vertices: []flink.VertexSnapshot{
-			{ID: tSource, Name: "Source: Kafka Source", Parallelism: 4, MaxParallelism: 128, Source: true, Kafka: obs, Subtasks: sub(4), BackpressureLevel: "ok"},
-			{ID: tKeyed, Name: "Enrich <b>Orders</b>", Parallelism: 3, MaxParallelism: 128, Keyed: true, Subtasks: sub(3), BackpressureLevel: "high"},
-		},
-	}}}
+			ID: tJob, Name: "orders <enrichment>", State: "RUNNING", StartTime: at,
+			Vertices: []flink.VertexSnapshot{
+				{ID: tSource, Name: "Source: Kafka Source", Parallelism: 4, MaxParallelism: 128, Source: true, Kafka: obs, Subtasks: sub(4), BackpressureLevel: "ok"},
+				{ID: tKeyed, Name: "Enrich <b>Orders</b>", Parallelism: 3, MaxParallelism: 128, Keyed: true, Subtasks: sub(3), BackpressureLevel: "high"},
+			},
+		}}}
 	st.UpdateFlink(fs)
 	return st
 }

@@ -234,12 +234,12 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 	job := live.JobSummary{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 120, MaxBusy: 0.5, NotModelled: 1,
 		Backpressure: "low", Drift: 1, Age: age, ReplacedBy: replaced}
 	ov := live.OverviewView{
-		Clusters:  []live.ClusterSummary{{Name: "main", Topics: 2, Partitions: 12, Groups: 3, Rate: 10.5, PollMillis: 40, Age: age}},
+		Clusters: []live.ClusterSummary{{Name: "main", Topics: 2, Partitions: 12, Groups: 3, Rate: 10.5, PollMillis: 40, Age: age}},
 		Endpoints: []live.EndpointSummary{{Name: "prod", URL: "http://flink:8081", FlinkVersion: "1.20.0", Jobs: 1, PollMillis: 30, Age: age,
 			Cost:   live.PollCost{Requests: 9, Bytes: 81234},
 			Budget: live.RequestBudget{MaxInFlight: 4, MaxRequestsPerSecond: 50, PauseMillis: 40000, BackoffPolls: 2, BackoffReason: "failing"}}},
-		Jobs:      []live.JobSummary{job},
-		Topics:    []live.TopicSummary{{Cluster: "main", Name: "orders", Partitions: 12, Rate: 10.5, Groups: 1}},
+		Jobs:   []live.JobSummary{job},
+		Topics: []live.TopicSummary{{Cluster: "main", Name: "orders", Partitions: 12, Rate: 10.5, Groups: 1}},
 	}
 	restored := &live.Restored{CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", At: at}
 	jv := live.JobView{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", StartTime: at, Restored: restored,
