@@ -401,15 +401,20 @@ type flinkSection struct {
 }
 
 type flinkEndpointYAML struct {
-	Name           string          `yaml:"name"`
-	URL            string          `yaml:"url"`
-	Kafka          string          `yaml:"kafka"`
-	Jobs           []string        `yaml:"jobs"`
-	PollInterval   time.Duration   `yaml:"pollInterval"`
-	RequestTimeout time.Duration   `yaml:"requestTimeout"`
-	Authorization  *flinkAuthYAML  `yaml:"authorization"`
-	BasicAuth      *flinkBasicYAML `yaml:"basicAuth"`
-	TLS            flinkTLSYAML    `yaml:"tls"`
+	Name           string        `yaml:"name"`
+	URL            string        `yaml:"url"`
+	Kafka          string        `yaml:"kafka"`
+	Jobs           []string      `yaml:"jobs"`
+	PollInterval   time.Duration `yaml:"pollInterval"`
+	RequestTimeout time.Duration `yaml:"requestTimeout"`
+	// The request budget on the JobManager and how long a source's
+	// metric-id list is used (flink.Config).
+	MaxInFlight          int             `yaml:"maxInFlight"`
+	MaxRequestsPerSecond float64         `yaml:"maxRequestsPerSecond"`
+	MetricIDRefresh      time.Duration   `yaml:"metricIdRefresh"`
+	Authorization        *flinkAuthYAML  `yaml:"authorization"`
+	BasicAuth            *flinkBasicYAML `yaml:"basicAuth"`
+	TLS                  flinkTLSYAML    `yaml:"tls"`
 }
 
 type flinkAuthYAML struct {
@@ -663,12 +668,15 @@ func (fc fileConfig) backends(dir string, p *problems) backends {
 	for i, y := range fc.Flink.Endpoints {
 		path := fmt.Sprintf("flink.endpoints[%d]", i)
 		c := flink.Config{
-			Name:           y.Name,
-			URL:            y.URL,
-			Kafka:          y.Kafka,
-			Jobs:           y.Jobs,
-			PollInterval:   y.PollInterval,
-			RequestTimeout: y.RequestTimeout,
+			Name:                 y.Name,
+			URL:                  y.URL,
+			Kafka:                y.Kafka,
+			Jobs:                 y.Jobs,
+			PollInterval:         y.PollInterval,
+			RequestTimeout:       y.RequestTimeout,
+			MaxInFlight:          y.MaxInFlight,
+			MaxRequestsPerSecond: y.MaxRequestsPerSecond,
+			IDRefresh:            y.MetricIDRefresh,
 			TLS: flink.TLSConfig{
 				CAFile:             resolve(dir, y.TLS.CAFilepath),
 				CertFile:           resolve(dir, y.TLS.CertFilepath),
@@ -840,6 +848,9 @@ var flinkFields = strings.NewReplacer(
 	"Jobs", "jobs",
 	"PollInterval", "pollInterval",
 	"RequestTimeout", "requestTimeout",
+	"MaxInFlight", "maxInFlight",
+	"MaxRequestsPerSecond", "maxRequestsPerSecond",
+	"IDRefresh", "metricIdRefresh",
 )
 
 // validateAt runs a collector's Validate and records each message under
