@@ -46,6 +46,13 @@ type Options struct {
 	SparkPoints int
 	// TimeTableSize is the offset→time samples per partition; default 120.
 	TimeTableSize int
+	// OnUnlisted, when set, is told of each running Kafka source vertex
+	// whose topics have partitions in the Kafka metadata that none of its
+	// metric ids names (a partition the source may have discovered since
+	// its collector last read the ids: flink.Collector.HintMetricIDs). It
+	// is called after every update that finds one, without the store's
+	// lock held.
+	OnUnlisted func(endpoint, jobID, vertexID string)
 }
 
 type tpKey struct {
@@ -177,9 +184,66 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 			tt.Add(snap.CollectedAt, p.End)
 		}
 	}
+	var unlisted []vertexKey
+	if s.opts.OnUnlisted != nil {
+		for _, endpoint := range sortedKeys(s.flink) {
+			unlisted = append(unlisted, s.unlisted(endpoint)...)
+		}
+	}
 	s.seq++
 	s.mu.Unlock()
 	s.notify()
+	s.tellUnlisted(unlisted)
+}
+
+// unlisted returns the running Kafka source vertices of endpoint whose
+// topics, by the Kafka metadata, have partitions that none of their
+// metric ids names. Called with s.mu held.
+func (s *Store) unlisted(endpoint string) []vertexKey {
+	snap := s.flink[endpoint]
+	if snap == nil {
+		return nil
+	}
+	var out []vertexKey
+	for i := range snap.Jobs {
+		j := &snap.Jobs[i]
+		if j.State != "RUNNING" {
+			continue
+		}
+		for k := range j.Vertices {
+			v := &j.Vertices[k]
+			if v.Kafka == nil || v.Stale || len(v.Kafka.States) == 0 {
+				continue
+			}
+			cluster := s.clusterFor(endpoint, v)
+			named := map[assign.TopicPartition]bool{}
+			for _, st := range v.Kafka.States {
+				named[assign.TopicPartition{Topic: s.resolve(cluster, st.Topic), Partition: st.Partition}] = true
+			}
+			found := false
+			for _, t := range s.observedTopics(cluster, v) {
+				for p := range t.Partitions {
+					if !named[assign.TopicPartition{Topic: t.Name, Partition: int32(p)}] {
+						found = true
+						break
+					}
+				}
+				if found {
+					break
+				}
+			}
+			if found {
+				out = append(out, vertexKey{endpoint, j.ID, v.ID})
+			}
+		}
+	}
+	return out
+}
+
+func (s *Store) tellUnlisted(ks []vertexKey) {
+	for _, k := range ks {
+		s.opts.OnUnlisted(k.endpoint, k.job, k.vertex)
+	}
 }
 
 // UpdateFlink stores a Flink snapshot, follows job lineages (restores at
@@ -248,9 +312,14 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 		}
 	}
 	jobs := s.inferJobs(snap)
+	var unlisted []vertexKey
+	if s.opts.OnUnlisted != nil {
+		unlisted = s.unlisted(snap.Endpoint)
+	}
 	s.seq++
 	s.mu.Unlock()
 	s.notify()
+	s.tellUnlisted(unlisted)
 	if len(jobs) > 0 {
 		s.runInfer(jobs)
 	}

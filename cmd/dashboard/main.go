@@ -159,6 +159,26 @@ func startCollectors(ctx context.Context, wg *sync.WaitGroup, cfg appConfig, log
 	for _, l := range cfg.SourceGroups {
 		opts.Links = append(opts.Links, live.Link{Endpoint: l.Endpoint, Job: l.Job, Vertex: l.Vertex, Group: l.Group})
 	}
+	// The Flink collectors exist before the store, so that the store can
+	// hint them at partitions that Kafka lists and their ids do not.
+	flinkCols := make(map[string]*flink.Collector, len(cfg.Flink))
+	var flinkOrder []*flink.Collector
+	for _, fc := range cfg.Flink {
+		col, err := flink.NewCollector(fc, log.With("flink", fc.Name))
+		if err != nil {
+			for _, c := range flinkOrder {
+				c.Close()
+			}
+			return nil, fmt.Errorf("flink endpoint %s: %w", fc.Name, err)
+		}
+		flinkCols[fc.Name] = col
+		flinkOrder = append(flinkOrder, col)
+	}
+	opts.OnUnlisted = func(endpoint, jobID, vertexID string) {
+		if c := flinkCols[endpoint]; c != nil {
+			c.HintMetricIDs(jobID, vertexID)
+		}
+	}
 	store := live.New(opts)
 	for _, kc := range cfg.Kafka {
 		col, err := kafka.NewKafkaCollector(kc, log.With("kafka", kc.Name))
@@ -173,11 +193,7 @@ func startCollectors(ctx context.Context, wg *sync.WaitGroup, cfg appConfig, log
 			col.Run(ctx)
 		}()
 	}
-	for _, fc := range cfg.Flink {
-		col, err := flink.NewCollector(fc, log.With("flink", fc.Name))
-		if err != nil {
-			return nil, fmt.Errorf("flink endpoint %s: %w", fc.Name, err)
-		}
+	for _, col := range flinkOrder {
 		col.OnSnapshot(store.UpdateFlink)
 		wg.Add(1)
 		go func() {

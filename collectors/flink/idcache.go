@@ -3,6 +3,7 @@ package flink
 import (
 	"hash/fnv"
 	"maps"
+	"slices"
 	"time"
 )
 
@@ -30,6 +31,10 @@ import (
 //   - a Kafka offset id of the last list was missing from a values
 //     answer (the JobManager dropped it);
 //   - the subtask details could not be read (a restart would go unseen);
+//   - Kafka lists partitions of the source's topics that no id names
+//     (HintMetricIDs): a partition the source may have discovered since;
+//     at most once per hintEvery and maxHints times while the list stays
+//     the same, since a source may read only some partitions of a topic;
 //   - IDRefresh passed since the last read, for the partitions a running
 //     source discovers (KafkaSource's partition.discovery.interval.ms).
 //     Each vertex's deadline is spread over the last half of IDRefresh by
@@ -41,6 +46,13 @@ import (
 // settlePolls is how many polls after a change of attempts or
 // parallelism read the list again, at least.
 const settlePolls = 3
+
+// A hint is honoured at most once per hintEvery, and at most maxHints
+// times while the list read stays the same.
+const (
+	hintEvery = time.Minute
+	maxHints  = 5
+)
 
 // DefaultIDRefresh is Config.IDRefresh when 0: how long a source vertex's
 // metric-id list is used without a change of attempts or parallelism.
@@ -54,6 +66,8 @@ type idEntry struct {
 	readAt   time.Time
 	settle   int  // polls left that read the list again
 	missing  bool // a values answer lacked an id of ids
+	hinted   bool // HintMetricIDs since the last read
+	hints    int  // reads for hints that found the same list
 }
 
 // idReason says why a source's list is read on this poll, "" when the
@@ -74,11 +88,15 @@ func (c *Collector) idReason(e *idEntry, key stateKey, par int, attempts map[int
 		return "an offset id was missing from the values"
 	case prev != nil && prev.Kafka != nil && (len(prev.Kafka.AwaitingRefresh) > 0 || len(prev.Kafka.Registering) > 0):
 		return "restarted subtasks not yet settled"
+	case e.hinted && e.hints < maxHints && at.Sub(e.readAt) >= hintEvery:
+		return hintReason
 	case at.Sub(e.readAt) >= c.idDeadline(key):
 		return "refresh interval"
 	}
 	return ""
 }
+
+const hintReason = "Kafka lists partitions that no id names"
 
 // idDeadline is how long key's list is kept: between half of IDRefresh
 // and all of it, fixed per vertex.
@@ -139,8 +157,27 @@ func (c *Collector) sourceIDs(ids func() ([]string, error), key stateKey, vs *Ve
 	case e.settle > 0:
 		n.settle = e.settle - 1
 	}
+	if e != nil && slices.Equal(e.ids, kept) {
+		n.hints = e.hints
+		if reason == hintReason {
+			n.hints++
+		}
+	}
 	c.ids[key] = n
 	return kept, true, nil
+}
+
+// HintMetricIDs tells the collector that Kafka lists partitions of the
+// topics a source vertex reads that none of its metric ids names: the
+// source may have discovered them, so its list is worth reading again
+// before IDRefresh passes (idcache.go bounds how often). Safe for
+// concurrent use; unknown vertices are ignored.
+func (c *Collector) HintMetricIDs(jobID, vertexID string) {
+	c.stateMu.Lock()
+	if e := c.ids[stateKey{jobID, vertexID}]; e != nil {
+		e.hinted = true
+	}
+	c.stateMu.Unlock()
 }
 
 // idsMissing marks key's list for a new read on the next poll.

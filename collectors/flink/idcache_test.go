@@ -268,3 +268,42 @@ func TestBackpressureFromMetrics(t *testing.T) {
 		})
 	}
 }
+
+// TestHintMetricIDs: a hint reads the list again once hintEvery has
+// passed since the last read, at most maxHints times while the list read
+// stays the same; without a hint the list waits for IDRefresh.
+func TestHintMetricIDs(t *testing.T) {
+	f := newFakeFlink(t, "2.3.0")
+	srv := f.start()
+	src := f.jobPath("vertices", f.sourceID, "metrics")
+	lc := countLists(f, src)
+	clock := newTestClock()
+	c := newTestCollector(t, Config{URL: srv.URL, IDRefresh: time.Hour})
+	clock.install(c)
+	poll := func() {
+		c.PollOnce(context.Background())
+		clock.add(10 * time.Second)
+	}
+	poll()
+	c.HintMetricIDs(f.jobID, f.sourceID)
+	poll() // 10 s after the read: too soon
+	if l, _ := lc.counts(src); l != 1 {
+		t.Errorf("a hint 10 s after the read: %d lists, want 1", l)
+	}
+	for range 5 {
+		poll()
+	}
+	if l, _ := lc.counts(src); l != 2 {
+		t.Errorf("a hint a minute after the read: %d lists, want 2", l)
+	}
+	// The same list keeps coming back: maxHints reads, then the hints wait
+	// for IDRefresh.
+	for range 30 * maxHints {
+		c.HintMetricIDs(f.jobID, f.sourceID)
+		poll()
+	}
+	if l, _ := lc.counts(src); l != 1+maxHints {
+		t.Errorf("hints on every poll for %d minutes: %d lists, want %d", 5*maxHints, l, 1+maxHints)
+	}
+	c.HintMetricIDs("no-such-job", f.sourceID) // ignored
+}
