@@ -19,9 +19,10 @@ import (
 const (
 	DefaultMaxInFlight          = 4
 	DefaultMaxRequestsPerSecond = 50
-	// MaxBackoff bounds the pause between polls while backing off (or the
-	// poll interval, when that is longer).
-	MaxBackoff = 5 * time.Minute
+	// MaxBackoff bounds the pause between polls while backing off, to
+	// at most maxBackoffPolls poll intervals (and at least one).
+	MaxBackoff      = 5 * time.Minute
+	maxBackoffPolls = 8
 )
 
 // clientStats counts a client's requests and the bytes of their answers.
@@ -110,14 +111,15 @@ func nextBackoff(b Backoff, bad string, interval time.Duration) Backoff {
 		return Backoff{Pause: interval}
 	}
 	n := b.Polls + 1
+	limit := max(min(MaxBackoff, maxBackoffPolls*interval), interval)
 	pause := interval
 	for range min(n, 16) {
-		if pause >= MaxBackoff {
+		if pause >= limit {
 			break
 		}
 		pause *= 2
 	}
-	pause = max(min(pause, MaxBackoff), interval)
+	pause = min(pause, limit)
 	return Backoff{Polls: n, Reason: bad, Pause: pause}
 }
 

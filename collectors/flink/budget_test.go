@@ -85,8 +85,8 @@ func TestPollKeepsToTheRequestBudget(t *testing.T) {
 }
 
 // TestRunBacksOffWhileFailing: while the job list fails the pause doubles
-// from PollInterval up to MaxBackoff; the first good poll goes back to
-// PollInterval. Every snapshot says so.
+// from PollInterval up to 8 intervals (MaxBackoff at most); the first good
+// poll goes back to PollInterval. Every snapshot says so.
 func TestRunBacksOffWhileFailing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFakeFlink(t, "2.3.0")
@@ -117,39 +117,55 @@ func TestRunBacksOffWhileFailing(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { c.Run(ctx); close(done) }()
-		// Failing polls at 0, 20, 60, 140, 300, 600 (pauses 20, 40, 80,
-		// 160, 300, 300), then healthy from 700 on: 900, 910, 920.
-		time.Sleep(700 * time.Second)
+		// Failing polls at 0, 20, 60, 140, 220, 300 (pauses 20, 40, 80,
+		// then 80 = 8 intervals), healthy from 330 on: 380, 390, 400.
+		time.Sleep(330 * time.Second)
 		synctest.Wait()
 		mu.Lock()
 		failing = false
 		mu.Unlock()
-		time.Sleep(225 * time.Second)
+		time.Sleep(75 * time.Second)
 		synctest.Wait()
 		cancel()
 		<-done
 		mu.Lock()
 		defer mu.Unlock()
 		var want []time.Duration
-		for _, s := range []int{0, 20, 60, 140, 300, 600, 900, 910, 920} {
+		for _, s := range []int{0, 20, 60, 140, 220, 300, 380, 390, 400} {
 			want = append(want, time.Duration(s)*time.Second)
 		}
 		if !slices.Equal(starts, want) {
 			t.Errorf("polls started at %v, want %v", starts, want)
 		}
-		if len(backoffs) < 7 {
-			t.Fatalf("%d snapshots, want at least 7", len(backoffs))
+		if len(backoffs) != len(want) {
+			t.Fatalf("%d snapshots, want %d", len(backoffs), len(want))
 		}
 		if b := backoffs[0]; b.Polls != 1 || b.Reason != "failing" || b.Pause != 20*time.Second {
 			t.Errorf("first snapshot's Backoff = %+v, want 1 failing poll, pause 20 s", b)
 		}
-		if b := backoffs[5]; b.Polls != 6 || b.Pause != MaxBackoff {
-			t.Errorf("sixth snapshot's Backoff = %+v, want 6 polls, pause %v", b, MaxBackoff)
+		if b := backoffs[5]; b.Polls != 6 || b.Pause != 80*time.Second {
+			t.Errorf("sixth snapshot's Backoff = %+v, want 6 polls, pause 80 s", b)
 		}
 		if b := backoffs[6]; b.Polls != 0 || b.Reason != "" || b.Pause != 10*time.Second {
 			t.Errorf("first good snapshot's Backoff = %+v, want none, pause 10 s", b)
 		}
 	})
+}
+
+func TestNextBackoffLimit(t *testing.T) {
+	b := Backoff{}
+	for range 20 {
+		b = nextBackoff(b, "slow", time.Minute)
+	}
+	if b.Pause != MaxBackoff || b.Polls != 20 {
+		t.Errorf("20 slow polls at a 1 min interval: %+v, want pause %v", b, MaxBackoff)
+	}
+	if b = nextBackoff(b, "", time.Minute); b.Pause != time.Minute || b.Polls != 0 {
+		t.Errorf("a good poll: %+v, want pause 1 min", b)
+	}
+	if b = nextBackoff(Backoff{}, "failing", 10*time.Minute); b.Pause != 10*time.Minute {
+		t.Errorf("an interval above MaxBackoff: pause %v, want the interval", b.Pause)
+	}
 }
 
 func TestPollHealth(t *testing.T) {
