@@ -357,21 +357,28 @@ func EndpointCost(e live.EndpointSummary) string {
 	return s
 }
 
-// EndpointBudget is skewscope's request budget on the endpoint and, while
-// it backs off, how long it pauses between polls and why.
+// EndpointBudget is skewscope's request budget on the endpoint: "4 in
+// flight, 50/s".
 func EndpointBudget(e live.EndpointSummary) string {
 	b := e.Budget
 	if b.MaxInFlight == 0 {
 		return "–"
 	}
-	s := strconv.Itoa(b.MaxInFlight) + " in flight, " + live.FormatRate(b.MaxRequestsPerSecond)
-	if b.BackoffPolls > 0 {
-		polls := "polls"
-		if b.BackoffPolls == 1 {
-			polls = "poll"
-		}
-		s += "; backing off after " + strconv.Itoa(b.BackoffPolls) + " " + b.BackoffReason + " " + polls +
-			": next poll " + live.FormatSeconds(float64(b.PauseMillis)/1000) + " after the last"
+	return strconv.Itoa(b.MaxInFlight) + " in flight, " + live.FormatRate(b.MaxRequestsPerSecond)
+}
+
+// EndpointBackoff says, while skewscope backs off an endpoint, why and how
+// far apart its polls are: "backing off after 2 slow polls: polls 40 s
+// apart"; "" otherwise.
+func EndpointBackoff(e live.EndpointSummary) string {
+	b := e.Budget
+	if b.BackoffPolls == 0 {
+		return ""
 	}
-	return s
+	polls := "polls"
+	if b.BackoffPolls == 1 {
+		polls = "poll"
+	}
+	return "backing off after " + strconv.Itoa(b.BackoffPolls) + " " + b.BackoffReason + " " + polls +
+		": polls " + live.FormatSeconds(float64(b.PauseMillis)/1000) + " apart"
 }

@@ -390,14 +390,14 @@ func TestOverviewShowsWhatSkewscopeAsksOfTheJobManager(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	cost := "412 requests, " + live.FormatBytes(8_100_000) + ", 3 failed"
-	budget := "4 in flight, 50/s; backing off after 2 slow polls: next poll 40 s after the last"
-	for _, want := range []string{cost, budget} {
+	budget, backoff := "4 in flight, 50/s", "backing off after 2 slow polls: polls 40 s apart"
+	for _, want := range []string{cost, budget, backoff} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("GET / lacks %q", want)
 		}
 	}
 	u := overviewUpdate(st.Overview())
-	if !slices.Contains(u.T, cost) || !slices.Contains(u.T, budget) {
+	if !slices.Contains(u.T, cost) || !slices.Contains(u.T, budget) || !slices.Contains(u.T, backoff) {
 		t.Errorf("the overview's live update texts %q lack the cost or the budget", u.T)
 	}
 }

@@ -82,7 +82,7 @@ func overviewShape(ov live.OverviewView) string {
 func overviewUpdate(ov live.OverviewView) liveUpdate {
 	u := liveUpdate{Shape: overviewShape(ov)}
 	for _, e := range ov.Endpoints {
-		u.T = append(u.T, strconv.FormatInt(e.PollMillis, 10)+" ms", views.EndpointCost(e), views.EndpointBudget(e))
+		u.T = append(u.T, strconv.FormatInt(e.PollMillis, 10)+" ms", views.EndpointCost(e), views.EndpointBudget(e), views.EndpointBackoff(e))
 		u.Ages = append(u.Ages, ms(e.Age))
 	}
 	for _, j := range ov.Jobs {
