@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,7 +86,14 @@ func measure(ctx context.Context, cfg config, sh shape, stdout, stderr io.Writer
 
 	res := &result{shape: sh}
 	printHeader(stdout, cfg)
+	stopProfile := func() {}
+	defer func() { stopProfile() }()
 	for i := range cfg.warmup + cfg.polls {
+		if i == cfg.warmup && cfg.cpuProfile != "" {
+			if stopProfile, err = startProfile(cfg.cpuProfile); err != nil {
+				return nil, err
+			}
+		}
 		before, err := fetchStats(ctx, addr)
 		if err != nil {
 			return nil, err
@@ -124,6 +132,8 @@ func measure(ctx context.Context, cfg config, sh shape, stdout, stderr io.Writer
 		}
 		printRow(stdout, cfg, label, row)
 	}
+	stopProfile()
+	stopProfile = func() {}
 	m := res.mean()
 	printRow(stdout, cfg, "mean", m)
 	printKinds(stdout, m.stats)
@@ -174,6 +184,20 @@ func startChild(cfg config, sh shape, stderr io.Writer) (string, func(), error) 
 		}
 	}
 	return addr, stop, nil
+}
+
+// startProfile starts a CPU profile into path; the function it returns
+// stops it.
+func startProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func fetchStats(ctx context.Context, addr string) (childStats, error) {

@@ -62,6 +62,7 @@ type config struct {
 	interval        time.Duration
 	timeout         time.Duration
 	checkpointEvery int
+	cpuProfile      string
 }
 
 func main() {
@@ -93,6 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&cfg.interval, "interval", flink.MetricFreshness, "poll interval the core fraction is computed for")
 	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Minute, "collector RequestTimeout (bounds one whole poll)")
 	fs.IntVar(&cfg.checkpointEvery, "checkpoint-every", 0, "checkpoint-list requests per new checkpoint (0: the fake's default, a checkpoint a minute at 10 s polls)")
+	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the collector's process over the measured polls to this file (with several shapes: the last)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

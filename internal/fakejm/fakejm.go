@@ -241,7 +241,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, kind Kind, statu
 	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
-	h.stats.add(kind, len(body), r.URL.RequestURI())
+	h.stats.add(kind, len(body), r)
 }
 
 // serveJob resolves {jid}.

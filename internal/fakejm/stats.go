@@ -1,6 +1,7 @@
 package fakejm
 
 import (
+	"net/http"
 	"sync"
 	"sync/atomic"
 )
@@ -86,10 +87,11 @@ type counters struct {
 	unanswered []string
 }
 
-func (c *counters) add(k Kind, bytes int, uri string) {
+func (c *counters) add(k Kind, bytes int, r *http.Request) {
 	c.n[k].Add(1)
 	c.bytes[k].Add(int64(bytes))
 	if k == KindNotFound || k == KindRejected {
+		uri := r.URL.RequestURI()
 		if len(uri) > 200 {
 			uri = uri[:200] + "…"
 		}
