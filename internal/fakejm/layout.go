@@ -382,7 +382,8 @@ func mix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// endpoint and tmID place subtask i of job j in a slot of a TaskManager.
+// tm is the TaskManager whose slot runs subtask i of every vertex of job j
+// (one slot sharing group); tmEndpoint and tmID name it.
 func (l *layout) tm(j *job, i int) int { return (j.index*l.cfg.Parallelism + i) / slotsPerTM }
 
 func tmEndpoint(tm int) string { return fmt.Sprintf("10.1.%d.%d:6121", tm/250, tm%250+1) }

@@ -113,20 +113,17 @@ type wireIOMetrics struct {
 	AccBusy              float64 `json:"accumulated-busy-time"`
 }
 
-// ioMetrics are a subtask's totals after jobDuration at its load.
-func ioMetrics(ld subtaskLoad, source bool) wireIOMetrics {
+// ioMetrics are a subtask's totals after jobDuration at its load (a
+// Flink 2.x source counts the records it reads too).
+func ioMetrics(ld subtaskLoad) wireIOMetrics {
 	secs := float64(jobDuration) / 1000
 	m := wireIOMetrics{
-		WriteRecords: int64(ld.out * secs), ReadRecordsComplete: true, ReadBytesComplete: true,
-		WriteBytesComplete: true, WriteRecordsComplete: true,
+		ReadRecords: int64(ld.in * secs), WriteRecords: int64(ld.out * secs),
+		ReadRecordsComplete: true, ReadBytesComplete: true, WriteBytesComplete: true, WriteRecordsComplete: true,
 		AccBackPressured: ld.backPressured * jobDuration / 1000, AccIdle: ld.idle * jobDuration / 1000,
 		AccBusy: float64(ld.busy * jobDuration / 1000),
 	}
-	m.WriteBytes = m.WriteRecords * 51
-	if !source { // a source reads from Kafka, not from the network stack
-		m.ReadRecords = int64(ld.in * secs)
-		m.ReadBytes = m.ReadRecords * 54
-	}
+	m.ReadBytes, m.WriteBytes = m.ReadRecords*18, m.WriteRecords*51
 	return m
 }
 
@@ -220,7 +217,7 @@ func (l *layout) jobDetails(j *job) wireJob {
 	for _, v := range j.vertices {
 		ms := make([]wireIOMetrics, l.cfg.Parallelism)
 		for i := range ms {
-			ms[i] = ioMetrics(v.kind.load[i], v.kind.role == roleSource)
+			ms[i] = ioMetrics(v.kind.load[i])
 		}
 		w.Vertices = append(w.Vertices, wireJobVertex{
 			ID: v.id, SlotSharingGroupID: slot, Name: v.kind.name, MaxParallelism: l.cfg.MaxParallelism,
@@ -293,7 +290,7 @@ func (l *layout) vertexDetails(j *job, v *vertex) wireVertexDetails {
 	for i := range p {
 		start := l.subtaskStart(v, i)
 		tm := l.tm(j, i)
-		m := ioMetrics(v.kind.load[i], v.kind.role == roleSource)
+		m := ioMetrics(v.kind.load[i])
 		sd := map[string]int64{"INITIALIZING": 834, "CREATED": 601, "RUNNING": startMs + jobDuration - start - 2600, "DEPLOYING": 1167, "SCHEDULED": 473}
 		d.Subtasks = append(d.Subtasks, wireSubtask{
 			Subtask: i, Status: "RUNNING", Endpoint: tmEndpoint(tm), StartTime: start, EndTime: -1,
