@@ -318,9 +318,32 @@ func printSummary(w io.Writer, cfg config, results []*result) {
 	for _, r := range results {
 		m := r.mean()
 		list := m.stats.Kind(fakejm.KindMetricList)
-		fmt.Fprintf(w, "  %s: %d requests (%d id lists), %.1f MB (id lists %.1f%%), CPU %.2f s, %.3f core, wall %.2f s\n",
-			r.shape, m.stats.Total.Requests, list.Requests, float64(m.stats.Total.Bytes)/mb,
-			100*float64(list.Bytes)/float64(max(m.stats.Total.Bytes, 1)), m.cpu.Seconds(),
-			m.cpu.Seconds()/cfg.interval.Seconds(), m.wall.Seconds())
+		cores := m.cpu.Seconds() / cfg.interval.Seconds()
+		fmt.Fprintf(w, "  %s: %d requests (%d id lists), %.1f MB = %d bytes (id lists %.1f%%), CPU %.2f s, %.3f core, wall %.2f s\n",
+			r.shape, m.stats.Total.Requests, list.Requests, float64(m.stats.Total.Bytes)/mb, m.stats.Total.Bytes,
+			100*float64(list.Bytes)/float64(max(m.stats.Total.Bytes, 1)), m.cpu.Seconds(), cores, m.wall.Seconds())
+		if r.shape == goalShape && slices.Equal(cfg.topics, fakejm.DefaultTopics) && cfg.checkpointEvery == 0 && cfg.interval == flink.MetricFreshness {
+			ok := func(b bool) string {
+				if b {
+					return "met"
+				}
+				return "MISSED"
+			}
+			fmt.Fprintf(w, "  goal (issue 11, this shape): bytes ≤ 10%% of the %.1f MB baseline = %.2f MB: %s (%.1f%% of it); CPU ≤ %.2f core: %s (%.3f)\n",
+				float64(baselineBytes)/mb, float64(baselineBytes)/10/mb, ok(m.stats.Total.Bytes*10 <= baselineBytes),
+				100*float64(m.stats.Total.Bytes)/float64(baselineBytes), goalCores, ok(cores <= goalCores), cores)
+		}
 	}
 }
+
+// Issue 11's goal for its first shape (50 jobs × 3 × p=64, 256 partitions
+// per source, the default topics, a 10 s poll interval): at most a tenth
+// of the response bytes per poll of the collector that read every
+// vertex's id list on every poll (baselineBytes, measured with this fake
+// when jmload was written), and at most goalCores of a core.
+var goalShape = shape{jobs: 50, parallelism: 64, partitions: 256}
+
+const (
+	baselineBytes = 99_197_471
+	goalCores     = 0.05
+)
