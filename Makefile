@@ -74,10 +74,13 @@ e2e:
 fuzz:
 	@scripts/fuzz-smoke.sh $(FUZZTIME)
 
-# Benchmarks print the figures the issues set targets for.
 # Benchmarks print the figures the issues set goals for; the websocket load
-# figure comes from a program (server measured alone in a child process).
+# and Flink collector figures come from programs that measure the server,
+# or the collector, alone (the other side runs in a child process). jmload
+# polls a fake JobManager of 50 jobs × 3 vertices × p=64 and of 500 jobs ×
+# 3 × p=16, about a minute on 2 cores.
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./assign/ ./strategy/ ./web/ ./live/ ./sandbox/
+	$(GO) test -run='^$$' -bench=. -benchmem ./assign/ ./strategy/ ./web/ ./live/ ./sandbox/ ./internal/fakejm/
 	$(GO) test -run='^$$' -bench=Poll10k -benchtime=5x ./collectors/kafka/
 	$(GO) run ./cmd/wsload -clients 1000 -partitions 10000 -for 60s
+	$(GO) run ./cmd/jmload -shapes 50x64x256,500x16x64 -polls 3

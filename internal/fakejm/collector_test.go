@@ -1,0 +1,134 @@
+package fakejm_test
+
+import (
+	"context"
+	"math"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/internal/fakejm"
+)
+
+// startFake serves a fake JobManager and returns a collector polling it.
+func startFake(t testing.TB, cfg fakejm.Config) (*fakejm.Handler, *flink.Collector) {
+	t.Helper()
+	h, err := fakejm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	c, err := flink.NewCollector(flink.Config{Name: "fake", URL: srv.URL, RequestTimeout: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return h, c
+}
+
+// TestCollectorReadsFake: the collector gets a complete snapshot from the
+// fake, asks it nothing it cannot answer, and observes every partition
+// under the subtask Flink's KafkaSource assigns it to.
+func TestCollectorReadsFake(t *testing.T) {
+	cfg := fakejm.Config{Jobs: 3, Parallelism: 8, Partitions: 30, Topics: []assign.Topic{{Name: "orders"}, {Name: "payments.v1"}, {Name: "refunds"}}}
+	h, c := startFake(t, cfg)
+	topics := []string{"orders", "payments.v1", "refunds"}
+	var prevOffsets map[flink.KafkaPartition]int64
+	for poll := range 3 {
+		before := h.Stats()
+		s := c.PollOnce(context.Background())
+		st := h.Stats().Sub(before)
+		if st.Failed() != 0 {
+			t.Fatalf("poll %d: the fake could not answer %d requests: %q", poll, st.Failed(), st.Unanswered)
+		}
+		if s.Err != nil || s.FlinkVersion != fakejm.FlinkVersion || len(s.Jobs) != cfg.Jobs {
+			t.Fatalf("poll %d: snapshot err %v, version %q, %d jobs; want no error, %s, %d jobs", poll, s.Err, s.FlinkVersion, len(s.Jobs), fakejm.FlinkVersion, cfg.Jobs)
+		}
+		// One id list per vertex per poll, as the collector reads today.
+		if got := st.Kind(fakejm.KindMetricList).Requests; got != int64(3*cfg.Jobs) {
+			t.Errorf("poll %d: %d id list requests, want %d", poll, got, 3*cfg.Jobs)
+		}
+		offsets := map[flink.KafkaPartition]int64{}
+		for _, j := range s.Jobs {
+			if j.Err != nil || j.State != "RUNNING" || len(j.Vertices) != 3 || j.NumRestarts != 0 || j.LatestCheckpoint == nil {
+				t.Fatalf("poll %d: job %s: err %v, state %s, %d vertices, %d restarts, checkpoint %v", poll, j.Name, j.Err, j.State, len(j.Vertices), j.NumRestarts, j.LatestCheckpoint)
+			}
+			src, keyed, sink := j.Vertices[0], j.Vertices[1], j.Vertices[2]
+			if !src.Source || src.Keyed || !keyed.Keyed || keyed.Source || sink.Keyed || sink.Source {
+				t.Errorf("job %s: vertex roles source %v/%v keyed %v/%v sink %v/%v", j.Name, src.Source, src.Keyed, keyed.Source, keyed.Keyed, sink.Source, sink.Keyed)
+			}
+			for _, v := range j.Vertices {
+				if v.Err != nil || v.Parallelism != cfg.Parallelism || v.MaxParallelism != 128 || len(v.Subtasks) != cfg.Parallelism || v.BackpressureLevel == "" {
+					t.Fatalf("job %s vertex %s: err %v, parallelism %d, max %d, %d subtasks, backpressure %q", j.Name, v.Name, v.Err, v.Parallelism, v.MaxParallelism, len(v.Subtasks), v.BackpressureLevel)
+				}
+				for _, st := range v.Subtasks {
+					if sum := st.BusyRatio + st.IdleRatio + st.BackPressuredRatio; math.Abs(sum-1) > 1e-9 || st.RecordsInPerSecond <= 0 || st.Status != "RUNNING" {
+						t.Errorf("job %s vertex %s subtask %d: busy+idle+backpressured %v, in %v/s, status %s", j.Name, v.Name, st.Index, sum, st.RecordsInPerSecond, st.Status)
+					}
+					if (v.Source || v.Keyed) && st.StateSize <= 0 {
+						t.Errorf("job %s vertex %s subtask %d: state size %d", j.Name, v.Name, st.Index, st.StateSize)
+					}
+				}
+			}
+			if src.Kafka == nil || len(src.Kafka.States) != cfg.Partitions {
+				t.Fatalf("job %s: Kafka observation %v, want %d partitions", j.Name, src.Kafka, cfg.Partitions)
+			}
+			owners := src.Kafka.Owners()
+			if len(owners) != cfg.Partitions {
+				t.Fatalf("job %s: %d partition owners, want %d", j.Name, len(owners), cfg.Partitions)
+			}
+			for _, o := range owners {
+				real := flink.ResolveTopic(o.Topic, topics)
+				if len(real) != 1 {
+					t.Fatalf("topic %q in the ids resolves to %q", o.Topic, real)
+				}
+				want, err := assign.KafkaSplitOwner(assign.TopicPartition{Topic: real[0], Partition: o.Partition}, cfg.Parallelism)
+				if err != nil || o.Owner != want {
+					t.Errorf("job %s: %s-%d owned by %d (%s), KafkaSplitOwner = %d", j.Name, real[0], o.Partition, o.Owner, o.Reason, want)
+				}
+			}
+			if j.Name == s.Jobs[0].Name {
+				for _, ps := range src.Kafka.States {
+					offsets[ps.KafkaPartition] = ps.CurrentOffset
+					if ps.CurrentOffset < 0 || ps.CommittedOffset < 0 || ps.CommittedOffset > ps.CurrentOffset+1 {
+						t.Errorf("%v: current %d committed %d", ps.KafkaPartition, ps.CurrentOffset, ps.CommittedOffset)
+					}
+				}
+			}
+		}
+		for p, off := range prevOffsets {
+			if offsets[p] <= off {
+				t.Errorf("poll %d: %v offset %d, was %d: want growing offsets", poll, p, offsets[p], off)
+			}
+		}
+		prevOffsets = offsets
+	}
+}
+
+// BenchmarkPoll measures one collector poll of a small fake cluster (the
+// fake's cost included: it runs in the same process). cmd/jmload measures
+// the large shapes with the collector alone.
+func BenchmarkPoll(b *testing.B) {
+	cfg := fakejm.Config{Jobs: 5, Parallelism: 16, Partitions: 64}
+	h, c := startFake(b, cfg)
+	ctx := context.Background()
+	c.PollOnce(ctx) // the first poll reads the checkpoint details
+	h.Reset()
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := c.PollOnce(ctx); s.Err != nil || len(s.Jobs) != cfg.Jobs {
+			b.Fatalf("poll: %v, %d jobs", s.Err, len(s.Jobs))
+		}
+	}
+	st := h.Stats()
+	if st.Failed() != 0 {
+		b.Fatalf("unanswered requests: %q", st.Unanswered)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(st.Total.Requests)/n, "requests/op")
+	b.ReportMetric(float64(st.Total.Bytes)/n, "resp-B/op")
+	b.ReportMetric(float64(st.Kind(fakejm.KindMetricList).Bytes)/n, "list-B/op")
+}
