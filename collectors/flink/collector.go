@@ -112,6 +112,10 @@ func newCollector(cfg Config, logger *slog.Logger, opts ...Option) (*Collector, 
 // Config returns the collector's configuration, defaults applied.
 func (c *Collector) Config() Config { return c.cfg }
 
+// URL returns the endpoint's base URL as snapshots carry it (no
+// credentials).
+func (c *Collector) URL() string { return c.client.base.Redacted() }
+
 // Latest returns the last published snapshot, nil before the first poll.
 func (c *Collector) Latest() *Snapshot { return c.latest.Load() }
 
