@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/skewscope/skewscope/internal/polllog"
 )
 
 // maxInFlight bounds the concurrent requests of one collector to its
@@ -211,9 +213,9 @@ func (c *Collector) OnSnapshot(fn func(*Snapshot)) { c.notify.Store(&fn) }
 
 func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 	at := c.now()
-	pl := newPollLog(c.log.Handler())
-	defer pl.flush(context.WithoutCancel(ctx))
-	log := pl.logger()
+	pl := polllog.New(c.log.Handler())
+	defer pl.Flush(context.WithoutCancel(ctx))
+	log := pl.Logger()
 	s := &Snapshot{Endpoint: c.cfg.Name, URL: c.client.base.Redacted(), CollectedAt: at}
 	if prev != nil {
 		s.FlinkVersion = prev.FlinkVersion
