@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -163,14 +162,7 @@ flink:
     - {name: hanging-jm, url: 'http://%s', requestTimeout: 30s, pollInterval: 1h}
     - {name: refused-jm, url: 'http://%s', requestTimeout: 30s, pollInterval: 1h}
 `, kafkaHang.Addr(), closedPort(t), flinkHang.Addr(), closedPort(t)))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--config.file", file}, noEnv, &stdout, discard{})
-	}()
-	base := waitForAddress(t, &stdout, done)
+	base, stop := runDashboard(t, "--listen", "127.0.0.1:0", "--config.file", file)
 
 	states := func() map[string]backendRow {
 		clusters, endpoints := overviewBackends(t, base)
@@ -228,13 +220,7 @@ flink:
 			t.Errorf("overview page after the first polls: %s = %q, want never reached with the error %q", k, s, r.Err)
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("run() = %v after cancel, want nil", err)
 	}
 }
-
-// discard is an io.Writer that drops everything, safe for any goroutine.
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -97,8 +97,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	opts := web.Options{
 		Logger: log, Version: version,
 		RoutePrefix: cfg.RoutePrefix, FrameAncestors: cfg.FrameAncestors,
-		Live:      store,
-		WebSocket: web.HubOptions{AllowedOrigins: cfg.websocketOrigins(ln.Addr().String())},
+		Live: store,
+		WebSocket: web.HubOptions{AllowedOrigins: cfg.websocketOrigins(ln.Addr().String()),
+			MaxConnectionsPerClient: cfg.WSMaxPerAddress, TrustedProxies: cfg.TrustedProxies},
 	}
 	if sb != nil {
 		opts.Sandbox = sb
