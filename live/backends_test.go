@@ -43,3 +43,49 @@ func TestBackendStates(t *testing.T) {
 		}
 	}
 }
+
+// TestConfiguredBackendsBeforeTheirFirstPoll: a configured backend is on
+// the overview before any snapshot of it, not yet polled and not fresh;
+// once its first poll has failed it is never reached, with the error.
+func TestConfiguredBackendsBeforeTheirFirstPoll(t *testing.T) {
+	now := t0.Add(3 * time.Second)
+	s := New(Options{Now: func() time.Time { return now }, Kafka: []string{"prod", "lost"},
+		Flink: []Endpoint{{Name: "jm", URL: "http://jm:8081"}, {Name: "gone", URL: "http://gone:8081"}}})
+	state := func() map[string]Age {
+		got := map[string]Age{}
+		for _, ov := range []OverviewView{s.Overview(), s.Backends()} {
+			for _, c := range ov.Clusters {
+				got["kafka "+c.Name] = c.Age
+			}
+			for _, e := range ov.Endpoints {
+				got["flink "+e.Name+" "+e.URL] = e.Age
+			}
+			if len(ov.Clusters) != 2 || len(ov.Endpoints) != 2 {
+				t.Errorf("overview lists %d clusters and %d endpoints, want 2 and 2: %+v", len(ov.Clusters), len(ov.Endpoints), ov)
+			}
+		}
+		return got
+	}
+	for name, a := range state() {
+		if a != (Age{Stale: true, State: StateNotPolled}) {
+			t.Errorf("%s before any poll = %+v, want not yet polled, stale", name, a)
+		}
+	}
+
+	down := errors.New("dial tcp: connection refused")
+	s.UpdateKafka(kafkaSnap(t0, ends(10))) // "prod"
+	s.UpdateKafka(&kafka.Snapshot{Cluster: "lost", CollectedAt: t0, Err: down})
+	s.UpdateFlink(flinkSnap(t0)) // "jm"
+	s.UpdateFlink(&flink.Snapshot{Endpoint: "gone", URL: "http://gone:8081", CollectedAt: t0, Err: down})
+	got := state()
+	for name, want := range map[string]Age{
+		"kafka prod":                  {At: t0, Seconds: 3, State: StateOK},
+		"kafka lost":                  {At: t0, Seconds: 3, Stale: true, Err: down.Error(), State: StateNeverReached},
+		"flink jm ":                   {At: t0, Seconds: 3, State: StateOK},
+		"flink gone http://gone:8081": {At: t0, Seconds: 3, Stale: true, Err: down.Error(), State: StateNeverReached},
+	} {
+		if a, ok := got[name]; !ok || a != want {
+			t.Errorf("%s after its first poll = %+v (listed %v), want %+v", name, a, ok, want)
+		}
+	}
+}

@@ -87,8 +87,12 @@ func (s *Store) Backends() OverviewView {
 
 func (s *Store) backends(now time.Time) OverviewView {
 	var ov OverviewView
-	for _, name := range sortedKeys(s.kafka) {
+	for _, name := range backendNames(s.opts.Kafka, s.kafka) {
 		ks := s.kafka[name]
+		if ks == nil {
+			ov.Clusters = append(ov.Clusters, ClusterSummary{Name: name, Age: notPolled()})
+			continue
+		}
 		cs := ClusterSummary{Name: name, Topics: len(ks.Topics), Groups: len(ks.Groups), PollMillis: ks.PollDuration.Milliseconds(),
 			Age: backendAge(ks.CollectedAt, now, ks.Err, s.reached[backendKey{"kafka", name}])}
 		groups := map[string]int{} // topic → groups with commits on it
@@ -114,8 +118,17 @@ func (s *Store) backends(now time.Time) OverviewView {
 		}
 		ov.Clusters = append(ov.Clusters, cs)
 	}
-	for _, name := range sortedKeys(s.flink) {
+	urls := map[string]string{}
+	names := make([]string, len(s.opts.Flink))
+	for i, e := range s.opts.Flink {
+		names[i], urls[e.Name] = e.Name, e.URL
+	}
+	for _, name := range backendNames(names, s.flink) {
 		fs := s.flink[name]
+		if fs == nil {
+			ov.Endpoints = append(ov.Endpoints, EndpointSummary{Name: name, URL: urls[name], Age: notPolled()})
+			continue
+		}
 		ov.Endpoints = append(ov.Endpoints, EndpointSummary{Name: name, URL: fs.URL, FlinkVersion: fs.FlinkVersion, Jobs: len(fs.Jobs),
 			PollMillis: fs.PollDuration.Milliseconds(), Age: backendAge(fs.CollectedAt, now, fs.Err, s.reached[backendKey{"flink", name}]),
 			Cost: PollCost{Requests: fs.Cost.Requests, Failed: fs.Cost.Failed, Bytes: fs.Cost.Bytes},
@@ -123,6 +136,21 @@ func (s *Store) backends(now time.Time) OverviewView {
 				PauseMillis: fs.Backoff.Pause.Milliseconds(), BackoffPolls: fs.Backoff.Polls, BackoffReason: fs.Backoff.Reason}})
 	}
 	return ov
+}
+
+// notPolled is the age of a configured backend whose first poll has not
+// ended: no data, so not fresh.
+func notPolled() Age { return Age{Stale: true, State: StateNotPolled} }
+
+// backendNames returns the configured names and those with a snapshot,
+// sorted, each once.
+func backendNames[S any](configured []string, snaps map[string]S) []string {
+	names := slices.Clone(configured)
+	for name := range snaps {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // jobSummary is a job's line on the overview.

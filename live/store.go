@@ -53,7 +53,16 @@ type Options struct {
 	// is called after every update that finds one, without the store's
 	// lock held.
 	OnUnlisted func(endpoint, jobID, vertexID string)
+	// Kafka and Flink name the configured backends, so that the overview
+	// lists each from the start: "not yet polled" until its first poll
+	// ends. A backend that hands in a snapshot is listed either way.
+	Kafka []string
+	Flink []Endpoint
 }
+
+// Endpoint is a configured Flink REST endpoint: its name and base URL
+// (without credentials).
+type Endpoint struct{ Name, URL string }
 
 type tpKey struct {
 	cluster, topic string

@@ -24,8 +24,9 @@ type Age struct {
 	// Err is the latest poll's error for this item, "" when none.
 	Err string `json:"error,omitempty"`
 	// State is StateOK, StateFailing (the latest poll could not refresh
-	// the data: Stale) or StateNeverReached (no poll ever did: there is no
-	// data, whatever the counts say).
+	// the data: Stale), StateNeverReached (no poll ever did: there is no
+	// data, whatever the counts say) or, for a configured backend whose
+	// first poll has not ended yet, StateNotPolled (Stale, At zero).
 	State string `json:"state"`
 }
 
@@ -34,7 +35,12 @@ const (
 	StateOK           = "ok"
 	StateFailing      = "failing"
 	StateNeverReached = "never reached"
+	StateNotPolled    = "not yet polled"
 )
+
+// Reached reports whether a poll of the backend or item ever succeeded,
+// so that its counts mean something.
+func (a Age) Reached() bool { return a.State == StateOK || a.State == StateFailing }
 
 // Figure is one headline number with its provenance and source.
 type Figure struct {

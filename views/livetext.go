@@ -38,6 +38,24 @@ func ageText(a live.Age) string {
 	return live.FormatSeconds(float64(a.Seconds)) + " ago"
 }
 
+// BackendFigure is a backend's count or rate on the overview: a dash until
+// a poll of it has succeeded, since its zeros mean nothing before that.
+func BackendFigure(a live.Age, text string) string {
+	if !a.Reached() {
+		return "–"
+	}
+	return text
+}
+
+// PollText is how long a backend's latest poll took, a dash before its
+// first ended.
+func PollText(a live.Age, ms int64) string {
+	if a.State == live.StateNotPolled {
+		return "–"
+	}
+	return strconv.FormatInt(ms, 10) + " ms"
+}
+
 func withEmbed(p string, embed bool) string {
 	if embed {
 		return p + "?embed=1"

@@ -47,15 +47,15 @@ func screenshots(t *testing.T, b *browsertest.Browser, name, selector string) {
 	b.Do(t, chromedp.EmulateViewport(browsertest.WindowWidth, browsertest.WindowHeight))
 }
 
-// TestBrowserReplacedJob shows a replaced job's banner while Flink lists it,
-// and the page that names its successor once Flink has forgotten it.
-func TestBrowserReplacedJob(t *testing.T) {
-	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	st, later := restoredStore(t, at)
+// serveLive serves a ready Server built from opts on loopback for the
+// browser, its websocket open to the served origin and its live pushes
+// running until the test ends, and returns its URL.
+func serveLive(t *testing.T, opts Options) string {
+	t.Helper()
 	var h atomic.Pointer[Server]
 	base := browsertest.StartServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Load().ServeHTTP(w, r) }))
-	s, err := NewServer(Options{Live: st, Now: func() time.Time { return at.Add(80 * time.Second) },
-		WebSocket: HubOptions{AllowedOrigins: []string{base}}})
+	opts.WebSocket.AllowedOrigins = append(opts.WebSocket.AllowedOrigins, base)
+	s, err := NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +65,15 @@ func TestBrowserReplacedJob(t *testing.T) {
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
+	return base
+}
+
+// TestBrowserReplacedJob shows a replaced job's banner while Flink lists it,
+// and the page that names its successor once Flink has forgotten it.
+func TestBrowserReplacedJob(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st, later := restoredStore(t, at)
+	base := serveLive(t, Options{Live: st, Now: func() time.Time { return at.Add(80 * time.Second) }})
 
 	b := browsertest.New(t)
 	// The overview lists the replaced job last, linking to its successor.

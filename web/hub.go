@@ -25,14 +25,18 @@ import (
 	"github.com/skewscope/skewscope/assign"
 )
 
+// Bounds of a hub whose HubOptions.MaxConnections and
+// MaxConnectionsPerClient are zero. The per-client bound is generous:
+// behind a reverse proxy that is not in TrustedProxies, every browser has
+// the proxy's address. Sockets that watch nothing are closed after
+// SubscribeWait whatever the bound.
+const (
+	DefaultMaxConnections          = 1000
+	DefaultMaxConnectionsPerClient = 128
+)
+
 // Hub defaults; HubOptions fields left zero take these.
 const (
-	defaultMaxConnections = 1000
-	// defaultPerClient is generous: behind a reverse proxy that no
-	// ClientIPFrom* middleware trusts, every browser has the proxy's
-	// address. Sockets that watch nothing are closed after SubscribeWait
-	// whatever the bound.
-	defaultPerClient     = 128
 	defaultSubscribeWait = 10 * time.Second
 	defaultClientBuffer  = 16
 	defaultMaxTopics     = 16
@@ -75,12 +79,18 @@ type HubOptions struct {
 	// first subscribe message, or after subscribing to nothing); then it
 	// is closed with 1008. Zero means 10 s.
 	SubscribeWait time.Duration
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
+	// believed. A request whose peer is in one of them counts under the
+	// rightmost X-Forwarded-For address outside them (the client as the
+	// outermost trusted proxy saw it); any other request counts under its
+	// peer address, forwarded headers ignored, so a client cannot choose
+	// its own address.
+	TrustedProxies []netip.Prefix
 	// ClientAddress names the client a request comes from, for
 	// MaxConnectionsPerClient and ReservedConnections. Nil means the
-	// address chi's ClientIPFrom* middleware resolved (a trusted proxy
-	// header), else the IP of RemoteAddr; IPv6 addresses count by /64.
-	// Behind a reverse proxy that no such middleware trusts, every client
-	// has the proxy's address.
+	// address TrustedProxies lets X-Forwarded-For name, else the IP of
+	// RemoteAddr; IPv6 addresses count by /64. Behind a reverse proxy that
+	// is not trusted, every client has the proxy's address.
 	ClientAddress func(*http.Request) string
 	// ClientBuffer bounds the number of distinct topics with an update
 	// waiting for one client; each topic keeps only its latest update. A
@@ -125,6 +135,9 @@ type Hub struct {
 	opts     HubOptions
 	allowed  map[string]bool
 	upgrader websocket.Upgrader
+	// serve is serveWS behind the resolution of forwarded client
+	// addresses when TrustedProxies are set.
+	serve http.Handler
 
 	pub   chan publication
 	sub   chan subscription
@@ -166,10 +179,10 @@ func NewHub(logger *slog.Logger, opts HubOptions) (*Hub, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.MaxConnections <= 0 {
-		opts.MaxConnections = defaultMaxConnections
+		opts.MaxConnections = DefaultMaxConnections
 	}
 	if opts.MaxConnectionsPerClient == 0 {
-		opts.MaxConnectionsPerClient = defaultPerClient
+		opts.MaxConnectionsPerClient = DefaultMaxConnectionsPerClient
 	}
 	switch {
 	case opts.ReservedConnections == 0:
@@ -225,6 +238,20 @@ func NewHub(logger *slog.Logger, opts HubOptions) (*Hub, error) {
 		WriteBufferSize:   4096,
 		CheckOrigin:       h.checkOrigin,
 		EnableCompression: opts.EnableCompression,
+	}
+	h.serve = http.HandlerFunc(h.serveWS)
+	if len(opts.TrustedProxies) > 0 {
+		// chi's resolver walks X-Forwarded-For from the right, past the
+		// trusted hops, only when the peer itself is trusted; it stores
+		// the address where clientAddress reads it.
+		cidrs := make([]string, len(opts.TrustedProxies))
+		for i, p := range opts.TrustedProxies {
+			if !p.IsValid() {
+				return nil, fmt.Errorf("trusted proxy %d: not a valid prefix", i)
+			}
+			cidrs[i] = p.Masked().String()
+		}
+		h.serve = middleware.ClientIPFromXFF(cidrs...)(h.serve)
 	}
 	return h, nil
 }
@@ -408,7 +435,9 @@ func (h *Hub) drop(c *client) {
 // sending {"subscribe":["topic",...]}, which replaces its subscriptions
 // and is answered with {"subscribed":[...]}; updates arrive as
 // {"topic":"...","data":...}.
-func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
+func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) { h.serve.ServeHTTP(w, r) }
+
+func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {
 	addr := h.opts.ClientAddress(r)
 	if status, msg := h.admit(addr); status != 0 {
 		h.rejected.Add(1)
@@ -491,10 +520,10 @@ func (h *Hub) release(addr string) {
 	h.conns.Add(-1)
 }
 
-// clientAddress is the default HubOptions.ClientAddress: the address chi's
-// ClientIPFrom* middleware resolved from a trusted proxy header, else the
-// IP of RemoteAddr, with IPv6 addresses cut to their /64 (one host or
-// household usually has a whole /64).
+// clientAddress is the default HubOptions.ClientAddress: the address
+// resolved from X-Forwarded-For behind a trusted proxy (chi's ClientIPFrom*
+// middleware), else the IP of RemoteAddr, with IPv6 addresses cut to their
+// /64 (one host or household usually has a whole /64).
 func clientAddress(r *http.Request) string {
 	a := middleware.GetClientIPAddr(r.Context())
 	if !a.IsValid() {

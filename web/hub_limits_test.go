@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -72,6 +73,12 @@ func (p *pipeResponse) finish() {
 // refused handshake.
 func pipeDial(t *testing.T, h *Hub, remote string) (*websocket.Conn, int) {
 	t.Helper()
+	return pipeDialHeader(t, h, remote, nil)
+}
+
+// pipeDialHeader is pipeDial with extra request headers.
+func pipeDialHeader(t *testing.T, h *Hub, remote string, header http.Header) (*websocket.Conn, int) {
+	t.Helper()
 	cli, srv := net.Pipe()
 	go func() {
 		br := bufio.NewReader(srv)
@@ -89,7 +96,12 @@ func pipeDial(t *testing.T, h *Hub, remote string) (*websocket.Conn, int) {
 		}
 	}()
 	d := websocket.Dialer{NetDialContext: func(context.Context, string, string) (net.Conn, error) { return cli, nil }}
-	c, resp, err := d.Dial("ws://skewscope.test/ws", http.Header{"Origin": {pipeOrigin}})
+	header = header.Clone()
+	if header == nil {
+		header = http.Header{}
+	}
+	header.Set("Origin", pipeOrigin)
+	c, resp, err := d.Dial("ws://skewscope.test/ws", header)
 	if err != nil {
 		if resp == nil {
 			t.Fatalf("dial from %s: %v", remote, err)
@@ -190,4 +202,61 @@ func TestHubClosesSocketsWithoutSubscription(t *testing.T) {
 			t.Errorf("Stats().Unsubscribed = %d, want 2", got)
 		}
 	})
+}
+
+// TestHubLimitsPerForwardedAddress: behind a trusted reverse proxy every
+// socket comes from the proxy's address; the per-address bound applies to
+// the client X-Forwarded-For names, the rightmost hop outside the trusted
+// proxies, so what a client writes into the header itself does not count.
+func TestHubLimitsPerForwardedAddress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := startPipeHub(t, HubOptions{MaxConnections: 100, MaxConnectionsPerClient: 2,
+			TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}})
+		const proxy = "10.1.2.3:40000"
+		xff := func(v string) http.Header { return http.Header{"X-Forwarded-For": {v}} }
+		for _, tc := range []struct {
+			name, remote string
+			xff          []string // one per socket
+			want         []int
+		}{
+			{"one client through the proxy", proxy, []string{"198.51.100.1", "198.51.100.1", "198.51.100.1"}, []int{101, 101, 429}},
+			{"another client through the same proxy", proxy, []string{"198.51.100.2", "198.51.100.2"}, []int{101, 101}},
+			{"through two trusted proxies", "[fd00::7]:443", []string{"198.51.100.3, 10.9.9.9", "198.51.100.3,10.9.9.9", "198.51.100.3, 10.9.9.9"}, []int{101, 101, 429}},
+			{"a client that writes its own header", proxy, []string{"203.0.113.1, 198.51.100.4", "203.0.113.2, 198.51.100.4", "203.0.113.3, 198.51.100.4"}, []int{101, 101, 429}},
+			{"the header in two fields", proxy, []string{"198.51.100.5", "198.51.100.5", "198.51.100.5"}, []int{101, 101, 429}},
+		} {
+			for i, v := range tc.xff {
+				hdr := xff(v)
+				if tc.name == "the header in two fields" {
+					hdr = http.Header{"X-Forwarded-For": {"203.0.113.9", v}}
+				}
+				if _, code := pipeDialHeader(t, h, tc.remote, hdr); code != tc.want[i] {
+					t.Errorf("%s: socket %d (X-Forwarded-For %q) = %d, want %d", tc.name, i+1, v, code, tc.want[i])
+				}
+			}
+		}
+		// Without the header the proxy is the client.
+		for i, want := range []int{101, 101, 429} {
+			if _, code := pipeDial(t, h, proxy); code != want {
+				t.Errorf("socket %d from the proxy without X-Forwarded-For = %d, want %d", i+1, code, want)
+			}
+		}
+	})
+}
+
+// TestHubIgnoresForwardedFromUntrustedPeer: a peer outside the trusted
+// proxies (or with none configured) cannot pick its address with
+// X-Forwarded-For: its sockets count under its own address.
+func TestHubIgnoresForwardedFromUntrustedPeer(t *testing.T) {
+	for _, trusted := range [][]netip.Prefix{nil, {netip.MustParsePrefix("10.0.0.0/8")}} {
+		synctest.Test(t, func(t *testing.T) {
+			h := startPipeHub(t, HubOptions{MaxConnections: 100, MaxConnectionsPerClient: 2, TrustedProxies: trusted})
+			for i, want := range []int{101, 101, 429} {
+				hdr := http.Header{"X-Forwarded-For": {fmt.Sprintf("198.51.100.%d, 10.0.0.%d", i+1, i+1)}}
+				if _, code := pipeDialHeader(t, h, fmt.Sprintf("192.0.2.7:%d", 4000+i), hdr); code != want {
+					t.Errorf("trusted %v: socket %d from 192.0.2.7 with a spoofed X-Forwarded-For = %d, want %d", trusted, i+1, code, want)
+				}
+			}
+		})
+	}
 }

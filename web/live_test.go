@@ -345,16 +345,25 @@ func TestNoLiveDataConfigured(t *testing.T) {
 	}
 }
 
-func TestMetricsExportLiveFigures(t *testing.T) {
-	st := liveStore(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	ts := newLiveServer(t, st, nil)
-	resp, err := http.Get(ts.URL + "/metrics")
+// getMetrics returns the text of base's /metrics.
+func getMetrics(t *testing.T, base string) string {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	body := string(b)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /metrics = %d, %v", resp.StatusCode, err)
+	}
+	return string(b)
+}
+
+func TestMetricsExportLiveFigures(t *testing.T) {
+	st := liveStore(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	ts := newLiveServer(t, st, nil)
+	body := getMetrics(t, ts.URL)
 	o, _ := assign.KafkaSplitOwner(assign.TopicPartition{Topic: "orders", Partition: 3}, 4)
 	// end 3000+300, current 1999+100*o: lag = 3300 − (current+1).
 	lag := 3300 - (1999 + 100*o + 1)

@@ -62,7 +62,7 @@ func shapeHash(parts ...string) string {
 func overviewShape(ov live.OverviewView) string {
 	var parts []string
 	for _, e := range ov.Endpoints {
-		parts = append(parts, "e", e.Name, e.FlinkVersion, strconv.Itoa(e.Jobs), strconv.FormatBool(e.Age.Stale || e.Age.Err != ""))
+		parts = append(parts, "e", e.Name, e.FlinkVersion, strconv.Itoa(e.Jobs), strconv.FormatBool(e.Age.Stale || e.Age.Err != ""), e.Age.State)
 	}
 	for _, j := range ov.Jobs {
 		parts = append(parts, "j", j.ID, j.State)
@@ -71,7 +71,7 @@ func overviewShape(ov live.OverviewView) string {
 		}
 	}
 	for _, c := range ov.Clusters {
-		parts = append(parts, "c", c.Name, strconv.Itoa(c.Topics), strconv.Itoa(c.Partitions), strconv.Itoa(c.Groups), strconv.FormatBool(c.Age.Err != ""))
+		parts = append(parts, "c", c.Name, strconv.Itoa(c.Topics), strconv.Itoa(c.Partitions), strconv.Itoa(c.Groups), strconv.FormatBool(c.Age.Stale || c.Age.Err != ""), c.Age.State)
 	}
 	for _, t := range ov.Topics {
 		parts = append(parts, "t", t.Cluster, t.Name, strconv.Itoa(t.Partitions), strconv.Itoa(t.Groups))
@@ -81,9 +81,13 @@ func overviewShape(ov live.OverviewView) string {
 
 func overviewUpdate(ov live.OverviewView) liveUpdate {
 	u := liveUpdate{Shape: overviewShape(ov)}
+	// A backend not yet polled has no age on the page (overviewShape
+	// changes with the state).
 	for _, e := range ov.Endpoints {
-		u.T = append(u.T, strconv.FormatInt(e.PollMillis, 10)+" ms", views.EndpointCost(e), views.EndpointBudget(e), views.EndpointBackoff(e))
-		u.Ages = append(u.Ages, ms(e.Age))
+		u.T = append(u.T, views.PollText(e.Age, e.PollMillis), views.EndpointCost(e), views.EndpointBudget(e), views.EndpointBackoff(e))
+		if e.Age.State != live.StateNotPolled {
+			u.Ages = append(u.Ages, ms(e.Age))
+		}
 	}
 	for _, j := range ov.Jobs {
 		u.T = append(u.T, live.FormatInt(j.Lag), live.FormatRatio(j.MaxBusy), views.OrDash(j.Backpressure))
@@ -92,8 +96,10 @@ func overviewUpdate(ov live.OverviewView) liveUpdate {
 		}
 	}
 	for _, c := range ov.Clusters {
-		u.T = append(u.T, live.FormatRate(c.Rate), strconv.FormatInt(c.PollMillis, 10)+" ms")
-		u.Ages = append(u.Ages, ms(c.Age))
+		u.T = append(u.T, views.BackendFigure(c.Age, live.FormatRate(c.Rate)), views.PollText(c.Age, c.PollMillis))
+		if c.Age.State != live.StateNotPolled {
+			u.Ages = append(u.Ages, ms(c.Age))
+		}
 	}
 	for _, t := range ov.Topics {
 		u.T = append(u.T, live.FormatRate(t.Rate))

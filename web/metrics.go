@@ -49,6 +49,9 @@ var (
 	descUp = prometheus.NewDesc("skewscope_backend_up",
 		"1 when the latest poll of a backend succeeded, 0 otherwise.",
 		[]string{"kind", "name"}, nil)
+	descState = prometheus.NewDesc("skewscope_backend_state",
+		"1 for the state a backend is in, 0 for the others: ok, failing (the latest poll failed after an earlier one succeeded), never reached (no poll ever succeeded) or not yet polled (the first poll has not ended).",
+		[]string{"kind", "name", "state"}, nil)
 	descLastPoll = prometheus.NewDesc("skewscope_backend_last_poll_timestamp_seconds",
 		"Start time of the latest poll of a backend.", []string{"kind", "name"}, nil)
 	descPollDuration = prometheus.NewDesc("skewscope_backend_poll_duration_seconds",
@@ -69,7 +72,7 @@ type liveCollector struct{ s *Server }
 
 func (c liveCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPartitionLag, descPartitionLagSeconds, descSubtaskBusy, descVertexSkew,
-		descVertexMaxBusy, descDrift, descGroupLag, descGroupLagSeconds, descUp, descLastPoll, descPollDuration,
+		descVertexMaxBusy, descDrift, descGroupLag, descGroupLagSeconds, descUp, descState, descLastPoll, descPollDuration,
 		descFlinkRequests, descFlinkBytes, descFlinkBackoff, descWSConnections, descWSDropped, descWSSent} {
 		ch <- d
 	}
@@ -91,16 +94,8 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	ov := store.Backends()
-	up := func(a live.Age) float64 {
-		if a.Err != "" || a.Stale {
-			return 0
-		}
-		return 1
-	}
 	for _, k := range ov.Clusters {
-		gauge(ch, descUp, up(k.Age), "kafka", k.Name)
-		gauge(ch, descLastPoll, float64(k.Age.At.UnixMilli())/1000, "kafka", k.Name)
-		gauge(ch, descPollDuration, float64(k.PollMillis)/1000, "kafka", k.Name)
+		backendMetrics(ch, "kafka", k.Name, k.Age, k.PollMillis)
 	}
 	for _, t := range ov.Topics {
 		tv, err := store.Topic(t.Cluster, t.Name)
@@ -121,12 +116,12 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	for _, e := range ov.Endpoints {
-		gauge(ch, descUp, up(e.Age), "flink", e.Name)
-		gauge(ch, descLastPoll, float64(e.Age.At.UnixMilli())/1000, "flink", e.Name)
-		gauge(ch, descPollDuration, float64(e.PollMillis)/1000, "flink", e.Name)
-		gauge(ch, descFlinkRequests, float64(e.Cost.Requests), e.Name)
-		gauge(ch, descFlinkBytes, float64(e.Cost.Bytes), e.Name)
-		gauge(ch, descFlinkBackoff, float64(e.Budget.BackoffPolls), e.Name)
+		backendMetrics(ch, "flink", e.Name, e.Age, e.PollMillis)
+		if e.Age.State != live.StateNotPolled {
+			gauge(ch, descFlinkRequests, float64(e.Cost.Requests), e.Name)
+			gauge(ch, descFlinkBytes, float64(e.Cost.Bytes), e.Name)
+			gauge(ch, descFlinkBackoff, float64(e.Budget.BackoffPolls), e.Name)
+		}
 	}
 	for _, j := range store.JobRefs() {
 		if j.State != "RUNNING" {
@@ -165,6 +160,31 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
+}
+
+// backendStates are the values of skewscope_backend_state's state label.
+var backendStates = []string{live.StateOK, live.StateFailing, live.StateNeverReached, live.StateNotPolled}
+
+// backendMetrics exports one backend's up, state and latest poll; a
+// backend whose first poll has not ended has no poll to report.
+func backendMetrics(ch chan<- prometheus.Metric, kind, name string, a live.Age, pollMillis int64) {
+	up := 1.0
+	if a.Err != "" || a.Stale {
+		up = 0
+	}
+	gauge(ch, descUp, up, kind, name)
+	for _, st := range backendStates {
+		v := 0.0
+		if a.State == st {
+			v = 1
+		}
+		gauge(ch, descState, v, kind, name, st)
+	}
+	if a.State == live.StateNotPolled {
+		return
+	}
+	gauge(ch, descLastPoll, float64(a.At.UnixMilli())/1000, kind, name)
+	gauge(ch, descPollDuration, float64(pollMillis)/1000, kind, name)
 }
 
 // newMetrics builds /metrics on a registry of its own: Go and process

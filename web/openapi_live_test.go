@@ -336,3 +336,19 @@ func TestOpenAPILiveSchemasMatchViews(t *testing.T) {
 		z.check(name+"{}", map[string]any{"$ref": "#/components/schemas/" + name}, oaLiveMarshal(t, v))
 	}
 }
+
+// TestOpenAPIAgeStates: the schema's freshness states are exactly the
+// store's.
+func TestOpenAPIAgeStates(t *testing.T) {
+	doc := oaLiveLoad(t)
+	props, _ := doc.Components.Schemas["Age"]["properties"].(map[string]any)
+	state, _ := props["state"].(map[string]any)
+	var got []string
+	for _, v := range state["enum"].([]any) {
+		got = append(got, v.(string))
+	}
+	want := []string{live.StateOK, live.StateFailing, live.StateNeverReached, live.StateNotPolled}
+	if !slices.Equal(got, want) {
+		t.Errorf("openapi.json Age.state enum = %q, want %q", got, want)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -42,6 +43,12 @@ type appConfig struct {
 	// AllowedOrigins are extra origins allowed to open a websocket,
 	// normalised (lower-case scheme://host[:port], no default port).
 	AllowedOrigins []string
+	// WSMaxPerAddress bounds the live-update websockets of one client
+	// address (web.HubOptions.MaxConnectionsPerClient).
+	WSMaxPerAddress int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client address the per-address bound applies to.
+	TrustedProxies []netip.Prefix
 
 	// ConfigFile is the YAML file read, "" when none.
 	ConfigFile string
@@ -85,6 +92,7 @@ type flagValues struct {
 	listen, logFormat, logLevel                  string
 	externalURL, routePrefix, frameAncestors     string
 	allowedOrigins, configFile                   string
+	wsMaxPerAddress, trustedProxies              string
 	kafkaBrokers, kafkaName, flinkURL, flinkName string
 	sandbox                                      optionalBool
 }
@@ -120,6 +128,8 @@ func newFlagSet(f *flagValues, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.routePrefix, "web.route-prefix", "", "path prefix of every route; defaults to the path of --web.external-url")
 	fs.StringVar(&f.frameAncestors, "web.frame-ancestors", "", "comma-separated origins allowed to embed pages in a frame; default 'self'")
 	fs.StringVar(&f.allowedOrigins, "web.allowed-origins", "", "comma-separated origins, besides that of --web.external-url, allowed to open a websocket")
+	fs.StringVar(&f.wsMaxPerAddress, "web.ws-max-per-address", strconv.Itoa(web.DefaultMaxConnectionsPerClient), fmt.Sprintf("live-update websockets one client address may open, 1 to %d; behind a reverse proxy not in --web.trusted-proxies every browser has the proxy's address", web.DefaultMaxConnections))
+	fs.StringVar(&f.trustedProxies, "web.trusted-proxies", "", "comma-separated CIDRs (or addresses) of reverse proxies whose X-Forwarded-For names the client address for --web.ws-max-per-address; other peers' forwarded headers are ignored")
 	fs.StringVar(&f.configFile, "config.file", "", "YAML file with kafka.clusters, flink.endpoints and links (see docs/configuration.md)")
 	fs.StringVar(&f.kafkaBrokers, "kafka.brokers", "", "comma-separated seed brokers of one Kafka cluster without TLS or SASL (quick start; use --config.file for more)")
 	fs.StringVar(&f.kafkaName, "kafka.name", defaultBackendName, "name of the --kafka.brokers cluster")
@@ -206,9 +216,48 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (a
 	}
 
 	var b backends
+	var ws webSection
 	if f.configFile != "" {
 		cfg.ConfigFile = f.configFile
-		b = loadConfigFile(f.configFile, &p)
+		b, ws = loadConfigFile(f.configFile, &p)
+	}
+	cfg.WSMaxPerAddress = web.DefaultMaxConnectionsPerClient
+	if ws.WSMaxPerAddress != nil {
+		if n := *ws.WSMaxPerAddress; checkWSMax(n) != nil {
+			p.at("web.wsMaxPerAddress", "%d: %v", n, checkWSMax(n))
+		} else {
+			cfg.WSMaxPerAddress = n
+		}
+	}
+	if given["web.ws-max-per-address"] {
+		n, err := strconv.Atoi(strings.TrimSpace(f.wsMaxPerAddress))
+		if err == nil {
+			err = checkWSMax(n)
+		} else {
+			err = checkWSMax(0)
+		}
+		if err != nil {
+			p.addf("--web.ws-max-per-address=%q: %v", f.wsMaxPerAddress, err)
+		} else {
+			cfg.WSMaxPerAddress = n
+		}
+	}
+	for i, v := range ws.TrustedProxies {
+		if pr, err := parseProxy(v); err != nil {
+			p.at(fmt.Sprintf("web.trustedProxies[%d]", i), "%q: %v", v, err)
+		} else {
+			cfg.TrustedProxies = append(cfg.TrustedProxies, pr)
+		}
+	}
+	if given["web.trusted-proxies"] {
+		cfg.TrustedProxies = nil // the flag replaces the file's list
+		for _, v := range splitList(f.trustedProxies) {
+			if pr, err := parseProxy(v); err != nil {
+				p.addf("--web.trusted-proxies: %q: %v", v, err)
+			} else {
+				cfg.TrustedProxies = append(cfg.TrustedProxies, pr)
+			}
+		}
 	}
 	b.addQuick(f, given, &p)
 	b.check(&p)
@@ -260,9 +309,50 @@ func (c appConfig) websocketOrigins(listenAddr string) []string {
 	return out
 }
 
+// checkWSMax reports a per-address websocket bound outside 1 to the bound
+// on all of them.
+func checkWSMax(n int) error {
+	if n < 1 || n > web.DefaultMaxConnections {
+		return fmt.Errorf("want a whole number from 1 to %d (the bound on all live-update websockets)", web.DefaultMaxConnections)
+	}
+	return nil
+}
+
+// parseProxy reads a trusted proxy: a CIDR prefix, or one address (its
+// /32 or /128). IPv4-mapped IPv6 prefixes are taken as the IPv4 ones they
+// map, as request addresses are compared unmapped.
+func parseProxy(s string) (netip.Prefix, error) {
+	const want = "want a CIDR such as 10.0.0.0/8 or fd00::/8, or one IP address"
+	var p netip.Prefix
+	if strings.Contains(s, "/") {
+		var err error
+		if p, err = netip.ParsePrefix(s); err != nil {
+			return netip.Prefix{}, errors.New(want)
+		}
+	} else {
+		a, err := netip.ParseAddr(s)
+		if err != nil || a.Zone() != "" {
+			return netip.Prefix{}, errors.New(want)
+		}
+		p = netip.PrefixFrom(a, a.BitLen())
+	}
+	if a := p.Addr(); a.Is4In6() {
+		if p.Bits() < 96 {
+			return netip.Prefix{}, errors.New("an IPv4-mapped prefix needs at least 96 bits; " + want)
+		}
+		p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+	}
+	return p.Masked(), nil
+}
+
 // warnings are valid but risky settings, for main to log at warn level.
 func (c appConfig) warnings() []string {
 	var w []string
+	for _, p := range c.TrustedProxies {
+		if p.Bits() == 0 {
+			w = append(w, fmt.Sprintf("trusted proxies include %s: every peer is trusted, so any client can choose the address its websockets count under", p))
+		}
+	}
 	for _, e := range c.Flink {
 		if e.TLS.InsecureSkipVerify {
 			w = append(w, fmt.Sprintf("flink endpoint %q: tls.insecureSkipVerify is true: the endpoint's certificate is not checked", e.Name))
@@ -345,6 +435,14 @@ type fileConfig struct {
 	Kafka kafkaSection `yaml:"kafka"`
 	Flink flinkSection `yaml:"flink"`
 	Links linksSection `yaml:"links"`
+	Web   webSection   `yaml:"web"`
+}
+
+// webSection holds the server settings a flag can also set; the flag
+// wins.
+type webSection struct {
+	WSMaxPerAddress *int     `yaml:"wsMaxPerAddress"`
+	TrustedProxies  []string `yaml:"trustedProxies"`
 }
 
 type kafkaSection struct {
@@ -453,6 +551,7 @@ var yamlPaths = map[string]struct {
 	typ  reflect.Type
 }{
 	"fileConfig":        {"the top level", reflect.TypeFor[fileConfig]()},
+	"webSection":        {"web", reflect.TypeFor[webSection]()},
 	"kafkaSection":      {"kafka", reflect.TypeFor[kafkaSection]()},
 	"kafkaClusterYAML":  {"kafka.clusters[]", reflect.TypeFor[kafkaClusterYAML]()},
 	"kafkaTLSYAML":      {"kafka.clusters[].tls", reflect.TypeFor[kafkaTLSYAML]()},
@@ -526,17 +625,17 @@ const maxConfigFile = 4 << 20
 // loadConfigFile reads, decodes and converts the config file; problems are
 // recorded in p. Relative file paths inside it are resolved against the
 // file's directory.
-func loadConfigFile(name string, p *problems) backends {
+func loadConfigFile(name string, p *problems) (backends, webSection) {
 	data, err := readConfigFile(name)
 	if err != nil {
 		p.at("--config.file", "%v", err)
-		return backends{}
+		return backends{}, webSection{}
 	}
 	fc, ok := decodeConfigFile(name, data, p)
 	if !ok {
-		return backends{}
+		return backends{}, webSection{}
 	}
-	return fc.backends(filepath.Dir(name), p)
+	return fc.backends(filepath.Dir(name), p), fc.Web
 }
 
 // readConfigFile reads at most maxConfigFile bytes of name.
@@ -1026,6 +1125,8 @@ func (c appConfig) LogValue() slog.Value {
 		slog.String("route_prefix", c.RoutePrefix),
 		slog.Any("frame_ancestors", c.FrameAncestors),
 		slog.Any("allowed_origins", c.AllowedOrigins),
+		slog.Int("ws_max_per_address", c.WSMaxPerAddress),
+		slog.Any("trusted_proxies", c.TrustedProxies),
 		slog.String("config_file", c.ConfigFile),
 		slog.Bool("sandbox", c.Sandbox),
 	}

@@ -88,19 +88,21 @@ func envMap(m map[string]string) func(string) string {
 // the README lists the existing ones.
 func TestEnvNames(t *testing.T) {
 	for flagName, want := range map[string]string{
-		"listen":              "SKEWSCOPE_LISTEN",
-		"log.format":          "SKEWSCOPE_LOG_FORMAT",
-		"log.level":           "SKEWSCOPE_LOG_LEVEL",
-		"web.external-url":    "SKEWSCOPE_WEB_EXTERNAL_URL",
-		"web.route-prefix":    "SKEWSCOPE_WEB_ROUTE_PREFIX",
-		"web.frame-ancestors": "SKEWSCOPE_WEB_FRAME_ANCESTORS",
-		"web.allowed-origins": "SKEWSCOPE_WEB_ALLOWED_ORIGINS",
-		"config.file":         "SKEWSCOPE_CONFIG_FILE",
-		"kafka.brokers":       "SKEWSCOPE_KAFKA_BROKERS",
-		"kafka.name":          "SKEWSCOPE_KAFKA_NAME",
-		"flink.url":           "SKEWSCOPE_FLINK_URL",
-		"flink.name":          "SKEWSCOPE_FLINK_NAME",
-		"sandbox":             "SKEWSCOPE_SANDBOX",
+		"listen":                 "SKEWSCOPE_LISTEN",
+		"log.format":             "SKEWSCOPE_LOG_FORMAT",
+		"log.level":              "SKEWSCOPE_LOG_LEVEL",
+		"web.external-url":       "SKEWSCOPE_WEB_EXTERNAL_URL",
+		"web.route-prefix":       "SKEWSCOPE_WEB_ROUTE_PREFIX",
+		"web.frame-ancestors":    "SKEWSCOPE_WEB_FRAME_ANCESTORS",
+		"web.allowed-origins":    "SKEWSCOPE_WEB_ALLOWED_ORIGINS",
+		"web.ws-max-per-address": "SKEWSCOPE_WEB_WS_MAX_PER_ADDRESS",
+		"web.trusted-proxies":    "SKEWSCOPE_WEB_TRUSTED_PROXIES",
+		"config.file":            "SKEWSCOPE_CONFIG_FILE",
+		"kafka.brokers":          "SKEWSCOPE_KAFKA_BROKERS",
+		"kafka.name":             "SKEWSCOPE_KAFKA_NAME",
+		"flink.url":              "SKEWSCOPE_FLINK_URL",
+		"flink.name":             "SKEWSCOPE_FLINK_NAME",
+		"sandbox":                "SKEWSCOPE_SANDBOX",
 	} {
 		if got := envName(flagName); got != want {
 			t.Errorf("envName(%q) = %q, want %q", flagName, got, want)
@@ -232,7 +234,7 @@ func TestConfigFileStrict(t *testing.T) {
 	}{
 		{"typo in a cluster", "kafka:\n  clusters:\n    - name: a\n      broker: [x:1]\n",
 			[]string{"line 4: field broker not found in kafka.clusters[] (known keys: name, brokers,"}},
-		{"typo at the top", "kafak: {}\n", []string{"line 1: field kafak not found in the top level (known keys: kafka, flink, links)"}},
+		{"typo at the top", "kafak: {}\n", []string{"line 1: field kafak not found in the top level (known keys: kafka, flink, links, web)"}},
 		{"typo in sasl oauth", "kafka:\n  clusters:\n    - name: a\n      brokers: [x:1]\n      sasl:\n        oauth:\n          tokenUrl: x\n",
 			[]string{"line 7: field tokenUrl not found in kafka.clusters[].sasl.oauth"}},
 		{"typo in flink tls", "flink:\n  endpoints:\n    - name: a\n      url: https://a\n      tls:\n        insecureSkipTlsVerify: true\n",
@@ -627,6 +629,9 @@ func TestExampleConfig(t *testing.T) {
 	if got := c.Kafka[1].TLS.KeyFile; got != filepath.Join(dir, "client-key.pem") {
 		t.Errorf("analytics tls.keyFilepath = %q", got)
 	}
+	if c.WSMaxPerAddress != 64 || len(c.TrustedProxies) != 1 || c.TrustedProxies[0].String() != "10.0.0.0/8" {
+		t.Errorf("web = %d, %v; want 64, [10.0.0.0/8]", c.WSMaxPerAddress, c.TrustedProxies)
+	}
 }
 
 // TestRelativePathsFollowTheConfigFile: relative file paths in the YAML are
@@ -695,6 +700,83 @@ func TestConfigHardening(t *testing.T) {
 	} {
 		if _, err := parseConfig(ok, noEnv, io.Discard); err != nil {
 			t.Errorf("parseConfig(%q) = %v, want no error", ok, err)
+		}
+	}
+}
+
+// TestWebsocketLimitSettings: --web.ws-max-per-address and
+// --web.trusted-proxies, their environment variables and the file's
+// web.wsMaxPerAddress and web.trustedProxies; a flag wins over the file.
+func TestWebsocketLimitSettings(t *testing.T) {
+	file := writeConfig(t, t.TempDir(), "web:\n  wsMaxPerAddress: 40\n  trustedProxies: [10.0.0.0/8, '192.0.2.7', '2001:db8::1/64']\n")
+	type got struct {
+		Max     int
+		Proxies []string
+	}
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want got
+	}{
+		{nil, nil, got{Max: 128}},
+		{[]string{"--web.ws-max-per-address=1000", "--web.trusted-proxies=127.0.0.1, ::1"}, nil, got{1000, []string{"127.0.0.1/32", "::1/128"}}},
+		{nil, map[string]string{"SKEWSCOPE_WEB_WS_MAX_PER_ADDRESS": "7", "SKEWSCOPE_WEB_TRUSTED_PROXIES": "172.16.0.0/12"}, got{7, []string{"172.16.0.0/12"}}},
+		{[]string{"--config.file=" + file}, nil, got{40, []string{"10.0.0.0/8", "192.0.2.7/32", "2001:db8::/64"}}},
+		{[]string{"--config.file=" + file, "--web.ws-max-per-address=3", "--web.trusted-proxies=::ffff:10.1.0.0/112"}, nil, got{3, []string{"10.1.0.0/16"}}},
+		{[]string{"--config.file=" + file}, map[string]string{"SKEWSCOPE_WEB_TRUSTED_PROXIES": "10.2.0.0/16"}, got{40, []string{"10.2.0.0/16"}}},
+	} {
+		c, err := parseConfig(tc.args, envMap(tc.env), io.Discard)
+		if err != nil {
+			t.Errorf("parseConfig(%q, %v) = %v", tc.args, tc.env, err)
+			continue
+		}
+		g := got{Max: c.WSMaxPerAddress}
+		for _, p := range c.TrustedProxies {
+			g.Proxies = append(g.Proxies, p.String())
+		}
+		if diff := cmp.Diff(tc.want, g); diff != "" {
+			t.Errorf("parseConfig(%q, %v) (-want +got):\n%s", tc.args, tc.env, diff)
+		}
+	}
+	c, err := parseConfig([]string{"--web.trusted-proxies=0.0.0.0/0"}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := c.warnings(); len(w) != 1 || !strings.Contains(w[0], "0.0.0.0/0: every peer is trusted") {
+		t.Errorf("warnings() with 0.0.0.0/0 trusted = %q, want one saying every peer is trusted", w)
+	}
+}
+
+// TestWebsocketLimitErrors: bad values stop the start, each message naming
+// its flag or YAML path.
+func TestWebsocketLimitErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		yaml string
+		want string
+	}{
+		{[]string{"--web.ws-max-per-address=0"}, "", `--web.ws-max-per-address="0": want a whole number from 1 to 1000`},
+		{[]string{"--web.ws-max-per-address=1001"}, "", `--web.ws-max-per-address="1001": want a whole number from 1 to 1000`},
+		{[]string{"--web.ws-max-per-address=-1"}, "", `--web.ws-max-per-address="-1": want a whole number`},
+		{[]string{"--web.ws-max-per-address=lots"}, "", `--web.ws-max-per-address="lots": want a whole number`},
+		{[]string{"--web.ws-max-per-address="}, "", `--web.ws-max-per-address="": want a whole number`},
+		{[]string{"--web.trusted-proxies=10.0.0.0/33"}, "", `--web.trusted-proxies: "10.0.0.0/33": want a CIDR such as 10.0.0.0/8`},
+		{[]string{"--web.trusted-proxies=10.0.0.0/8,proxy.example"}, "", `--web.trusted-proxies: "proxy.example": want a CIDR`},
+		{[]string{"--web.trusted-proxies=fe80::1%eth0"}, "", `--web.trusted-proxies: "fe80::1%eth0": want a CIDR`},
+		{[]string{"--web.trusted-proxies=::ffff:0:0/80"}, "", `--web.trusted-proxies: "::ffff:0:0/80": an IPv4-mapped prefix needs at least 96 bits`},
+		{nil, "web:\n  wsMaxPerAddress: 0\n", "web.wsMaxPerAddress: 0: want a whole number from 1 to 1000"},
+		{nil, "web:\n  trustedProxies: [10.0.0.0/8, 300.1.1.1]\n", `web.trustedProxies[1]: "300.1.1.1": want a CIDR`},
+		{nil, "web:\n  wsMaxPerAddress: many\n", "line 2: cannot unmarshal !!str `many` into int"},
+		{nil, "web:\n  maxSockets: 3\n", "line 2: field maxSockets not found in web (known keys: wsMaxPerAddress, trustedProxies)"},
+	} {
+		args := tc.args
+		if tc.yaml != "" {
+			args = append(args, "--config.file="+writeConfig(t, dir, tc.yaml))
+		}
+		_, err := parseConfig(args, noEnv, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parseConfig(%q) with file %q error = %v, want one containing %q", tc.args, tc.yaml, err, tc.want)
 		}
 	}
 }

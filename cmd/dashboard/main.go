@@ -97,8 +97,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	opts := web.Options{
 		Logger: log, Version: version,
 		RoutePrefix: cfg.RoutePrefix, FrameAncestors: cfg.FrameAncestors,
-		Live:      store,
-		WebSocket: web.HubOptions{AllowedOrigins: cfg.websocketOrigins(ln.Addr().String())},
+		Live: store,
+		WebSocket: web.HubOptions{AllowedOrigins: cfg.websocketOrigins(ln.Addr().String()),
+			MaxConnectionsPerClient: cfg.WSMaxPerAddress, TrustedProxies: cfg.TrustedProxies},
 	}
 	if sb != nil {
 		opts.Sandbox = sb
@@ -150,7 +151,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 // startCollectors creates one poller per Kafka cluster and Flink endpoint,
-// each feeding the store on its own schedule.
+// each feeding the store on its own schedule. The store knows every one
+// from the start, so that the overview lists those not yet polled.
 func startCollectors(ctx context.Context, wg *sync.WaitGroup, cfg appConfig, log *slog.Logger) (*live.Store, error) {
 	opts := live.Options{EndpointKafka: map[string]string{}}
 	for _, f := range cfg.Flink {
@@ -159,32 +161,45 @@ func startCollectors(ctx context.Context, wg *sync.WaitGroup, cfg appConfig, log
 	for _, l := range cfg.SourceGroups {
 		opts.Links = append(opts.Links, live.Link{Endpoint: l.Endpoint, Job: l.Job, Vertex: l.Vertex, Group: l.Group})
 	}
-	// The Flink collectors exist before the store, so that the store can
-	// hint them at partitions that Kafka lists and their ids do not.
+	var kcs []*kafka.Collector
+	var fcs []*flink.Collector
 	flinkCols := make(map[string]*flink.Collector, len(cfg.Flink))
-	var flinkOrder []*flink.Collector
+	closeAll := func() {
+		for _, c := range kcs {
+			c.Close()
+		}
+		for _, c := range fcs {
+			c.Close()
+		}
+	}
+	for _, kc := range cfg.Kafka {
+		col, err := kafka.NewKafkaCollector(kc, log.With("kafka", kc.Name))
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("kafka cluster %s: %w", kc.Name, err)
+		}
+		kcs = append(kcs, col)
+		opts.Kafka = append(opts.Kafka, kc.Name)
+	}
 	for _, fc := range cfg.Flink {
 		col, err := flink.NewCollector(fc, log.With("flink", fc.Name))
 		if err != nil {
-			for _, c := range flinkOrder {
-				c.Close()
-			}
+			closeAll()
 			return nil, fmt.Errorf("flink endpoint %s: %w", fc.Name, err)
 		}
+		fcs = append(fcs, col)
 		flinkCols[fc.Name] = col
-		flinkOrder = append(flinkOrder, col)
+		opts.Flink = append(opts.Flink, live.Endpoint{Name: fc.Name, URL: col.URL()})
 	}
+	// The store hints a Flink collector at partitions that Kafka lists and
+	// its source's metric ids do not name yet.
 	opts.OnUnlisted = func(endpoint, jobID, vertexID string) {
 		if c := flinkCols[endpoint]; c != nil {
 			c.HintMetricIDs(jobID, vertexID)
 		}
 	}
 	store := live.New(opts)
-	for _, kc := range cfg.Kafka {
-		col, err := kafka.NewKafkaCollector(kc, log.With("kafka", kc.Name))
-		if err != nil {
-			return nil, fmt.Errorf("kafka cluster %s: %w", kc.Name, err)
-		}
+	for _, col := range kcs {
 		col.OnSnapshot(store.UpdateKafka)
 		wg.Add(1)
 		go func() {
@@ -193,7 +208,7 @@ func startCollectors(ctx context.Context, wg *sync.WaitGroup, cfg appConfig, log
 			col.Run(ctx)
 		}()
 	}
-	for _, col := range flinkOrder {
+	for _, col := range fcs {
 		col.OnSnapshot(store.UpdateFlink)
 		wg.Add(1)
 		go func() {

@@ -69,6 +69,19 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	}
 }
 
+// runDashboard runs the dashboard in-process with args (and no environment) until
+// stop, which returns run's error; it returns the base URL it serves.
+func runDashboard(t *testing.T, args ...string) (base string, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var stdout syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, args, func(string) string { return "" }, &stdout, io.Discard) }()
+	base = waitForAddress(t, &stdout, done)
+	return base, func() error { cancel(); return <-done }
+}
+
 var addrRE = regexp.MustCompile(`http://[0-9.:]+/`)
 
 func waitForAddress(t *testing.T, stdout *syncBuffer, done <-chan error) string {

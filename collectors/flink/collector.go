@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/skewscope/skewscope/internal/polllog"
 )
 
 // Task-scope load metrics read for every subtask ("<i>.<name>" on the vertex
@@ -117,6 +119,10 @@ func newCollector(cfg Config, logger *slog.Logger, opts ...Option) (*Collector, 
 
 // Config returns the collector's configuration, defaults applied.
 func (c *Collector) Config() Config { return c.cfg }
+
+// URL returns the endpoint's base URL as snapshots carry it (no
+// credentials).
+func (c *Collector) URL() string { return c.client.base.Redacted() }
 
 // Latest returns the last published snapshot, nil before the first poll.
 func (c *Collector) Latest() *Snapshot { return c.latest.Load() }
@@ -233,9 +239,9 @@ func (c *Collector) OnSnapshot(fn func(*Snapshot)) { c.notify.Store(&fn) }
 
 func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 	at := c.now()
-	pl := newPollLog(c.log.Handler())
-	defer pl.flush(context.WithoutCancel(ctx))
-	log := pl.logger()
+	pl := polllog.New(c.log.Handler())
+	defer pl.Flush(context.WithoutCancel(ctx))
+	log := pl.Logger()
 	s := &Snapshot{Endpoint: c.cfg.Name, URL: c.client.base.Redacted(), CollectedAt: at}
 	if prev != nil {
 		s.FlinkVersion = prev.FlinkVersion

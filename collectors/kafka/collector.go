@@ -17,6 +17,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/skewscope/skewscope/internal/polllog"
 )
 
 // groupBatchSize bounds the number of groups in one FetchManyOffsets call;
@@ -187,20 +189,22 @@ func (c *Collector) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		s := c.pollRecovering(ctx)
-		if s.Err != nil {
-			c.log.Warn("kafka poll incomplete", "error", s.Err, "duration", s.PollDuration)
-		}
+		c.pollRecovering(ctx)
 		t.Reset(c.cfg.PollInterval)
 	}
 }
 
 // PollOnce runs one poll, bounded by RequestTimeout, publishes its snapshot
-// and returns it.
+// and returns it. Its failures are logged once per kind (a step, a topic,
+// a partition's offsets, a group), each with the count and a few examples
+// when repeated.
 func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
+	pl := polllog.New(c.log.Handler())
+	defer pl.Flush(context.WithoutCancel(ctx))
+	log := pl.Logger()
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
 
@@ -210,6 +214,7 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	refresh := c.meta == nil || c.metaStale || now.Sub(c.metaAt) >= metadataRefresh || now.Before(c.metaAt)
 	if refresh {
 		if err := c.refreshMetadata(ctx, now); err != nil {
+			log.Warn("kafka topic list failed; keeping the last topics", "error", err)
 			errs = append(errs, fmt.Errorf("list topics: %w", err))
 			refresh = false
 		}
@@ -233,11 +238,11 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	ends, starts, err := c.listOffsets(ctx, names, refresh)
 	wg.Wait()
 
-	s.Topics, err = c.pollOffsets(now, names, ends, starts, err)
+	s.Topics, err = c.pollOffsets(log, now, names, ends, starts, err)
 	if err != nil {
 		errs = append(errs, err)
 	}
-	s.Groups, err = c.pollGroups(now, names, gf)
+	s.Groups, err = c.pollGroups(log, now, names, gf)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -411,7 +416,8 @@ func (c *Collector) listOffsetsAt(ctx context.Context, names []string, timestamp
 // pollOffsets updates the per-partition state from the listed offsets
 // (starts is nil when log start offsets were not re-read this poll) and
 // returns the topics for the snapshot. listErr is the error of the listing.
-func (c *Collector) pollOffsets(now time.Time, names []string, ends, starts map[tp]offsetResult, listErr error) ([]Topic, error) {
+// Failures go to log, the poll's.
+func (c *Collector) pollOffsets(log *slog.Logger, now time.Time, names []string, ends, starts map[tp]offsetResult, listErr error) ([]Topic, error) {
 	if len(names) == 0 {
 		c.topics = map[string]Topic{}
 		return nil, listErr
@@ -439,11 +445,20 @@ func (c *Collector) pollOffsets(now time.Time, names []string, ends, starts map[
 					st.err = cmp.Or(listErr, errors.New("no offset returned"))
 				}
 				start = &st
+				if st.err != nil {
+					log.Warn("kafka log start offset failed; keeping the last one", "topic", name, "partition", p, "error", st.err)
+				}
+			}
+			if end.err != nil {
+				log.Warn("kafka end offset failed; keeping the last values, stale", "topic", name, "partition", p, "error", end.err)
 			}
 			t.Partitions = append(t.Partitions, c.updatePartition(now, name, p, end, start))
 		}
 		if len(t.Partitions) == 0 && t.Err == nil {
 			t.Err = cmp.Or(listErr, fmt.Errorf("topic %q: no partitions (unknown topic?)", name))
+		}
+		if t.Err != nil {
+			log.Warn("kafka topic unavailable", "topic", name, "error", t.Err)
 		}
 		slices.SortFunc(t.Partitions, func(a, b Partition) int { return cmp.Compare(a.Partition, b.Partition) })
 		topics = append(topics, t)
@@ -533,14 +548,15 @@ func (c *Collector) fetchGroups(ctx context.Context) groupFetch {
 }
 
 // pollGroups computes the groups of the snapshot from gf and the
-// partition state.
-func (c *Collector) pollGroups(now time.Time, topics []string, gf groupFetch) ([]Group, error) {
+// partition state. Failures go to log, the poll's.
+func (c *Collector) pollGroups(log *slog.Logger, now time.Time, topics []string, gf groupFetch) ([]Group, error) {
 	watched := make(map[string]bool, len(topics))
 	for _, t := range topics {
 		watched[t] = true
 	}
 	var errs []error
 	if gf.listErr != nil {
+		log.Warn("kafka group list failed; reading the groups already known", "error", gf.listErr)
 		errs = append(errs, fmt.Errorf("list groups: %w", gf.listErr))
 	}
 	listed, names, fetched := gf.listed, gf.names, gf.fetched
@@ -554,6 +570,7 @@ func (c *Collector) pollGroups(now time.Time, topics []string, gf groupFetch) ([
 			f.Err = errors.New("no offset fetch response")
 		}
 		if f.Err != nil {
+			log.Warn("kafka group offsets failed; keeping the last values, stale", "group", name, "error", f.Err)
 			nfail++
 			if prev, ok := c.groups[name]; ok {
 				prev.Err = f.Err
@@ -572,6 +589,9 @@ func (c *Collector) pollGroups(now time.Time, topics []string, gf groupFetch) ([
 			for p, o := range ps {
 				if o.Err == nil && o.At < 0 {
 					continue // no commit on this partition
+				}
+				if o.Err != nil {
+					log.Warn("kafka group offset failed", "group", name, "topic", topic, "partition", p, "error", o.Err)
 				}
 				g.Partitions = append(g.Partitions, GroupPartition{Topic: topic, Partition: p, Committed: o.At, Err: o.Err})
 			}

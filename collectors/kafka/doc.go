@@ -38,6 +38,10 @@
 // Partial failure is normal. Every partition and group carries its own Err
 // and a [Freshness]: when a request fails, the last good value is kept,
 // marked Stale, with its Age. Snapshot.Err summarises the steps that failed.
+// Failures are logged at warn level once per kind per poll (the topic list,
+// a topic, a partition's end or start offset, the group list, a group's
+// commits): 10,000 failing partitions make one line with count=10000 and
+// the first three as examples.
 //
 // The pure calculators, [Rate], [Lag] and [TimeTable] (lag in seconds by
 // interpolating per-partition (time, end offset) samples; its doc comment
