@@ -38,10 +38,11 @@ func TestRun(t *testing.T) {
 		t.Fatalf("run: %v\nstderr: %s", err, errOut.String())
 	}
 	// Per poll after the first: /overview, /jobs/overview; per job
-	// /jobs/:id, checkpoints, numRestarts; per vertex details and one
-	// values request (the sources' id lists were read on the warm-up poll,
-	// the backpressure level comes from the values).
-	const perPoll = 2 + 2*(3+3*2)
+	// /jobs/:id, checkpoints, numRestarts, the source's details and one
+	// values request per vertex (the sources' id lists and the other
+	// vertices' details were read on the warm-up poll, the backpressure
+	// level comes from the values).
+	const perPoll = 2 + 2*(3+1+3)
 	row := regexp.MustCompile(`(?m)^(warm-up|1|2|mean) +(\d+) +[0-9.]+ +[0-9.]+ +[0-9.]+% `)
 	rows := row.FindAllStringSubmatch(out.String(), -1)
 	if len(rows) != 4 {

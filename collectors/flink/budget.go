@@ -18,7 +18,7 @@ import (
 // Budget defaults.
 const (
 	DefaultMaxInFlight          = 4
-	DefaultMaxRequestsPerSecond = 50
+	DefaultMaxRequestsPerSecond = 100
 	// MaxBackoff bounds the pause between polls while backing off, to
 	// at most maxBackoffPolls poll intervals (and at least one).
 	MaxBackoff      = 5 * time.Minute

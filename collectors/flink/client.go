@@ -57,6 +57,8 @@ type Client struct {
 	maxRequestLine int
 	userAgent      string
 	stats          clientStats
+	// pace, when set, spaces the requests (the collector's budget).
+	pace *pacer
 }
 
 // Option configures a Client.
@@ -209,6 +211,9 @@ func (c *Client) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	if err := c.authorize(req); err != nil {
+		return nil, fmt.Errorf("flink: GET %s: %w", u.Path, err)
+	}
+	if err := c.pace.wait(ctx); err != nil {
 		return nil, fmt.Errorf("flink: GET %s: %w", u.Path, err)
 	}
 	c.stats.requests.Add(1)

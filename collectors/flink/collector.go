@@ -59,7 +59,6 @@ type Collector struct {
 	client *Client
 	log    *slog.Logger
 	sem    chan struct{}
-	pace   *pacer
 	now    func() time.Time
 	// backoff is the state after the last published poll (budget.go).
 	backoff Backoff
@@ -76,6 +75,8 @@ type Collector struct {
 	kafka map[stateKey]*kafkaTracker
 	// ids holds the source vertices' metric-id lists (idcache.go).
 	ids map[stateKey]*idEntry
+	// details holds when each vertex's subtask details were last read.
+	details map[stateKey]time.Time
 
 	closeCtx context.Context
 	close    context.CancelFunc
@@ -104,15 +105,17 @@ func newCollector(cfg Config, logger *slog.Logger, opts ...Option) (*Collector, 
 		logger.Info("poll interval is below Flink's metric refresh interval; metric values will repeat",
 			"poll_interval", cfg.PollInterval, "metric_refresh", MetricFreshness)
 	}
+	cl.pace = newPacer(cfg.MaxRequestsPerSecond, cfg.MaxInFlight)
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Collector{
 		cfg: cfg, client: cl, log: logger,
-		sem:      make(chan struct{}, cfg.MaxInFlight),
-		pace:     newPacer(cfg.MaxRequestsPerSecond, cfg.MaxInFlight),
+		sem: make(chan struct{}, cfg.MaxInFlight),
+
 		now:      time.Now,
 		states:   map[stateKey]*stateEntry{},
 		kafka:    map[stateKey]*kafkaTracker{},
 		ids:      map[stateKey]*idEntry{},
+		details:  map[stateKey]time.Time{},
 		closeCtx: ctx, close: cancel,
 	}, nil
 }
@@ -194,7 +197,7 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 // many jobs short.
 func (c *Collector) pollTimeout() time.Duration {
 	d := c.cfg.RequestTimeout
-	if prev := c.latest.Load(); prev != nil && c.pace != nil {
+	if prev := c.latest.Load(); prev != nil && c.client.pace != nil {
 		d += time.Duration(float64(prev.Cost.Requests) / c.cfg.MaxRequestsPerSecond * float64(time.Second))
 	}
 	return d
@@ -332,8 +335,9 @@ func (c *Collector) selected(j JobOverview) bool {
 	return slices.Contains(c.cfg.Jobs, j.ID) || slices.Contains(c.cfg.Jobs, j.Name)
 }
 
-// call runs one client call while holding one of the MaxInFlight slots,
-// at the pace of MaxRequestsPerSecond (budget.go).
+// call runs one client call while holding one of the MaxInFlight slots; a
+// call's requests (a batched VertexMetrics makes several) go one after
+// another, each at the pace of MaxRequestsPerSecond (Client.pace).
 func call[T any](ctx context.Context, c *Collector, f func(context.Context) (T, error)) (T, error) {
 	select {
 	case c.sem <- struct{}{}:
@@ -342,10 +346,6 @@ func call[T any](ctx context.Context, c *Collector, f func(context.Context) (T, 
 		return zero, ctx.Err()
 	}
 	defer func() { <-c.sem }()
-	if err := c.pace.wait(ctx); err != nil {
-		var zero T
-		return zero, err
-	}
 	return f(ctx)
 }
 
@@ -435,6 +435,7 @@ func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnap
 			ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism,
 			Source: sources[v.ID], Keyed: keyed[v.ID],
 			Freshness: Freshness{UpdatedAt: at},
+			startTime: v.StartTime,
 		}
 		wg.Go(func() {
 			defer func() {
@@ -443,7 +444,8 @@ func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnap
 					js.Vertices[i] = brokenVertex(v, vs.Source, vs.Keyed, prevVertices[v.ID], err, at)
 				}
 			}()
-			js.Vertices[i] = c.collectVertex(ctx, log, js.ID, vs, prevVertices[v.ID], cpID, at)
+			reuse := c.reuseDetails(js, prev, v, prevVertices[v.ID], at)
+			js.Vertices[i] = c.collectVertex(ctx, log, js.ID, vs, prevVertices[v.ID], cpID, reuse, at)
 		})
 	}
 	wg.Wait()
@@ -458,7 +460,7 @@ func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnap
 	return js
 }
 
-func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID string, vs VertexSnapshot, prev *VertexSnapshot, cpID int64, at time.Time) VertexSnapshot {
+func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID string, vs VertexSnapshot, prev *VertexSnapshot, cpID int64, reuseDetails bool, at time.Time) VertexSnapshot {
 	log = log.With("vertex_id", vs.ID)
 	n := vs.Parallelism // validateVertex: 1..MaxParallelism
 	vs.Subtasks = make([]SubtaskSnapshot, n)
@@ -471,9 +473,22 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 
 	// Required parts: without them the vertex's figures are not current.
 	var failed []error
-	det, err := call(ctx, c, func(ctx context.Context) (*VertexDetails, error) { return c.client.VertexDetails(ctx, jobID, vs.ID) })
-	if err != nil {
-		failed = append(failed, err)
+	var det *VertexDetails
+	var err error
+	if reuseDetails {
+		for i := range vs.Subtasks {
+			p, sub := &prev.Subtasks[i], &vs.Subtasks[i]
+			sub.Status, sub.Endpoint, sub.Attempt, sub.StartTime = p.Status, p.Endpoint, p.Attempt, p.StartTime
+		}
+	} else {
+		det, err = call(ctx, c, func(ctx context.Context) (*VertexDetails, error) { return c.client.VertexDetails(ctx, jobID, vs.ID) })
+		if err != nil {
+			failed = append(failed, err)
+		} else {
+			c.stateMu.Lock()
+			c.details[stateKey{jobID, vs.ID}] = at
+			c.stateMu.Unlock()
+		}
 	}
 	attempts := map[int]subtaskPoll{}
 	if det != nil {
@@ -856,6 +871,11 @@ func (c *Collector) pruneStates(jobs []JobSnapshot) {
 		}
 	}
 	pruneIDs(c.ids, sources)
+	for k := range c.details {
+		if !live[k.job] {
+			delete(c.details, k)
+		}
+	}
 }
 
 // brokenJob is a job that could not be read: the previous poll's values,
@@ -904,6 +924,44 @@ func staleJob(j JobSnapshot, at time.Time) JobSnapshot {
 	}
 	j.Vertices = vs
 	return j
+}
+
+// detailsRefresh is how long the subtask details (status, TaskManager,
+// attempt) of a vertex that is not a source are used without reading them
+// again, while nothing says that they changed (reuseDetails).
+const detailsRefresh = time.Minute
+
+// reuseDetails reports whether a vertex's subtask details can be taken
+// from the previous poll instead of /jobs/:jobid/vertices/:vertexid. A
+// source's are always read: its attempts are the evidence for its Kafka
+// owners (restarts.go). For other vertices the details change only when
+// subtasks restart or are rescheduled, which numRestarts (every failover
+// and restart of the job counts), the restore the job started from, the
+// parallelism, the vertex's state and its start-time in /jobs/:jobid all
+// show; while each is as before and every subtask was RUNNING, the last
+// details stand, up to detailsRefresh old.
+func (c *Collector) reuseDetails(js JobSnapshot, prevJob *JobSnapshot, v Vertex, prev *VertexSnapshot, at time.Time) bool {
+	if prevJob == nil || prev == nil || prev.Source || prev.Err != nil || prev.Stale || prev.Parallelism != v.Parallelism ||
+		len(prev.Subtasks) != v.Parallelism || v.Status != "RUNNING" || js.NumRestarts < 0 || js.NumRestarts != prevJob.NumRestarts ||
+		!sameRestore(js.Restored, prevJob.Restored) || prev.startTime != v.StartTime {
+		return false
+	}
+	for _, st := range prev.Subtasks {
+		if st.Status != "RUNNING" {
+			return false
+		}
+	}
+	c.stateMu.Lock()
+	read, ok := c.details[stateKey{js.ID, v.ID}]
+	c.stateMu.Unlock()
+	return ok && at.Sub(read) < detailsRefresh
+}
+
+func sameRestore(a, b *RestoreInfo) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // backpressureLevel is the vertex's backpressure level as Flink's

@@ -145,7 +145,7 @@ func newTestCollector(t *testing.T, cfg Config, opts ...Option) *Collector {
 	if !paced {
 		// Unpaced unless the test is about pacing (budget_test.go): the
 		// tests are about what is asked and answered.
-		c.pace = nil
+		c.client.pace = nil
 	}
 	t.Cleanup(c.Close)
 	return c

@@ -57,7 +57,7 @@ type Config struct {
 	// DefaultMaxInFlight (4).
 	MaxInFlight int
 	// MaxRequestsPerSecond paces the requests to the endpoint; 0 means
-	// DefaultMaxRequestsPerSecond (50). A poll of many jobs takes at
+	// DefaultMaxRequestsPerSecond (100). A poll of many jobs takes at
 	// least its requests divided by this, which the collector adds to
 	// RequestTimeout from the second poll on.
 	MaxRequestsPerSecond float64

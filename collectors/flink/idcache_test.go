@@ -307,3 +307,49 @@ func TestHintMetricIDs(t *testing.T) {
 	}
 	c.HintMetricIDs("no-such-job", f.sourceID) // ignored
 }
+
+// TestKeyedVertexDetailsReadWhenTheyCanChange: a vertex that is not a
+// source has its subtask details read on the first poll, then again only
+// when numRestarts changes or detailsRefresh passes; the snapshot keeps
+// the subtasks' status and TaskManager meanwhile. A source's are read on
+// every poll.
+func TestKeyedVertexDetailsReadWhenTheyCanChange(t *testing.T) {
+	f := newFakeFlink(t, "2.3.0")
+	srv := f.start()
+	restarts := "0"
+	var mu sync.Mutex
+	f.setFault(f.jobPath("metrics"), func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Write([]byte(`[{"id":"numRestarts","value":"` + restarts + `"}]`))
+	})
+	clock := newTestClock()
+	c := newTestCollector(t, Config{URL: srv.URL})
+	clock.install(c)
+	keyedPath, srcPath := f.jobPath("vertices", f.keyedID), f.jobPath("vertices", f.sourceID)
+	poll := func(step string, wantKeyed, wantSource int) {
+		t.Helper()
+		j := c.PollOnce(context.Background()).Jobs[0]
+		clock.add(10 * time.Second)
+		k := findVertex(t, j, f.keyedID)
+		if k.Err != nil || k.Stale || k.Subtasks[0].Status != "RUNNING" || k.Subtasks[0].Endpoint == "" {
+			t.Errorf("%s: keyed vertex err %v, stale %v, subtask 0 %q on %q", step, k.Err, k.Stale, k.Subtasks[0].Status, k.Subtasks[0].Endpoint)
+		}
+		if n := f.requests(keyedPath); n != wantKeyed {
+			t.Errorf("%s: keyed vertex details read %d times, want %d", step, n, wantKeyed)
+		}
+		if n := f.requests(srcPath); n != wantSource {
+			t.Errorf("%s: source vertex details read %d times, want %d", step, n, wantSource)
+		}
+	}
+	poll("first poll", 1, 1)
+	poll("second poll", 1, 2)
+	poll("third poll", 1, 3)
+	mu.Lock()
+	restarts = "1"
+	mu.Unlock()
+	poll("numRestarts changed", 2, 4)
+	poll("after that", 2, 5)
+	clock.add(detailsRefresh)
+	poll("detailsRefresh passed", 3, 6)
+}

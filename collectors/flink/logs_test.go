@@ -77,7 +77,7 @@ func TestPollLogsRepeatedErrorsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.pace = nil // about the logs, not the request rate
+	c.client.pace = nil // about the logs, not the request rate
 	t.Cleanup(c.Close)
 	for poll := 1; poll <= 2; poll++ {
 		s := c.PollOnce(context.Background())

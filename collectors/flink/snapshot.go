@@ -86,7 +86,9 @@ type VertexSnapshot struct {
 	// (e.g. it fell out of the JobManager's history) and older sizes are
 	// kept.
 	StateFreshness Freshness
-	Err            error
+	// startTime is the vertex's start-time in /jobs/:jobid (reuseDetails).
+	startTime int64
+	Err       error
 	Freshness
 }
 
