@@ -1,6 +1,7 @@
 package flink
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Metric is one {id, value} of a metric endpoint. Flink sends values as
@@ -34,14 +36,24 @@ func (m Metric) Int64() (int64, bool) {
 // UnmarshalJSON implements json.Unmarshaler; a value may be a string (the
 // wire form) or a number.
 func (m *Metric) UnmarshalJSON(b []byte) error {
-	var w struct {
-		ID    *string         `json:"id"`
-		Value json.RawMessage `json:"value"`
-	}
+	var w wireMetric
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
+	return w.to(m)
+}
+
+// wireMetric is one metric as sent: a values answer is decoded as
+// []wireMetric in one pass (one validation of the whole body), then
+// converted, which costs a fraction of decoding each Metric on its own.
+type wireMetric struct {
+	ID    *string         `json:"id"`
+	Value json.RawMessage `json:"value"`
+}
+
+func (w *wireMetric) to(m *Metric) error {
 	if w.ID == nil {
+		b, _ := json.Marshal(w)
 		return fmt.Errorf("metric without id: %s", truncate(b, 120))
 	}
 	*m = Metric{ID: *w.ID, Value: math.NaN()}
@@ -50,7 +62,11 @@ func (m *Metric) UnmarshalJSON(b []byte) error {
 	}
 	switch w.Value[0] {
 	case '"':
-		if err := json.Unmarshal(w.Value, &m.Raw); err != nil {
+		// The body is valid JSON: a string without escapes whose bytes are
+		// valid UTF-8 is its content as it stands.
+		if in := w.Value[1 : len(w.Value)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+			m.Raw = string(in)
+		} else if err := json.Unmarshal(w.Value, &m.Raw); err != nil {
 			return fmt.Errorf("metric %q: value: %w", m.ID, err)
 		}
 		if v, err := parseMetricFloat(m.Raw); err == nil {
@@ -67,6 +83,21 @@ func (m *Metric) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("metric %q: value must be a string or number, got %s", m.ID, truncate(w.Value, 40))
 	}
 	return nil
+}
+
+// decodeMetrics decodes a metric values answer.
+func decodeMetrics(body []byte) ([]Metric, error) {
+	var ws []wireMetric
+	if err := json.Unmarshal(body, &ws); err != nil {
+		return nil, err
+	}
+	out := make([]Metric, len(ws))
+	for i := range ws {
+		if err := ws[i].to(&out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func truncate(b []byte, n int) string {
@@ -140,9 +171,13 @@ func (c *Client) metricValues(ctx context.Context, ids []string, segments ...str
 		if err != nil {
 			return nil, err
 		}
-		var ms []Metric
-		if err := c.get(ctx, u, &ms); err != nil {
+		body, err := c.fetch(ctx, u)
+		if err != nil {
 			return nil, err
+		}
+		ms, err := decodeMetrics(body)
+		if err != nil {
+			return nil, fmt.Errorf("flink: GET %s: decoding the response: %w", u.Path, err)
 		}
 		out = append(out, ms...)
 	}
