@@ -78,6 +78,7 @@ func measure(ctx context.Context, cfg config, sh shape, stdout, stderr io.Writer
 	fc := fakeConfig(cfg, sh)
 	c, err := flink.NewCollector(flink.Config{
 		Name: "jmload", URL: "http://" + addr, PollInterval: cfg.interval, RequestTimeout: cfg.timeout,
+		MaxRequestsPerSecond: cfg.rps, MaxInFlight: cfg.inFlight,
 	}, nil)
 	if err != nil {
 		return nil, err

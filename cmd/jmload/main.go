@@ -61,6 +61,8 @@ type config struct {
 	polls, warmup   int
 	interval        time.Duration
 	timeout         time.Duration
+	rps             float64
+	inFlight        int
 	checkpointEvery int
 	cpuProfile      string
 }
@@ -93,6 +95,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.warmup, "warmup", 1, "polls before measuring (the first reads every checkpoint's details)")
 	fs.DurationVar(&cfg.interval, "interval", flink.MetricFreshness, "poll interval the core fraction is computed for")
 	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Minute, "collector RequestTimeout (bounds one whole poll)")
+	fs.Float64Var(&cfg.rps, "rps", 0, "collector MaxRequestsPerSecond (0: its default)")
+	fs.IntVar(&cfg.inFlight, "in-flight", 0, "collector MaxInFlight (0: its default)")
 	fs.IntVar(&cfg.checkpointEvery, "checkpoint-every", 0, "checkpoint-list requests per new checkpoint (0: the fake's default, a checkpoint a minute at 10 s polls)")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the collector's process over the measured polls to this file (with several shapes: the last)")
 	if err := fs.Parse(args); err != nil {

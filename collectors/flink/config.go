@@ -49,15 +49,15 @@ type Config struct {
 	// IDRefresh is how long a source vertex's metric-id list is used
 	// while its parallelism and subtask attempts stay the same; a new
 	// partition that the source discovers shows within it. 0 means
-	// DefaultIDRefresh (5 min); Validate rejects less than the poll
-	// interval.
+	// DefaultIDRefresh (5 min), or the poll interval when that is longer;
+	// Validate rejects less than the poll interval.
 	IDRefresh time.Duration
 
 	// MaxInFlight bounds the requests in flight to the endpoint; 0 means
 	// DefaultMaxInFlight (4).
 	MaxInFlight int
 	// MaxRequestsPerSecond paces the requests to the endpoint; 0 means
-	// DefaultMaxRequestsPerSecond (100). A poll of many jobs takes at
+	// DefaultMaxRequestsPerSecond (200). A poll of many jobs takes at
 	// least its requests divided by this, which the collector adds to
 	// RequestTimeout from the second poll on.
 	MaxRequestsPerSecond float64
@@ -99,7 +99,7 @@ func (c Config) WithDefaults() Config {
 		c.RequestTimeout = DefaultRequestTimeout
 	}
 	if c.IDRefresh == 0 {
-		c.IDRefresh = DefaultIDRefresh
+		c.IDRefresh = max(DefaultIDRefresh, c.PollInterval)
 	}
 	if c.MaxInFlight == 0 {
 		c.MaxInFlight = DefaultMaxInFlight
