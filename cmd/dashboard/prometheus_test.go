@@ -434,7 +434,7 @@ scrape_configs:
 	if len(backendSeen) > 0 {
 		t.Errorf("backend alerts on the healthy sandbox: %v", backendSeen)
 	}
-	if got := promQuery(t, prom, `ALERTS{alertname=~"SkewscopeBackend.*"}[1h]`); len(got) != 0 {
+	if got := promQuery(t, prom, `max_over_time(ALERTS{alertname=~"SkewscopeBackend.*"}[1h])`); len(got) != 0 {
 		t.Errorf("ALERTS has backend alerts over the run: %v", got)
 	}
 	if got := promQuery(t, prom, `skewscope_backend_up == 1`); len(got) != 2 {
