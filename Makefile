@@ -7,7 +7,7 @@ GOLDEN    ?= $(abspath ../shared/golden)
 FUZZTIME  ?= 20000x
 export SKEWSCOPE_GOLDEN_DIR ?= $(GOLDEN)
 
-.PHONY: run build test check vet fmt-check templ-check unit js browser fuzz e2e bench tools
+.PHONY: run build test check vet fmt-check templ-check unit js browser prometheus fuzz e2e bench tools
 
 run:
 	$(GO) run ./cmd/dashboard --listen $(LISTEN)
@@ -20,12 +20,13 @@ check: fmt-check vet
 	$(GO) test ./...
 
 # Everything CI runs, each tier installing what it needs.
-test: tools fmt-check vet templ-check unit js browser fuzz e2e
+test: tools fmt-check vet templ-check unit js browser prometheus fuzz e2e
 	@echo "make test: all tiers passed"
 
 # The tests need Go, Java 17 (the assign tests cross-check the restore model
 # against the JDK's own HashMap) and Node.js (the JS module tests); Chromium
-# is installed by the browser tier. Fail early, naming what is missing.
+# and Prometheus are installed by the tiers that use them. Fail early,
+# naming what is missing.
 tools:
 	@missing=""; for t in go java mvn node; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
 	if [ -n "$$missing" ]; then echo "make test: missing on PATH:$$missing (Java 17, Maven and Node.js come with this machine image; apt-get install openjdk-17-jdk-headless maven nodejs)"; exit 1; fi
@@ -37,15 +38,17 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags browser ./web/... ./internal/...
+	$(GO) vet -tags prometheus ./cmd/...
 	$(GO) vet -tags e2e ./e2e/
 
 # Generated templ code must be committed up to date: regenerate and compare.
 templ-check:
 	@scripts/templ-check.sh
 
-# The README's alert rule is expanded by Prometheus's own promtool (Debian's
-# prometheus package, installed on demand); under make test a missing
-# promtool fails that test instead of skipping it.
+# The alert rules (examples/prometheus, and the README's) are checked and
+# expanded by Prometheus's own promtool (Debian's prometheus package,
+# installed on demand); under make test a missing promtool fails those
+# tests instead of skipping them.
 unit:
 	@scripts/ensure-promtool.sh
 	SKEWSCOPE_REQUIRE_PROMTOOL=1 $(GO) test -race -count=1 ./...
@@ -58,6 +61,15 @@ js:
 # a failing test is retried once and, if it then passes, named as FLAKY.
 browser:
 	scripts/browser-tests.sh
+
+# A real Prometheus (Debian's prometheus package) scrapes the dashboard's
+# sandbox every second and evaluates examples/prometheus/alerts.yml (for:
+# shortened to 2 s); the skew alert's link is followed in headless Chromium
+# to the page with the subtask highlighted. About 2 minutes on 2 cores.
+prometheus:
+	@scripts/ensure-promtool.sh
+	@scripts/ensure-chromium.sh
+	$(GO) test -tags prometheus -count=1 -timeout 10m -run '^TestPrometheus' -v ./cmd/dashboard/
 
 # Ground truth: a real Kafka 4.1 broker (KRaft) and Flink 1.20.5, 2.2.1 and
 # 2.3.0 MiniClusters from Maven Central run the job in e2e/flinkjob (per line

@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
-# Makes sure Prometheus's promtool is installed for the test that expands
-# the README's alert rule with Prometheus's own template engine
-# (web/alertlink_test.go). Quiet when it is; otherwise installs Debian's
-# `prometheus` package (which ships promtool) with apt-get. Exits non-zero,
-# naming what is missing, when it cannot.
+# Makes sure Prometheus's promtool and server are installed: promtool for
+# the tests that expand the alert rules with Prometheus's own template
+# engine (web/alertlink_test.go, web/alertrules_test.go), the server for
+# the prometheus tier (cmd/dashboard/prometheus_test.go). Quiet when they
+# are; otherwise installs Debian's `prometheus` package (which ships both)
+# with apt-get. Exits non-zero, naming what is missing, when it cannot.
+#
+# SKEWSCOPE_PROMTOOL and SKEWSCOPE_PROMETHEUS override the binaries
+# (default: promtool and prometheus on PATH).
 set -euo pipefail
 
-if [[ -n "${SKEWSCOPE_PROMTOOL:-}" ]]; then
-	[[ -x "$SKEWSCOPE_PROMTOOL" ]] || { echo "ensure-promtool: SKEWSCOPE_PROMTOOL=$SKEWSCOPE_PROMTOOL is not an executable file" >&2; exit 1; }
-	exit 0
-fi
-command -v promtool >/dev/null 2>&1 && exit 0
+# have NAME VAR: the binary VAR names, or NAME on PATH, is there.
+have() {
+	local name="$1" override="${!2:-}"
+	if [[ -n "$override" ]]; then
+		[[ -x "$override" ]] || { echo "ensure-promtool: $2=$override is not an executable file" >&2; exit 1; }
+		return 0
+	fi
+	command -v "$name" >/dev/null 2>&1
+}
+
+missing=()
+have promtool SKEWSCOPE_PROMTOOL || missing+=(promtool)
+have prometheus SKEWSCOPE_PROMETHEUS || missing+=(prometheus)
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "ensure-promtool: promtool is not installed and apt-get is not available; install Prometheus and set SKEWSCOPE_PROMTOOL" >&2
+	echo "ensure-promtool: ${missing[*]} not installed and apt-get is not available; install Prometheus and set SKEWSCOPE_PROMTOOL and SKEWSCOPE_PROMETHEUS" >&2
 	exit 1
 fi
 sudo=()
@@ -20,7 +34,7 @@ if [[ "$(id -u)" -ne 0 ]]; then
 	command -v sudo >/dev/null 2>&1 || { echo "ensure-promtool: installing prometheus needs root or sudo: apt-get install -y prometheus" >&2; exit 1; }
 	sudo=(sudo)
 fi
-echo "ensure-promtool: installing Debian's prometheus package with apt-get..." >&2
+echo "ensure-promtool: ${missing[*]} missing; installing Debian's prometheus package with apt-get..." >&2
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 install() {
@@ -32,4 +46,6 @@ if ! install >"$log" 2>&1 && { sleep 5; ! install >>"$log" 2>&1; }; then
 	echo "ensure-promtool: apt-get could not install the Debian package 'prometheus'" >&2
 	exit 1
 fi
-command -v promtool >/dev/null 2>&1 || { echo "ensure-promtool: apt-get succeeded but promtool is not on PATH" >&2; exit 1; }
+for name in "${missing[@]}"; do
+	command -v "$name" >/dev/null 2>&1 || { echo "ensure-promtool: apt-get succeeded but $name is not on PATH" >&2; exit 1; }
+done

@@ -71,6 +71,11 @@ func TestReadmeAlertLinkFollowsTheJobAcrossRestores(t *testing.T) {
 
 	const base = "https://tools.example.com/skewscope"
 	labels := map[string]string{"endpoint": "jm", "job_name": slashy, "vertex_name": "Enrich", "subtask": "1"}
+	if rl, ok := rule["labels"].(map[string]any); ok {
+		for k, v := range rl {
+			labels[k], _ = v.(string) // the rule's own labels (severity)
+		}
+	}
 	want := base + "/jobs/by-name/" + url.QueryEscape(slashy) + "/vertices/Enrich?endpoint=jm&highlight=subtask:1"
 	dir := t.TempDir()
 	rules := map[string]any{"groups": []any{map[string]any{"name": "skewscope", "rules": []any{rule}}}}

@@ -28,6 +28,9 @@ var (
 	descPartitionLagSeconds = prometheus.NewDesc("skewscope_source_partition_lag_seconds",
 		"Estimated time lag of the same partition (offset→time interpolation over the Kafka polls; a lower bound when older than the samples).",
 		[]string{"endpoint", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition", "job_name", "vertex_name"}, nil)
+	descPartitionBehindStart = prometheus.NewDesc("skewscope_source_partition_behind_log_start_records",
+		"Records of a partition read by a Flink Kafka source subtask that were deleted (retention, DeleteRecords) before it read them: log start offset − (currentOffset + 1), 0 while the reader is at or past the log start. Exported while Flink's and Kafka's figures are both fresh and the reader is determined.",
+		[]string{"endpoint", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition", "job_name", "vertex_name"}, nil)
 	descSubtaskBusy = prometheus.NewDesc("skewscope_subtask_busy_ratio",
 		"Flink busyTimeMsPerSecond / 1000 of a subtask. Observed.",
 		[]string{"endpoint", "job_id", "vertex_id", "subtask", "job_name", "vertex_name"}, nil)
@@ -71,7 +74,7 @@ var (
 type liveCollector struct{ s *Server }
 
 func (c liveCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descPartitionLag, descPartitionLagSeconds, descSubtaskBusy, descVertexSkew,
+	for _, d := range []*prometheus.Desc{descPartitionLag, descPartitionLagSeconds, descPartitionBehindStart, descSubtaskBusy, descVertexSkew,
 		descVertexMaxBusy, descDrift, descGroupLag, descGroupLagSeconds, descUp, descState, descLastPoll, descPollDuration,
 		descFlinkRequests, descFlinkBytes, descFlinkBackoff, descWSConnections, descWSDropped, descWSSent} {
 		ch <- d
@@ -83,6 +86,12 @@ func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ..
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// logStartKey names a partition of a Kafka cluster.
+type logStartKey struct {
+	cluster, topic string
+	partition      int32
+}
 
 func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 	st := c.s.hub.Stats()
@@ -97,6 +106,9 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, k := range ov.Clusters {
 		backendMetrics(ch, "kafka", k.Name, k.Age, k.PollMillis)
 	}
+	// Log start offsets of the partitions whose latest poll succeeded, for
+	// the records deleted before a source read them.
+	starts := map[logStartKey]int64{}
 	for _, t := range ov.Topics {
 		tv, err := store.Topic(t.Cluster, t.Name)
 		if err != nil {
@@ -104,6 +116,9 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		for _, p := range tv.Partitions {
 			part := itoa(int(p.Partition))
+			if !p.Stale && p.Error == "" && p.Start >= 0 {
+				starts[logStartKey{t.Cluster, tv.Name, p.Partition}] = p.Start
+			}
 			for i, g := range p.Groups {
 				if g.Lag < 0 {
 					continue
@@ -133,6 +148,9 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		for i, vs := range jv.Vertices {
 			vv := vvs[i]
+			// A frozen currentOffset (Flink not answering) or log start
+			// (Kafka not answering) would count records that were read.
+			fresh := !vv.Flink.Stale && vv.KafkaAge != nil && !vv.KafkaAge.Stale
 			if vs.Skew >= 0 {
 				gauge(ch, descVertexSkew, vs.Skew, j.Endpoint, j.ID, vs.ID, vs.Name, j.Name, vs.Name)
 			}
@@ -155,6 +173,9 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 					gauge(ch, descPartitionLag, float64(p.Lag), j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
 					if p.LagKind != "unknown" {
 						gauge(ch, descPartitionLagSeconds, p.LagSeconds, j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
+					}
+					if start, ok := starts[logStartKey{vv.Cluster, p.Topic, p.Partition}]; ok && fresh && p.Current >= 0 && !p.OwnerUndetermined {
+						gauge(ch, descPartitionBehindStart, float64(max(0, start-(p.Current+1))), j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
 					}
 				}
 			}

@@ -24,7 +24,7 @@ import (
 
 // dashboardProc is a running dashboard binary.
 type dashboardProc struct {
-	Base   string // http://127.0.0.1:PORT, no trailing slash
+	Base   string // http://127.0.0.1:PORT and the route prefix, no trailing slash
 	cmd    *exec.Cmd
 	done   chan error // receives cmd.Wait's result once
 	exited bool
@@ -48,8 +48,9 @@ func buildDashboard(t testing.TB) string {
 	return bin
 }
 
-// dashboardAddrRE finds the address line that run prints on stdout.
-var dashboardAddrRE = regexp.MustCompile(`skewscope: (http://[0-9.:]+)/\n`)
+// dashboardAddrRE finds the address line that run prints on stdout: the
+// base URL, with the route prefix if there is one.
+var dashboardAddrRE = regexp.MustCompile(`skewscope: (http://[0-9.:]+(?:/\S*[^/\s])?)/\n`)
 
 // startDashboard starts bin with args and an environment without any
 // SKEWSCOPE_* variable, waits for the address line on stdout and then for

@@ -1,0 +1,130 @@
+package web
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/live"
+)
+
+// deletedBeforeReadStore returns a store whose job reads "orders" (4
+// partitions) at p=2 as a fresh start places them, every reader at offset
+// 1999 (next to read: 2000), and whose Kafka poll gives partition 1 a log
+// start of 2600 and the others 0. staleKafka marks partition 3's poll
+// failed; staleFlink marks the source vertex's poll failed.
+func deletedBeforeReadStore(t *testing.T, at time.Time, staleKafka, staleFlink bool) *live.Store {
+	t.Helper()
+	st := live.New(live.Options{Now: func() time.Time { return at.Add(15 * time.Second) }})
+	topics := []assign.Topic{{Name: "orders", Partitions: 4}}
+	for i := range 2 {
+		ks := &kafka.Snapshot{Cluster: "prod", CollectedAt: at.Add(time.Duration(i) * 10 * time.Second)}
+		topic := kafka.Topic{Name: "orders"}
+		for p := range int32(4) {
+			kp := kafka.Partition{Partition: p, Start: 0, End: 3000 + int64(i)*1000, Rate: 100, RateOK: i > 0,
+				Freshness: kafka.Freshness{UpdatedAt: ks.CollectedAt}}
+			if p == 1 {
+				kp.Start = 2600
+			}
+			if i == 1 && p == 3 && staleKafka {
+				kp.End, kp.Freshness = 3000, kafka.Freshness{UpdatedAt: at, Stale: true, Age: 10 * time.Second}
+			}
+			topic.Partitions = append(topic.Partitions, kp)
+		}
+		ks.Topics = []kafka.Topic{topic}
+		st.UpdateKafka(ks)
+	}
+	var ids []string
+	var vals []flink.Metric
+	for _, tp := range assign.Partitions(topics) {
+		o, _ := assign.KafkaSplitOwner(tp, 2)
+		base := fmt.Sprintf("%d.Source__Kafka_Source.KafkaSourceReader.topic.orders.partition.%d.", o, tp.Partition)
+		ids = append(ids, base+"currentOffset", base+"committedOffset")
+		vals = append(vals, flink.Metric{ID: base + "currentOffset", Raw: "1999"}, flink.Metric{ID: base + "committedOffset", Raw: "1500"})
+	}
+	obs := flink.ParseKafkaSourceMetricIDs(ids)
+	obs.ApplyValues(vals)
+	subtasks := make([]flink.SubtaskSnapshot, 2)
+	for i := range subtasks {
+		subtasks[i] = flink.SubtaskSnapshot{Index: i, Status: "RUNNING", BusyRatio: 0.5, IdleRatio: 0.5, RecordsInPerSecond: 100, RecordsOutPerSecond: 100, StateSize: -1}
+	}
+	fresh := flink.Freshness{UpdatedAt: at.Add(10 * time.Second)}
+	if staleFlink {
+		fresh = flink.Freshness{UpdatedAt: at, Stale: true, Age: 10 * time.Second}
+	}
+	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(10 * time.Second), FlinkVersion: "2.2.1", Jobs: []flink.JobSnapshot{{
+		ID: tJob, Name: "orders/v2", State: "RUNNING", StartTime: at,
+		Vertices: []flink.VertexSnapshot{{ID: tSource, Name: "Source: Kafka Source", Parallelism: 2, MaxParallelism: 128, Source: true,
+			Kafka: obs, Subtasks: subtasks, BackpressureLevel: "ok", Freshness: fresh}},
+	}}})
+	return st
+}
+
+// scrapeSeries returns the lines of a scrape of /metrics that hold a series
+// of the metric.
+func scrapeSeries(t *testing.T, st *live.Store, metric string) []string {
+	t.Helper()
+	ts := newLiveServer(t, st, nil)
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, metric+"{") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func TestMetricsCountRecordsDeletedBeforeRead(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	const metric = "skewscope_source_partition_behind_log_start_records"
+	got := scrapeSeries(t, deletedBeforeReadStore(t, at, false, false), metric)
+	var want []string
+	for p := range int32(4) {
+		o, _ := assign.KafkaSplitOwner(assign.TopicPartition{Topic: "orders", Partition: p}, 2)
+		n := 0 // the reader is past the log start
+		if p == 1 {
+			n = 2600 - 2000 // offsets 2000..2599 were deleted before it read them
+		}
+		want = append(want, fmt.Sprintf(`skewscope_source_partition_behind_log_start_records{cluster="prod",endpoint="jm",job_id="%s",job_name="orders/v2",partition="%d",subtask="%d",topic="orders",vertex_id="%s",vertex_name="Source: Kafka Source"} %d`,
+			tJob, p, o, tSource, n))
+	}
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			found = found || g == w
+		}
+		if !found {
+			t.Errorf("/metrics lacks %s\nhas:\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("/metrics has %d behind-log-start series, want %d (one per partition):\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+
+	// A frozen figure on either side would count records that were read.
+	for _, c := range []struct {
+		name                   string
+		staleKafka, staleFlink bool
+	}{{"kafka poll failed", true, false}, {"flink poll failed", false, true}} {
+		st := deletedBeforeReadStore(t, at, c.staleKafka, c.staleFlink)
+		if got := scrapeSeries(t, st, metric); len(got) != 0 {
+			t.Errorf("%s: /metrics has behind-log-start series, want none while a figure is stale:\n%s", c.name, strings.Join(got, "\n"))
+		}
+		// The source is still exported, with its lag.
+		if got := scrapeSeries(t, st, "skewscope_source_partition_lag_records"); len(got) == 0 {
+			t.Errorf("%s: /metrics has no lag series for the source either", c.name)
+		}
+	}
+}
