@@ -20,7 +20,8 @@ import (
 
 // This file checks the recorded Flink REST responses in
 // testdata/flink/<version>/ against the OpenAPI spec of their Flink line
-// (../shared/reference/flink-rest/, or $SKEWSCOPE_SHARED_DIR/reference/flink-rest/).
+// (testdata/flink-rest/, or $SKEWSCOPE_SHARED_DIR/reference/flink-rest/ when
+// that directory exists).
 //
 // The check follows the 200 response schema of each recorded request and
 // compares, recursively: JSON types (object, array, string, integer,
@@ -42,7 +43,7 @@ var specLines = []struct {
 	prefix, line, file string
 }{
 	{"1.20.", "1.20", "rest_v1_dispatcher-1.20.yml"},
-	// The 2.2 branch point spec (flink-rest/README.md: no REST change
+	// The 2.2 branch point spec (testdata/flink-rest/README.md: no REST change
 	// between 2.1 and 2.2; it still says v1/2.1-SNAPSHOT).
 	{"2.2.", "2.2", "rest_v1_dispatcher-2.2-branchpoint.yml"},
 	// No 2.3 branch-point copy is kept; master (2.4-SNAPSHOT) differs from
@@ -82,7 +83,7 @@ const (
 
 // knownDifferences lists every place where the recordings differ from the
 // spec of their line, with the reason. Sources: flink-rest.md (§2, §6) and
-// flink-rest/README.md, and the Java classes they cite.
+// testdata/flink-rest/README.md, and the Java classes they cite.
 var knownDifferences = []knownDiff{
 	// Metric endpoints: MetricCollectionResponseBody has a custom serializer
 	// that writes the list as a bare array.
@@ -584,19 +585,22 @@ type manifest struct {
 	Recordings   map[string]manifestEntry `json:"recordings"`
 }
 
-// sharedSpecDir is <shared>/reference/flink-rest, shared being
-// $SKEWSCOPE_SHARED_DIR or ../shared beside the repository.
-func sharedSpecDir(t *testing.T) string {
+// specDir is testdata/flink-rest, the specs kept in the repository, unless
+// $SKEWSCOPE_SHARED_DIR names a directory with reference/flink-rest in it:
+// then that one, so a newer set of specs can be tried without copying it in.
+func specDir(t *testing.T) string {
 	t.Helper()
-	shared := os.Getenv("SKEWSCOPE_SHARED_DIR")
-	from := "$SKEWSCOPE_SHARED_DIR"
-	if shared == "" {
-		shared = filepath.Join("..", "..", "shared")
-		from = "the default ../shared beside the repository"
+	if shared := os.Getenv("SKEWSCOPE_SHARED_DIR"); shared != "" {
+		dir := filepath.Join(shared, "reference", "flink-rest")
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			t.Logf("OpenAPI specs from %s ($SKEWSCOPE_SHARED_DIR)", dir)
+			return dir
+		}
+		t.Logf("no %s ($SKEWSCOPE_SHARED_DIR): using testdata/flink-rest", dir)
 	}
-	dir := filepath.Join(shared, "reference", "flink-rest")
+	dir := filepath.Join("testdata", "flink-rest")
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Fatalf("Flink OpenAPI specs not found at %s (shared directory from %s): %v; set SKEWSCOPE_SHARED_DIR to the shared/ directory", dir, from, err)
+		t.Fatalf("Flink OpenAPI specs not found at %s: %v", dir, err)
 	}
 	return dir
 }
@@ -621,7 +625,7 @@ type found struct {
 }
 
 func TestRecordingsMatchOpenAPI(t *testing.T) {
-	specDir := sharedSpecDir(t)
+	specsAt := specDir(t)
 	root := filepath.Join("testdata", "flink")
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -655,7 +659,7 @@ func TestRecordingsMatchOpenAPI(t *testing.T) {
 		linesSeen[line] = true
 		sp := specs[file]
 		if sp == nil {
-			sp = loadSpec(t, filepath.Join(specDir, file))
+			sp = loadSpec(t, filepath.Join(specsAt, file))
 			specs[file] = sp
 		}
 		dir := filepath.Join(root, version)
@@ -801,7 +805,7 @@ func lineOf(version string) string {
 // crafted bodies that break the real spec in each way it checks must be
 // reported, and a conforming body must not.
 func TestSpecCheckerFindsDifferences(t *testing.T) {
-	sp := loadSpec(t, filepath.Join(sharedSpecDir(t), "rest_v1_dispatcher-1.20.yml"))
+	sp := loadSpec(t, filepath.Join(specDir(t), "rest_v1_dispatcher-1.20.yml"))
 	cases := []struct {
 		schema, body string
 		want         []difference // Pointer and Kind; Detail ignored
