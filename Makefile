@@ -7,7 +7,7 @@ GOLDEN    ?= $(abspath ../shared/golden)
 FUZZTIME  ?= 20000x
 export SKEWSCOPE_GOLDEN_DIR ?= $(GOLDEN)
 
-.PHONY: run build test check vet fmt-check templ-check unit js browser prometheus fuzz e2e bench tools
+.PHONY: run build test check vet fmt-check templ-check unit js browser prometheus fuzz e2e bench tools golden
 
 run:
 	$(GO) run ./cmd/dashboard --listen $(LISTEN)
@@ -81,6 +81,13 @@ E2E_TIMEOUT ?= 45m
 e2e:
 	@for t in java mvn; do command -v $$t >/dev/null 2>&1 || { echo "make e2e: missing $$t on PATH (apt-get install openjdk-17-jdk-headless maven)"; exit 1; }; done
 	$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/
+
+# Regenerates assign/testdata/golden with Flink's own classes (the
+# generator in e2e/flinkjob/golden, on Flink 2.2.1); the e2e tier checks
+# that every Flink line writes the same bytes.
+golden:
+	cd e2e/flinkjob && mvn -q -B -pl golden compile dependency:build-classpath && \
+	java -cp "golden/target/classes:$$(cat golden/target/classpath.txt)" skewscope.golden.GoldenVectors ../../assign/testdata/golden
 
 # A short run of every fuzz target, so each keeps running on CI.
 fuzz:
