@@ -54,7 +54,7 @@ func TestKeyGroupGet(t *testing.T) {
 		query string
 		want  map[string]any
 	}{
-		// From ../shared/golden/key_to_operator.csv: "" at maxP 128 is key group 94.
+		// From assign/testdata/golden/key_to_operator.csv: "" at maxP 128 is key group 94.
 		{"key=&maxParallelism=128&parallelism=4", map[string]any{
 			"key": "", "type": "string", "javaHash": 0.0, "maxParallelism": 128.0,
 			"maxParallelismDefaulted": false, "keyGroup": 94.0, "parallelism": 4.0, "subtask": 2.0}},

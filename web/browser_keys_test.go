@@ -23,12 +23,24 @@ import (
 	"github.com/skewscope/skewscope/internal/browsertest"
 )
 
-// goldenDir is $SKEWSCOPE_GOLDEN_DIR, or ../../shared/golden from web/.
-func goldenDir() string {
-	if d := os.Getenv("SKEWSCOPE_GOLDEN_DIR"); d != "" {
-		return d
+// goldenDirs are the golden sets to check: assign/testdata/golden (part of
+// the repository, must be there) and, when it exists, an extra set from
+// $SKEWSCOPE_GOLDEN_DIR or else ../shared/golden beside the repository.
+func goldenDirs(t *testing.T) map[string]string {
+	t.Helper()
+	repo := filepath.Join("..", "assign", "testdata", "golden")
+	if _, err := os.Stat(filepath.Join(repo, "key_to_operator.csv")); err != nil {
+		t.Fatalf("golden vectors missing from the repository: %v", err)
 	}
-	return filepath.Join("..", "..", "shared", "golden")
+	dirs := map[string]string{"repo": repo}
+	extra := os.Getenv("SKEWSCOPE_GOLDEN_DIR")
+	if extra == "" {
+		extra = filepath.Join("..", "..", "shared", "golden")
+	}
+	if _, err := os.Stat(filepath.Join(extra, "key_to_operator.csv")); err == nil {
+		dirs["extra"] = extra
+	}
+	return dirs
 }
 
 // keyRow is one row of key_to_operator.csv.
@@ -40,12 +52,12 @@ type keyRow struct {
 
 // readKeyToOperator reads key_to_operator.csv exactly: RFC 4180 quoting,
 // whitespace kept. It fails (never skips) when the file is missing.
-func readKeyToOperator(t *testing.T) []keyRow {
+func readKeyToOperator(t *testing.T, dir string) []keyRow {
 	t.Helper()
-	path := filepath.Join(goldenDir(), "key_to_operator.csv")
+	path := filepath.Join(dir, "key_to_operator.csv")
 	f, err := os.Open(path)
 	if err != nil {
-		t.Fatalf("golden file: %v (set SKEWSCOPE_GOLDEN_DIR to the directory with key_to_operator.csv)", err)
+		t.Fatalf("golden file: %v", err)
 	}
 	defer f.Close()
 	r := csv.NewReader(f)
@@ -168,7 +180,16 @@ func keysURL(base string, kv ...string) string {
 // 7. Keys from Flink's own golden vectors: the page shows the key group
 // and the subtask that Flink computed.
 func TestBrowserKeysGolden(t *testing.T) {
-	rows := readKeyToOperator(t)
+	dirs := goldenDirs(t)
+	for _, name := range []string{"repo", "extra"} {
+		if dir, ok := dirs[name]; ok {
+			t.Run(name, func(t *testing.T) { checkBrowserKeysGolden(t, dir) })
+		}
+	}
+}
+
+func checkBrowserKeysGolden(t *testing.T, dir string) {
+	rows := readKeyToOperator(t, dir)
 	picked := pickKeyRows(rows)
 	if len(picked) < 5 {
 		t.Fatalf("picked %d golden rows, want at least 5", len(picked))
