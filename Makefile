@@ -79,7 +79,8 @@ prometheus:
 # 2.3.0 MiniClusters from Maven Central run the job in e2e/flinkjob (per line
 # a second MiniCluster with the adaptive scheduler rescales a job in place
 # and fails it over); the tests compare what Flink does with assign's
-# predictions. The first run downloads about 300 MB into ~/.m2, then the
+# predictions; each line's jars also regenerate the golden vectors, which
+# must equal assign/testdata/golden byte for byte. The first run downloads about 300 MB into ~/.m2, then the
 # tier takes about 12 minutes on 2 cores (3 to 4 minutes per line).
 E2E_TIMEOUT ?= 45m
 e2e:
