@@ -4,10 +4,11 @@
 // observed partition → subtask assignment.
 //
 // It follows the wire JSON rather than the OpenAPI spec where the two differ
-// (see shared/reference/flink-rest.md §6): metric bodies are bare arrays,
-// metric values are strings ("NaN" included), long get= lists are split so
-// the request line stays under Netty's 4096-byte limit, and the aggregating
-// endpoint's "one missing id empties the answer" is worked around.
+// (knownDifferences in ../recordings_test.go lists each case): metric
+// bodies are bare arrays, metric values are strings ("NaN" included), long
+// get= lists are split so the request line stays under Netty's 4096-byte
+// limit, and the aggregating endpoint's "one missing id empties the answer"
+// is worked around.
 //
 // Collector (NewCollector with a validated Config) polls one endpoint in the
 // background and publishes an immutable Snapshot per poll: jobs, vertices
