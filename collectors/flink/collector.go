@@ -939,7 +939,8 @@ const detailsRefresh = time.Minute
 // and restart of the job counts), the restore the job started from, the
 // parallelism, the vertex's state and its start-time in /jobs/:jobid all
 // show; while each is as before and every subtask was RUNNING, the last
-// details stand, up to detailsRefresh old.
+// details stand, up to detailsRefresh old (between half of it and all of
+// it per vertex, so that the re-reads of many vertices spread over polls).
 func (c *Collector) reuseDetails(js JobSnapshot, prevJob *JobSnapshot, v Vertex, prev *VertexSnapshot, at time.Time) bool {
 	if prevJob == nil || prev == nil || prev.Source || prev.Err != nil || prev.Stale || prev.Parallelism != v.Parallelism ||
 		len(prev.Subtasks) != v.Parallelism || v.Status != "RUNNING" || js.NumRestarts < 0 || js.NumRestarts != prevJob.NumRestarts ||
@@ -952,9 +953,10 @@ func (c *Collector) reuseDetails(js JobSnapshot, prevJob *JobSnapshot, v Vertex,
 		}
 	}
 	c.stateMu.Lock()
-	read, ok := c.details[stateKey{js.ID, v.ID}]
+	key := stateKey{js.ID, v.ID}
+	read, ok := c.details[key]
 	c.stateMu.Unlock()
-	return ok && at.Sub(read) < detailsRefresh
+	return ok && at.Sub(read) < spread(key, detailsRefresh)
 }
 
 func sameRestore(a, b *RestoreInfo) bool {

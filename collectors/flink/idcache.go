@@ -100,8 +100,11 @@ const hintReason = "Kafka lists partitions that no id names"
 
 // idDeadline is how long key's list is kept: between half of IDRefresh
 // and all of it, fixed per vertex.
-func (c *Collector) idDeadline(key stateKey) time.Duration {
-	r := c.cfg.IDRefresh
+func (c *Collector) idDeadline(key stateKey) time.Duration { return spread(key, c.cfg.IDRefresh) }
+
+// spread returns a duration between half of r and all of it, fixed per
+// vertex, so that the re-reads of many vertices do not fall on one poll.
+func spread(key stateKey, r time.Duration) time.Duration {
 	h := fnv.New64a()
 	h.Write([]byte(key.job))
 	h.Write([]byte{0})
