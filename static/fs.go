@@ -14,7 +14,7 @@ import (
 	"strings"
 )
 
-//go:embed css/*.css js/*.js vendor
+//go:embed css/*.css js/*.js img/*.svg vendor
 var files embed.FS
 
 // Asset is one embedded file.

@@ -12,8 +12,8 @@ type Layout struct {
 	Nav string
 	// Embed drops navigation and chrome (?embed=1).
 	Embed bool
-	// CSS and JS are the hashed asset URLs.
-	CSS, JS string
+	// CSS, JS and Icon are the hashed asset URLs.
+	CSS, JS, Icon string
 	// ChartCSS is the vendored chart library's stylesheet, on live pages.
 	ChartCSS string
 	// Version is shown in the footer.

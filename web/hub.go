@@ -43,9 +43,10 @@ const (
 	defaultReadLimit     = 4096
 	defaultWriteWait     = 10 * time.Second
 	defaultPongWait      = 60 * time.Second
-	// maxTopicLen fits the longest view topic: "topic:" + a 64-character
-	// cluster name + "/" + a 249-character Kafka topic name.
-	maxTopicLen = 320
+	// maxTopicLen fits the longest view topics: "topic:" + a 64-character
+	// cluster name + "/" + a 249-character Kafka topic name, and a vertex
+	// topic with a 64-step ?history= (vertexTopic).
+	maxTopicLen = 512
 )
 
 // ErrHubClosed is returned by Publish once the hub's Run has returned.
@@ -410,6 +411,20 @@ func (h *Hub) Subscribed(topic string) bool {
 	h.activeMu.RLock()
 	defer h.activeMu.RUnlock()
 	return h.active[topic]
+}
+
+// Topics returns the topics with at least one subscriber whose names start
+// with prefix, in no particular order.
+func (h *Hub) Topics(prefix string) []string {
+	h.activeMu.RLock()
+	defer h.activeMu.RUnlock()
+	var out []string
+	for t := range h.active {
+		if strings.HasPrefix(t, prefix) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func subscribedMessage(topics []string) (*websocket.PreparedMessage, error) {

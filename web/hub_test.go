@@ -467,7 +467,7 @@ func TestHubBadSubscribeClosesOnlyThatConnection(t *testing.T) {
 		{"trailing data", `{"subscribe":["a"]} {}`},
 		{"too many topics", `{"subscribe":["a","b","c","d"]}`},
 		{"empty topic", `{"subscribe":[""]}`},
-		{"long topic", `{"subscribe":["` + strings.Repeat("a", 321) + `"]}`},
+		{"long topic", `{"subscribe":["` + strings.Repeat("a", maxTopicLen+1) + `"]}`},
 		{"bad characters", `{"subscribe":["<script>"]}`},
 	}
 	f := newHubFixture(t, HubOptions{MaxTopics: 3, ReadLimit: 1024})

@@ -225,13 +225,50 @@ func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, vv)
 }
 
-// vertexTopic is the websocket topic of a vertex view.
-func vertexTopic(job, vertex, color string) string {
+// vertexTopic is the websocket topic of a vertex view: the page and the
+// publisher both name it with this, and parseVertexTopic reads it back. A
+// ?history= is part of it, since it changes the view (its model and so its
+// layout): "vertex:JOB/VERTEX[:rate][:history=4-6]".
+func vertexTopic(job, vertex, color string, history []int) string {
 	t := "vertex:" + job + "/" + vertex
 	if color == "rate" {
 		t += ":rate"
 	}
+	if len(history) > 0 {
+		t += ":history=" + strings.ReplaceAll(joinHistory(history), ",", "-")
+	}
 	return t
+}
+
+// parseVertexTopic reads a vertexTopic back into the job, the vertex and
+// the view's query; ok is false for anything vertexTopic does not write.
+func parseVertexTopic(t string) (job, vertex string, q live.VertexQuery, ok bool) {
+	rest, ok := strings.CutPrefix(t, "vertex:")
+	if !ok {
+		return "", "", q, false
+	}
+	ids, opts, _ := strings.Cut(rest, ":")
+	job, vertex, ok = strings.Cut(ids, "/")
+	if !ok || job == "" || vertex == "" || strings.Contains(vertex, "/") {
+		return "", "", q, false
+	}
+	v := url.Values{}
+	for o := range strings.SplitSeq(opts, ":") {
+		switch k, val, _ := strings.Cut(o, "="); {
+		case o == "":
+		case o == "rate" && !v.Has("color") && !v.Has("history"):
+			v.Set("color", "rate")
+		case k == "history" && val != "" && !v.Has("history"):
+			v.Set("history", strings.ReplaceAll(val, "-", ","))
+		default:
+			return "", "", q, false
+		}
+	}
+	q, err := vertexQuery(v)
+	if err != nil || vertexTopic(job, vertex, q.Color, q.History) != t {
+		return "", "", q, false
+	}
+	return job, vertex, q, true
 }
 
 func (s *Server) vertexLinks(r *http.Request, vv live.VertexView, vq live.VertexQuery) views.VertexLinks {
@@ -253,7 +290,7 @@ func (s *Server) vertexLinks(r *http.Request, vv live.VertexView, vq live.Vertex
 		return base
 	}
 	l := views.VertexLinks{
-		Topic:     vertexTopic(vv.JobID, vv.ID, vv.Color),
+		Topic:     vertexTopic(vv.JobID, vv.ID, vv.Color, vq.History),
 		JSON:      s.prefix + "/api/v1" + views.VertexPath(vv.JobID, vv.ID),
 		Embed:     with("embed", "1"),
 		ColorLag:  with("color", ""),
@@ -395,16 +432,12 @@ func (s *Server) publishAll() {
 			hub.Publish("job:"+j.ID, jobUpdate(jv))
 		}
 	}
-	for _, jv := range st.Vertices() {
-		for _, color := range []string{"lag", "rate"} {
-			topic := vertexTopic(jv[0], jv[1], color)
-			if !hub.Subscribed(topic) {
-				continue
-			}
-			vv, err := st.Vertex(jv[0], jv[1], live.VertexQuery{Color: color, Highlight: -1})
-			if err != nil {
-				continue
-			}
+	for _, topic := range hub.Topics("vertex:") {
+		job, vertex, q, ok := parseVertexTopic(topic)
+		if !ok {
+			continue // a topic no page subscribes to
+		}
+		if vv, err := st.Vertex(job, vertex, q); err == nil {
 			hub.Publish(topic, vertexUpdate(vv))
 		}
 	}

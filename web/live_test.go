@@ -429,7 +429,7 @@ func TestWebsocketPushesVertexUpdates(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	topic := vertexTopic(tJob, tSource, "lag")
+	topic := vertexTopic(tJob, tSource, "lag", nil)
 	if err := c.WriteJSON(map[string]any{"subscribe": []string{topic}}); err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +441,7 @@ func TestWebsocketPushesVertexUpdates(t *testing.T) {
 		t.Fatalf("ack %+v: %v", ack, err)
 	}
 	waitFor(t, "topic watched", 5*time.Second, func() bool { return s.hub.Subscribed(topic) })
-	if s.hub.Subscribed(vertexTopic(tJob, tSource, "rate")) {
+	if s.hub.Subscribed(vertexTopic(tJob, tSource, "rate", nil)) {
 		t.Error("the rate view is reported watched; nobody subscribed to it")
 	}
 	// Trigger a push: a new Kafka poll.
@@ -531,4 +531,86 @@ func TestLongestViewTopicIsSubscribable(t *testing.T) {
 	c := f.mustDial(t)
 	topic := "topic:" + strings.Repeat("c", 64) + "/" + strings.Repeat("t", 249)
 	subscribe(t, c, topic)
+}
+
+// TestVertexPageWithHistoryGetsItsOwnUpdates: a vertex page opened with
+// ?history= subscribes to a topic that carries the history, and the
+// publisher builds that topic's updates with it, so their shape is the
+// page's and the page does not fetch itself again on every push.
+func TestVertexPageWithHistoryGetsItsOwnUpdates(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	s, err := NewServer(Options{Live: st, LiveInterval: 10 * time.Millisecond, WebSocket: HubOptions{AllowNoOrigin: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	ts := httptest.NewServer(s)
+	defer func() { ts.Close(); cancel(); <-done }()
+
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?history=2,4&color=rate", 200)
+	root := doc.Find("[data-live-topic]")
+	topic, shape := root.AttrOr("data-live-topic", ""), root.AttrOr("data-shape", "")
+	if want := "vertex:" + tJob + "/" + tSource + ":rate:history=2-4"; topic != want {
+		t.Fatalf("page topic %q, want %q", topic, want)
+	}
+	plain := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?color=rate", 200).Find("[data-live-topic]").AttrOr("data-shape", "")
+	if plain == shape {
+		t.Fatalf("the history 2,4 does not change the page's shape (%s); the test needs one that does", shape)
+	}
+
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.WriteJSON(map[string]any{"subscribe": []string{topic}}); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	waitFor(t, "topic watched", 5*time.Second, func() bool { return s.hub.Subscribed(topic) })
+	st.UpdateKafka(&kafka.Snapshot{Cluster: "other", CollectedAt: at})
+	for {
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			t.Fatalf("no update for %s: %v", topic, err)
+		}
+		var m struct {
+			Topic string     `json:"topic"`
+			Data  liveUpdate `json:"data"`
+		}
+		if json.Unmarshal(msg, &m) != nil || m.Topic != topic {
+			continue
+		}
+		if m.Data.Shape != shape {
+			t.Fatalf("pushed shape %q, the page's %q: the page would fetch itself again", m.Data.Shape, shape)
+		}
+		return
+	}
+}
+
+func TestParseVertexTopic(t *testing.T) {
+	for _, tc := range []struct {
+		topic   string
+		color   string
+		history []int
+	}{
+		{"vertex:j/v", "lag", nil},
+		{"vertex:j/v:rate", "rate", nil},
+		{"vertex:j/v:history=4-6-3", "lag", []int{4, 6, 3}},
+		{"vertex:j/v:rate:history=8", "rate", []int{8}},
+	} {
+		job, vertex, q, ok := parseVertexTopic(tc.topic)
+		if !ok || job != "j" || vertex != "v" || q.Color != tc.color || !slices.Equal(q.History, tc.history) || q.Highlight != -1 {
+			t.Errorf("parseVertexTopic(%q) = %q %q %+v %v", tc.topic, job, vertex, q, ok)
+		}
+	}
+	for _, bad := range []string{"vertex:j", "vertex:/v", "vertex:j/v:lag", "vertex:j/v:history=", "vertex:j/v:history=0",
+		"vertex:j/v:history=4,6", "vertex:j/v:history=4-6:rate", "vertex:j/v:rate:rate", "vertex:j/v/w", "job:j", "vertex:j/v:history=99999"} {
+		if _, _, _, ok := parseVertexTopic(bad); ok {
+			t.Errorf("parseVertexTopic(%q) accepted it", bad)
+		}
+	}
 }

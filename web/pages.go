@@ -85,6 +85,7 @@ func (s *Server) layout(r *http.Request, title, nav string) views.Layout {
 		Embed:   r.URL.Query().Get("embed") == "1",
 		CSS:     s.prefix + "/static/" + s.assets.Hashed("css/app.css"),
 		JS:      s.prefix + "/static/" + s.assets.Hashed("js/app.js"),
+		Icon:    s.prefix + "/static/" + s.assets.Hashed("img/icon.svg"),
 		Version: s.version,
 		Sandbox: s.sandbox != nil,
 	}
@@ -109,6 +110,19 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 	if strings.HasSuffix(name, ".js") || strings.HasSuffix(name, ".css") {
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 	}
+	http.ServeContent(w, r, "", startTime, bytes.NewReader(as.Body))
+}
+
+// serveFavicon answers the /favicon.ico that browsers ask for on their own
+// (for pages without an icon link, such as the JSON views) with the icon.
+func (s *Server) serveFavicon(w http.ResponseWriter, r *http.Request) {
+	as, _, ok := s.assets.Lookup("img/icon.svg")
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", as.ContentType)
+	w.Header().Set("Cache-Control", "public, max-age=86400")
 	http.ServeContent(w, r, "", startTime, bytes.NewReader(as.Body))
 }
 

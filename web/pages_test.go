@@ -274,3 +274,30 @@ func TestKeysCSV(t *testing.T) {
 		t.Errorf("formula-like key not defused: %q", lines[1])
 	}
 }
+
+// TestFaviconAndIconLink: /favicon.ico answers the icon (browsers ask for
+// it on their own; a 404 is a console error on the first visit), and pages
+// link the hashed icon, which is served.
+func TestFaviconAndIconLink(t *testing.T) {
+	s := newTestServer(t)
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest("GET", "/favicon.ico", nil))
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(rec.Body.String(), "<svg") {
+		t.Errorf("GET /favicon.ico = %d %q %.40q, want 200, image/svg+xml, an SVG", rec.Code, rec.Header().Get("Content-Type"), rec.Body.String())
+	}
+	rec = httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest("GET", "/plan", nil))
+	doc, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	href := doc.Find(`link[rel="icon"]`).AttrOr("href", "")
+	if !strings.HasPrefix(href, "/static/img/icon.") || !strings.HasSuffix(href, ".svg") {
+		t.Fatalf("icon link %q, want the hashed /static/img/icon.*.svg", href)
+	}
+	rec = httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest("GET", href, nil))
+	if rec.Code != 200 {
+		t.Errorf("GET %s = %d", href, rec.Code)
+	}
+}

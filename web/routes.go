@@ -56,6 +56,7 @@ func (s *Server) mount(r chi.Router) {
 	r.Get("/keys.csv", s.limitHeavy(true, s.api(s.serveKeysCSV)))
 	r.Post("/keys.csv", s.limitHeavy(true, s.api(s.serveKeysCSV)))
 	r.Get("/static/*", s.serveStatic)
+	r.Get("/favicon.ico", s.serveFavicon)
 	r.NotFound(s.page(s.serveNotFoundPage))
 
 	// Operations: never depend on Kafka or Flink.
