@@ -30,20 +30,20 @@ func TestOrdersHotSubtaskAlwaysFallsBehind(t *testing.T) {
 		// its own phase, so its bounds are the extremes over one turn.
 		tr := &topicTraffic{spec: ts, phase: make([]float64, inventoryMaxPartitions+12)}
 		for p := range ts.initialPartitions {
-			min, max := math.Inf(1), math.Inf(-1)
+			least, most := math.Inf(1), math.Inf(-1)
 			for k := range 3600 {
 				for i := range tr.phase {
 					tr.phase[i] = 2 * math.Pi * float64(k) / 3600
 				}
 				r := ts.rate(tr, p, 0)
-				min, max = math.Min(min, r), math.Max(max, r)
+				least, most = math.Min(least, r), math.Max(most, r)
 			}
 			owner, err := assign.KafkaSplitOwner(assign.TopicPartition{Topic: ts.name, Partition: int32(p)}, spec.p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			lo[owner] += min
-			hi[owner] += max
+			lo[owner] += least
+			hi[owner] += most
 		}
 	}
 	hot, err := assign.KafkaSplitOwner(assign.TopicPartition{Topic: topicOrders, Partition: 0}, spec.p)

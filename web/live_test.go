@@ -411,9 +411,10 @@ func TestOverviewShowsWhatSkewscopeAsksOfTheJobManager(t *testing.T) {
 	}
 }
 
-func TestWebsocketPushesVertexUpdates(t *testing.T) {
-	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	st := liveStore(t, at)
+// runLiveServer runs a Server over st, publishing every 10 ms, until the
+// test ends.
+func runLiveServer(t *testing.T, st *live.Store) (*Server, *httptest.Server) {
+	t.Helper()
 	s, err := NewServer(Options{Live: st, LiveInterval: 10 * time.Millisecond, WebSocket: HubOptions{AllowNoOrigin: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -422,7 +423,32 @@ func TestWebsocketPushesVertexUpdates(t *testing.T) {
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
 	ts := httptest.NewServer(s)
-	defer func() { ts.Close(); cancel(); <-done }()
+	t.Cleanup(func() { ts.Close(); cancel(); <-done })
+	return s, ts
+}
+
+// nextUpdate reads c's messages up to the first update of topic.
+func nextUpdate(t *testing.T, c *websocket.Conn, topic string) liveUpdate {
+	t.Helper()
+	for {
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			t.Fatalf("no update for %s: %v", topic, err)
+		}
+		var m struct {
+			Topic string     `json:"topic"`
+			Data  liveUpdate `json:"data"`
+		}
+		if json.Unmarshal(msg, &m) == nil && m.Topic == topic {
+			return m.Data
+		}
+	}
+}
+
+func TestWebsocketPushesVertexUpdates(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	s, ts := runLiveServer(t, st)
 
 	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", nil)
 	if err != nil {
@@ -448,25 +474,12 @@ func TestWebsocketPushesVertexUpdates(t *testing.T) {
 	st.UpdateKafka(&kafka.Snapshot{Cluster: "other", CollectedAt: at})
 	vv, _ := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "lag"})
 	want := vertexUpdate(vv)
-	for {
-		_, msg, err := c.ReadMessage()
-		if err != nil {
-			t.Fatalf("no update for %s: %v", topic, err)
-		}
-		var m struct {
-			Topic string     `json:"topic"`
-			Data  liveUpdate `json:"data"`
-		}
-		if json.Unmarshal(msg, &m) != nil || m.Topic != topic {
-			continue
-		}
-		if m.Data.Shape != want.Shape || strings.Join(m.Data.T, "|") != strings.Join(want.T, "|") {
-			t.Fatalf("pushed update differs from the view:\n%+v\nwant\n%+v", m.Data, want)
-		}
-		c.Close()
-		waitFor(t, "topic unwatched after the client left", 5*time.Second, func() bool { return !s.hub.Subscribed(topic) })
-		return
+	got := nextUpdate(t, c, topic)
+	if got.Shape != want.Shape || strings.Join(got.T, "|") != strings.Join(want.T, "|") {
+		t.Fatalf("pushed update differs from the view:\n%+v\nwant\n%+v", got, want)
 	}
+	c.Close()
+	waitFor(t, "topic unwatched after the client left", 5*time.Second, func() bool { return !s.hub.Subscribed(topic) })
 }
 
 type fakeSandbox struct {
@@ -540,15 +553,7 @@ func TestLongestViewTopicIsSubscribable(t *testing.T) {
 func TestVertexPageWithHistoryGetsItsOwnUpdates(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	st := liveStore(t, at)
-	s, err := NewServer(Options{Live: st, LiveInterval: 10 * time.Millisecond, WebSocket: HubOptions{AllowNoOrigin: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.Run(ctx); close(done) }()
-	ts := httptest.NewServer(s)
-	defer func() { ts.Close(); cancel(); <-done }()
+	s, ts := runLiveServer(t, st)
 
 	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?history=2,4&color=rate", 200)
 	root := doc.Find("[data-live-topic]")
@@ -572,22 +577,8 @@ func TestVertexPageWithHistoryGetsItsOwnUpdates(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	waitFor(t, "topic watched", 5*time.Second, func() bool { return s.hub.Subscribed(topic) })
 	st.UpdateKafka(&kafka.Snapshot{Cluster: "other", CollectedAt: at})
-	for {
-		_, msg, err := c.ReadMessage()
-		if err != nil {
-			t.Fatalf("no update for %s: %v", topic, err)
-		}
-		var m struct {
-			Topic string     `json:"topic"`
-			Data  liveUpdate `json:"data"`
-		}
-		if json.Unmarshal(msg, &m) != nil || m.Topic != topic {
-			continue
-		}
-		if m.Data.Shape != shape {
-			t.Fatalf("pushed shape %q, the page's %q: the page would fetch itself again", m.Data.Shape, shape)
-		}
-		return
+	if got := nextUpdate(t, c, topic).Shape; got != shape {
+		t.Fatalf("pushed shape %q, the page's %q: the page would fetch itself again", got, shape)
 	}
 }
 

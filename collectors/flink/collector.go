@@ -605,10 +605,11 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 
 // metricPlan is what readMetrics asks for, from a vertex's metric ids.
 type metricPlan struct {
-	want   []string
-	opIn   []string   // per subtask, the source operator's records-in id, "" when not listed
-	accIDs [][]string // per subtask, the accumulated-time ids listed
-	kafka  *KafkaSourceObservation
+	want      []string
+	offsetIDs []string   // the Kafka offset ids among want
+	opIn      []string   // per subtask, the source operator's records-in id, "" when not listed
+	accIDs    [][]string // per subtask, the accumulated-time ids listed
+	kafka     *KafkaSourceObservation
 }
 
 // planMetrics builds the request of readMetrics from ids (a vertex's id
@@ -654,10 +655,12 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 			want = append(want, accIDs[i]...)
 		}
 	}
+	var offsetIDs []string
 	if kafka != nil {
-		want = append(want, kafka.OffsetIDs()...)
+		offsetIDs = kafka.OffsetIDs()
+		want = append(want, offsetIDs...)
 	}
-	return metricPlan{want: want, opIn: opIn, accIDs: accIDs, kafka: kafka}
+	return metricPlan{want: want, offsetIDs: offsetIDs, opIn: opIn, accIDs: accIDs, kafka: kafka}
 }
 
 // readMetrics reads the load metrics of every subtask and the Kafka source
@@ -683,7 +686,7 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 	// A listed offset id without a value: the JobManager dropped it, so
 	// the cached list (idcache.go) is out of date.
 	if kafka != nil {
-		for _, id := range kafka.OffsetIDs() {
+		for _, id := range mp.offsetIDs {
 			if _, ok := m[id]; !ok {
 				missing = true
 				break
