@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // MaxInferFits bounds InferResult.Fits; InferResult.More says when more
@@ -268,13 +270,13 @@ func newHistorySearch(in InferInput) (*historySearch, error) {
 	for tp, o := range in.Observed {
 		t, ok := at[tp.Topic]
 		if !ok {
-			return nil, fmt.Errorf("observed partition %s: topic %s is not among the topics", QuoteClip(tp.SplitID()), QuoteClip(tp.Topic))
+			return nil, fmt.Errorf("observed partition %s: topic %s is not among the topics", quote.Clip(tp.SplitID()), quote.Clip(tp.Topic))
 		}
 		if tp.Partition < 0 || int(tp.Partition) >= in.Topics[t].Partitions {
-			return nil, fmt.Errorf("observed partition %s: topic %s has partitions 0..%d", QuoteClip(tp.SplitID()), QuoteClip(tp.Topic), in.Topics[t].Partitions-1)
+			return nil, fmt.Errorf("observed partition %s: topic %s has partitions 0..%d", quote.Clip(tp.SplitID()), quote.Clip(tp.Topic), in.Topics[t].Partitions-1)
 		}
 		if o < 0 || o >= s.p {
-			return nil, fmt.Errorf("observed partition %s on subtask %d: want 0..%d (parallelism %d)", QuoteClip(tp.SplitID()), o, s.p-1, s.p)
+			return nil, fmt.Errorf("observed partition %s on subtask %d: want 0..%d (parallelism %d)", quote.Clip(tp.SplitID()), o, s.p-1, s.p)
 		}
 		e := s.offset[t] + tp.Partition
 		s.obs[e] = int32(o)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // JavaString is a string as a JVM holds it: UTF-16 code units, which may
@@ -52,7 +54,7 @@ func StringHashCodeUTF16(s JavaString) int32 {
 // is not valid UTF-8 becoming U+FFFD.
 func UnquoteJSONString(lit string) (JavaString, error) {
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
-		return nil, fmt.Errorf("%s is not a JSON string", QuoteClip(lit))
+		return nil, fmt.Errorf("%s is not a JSON string", quote.Clip(lit))
 	}
 	s := lit[1 : len(lit)-1]
 	out := make(JavaString, 0, len(s))
@@ -60,10 +62,10 @@ func UnquoteJSONString(lit string) (JavaString, error) {
 		c := s[i]
 		switch {
 		case c == '"' || c < 0x20:
-			return nil, fmt.Errorf("JSON string %s: unescaped %q", QuoteClip(lit), c)
+			return nil, fmt.Errorf("JSON string %s: unescaped %q", quote.Clip(lit), c)
 		case c == '\\':
 			if i+1 >= len(s) {
-				return nil, fmt.Errorf("JSON string %s: ends inside an escape", QuoteClip(lit))
+				return nil, fmt.Errorf("JSON string %s: ends inside an escape", quote.Clip(lit))
 			}
 			e := s[i+1]
 			i += 2
@@ -82,16 +84,16 @@ func UnquoteJSONString(lit string) (JavaString, error) {
 				out = append(out, '\t')
 			case 'u':
 				if i+4 > len(s) {
-					return nil, fmt.Errorf("JSON string %s: \\u needs four hex digits", QuoteClip(lit))
+					return nil, fmt.Errorf("JSON string %s: \\u needs four hex digits", quote.Clip(lit))
 				}
 				u, err := strconv.ParseUint(s[i:i+4], 16, 16)
 				if err != nil || strings.ContainsAny(s[i:i+4], "+-_") {
-					return nil, fmt.Errorf("JSON string %s: \\u%s is not four hex digits", QuoteClip(lit), s[i:i+4])
+					return nil, fmt.Errorf("JSON string %s: \\u%s is not four hex digits", quote.Clip(lit), s[i:i+4])
 				}
 				out = append(out, uint16(u))
 				i += 4
 			default:
-				return nil, fmt.Errorf("JSON string %s: unknown escape \\%c", QuoteClip(lit), e)
+				return nil, fmt.Errorf("JSON string %s: unknown escape \\%c", quote.Clip(lit), e)
 			}
 		case c < utf8.RuneSelf:
 			out = append(out, uint16(c))
@@ -118,7 +120,7 @@ func HashKeyJava(t KeyType, s JavaString) (int32, error) {
 		return StringHashCodeUTF16(s), nil
 	case KindChar:
 		if len(s) != 1 {
-			return 0, fmt.Errorf("char key %s: want exactly one UTF-16 code unit (one character of the Basic Multilingual Plane)", QuoteClip(s.String()))
+			return 0, fmt.Errorf("char key %s: want exactly one UTF-16 code unit (one character of the Basic Multilingual Plane)", quote.Clip(s.String()))
 		}
 		return int32(s[0]), nil
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // TopicPartition names one Kafka partition.
@@ -92,11 +94,11 @@ func ValidateTopics(topics []Topic) error {
 			return errors.New("a topic has an empty name")
 		}
 		if seen[t.Name] {
-			return fmt.Errorf("topic %s is listed twice", QuoteClip(t.Name))
+			return fmt.Errorf("topic %s is listed twice", quote.Clip(t.Name))
 		}
 		seen[t.Name] = true
 		if t.Partitions < 1 || t.Partitions > MaxPartitions {
-			return fmt.Errorf("topic %s has %d partitions: want 1..%d", QuoteClip(t.Name), t.Partitions, MaxPartitions)
+			return fmt.Errorf("topic %s has %d partitions: want 1..%d", quote.Clip(t.Name), t.Partitions, MaxPartitions)
 		}
 	}
 	return nil

@@ -7,7 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // Kind is the Java type of a key (or of one field of a tuple key).
@@ -105,10 +106,10 @@ func HashKey(t KeyType, text string) (int32, error) {
 	}
 	fields, err := decodeTupleJSON(text)
 	if errors.Is(err, errTrailing) {
-		return 0, fmt.Errorf("tuple key %s: %v", QuoteClip(text), err)
+		return 0, fmt.Errorf("tuple key %s: %v", quote.Clip(text), err)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("tuple key %s: want a JSON array like [\"a\", 1]: %v", QuoteClip(text), err)
+		return 0, fmt.Errorf("tuple key %s: want a JSON array like [\"a\", 1]: %v", quote.Clip(text), err)
 	}
 	return HashTuple(t, fields)
 }
@@ -163,13 +164,13 @@ func hashScalar(k Kind, text string) (int32, error) {
 		bitSize := map[Kind]int{KindInt: 32, KindShort: 16, KindByte: 8}[k]
 		v, err := strconv.ParseInt(strings.TrimSpace(text), 10, bitSize)
 		if err != nil {
-			return 0, fmt.Errorf("%s key %s: %w", k, QuoteClip(text), numErr(err, bitSize))
+			return 0, fmt.Errorf("%s key %s: %w", k, quote.Clip(text), numErr(err, bitSize))
 		}
 		return IntHashCode(int32(v)), nil
 	case KindLong:
 		v, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("long key %s: %w", QuoteClip(text), numErr(err, 64))
+			return 0, fmt.Errorf("long key %s: %w", quote.Clip(text), numErr(err, 64))
 		}
 		return LongHashCode(v), nil
 	case KindBoolean:
@@ -179,23 +180,23 @@ func hashScalar(k Kind, text string) (int32, error) {
 		case "false":
 			return BooleanHashCode(false), nil
 		}
-		return 0, fmt.Errorf("boolean key %s: want true or false", QuoteClip(text))
+		return 0, fmt.Errorf("boolean key %s: want true or false", quote.Clip(text))
 	case KindChar:
 		rs := []rune(text)
 		if len(rs) != 1 || rs[0] > 0xFFFF {
-			return 0, fmt.Errorf("char key %s: want exactly one UTF-16 code unit (one character of the Basic Multilingual Plane)", QuoteClip(text))
+			return 0, fmt.Errorf("char key %s: want exactly one UTF-16 code unit (one character of the Basic Multilingual Plane)", quote.Clip(text))
 		}
 		return int32(rs[0]), nil
 	case KindFloat:
 		v, err := strconv.ParseFloat(strings.TrimSpace(text), 32)
 		if err != nil {
-			return 0, fmt.Errorf("float key %s: not a number", QuoteClip(text))
+			return 0, fmt.Errorf("float key %s: not a number", quote.Clip(text))
 		}
 		return FloatHashCode(float32(v)), nil
 	case KindDouble:
 		v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		if err != nil {
-			return 0, fmt.Errorf("double key %s: not a number", QuoteClip(text))
+			return 0, fmt.Errorf("double key %s: not a number", quote.Clip(text))
 		}
 		return DoubleHashCode(v), nil
 	}
@@ -226,21 +227,6 @@ func numErr(err error, bitSize int) error {
 		return fmt.Errorf("out of range %d..%d", lo, hi)
 	}
 	return errors.New("not an integer")
-}
-
-// QuoteClip quotes user input for an error message, shortened on a rune
-// boundary so that a 10 MB paste does not become a 10 MB error. Every
-// package that echoes input in an error uses it.
-func QuoteClip(s string) string {
-	const n = 64
-	if len(s) <= n {
-		return strconv.Quote(s)
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + "…"
 }
 
 // Key is one key as a user writes it: its type and its text (see HashKey).

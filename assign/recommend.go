@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // AlignmentMode names a way the Flink Kubernetes Operator autoscaler aligns
@@ -478,10 +480,10 @@ func prepareRecommend(in RecommendInput) (*recInput, error) {
 	for tp, v := range in.Rates {
 		i, ok := index[tp.Topic]
 		if !ok || tp.Partition < 0 || int(tp.Partition) >= in.Topics[i].Partitions {
-			return nil, fmt.Errorf("rate for partition %s: not a partition of the given topics", QuoteClip(tp.SplitID()))
+			return nil, fmt.Errorf("rate for partition %s: not a partition of the given topics", quote.Clip(tp.SplitID()))
 		}
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("rate for partition %s is %v: want a finite number >= 0", QuoteClip(tp.SplitID()), v)
+			return nil, fmt.Errorf("rate for partition %s is %v: want a finite number >= 0", quote.Clip(tp.SplitID()), v)
 		}
 		r.topics[i].rates[tp.Partition] = v
 	}

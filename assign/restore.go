@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // StartingOffsets values of RestoreInput: which OffsetsInitializer the
@@ -182,14 +184,14 @@ func (in RestoreInput) normalize() (restoreConfig, error) {
 		c.start, c.startKnown = kafkaCommittedOffset, true
 	case StartingOffsetsLatest, StartingOffsetsTimestamp, StartingOffsetsSpecific:
 	default:
-		return c, fmt.Errorf("starting offsets %s: want earliest, committed, latest, timestamp or specific", QuoteClip(c.offsets))
+		return c, fmt.Errorf("starting offsets %s: want earliest, committed, latest, timestamp or specific", quote.Clip(c.offsets))
 	}
 	switch c.line {
 	case "":
 		c.line = ConnectorLine5
 	case ConnectorLine5, ConnectorLine34:
 	default:
-		return c, fmt.Errorf("connector line %s: want 5 (flink-connector-kafka 5.x) or 3-4 (3.x/4.x)", QuoteClip(c.line))
+		return c, fmt.Errorf("connector line %s: want 5 (flink-connector-kafka 5.x) or 3-4 (3.x/4.x)", quote.Clip(c.line))
 	}
 	old := make(map[string]int, len(in.Topics))
 	total := 0
@@ -203,15 +205,15 @@ func (in RestoreInput) normalize() (restoreConfig, error) {
 			return c, errors.New("a new topic has an empty name")
 		}
 		if seen[t.Name] {
-			return c, fmt.Errorf("new topic %s is listed twice", QuoteClip(t.Name))
+			return c, fmt.Errorf("new topic %s is listed twice", quote.Clip(t.Name))
 		}
 		seen[t.Name] = true
 		if t.Partitions < 1 || t.Partitions > MaxPartitions {
-			return c, fmt.Errorf("new topic %s has %d partitions: want 1..%d", QuoteClip(t.Name), t.Partitions, MaxPartitions)
+			return c, fmt.Errorf("new topic %s has %d partitions: want 1..%d", quote.Clip(t.Name), t.Partitions, MaxPartitions)
 		}
 		if n, ok := old[t.Name]; ok {
 			if t.Partitions < n {
-				return c, fmt.Errorf("topic %s has %d partitions after the restore, fewer than the %d it started with: Kafka cannot remove partitions", QuoteClip(t.Name), t.Partitions, n)
+				return c, fmt.Errorf("topic %s has %d partitions after the restore, fewer than the %d it started with: Kafka cannot remove partitions", quote.Clip(t.Name), t.Partitions, n)
 			}
 			total += t.Partitions - n
 		} else {

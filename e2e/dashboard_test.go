@@ -22,6 +22,7 @@ import (
 	"github.com/skewscope/skewscope/assign"
 	fcollect "github.com/skewscope/skewscope/collectors/flink"
 	kcollect "github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/web"
 )
@@ -369,7 +370,7 @@ func (d *dashboard) checkHTML(t *testing.T, w dashWant, srcID string, vv live.Ve
 		if !slices.Equal(page, js) {
 			t.Errorf("row %d: page cells %v, JSON %v", i, page, js)
 		}
-		if lag := strings.TrimSpace(row.Find(`[data-testid="row-lag"]`).Text()); lag != live.FormatInt(vv.Subtasks[i].Lag) {
+		if lag := strings.TrimSpace(row.Find(`[data-testid="row-lag"]`).Text()); lag != format.Int(vv.Subtasks[i].Lag) {
 			t.Errorf("row %d: page lag %q, JSON %d", i, lag, vv.Subtasks[i].Lag)
 		}
 	})
@@ -490,7 +491,7 @@ func cellSample(vv live.VertexView) string {
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
 			return fmt.Sprintf("%s-%d on subtask %d: end %d, currentOffset %d, committed %d, lag %d, rate %.1f/s, lag time %s (%s)",
-				c.Topic, c.Partition, r.Subtask, c.End, c.Current, c.Committed, c.Lag, c.Rate, live.FormatSeconds(c.LagSeconds), c.LagKind)
+				c.Topic, c.Partition, r.Subtask, c.End, c.Current, c.Committed, c.Lag, c.Rate, format.Seconds(c.LagSeconds), c.LagKind)
 		}
 	}
 	return "no cells"

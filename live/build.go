@@ -14,6 +14,8 @@ import (
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // ErrNotFound is returned for an unknown job, vertex, cluster or topic.
@@ -236,7 +238,7 @@ func (s *Store) JobDetail(endpoint, jobID string) (JobView, []VertexView, error)
 	defer s.mu.RUnlock()
 	fs, j := s.findJob(endpoint, jobID)
 	if j == nil {
-		return JobView{}, nil, fmt.Errorf("job %s: %w", assign.QuoteClip(jobID), ErrNotFound)
+		return JobView{}, nil, fmt.Errorf("job %s: %w", quote.Clip(jobID), ErrNotFound)
 	}
 	jv, vvs := s.job(fs, j, s.opts.Now())
 	return jv, vvs, nil
@@ -326,14 +328,14 @@ func (s *Store) Vertex(jobID, vertexID string, q VertexQuery) (VertexView, error
 	defer s.mu.RUnlock()
 	fs, j := s.findJob(q.Endpoint, jobID)
 	if j == nil {
-		return VertexView{}, fmt.Errorf("job %s: %w", assign.QuoteClip(jobID), ErrNotFound)
+		return VertexView{}, fmt.Errorf("job %s: %w", quote.Clip(jobID), ErrNotFound)
 	}
 	for k := range j.Vertices {
 		if j.Vertices[k].ID == vertexID {
 			return s.vertex(fs, j, &j.Vertices[k], q, s.opts.Now()), nil
 		}
 	}
-	return VertexView{}, fmt.Errorf("vertex %s in job %s: %w", assign.QuoteClip(vertexID), assign.QuoteClip(jobID), ErrNotFound)
+	return VertexView{}, fmt.Errorf("vertex %s in job %s: %w", quote.Clip(vertexID), quote.Clip(jobID), ErrNotFound)
 }
 
 // Vertices lists (job id, vertex id) of every vertex, for publishing.
@@ -664,7 +666,7 @@ func figures(vv *VertexView) []Figure {
 	var fs []Figure
 	if vv.Kafka {
 		lag := vertexLag(*vv)
-		f := Figure{Label: "Total lag", Value: float64(lag), Text: FormatCount(float64(lag)), Kind: Observed, Note: "log end − (Flink currentOffset + 1)"}
+		f := Figure{Label: "Total lag", Value: float64(lag), Text: format.Count(float64(lag)), Kind: Observed, Note: "log end − (Flink currentOffset + 1)"}
 		if lag < 0 {
 			f.Text, f.Note = "–", "no end offsets or current offsets yet"
 		}
@@ -686,7 +688,7 @@ func figures(vv *VertexView) []Figure {
 				}
 			}
 		}
-		f = Figure{Label: "Max lag in time", Value: maxSec, Text: FormatSeconds(maxSec), Kind: Estimated, Note: nonEmpty(where, "all partitions caught up")}
+		f = Figure{Label: "Max lag in time", Value: maxSec, Text: format.Seconds(maxSec), Kind: Estimated, Note: nonEmpty(where, "all partitions caught up")}
 		switch {
 		case cells > 0 && unknown == cells:
 			// Unknown is not caught up.
@@ -703,7 +705,7 @@ func figures(vv *VertexView) []Figure {
 				known = true
 			}
 		}
-		f = Figure{Label: "Input rate", Value: in, Text: FormatRate(in), Kind: Observed, Note: "produced, from end-offset deltas"}
+		f = Figure{Label: "Input rate", Value: in, Text: format.Rate(in), Kind: Observed, Note: "produced, from end-offset deltas"}
 		if !known {
 			f.Value, f.Text, f.Note = -1, "–", "needs two Kafka polls"
 		}
@@ -763,7 +765,7 @@ func figures(vv *VertexView) []Figure {
 				state = max(state, 0) + r.StateSize
 			}
 		}
-		f := Figure{Label: "State size", Value: float64(state), Text: FormatBytes(state), Kind: Observed, Note: "latest completed checkpoint"}
+		f := Figure{Label: "State size", Value: float64(state), Text: format.Bytes(state), Kind: Observed, Note: "latest completed checkpoint"}
 		if state < 0 {
 			f.Text, f.Note = "–", "no completed checkpoint seen"
 		}
@@ -779,8 +781,8 @@ func figures(vv *VertexView) []Figure {
 	if busiest < 0 {
 		f.Text, f.Note = "–", "busy time not reported"
 	} else {
-		f.Text = fmt.Sprintf("#%d · %s", busiest, FormatRatio(busy))
-		f.Note = "busy · backpressured " + FormatRatio(bp)
+		f.Text = fmt.Sprintf("#%d · %s", busiest, format.Ratio(busy))
+		f.Note = "busy · backpressured " + format.Ratio(bp)
 	}
 	fs = append(fs, f)
 	return fs
@@ -840,7 +842,7 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 	defer s.mu.RUnlock()
 	ks := s.kafka[cluster]
 	if ks == nil {
-		return TopicView{}, fmt.Errorf("Kafka cluster %s: %w", assign.QuoteClip(cluster), ErrNotFound)
+		return TopicView{}, fmt.Errorf("Kafka cluster %s: %w", quote.Clip(cluster), ErrNotFound)
 	}
 	now := s.opts.Now()
 	for _, t := range ks.Topics {
@@ -901,7 +903,7 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 		}
 		return tv, nil
 	}
-	return TopicView{}, fmt.Errorf("topic %s in cluster %s: %w", assign.QuoteClip(topic), assign.QuoteClip(cluster), ErrNotFound)
+	return TopicView{}, fmt.Errorf("topic %s in cluster %s: %w", quote.Clip(topic), quote.Clip(cluster), ErrNotFound)
 }
 
 // sumRow sorts a source row's cells and sums their lag and rate.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // Prediction modes.
@@ -311,7 +312,7 @@ func (s *Store) unnamedTopics(cluster string, topics []assign.Topic) map[string]
 func quoteList(m map[string]bool) string {
 	names := sortedKeys(m)
 	for i, n := range names {
-		names[i] = assign.QuoteClip(n)
+		names[i] = quote.Clip(n)
 	}
 	if len(names) == 1 {
 		return "topic " + names[0]

@@ -10,6 +10,7 @@ import (
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/format"
 )
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -274,9 +275,9 @@ func TestFormat(t *testing.T) {
 	for _, c := range []struct {
 		got, want string
 	}{
-		{FormatCount(978), "978"}, {FormatCount(49_400), "49k"}, {FormatCount(186_000), "186k"}, {FormatCount(1_234_567), "1.2M"},
-		{FormatCount(-1), "–"}, {FormatInt(412838), "412,838"}, {FormatInt(0), "0"}, {FormatRate(3647.4), "3,647/s"},
-		{FormatSeconds(200), "3 m 20 s"}, {FormatSeconds(4), "4 s"}, {FormatRatio(0.97), "97%"}, {FormatBytes(6962), "6.8 KiB"},
+		{format.Count(978), "978"}, {format.Count(49_400), "49k"}, {format.Count(186_000), "186k"}, {format.Count(1_234_567), "1.2M"},
+		{format.Count(-1), "–"}, {format.Int(412838), "412,838"}, {format.Int(0), "0"}, {format.Rate(3647.4), "3,647/s"},
+		{format.Seconds(200), "3 m 20 s"}, {format.Seconds(4), "4 s"}, {format.Ratio(0.97), "97%"}, {format.Bytes(6962), "6.8 KiB"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

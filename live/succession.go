@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // A Flink restore (stop-with-savepoint, then a new submission) gives the job
@@ -349,12 +349,12 @@ func (s *Store) currentRun(endpoint, jobName string) (*flink.JobSnapshot, JobRef
 	}
 	switch {
 	case best == nil && endpoint != "":
-		return nil, JobRef{}, fmt.Errorf("job named %s on endpoint %s: %w", assign.QuoteClip(jobName), assign.QuoteClip(endpoint), ErrNotFound)
+		return nil, JobRef{}, fmt.Errorf("job named %s on endpoint %s: %w", quote.Clip(jobName), quote.Clip(endpoint), ErrNotFound)
 	case best == nil:
-		return nil, JobRef{}, fmt.Errorf("job named %s: %w", assign.QuoteClip(jobName), ErrNotFound)
+		return nil, JobRef{}, fmt.Errorf("job named %s: %w", quote.Clip(jobName), ErrNotFound)
 	case len(onEndps) > 1:
 		return nil, JobRef{}, fmt.Errorf("job name %s is on endpoints %s: add ?endpoint= to say which: %w",
-			assign.QuoteClip(jobName), strings.Join(onEndps, ", "), ErrAmbiguous)
+			quote.Clip(jobName), strings.Join(onEndps, ", "), ErrAmbiguous)
 	}
 	return best, JobRef{bestEP, best.ID, best.Name, best.State}, nil
 }
@@ -377,12 +377,12 @@ func (s *Store) VertexByName(endpoint, jobName, vertexName string) (VertexRef, e
 	}
 	switch len(ids) {
 	case 0:
-		return VertexRef{}, fmt.Errorf("vertex named %s in job %s (%s): %w", assign.QuoteClip(vertexName), assign.QuoteClip(jobName), ref.ID, ErrNotFound)
+		return VertexRef{}, fmt.Errorf("vertex named %s in job %s (%s): %w", quote.Clip(vertexName), quote.Clip(jobName), ref.ID, ErrNotFound)
 	case 1:
 		return VertexRef{Job: ref, ID: ids[0], Name: vertexName}, nil
 	}
 	return VertexRef{}, fmt.Errorf("job %s (%s) has %d vertices named %s (%s): link to one by id: %w",
-		assign.QuoteClip(jobName), ref.ID, len(ids), assign.QuoteClip(vertexName), strings.Join(ids, ", "), ErrAmbiguous)
+		quote.Clip(jobName), ref.ID, len(ids), quote.Clip(vertexName), strings.Join(ids, ", "), ErrAmbiguous)
 }
 
 // sortReplacedLast moves replaced jobs after the others, keeping the order

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // Strategy is one way of assigning Kafka partitions to p subtasks.
@@ -149,5 +150,5 @@ func Lookup(name string) (Strategy, error) {
 			return s, nil
 		}
 	}
-	return Strategy{}, fmt.Errorf("unknown assignment strategy %s: want one of %s", assign.QuoteClip(name), strings.Join(Names(), ", "))
+	return Strategy{}, fmt.Errorf("unknown assignment strategy %s: want one of %s", quote.Clip(name), strings.Join(Names(), ", "))
 }

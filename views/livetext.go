@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/live"
 )
 
@@ -35,7 +36,7 @@ func ageText(a live.Age) string {
 	if a.At.IsZero() {
 		return "never"
 	}
-	return live.FormatSeconds(float64(a.Seconds)) + " ago"
+	return format.Seconds(float64(a.Seconds)) + " ago"
 }
 
 // BackendFigure is a backend's count or rate on the overview: a dash until
@@ -126,7 +127,7 @@ func BusiestText(v live.VertexSummary) string {
 	if v.Busiest < 0 {
 		return "–"
 	}
-	return "#" + strconv.Itoa(v.Busiest) + " · " + live.FormatRatio(v.MaxBusy)
+	return "#" + strconv.Itoa(v.Busiest) + " · " + format.Ratio(v.MaxBusy)
 }
 
 // VertexDrift is a source vertex's assignment text on the job page.
@@ -266,9 +267,9 @@ func historyText(h []int) string {
 // CellText is the text of a partition cell: its lag or its rate.
 func CellText(v live.VertexView, c live.PartitionCell) string {
 	if v.Color == "rate" {
-		return live.FormatCount(c.Rate)
+		return format.Count(c.Rate)
 	}
-	return live.FormatCount(float64(c.Lag))
+	return format.Count(float64(c.Lag))
 }
 
 func cellTitle(c live.PartitionCell, subtask int) string {
@@ -300,7 +301,7 @@ func LagTime(r live.SubtaskRow) string {
 	if r.Lag < 0 {
 		return "–"
 	}
-	return live.FormatSeconds(r.LagSeconds)
+	return format.Seconds(r.LagSeconds)
 }
 
 // MeterValue is a meter's value attribute (0 when unknown).
@@ -343,7 +344,7 @@ func RowVs(v live.VertexView, r live.SubtaskRow) string {
 }
 
 func legendStep(v live.VertexView, i int) string {
-	return live.FormatCount(v.Thresholds[i])
+	return format.Count(v.Thresholds[i])
 }
 
 // GroupLagTime is a group's lag in time on a partition.
@@ -352,9 +353,9 @@ func GroupLagTime(g live.GroupOffset) string {
 	case "unknown":
 		return "–"
 	case "at-least":
-		return "≥ " + live.FormatSeconds(g.LagSeconds)
+		return "≥ " + format.Seconds(g.LagSeconds)
 	}
-	return live.FormatSeconds(g.LagSeconds)
+	return format.Seconds(g.LagSeconds)
 }
 
 // kgPct is a key-group offset or width as a percentage of the strip.
@@ -368,9 +369,9 @@ func EndpointCost(e live.EndpointSummary) string {
 	if e.Cost.Requests == 0 {
 		return "–"
 	}
-	s := live.FormatInt(e.Cost.Requests) + " requests, " + live.FormatBytes(e.Cost.Bytes)
+	s := format.Int(e.Cost.Requests) + " requests, " + format.Bytes(e.Cost.Bytes)
 	if e.Cost.Failed > 0 {
-		s += ", " + live.FormatInt(e.Cost.Failed) + " failed"
+		s += ", " + format.Int(e.Cost.Failed) + " failed"
 	}
 	return s
 }
@@ -382,7 +383,7 @@ func EndpointBudget(e live.EndpointSummary) string {
 	if b.MaxInFlight == 0 {
 		return "–"
 	}
-	return strconv.Itoa(b.MaxInFlight) + " in flight, " + live.FormatRate(b.MaxRequestsPerSecond)
+	return strconv.Itoa(b.MaxInFlight) + " in flight, " + format.Rate(b.MaxRequestsPerSecond)
 }
 
 // EndpointBackoff says, while skewscope backs off an endpoint, why and how
@@ -398,5 +399,5 @@ func EndpointBackoff(e live.EndpointSummary) string {
 		polls = "poll"
 	}
 	return "backing off after " + strconv.Itoa(b.BackoffPolls) + " " + b.BackoffReason + " " + polls +
-		": polls " + live.FormatSeconds(float64(b.PauseMillis)/1000) + " apart"
+		": polls " + format.Seconds(float64(b.PauseMillis)/1000) + " apart"
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/strategy"
 )
 
@@ -44,7 +45,7 @@ func (s *Server) serveAPIMethodNotAllowed(w http.ResponseWriter, r *http.Request
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 		}
 	}
-	return &inputError{Status: http.StatusMethodNotAllowed, Msg: "method " + r.Method + " is not allowed on " + assign.QuoteClip(r.URL.Path)}
+	return &inputError{Status: http.StatusMethodNotAllowed, Msg: "method " + r.Method + " is not allowed on " + quote.Clip(r.URL.Path)}
 }
 
 // ValidRouteName reports whether name can be a Kafka cluster or topic name
@@ -175,7 +176,7 @@ type bulkRequest struct {
 // serveKeyGroupBulk answers POST /api/v1/keygroup.
 func (s *Server) serveKeyGroupBulk(w http.ResponseWriter, r *http.Request) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		return &inputError{Status: http.StatusUnsupportedMediaType, Msg: fmt.Sprintf("Content-Type %s: send application/json", assign.QuoteClip(ct))}
+		return &inputError{Status: http.StatusUnsupportedMediaType, Msg: fmt.Sprintf("Content-Type %s: send application/json", quote.Clip(ct))}
 	}
 	body := http.MaxBytesReader(w, r.Body, MaxBulkBody)
 	dec := json.NewDecoder(body)
@@ -265,10 +266,10 @@ func bulkKeyHash(t assign.KeyType, raw json.RawMessage) (any, int32, error) {
 	}
 	switch t.Kind {
 	case assign.KindString, assign.KindChar:
-		return nil, 0, fmt.Errorf("a %s key is a JSON string, got %s", t, assign.QuoteClip(trimmed))
+		return nil, 0, fmt.Errorf("a %s key is a JSON string, got %s", t, quote.Clip(trimmed))
 	}
 	if strings.HasPrefix(trimmed, "[") || strings.HasPrefix(trimmed, "{") {
-		return nil, 0, fmt.Errorf("a %s key is a JSON number or string, got %s", t, assign.QuoteClip(trimmed))
+		return nil, 0, fmt.Errorf("a %s key is a JSON number or string, got %s", t, quote.Clip(trimmed))
 	}
 	h, err := assign.HashKey(t, trimmed)
 	return json.RawMessage(trimmed), h, err
@@ -336,15 +337,15 @@ func parseTopics(q query) ([]assign.Topic, error) {
 	for _, v := range vals {
 		i := strings.LastIndexByte(v, ':')
 		if i <= 0 {
-			return nil, badInput("topic", "%s: want NAME:PARTITIONS, e.g. orders:12", assign.QuoteClip(v))
+			return nil, badInput("topic", "%s: want NAME:PARTITIONS, e.g. orders:12", quote.Clip(v))
 		}
 		name, count := v[:i], v[i+1:]
 		n, err := strconv.Atoi(strings.TrimSpace(count))
 		if err != nil || n < 1 || n > assign.MaxPartitions {
-			return nil, badInput("topic", "%s: partition count %s is not an integer in 1..%d", assign.QuoteClip(name), assign.QuoteClip(count), assign.MaxPartitions)
+			return nil, badInput("topic", "%s: partition count %s is not an integer in 1..%d", quote.Clip(name), quote.Clip(count), assign.MaxPartitions)
 		}
 		if seen[name] {
-			return nil, badInput("topic", "%s is given twice", assign.QuoteClip(name))
+			return nil, badInput("topic", "%s is given twice", quote.Clip(name))
 		}
 		seen[name] = true
 		total += n
@@ -408,7 +409,7 @@ func parseHistory(q query) ([]int, error) {
 	for i, part := range parts {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
 		if err != nil || n < 1 || n > assign.UpperBoundMaxParallelism {
-			return nil, badInput("from", "%s is not a parallelism in 1..%d", assign.QuoteClip(part), assign.UpperBoundMaxParallelism)
+			return nil, badInput("from", "%s is not a parallelism in 1..%d", quote.Clip(part), assign.UpperBoundMaxParallelism)
 		}
 		h[i] = n
 	}
@@ -471,7 +472,7 @@ func (s *Server) serveAssignment(w http.ResponseWriter, r *http.Request) error {
 		switch offsets {
 		case "", assign.StartingOffsetsEarliest, assign.StartingOffsetsCommitted, assign.StartingOffsetsLatest, assign.StartingOffsetsTimestamp, assign.StartingOffsetsSpecific:
 		default:
-			return badInput("startingOffsets", "%s: want earliest, committed, latest, timestamp or specific", assign.QuoteClip(offsets))
+			return badInput("startingOffsets", "%s: want earliest, committed, latest, timestamp or specific", quote.Clip(offsets))
 		}
 		connector, err := q.single("connector")
 		if err != nil {
@@ -480,7 +481,7 @@ func (s *Server) serveAssignment(w http.ResponseWriter, r *http.Request) error {
 		switch connector {
 		case "", assign.ConnectorLine5, assign.ConnectorLine34:
 		default:
-			return badInput("connector", "%s: want 5 (flink-connector-kafka 5.0.x) or 3-4 (3.x and 4.0.x)", assign.QuoteClip(connector))
+			return badInput("connector", "%s: want 5 (flink-connector-kafka 5.0.x) or 3-4 (3.x and 4.0.x)", quote.Clip(connector))
 		}
 		rr, err := assign.Restore(assign.RestoreInput{
 			Topics: topics, History: append(history, p), StartingOffsets: offsets, ConnectorLine: connector,
@@ -496,7 +497,7 @@ func (s *Server) serveAssignment(w http.ResponseWriter, r *http.Request) error {
 		resp.Source = rr.Source
 		resp.Notes = rr.Notes
 	default:
-		return badInput("mode", "%s: want fresh or restore", assign.QuoteClip(mode))
+		return badInput("mode", "%s: want fresh or restore", quote.Clip(mode))
 	}
 	resp.Partitions = make([]assignmentPartition, 0, len(a.Owners))
 	for tp, o := range a.All() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/skewscope/skewscope/assign"
 )
 

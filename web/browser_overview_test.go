@@ -13,7 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/skewscope/skewscope/internal/browsertest"
-	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/internal/format"
 )
 
 // TestBrowserOverviewShowsJobManagerCost: the overview's endpoint row says
@@ -42,7 +42,7 @@ func TestBrowserOverviewShowsJobManagerCost(t *testing.T) {
 	}
 	b.Do(t, chromedp.WaitVisible(`[data-testid="endpoints"] tbody tr`))
 	row := b.Text(t, `[data-testid="endpoints"] tbody tr`)
-	for _, want := range []string{"412 requests, " + live.FormatBytes(8_100_000) + ", 3 failed", "4 in flight, 50/s", "backing off after 2 slow polls"} {
+	for _, want := range []string{"412 requests, " + format.Bytes(8_100_000) + ", 3 failed", "4 in flight, 50/s", "backing off after 2 slow polls"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("the endpoint row reads %q, want it to contain %q", row, want)
 		}

@@ -22,7 +22,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/gorilla/websocket"
 
-	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // Bounds of a hub whose HubOptions.MaxConnections and
@@ -474,7 +474,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	if !h.checkOrigin(r) {
 		reject()
-		h.log.Warn("websocket origin rejected", "origin", assign.QuoteClip(r.Header.Get("Origin")), "remote", r.RemoteAddr)
+		h.log.Warn("websocket origin rejected", "origin", quote.Clip(r.Header.Get("Origin")), "remote", r.RemoteAddr)
 		http.Error(w, "websocket origin not allowed", http.StatusForbidden)
 		return
 	}
@@ -756,7 +756,7 @@ func (h *Hub) parseSubscribe(typ int, data []byte) ([]string, error) {
 	out := topics[:0]
 	for _, t := range topics {
 		if len(t) == 0 || len(t) > maxTopicLen || !topicRE.MatchString(t) {
-			return nil, fmt.Errorf("topic %s: want 1-%d of A-Z a-z 0-9 . _ : / = -", assign.QuoteClip(t), maxTopicLen)
+			return nil, fmt.Errorf("topic %s: want 1-%d of A-Z a-z 0-9 . _ : / = -", quote.Clip(t), maxTopicLen)
 		}
 		if !seen[t] {
 			seen[t] = true

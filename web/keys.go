@@ -16,6 +16,8 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/views"
 )
 
@@ -66,7 +68,7 @@ func parseKeysForm(v url.Values, upload []byte) *keysForm {
 	// The README and the API spell it targetParallelism; the form, target.
 	if alt := strings.TrimSpace(v.Get("targetParallelism")); alt != "" {
 		if f.Target != "" && f.Target != alt {
-			f.fail("target", "target=%s and targetParallelism=%s disagree: give one", assign.QuoteClip(f.Target), assign.QuoteClip(alt))
+			f.fail("target", "target=%s and targetParallelism=%s disagree: give one", quote.Clip(f.Target), quote.Clip(alt))
 		}
 		f.Target = alt
 	}
@@ -87,7 +89,7 @@ func parseKeysForm(v url.Values, upload []byte) *keysForm {
 		}
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > assign.UpperBoundMaxParallelism {
-			f.fail(field, "%s is not a %s: Flink accepts 1..%d", assign.QuoteClip(s), what, assign.UpperBoundMaxParallelism)
+			f.fail(field, "%s is not a %s: Flink accepts 1..%d", quote.Clip(s), what, assign.UpperBoundMaxParallelism)
 			return 0
 		}
 		return n
@@ -419,7 +421,7 @@ func newBulkKeys(l views.Layout, f *keysForm, res []keyLookup, uploaded bool) vi
 		}
 		desc := func(v []float64) string {
 			sk := assign.MeasureSkew(v)
-			return fmt.Sprintf("skew %s · max/mean %s · %d subtasks with no key", fmtPct(sk.FlinkPercent), fmtRatio(sk.MaxOverMean), sk.Idle)
+			return fmt.Sprintf("skew %s · max/mean %s · %d subtasks with no key", format.Percent(sk.FlinkPercent), format.Factor(sk.MaxOverMean), sk.Idle)
 		}
 		if f.p > 0 {
 			b.Skew = desc(now)

@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/views"
 )
@@ -26,9 +27,8 @@ type SandboxControl interface {
 }
 
 var (
-	jobIDRE   = regexp.MustCompile(`^[0-9a-fA-F]{1,64}$`)
-	nameRE    = regexp.MustCompile(`^[A-Za-z0-9._-]{1,249}$`)
-	historyRE = regexp.MustCompile(`^[0-9]{1,5}(,[0-9]{1,5}){0,63}$`)
+	jobIDRE = regexp.MustCompile(`^[0-9a-fA-F]{1,64}$`)
+	nameRE  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,249}$`)
 )
 
 func (s *Server) liveStore() (*live.Store, error) {
@@ -44,7 +44,7 @@ func notFound(err error) error { return liveError(err) }
 func pathID(r *http.Request, name string) (string, error) {
 	id := chi.URLParam(r, name)
 	if !jobIDRE.MatchString(id) {
-		return "", badInput(name, "%s is not a Flink id (hexadecimal)", assign.QuoteClip(id))
+		return "", badInput(name, "%s is not a Flink id (hexadecimal)", quote.Clip(id))
 	}
 	return strings.ToLower(id), nil
 }
@@ -135,19 +135,14 @@ func vertexQuery(q url.Values) (live.VertexQuery, error) {
 	case "rate":
 		vq.Color = "rate"
 	default:
-		return vq, badInput("color", "%s: colour partitions by lag or rate", assign.QuoteClip(c))
+		return vq, badInput("color", "%s: colour partitions by lag or rate", quote.Clip(c))
 	}
-	if h := strings.ReplaceAll(q.Get("history"), " ", ""); h != "" {
-		if !historyRE.MatchString(h) {
-			return vq, badInput("history", "%s: write the source parallelisms from the fresh start on, like 4,6", assign.QuoteClip(h))
+	if h := q.Get("history"); h != "" {
+		hist, err := assign.ParseHistory(h)
+		if err != nil {
+			return vq, badInput("history", "%v", err)
 		}
-		for _, p := range strings.Split(h, ",") {
-			n, _ := strconv.Atoi(p)
-			if err := assign.CheckParallelism(n); err != nil {
-				return vq, badInput("history", "%d: %v", n, err)
-			}
-			vq.History = append(vq.History, n)
-		}
+		vq.History = hist
 	}
 	if h := q.Get("highlight"); h != "" {
 		kind, rest, _ := strings.Cut(h, ":")
@@ -155,18 +150,18 @@ func vertexQuery(q url.Values) (live.VertexQuery, error) {
 		case "subtask":
 			n, err := strconv.Atoi(rest)
 			if err != nil || n < 0 {
-				return vq, badInput("highlight", "%s: want subtask:N or partition:TOPIC:N", assign.QuoteClip(h))
+				return vq, badInput("highlight", "%s: want subtask:N or partition:TOPIC:N", quote.Clip(h))
 			}
 			vq.Highlight = n
 		case "partition":
 			i := strings.LastIndexByte(rest, ':')
 			n, err := strconv.Atoi(rest[i+1:])
 			if i <= 0 || err != nil || n < 0 {
-				return vq, badInput("highlight", "%s: want subtask:N or partition:TOPIC:N", assign.QuoteClip(h))
+				return vq, badInput("highlight", "%s: want subtask:N or partition:TOPIC:N", quote.Clip(h))
 			}
 			vq.HighlightTopic, vq.HighlightPartition = rest[:i], int32(n)
 		default:
-			return vq, badInput("highlight", "%s: want subtask:N or partition:TOPIC:N", assign.QuoteClip(h))
+			return vq, badInput("highlight", "%s: want subtask:N or partition:TOPIC:N", quote.Clip(h))
 		}
 	}
 	return vq, nil
@@ -235,7 +230,7 @@ func vertexTopic(job, vertex, color string, history []int) string {
 		t += ":rate"
 	}
 	if len(history) > 0 {
-		t += ":history=" + strings.ReplaceAll(joinHistory(history), ",", "-")
+		t += ":history=" + strings.ReplaceAll(assign.FormatHistory(history), ",", "-")
 	}
 	return t
 }
@@ -335,7 +330,7 @@ func (s *Server) plannerLink(vv live.VertexView) string {
 	// The restore history the live page models, so that the planner's "now"
 	// is the layout this page shows, not a fresh start at p.
 	if pr := vv.Prediction; pr != nil && pr.Mode == "restore" && len(pr.History) > 1 {
-		q.Set("history", joinHistory(pr.History))
+		q.Set("history", assign.FormatHistory(pr.History))
 	}
 	if rates.Len() > 0 && rates.Len() < 24000 {
 		q.Set("rates", rates.String())
@@ -350,10 +345,10 @@ func (s *Server) topicView(r *http.Request) (live.TopicView, error) {
 	}
 	cluster, topic := chi.URLParam(r, "cluster"), chi.URLParam(r, "topic")
 	if !nameRE.MatchString(cluster) {
-		return live.TopicView{}, badInput("cluster", "%s is not a cluster name (letters, digits, . _ -)", assign.QuoteClip(cluster))
+		return live.TopicView{}, badInput("cluster", "%s is not a cluster name (letters, digits, . _ -)", quote.Clip(cluster))
 	}
 	if !nameRE.MatchString(topic) {
-		return live.TopicView{}, badInput("topic", "%s is not a Kafka topic name (letters, digits, . _ -, at most 249)", assign.QuoteClip(topic))
+		return live.TopicView{}, badInput("topic", "%s is not a Kafka topic name (letters, digits, . _ -, at most 249)", quote.Clip(topic))
 	}
 	tv, err := st.Topic(cluster, topic)
 	return tv, notFound(err)
@@ -386,7 +381,7 @@ func (s *Server) serveSandboxRestore(w http.ResponseWriter, r *http.Request) (in
 	}
 	p, err := strconv.Atoi(strings.TrimSpace(r.PostForm.Get("parallelism")))
 	if err != nil || p < 1 || p > 64 {
-		return 0, nil, badInput("parallelism", "%s: the sandbox restores at a parallelism from 1 to 64", assign.QuoteClip(r.PostForm.Get("parallelism")))
+		return 0, nil, badInput("parallelism", "%s: the sandbox restores at a parallelism from 1 to 64", quote.Clip(r.PostForm.Get("parallelism")))
 	}
 	if err := s.sandbox.Restore(r.PostForm.Get("job"), p); err != nil {
 		return 0, nil, badInput("job", "%v", err)

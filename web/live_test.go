@@ -19,6 +19,7 @@ import (
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/live"
 )
 
@@ -303,7 +304,7 @@ func TestLiveJSONTwinsAndErrors(t *testing.T) {
 		{"/api/v1/jobs/" + tJob + "/vertices/cccc", 404, "not found"},
 		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?color=blue", 400, "color: \\\"blue\\\": colour partitions by lag or rate"},
 		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?history=4,x", 400, "history: "},
-		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?history=0", 400, "history: 0: "},
+		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?history=0", 400, `history: \"0\" is not a parallelism`},
 		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?highlight=row:1", 400, "highlight: "},
 		{"/api/v1/kafka/prod/topics/" + url.PathEscape("a b"), 400, "topic: "},
 		{"/api/v1/kafka/nope/topics/orders", 404, "not found"},
@@ -398,7 +399,7 @@ func TestOverviewShowsWhatSkewscopeAsksOfTheJobManager(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	cost := "412 requests, " + live.FormatBytes(8_100_000) + ", 3 failed"
+	cost := "412 requests, " + format.Bytes(8_100_000) + ", 3 failed"
 	budget, backoff := "4 in flight, 50/s", "backing off after 2 slow polls: polls 40 s apart"
 	for _, want := range []string{cost, budget, backoff} {
 		if !strings.Contains(string(b), want) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/views"
 )
@@ -90,19 +91,19 @@ func overviewUpdate(ov live.OverviewView) liveUpdate {
 		}
 	}
 	for _, j := range ov.Jobs {
-		u.T = append(u.T, live.FormatInt(j.Lag), live.FormatRatio(j.MaxBusy), views.OrDash(j.Backpressure))
+		u.T = append(u.T, format.Int(j.Lag), format.Ratio(j.MaxBusy), views.OrDash(j.Backpressure))
 		if j.ReplacedBy == nil { // a replaced job's row links to its successor instead
 			u.T = append(u.T, views.JobDrift(j))
 		}
 	}
 	for _, c := range ov.Clusters {
-		u.T = append(u.T, views.BackendFigure(c.Age, live.FormatRate(c.Rate)), views.PollText(c.Age, c.PollMillis))
+		u.T = append(u.T, views.BackendFigure(c.Age, format.Rate(c.Rate)), views.PollText(c.Age, c.PollMillis))
 		if c.Age.State != live.StateNotPolled {
 			u.Ages = append(u.Ages, ms(c.Age))
 		}
 	}
 	for _, t := range ov.Topics {
-		u.T = append(u.T, live.FormatRate(t.Rate))
+		u.T = append(u.T, format.Rate(t.Rate))
 	}
 	return u
 }
@@ -123,7 +124,7 @@ func jobUpdate(jv live.JobView) liveUpdate {
 	ageUpdate(&u, jv.Age)
 	u.Ages = append(replacedAge(jv.ReplacedBy), ms(jv.Age))
 	for _, v := range jv.Vertices {
-		u.T = append(u.T, views.SkewText(v.Skew), views.BusiestText(v), views.OrDash(v.Backpressure), live.FormatInt(v.Lag), views.VertexDrift(v))
+		u.T = append(u.T, views.SkewText(v.Skew), views.BusiestText(v), views.OrDash(v.Backpressure), format.Int(v.Lag), views.VertexDrift(v))
 	}
 	return u
 }
@@ -145,15 +146,15 @@ func vertexUpdate(vv live.VertexView) liveUpdate {
 				u.T = append(u.T, views.CellText(vv, c))
 				u.L = append(u.L, c.Level)
 			}
-			u.T = append(u.T, live.FormatRate(r.Rate), live.FormatRate(r.RecordsOut), live.FormatInt(r.Lag), views.LagTime(r))
+			u.T = append(u.T, format.Rate(r.Rate), format.Rate(r.RecordsOut), format.Int(r.Lag), views.LagTime(r))
 			u.M = append(u.M, views.MeterValue(r.Busy))
-			u.T = append(u.T, live.FormatRatio(r.Busy), views.RowVs(vv, r))
+			u.T = append(u.T, format.Ratio(r.Busy), views.RowVs(vv, r))
 			u.Spark = append(u.Spark, r.SparkLag, r.SparkRate)
 			continue
 		}
-		u.T = append(u.T, live.FormatRate(r.RecordsIn), live.FormatRate(r.RecordsOut))
+		u.T = append(u.T, format.Rate(r.RecordsIn), format.Rate(r.RecordsOut))
 		u.M = append(u.M, views.MeterValue(r.Busy))
-		u.T = append(u.T, live.FormatRatio(r.Busy), live.FormatRatio(r.BackPressured), live.FormatBytes(r.StateSize))
+		u.T = append(u.T, format.Ratio(r.Busy), format.Ratio(r.BackPressured), format.Bytes(r.StateSize))
 	}
 	return u
 }
@@ -173,11 +174,11 @@ func topicUpdate(tv live.TopicView) liveUpdate {
 	u := liveUpdate{Shape: topicShape(tv)}
 	ageUpdate(&u, tv.Age)
 	u.Ages = []int64{ms(tv.Age)}
-	u.T = append(u.T, live.FormatRate(tv.Rate))
+	u.T = append(u.T, format.Rate(tv.Rate))
 	for _, p := range tv.Partitions {
-		u.T = append(u.T, live.FormatInt(p.Start), live.FormatInt(p.End), live.FormatRate(p.Rate))
+		u.T = append(u.T, format.Int(p.Start), format.Int(p.End), format.Rate(p.Rate))
 		for _, g := range p.Groups {
-			u.T = append(u.T, live.FormatInt(g.Lag), views.GroupLagTime(g))
+			u.T = append(u.T, format.Int(g.Lag), views.GroupLagTime(g))
 		}
 	}
 	return u

@@ -11,9 +11,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/views"
-
-	"github.com/skewscope/skewscope/assign"
 )
 
 // pageHandler renders a page component, or returns an error that the
@@ -127,5 +126,5 @@ func (s *Server) serveFavicon(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveNotFoundPage(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
-	return 0, nil, &inputError{Status: http.StatusNotFound, Msg: "There is no page at " + assign.QuoteClip(r.URL.Path) + "."}
+	return 0, nil, &inputError{Status: http.StatusNotFound, Msg: "There is no page at " + quote.Clip(r.URL.Path) + "."}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // query wraps url.Values with parsers whose errors name the parameter and
@@ -43,7 +44,7 @@ func (q query) intIn(name string, lo, hi, def int, required bool) (int, error) {
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || v < int64(lo) || v > int64(hi) {
-		return 0, badInput(name, "%s is not an integer in %d..%d", assign.QuoteClip(s), lo, hi)
+		return 0, badInput(name, "%s is not an integer in %d..%d", quote.Clip(s), lo, hi)
 	}
 	return int(v), nil
 }

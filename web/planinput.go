@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/strategy"
 )
 
@@ -127,7 +128,7 @@ func parsePlanForm(v url.Values) *planForm {
 	case "restore":
 		f.mode = assign.StartRestore
 	default:
-		f.fail("mode", "%s: choose fresh start or restore from savepoint", assign.QuoteClip(f.Mode))
+		f.fail("mode", "%s: choose fresh start or restore from savepoint", quote.Clip(f.Mode))
 	}
 	if f.Strategy == "" {
 		f.Strategy = strategy.Default
@@ -146,7 +147,7 @@ func parsePlanForm(v url.Values) *planForm {
 		f.Color = "topic"
 	case "rate":
 	default:
-		f.fail("color", "%s: colour cells by topic or by rate", assign.QuoteClip(f.Color))
+		f.fail("color", "%s: colour cells by topic or by rate", quote.Clip(f.Color))
 	}
 	f.parseHistory()
 	f.parseRates()
@@ -162,19 +163,10 @@ func (f *planForm) parseHistory() {
 	if f.History == "" {
 		return
 	}
-	fields := strings.FieldsFunc(f.History, func(r rune) bool { return r == ',' || r == ' ' || r == '→' || r == '>' || r == '-' })
-	if len(fields) == 0 || len(fields) > assign.MaxRestoreHistory {
-		f.fail("history", "%s: write the source's parallelisms from its fresh start on, like 4,6 (at most %d)", assign.QuoteClip(f.History), assign.MaxRestoreHistory)
+	h, err := assign.ParseHistory(f.History)
+	if err != nil {
+		f.fail("history", "%v", err)
 		return
-	}
-	var h []int
-	for _, fld := range fields {
-		p, err := strconv.Atoi(fld)
-		if err != nil || p < 1 || p > assign.UpperBoundMaxParallelism {
-			f.fail("history", "%s is not a parallelism: Flink accepts 1..%d", assign.QuoteClip(fld), assign.UpperBoundMaxParallelism)
-			return
-		}
-		h = append(h, p)
 	}
 	if f.current == 0 {
 		return // the current parallelism's own error says what is wrong
@@ -196,7 +188,7 @@ func (f *planForm) parallelismField(field, s, what string) int {
 	}
 	p, err := strconv.Atoi(s)
 	if err != nil || p < 1 || p > assign.UpperBoundMaxParallelism {
-		f.fail(field, "%s is not a parallelism: Flink accepts 1..%d", assign.QuoteClip(s), assign.UpperBoundMaxParallelism)
+		f.fail(field, "%s is not a parallelism: Flink accepts 1..%d", quote.Clip(s), assign.UpperBoundMaxParallelism)
 		return 0
 	}
 	return p
@@ -208,7 +200,7 @@ func (f *planForm) parseMaxParallelism() {
 	}
 	m, err := strconv.Atoi(f.MaxParallelism)
 	if err != nil || m < 1 || m > assign.UpperBoundMaxParallelism {
-		f.fail("maxParallelism", "%s is not a max parallelism: Flink accepts 1..%d", assign.QuoteClip(f.MaxParallelism), assign.UpperBoundMaxParallelism)
+		f.fail("maxParallelism", "%s is not a max parallelism: Flink accepts 1..%d", quote.Clip(f.MaxParallelism), assign.UpperBoundMaxParallelism)
 		return
 	}
 	f.maxP = m
@@ -247,17 +239,17 @@ func (f *planForm) parseTopics() {
 		}
 		i := strings.LastIndexByte(e, ':')
 		if i <= 0 {
-			f.fail("topics", "%s: write NAME:PARTITIONS, e.g. orders:12", assign.QuoteClip(e))
+			f.fail("topics", "%s: write NAME:PARTITIONS, e.g. orders:12", quote.Clip(e))
 			return
 		}
 		name, count := strings.TrimSpace(e[:i]), strings.TrimSpace(e[i+1:])
 		n, err := strconv.Atoi(count)
 		if err != nil || n < 1 || n > assign.MaxPartitions {
-			f.fail("topics", "%s: partition count %s is not an integer in 1..%d", assign.QuoteClip(name), assign.QuoteClip(count), assign.MaxPartitions)
+			f.fail("topics", "%s: partition count %s is not an integer in 1..%d", quote.Clip(name), quote.Clip(count), assign.MaxPartitions)
 			return
 		}
 		if seen[name] {
-			f.fail("topics", "%s is listed twice", assign.QuoteClip(name))
+			f.fail("topics", "%s is listed twice", quote.Clip(name))
 			return
 		}
 		seen[name] = true
@@ -325,26 +317,26 @@ func (f *planForm) parseRates() {
 		topic := strings.TrimSpace(rec[0])
 		part, err := strconv.Atoi(strings.TrimSpace(rec[1]))
 		if err != nil || part < 0 {
-			f.fail("rates", "line %d: partition %s is not a partition number", line, assign.QuoteClip(rec[1]))
+			f.fail("rates", "line %d: partition %s is not a partition number", line, quote.Clip(rec[1]))
 			return
 		}
 		rate, err := strconv.ParseFloat(strings.TrimSpace(rec[2]), 64)
 		if err != nil || rate < 0 || math.IsInf(rate, 0) || math.IsNaN(rate) {
-			f.fail("rates", "line %d: rate %s is not a non-negative number", line, assign.QuoteClip(rec[2]))
+			f.fail("rates", "line %d: rate %s is not a non-negative number", line, quote.Clip(rec[2]))
 			return
 		}
 		n, known := counts[topic]
 		switch {
 		case len(f.topics) > 0 && !known:
-			f.fail("rates", "line %d: topic %s is not in the topic list", line, assign.QuoteClip(topic))
+			f.fail("rates", "line %d: topic %s is not in the topic list", line, quote.Clip(topic))
 			return
 		case known && part >= n:
-			f.fail("rates", "line %d: %s has %d partitions (0..%d), not partition %d", line, assign.QuoteClip(topic), n, n-1, part)
+			f.fail("rates", "line %d: %s has %d partitions (0..%d), not partition %d", line, quote.Clip(topic), n, n-1, part)
 			return
 		}
 		tp := assign.TopicPartition{Topic: topic, Partition: int32(part)}
 		if _, dup := rates[tp]; dup {
-			f.fail("rates", "line %d: %s-%d is given twice", line, assign.QuoteClip(topic), part)
+			f.fail("rates", "line %d: %s-%d is given twice", line, quote.Clip(topic), part)
 			return
 		}
 		rates[tp] = rate
@@ -371,7 +363,7 @@ func (f *planForm) parseState() {
 	for _, fld := range fields {
 		b, err := parseBytes(fld)
 		if err != nil {
-			f.fail("state", "%s: %v", assign.QuoteClip(strings.TrimSpace(fld)), err)
+			f.fail("state", "%s: %v", quote.Clip(strings.TrimSpace(fld)), err)
 			return
 		}
 		sizes = append(sizes, b)
@@ -412,7 +404,7 @@ func parseBytes(s string) (int64, error) {
 	}
 	mult, ok := byteUnits[unit]
 	if !ok {
-		return 0, fmt.Errorf("unknown unit %s; use B, KB, MB, GB, TB or KiB, MiB, GiB, TiB", assign.QuoteClip(unit))
+		return 0, fmt.Errorf("unknown unit %s; use B, KB, MB, GB, TB or KiB, MiB, GiB, TiB", quote.Clip(unit))
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || v < 0 {
@@ -462,7 +454,7 @@ func (f *planForm) buildCanonicalQuery() url.Values {
 	set("state", strings.TrimSpace(f.State), "")
 	set("highlight", f.Highlight, "")
 	if len(f.history) > 1 {
-		v.Set("history", joinHistory(f.history))
+		v.Set("history", assign.FormatHistory(f.history))
 	} else {
 		set("history", f.History, "")
 	}

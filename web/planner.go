@@ -14,6 +14,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/strategy"
 	"github.com/skewscope/skewscope/views"
 )
@@ -98,14 +99,6 @@ func (f *planForm) planHistory() []int {
 		return f.history
 	}
 	return []int{f.current}
-}
-
-func joinHistory(h []int) string {
-	parts := make([]string, len(h))
-	for i, p := range h {
-		parts[i] = strconv.Itoa(p)
-	}
-	return strings.Join(parts, ",")
 }
 
 func newEmptyPlanForm() *planForm {
@@ -250,7 +243,7 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 	nowMode := "fresh start"
 	var nowUnc map[assign.TopicPartition]bool
 	if nr := res.nowRestore; nr != nil {
-		nowMode = "restored: " + strings.ReplaceAll(joinHistory(nr.History), ",", " → ")
+		nowMode = "restored: " + strings.ReplaceAll(assign.FormatHistory(nr.History), ",", " → ")
 		if len(nr.Uncertain) > 0 {
 			nowUnc = map[assign.TopicPartition]bool{}
 			for _, tp := range nr.Uncertain {
@@ -283,7 +276,7 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 	jq.Set("strategy", f.strat.Name)
 	if pl.Start == assign.StartRestore {
 		jq.Set("mode", "restore")
-		jq.Set("from", joinHistory(f.planHistory()))
+		jq.Set("from", assign.FormatHistory(f.planHistory()))
 	}
 	v.JSONURL = l.URL("/api/v1/assignment?" + jq.Encode())
 	if f.strat.Comparison {
@@ -363,7 +356,7 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 		row := views.GridRow{
 			Subtask: i, Idle: len(ps) == 0, Load: math.Round(load[i]), LoadMax: math.Ceil(max(maxLoad, 1)),
 			LoadLow: math.Round(sk.Mean * 1.1), LoadHigh: math.Round(sk.Mean * 1.25),
-			LoadText:  fmtNum(load[i]),
+			LoadText:  format.Num(load[i]),
 			KeyGroups: strconv.Itoa(kr.Start) + "–" + strconv.Itoa(kr.End),
 			Busiest:   side.Parallelism > 1 && maxLoad > 0 && i == sk.Busiest,
 			Highlight: i == gc.highlight.subtask,
@@ -389,7 +382,7 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 			if gc.hasRates {
 				r := gc.f.rates[tp]
 				sb.WriteString(" · ")
-				sb.WriteString(fmtNum(r))
+				sb.WriteString(format.Num(r))
 				sb.WriteString("/s")
 				if gc.f.Color == "rate" {
 					c.Class = "c rate r" + strconv.Itoa(rateBand(r, gc.maxRate))
@@ -419,9 +412,9 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 		g.Rows[i] = row
 	}
 	if gc.hasRates {
-		g.Footer = fmt.Sprintf("records/s per subtask · skew %s · max/mean %s · given rates", fmtPct(sk.FlinkPercent), fmtRatio(sk.MaxOverMean))
+		g.Footer = fmt.Sprintf("records/s per subtask · skew %s · max/mean %s · given rates", format.Percent(sk.FlinkPercent), format.Factor(sk.MaxOverMean))
 	} else {
-		g.Footer = fmt.Sprintf("partitions per subtask · skew %s · max/mean %s · %d idle", fmtPct(sk.FlinkPercent), fmtRatio(sk.MaxOverMean), sk.Idle)
+		g.Footer = fmt.Sprintf("partitions per subtask · skew %s · max/mean %s · %d idle", format.Percent(sk.FlinkPercent), format.Factor(sk.MaxOverMean), sk.Idle)
 	}
 	return g
 }
@@ -444,23 +437,23 @@ func planFigures(pl assign.Plan, hasRates bool) []views.Figure {
 		kind = "given"
 	}
 	figs := []views.Figure{
-		{ID: "skew", Label: "Source skew (Flink %)", Now: fmtPct(now.FlinkPercent), Then: fmtPct(then.FlinkPercent),
+		{ID: "skew", Label: "Source skew (Flink %)", Now: format.Percent(now.FlinkPercent), Then: format.Percent(then.FlinkPercent),
 			Kind: kind, Note: "over " + what + " per subtask", Worse: then.FlinkPercent > now.FlinkPercent+0.05, Better: then.FlinkPercent < now.FlinkPercent-0.05},
-		{ID: "maxmean", Label: "Max / mean load", Now: fmtRatio(now.MaxOverMean), Then: fmtRatio(then.MaxOverMean),
+		{ID: "maxmean", Label: "Max / mean load", Now: format.Factor(now.MaxOverMean), Then: format.Factor(then.MaxOverMean),
 			Kind: kind, Note: "busiest subtask against the average", Worse: then.MaxOverMean > now.MaxOverMean+0.005, Better: then.MaxOverMean < now.MaxOverMean-0.005},
 		{ID: "idle", Label: "Idle subtasks", Now: strconv.Itoa(pl.Now.PartitionSkew.Idle), Then: strconv.Itoa(pl.Target.PartitionSkew.Idle),
 			Kind: "computed", Note: "source subtasks without a partition", Worse: pl.Target.PartitionSkew.Idle > pl.Now.PartitionSkew.Idle},
 		{ID: "keygroups", Label: "Key groups changing owner", SingleOnly: true,
 			Then: fmt.Sprintf("%d / %d", pl.Keyed.Moved, pl.MaxParallelism), Kind: "computed",
-			Note: fmt.Sprintf("%s of keyed state changes subtask", fmtPct(100*pl.Keyed.MovedFraction))},
+			Note: fmt.Sprintf("%s of keyed state changes subtask", format.Percent(100*pl.Keyed.MovedFraction))},
 	}
 	if pl.Keyed.BytesKnown {
 		figs = append(figs, views.Figure{ID: "state", Label: "State to move", SingleOnly: true,
-			Then: fmtBytes(pl.Keyed.MovedBytes), Kind: "estimated",
-			Note: "of " + fmtBytes(pl.Keyed.TotalBytes) + " checkpointed"})
+			Then: format.Bytes(pl.Keyed.MovedBytes), Kind: "estimated",
+			Note: "of " + format.Bytes(pl.Keyed.TotalBytes) + " checkpointed"})
 	} else {
 		figs = append(figs, views.Figure{ID: "kgskew", Label: "Key groups max / mean",
-			Now: fmtRatio(pl.Now.KeyGroupSkew.MaxOverMean), Then: fmtRatio(pl.Target.KeyGroupSkew.MaxOverMean), Kind: "computed",
+			Now: format.Factor(pl.Now.KeyGroupSkew.MaxOverMean), Then: format.Factor(pl.Target.KeyGroupSkew.MaxOverMean), Kind: "computed",
 			Note:  fmt.Sprintf("%d key groups over the subtasks", pl.MaxParallelism),
 			Worse: pl.Target.KeyGroupSkew.MaxOverMean > pl.Now.KeyGroupSkew.MaxOverMean+0.005, Better: pl.Target.KeyGroupSkew.MaxOverMean < pl.Now.KeyGroupSkew.MaxOverMean-0.005})
 	}
@@ -515,7 +508,7 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 			owners := make([]string, 0, len(hot))
 			seen := map[int]bool{}
 			for i, h := range hot {
-				names[i] = fmt.Sprintf("%s-%d (%s rec/s)", isolate(h.tp.Topic), h.tp.Partition, fmtNum(h.r))
+				names[i] = fmt.Sprintf("%s-%d (%s rec/s)", isolate(h.tp.Topic), h.tp.Partition, format.Num(h.r))
 				if o, ok := side.Assignment.OwnerOf(h.tp); ok && !seen[o] {
 					seen[o] = true
 					owners = append(owners, strconv.Itoa(o))
@@ -530,12 +523,12 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 				where = "subtasks " + joinAnd(owners)
 			}
 			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%s %s %s of all traffic. A subtask that owns one of them is the bottleneck whatever the parallelism: at p = %d they sit on %s.",
-				joinAnd(names), verb, fmtPct(100*share/total), p, where)})
+				joinAnd(names), verb, format.Percent(100*share/total), p, where)})
 			floor := hot[0].r
 			if side.RateSkew.Max <= floor*1.0001 {
-				out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d the busiest subtask carries %s rec/s, which is the hottest partition alone: more subtasks cannot bring it lower. Spreading the hot keys, or more partitions for %s, can.", p, fmtNum(side.RateSkew.Max), isolate(hot[0].tp.Topic))})
+				out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d the busiest subtask carries %s rec/s, which is the hottest partition alone: more subtasks cannot bring it lower. Spreading the hot keys, or more partitions for %s, can.", p, format.Num(side.RateSkew.Max), isolate(hot[0].tp.Topic))})
 			} else {
-				out = append(out, views.WhyLine{Text: fmt.Sprintf("More subtasks cannot bring the busiest one below %s rec/s (the hottest partition); at p = %d it carries %s rec/s.", fmtNum(floor), p, fmtNum(side.RateSkew.Max))})
+				out = append(out, views.WhyLine{Text: fmt.Sprintf("More subtasks cannot bring the busiest one below %s rec/s (the hottest partition); at p = %d it carries %s rec/s.", format.Num(floor), p, format.Num(side.RateSkew.Max))})
 			}
 		}
 	}
@@ -598,7 +591,7 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 				small++
 			}
 		}
-		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Key groups split unevenly at p = %d: %d subtasks own %d key groups and %d own %d (max/mean %s). A parallelism that divides %d spreads keyed state evenly.", p, big, hi, small, hi-1, fmtRatio(kg.MaxOverMean), pl.MaxParallelism)})
+		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Key groups split unevenly at p = %d: %d subtasks own %d key groups and %d own %d (max/mean %s). A parallelism that divides %d spreads keyed state evenly.", p, big, hi, small, hi-1, format.Factor(kg.MaxOverMean), pl.MaxParallelism)})
 	}
 	if len(out) == 0 {
 		out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d partition counts differ by at most one between subtasks and key groups are split as evenly as %d allows.", p, pl.MaxParallelism)})
@@ -660,16 +653,16 @@ func keyGroupStrip(pl assign.Plan) views.KeyGroupStrip {
 	s.FanIn = "Each new subtask restores keyed state from old subtasks: " + strings.Join(parts, " · ") +
 		fmt.Sprintf(" (max fan-in %d)", pl.Keyed.MaxFanIn)
 	if t := pl.Target; t.KeyGroupSkew.MaxOverMean > 1 {
-		s.Uneven = fmt.Sprintf("At p = %d the ranges differ by one key group (darker segments own one more); max/mean %s.", t.Parallelism, fmtRatio(t.KeyGroupSkew.MaxOverMean))
+		s.Uneven = fmt.Sprintf("At p = %d the ranges differ by one key group (darker segments own one more); max/mean %s.", t.Parallelism, format.Factor(t.KeyGroupSkew.MaxOverMean))
 	}
 	return s
 }
 
 func stateView(pl assign.Plan) views.StateView {
 	k := pl.Keyed
-	v := views.StateView{Moved: k.Moved, MaxParallelism: k.MaxParallelism, MovedPercent: fmtPct(100 * k.MovedFraction), BytesKnown: k.BytesKnown}
+	v := views.StateView{Moved: k.Moved, MaxParallelism: k.MaxParallelism, MovedPercent: format.Percent(100 * k.MovedFraction), BytesKnown: k.BytesKnown}
 	if k.BytesKnown {
-		v.BytesNote = fmt.Sprintf("About %s of %s keyed state lands on a subtask with another index; restore reads about %s beyond each subtask's largest handle.", fmtBytes(k.MovedBytes), fmtBytes(k.TotalBytes), fmtBytes(k.NonBaseBytes))
+		v.BytesNote = fmt.Sprintf("About %s of %s keyed state lands on a subtask with another index; restore reads about %s beyond each subtask's largest handle.", format.Bytes(k.MovedBytes), format.Bytes(k.TotalBytes), format.Bytes(k.NonBaseBytes))
 	}
 	for i, st := range k.Subtasks {
 		if i == stateRows {
@@ -682,7 +675,7 @@ func stateView(pl assign.Plan) views.StateView {
 		}
 		row := views.StateRow{Subtask: st.Subtask, Range: fmt.Sprintf("%d–%d", st.Range.Start, st.Range.End), Sources: strings.Join(srcs, " · "), FanIn: st.FanIn}
 		if k.BytesKnown {
-			row.Bytes, row.NonBase = fmtBytes(st.Bytes), fmtBytes(st.NonBaseBytes)
+			row.Bytes, row.NonBase = format.Bytes(st.Bytes), format.Bytes(st.NonBaseBytes)
 		}
 		v.Rows = append(v.Rows, row)
 	}
@@ -730,7 +723,7 @@ func candidatesView(l views.Layout, f *planForm, res *planResult) views.Candidat
 			P:          c.Parallelism,
 			Form:       "plan-form",
 			URL:        planURL(l, f, map[string]string{"target": strconv.Itoa(c.Parallelism), "embed": embedParam(l)}),
-			Busiest:    fmtNum(c.BusiestLoad),
+			Busiest:    format.Num(c.BusiestLoad),
 			Partitions: fmt.Sprintf("%d–%d", c.PartitionsMin, c.PartitionsMax),
 			KeyGroups:  fmt.Sprintf("%d–%d", c.KeyGroupsMin, c.KeyGroupsMax),
 			Note:       candidateNote(c, f, res.plan.MaxParallelism),
@@ -740,7 +733,7 @@ func candidatesView(l views.Layout, f *planForm, res *planResult) views.Candidat
 		if v.HasRate {
 			sk = c.RateSkew
 		}
-		row.Skew, row.MaxMean = fmtPct(sk.FlinkPercent), fmtRatio(sk.MaxOverMean)
+		row.Skew, row.MaxMean = format.Percent(sk.FlinkPercent), format.Factor(sk.MaxOverMean)
 		v.Rows = append(v.Rows, row)
 	}
 	return v
@@ -811,8 +804,8 @@ func legendColours(f *planForm, maxRate float64) []views.LegendItem {
 	if f.Color == "rate" && maxRate > 0 {
 		return []views.LegendItem{
 			{Class: "rate r1", Label: "low rate"},
-			{Class: "rate r5", Label: fmtNum(maxRate/2) + " rec/s"},
-			{Class: "rate r9", Label: fmtNum(maxRate) + " rec/s (hottest)"},
+			{Class: "rate r5", Label: format.Num(maxRate/2) + " rec/s"},
+			{Class: "rate r9", Label: format.Num(maxRate) + " rec/s (hottest)"},
 		}
 	}
 	var out []views.LegendItem
@@ -864,7 +857,7 @@ func isolate(s string) string {
 }
 
 func fmtMoved(d assign.SourceRescaleDiff) string {
-	return fmt.Sprintf("%d of %d (%s)", d.Moved, d.Common, fmtPct(100*d.MovedFraction))
+	return fmt.Sprintf("%d of %d (%s)", d.Moved, d.Common, format.Percent(100*d.MovedFraction))
 }
 
 func joinAnd(xs []string) string {
@@ -883,51 +876,4 @@ func quoteAll(xs []string) []string {
 		out[i] = "“" + isolate(x) + "”"
 	}
 	return out
-}
-
-// fmtNum prints a count or rate: integers with thousands separators, small
-// fractions with up to two decimals.
-func fmtNum(v float64) string {
-	if math.Abs(v-math.Round(v)) < 1e-9 || math.Abs(v) >= 100 {
-		return group(strconv.FormatFloat(math.Round(v), 'f', 0, 64))
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
-}
-
-func group(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-func fmtPct(v float64) string {
-	if v != 0 && math.Abs(v) < 1 {
-		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
-	}
-	return strconv.FormatFloat(math.Round(v), 'f', 0, 64) + "%"
-}
-
-func fmtRatio(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
-
-func fmtBytes(b int64) string {
-	const unit = 1000
-	if b < unit {
-		return strconv.FormatInt(b, 10) + " B"
-	}
-	div, exp := int64(unit), 0
-	for n := b / unit; n >= unit && exp < 4; n /= unit {
-		div *= unit
-		exp++
-	}
-	return strconv.FormatFloat(float64(b)/float64(div), 'f', 1, 64) + " " + string("kMGTP"[exp]) + "B"
 }

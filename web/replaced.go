@@ -11,7 +11,7 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/views"
 )
@@ -51,13 +51,13 @@ func (s *Server) byName(r *http.Request, api bool) (job, vertex string, err erro
 		name, err := url.QueryUnescape(seg)
 		switch {
 		case err != nil:
-			return "", badInput(field, "%s is not a path-escaped name: %v", assign.QuoteClip(seg), err)
+			return "", badInput(field, "%s is not a path-escaped name: %v", quote.Clip(seg), err)
 		case name == "":
 			return "", badInput(field, "the name is empty")
 		case len(name) > maxNameBytes:
 			return "", badInput(field, "the name is %d bytes; at most %d", len(name), maxNameBytes)
 		case !utf8.ValidString(name):
-			return "", badInput(field, "%s is not UTF-8", assign.QuoteClip(seg))
+			return "", badInput(field, "%s is not UTF-8", quote.Clip(seg))
 		}
 		return name, nil
 	}
@@ -212,7 +212,7 @@ func (s *Server) serveForgottenJSON(w http.ResponseWriter, r *http.Request, rep 
 		return nil
 	}
 	msg := fmt.Sprintf("job %s is no longer listed by Flink: it was replaced by %s (%s) at %s; the current run is %s (add ?follow=1 to be redirected)",
-		rep.OldID, rep.NewID, assign.QuoteClip(rep.Name), rep.At.UTC().Format(time.RFC3339), rep.Current)
+		rep.OldID, rep.NewID, quote.Clip(rep.Name), rep.At.UTC().Format(time.RFC3339), rep.Current)
 	return writeJSON(w, http.StatusNotFound, replacedErrorBody{Error: msg, ReplacedBy: &rep})
 }
 
@@ -256,7 +256,7 @@ func newReplaced(l views.Layout, rep live.Replacement, now time.Time, vertex boo
 			r.NewURL = link(views.VertexPath(rep.NewID, rep.VertexID), q)
 			r.OpenText = "Open " + rep.VertexName + " in job " + rep.NewID
 		default:
-			r.VertexNote = "Job " + rep.NewID + " has no vertex named " + assign.QuoteClip(rep.VertexName) + " (its job graph changed); the link opens its job page."
+			r.VertexNote = "Job " + rep.NewID + " has no vertex named " + quote.Clip(rep.VertexName) + " (its job graph changed); the link opens its job page."
 		}
 	}
 	sq := url.Values{"endpoint": {rep.Endpoint}}

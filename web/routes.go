@@ -6,7 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
-	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // routes lists every URL skewscope serves.
@@ -83,7 +83,7 @@ func (s *Server) mount(r chi.Router) {
 		r.Get("/jobs/{jobID}/vertices/{vertexID}", s.api(s.serveVertexJSON))
 		r.Get("/kafka/{cluster}/topics/{topic}", s.api(s.serveTopicJSON))
 		r.NotFound(s.api(func(w http.ResponseWriter, r *http.Request) error {
-			return &inputError{Status: http.StatusNotFound, Msg: "no such API endpoint: " + assign.QuoteClip(r.URL.Path) + "; see /api/v1/openapi.json"}
+			return &inputError{Status: http.StatusNotFound, Msg: "no such API endpoint: " + quote.Clip(r.URL.Path) + "; see /api/v1/openapi.json"}
 		}))
 		r.MethodNotAllowed(s.api(s.serveAPIMethodNotAllowed))
 	})

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat;
@@ -31,16 +31,16 @@ func cpuTime(pid int) (user, system time.Duration, err error) {
 func parseStat(b []byte) (user, system time.Duration, err error) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, 0, fmt.Errorf("proc stat %s: no command name", assign.QuoteClip(string(b)))
+		return 0, 0, fmt.Errorf("proc stat %s: no command name", quote.Clip(string(b)))
 	}
 	f := strings.Fields(string(b[i+1:])) // f[0] is field 3 (state)
 	if len(f) < 13 {
-		return 0, 0, fmt.Errorf("proc stat %s: %d fields", assign.QuoteClip(string(b)), len(f)+2)
+		return 0, 0, fmt.Errorf("proc stat %s: %d fields", quote.Clip(string(b)), len(f)+2)
 	}
 	u, err1 := strconv.ParseInt(f[11], 10, 64)
 	s, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("proc stat %s: bad utime/stime", assign.QuoteClip(string(b)))
+		return 0, 0, fmt.Errorf("proc stat %s: bad utime/stime", quote.Clip(string(b)))
 	}
 	tick := time.Second / clockTicks
 	return time.Duration(u) * tick, time.Duration(s) * tick, nil
@@ -90,7 +90,7 @@ func machineBusy() (time.Duration, error) {
 	line, _, _ := strings.Cut(string(b), "\n")
 	f := strings.Fields(line)
 	if len(f) < 8 || f[0] != "cpu" {
-		return 0, fmt.Errorf("proc stat: first line %s", assign.QuoteClip(line))
+		return 0, fmt.Errorf("proc stat: first line %s", quote.Clip(line))
 	}
 	var busy int64
 	for i, v := range f[1:] {

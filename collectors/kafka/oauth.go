@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // OAuthConfig is an OAuth 2.0 client-credentials grant (RFC 6749 §4.4) that
@@ -141,7 +141,7 @@ func (s *tokenSource) fetch(ctx context.Context) (token string, lifetime time.Du
 	jerr := json.Unmarshal(body, &tr)
 	if resp.StatusCode != http.StatusOK {
 		if jerr == nil && tr.Error != "" {
-			return fail("HTTP %s: %s", resp.Status, assign.QuoteClip(strings.TrimSpace(tr.Error+" "+tr.ErrorDescription)))
+			return fail("HTTP %s: %s", resp.Status, quote.Clip(strings.TrimSpace(tr.Error+" "+tr.ErrorDescription)))
 		}
 		return fail("HTTP %s", resp.Status)
 	}
@@ -152,12 +152,12 @@ func (s *tokenSource) fetch(ctx context.Context) (token string, lifetime time.Du
 		return fail("HTTP %s: response has no access_token", resp.Status)
 	}
 	if tr.TokenType != "" && !strings.EqualFold(tr.TokenType, "bearer") {
-		return fail("HTTP %s: token_type %s, want Bearer", resp.Status, assign.QuoteClip(tr.TokenType))
+		return fail("HTTP %s: token_type %s, want Bearer", resp.Status, quote.Clip(tr.TokenType))
 	}
 	if tr.ExpiresIn != "" {
 		secs, err := tr.ExpiresIn.Float64()
 		if err != nil || secs < 0 {
-			return fail("HTTP %s: bad expires_in %s", resp.Status, assign.QuoteClip(tr.ExpiresIn.String()))
+			return fail("HTTP %s: bad expires_in %s", resp.Status, quote.Clip(tr.ExpiresIn.String()))
 		}
 		lifetime = time.Duration(secs * float64(time.Second))
 	}

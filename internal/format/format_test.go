@@ -1,0 +1,28 @@
+package format
+
+import (
+	"math"
+	"testing"
+)
+
+func TestFigures(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{Count(-1), "–"}, {Count(math.NaN()), "–"}, {Count(978), "978"}, {Count(4900), "4.9k"},
+		{Count(49_400), "49k"}, {Count(1_240_000), "1.2M"}, {Count(42e6), "42M"}, {Count(3.5e9), "3.5G"},
+		{Int(-1), "–"}, {Int(0), "0"}, {Int(999), "999"}, {Int(1000), "1,000"}, {Int(412838), "412,838"},
+		{Int(math.MaxInt64), "9,223,372,036,854,775,807"},
+		{Signed(-1200), "-1,200"}, {Signed(math.MinInt64), "-9,223,372,036,854,775,808"}, {Signed(12), "12"},
+		{Rate(-1), "–"}, {Rate(2.54), "2.5/s"}, {Rate(3647.4), "3,647/s"},
+		{Num(3), "3"}, {Num(1234.4), "1,234"}, {Num(-2500), "-2,500"}, {Num(1.5), "1.50"}, {Num(math.Inf(1)), "–"},
+		{Seconds(-1), "–"}, {Seconds(0.4), "0 s"}, {Seconds(200), "3 m 20 s"}, {Seconds(7500), "2 h 5 m"}, {Seconds(273600), "3 d 4 h"},
+		{Ratio(-1), "–"}, {Ratio(0.534), "53%"}, {Ratio(1), "100%"},
+		{Percent(0.26), "0.3%"}, {Percent(0), "0%"}, {Percent(137.4), "137%"},
+		{Factor(1.366), "1.37"},
+		{Bytes(-1), "–"}, {Bytes(512), "512 B"}, {Bytes(1536), "1.5 KiB"}, {Bytes(3 << 30), "3.0 GiB"},
+		{Bytes(5 << 40), "5.0 TiB"}, {Bytes(10 << 20), "10.0 MiB"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
