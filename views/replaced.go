@@ -1,11 +1,5 @@
 package views
 
-import (
-	"net/url"
-	"strings"
-
-	"github.com/skewscope/skewscope/live"
-)
 
 // Replaced is what the replaced-job banner and page say. Package web builds
 // it; every URL is complete (route prefix, escaping, ?embed=1).
@@ -19,7 +13,7 @@ type Replaced struct {
 	// link was to a vertex and it has one).
 	NewID, NewURL string
 	AtText, AtISO string
-	Age           live.Age
+	Age           Age
 	// CurrentID and CurrentURL name the current run when NewID was itself
 	// replaced; "" otherwise.
 	CurrentID, CurrentURL string
@@ -30,21 +24,4 @@ type Replaced struct {
 	// StableURL is the by-name link to the current run, StableText its
 	// path with the names unescaped, to read.
 	StableURL, StableText string
-}
-
-// escapeName escapes a job or vertex name for a by-name path segment. A
-// plus is escaped too: the segment is read like a query value, where '+'
-// is a space, because that is what alert templates write (Go's and
-// Prometheus's urlquery).
-func escapeName(name string) string {
-	return strings.ReplaceAll(url.PathEscape(name), "+", "%2B")
-}
-
-// JobByNamePath is the stable path of a job's current run, under the route
-// prefix.
-func JobByNamePath(job string) string { return "/jobs/by-name/" + escapeName(job) }
-
-// VertexByNamePath is the stable path of a vertex of a job's current run.
-func VertexByNamePath(job, vertex string) string {
-	return JobByNamePath(job) + "/vertices/" + escapeName(vertex)
 }

@@ -38,7 +38,7 @@ func TestOverviewBackendsNotYetPolled(t *testing.T) {
 	ts := newLiveServer(t, st, nil)
 
 	doc := getDoc(t, ts.URL+"/", 200)
-	checkUpdateMatchesPage(t, doc, overviewUpdate(st.Overview()))
+	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.Overview()))
 	got := backendCells(doc)
 	for row, want := range map[string][]string{
 		"endpoint-row jm":  {"jm http://jm.example:8081", "", "–", "–", "–", "–", "not yet polled"},
@@ -57,7 +57,7 @@ func TestOverviewBackendsNotYetPolled(t *testing.T) {
 	st.UpdateKafka(&kafka.Snapshot{Cluster: "lost", CollectedAt: at, PollDuration: 1500 * time.Millisecond, Err: down})
 	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", URL: "http://jm.example:8081", CollectedAt: at, PollDuration: 20 * time.Millisecond, Err: down})
 	doc = getDoc(t, ts.URL+"/", 200)
-	checkUpdateMatchesPage(t, doc, overviewUpdate(st.Overview()))
+	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.Overview()))
 	got = backendCells(doc)
 	for row, want := range map[string][]string{
 		"endpoint-row jm":  {"jm http://jm.example:8081", "", "–", "20 ms", "–", "–", "never reached · last try 4 s ago · " + down.Error()},

@@ -53,8 +53,8 @@ func (s *Server) serveOverview(w http.ResponseWriter, r *http.Request) (int, tem
 	if s.live == nil {
 		return http.StatusOK, views.Home(s.layout(r, "Overview", "home")), nil
 	}
-	ov := s.live.Overview()
-	return http.StatusOK, views.OverviewPage(s.layout(r, "Overview", "home"), ov, overviewShape(ov)), nil
+	l := s.layout(r, "Overview", "home")
+	return http.StatusOK, views.OverviewPage(l, newOverviewPage(linksOf(l), s.live.Overview())), nil
 }
 
 func (s *Server) serveOverviewJSON(w http.ResponseWriter, r *http.Request) error {
@@ -103,12 +103,7 @@ func (s *Server) serveJob(w http.ResponseWriter, r *http.Request) (int, templ.Co
 		return 0, nil, nil
 	}
 	l := s.layout(r, jv.Name, "")
-	var banner *views.Replaced
-	if jv.ReplacedBy != nil {
-		b := newReplaced(l, *jv.ReplacedBy, s.now(), false)
-		banner = &b
-	}
-	return http.StatusOK, views.JobPage(l, jv, jobShape(jv), banner), nil
+	return http.StatusOK, views.JobPage(l, newJobPage(linksOf(l), jv, replacedBanner(l, jv.ReplacedBy, s.now(), false))), nil
 }
 
 func (s *Server) serveJobJSON(w http.ResponseWriter, r *http.Request) error {
@@ -202,7 +197,7 @@ func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ
 	}
 	l := s.layout(r, vv.Name, "")
 	l.ChartCSS = s.prefix + "/static/" + s.assets.Hashed("vendor/uplot/uPlot.min.css")
-	return http.StatusOK, views.VertexPage(l, vv, s.vertexLinks(r, vv, vq)), nil
+	return http.StatusOK, views.VertexPage(l, newVertexPage(s.vertexPageInput(r, l, vv, vq), vv)), nil
 }
 
 func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
@@ -266,7 +261,9 @@ func parseVertexTopic(t string) (job, vertex string, q live.VertexQuery, ok bool
 	return job, vertex, q, true
 }
 
-func (s *Server) vertexLinks(r *http.Request, vv live.VertexView, vq live.VertexQuery) views.VertexLinks {
+// vertexPageInput is what the vertex page shows beside the view: its topic,
+// its links (which keep the request's query) and its replaced banner.
+func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.VertexView, vq live.VertexQuery) vertexPageInput {
 	base := s.prefix + views.VertexPath(vv.JobID, vv.ID)
 	q := r.URL.Query()
 	with := func(k, v string) string {
@@ -284,23 +281,25 @@ func (s *Server) vertexLinks(r *http.Request, vv live.VertexView, vq live.Vertex
 		}
 		return base
 	}
-	l := views.VertexLinks{
-		Topic:     vertexTopic(vv.JobID, vv.ID, vv.Color, vq.History),
-		JSON:      s.prefix + "/api/v1" + views.VertexPath(vv.JobID, vv.ID),
-		Embed:     with("embed", "1"),
-		ColorLag:  with("color", ""),
-		ColorRate: with("color", "rate"),
-		Highlight: q.Get("highlight"),
-		Planner:   s.plannerLink(vv),
+	in := vertexPageInput{
+		links: linksOf(l),
+		topic: vertexTopic(vv.JobID, vv.ID, vv.Color, vq.History),
+		hrefs: views.VertexLinks{
+			JSON:      s.prefix + "/api/v1" + views.VertexPath(vv.JobID, vv.ID),
+			ColorLag:  with("color", ""),
+			ColorRate: with("color", "rate"),
+			Highlight: q.Get("highlight"),
+			Planner:   s.plannerLink(vv),
+		},
+	}
+	if !l.Embed {
+		in.hrefs.Embed = with("embed", "1")
 	}
 	if s.sandbox != nil {
-		l.SandboxRestore = s.prefix + "/sandbox/restore"
+		in.sandboxRestore = s.prefix + "/sandbox/restore"
 	}
-	if vv.ReplacedBy != nil {
-		b := newReplaced(s.layout(r, vv.Name, ""), *vv.ReplacedBy, s.now(), true)
-		l.Replaced = &b
-	}
-	return l
+	in.replaced = replacedBanner(l, vv.ReplacedBy, s.now(), true)
+	return in
 }
 
 // plannerLink opens the planner on this source with the measured rates.
@@ -359,7 +358,7 @@ func (s *Server) serveTopic(w http.ResponseWriter, r *http.Request) (int, templ.
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, views.TopicPage(s.layout(r, tv.Name, ""), tv, topicShape(tv)), nil
+	return http.StatusOK, views.TopicPage(s.layout(r, tv.Name, ""), newTopicPage(tv)), nil
 }
 
 func (s *Server) serveTopicJSON(w http.ResponseWriter, r *http.Request) error {
@@ -413,18 +412,23 @@ func (s *Server) runLive(ctx context.Context, minInterval time.Duration) {
 	}
 }
 
-// publishAll computes and publishes the views somebody is subscribed to.
+// publishAll builds and publishes the pages somebody is subscribed to,
+// with the builders that render them, so that an update carries the texts
+// the page shows.
 func (s *Server) publishAll() {
 	st, hub := s.live, s.hub
-	if hub.Subscribed("overview") {
-		hub.Publish("overview", overviewUpdate(st.Overview()))
+	l := views.Layout{Base: s.prefix}
+	pl := linksOf(l)
+	now := s.now()
+	if hub.Subscribed(overviewTopic) {
+		s.publish(newOverviewPage(pl, st.Overview()))
 	}
 	for _, j := range st.JobRefs() {
-		if !hub.Subscribed("job:" + j.ID) {
+		if !hub.Subscribed(jobTopic(j.ID)) {
 			continue
 		}
 		if jv, err := st.Job(j.Endpoint, j.ID); err == nil {
-			hub.Publish("job:"+j.ID, jobUpdate(jv))
+			s.publish(newJobPage(pl, jv, replacedBanner(l, jv.ReplacedBy, now, false)))
 		}
 	}
 	for _, topic := range hub.Topics("vertex:") {
@@ -433,16 +437,27 @@ func (s *Server) publishAll() {
 			continue // a topic no page subscribes to
 		}
 		if vv, err := st.Vertex(job, vertex, q); err == nil {
-			hub.Publish(topic, vertexUpdate(vv))
+			s.publish(newVertexPage(vertexPageInput{links: pl, topic: topic, replaced: replacedBanner(l, vv.ReplacedBy, now, true)}, vv))
 		}
 	}
 	for _, t := range st.Backends().Topics {
-		topic := "topic:" + t.Cluster + "/" + t.Name
-		if !hub.Subscribed(topic) {
+		if !hub.Subscribed(topicTopic(t.Cluster, t.Name)) {
 			continue
 		}
 		if tv, err := st.Topic(t.Cluster, t.Name); err == nil {
-			hub.Publish(topic, topicUpdate(tv))
+			s.publish(newTopicPage(tv))
 		}
 	}
+}
+
+// publish sends a page's update to its topic. A model that names one
+// element twice is a builder's bug: it is logged, and the page keeps its
+// last update rather than a wrong one.
+func (s *Server) publish(p views.LivePage) {
+	u, err := views.UpdateOf(p)
+	if err != nil {
+		s.log.Error("live update not published", "topic", p.LiveHead().Topic, "err", err)
+		return
+	}
+	s.hub.Publish(p.LiveHead().Topic, u)
 }

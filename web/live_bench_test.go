@@ -60,7 +60,7 @@ func BenchmarkVertexPush10k(b *testing.B) {
 		if err != nil || vv.Prediction.Total != 10_000 {
 			b.Fatal(err)
 		}
-		data, err := json.Marshal(vertexUpdate(vv))
+		data, err := json.Marshal(vertexUpdate(b, vv))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/views"
 )
 
 const (
@@ -121,9 +123,10 @@ func getDoc(t *testing.T, u string, wantStatus int) *goquery.Document {
 	return doc
 }
 
-// checkUpdateMatchesPage requires the compact update to address exactly the
-// page's live elements, with the texts the page shows.
-func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u liveUpdate) {
+// checkUpdateMatchesPage requires the update to address exactly the page's
+// live elements, by key, with the texts, levels, values, times and samples
+// the page shows.
+func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u views.Update) {
 	t.Helper()
 	root := doc.Find("[data-live-topic]")
 	if root.Length() != 1 {
@@ -132,40 +135,76 @@ func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u liveUpdate) {
 	if got := root.AttrOr("data-shape", ""); got != u.Shape {
 		t.Errorf("page shape %q, update shape %q", got, u.Shape)
 	}
-	texts := root.Find("[data-t]")
-	if texts.Length() != len(u.T) {
-		t.Fatalf("page has %d [data-t], update %d", texts.Length(), len(u.T))
-	}
-	texts.Each(func(i int, s *goquery.Selection) {
-		if got := s.Text(); got != u.T[i] {
-			t.Errorf("[data-t] #%d: page %q, update %q", i, got, u.T[i])
+	onPage := map[string]*goquery.Selection{}
+	doc.Find("[data-live]").Each(func(_ int, s *goquery.Selection) {
+		k := s.AttrOr("data-live", "")
+		if onPage[k] != nil {
+			t.Errorf("data-live %q is on the page twice", k)
 		}
+		onPage[k] = s
 	})
-	levels := root.Find("tbody [data-l]")
-	if levels.Length() != len(u.L) {
-		t.Fatalf("page has %d levels, update %d", levels.Length(), len(u.L))
+	keys := u.Keys()
+	if len(keys) != len(onPage) {
+		t.Errorf("page has %d live elements, update %d", len(onPage), len(keys))
 	}
-	levels.Each(func(i int, s *goquery.Selection) {
-		if got := s.AttrOr("data-l", ""); got != fmt.Sprint(u.L[i]) {
-			t.Errorf("level #%d: page %s, update %d", i, got, u.L[i])
+	for _, k := range keys {
+		if onPage[k] == nil {
+			t.Errorf("update key %q is not on the page", k)
 		}
-	})
-	if n := root.Find("[data-m]").Length(); n != len(u.M) {
-		t.Errorf("page has %d meters, update %d", n, len(u.M))
 	}
-	ages := root.Find("[data-age]")
-	if ages.Length() != len(u.Ages) {
-		t.Fatalf("page has %d ages, update %d", ages.Length(), len(u.Ages))
-	}
-	ages.Each(func(i int, s *goquery.Selection) {
-		if got := s.AttrOr("data-at", ""); got != fmt.Sprint(u.Ages[i]) {
-			t.Errorf("age #%d: page data-at %s, update %d", i, got, u.Ages[i])
+	for _, e := range u.T {
+		if s := onPage[e.Key]; s != nil && s.Text() != e.Value {
+			t.Errorf("%s: page %q, update %q", e.Key, s.Text(), e.Value)
 		}
-	})
-	if n := root.Find("[data-spark]").Length(); n != len(u.Spark) {
-		t.Errorf("page has %d sparklines, update %d", n, len(u.Spark))
+	}
+	for _, e := range u.C {
+		if s := onPage[e.Key]; s != nil && (s.AttrOr("data-l", "") != strconv.Itoa(e.Value.Level) || s.Find("i").Text() != e.Value.Text) {
+			t.Errorf("%s: page level %s text %q, update %d %q", e.Key, s.AttrOr("data-l", ""), s.Find("i").Text(), e.Value.Level, e.Value.Text)
+		}
+	}
+	for _, e := range u.M {
+		if s := onPage[e.Key]; s != nil && s.AttrOr("value", "") != e.Value {
+			t.Errorf("%s: page meter %s, update %s", e.Key, s.AttrOr("value", ""), e.Value)
+		}
+	}
+	for _, e := range u.Ages {
+		if s := onPage[e.Key]; s != nil && s.AttrOr("data-at", "") != strconv.FormatInt(e.Value, 10) {
+			t.Errorf("%s: page data-at %s, update %d", e.Key, s.AttrOr("data-at", ""), e.Value)
+		}
+	}
+	for _, e := range u.Spark {
+		if s := onPage[e.Key]; s != nil {
+			var got []float64
+			if err := json.Unmarshal([]byte(s.AttrOr("data-spark", "")), &got); err != nil || !slices.Equal(got, e.Value) {
+				t.Errorf("%s: page samples %s, update %v", e.Key, s.AttrOr("data-spark", ""), e.Value)
+			}
+		}
 	}
 }
+
+// The updates the publisher sends for these views (see publishAll).
+func updateOf(t testing.TB, p views.LivePage) views.Update {
+	t.Helper()
+	u, err := views.UpdateOf(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func overviewUpdate(t testing.TB, ov live.OverviewView) views.Update {
+	return updateOf(t, newOverviewPage(pageLinks{}, ov))
+}
+
+func jobUpdate(t testing.TB, jv live.JobView) views.Update {
+	return updateOf(t, newJobPage(pageLinks{}, jv, replacedBanner(views.Layout{}, jv.ReplacedBy, time.Now(), false)))
+}
+
+func vertexUpdate(t testing.TB, vv live.VertexView) views.Update {
+	return updateOf(t, newVertexPage(vertexPageInput{replaced: replacedBanner(views.Layout{}, vv.ReplacedBy, time.Now(), true)}, vv))
+}
+
+func topicUpdate(t testing.TB, tv live.TopicView) views.Update { return updateOf(t, newTopicPage(tv)) }
 
 func TestLivePagesAndUpdatesAgree(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -177,7 +216,7 @@ func TestLivePagesAndUpdatesAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?highlight=subtask:2", 200)
-	checkUpdateMatchesPage(t, doc, vertexUpdate(vv))
+	checkUpdateMatchesPage(t, doc, vertexUpdate(t, vv))
 	rows := doc.Find("[data-testid=subtask-row]")
 	if rows.Length() != 4 {
 		t.Fatalf("%d rows, want 4", rows.Length())
@@ -235,11 +274,11 @@ func TestLivePagesAndUpdatesAgree(t *testing.T) {
 	})
 
 	vr, _ := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "rate"})
-	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?color=rate", 200), vertexUpdate(vr))
+	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?color=rate", 200), vertexUpdate(t, vr))
 
 	kv, _ := st.Vertex(tJob, tKeyed, live.VertexQuery{Highlight: -1})
 	kdoc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tKeyed, 200)
-	checkUpdateMatchesPage(t, kdoc, vertexUpdate(kv))
+	checkUpdateMatchesPage(t, kdoc, vertexUpdate(t, kv))
 	var ranges []string
 	kdoc.Find("[data-testid=keygroups]").Each(func(_ int, s *goquery.Selection) { ranges = append(ranges, s.Text()) })
 	if got := strings.Join(ranges, " "); got != "0–42 43–85 86–127" {
@@ -258,11 +297,11 @@ func TestLivePagesAndUpdatesAgree(t *testing.T) {
 	}
 
 	jv, _ := st.Job("", tJob)
-	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/jobs/"+tJob, 200), jobUpdate(jv))
-	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/", 200), overviewUpdate(st.Overview()))
+	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/jobs/"+tJob, 200), jobUpdate(t, jv))
+	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/", 200), overviewUpdate(t, st.Overview()))
 	tv, _ := st.Topic("prod", "payments.v1")
 	tdoc := getDoc(t, ts.URL+"/kafka/prod/topics/payments.v1", 200)
-	checkUpdateMatchesPage(t, tdoc, topicUpdate(tv))
+	checkUpdateMatchesPage(t, tdoc, topicUpdate(t, tv))
 	if tdoc.Find("[data-testid=partition-row]").Length() != 6 {
 		t.Error("topic page should list 6 partitions")
 	}
@@ -406,8 +445,12 @@ func TestOverviewShowsWhatSkewscopeAsksOfTheJobManager(t *testing.T) {
 			t.Errorf("GET / lacks %q", want)
 		}
 	}
-	u := overviewUpdate(st.Overview())
-	if !slices.Contains(u.T, cost) || !slices.Contains(u.T, budget) || !slices.Contains(u.T, backoff) {
+	u := overviewUpdate(t, st.Overview())
+	var texts []string
+	for _, e := range u.T {
+		texts = append(texts, e.Value)
+	}
+	if !slices.Contains(texts, cost) || !slices.Contains(texts, budget) || !slices.Contains(texts, backoff) {
 		t.Errorf("the overview's live update texts %q lack the cost or the budget", u.T)
 	}
 }
@@ -428,8 +471,15 @@ func runLiveServer(t *testing.T, st *live.Store) (*Server, *httptest.Server) {
 	return s, ts
 }
 
+// pushedUpdate is an update as the page script reads it.
+type pushedUpdate struct {
+	Shape string            `json:"shape"`
+	T     map[string]string `json:"t"`
+	raw   []byte
+}
+
 // nextUpdate reads c's messages up to the first update of topic.
-func nextUpdate(t *testing.T, c *websocket.Conn, topic string) liveUpdate {
+func nextUpdate(t *testing.T, c *websocket.Conn, topic string) pushedUpdate {
 	t.Helper()
 	for {
 		_, msg, err := c.ReadMessage()
@@ -437,11 +487,16 @@ func nextUpdate(t *testing.T, c *websocket.Conn, topic string) liveUpdate {
 			t.Fatalf("no update for %s: %v", topic, err)
 		}
 		var m struct {
-			Topic string     `json:"topic"`
-			Data  liveUpdate `json:"data"`
+			Topic string          `json:"topic"`
+			Data  json.RawMessage `json:"data"`
 		}
 		if json.Unmarshal(msg, &m) == nil && m.Topic == topic {
-			return m.Data
+			var u pushedUpdate
+			if err := json.Unmarshal(m.Data, &u); err != nil {
+				t.Fatalf("update of %s: %v\n%s", topic, err, m.Data)
+			}
+			u.raw = m.Data
+			return u
 		}
 	}
 }
@@ -474,10 +529,10 @@ func TestWebsocketPushesVertexUpdates(t *testing.T) {
 	// Trigger a push: a new Kafka poll.
 	st.UpdateKafka(&kafka.Snapshot{Cluster: "other", CollectedAt: at})
 	vv, _ := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "lag"})
-	want := vertexUpdate(vv)
+	want := vertexUpdate(t, vv)
 	got := nextUpdate(t, c, topic)
-	if got.Shape != want.Shape || strings.Join(got.T, "|") != strings.Join(want.T, "|") {
-		t.Fatalf("pushed update differs from the view:\n%+v\nwant\n%+v", got, want)
+	if wantJSON, _ := json.Marshal(want); string(got.raw) != string(wantJSON) {
+		t.Fatalf("pushed update differs from the view's:\n%s\nwant\n%s", got.raw, wantJSON)
 	}
 	c.Close()
 	waitFor(t, "topic unwatched after the client left", 5*time.Second, func() bool { return !s.hub.Subscribed(topic) })

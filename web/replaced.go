@@ -238,7 +238,7 @@ func newReplaced(l views.Layout, rep live.Replacement, now time.Time, vertex boo
 	r := views.Replaced{
 		OldID: rep.OldID, Name: rep.Name, NewID: rep.NewID,
 		AtText: rep.At.UTC().Format("2006-01-02 15:04:05 UTC"), AtISO: rep.At.UTC().Format(time.RFC3339),
-		Age:      live.Age{At: rep.At, Seconds: max(0, int64(now.Sub(rep.At)/time.Second))},
+		Age:      replacedAge(rep.At, now),
 		NewURL:   link(views.JobPath(rep.NewID), q),
 		OpenText: "Open job " + rep.NewID,
 	}
@@ -272,6 +272,16 @@ func newReplaced(l views.Layout, rep live.Replacement, now time.Time, vertex boo
 		}
 	}
 	return r
+}
+
+// replacedBanner is the banner of a job page (or, vertex true, a vertex
+// page) whose job was replaced, nil when it was not.
+func replacedBanner(l views.Layout, rep *live.Replacement, now time.Time, vertex bool) *views.Replaced {
+	if rep == nil {
+		return nil
+	}
+	b := newReplaced(l, *rep, now, vertex)
+	return &b
 }
 
 // liveError maps the store's errors to statuses: an unknown name or id is

@@ -201,7 +201,7 @@ func TestReplacedJobShowsItsSuccessor(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := getDoc(t, ts.URL+"/jobs/"+tJob, 200)
-	checkUpdateMatchesPage(t, doc, jobUpdate(jv))
+	checkUpdateMatchesPage(t, doc, jobUpdate(t, jv))
 	banner := doc.Find("[data-testid=replaced-banner]")
 	if href := banner.Find("[data-testid=replaced-link]").AttrOr("href", ""); href != "/jobs/"+tNewJob {
 		t.Errorf("job banner links to %q, want /jobs/%s", href, tNewJob)
@@ -219,7 +219,7 @@ func TestReplacedJobShowsItsSuccessor(t *testing.T) {
 		t.Fatal(err)
 	}
 	vdoc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
-	checkUpdateMatchesPage(t, vdoc, vertexUpdate(vv))
+	checkUpdateMatchesPage(t, vdoc, vertexUpdate(t, vv))
 	if href := vdoc.Find("[data-testid=replaced-banner] [data-testid=replaced-link]").AttrOr("href", ""); href != "/jobs/"+tNewJob+"/vertices/"+tNewSource {
 		t.Errorf("vertex banner links to %q, want the new job's source %s", href, tNewSource)
 	}
@@ -254,7 +254,7 @@ func TestOverviewListsReplacedJobsLast(t *testing.T) {
 	ts := restoredServer(t, st, at, "")
 	ov := st.Overview()
 	doc := getDoc(t, ts.URL+"/", 200)
-	checkUpdateMatchesPage(t, doc, overviewUpdate(ov))
+	checkUpdateMatchesPage(t, doc, overviewUpdate(t, ov))
 	var ids []string
 	doc.Find("[data-testid=job-row] .mono").Each(func(i int, s *goquery.Selection) {
 		if s.Parent().Is("td") && s.Is("span") {

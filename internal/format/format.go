@@ -114,6 +114,14 @@ func Seconds(x float64) string {
 	return strconv.FormatInt(s/86400, 10) + " d " + strconv.FormatInt(s%86400/3600, 10) + " h"
 }
 
+// Millis writes a duration in milliseconds: "412 ms", "1500 ms".
+func Millis(ms int64) string {
+	if ms < 0 {
+		return Unknown
+	}
+	return strconv.FormatInt(ms, 10) + " ms"
+}
+
 // Ratio writes a 0–1 ratio as a whole percentage: "53%".
 func Ratio(x float64) string {
 	if unknown(x) {

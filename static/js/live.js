@@ -1,10 +1,12 @@
 // Live pages: subscribe to the page's view over the websocket and update
-// its figures in place. Updates are compact JSON (see web/liveupdate.go):
-// texts for the [data-t] elements, colour levels for the table's [data-l]
-// cells and values for the [data-m] meters, in document order. Text is set
-// with textContent and levels as attributes; nothing is parsed as HTML. When
-// the layout changes (a new shape), the page's own server rendering is
-// fetched and swapped in.
+// its figures in place. An update (views.Update on the server) maps the
+// data-live keys of the page's elements to texts (t), partition cells
+// (c: colour level and text), meter values (m), data times (ages) and sparkline samples (spark); the
+// server renders the page and builds the update from one model, so every
+// key names one element. Text is set with textContent and levels as
+// attributes; nothing is parsed as HTML. When the layout changes (another
+// shape, or a key the page does not have), the page's own server rendering
+// is fetched and swapped in.
 
 import { formatAge, sparkData } from "./livefmt.js";
 import uPlot from "../vendor/uplot/uPlot.esm.js";
@@ -12,20 +14,15 @@ import uPlot from "../vendor/uplot/uPlot.esm.js";
 export function startLive(root) {
   const base = document.body.dataset.base || "";
   const topic = root.dataset.liveTopic;
-  let targets = null;
+  let byKey = null;
   let ws = null;
   let retry = 500;
   let refetching = false;
   let lastShape = root.dataset.shape || "";
 
   const collect = () => {
-    targets = {
-      t: Array.from(root.querySelectorAll("[data-t]")),
-      l: Array.from(root.querySelectorAll("tbody [data-l]")),
-      m: Array.from(root.querySelectorAll("[data-m]")),
-      ages: Array.from(root.querySelectorAll("[data-age]")),
-      spark: Array.from(root.querySelectorAll("[data-spark]")),
-    };
+    byKey = new Map();
+    for (const el of root.querySelectorAll("[data-live]")) byKey.set(el.dataset.live, el);
   };
 
   const setState = (state) => {
@@ -33,31 +30,44 @@ export function startLive(root) {
     for (const el of document.querySelectorAll(".livebar .dot")) el.classList.toggle("stale", state !== "live");
   };
 
+  // each calls f(element, value) for every key of part, and reports
+  // whether every key names an element of the page.
+  const each = (part, f) => {
+    for (const [k, v] of Object.entries(part || {})) {
+      const el = byKey.get(k);
+      if (!el) return false;
+      f(el, v);
+    }
+    return true;
+  };
+
   const apply = (u) => {
-    if (!targets) collect();
+    if (!byKey) collect();
     if (u.shape !== lastShape) {
       refetch();
       return;
     }
-    const t = u.t || [];
-    if (t.length !== targets.t.length) {
+    const known =
+      each(u.t, (el, v) => {
+        if (el.textContent !== v) el.textContent = v;
+      }) &&
+      each(u.c, (el, [level, text]) => {
+        const s = String(level);
+        if (el.dataset.l !== s) el.dataset.l = s;
+        const i = el.querySelector("i");
+        if (i && i.textContent !== text) i.textContent = text;
+      }) &&
+      each(u.m, (el, v) => {
+        el.value = Number(v);
+      }) &&
+      each(u.spark, (el, v) => drawSpark(el, v || [])) &&
+      each(u.ages, (el, v) => {
+        el.dataset.at = String(v);
+      });
+    if (!known) {
       refetch();
       return;
     }
-    for (let i = 0; i < t.length; i++) {
-      if (targets.t[i].textContent !== t[i]) targets.t[i].textContent = t[i];
-    }
-    const l = u.l || [];
-    for (let i = 0; i < l.length && i < targets.l.length; i++) {
-      const v = String(l[i]);
-      if (targets.l[i].dataset.l !== v) targets.l[i].dataset.l = v;
-    }
-    const m = u.m || [];
-    for (let i = 0; i < m.length && i < targets.m.length; i++) targets.m[i].value = Number(m[i]);
-    const sp = u.spark || [];
-    for (let i = 0; i < sp.length && i < targets.spark.length; i++) drawSpark(targets.spark[i], sp[i] || []);
-    const ages = u.ages || [];
-    for (let i = 0; i < ages.length && i < targets.ages.length; i++) targets.ages[i].dataset.at = String(ages[i]);
     setState(u.stale ? "stale" : "live");
     tick();
   };
@@ -76,7 +86,6 @@ export function startLive(root) {
       root.replaceWith(adopted);
       root = adopted;
       lastShape = root.dataset.shape || "";
-      targets = null;
       collect();
       drawAll();
       tick();

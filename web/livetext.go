@@ -1,36 +1,14 @@
-package views
+package web
 
 import (
-	"encoding/json"
-	"net/url"
+	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/views"
 )
-
-func liveState(a live.Age) string {
-	if a.Stale || a.Err != "" {
-		return "stale"
-	}
-	return "live"
-}
-
-func liveStateBoth(a live.Age, k *live.Age) string {
-	if k != nil && liveState(*k) == "stale" {
-		return "stale"
-	}
-	return liveState(a)
-}
-
-func msOf(t time.Time) string {
-	if t.IsZero() {
-		return "0"
-	}
-	return strconv.FormatInt(t.UnixMilli(), 10)
-}
 
 func ageText(a live.Age) string {
 	if a.At.IsZero() {
@@ -39,55 +17,27 @@ func ageText(a live.Age) string {
 	return format.Seconds(float64(a.Seconds)) + " ago"
 }
 
-// BackendFigure is a backend's count or rate on the overview: a dash until
+// backendFigure is a backend's count or rate on the overview: a dash until
 // a poll of it has succeeded, since its zeros mean nothing before that.
-func BackendFigure(a live.Age, text string) string {
+func backendFigure(a live.Age, text string) string {
 	if !a.Reached() {
 		return "–"
 	}
 	return text
 }
 
-// PollText is how long a backend's latest poll took, a dash before its
+// pollText is how long a backend's latest poll took, a dash before its
 // first ended.
-func PollText(a live.Age, ms int64) string {
+func pollText(a live.Age, ms int64) string {
 	if a.State == live.StateNotPolled {
 		return "–"
 	}
-	return strconv.FormatInt(ms, 10) + " ms"
+	return format.Millis(ms)
 }
 
-func withEmbed(p string, embed bool) string {
-	if embed {
-		return p + "?embed=1"
-	}
-	return p
-}
-
-// JobPath is the job page's path under the route prefix.
-func JobPath(id string) string { return "/jobs/" + url.PathEscape(id) }
-
-// VertexPath is the vertex page's path under the route prefix.
-func VertexPath(job, vertex string) string {
-	return JobPath(job) + "/vertices/" + url.PathEscape(vertex)
-}
-
-// TopicPath is the topic page's path under the route prefix.
-func TopicPath(cluster, topic string) string {
-	return "/kafka/" + url.PathEscape(cluster) + "/topics/" + url.PathEscape(topic)
-}
-
-func jobPath(id string, embed bool) string { return withEmbed(JobPath(id), embed) }
-func vertexPath(job, vertex string, embed bool) string {
-	return withEmbed(VertexPath(job, vertex), embed)
-}
-func topicPath(cluster, topic string, embed bool) string {
-	return withEmbed(TopicPath(cluster, topic), embed)
-}
-
-// OrDash shows an empty text as "–". Like the other text functions here,
+// orDash shows an empty text as "–". Like the other text functions here,
 // pages and live updates (package web) share it, so both write the same.
-func OrDash(s string) string {
+func orDash(s string) string {
 	if s == "" {
 		return "–"
 	}
@@ -114,24 +64,24 @@ func vertexKind(v live.VertexSummary) string {
 	return strings.Join(parts, ", ")
 }
 
-// SkewText writes Flink's skew percentage, "–" when unknown.
-func SkewText(x float64) string {
+// skewText writes Flink's skew percentage, "–" when unknown.
+func skewText(x float64) string {
 	if x < 0 {
-		return "–"
+		return format.Unknown
 	}
-	return strconv.FormatFloat(x, 'f', 0, 64) + "%"
+	return format.Percent(math.Round(x))
 }
 
-// BusiestText writes a vertex's busiest subtask and its busy ratio.
-func BusiestText(v live.VertexSummary) string {
+// busiestText writes a vertex's busiest subtask and its busy ratio.
+func busiestText(v live.VertexSummary) string {
 	if v.Busiest < 0 {
 		return "–"
 	}
 	return "#" + strconv.Itoa(v.Busiest) + " · " + format.Ratio(v.MaxBusy)
 }
 
-// VertexDrift is a source vertex's assignment text on the job page.
-func VertexDrift(v live.VertexSummary) string {
+// vertexDrift is a source vertex's assignment text on the job page.
+func vertexDrift(v live.VertexSummary) string {
 	if !v.Kafka {
 		return ""
 	}
@@ -144,8 +94,8 @@ func VertexDrift(v live.VertexSummary) string {
 	return driftText(v.Drift)
 }
 
-// JobDrift is a job's assignment text on the overview.
-func JobDrift(j live.JobSummary) string {
+// jobDrift is a job's assignment text on the overview.
+func jobDrift(j live.JobSummary) string {
 	if j.NotModelled > 0 && j.Drift == 0 {
 		return "not modelled"
 	}
@@ -160,17 +110,17 @@ func joinInts(xs []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// RestartsText is Flink's numRestarts of a job; the adaptive scheduler
+// restartsText is Flink's numRestarts of a job; the adaptive scheduler
 // counts its in-place rescales as restarts too.
-func RestartsText(n int64) string {
+func restartsText(n int64) string {
 	if n == 1 {
 		return "1 restart (failovers and in-place rescales)"
 	}
 	return strconv.FormatInt(n, 10) + " restarts (failovers and in-place rescales)"
 }
 
-// RestoredText says what a job restored from.
-func RestoredText(r *live.Restored) string {
+// restoredText says what a job restored from.
+func restoredText(r *live.Restored) string {
 	what := "checkpoint " + strconv.FormatInt(r.CheckpointID, 10)
 	if r.Savepoint {
 		what = "a savepoint"
@@ -181,8 +131,8 @@ func RestoredText(r *live.Restored) string {
 	return "Restored from " + what + ". After a restore at another parallelism, Flink keeps each partition with the splits it restored, not where a fresh start would put it."
 }
 
-// LineageIntro introduces a source's lineage table.
-func LineageIntro(l live.LineageView) string {
+// lineageIntro introduces a source's lineage table.
+func lineageIntro(l live.LineageView) string {
 	s := "Parallelism history " + historyText(l.History)
 	if l.Known {
 		s += ", from the fresh start, as skewscope saw it."
@@ -192,8 +142,8 @@ func LineageIntro(l live.LineageView) string {
 	return s + " Partitions moved are computed by the restore model."
 }
 
-// HeadlineCounts lists a headline's cells by kind.
-func HeadlineCounts(h live.Headline) string {
+// headlineCounts lists a headline's cells by kind.
+func headlineCounts(h live.Headline) string {
 	var parts []string
 	for _, c := range []struct {
 		n    int
@@ -209,10 +159,6 @@ func HeadlineCounts(h live.Headline) string {
 	return "Cells: " + strings.Join(parts, " · ")
 }
 
-func verdictClass(kind string) string {
-	return "v-" + strings.ReplaceAll(kind, " ", "-")
-}
-
 func shortID(id string) string {
 	if len(id) > 8 {
 		return id[:8] + "…"
@@ -220,8 +166,8 @@ func shortID(id string) string {
 	return id
 }
 
-// EventFrom says what a lineage event restored from.
-func EventFrom(e live.LineageEvent) string {
+// eventFrom says what a lineage event restored from.
+func eventFrom(e live.LineageEvent) string {
 	switch {
 	case e.Savepoint && e.Path != "":
 		return "savepoint " + e.Path
@@ -235,8 +181,8 @@ func EventFrom(e live.LineageEvent) string {
 	return "–"
 }
 
-// EventMoved says which partitions a lineage event moved.
-func EventMoved(e live.LineageEvent) string {
+// eventMoved says which partitions a lineage event moved.
+func eventMoved(e live.LineageEvent) string {
 	switch {
 	case e.Kind != live.EventRestore && e.Kind != live.EventRescale:
 		return "–"
@@ -247,7 +193,7 @@ func EventMoved(e live.LineageEvent) string {
 	}
 	moved := make([]string, len(e.Moved))
 	for i, m := range e.Moved {
-		moved[i] = Isolate(m) // topic-partition: the topic name is Kafka's
+		moved[i] = views.Isolate(m) // topic-partition: the topic name is Kafka's
 	}
 	s := strconv.Itoa(e.MovedCount) + ": " + strings.Join(moved, ", ")
 	if len(e.Moved) < e.MovedCount {
@@ -264,8 +210,8 @@ func historyText(h []int) string {
 	return strings.Join(parts, " → ")
 }
 
-// CellText is the text of a partition cell: its lag or its rate.
-func CellText(v live.VertexView, c live.PartitionCell) string {
+// cellText is the text of a partition cell: its lag or its rate.
+func cellText(v live.VertexView, c live.PartitionCell) string {
 	if v.Color == "rate" {
 		return format.Count(c.Rate)
 	}
@@ -276,7 +222,7 @@ func cellTitle(c live.PartitionCell, subtask int) string {
 	var b strings.Builder
 	// Only what does not change between updates: live numbers are in the
 	// cell and the row, which updates rewrite.
-	b.WriteString(Isolate(c.Topic) + "-" + strconv.Itoa(int(c.Partition)))
+	b.WriteString(views.Isolate(c.Topic) + "-" + strconv.Itoa(int(c.Partition)))
 	switch {
 	case c.Predicted < 0:
 		b.WriteString(" · not modelled")
@@ -296,29 +242,24 @@ func cellTitle(c live.PartitionCell, subtask int) string {
 	return b.String()
 }
 
-// LagTime is a row's lag in time, "–" when its lag is unknown.
-func LagTime(r live.SubtaskRow) string {
+// lagTime is a row's lag in time, "–" when its lag is unknown.
+func lagTime(r live.SubtaskRow) string {
 	if r.Lag < 0 {
 		return "–"
 	}
 	return format.Seconds(r.LagSeconds)
 }
 
-// MeterValue is a meter's value attribute (0 when unknown).
-func MeterValue(x float64) string {
+// meterValue is a meter's value attribute (0 when unknown).
+func meterValue(x float64) string {
 	if x < 0 {
 		return "0"
 	}
 	return strconv.FormatFloat(x, 'f', 3, 64)
 }
 
-func sparkJSON(xs []float64) string {
-	b, _ := json.Marshal(xs)
-	return string(b)
-}
-
-// RowVs is the "vs prediction" text of a row.
-func RowVs(v live.VertexView, r live.SubtaskRow) string {
+// rowVs is the "vs prediction" text of a row.
+func rowVs(v live.VertexView, r live.SubtaskRow) string {
 	if v.Prediction == nil || v.Prediction.Mode == "none" {
 		return "not modelled"
 	}
@@ -343,12 +284,8 @@ func RowVs(v live.VertexView, r live.SubtaskRow) string {
 	return "✗ " + strconv.Itoa(r.Drift) + " not as predicted"
 }
 
-func legendStep(v live.VertexView, i int) string {
-	return format.Count(v.Thresholds[i])
-}
-
-// GroupLagTime is a group's lag in time on a partition.
-func GroupLagTime(g live.GroupOffset) string {
+// groupLagTime is a group's lag in time on a partition.
+func groupLagTime(g live.GroupOffset) string {
 	switch g.LagKind {
 	case "unknown":
 		return "–"
@@ -363,9 +300,9 @@ func kgPct(n, maxP int) string {
 	return strconv.FormatFloat(100*float64(n)/float64(maxP), 'f', 3, 64) + "%"
 }
 
-// EndpointCost is what an endpoint's latest poll asked of the JobManager:
+// endpointCost is what an endpoint's latest poll asked of the JobManager:
 // "412 requests, 1.2 MB" (and how many failed).
-func EndpointCost(e live.EndpointSummary) string {
+func endpointCost(e live.EndpointSummary) string {
 	if e.Cost.Requests == 0 {
 		return "–"
 	}
@@ -376,9 +313,9 @@ func EndpointCost(e live.EndpointSummary) string {
 	return s
 }
 
-// EndpointBudget is skewscope's request budget on the endpoint: "4 in
+// endpointBudget is skewscope's request budget on the endpoint: "4 in
 // flight, 50/s".
-func EndpointBudget(e live.EndpointSummary) string {
+func endpointBudget(e live.EndpointSummary) string {
 	b := e.Budget
 	if b.MaxInFlight == 0 {
 		return "–"
@@ -386,10 +323,10 @@ func EndpointBudget(e live.EndpointSummary) string {
 	return strconv.Itoa(b.MaxInFlight) + " in flight, " + format.Rate(b.MaxRequestsPerSecond)
 }
 
-// EndpointBackoff says, while skewscope backs off an endpoint, why and how
+// endpointBackoff says, while skewscope backs off an endpoint, why and how
 // far apart its polls are: "backing off after 2 slow polls: polls 40 s
 // apart"; "" otherwise.
-func EndpointBackoff(e live.EndpointSummary) string {
+func endpointBackoff(e live.EndpointSummary) string {
 	b := e.Budget
 	if b.BackoffPolls == 0 {
 		return ""
@@ -400,4 +337,8 @@ func EndpointBackoff(e live.EndpointSummary) string {
 	}
 	return "backing off after " + strconv.Itoa(b.BackoffPolls) + " " + b.BackoffReason + " " + polls +
 		": polls " + format.Seconds(float64(b.PauseMillis)/1000) + " apart"
+}
+
+func verdictClass(kind string) string {
+	return "v-" + strings.ReplaceAll(kind, " ", "-")
 }

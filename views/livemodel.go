@@ -1,0 +1,256 @@
+package views
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+)
+
+// The live parts of a page. A live page's model holds every figure that
+// changes between updates as one of the types below, with a key that names
+// its element (data-live) and is stable while the page's shape is. The
+// component renders the model; UpdateOf gathers the same values into the
+// page's websocket update. So a figure is formatted once, by the builder
+// that made the model, and the browser applies an update by key, never by
+// position.
+
+// Text is a live figure's text.
+type Text struct{ Key, Text string }
+
+// Meter is a meter's value attribute, written by the builder ("0.534").
+type Meter struct{ Key, Value string }
+
+// Age is the time a figure's data was collected: the browser counts its
+// age up from At (Unix ms, 0 never); Text is the age at rendering.
+type Age struct {
+	Key  string
+	At   int64
+	Text string
+}
+
+// AtAttr is Age.At as the data-at attribute.
+func (a Age) AtAttr() string { return strconv.FormatInt(a.At, 10) }
+
+// Spark is a sparkline's samples, oldest first; a negative sample is
+// unknown (a gap). The builder writes no NaN or infinity.
+type Spark struct {
+	Key    string
+	Values []float64
+}
+
+// JSON is the samples as the data-spark attribute.
+func (s Spark) JSON() string {
+	b, err := json.Marshal(s.Values)
+	if err != nil {
+		return "[]"
+	}
+	return string(b)
+}
+
+// Live is the head of a live page's model: the websocket topic the page
+// subscribes to, its shape (a layout other than the page's needs the page
+// re-rendered) and whether its data are stale.
+type Live struct {
+	Topic, Shape string
+	Stale        bool
+}
+
+// LiveHead returns the head of the page model that embeds it.
+func (l Live) LiveHead() Live { return l }
+
+// LivePage is a live page's model: a struct embedding Live.
+type LivePage interface{ LiveHead() Live }
+
+// LiveCell is a partition cell's live part: its colour step (0–3, data-l on
+// the element with the key) and its text (the element's <i>).
+type LiveCell struct {
+	Key   string
+	Level int
+	Text  string
+}
+
+// Update is a live page's websocket update. Each part maps data-live keys
+// to values: T texts (textContent), C partition cells (their level and
+// text), M meter values, Ages data times (data-at), Spark sparklines. A
+// key the page does not have, or a Shape other than its data-shape, makes
+// the page fetch its new rendering instead. The parts keep the page's
+// order and are written as JSON objects in that order.
+type Update struct {
+	Shape string
+	Stale bool
+	T     []Entry[string]
+	C     []Entry[LiveCell]
+	M     []Entry[string]
+	Ages  []Entry[int64]
+	Spark []Entry[[]float64]
+}
+
+// Entry is one keyed value of an update.
+type Entry[V any] struct {
+	Key   string
+	Value V
+}
+
+// Keys returns every key of the update.
+func (u Update) Keys() []string {
+	var ks []string
+	for _, e := range u.T {
+		ks = append(ks, e.Key)
+	}
+	for _, e := range u.C {
+		ks = append(ks, e.Key)
+	}
+	for _, e := range u.M {
+		ks = append(ks, e.Key)
+	}
+	for _, e := range u.Ages {
+		ks = append(ks, e.Key)
+	}
+	for _, e := range u.Spark {
+		ks = append(ks, e.Key)
+	}
+	return ks
+}
+
+// MarshalJSON writes the update as the page script reads it:
+// {"shape":…,"stale":…,"t":{key:text},"c":{key:[level,text]},"m":{key:value},
+// "ages":{key:ms},"spark":{key:[samples]}}, empty parts left out but "t".
+func (u Update) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 64+32*(len(u.T)+len(u.C)))
+	b = append(b, `{"shape":`...)
+	b = strconv.AppendQuote(b, u.Shape)
+	b = append(b, `,"stale":`...)
+	b = strconv.AppendBool(b, u.Stale)
+	var err error
+	b = appendPart(b, "t", u.T, true, func(b []byte, v string) []byte { return appendString(b, v) })
+	b = appendPart(b, "c", u.C, false, func(b []byte, c LiveCell) []byte {
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(c.Level), 10)
+		b = append(b, ',')
+		b = appendString(b, c.Text)
+		return append(b, ']')
+	})
+	b = appendPart(b, "m", u.M, false, func(b []byte, v string) []byte { return appendString(b, v) })
+	b = appendPart(b, "ages", u.Ages, false, func(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) })
+	b = appendPart(b, "spark", u.Spark, false, func(b []byte, xs []float64) []byte {
+		j, e := json.Marshal(xs)
+		if e != nil && err == nil {
+			err = e
+		}
+		return append(b, j...)
+	})
+	return append(b, '}'), err
+}
+
+func appendPart[V any](b []byte, name string, es []Entry[V], always bool, value func([]byte, V) []byte) []byte {
+	if len(es) == 0 && !always {
+		return b
+	}
+	b = append(b, `,"`...)
+	b = append(b, name...)
+	b = append(b, `":{`...)
+	for i, e := range es {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, e.Key)
+		b = append(b, ':')
+		b = value(b, e.Value)
+	}
+	return append(b, '}')
+}
+
+// appendString appends s as a JSON string, escaped as encoding/json does
+// (which also escapes <, > and &); most figures are plain ASCII and are
+// copied as they are.
+func appendString(b []byte, s string) []byte {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			j, _ := json.Marshal(s) // a string always encodes
+			return append(b, j...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+var (
+	textType  = reflect.TypeFor[Text]()
+	cellType  = reflect.TypeFor[LiveCell]()
+	meterType = reflect.TypeFor[Meter]()
+	ageType   = reflect.TypeFor[Age]()
+	sparkType = reflect.TypeFor[Spark]()
+)
+
+// UpdateOf gathers a live page's update from its model: every Text, LiveCell,
+// Meter, Age and Spark in it, however nested (fields, slices, pointers),
+// in the model's order, except those with an empty key, which are not
+// live. Two figures with one key are an error: the builder must name each
+// element once.
+func UpdateOf(p LivePage) (Update, error) {
+	h := p.LiveHead()
+	u := Update{Shape: h.Shape, Stale: h.Stale}
+	add := func(key string) bool { return key != "" }
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Type() {
+		case textType:
+			if t := v.Addr().Interface().(*Text); add(t.Key) {
+				u.T = append(u.T, Entry[string]{t.Key, t.Text})
+			}
+			return
+		case cellType:
+			if c := v.Addr().Interface().(*LiveCell); add(c.Key) {
+				u.C = append(u.C, Entry[LiveCell]{c.Key, *c})
+			}
+			return
+		case meterType:
+			if m := v.Addr().Interface().(*Meter); add(m.Key) {
+				u.M = append(u.M, Entry[string]{m.Key, m.Value})
+			}
+			return
+		case ageType:
+			if a := v.Addr().Interface().(*Age); add(a.Key) {
+				u.Ages = append(u.Ages, Entry[int64]{a.Key, a.At})
+			}
+			return
+		case sparkType:
+			if s := v.Addr().Interface().(*Spark); add(s.Key) {
+				u.Spark = append(u.Spark, Entry[[]float64]{s.Key, s.Values})
+			}
+			return
+		}
+		switch v.Kind() {
+		case reflect.Struct:
+			t := v.Type()
+			for i := range v.NumField() {
+				if t.Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		}
+	}
+	// A pointer to a copy, so that every value in the walk is addressable.
+	c := reflect.New(reflect.TypeOf(p))
+	c.Elem().Set(reflect.ValueOf(p))
+	walk(c.Elem())
+	keys := u.Keys()
+	seen := make(map[string]struct{}, len(keys))
+	for _, k := range keys {
+		if _, dup := seen[k]; dup {
+			return u, fmt.Errorf("live key %q is used twice on the page", k)
+		}
+		seen[k] = struct{}{}
+	}
+	return u, nil
+}

@@ -1,0 +1,277 @@
+package views
+
+// The models of the live pages. Package web builds them from the store's
+// views (newOverviewPage, newJobPage, newVertexPage, newTopicPage): every
+// text is written, every URL complete and every class decided there, so
+// that the components only lay them out and UpdateOf finds the live
+// figures in them.
+
+// Link is a text with the URL it opens.
+type Link struct{ Text, URL string }
+
+// LiveBar is the live indicator: the websocket state and the age of the
+// page's data; a vertex page also shows the age of the Kafka offsets it
+// joins (Kafka non-nil).
+type LiveBar struct {
+	Stale bool
+	// State is the initial websocket state text, "live" or "stale".
+	State    string
+	Flink    Age
+	Kafka    *Age
+	Err      string
+	KafkaErr string
+}
+
+// BackendState is the data-age cell of a backend's overview row: its
+// state when not ok, and the age of its latest poll (none before the first
+// poll ended: NotPolled).
+type BackendState struct {
+	NotPolled bool
+	// State is the backend's state when it is not ok ("failing", "never
+	// reached"), "" when ok.
+	State string
+	Age   Age
+	Err   string
+}
+
+// OverviewView is the overview: Flink endpoints, jobs, Kafka clusters and
+// topics.
+type OverviewView struct {
+	Live
+	Endpoints []EndpointRow
+	Jobs      []JobRow
+	Clusters  []ClusterRow
+	Topics    []TopicRow
+}
+
+// EndpointRow is a Flink endpoint on the overview.
+type EndpointRow struct {
+	Name, URL, Version string
+	Stale              bool
+	Jobs               string
+	Poll, Cost, Budget Text
+	Backoff            Text
+	State              BackendState
+}
+
+// JobRow is a job on the overview. A replaced job links to its successor
+// (ReplacedBy) where others show their assignment (Drift).
+type JobRow struct {
+	Name, ID, URL, State, Vertices string
+	Lag, MaxBusy, Backpressure     Text
+	Drift                          *Text
+	ReplacedBy                     *Link
+}
+
+// ClusterRow is a Kafka cluster on the overview.
+type ClusterRow struct {
+	Name                    string
+	Stale                   bool
+	Topics, Partitions      string
+	Groups                  string
+	Produced, Poll          Text
+	State                   BackendState
+}
+
+// TopicRow is a watched topic on the overview.
+type TopicRow struct {
+	Name, URL, Cluster, Partitions, Groups string
+	Produced                               Text
+}
+
+// JobView is a job's vertices at a glance.
+type JobView struct {
+	Live
+	Replaced               *Replaced
+	Endpoint, Name, ID     string
+	State                  string
+	// Restarts is Flink's numRestarts as a text, "" when unknown.
+	Restarts string
+	Bar      LiveBar
+	Restored string
+	Vertices []JobVertexRow
+}
+
+// JobVertexRow is a vertex on the job page.
+type JobVertexRow struct {
+	Name, URL, Parallelism, MaxParallelism, Kind string
+	Skew, Busiest, Backpressure, Lag, Drift      Text
+}
+
+// VertexView is a live source or keyed vertex.
+type VertexView struct {
+	Live
+	Replaced *Replaced
+	Cluster  string
+	Job      Link
+	Name     string
+	// Parallelism and MaxParallelism are texts; MaxParallelism is shown
+	// for keyed vertices only ("" otherwise).
+	Parallelism, MaxParallelism string
+	Group                       *Group
+	Topics                      []Link
+	Bar                         LiveBar
+	Error                       string
+	Restored                    string
+	Figures                     []FigureView
+	Prediction                  *PredictionView
+	Lineage                     *LineageView
+	SandboxRestore              *SandboxRestore
+	// Grid is a Kafka source's partitions by subtask; Table the subtasks
+	// of any other vertex. One of them is set.
+	Grid  *SourceGrid
+	Table *SubtaskTable
+	// LagMethod says how lag is measured (Kafka sources).
+	LagMethod bool
+	Links     VertexLinks
+}
+
+// Group is the consumer group a source commits to and how skewscope found
+// it.
+type Group struct{ Name, How string }
+
+// FigureView is a headline figure with its provenance.
+type FigureView struct {
+	Label string
+	// Kind is observed, estimated or computed.
+	Kind string
+	Text Text
+	Note Text
+}
+
+// PredictionView compares the observed assignment with Flink's formulas.
+type PredictionView struct {
+	Drift bool
+	// Kind is the headline's verdict, KindClass its class.
+	Kind, KindClass, Summary, Counts string
+	// History is the parallelism history line, "" when none.
+	History string
+	Notes   []string
+	Source  string
+}
+
+// LineageView is a source's parallelism history with its events.
+type LineageView struct {
+	Intro  string
+	Events []LineageRow
+}
+
+// LineageRow is one lineage event.
+type LineageRow struct {
+	Kind, When, Event string
+	Job               Link
+	From, Moved       string
+}
+
+// SandboxRestore is the sandbox's restore form on a source's page.
+type SandboxRestore struct {
+	Action, Job, Parallelism string
+}
+
+// VertexLinks are the URLs a vertex page links to, built by the handler.
+type VertexLinks struct {
+	JSON, Planner, ColorLag, ColorRate, Highlight string
+	// Embed is the page's embeddable URL, "" on an embedded page.
+	Embed string
+}
+
+// SourceGrid is a Kafka source's subtasks with their partitions.
+type SourceGrid struct {
+	// Color is what cells are coloured by, "lag" or "rate"; ByRate is
+	// Color == "rate".
+	Color  string
+	ByRate bool
+	// Legend are the texts of colour levels 0–3.
+	Legend [4]string
+	Rows   []SourceRow
+}
+
+// SourceRow is one subtask of a Kafka source.
+type SourceRow struct {
+	Subtask, ID         string
+	Highlight, Drift    bool
+	Cells               []PartitionCell
+	Rate, RecordsOut    Text
+	Lag, LagTime        Text
+	Busy                Meter
+	BusyText            Text
+	SparkLag, SparkRate Spark
+	Vs                  Text
+}
+
+// PartitionCell is one partition in a subtask's row: its label, its
+// colour level and its lag or rate.
+type PartitionCell struct {
+	Topic, Partition, Label, Title string
+	// Miss marks a partition found elsewhere than predicted, Uncertain one
+	// whose owner is not determined.
+	Miss, Uncertain bool
+	Live            LiveCell
+}
+
+// SubtaskTable is the subtasks of a vertex that is not a Kafka source.
+type SubtaskTable struct {
+	Keyed bool
+	// Strip is the key-group strip of a keyed vertex, nil otherwise.
+	Strip  *KeyGroupBar
+	Rows   []SubtaskRow
+	Lookup *KeyLookupForm
+}
+
+// KeyGroupBar is a keyed vertex's key groups as one strip of segments.
+type KeyGroupBar struct {
+	Label    string
+	Segments []KeyGroupSegment
+}
+
+// KeyGroupSegment is one subtask's key-group range in the strip.
+type KeyGroupSegment struct {
+	Class, Title, X, Width string
+	// Label is the subtask's number, "" when the segment is too narrow.
+	Label string
+}
+
+// SubtaskRow is a subtask of a vertex that is not a Kafka source.
+type SubtaskRow struct {
+	Subtask, ID string
+	Highlight   bool
+	// KeyGroups is "0–63" and KeyGroupSize "(64)", "" when not keyed.
+	KeyGroups, KeyGroupSize string
+	In, Out                 Text
+	Busy                    Meter
+	BusyText, BackPressured Text
+	State                   Text
+}
+
+// KeyLookupForm asks which subtask handles a key, with the vertex's
+// parallelism.
+type KeyLookupForm struct {
+	Action, Parallelism, MaxParallelism string
+}
+
+// TopicView is a topic's partitions with every group's lag.
+type TopicView struct {
+	Live
+	Cluster, Name, Partitions string
+	Produced                  Text
+	Bar                       LiveBar
+	Error                     string
+	Groups                    []TopicGroupHead
+	Rows                      []TopicPartitionRow
+}
+
+// TopicGroupHead is a group with commits on the topic, with its state
+// ("–" unknown).
+type TopicGroupHead struct{ Name, State string }
+
+// TopicPartitionRow is one partition of a topic page.
+type TopicPartitionRow struct {
+	Partition       string
+	Stale           bool
+	Start, End      Text
+	Produced        Text
+	Groups          []GroupLag
+}
+
+// GroupLag is a group's lag on a partition, in offsets and in time.
+type GroupLag struct{ Lag, LagTime Text }

@@ -1,0 +1,431 @@
+package web
+
+import (
+	"hash/fnv"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/views"
+)
+
+// The builders of the live pages' models. Each is pure: it reads a view the
+// store built (a snapshot, taken under the store's lock) and writes every
+// text of the page once, outside the lock. The page renders the model and
+// views.UpdateOf gathers the same texts into its websocket update.
+
+// Live topics: the page subscribes to its topic and the publisher publishes
+// to it; both name it with these functions.
+const overviewTopic = "overview"
+
+func jobTopic(jobID string) string { return "job:" + jobID }
+
+func topicTopic(cluster, topic string) string { return "topic:" + cluster + "/" + topic }
+
+// pageLinks is what a builder needs to write the URLs of a page: the route
+// prefix and whether the page is embedded.
+type pageLinks struct {
+	base  string
+	embed bool
+}
+
+func linksOf(l views.Layout) pageLinks { return pageLinks{base: l.Base, embed: l.Embed} }
+
+// url is path under the route prefix, embedded when the page is.
+func (pl pageLinks) url(path string) string {
+	if pl.embed {
+		return pl.base + path + "?embed=1"
+	}
+	return pl.base + path
+}
+
+func text(key, t string) views.Text { return views.Text{Key: key, Text: t} }
+
+// ageOf is a data-age element of a live page.
+func ageOf(key string, a live.Age) views.Age {
+	at := int64(0)
+	if !a.At.IsZero() {
+		at = a.At.UnixMilli()
+	}
+	return views.Age{Key: key, At: at, Text: ageText(a)}
+}
+
+func stale(a live.Age) bool { return a.Stale || a.Err != "" }
+
+func stateText(stale bool) string {
+	if stale {
+		return "stale"
+	}
+	return "live"
+}
+
+func liveBar(flink live.Age, kafka *live.Age) views.LiveBar {
+	b := views.LiveBar{Stale: stale(flink), Flink: ageOf("age", flink), Err: flink.Err}
+	if kafka != nil {
+		k := ageOf("age:kafka", *kafka)
+		b.Kafka, b.KafkaErr = &k, kafka.Err
+		b.Stale = b.Stale || stale(*kafka)
+	}
+	b.State = stateText(b.Stale)
+	return b
+}
+
+func backendState(key string, a live.Age) views.BackendState {
+	st := views.BackendState{NotPolled: a.State == live.StateNotPolled, Age: ageOf(key, a), Err: a.Err}
+	if st.NotPolled {
+		st.Age = views.Age{}
+	}
+	if a.State != live.StateOK {
+		st.State = a.State
+	}
+	return st
+}
+
+func shapeHash(parts ...string) string {
+	h := fnv.New64a()
+	for _, p := range parts {
+		io.WriteString(h, p)
+		h.Write([]byte{0})
+	}
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// overviewShape identifies the overview's rows.
+func overviewShape(ov live.OverviewView) string {
+	var parts []string
+	for _, e := range ov.Endpoints {
+		parts = append(parts, "e", e.Name, e.FlinkVersion, strconv.Itoa(e.Jobs), strconv.FormatBool(stale(e.Age)), e.Age.State)
+	}
+	for _, j := range ov.Jobs {
+		parts = append(parts, "j", j.ID, j.State)
+		if j.ReplacedBy != nil {
+			parts = append(parts, "replaced by", j.ReplacedBy.Current)
+		}
+	}
+	for _, c := range ov.Clusters {
+		parts = append(parts, "c", c.Name, strconv.Itoa(c.Topics), strconv.Itoa(c.Partitions), strconv.Itoa(c.Groups), strconv.FormatBool(stale(c.Age)), c.Age.State)
+	}
+	for _, t := range ov.Topics {
+		parts = append(parts, "t", t.Cluster, t.Name, strconv.Itoa(t.Partitions), strconv.Itoa(t.Groups))
+	}
+	return shapeHash(parts...)
+}
+
+// newOverviewPage builds the overview.
+func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
+	p := views.OverviewView{Live: views.Live{Topic: overviewTopic, Shape: overviewShape(ov)}}
+	for _, e := range ov.Endpoints {
+		k := "e/" + e.Name + "/"
+		p.Endpoints = append(p.Endpoints, views.EndpointRow{
+			Name: e.Name, URL: e.URL, Version: e.FlinkVersion, Stale: stale(e.Age),
+			Jobs:    backendFigure(e.Age, strconv.Itoa(e.Jobs)),
+			Poll:    text(k+"poll", pollText(e.Age, e.PollMillis)),
+			Cost:    text(k+"cost", endpointCost(e)),
+			Budget:  text(k+"budget", endpointBudget(e)),
+			Backoff: text(k+"backoff", endpointBackoff(e)),
+			State:   backendState(k+"age", e.Age),
+		})
+	}
+	for _, j := range ov.Jobs {
+		k := "j/" + j.Endpoint + "/" + j.ID + "/"
+		row := views.JobRow{
+			Name: j.Name, ID: j.ID, URL: pl.url(views.JobPath(j.ID)), State: j.State, Vertices: strconv.Itoa(j.Vertices),
+			Lag:          text(k+"lag", format.Int(j.Lag)),
+			MaxBusy:      text(k+"busy", format.Ratio(j.MaxBusy)),
+			Backpressure: text(k+"bp", orDash(j.Backpressure)),
+		}
+		if j.ReplacedBy != nil {
+			row.ReplacedBy = &views.Link{Text: j.ReplacedBy.Current, URL: pl.url(views.JobPath(j.ReplacedBy.Current))}
+		} else {
+			d := text(k+"drift", jobDrift(j))
+			row.Drift = &d
+		}
+		p.Jobs = append(p.Jobs, row)
+	}
+	for _, c := range ov.Clusters {
+		k := "c/" + c.Name + "/"
+		p.Clusters = append(p.Clusters, views.ClusterRow{
+			Name: c.Name, Stale: stale(c.Age),
+			Topics:     backendFigure(c.Age, strconv.Itoa(c.Topics)),
+			Partitions: backendFigure(c.Age, strconv.Itoa(c.Partitions)),
+			Groups:     backendFigure(c.Age, strconv.Itoa(c.Groups)),
+			Produced:   text(k+"rate", backendFigure(c.Age, format.Rate(c.Rate))),
+			Poll:       text(k+"poll", pollText(c.Age, c.PollMillis)),
+			State:      backendState(k+"age", c.Age),
+		})
+	}
+	for _, t := range ov.Topics {
+		p.Topics = append(p.Topics, views.TopicRow{
+			Name: t.Name, URL: pl.url(views.TopicPath(t.Cluster, t.Name)), Cluster: t.Cluster,
+			Partitions: strconv.Itoa(t.Partitions), Groups: strconv.Itoa(t.Groups),
+			Produced: text("t/"+t.Cluster+"/"+t.Name, format.Rate(t.Rate)),
+		})
+	}
+	return p
+}
+
+func jobShape(jv live.JobView) string {
+	parts := []string{jv.State, strconv.FormatBool(jv.Restored != nil)}
+	if jv.ReplacedBy != nil {
+		parts = append(parts, "replaced by", jv.ReplacedBy.Current)
+	}
+	for _, v := range jv.Vertices {
+		parts = append(parts, v.ID, strconv.Itoa(v.Parallelism))
+	}
+	return shapeHash(parts...)
+}
+
+// newJobPage builds a job page; replaced is its banner when a later job
+// replaced it.
+func newJobPage(pl pageLinks, jv live.JobView, replaced *views.Replaced) views.JobView {
+	p := views.JobView{
+		Live:     views.Live{Topic: jobTopic(jv.ID), Shape: jobShape(jv), Stale: stale(jv.Age)},
+		Replaced: replaced, Endpoint: jv.Endpoint, Name: jv.Name, ID: jv.ID, State: jv.State,
+		Bar: liveBar(jv.Age, nil),
+	}
+	if jv.Restarts >= 0 {
+		p.Restarts = restartsText(jv.Restarts)
+	}
+	if jv.Restored != nil {
+		p.Restored = restoredText(jv.Restored)
+	}
+	for _, v := range jv.Vertices {
+		k := "v/" + v.ID + "/"
+		p.Vertices = append(p.Vertices, views.JobVertexRow{
+			Name: v.Name, URL: pl.url(views.VertexPath(jv.ID, v.ID)),
+			Parallelism: strconv.Itoa(v.Parallelism), MaxParallelism: strconv.Itoa(v.MaxParallelism), Kind: vertexKind(v),
+			Skew:         text(k+"skew", skewText(v.Skew)),
+			Busiest:      text(k+"busiest", busiestText(v)),
+			Backpressure: text(k+"bp", orDash(v.Backpressure)),
+			Lag:          text(k+"lag", format.Int(v.Lag)),
+			Drift:        text(k+"drift", vertexDrift(v)),
+		})
+	}
+	return p
+}
+
+// vertexPageInput is what a vertex page shows beside the store's view: its
+// topic, links and banner, which depend on the request.
+type vertexPageInput struct {
+	links    pageLinks
+	topic    string
+	hrefs    views.VertexLinks
+	replaced *views.Replaced
+	// sandboxRestore is the sandbox's restore action, "" without the
+	// sandbox.
+	sandboxRestore string
+}
+
+// newVertexPage builds a vertex page.
+func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
+	pl := in.links
+	p := views.VertexView{
+		Live:     views.Live{Topic: in.topic, Shape: vv.Shape, Stale: stale(vv.Flink) || (vv.KafkaAge != nil && stale(*vv.KafkaAge))},
+		Replaced: in.replaced, Cluster: vv.Cluster,
+		Job:  views.Link{Text: vv.JobName, URL: pl.url(views.JobPath(vv.JobID))},
+		Name: vv.Name, Parallelism: strconv.Itoa(vv.Parallelism),
+		Bar:   liveBar(vv.Flink, vv.KafkaAge),
+		Error: vv.Error, LagMethod: vv.Kafka, Links: in.hrefs,
+	}
+	if vv.Keyed {
+		p.MaxParallelism = strconv.Itoa(vv.MaxParallelism)
+	}
+	if vv.Group != nil {
+		p.Group = &views.Group{Name: vv.Group.Name, How: vv.Group.How}
+	}
+	if vv.Cluster != "" {
+		for _, t := range vv.Topics {
+			p.Topics = append(p.Topics, views.Link{Text: t, URL: pl.url(views.TopicPath(vv.Cluster, t))})
+		}
+	}
+	if vv.Restored != nil {
+		p.Restored = restoredText(vv.Restored)
+	}
+	for i, f := range vv.Figures {
+		k := "f/" + strconv.Itoa(i) + "/"
+		p.Figures = append(p.Figures, views.FigureView{Label: f.Label, Kind: f.Kind, Text: text(k+"value", f.Text), Note: text(k+"note", f.Note)})
+	}
+	if pr := vv.Prediction; pr != nil {
+		v := &views.PredictionView{
+			Drift: pr.Drift > 0, Kind: pr.Headline.Kind, KindClass: verdictClass(pr.Headline.Kind), Summary: pr.Summary,
+			Counts: headlineCounts(pr.Headline), Notes: pr.Notes, Source: pr.Source,
+		}
+		if len(pr.History) > 0 {
+			v.History = "Parallelism history " + historyText(pr.History) + ", " + pr.HistorySource + "."
+		}
+		p.Prediction = v
+	}
+	if lv := vv.Lineage; lv != nil && len(lv.Events) > 0 {
+		l := &views.LineageView{Intro: lineageIntro(*lv)}
+		for _, e := range lv.Events {
+			l.Events = append(l.Events, views.LineageRow{
+				Kind: e.Kind, When: e.At.UTC().Format("2006-01-02 15:04:05Z"), Event: live.EventText(e),
+				Job: views.Link{Text: shortID(e.JobID), URL: pl.url(views.JobPath(e.JobID))}, From: eventFrom(e), Moved: eventMoved(e),
+			})
+		}
+		p.Lineage = l
+	}
+	if in.sandboxRestore != "" && vv.Source && !pl.embed {
+		p.SandboxRestore = &views.SandboxRestore{Action: in.sandboxRestore, Job: vv.JobName, Parallelism: strconv.Itoa(vv.Parallelism + 2)}
+	}
+	if vv.Kafka {
+		p.Grid = sourceGrid(vv)
+	} else {
+		p.Table = subtaskTable(pl, vv)
+	}
+	return p
+}
+
+// sparkValues is a sparkline's samples with anything not finite unknown.
+func sparkValues(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			x = -1
+		}
+		out[i] = x
+	}
+	return out
+}
+
+func sourceGrid(vv live.VertexView) *views.SourceGrid {
+	g := &views.SourceGrid{Color: vv.Color, ByRate: vv.Color == "rate"}
+	for i := range 3 {
+		g.Legend[i] = "<" + format.Count(vv.Thresholds[i])
+	}
+	g.Legend[3] = "≥" + format.Count(vv.Thresholds[2])
+	topicIndex := make(map[string]string, len(vv.Topics))
+	for i, t := range vv.Topics {
+		topicIndex[t] = strconv.Itoa(i)
+	}
+	for _, r := range vv.Subtasks {
+		n := strconv.Itoa(r.Subtask)
+		k := "s/" + n + "/"
+		row := views.SourceRow{
+			Subtask: n, ID: "subtask-" + n, Highlight: r.Highlight, Drift: r.Drift > 0,
+			Rate:       text(k+"rate", format.Rate(r.Rate)),
+			RecordsOut: text(k+"out", format.Rate(r.RecordsOut)),
+			Lag:        text(k+"lag", format.Int(r.Lag)),
+			LagTime:    text(k+"lagtime", lagTime(r)),
+			Busy:       views.Meter{Key: k + "meter", Value: meterValue(r.Busy)},
+			BusyText:   text(k+"busy", format.Ratio(r.Busy)),
+			SparkLag:   views.Spark{Key: k + "spark/lag", Values: sparkValues(r.SparkLag)},
+			SparkRate:  views.Spark{Key: k + "spark/rate", Values: sparkValues(r.SparkRate)},
+			Vs:         text(k+"vs", rowVs(vv, r)),
+		}
+		for _, c := range r.Partitions {
+			part := strconv.Itoa(int(c.Partition))
+			// Cells are many: their keys are short, the topic's index in
+			// the view's topics and the partition ("c1.12"). A partition
+			// is shown once on the page.
+			ti, ok := topicIndex[c.Topic]
+			if !ok {
+				ti = c.Topic
+			}
+			row.Cells = append(row.Cells, views.PartitionCell{
+				Topic: c.Topic, Partition: part, Label: c.Label, Title: cellTitle(c, r.Subtask),
+				Miss: c.Predicted >= 0 && c.Predicted != r.Subtask, Uncertain: c.Uncertain,
+				Live: views.LiveCell{Key: "c" + ti + "." + part, Level: c.Level, Text: cellText(vv, c)},
+			})
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	return g
+}
+
+func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
+	t := &views.SubtaskTable{Keyed: vv.Keyed}
+	keyed := vv.Keyed && vv.MaxParallelism > 0
+	if keyed {
+		s := &views.KeyGroupBar{Label: "key groups 0–" + strconv.Itoa(vv.MaxParallelism-1)}
+		for _, r := range vv.Subtasks {
+			kg := r.KeyGroups
+			if kg == nil {
+				continue
+			}
+			n := strconv.Itoa(r.Subtask)
+			seg := views.KeyGroupSegment{
+				Class: "k" + strconv.Itoa(r.Subtask%2),
+				Title: "subtask " + n + ": key groups " + strconv.Itoa(kg.Start) + "–" + strconv.Itoa(kg.End) + " (" + strconv.Itoa(kg.Size) + ")",
+				X:     kgPct(kg.Start, vv.MaxParallelism), Width: kgPct(kg.Size, vv.MaxParallelism),
+			}
+			// A number fits when the segment is wide enough, or the strip
+			// has few segments.
+			if kg.Size*vv.Parallelism*40 >= vv.MaxParallelism*3 || vv.Parallelism <= 24 {
+				seg.Label = n
+			}
+			s.Segments = append(s.Segments, seg)
+		}
+		t.Strip = s
+	}
+	for _, r := range vv.Subtasks {
+		n := strconv.Itoa(r.Subtask)
+		k := "s/" + n + "/"
+		row := views.SubtaskRow{
+			Subtask: n, ID: "subtask-" + n, Highlight: r.Highlight,
+			In:            text(k+"in", format.Rate(r.RecordsIn)),
+			Out:           text(k+"out", format.Rate(r.RecordsOut)),
+			Busy:          views.Meter{Key: k + "meter", Value: meterValue(r.Busy)},
+			BusyText:      text(k+"busy", format.Ratio(r.Busy)),
+			BackPressured: text(k+"bp", format.Ratio(r.BackPressured)),
+			State:         text(k+"state", format.Bytes(r.StateSize)),
+		}
+		if vv.Keyed && r.KeyGroups != nil {
+			row.KeyGroups = strconv.Itoa(r.KeyGroups.Start) + "–" + strconv.Itoa(r.KeyGroups.End)
+			row.KeyGroupSize = "(" + strconv.Itoa(r.KeyGroups.Size) + ")"
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if vv.Keyed {
+		t.Lookup = &views.KeyLookupForm{Action: pl.base + "/keys", Parallelism: strconv.Itoa(vv.Parallelism), MaxParallelism: strconv.Itoa(vv.MaxParallelism)}
+	}
+	return t
+}
+
+func topicShape(tv live.TopicView) string {
+	parts := []string{strconv.Itoa(len(tv.Partitions)), tv.Error}
+	for _, g := range tv.Groups {
+		parts = append(parts, g.Name, g.State)
+	}
+	for _, p := range tv.Partitions {
+		parts = append(parts, strconv.FormatBool(p.Stale))
+	}
+	return shapeHash(parts...)
+}
+
+// newTopicPage builds a topic page.
+func newTopicPage(tv live.TopicView) views.TopicView {
+	p := views.TopicView{
+		Live:    views.Live{Topic: topicTopic(tv.Cluster, tv.Name), Shape: topicShape(tv), Stale: stale(tv.Age)},
+		Cluster: tv.Cluster, Name: tv.Name, Partitions: strconv.Itoa(len(tv.Partitions)),
+		Produced: text("rate", format.Rate(tv.Rate)),
+		Bar:      liveBar(tv.Age, nil), Error: tv.Error,
+	}
+	for _, g := range tv.Groups {
+		p.Groups = append(p.Groups, views.TopicGroupHead{Name: g.Name, State: orDash(g.State)})
+	}
+	for _, r := range tv.Partitions {
+		n := strconv.Itoa(int(r.Partition))
+		k := "p/" + n + "/"
+		row := views.TopicPartitionRow{
+			Partition: n, Stale: r.Stale,
+			Start:    text(k+"start", format.Int(r.Start)),
+			End:      text(k+"end", format.Int(r.End)),
+			Produced: text(k+"rate", format.Rate(r.Rate)),
+		}
+		for i, g := range r.Groups {
+			gk := k + "g/" + strconv.Itoa(i) + "/"
+			row.Groups = append(row.Groups, views.GroupLag{Lag: text(gk+"lag", format.Int(g.Lag)), LagTime: text(gk+"time", groupLagTime(g))})
+		}
+		p.Rows = append(p.Rows, row)
+	}
+	return p
+}
+
+// replacedAge is the age the replaced-job banner counts up.
+func replacedAge(at, now time.Time) views.Age {
+	return ageOf("age:replaced", live.Age{At: at, Seconds: max(0, int64(now.Sub(at)/time.Second))})
+}
