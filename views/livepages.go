@@ -65,12 +65,12 @@ type JobRow struct {
 
 // ClusterRow is a Kafka cluster on the overview.
 type ClusterRow struct {
-	Name                    string
-	Stale                   bool
-	Topics, Partitions      string
-	Groups                  string
-	Produced, Poll          Text
-	State                   BackendState
+	Name               string
+	Stale              bool
+	Topics, Partitions string
+	Groups             string
+	Produced, Poll     Text
+	State              BackendState
 }
 
 // TopicRow is a watched topic on the overview.
@@ -82,9 +82,9 @@ type TopicRow struct {
 // JobView is a job's vertices at a glance.
 type JobView struct {
 	Live
-	Replaced               *Replaced
-	Endpoint, Name, ID     string
-	State                  string
+	Replaced           *Replaced
+	Endpoint, Name, ID string
+	State              string
 	// Restarts is Flink's numRestarts as a text, "" when unknown.
 	Restarts string
 	Bar      LiveBar
@@ -266,11 +266,11 @@ type TopicGroupHead struct{ Name, State string }
 
 // TopicPartitionRow is one partition of a topic page.
 type TopicPartitionRow struct {
-	Partition       string
-	Stale           bool
-	Start, End      Text
-	Produced        Text
-	Groups          []GroupLag
+	Partition  string
+	Stale      bool
+	Start, End Text
+	Produced   Text
+	Groups     []GroupLag
 }
 
 // GroupLag is a group's lag on a partition, in offsets and in time.

@@ -1,6 +1,5 @@
 package views
 
-
 // Replaced is what the replaced-job banner and page say. Package web builds
 // it; every URL is complete (route prefix, escaping, ?embed=1).
 type Replaced struct {
