@@ -1,0 +1,98 @@
+package views
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type testRow struct {
+	Name  string // not live
+	Lag   Text
+	Busy  Meter
+	Cells []PartitionCell
+	Spark Spark
+}
+
+type testPage struct {
+	Live
+	Bar      LiveBar
+	Rows     []testRow
+	Optional *Text
+	Absent   *Text
+	hidden   Text
+}
+
+func TestUpdateOfGathersTheModelsLiveFigures(t *testing.T) {
+	opt := Text{Key: "opt", Text: "on"}
+	p := testPage{
+		Live: Live{Topic: "vertex:a/b", Shape: "s1", Stale: true},
+		Bar:  LiveBar{Flink: Age{Key: "age", At: 1700000000000, Text: "4 s ago"}, Kafka: &Age{Key: "age:kafka", At: 0, Text: "never"}},
+		Rows: []testRow{
+			{Name: "0", Lag: Text{"s/0/lag", "1,200"}, Busy: Meter{"s/0/meter", "0.500"}, Spark: Spark{"s/0/spark", []float64{1, -1, 3}},
+				Cells: []PartitionCell{{Label: "o0", Live: LiveCell{Key: "c0.0", Level: 2, Text: "1.2k"}}}},
+			{Name: "1", Lag: Text{"s/1/lag", "–"}, Busy: Meter{"s/1/meter", "0"}},
+		},
+		Optional: &opt,
+		hidden:   Text{Key: "hidden", Text: "x"},
+	}
+	u, err := UpdateOf(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Update{
+		Shape: "s1", Stale: true,
+		T:     []Entry[string]{{"s/0/lag", "1,200"}, {"s/1/lag", "–"}, {"opt", "on"}},
+		C:     []Entry[LiveCell]{{"c0.0", LiveCell{Key: "c0.0", Level: 2, Text: "1.2k"}}},
+		M:     []Entry[string]{{"s/0/meter", "0.500"}, {"s/1/meter", "0"}},
+		Ages:  []Entry[int64]{{"age", 1700000000000}, {"age:kafka", 0}},
+		Spark: []Entry[[]float64]{{"s/0/spark", []float64{1, -1, 3}}},
+	}
+	if diff := cmp.Diff(want, u); diff != "" {
+		t.Errorf("UpdateOf (-want +got):\n%s", diff)
+	}
+	b, err := json.Marshal(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantJSON = `{"shape":"s1","stale":true,"t":{"s/0/lag":"1,200","s/1/lag":"–","opt":"on"},"c":{"c0.0":[2,"1.2k"]},` +
+		`"m":{"s/0/meter":"0.500","s/1/meter":"0"},"ages":{"age":1700000000000,"age:kafka":0},"spark":{"s/0/spark":[1,-1,3]}}`
+	if string(b) != wantJSON {
+		t.Errorf("JSON\n%s\nwant\n%s", b, wantJSON)
+	}
+}
+
+func TestUpdateJSONEscapesTexts(t *testing.T) {
+	for _, s := range []string{`a"b`, `back\slash`, "<script>&", "tab\there", "ü → 4", "\u2028", ""} {
+		b, err := json.Marshal(Update{T: []Entry[string]{{Key: s, Value: s}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			T map[string]string `json:"t"`
+		}
+		if err := json.Unmarshal(b, &got); err != nil || got.T[s] != s {
+			t.Errorf("%q: %s decodes to %v, %v", s, b, got.T, err)
+		}
+		if strings.ContainsAny(string(b), "<>&") {
+			t.Errorf("%q: %s has unescaped HTML characters", s, b)
+		}
+	}
+	// An empty update still carries its texts object, which the page reads.
+	if b, _ := json.Marshal(Update{Shape: "x"}); string(b) != `{"shape":"x","stale":false,"t":{}}` {
+		t.Errorf("empty update %s", b)
+	}
+}
+
+func TestUpdateOfRejectsAKeyUsedTwice(t *testing.T) {
+	p := testPage{Rows: []testRow{{Lag: Text{"s/0/lag", "1"}}, {Lag: Text{"s/0/lag", "2"}}}}
+	if _, err := UpdateOf(p); err == nil || !strings.Contains(err.Error(), `"s/0/lag" is used twice`) {
+		t.Errorf("UpdateOf with a duplicate key: %v", err)
+	}
+	q := testPage{Rows: []testRow{{Lag: Text{"k", "1"}, Busy: Meter{"k", "0"}}}}
+	if _, err := UpdateOf(q); err == nil {
+		t.Error("a key shared by a text and a meter is accepted")
+	}
+}
