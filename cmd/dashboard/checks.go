@@ -9,53 +9,128 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/skewscope/skewscope/collectors"
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/web"
 )
 
+// problem is one configuration error: msg about the setting at path (a
+// flag, a YAML path or the config file's name; "" when msg says where).
+type problem struct {
+	entry     place // the file entry it is about, for the order; zero for flags
+	path, msg string
+}
+
+func (p problem) String() string {
+	if p.path == "" {
+		return p.msg
+	}
+	return p.path + ": " + p.msg
+}
+
 // problems collects configuration errors so that one error lists them all.
-type problems []string
+type problems []problem
 
 func (p *problems) addf(format string, args ...any) {
-	*p = append(*p, fmt.Sprintf(format, args...))
+	*p = append(*p, problem{msg: fmt.Sprintf(format, args...)})
 }
 
-// at records a problem of the YAML path or flag path.
+// at records a problem of a flag, of the file or of a YAML path outside
+// the entries of kafka.clusters, flink.endpoints and links.sourceGroups.
 func (p *problems) at(path, format string, args ...any) {
-	*p = append(*p, path+": "+fmt.Sprintf(format, args...))
+	*p = append(*p, problem{path: path, msg: fmt.Sprintf(format, args...)})
 }
 
-var problemPathRE = regexp.MustCompile(`^(kafka\.clusters|flink\.endpoints|links\.sourceGroups)\[(\d+)\]`)
+// in records a problem of the setting key of the entry at pl ("" for the
+// entry as a whole).
+func (p *problems) in(pl place, key, format string, args ...any) {
+	*p = append(*p, problem{entry: pl, path: pl.at(key), msg: fmt.Sprintf(format, args...)})
+}
+
+// has reports whether a problem is recorded at path.
+func (p problems) has(path string) bool {
+	for _, q := range p {
+		if q.path == path {
+			return true
+		}
+	}
+	return false
+}
 
 // err returns nil or one error listing every problem: flag and file
 // problems first, then by YAML section and entry.
 func (p problems) err() error {
-	rank := func(m string) (int, int) {
-		s := problemPathRE.FindStringSubmatch(m)
-		if s == nil {
-			return 0, 0
-		}
-		i, _ := strconv.Atoi(s[2])
-		return map[string]int{"kafka.clusters": 1, "flink.endpoints": 2, "links.sourceGroups": 3}[s[1]], i
-	}
 	sort.SliceStable(p, func(i, j int) bool {
-		si, ii := rank(p[i])
-		sj, ij := rank(p[j])
-		return si < sj || (si == sj && ii < ij)
+		a, b := p[i].entry, p[j].entry
+		return a.section < b.section || (a.section == b.section && a.index < b.index)
 	})
+	lines := make([]string, len(p))
+	for i, q := range p {
+		lines[i] = q.String()
+	}
 	switch len(p) {
 	case 0:
 		return nil
 	case 1:
-		return errors.New(p[0])
+		return errors.New(lines[0])
 	}
-	return fmt.Errorf("%d configuration problems:\n  %s", len(p), strings.Join(p, "\n  "))
+	return fmt.Errorf("%d configuration problems:\n  %s", len(p), strings.Join(lines, "\n  "))
+}
+
+// section is a list of entries in the config file; problems are listed by
+// section in this order, after those of flags and of the file as a whole.
+type section int
+
+const (
+	noSection section = iota
+	kafkaClusters
+	flinkEndpoints
+	sourceGroups
+)
+
+func (s section) String() string {
+	return [...]string{"", "kafka.clusters", "flink.endpoints", "links.sourceGroups"}[s]
+}
+
+// place is where a cluster, endpoint or link is configured: an entry of a
+// section of the file, or the flags of a quick backend.
+type place struct {
+	section section
+	index   int
+	// flags, for a quick backend, names the flag that sets each key; ""
+	// is the backend as a whole, and the flag for keys no flag sets.
+	flags map[string]string
+}
+
+// The places of the backends --kafka.brokers and --flink.url add.
+var (
+	quickKafka = place{flags: map[string]string{"": "--kafka.brokers", "brokers": "--kafka.brokers", "name": "--kafka.name"}}
+	quickFlink = place{flags: map[string]string{"": "--flink.url", "url": "--flink.url", "name": "--flink.name"}}
+)
+
+// String is the entry's YAML path, e.g. kafka.clusters[1], or a quick
+// backend's flag.
+func (pl place) String() string { return pl.at("") }
+
+// at is where the setting key of the entry is given: its YAML path
+// (kafka.clusters[1].sasl.mechanism) or, for a quick backend, its flag.
+func (pl place) at(key string) string {
+	if pl.flags != nil {
+		if f, ok := pl.flags[key]; ok {
+			return f
+		}
+		return pl.flags[""]
+	}
+	path := fmt.Sprintf("%s[%d]", pl.section, pl.index)
+	if key != "" {
+		path += "." + key
+	}
+	return path
 }
 
 // checkWSMax reports a per-address websocket bound outside 1 to the bound
@@ -112,11 +187,7 @@ func checkRoutePrefix(prefix string) error {
 
 // checkBrokers reports broker addresses whose port is not a TCP port.
 // Empty and missing addresses are left to kafka.Config.Validate.
-func checkBrokers(path string, brokers []string, p *problems) {
-	field := path + ".brokers"
-	if strings.HasPrefix(path, "--") {
-		field = path
-	}
+func checkBrokers(pl place, brokers []string, p *problems) {
 	for _, b := range brokers {
 		b = strings.TrimSpace(b)
 		if b == "" {
@@ -125,37 +196,37 @@ func checkBrokers(path string, brokers []string, p *problems) {
 		host, port, err := net.SplitHostPort(b)
 		switch {
 		case err != nil:
-			p.at(field, "%q: want host:port, e.g. kafka-0.example:9092: %v", b, err)
+			p.in(pl, "brokers", "%q: want host:port, e.g. kafka-0.example:9092: %v", b, err)
 		case host == "":
-			p.at(field, "%q: the host is empty", b)
+			p.in(pl, "brokers", "%q: the host is empty", b)
 		default:
 			n, err := strconv.Atoi(port)
 			if err != nil {
-				p.at(field, "%q: port %q is not a number", b, port)
+				p.in(pl, "brokers", "%q: port %q is not a number", b, port)
 			} else if n < 1 || n > 65535 {
-				p.at(field, "%q: port %d is not in 1..65535", b, n)
+				p.in(pl, "brokers", "%q: port %d is not in 1..65535", b, n)
 			}
 		}
 	}
 }
 
 type kafkaEntry struct {
-	path string // YAML path or flag, for messages
-	cfg  kafka.Config
+	place place
+	cfg   kafka.Config
 }
 
 type flinkEntry struct {
-	path string
-	cfg  flink.Config
+	place place
+	cfg   flink.Config
 }
 
 type linkEntry struct {
-	path string
-	link SourceGroupLink
+	place place
+	link  SourceGroupLink
 }
 
 // backends are the configured clusters, endpoints and links, each with the
-// path it came from.
+// place it came from.
 type backends struct {
 	kafka []kafkaEntry
 	flink []flinkEntry
@@ -168,48 +239,48 @@ func (b *backends) check(p *problems) {
 	for _, k := range b.kafka {
 		if k.cfg.Name != "" && !web.ValidRouteName(k.cfg.Name) {
 			// The name is a path segment of /kafka/{cluster}/topics/{topic}.
-			p.at(namePath(k.path, "--kafka.name"), "kafka cluster name %q must match %s: it is part of every topic page's URL", k.cfg.Name, web.RouteNamePattern())
+			p.in(k.place, "name", "kafka cluster name %q must match %s: it is part of every topic page's URL", k.cfg.Name, web.RouteNamePattern())
 			continue
 		}
-		claimName(kafkaAt, "kafka cluster", k.cfg.Name, namePath(k.path, "--kafka.name"), k.path, p)
+		claimName(kafkaAt, "kafka cluster", k.cfg.Name, k.place, p)
 	}
 	flinkAt := map[string]string{}
 	for _, e := range b.flink {
-		checkRef(kafkaAt, "kafka cluster", e.cfg.Kafka, e.path+".kafka", p)
-		claimName(flinkAt, "flink endpoint", e.cfg.Name, namePath(e.path, "--flink.name"), e.path, p)
+		checkRef(kafkaAt, "kafka cluster", e.cfg.Kafka, e.place, "kafka", p)
+		claimName(flinkAt, "flink endpoint", e.cfg.Name, e.place, p)
 	}
 	linkAt := map[SourceGroupLink]string{}
 	for _, l := range b.links {
-		checkRef(flinkAt, "flink endpoint", l.link.Endpoint, l.path+".endpoint", p)
+		checkRef(flinkAt, "flink endpoint", l.link.Endpoint, l.place, "endpoint", p)
 		key := l.link
 		key.Group = ""
 		if first, ok := linkAt[key]; ok {
-			p.at(l.path, "endpoint %q, job %q, vertex %q is already linked by %s", l.link.Endpoint, l.link.Job, l.link.Vertex, first)
+			p.in(l.place, "", "endpoint %q, job %q, vertex %q is already linked by %s", l.link.Endpoint, l.link.Job, l.link.Vertex, first)
 			continue
 		}
-		linkAt[key] = l.path
+		linkAt[key] = l.place.String()
 	}
 }
 
-// claimName records that the kind named name is defined at path, or
-// reports at namePath that name is already taken. An empty name is left to
+// claimName records that the kind named name is defined at pl, or reports
+// at its name that name is already taken. An empty name is left to
 // Validate.
-func claimName(seen map[string]string, kind, name, namePath, path string, p *problems) {
+func claimName(seen map[string]string, kind, name string, pl place, p *problems) {
 	if name == "" {
 		return
 	}
 	if first, ok := seen[name]; ok {
-		p.at(namePath, "%s name %q is already used by %s", kind, name, first)
+		p.in(pl, "name", "%s name %q is already used by %s", kind, name, first)
 		return
 	}
-	seen[name] = path
+	seen[name] = pl.String()
 }
 
-// checkRef reports at path a reference to a kind not in seen; "" refers to
-// nothing.
-func checkRef(seen map[string]string, kind, name, path string, p *problems) {
+// checkRef reports at key of pl a reference to a kind not in seen; ""
+// refers to nothing.
+func checkRef(seen map[string]string, kind, name string, pl place, key string, p *problems) {
 	if _, ok := seen[name]; name != "" && !ok {
-		p.at(path, "no %s is named %q (known: %s)", kind, name, known(seen))
+		p.in(pl, key, "no %s is named %q (known: %s)", kind, name, known(seen))
 	}
 }
 
@@ -217,23 +288,16 @@ func checkRef(seen map[string]string, kind, name, path string, p *problems) {
 func (b *backends) describe() string {
 	var parts []string
 	for _, k := range b.kafka {
-		parts = append(parts, fmt.Sprintf("kafka cluster %q (%s)", k.cfg.Name, k.path))
+		parts = append(parts, fmt.Sprintf("kafka cluster %q (%s)", k.cfg.Name, k.place))
 	}
 	for _, e := range b.flink {
-		parts = append(parts, fmt.Sprintf("flink endpoint %q (%s)", e.cfg.Name, e.path))
+		parts = append(parts, fmt.Sprintf("flink endpoint %q (%s)", e.cfg.Name, e.place))
 	}
 	verb := " is"
 	if len(parts) > 1 {
 		verb = " are"
 	}
 	return strings.Join(parts, ", ") + verb
-}
-
-func namePath(path, flagName string) string {
-	if strings.HasPrefix(path, "--") {
-		return flagName
-	}
-	return path + ".name"
 }
 
 func known(m map[string]string) string {
@@ -248,174 +312,98 @@ func known(m map[string]string) string {
 	return strings.Join(names, ", ")
 }
 
-// kafkaFields maps field names in kafka.Config.Validate messages to YAML
-// keys where they differ.
-var kafkaFields = strings.NewReplacer("caFile", "caFilepath", "certFile", "certFilepath", "keyFile", "keyFilepath")
-
-// kafkaText renames Go field names inside kafka.Config.Validate messages.
-var kafkaText = strings.NewReplacer("certFile and keyFile", "certFilepath and keyFilepath")
-
-// flinkFields maps field names in flink.Config.Validate messages to YAML
-// keys. Longer names come first: the replacer tries them in this order.
-var flinkFields = strings.NewReplacer(
-	"BasicAuth.PasswordFile", "basicAuth.passwordFile",
-	"BasicAuth.Password", "basicAuth.password",
-	"BasicAuth.Username", "basicAuth.username",
-	"BasicAuth", "basicAuth",
-	"BearerTokenFile", "authorization.bearerTokenFile",
-	"BearerToken", "authorization.bearerToken",
-	"TLS.CAFile", "tls.caFilepath",
-	"TLS.CertFile", "tls.certFilepath",
-	"TLS.KeyFile", "tls.keyFilepath",
-	"Name", "name",
-	"URL", "url",
-	"Jobs", "jobs",
-	"PollInterval", "pollInterval",
-	"RequestTimeout", "requestTimeout",
-	"MaxInFlight", "maxInFlight",
-	"MaxRequestsPerSecond", "maxRequestsPerSecond",
-	"IDRefresh", "metricIdRefresh",
-)
-
-// validateAt runs a collector's Validate and records each message under
-// path: "field: text" becomes "path.field: text" with the field renamed to
-// its YAML key and text rewritten by text, if not nil (quick, for a
-// flag-made backend, names the flag instead).
-// Messages about a path already in skip are dropped: the file check there
-// says more.
-func validateAt(path string, err error, prefix string, fields, text *strings.Replacer, quick map[string]string, skip problems, p *problems) {
-	var msgs []string
-	for _, e := range unjoin(err) {
-		msg := strings.TrimPrefix(e.Error(), prefix)
-		field, rest, ok := strings.Cut(msg, ": ")
-		if !ok {
-			msgs = append(msgs, path+": "+msg)
-			continue
-		}
-		field = fields.Replace(field)
-		if text != nil {
-			rest = text.Replace(rest)
-		}
-		var full string
-		switch {
-		case quick != nil:
-			full = quick[field]
-			if full == "" {
-				full = path
-			}
-		case strings.Contains(field, ", "):
-			full = path + ": " + field // several fields: "at most one may be set"
-		default:
-			full = path + "." + field
-		}
-		if skip.has(full) {
-			continue
-		}
-		msgs = append(msgs, full+": "+rest)
-	}
-	sort.Strings(msgs)
-	*p = append(*p, msgs...)
-}
-
 // checkKafka reads the files c names and runs its Validate, recording
-// problems under path. It returns c with defaults applied.
-func checkKafka(path string, c kafka.Config, p *problems) kafka.Config {
+// problems at pl. It returns c with defaults applied.
+func checkKafka(pl place, c kafka.Config, p *problems) kafka.Config {
 	var fp problems
-	checkBrokers(path, c.Brokers, &fp)
-	checkTLSFiles(path+".tls", c.TLS.CAFile, c.TLS.CertFile, c.TLS.KeyFile, &fp)
-	checkSecretFile(path+".sasl.passwordFile", c.SASL.PasswordFile, &fp)
-	checkSecretFile(path+".sasl.tokenFile", c.SASL.TokenFile, &fp)
-	checkSecretFile(path+".sasl.oauth.clientSecretFile", c.SASL.OAuth.ClientSecretFile, &fp)
+	checkBrokers(pl, c.Brokers, &fp)
+	checkTLSFiles(pl, c.TLS.CAFile, c.TLS.CertFile, c.TLS.KeyFile, &fp)
+	checkSecretFile(pl, "sasl.passwordFile", c.SASL.PasswordFile, &fp)
+	checkSecretFile(pl, "sasl.tokenFile", c.SASL.TokenFile, &fp)
+	checkSecretFile(pl, "sasl.oauth.clientSecretFile", c.SASL.OAuth.ClientSecretFile, &fp)
 	*p = append(*p, fp...)
-	var quick map[string]string
-	if strings.HasPrefix(path, "--") {
-		quick = map[string]string{"name": "--kafka.name"}
-	}
-	validateAt(path, c.Validate(), fmt.Sprintf("kafka cluster %q: ", c.Name), kafkaFields, kafkaText, quick, fp, p)
+	addFieldErrors(pl, c.Validate(), fp, p)
 	return c.WithDefaults()
 }
 
 // checkFlink reads the files c names and runs its Validate, recording
-// problems under path. It returns c with defaults applied.
-func checkFlink(path string, c flink.Config, p *problems) flink.Config {
+// problems at pl. It returns c with defaults applied.
+func checkFlink(pl place, c flink.Config, p *problems) flink.Config {
 	var fp problems
-	var quick map[string]string
-	if strings.HasPrefix(path, "--") {
-		quick = map[string]string{"name": "--flink.name"}
+	if u, err := url.Parse(c.URL); err == nil && u.Scheme == "http" && c.TLS != (flink.TLSConfig{}) && pl.flags == nil {
+		fp.in(pl, "tls", "given but url %q is not https", u.Redacted())
 	}
-	if u, err := url.Parse(c.URL); err == nil && u.Scheme == "http" && c.TLS != (flink.TLSConfig{}) && quick == nil {
-		fp.at(path+".tls", "given but url %q is not https", u.Redacted())
-	}
-	checkSecretFile(path+".authorization.bearerTokenFile", c.BearerTokenFile, &fp)
+	checkSecretFile(pl, "authorization.bearerTokenFile", c.BearerTokenFile, &fp)
 	if ba := c.BasicAuth; ba != nil {
-		checkSecretFile(path+".basicAuth.passwordFile", ba.PasswordFile, &fp)
+		checkSecretFile(pl, "basicAuth.passwordFile", ba.PasswordFile, &fp)
 	}
-	checkTLSFiles(path+".tls", c.TLS.CAFile, c.TLS.CertFile, c.TLS.KeyFile, &fp)
+	checkTLSFiles(pl, c.TLS.CAFile, c.TLS.CertFile, c.TLS.KeyFile, &fp)
 	*p = append(*p, fp...)
-	validateAt(path, c.Validate(), "", flinkFields, nil, quick, fp, p)
+	addFieldErrors(pl, c.Validate(), fp, p)
 	return c.WithDefaults()
+}
+
+// addFieldErrors records the problems a collector's Validate returned at
+// their keys of pl, in the order of their text. A problem at a path where
+// skip has one is left out: the file check there says more.
+func addFieldErrors(pl place, err error, skip problems, p *problems) {
+	var errs collectors.FieldErrors
+	if !errors.As(err, &errs) {
+		if err != nil {
+			p.in(pl, "", "%v", err)
+		}
+		return
+	}
+	var add problems
+	for _, e := range errs {
+		if !skip.has(pl.at(e.Path)) {
+			add.in(pl, e.Path, "%s", e.Msg)
+		}
+	}
+	sort.SliceStable(add, func(i, j int) bool { return add[i].String() < add[j].String() })
+	*p = append(*p, add...)
 }
 
 // checkSecretFile reports a secret file that cannot be read or is empty.
 // The content is read only to check it; collectors re-read it on use.
-func checkSecretFile(path, name string, p *problems) {
+func checkSecretFile(pl place, key, name string, p *problems) {
 	if name == "" {
 		return
 	}
 	b, err := os.ReadFile(name)
 	switch {
 	case err != nil:
-		p.at(path, "%v", err)
+		p.in(pl, key, "%v", err)
 	case strings.TrimSpace(string(b)) == "":
-		p.at(path, "%s is empty", name)
+		p.in(pl, key, "%s is empty", name)
 	}
 }
 
 // checkTLSFiles reports unreadable or unparsable CA, certificate and key
 // files. (The collectors' Validate requires certificate and key together.)
-func checkTLSFiles(path, ca, cert, key string, p *problems) {
+func checkTLSFiles(pl place, ca, cert, key string, p *problems) {
 	if ca != "" {
 		b, err := os.ReadFile(ca)
 		switch {
 		case err != nil:
-			p.at(path+".caFilepath", "%v", err)
+			p.in(pl, "tls.caFilepath", "%v", err)
 		case !x509.NewCertPool().AppendCertsFromPEM(b):
-			p.at(path+".caFilepath", "%s: no PEM certificate found", ca)
+			p.in(pl, "tls.caFilepath", "%s: no PEM certificate found", ca)
 		}
 	}
 	load := cert != "" && key != ""
-	for _, f := range []struct{ key, name string }{{"certFilepath", cert}, {"keyFilepath", key}} {
+	for _, f := range []struct{ key, name string }{{"tls.certFilepath", cert}, {"tls.keyFilepath", key}} {
 		if f.name == "" {
 			continue
 		}
 		if _, err := os.ReadFile(f.name); err != nil {
-			p.at(path+"."+f.key, "%v", err)
+			p.in(pl, f.key, "%v", err)
 			load = false
 		}
 	}
 	if load {
 		if _, err := tls.LoadX509KeyPair(cert, key); err != nil {
-			p.at(path+".certFilepath", "with keyFilepath: %v", err)
+			p.in(pl, "tls.certFilepath", "with keyFilepath: %v", err)
 		}
 	}
-}
-
-func (p problems) has(path string) bool {
-	for _, m := range p {
-		if strings.HasPrefix(m, path+": ") {
-			return true
-		}
-	}
-	return false
-}
-
-// unjoin splits an errors.Join error into its parts.
-func unjoin(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }

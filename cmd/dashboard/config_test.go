@@ -329,7 +329,7 @@ func TestConfigValidation(t *testing.T) {
 		{"flink: bad url",
 			"flink:\n  endpoints:\n    - {name: f, url: 'ftp://a'}\n    - {name: g}\n    - {name: h, url: 'https://u:pw@a'}\n",
 			[]string{`flink.endpoints[0].url: "ftp://a": scheme must be http or https`, "flink.endpoints[1].url: required",
-				"flink.endpoints[2].url: must not contain user info"}},
+				"flink.endpoints[2].url: must not contain user info; use basicAuth"}},
 		{"flink: request budget out of range",
 			"flink:\n  endpoints:\n    - {name: f, url: 'http://a', maxInFlight: 500, maxRequestsPerSecond: -1, pollInterval: 10s, metricIdRefresh: 2s}\n",
 			[]string{"flink.endpoints[0].maxInFlight: 500 is outside 1..64", "flink.endpoints[0].maxRequestsPerSecond: -1 is outside (0, 10000]",
@@ -384,6 +384,9 @@ func TestConfigValidation(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "kafka cluster \"") && !strings.Contains(tc.name, "duplicate") {
 				t.Errorf("error keeps the collector's own prefix instead of the YAML path: %v", err)
+			}
+			if w := goNameIn(strings.ReplaceAll(err.Error(), dir, "$DIR")); w != "" {
+				t.Errorf("error names the Go field %s: %v", w, err)
 			}
 		})
 	}

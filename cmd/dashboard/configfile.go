@@ -249,7 +249,7 @@ func readConfigFile(name string) ([]byte, error) {
 func (fc fileConfig) backends(dir string, p *problems) backends {
 	var b backends
 	for i, y := range fc.Kafka.Clusters {
-		path := fmt.Sprintf("kafka.clusters[%d]", i)
+		pl := place{section: kafkaClusters, index: i}
 		c := kafka.Config{
 			Name:     y.Name,
 			Brokers:  y.Brokers,
@@ -281,10 +281,10 @@ func (fc fileConfig) backends(dir string, p *problems) backends {
 			PollInterval:   y.PollInterval,
 			RequestTimeout: y.RequestTimeout,
 		}
-		b.kafka = append(b.kafka, kafkaEntry{path, checkKafka(path, c, p)})
+		b.kafka = append(b.kafka, kafkaEntry{pl, checkKafka(pl, c, p)})
 	}
 	for i, y := range fc.Flink.Endpoints {
-		path := fmt.Sprintf("flink.endpoints[%d]", i)
+		pl := place{section: flinkEndpoints, index: i}
 		c := flink.Config{
 			Name:                 y.Name,
 			URL:                  y.URL,
@@ -307,7 +307,7 @@ func (fc fileConfig) backends(dir string, p *problems) backends {
 			c.BearerToken = a.BearerToken
 			c.BearerTokenFile = resolve(dir, a.BearerTokenFile)
 			if a.BearerToken == "" && a.BearerTokenFile == "" {
-				p.at(path+".authorization", "give bearerToken or bearerTokenFile")
+				p.in(pl, "authorization", "give bearerToken or bearerTokenFile")
 			}
 		}
 		if ba := y.BasicAuth; ba != nil {
@@ -317,17 +317,17 @@ func (fc fileConfig) backends(dir string, p *problems) backends {
 				PasswordFile: resolve(dir, ba.PasswordFile),
 			}
 		}
-		b.flink = append(b.flink, flinkEntry{path, checkFlink(path, c, p)})
+		b.flink = append(b.flink, flinkEntry{pl, checkFlink(pl, c, p)})
 	}
 	for i, y := range fc.Links.SourceGroups {
-		path := fmt.Sprintf("links.sourceGroups[%d]", i)
+		pl := place{section: sourceGroups, index: i}
 		l := SourceGroupLink{Endpoint: y.Endpoint, Job: y.Job, Vertex: y.Vertex, Group: y.Group}
 		for _, f := range []struct{ key, v string }{{"endpoint", l.Endpoint}, {"job", l.Job}, {"group", l.Group}} {
 			if strings.TrimSpace(f.v) == "" {
-				p.at(path+"."+f.key, "must not be empty")
+				p.in(pl, f.key, "must not be empty")
 			}
 		}
-		b.links = append(b.links, linkEntry{path, l})
+		b.links = append(b.links, linkEntry{pl, l})
 	}
 	return b
 }

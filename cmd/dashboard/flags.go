@@ -93,13 +93,13 @@ func splitList(s string) []string {
 func (b *backends) addQuick(f flagValues, given map[string]bool, p *problems) {
 	if f.kafkaBrokers != "" {
 		c := kafka.Config{Name: f.kafkaName, Brokers: splitList(f.kafkaBrokers)}
-		b.kafka = append(b.kafka, kafkaEntry{"--kafka.brokers", checkKafka("--kafka.brokers", c, p)})
+		b.kafka = append(b.kafka, kafkaEntry{quickKafka, checkKafka(quickKafka, c, p)})
 	} else if given["kafka.name"] {
 		p.addf("--kafka.name=%q: needs --kafka.brokers", f.kafkaName)
 	}
 	if f.flinkURL != "" {
 		c := flink.Config{Name: f.flinkName, URL: f.flinkURL}
-		b.flink = append(b.flink, flinkEntry{"--flink.url", checkFlink("--flink.url", c, p)})
+		b.flink = append(b.flink, flinkEntry{quickFlink, checkFlink(quickFlink, c, p)})
 	} else if given["flink.name"] {
 		p.addf("--flink.name=%q: needs --flink.url", f.flinkName)
 	}
