@@ -19,7 +19,8 @@ import (
 )
 
 // The file's shape. Every struct is named so that yaml's "field x not found
-// in type main.y" errors can be rewritten to name the YAML path (yamlPaths).
+// in type main.y" and "cannot unmarshal ... into main.y" errors can be
+// rewritten to name the YAML path (yamlPaths).
 type fileConfig struct {
 	Kafka kafkaSection `yaml:"kafka"`
 	Flink flinkSection `yaml:"flink"`
@@ -156,13 +157,17 @@ var yamlPaths = map[string]struct {
 	"sourceGroupYAML":   {"links.sourceGroups[]", reflect.TypeFor[sourceGroupYAML]()},
 }
 
-var yamlTypeRE = regexp.MustCompile(`in type main\.(\w+)`)
+// yamlTypeRE finds the Go types yaml.v3 names: where an unknown key was
+// found ("in type main.x") and what a value did not fit ("into main.x",
+// "into []main.x").
+var yamlTypeRE = regexp.MustCompile(`(in type|into) (\[\])?main\.(\w+)`)
 
 // explainYAMLError rewrites a yaml.v3 message to name YAML paths and the
 // known keys instead of Go types.
 func explainYAMLError(msg string) string {
 	msg = yamlTypeRE.ReplaceAllStringFunc(msg, func(m string) string {
-		t, ok := yamlPaths[yamlTypeRE.FindStringSubmatch(m)[1]]
+		s := yamlTypeRE.FindStringSubmatch(m)
+		t, ok := yamlPaths[s[3]]
 		if !ok {
 			return m
 		}
@@ -170,7 +175,13 @@ func explainYAMLError(msg string) string {
 		for i := range t.typ.NumField() {
 			keys = append(keys, strings.Split(t.typ.Field(i).Tag.Get("yaml"), ",")[0])
 		}
-		return fmt.Sprintf("in %s (known keys: %s)", t.path, strings.Join(keys, ", "))
+		switch {
+		case s[1] == "in type":
+			return fmt.Sprintf("in %s (known keys: %s)", t.path, strings.Join(keys, ", "))
+		case s[2] != "":
+			return fmt.Sprintf("into %s, a list", strings.TrimSuffix(t.path, "[]"))
+		}
+		return fmt.Sprintf("into %s, a mapping (known keys: %s)", t.path, strings.Join(keys, ", "))
 	})
 	msg = strings.ReplaceAll(msg, "into time.Duration", "into a duration (want e.g. 15s or 1m30s)")
 	return strings.TrimPrefix(msg, "yaml: ")
