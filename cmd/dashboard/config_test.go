@@ -245,6 +245,11 @@ func TestConfigFileStrict(t *testing.T) {
 		{"number as duration", "kafka:\n  clusters:\n    - name: a\n      brokers: [x:1]\n      requestTimeout: 10\n",
 			[]string{"line 5:", "into a duration"}},
 		{"scalar for a list", "kafka:\n  clusters:\n    - name: a\n      brokers: x:1\n", []string{"line 4: cannot unmarshal !!str `x:1` into []string"}},
+		{"scalar for a section", "flink:\n  endpoints:\n    - name: f\n      url: https://a\n      authorization: x\n",
+			[]string{"line 5: cannot unmarshal !!str `x` into flink.endpoints[].authorization, a mapping (known keys: bearerToken, bearerTokenFile)"}},
+		{"scalar for the list of clusters", "kafka:\n  clusters: x\n", []string{"line 2: cannot unmarshal !!str `x` into kafka.clusters, a list"}},
+		{"list for a section", "kafka: [1]\n", []string{"line 1: cannot unmarshal !!seq into kafka, a mapping (known keys: clusters)"}},
+		{"list at the top", "[]\n", []string{"line 1: cannot unmarshal !!seq into the top level, a mapping (known keys: kafka, flink, links, web)"}},
 		{"two typos, both reported", "kafka:\n  clusters:\n    - nam: a\n      brokerz: [x:1]\n",
 			[]string{"line 3: field nam not found", "line 4: field brokerz not found"}},
 		{"syntax error", "kafka:\n\tclusters: []\n", []string{"line 2: found character that cannot start any token"}},
@@ -329,7 +334,7 @@ func TestConfigValidation(t *testing.T) {
 		{"flink: bad url",
 			"flink:\n  endpoints:\n    - {name: f, url: 'ftp://a'}\n    - {name: g}\n    - {name: h, url: 'https://u:pw@a'}\n",
 			[]string{`flink.endpoints[0].url: "ftp://a": scheme must be http or https`, "flink.endpoints[1].url: required",
-				"flink.endpoints[2].url: must not contain user info"}},
+				"flink.endpoints[2].url: must not contain user info; use basicAuth"}},
 		{"flink: request budget out of range",
 			"flink:\n  endpoints:\n    - {name: f, url: 'http://a', maxInFlight: 500, maxRequestsPerSecond: -1, pollInterval: 10s, metricIdRefresh: 2s}\n",
 			[]string{"flink.endpoints[0].maxInFlight: 500 is outside 1..64", "flink.endpoints[0].maxRequestsPerSecond: -1 is outside (0, 10000]",
@@ -384,6 +389,9 @@ func TestConfigValidation(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "kafka cluster \"") && !strings.Contains(tc.name, "duplicate") {
 				t.Errorf("error keeps the collector's own prefix instead of the YAML path: %v", err)
+			}
+			if w := goNameIn(strings.ReplaceAll(err.Error(), dir, "$DIR")); w != "" {
+				t.Errorf("error names the Go field %s: %v", w, err)
 			}
 		})
 	}

@@ -23,6 +23,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/skewscope/skewscope/collectors"
 )
 
 // fakeFlink serves the recorded responses of one Flink version at the
@@ -1022,29 +1024,29 @@ func TestConfigValidate(t *testing.T) {
 			c.Jobs = []string{"a"}
 			c.PollInterval, c.RequestTimeout = time.Second, time.Second
 		}, ""},
-		{"no name", func(c *Config) { c.Name = "" }, "Name: required"},
-		{"bad name", func(c *Config) { c.Name = "prod 1" }, `Name: "prod 1" must match ^[A-Za-z0-9._-]{1,64}$`},
-		{"long name", func(c *Config) { c.Name = strings.Repeat("a", 65) }, `Name: "` + strings.Repeat("a", 65) + `" must match ^[A-Za-z0-9._-]{1,64}$`},
-		{"no url", func(c *Config) { c.URL = "" }, "URL: required"},
-		{"relative url", func(c *Config) { c.URL = "flink:8081" }, `URL: "flink:8081": scheme must be http or https`},
-		{"no host", func(c *Config) { c.URL = "http:///x" }, `URL: "http:///x": must be absolute (scheme://host[:port]/…)`},
-		{"user info", func(c *Config) { c.URL = "https://admin:hunter2@flink.example/" }, "URL: must not contain user info; use BasicAuth"},
-		{"unparsable", func(c *Config) { c.URL = "http://a b:pw@x/%zz" }, "URL: not a URL"},
-		{"two auth forms", func(c *Config) { c.BearerToken = "t"; c.BasicAuth = &BasicAuth{Username: "u"} }, "BearerToken, BearerTokenFile, BasicAuth: at most one may be set"},
+		{"no name", func(c *Config) { c.Name = "" }, "name: required"},
+		{"bad name", func(c *Config) { c.Name = "prod 1" }, `name: "prod 1" must match ^[A-Za-z0-9._-]{1,64}$`},
+		{"long name", func(c *Config) { c.Name = strings.Repeat("a", 65) }, `name: "` + strings.Repeat("a", 65) + `" must match ^[A-Za-z0-9._-]{1,64}$`},
+		{"no url", func(c *Config) { c.URL = "" }, "url: required"},
+		{"relative url", func(c *Config) { c.URL = "flink:8081" }, `url: "flink:8081": scheme must be http or https`},
+		{"no host", func(c *Config) { c.URL = "http:///x" }, `url: "http:///x": must be absolute (scheme://host[:port]/…)`},
+		{"user info", func(c *Config) { c.URL = "https://admin:hunter2@flink.example/" }, "url: must not contain user info; use basicAuth"},
+		{"unparsable", func(c *Config) { c.URL = "http://a b:pw@x/%zz" }, "url: not a URL"},
+		{"two auth forms", func(c *Config) { c.BearerToken = "t"; c.BasicAuth = &BasicAuth{Username: "u"} }, "authorization.bearerToken, authorization.bearerTokenFile, basicAuth: at most one may be set"},
 		{"basic auth", func(c *Config) { c.BasicAuth = &BasicAuth{Password: "p", PasswordFile: missing} }, strings.Join([]string{
-			"BasicAuth.Username: required",
-			"BasicAuth.Password, BasicAuth.PasswordFile: at most one may be set",
-			"BasicAuth.PasswordFile: open " + missing + ": no such file or directory",
+			"basicAuth.username: required",
+			"basicAuth.password, basicAuth.passwordFile: at most one may be set",
+			"basicAuth.passwordFile: open " + missing + ": no such file or directory",
 		}, "\n")},
-		{"cert without key", func(c *Config) { c.TLS.CertFile = file }, "TLS.CertFile, TLS.KeyFile: set both or neither"},
+		{"cert without key", func(c *Config) { c.TLS.CertFile = file }, "tls.certFilepath, tls.keyFilepath: set both or neither"},
 		{"files missing", func(c *Config) { c.BearerTokenFile = missing; c.TLS.CAFile = missing }, strings.Join([]string{
-			"BearerTokenFile: open " + missing + ": no such file or directory",
-			"TLS.CAFile: open " + missing + ": no such file or directory",
+			"authorization.bearerTokenFile: open " + missing + ": no such file or directory",
+			"tls.caFilepath: open " + missing + ": no such file or directory",
 		}, "\n")},
-		{"empty job", func(c *Config) { c.Jobs = []string{"a", " "} }, "Jobs[1]: empty"},
-		{"fast poll", func(c *Config) { c.PollInterval = 500 * time.Millisecond }, "PollInterval: 500ms is below the minimum of 1s"},
-		{"negative durations", func(c *Config) { c.PollInterval, c.RequestTimeout = -time.Second, -time.Second }, "PollInterval: -1s is below the minimum of 1s\nRequestTimeout: -1s is negative"},
-		{"everything wrong", func(c *Config) { *c = Config{BearerToken: "t", BearerTokenFile: file} }, "Name: required\nURL: required\nBearerToken, BearerTokenFile, BasicAuth: at most one may be set"},
+		{"empty job", func(c *Config) { c.Jobs = []string{"a", " "} }, "jobs[1]: empty"},
+		{"fast poll", func(c *Config) { c.PollInterval = 500 * time.Millisecond }, "pollInterval: 500ms is below the minimum of 1s"},
+		{"negative durations", func(c *Config) { c.PollInterval, c.RequestTimeout = -time.Second, -time.Second }, "pollInterval: -1s is below the minimum of 1s\nrequestTimeout: -1s is negative"},
+		{"everything wrong", func(c *Config) { *c = Config{BearerToken: "t", BearerTokenFile: file} }, "name: required\nurl: required\nauthorization.bearerToken, authorization.bearerTokenFile, basicAuth: at most one may be set"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1057,6 +1059,10 @@ func TestConfigValidate(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("Validate() = %q, want %q", got, tc.want)
+			}
+			var errs collectors.FieldErrors
+			if err != nil && (!errors.As(fmt.Errorf("wrapped: %w", err), &errs) || len(errs) != strings.Count(tc.want, "\n")+1) {
+				t.Errorf("Validate() = %#v, want one collectors.FieldError a line", err)
 			}
 			if strings.Contains(got, "hunter2") {
 				t.Errorf("Validate() leaks the password: %q", got)

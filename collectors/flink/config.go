@@ -3,7 +3,6 @@ package flink
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/skewscope/skewscope/collectors"
 )
 
 // Config describes one Flink REST endpoint to watch (one JobManager, or one
@@ -110,32 +111,32 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate reports every problem of c, joined, each naming its field. Zero
+// Validate reports every problem of c as [collectors.FieldErrors], each at
+// its key in the configuration file (url, basicAuth.username). Zero
 // durations are valid (WithDefaults fills them in). Files named by the
 // config must exist and be readable now.
 func (c Config) Validate() error {
-	var errs []error
-	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	var errs collectors.FieldErrors
 
 	switch {
 	case c.Name == "":
-		add("Name: required")
+		errs.Add("name", "required")
 	case !nameRE.MatchString(c.Name):
-		add("Name: %q must match %s", c.Name, nameRE)
+		errs.Add("name", "%q must match %s", c.Name, nameRE)
 	}
 
 	if c.URL == "" {
-		add("URL: required")
+		errs.Add("url", "required")
 	} else if u, err := url.Parse(c.URL); err != nil {
-		add("URL: not a URL") // the parse error may quote credentials
+		errs.Add("url", "not a URL") // the parse error may quote credentials
 	} else {
 		switch {
 		case u.User != nil:
-			add("URL: must not contain user info; use BasicAuth")
+			errs.Add("url", "must not contain user info; use basicAuth")
 		case u.Scheme != "http" && u.Scheme != "https":
-			add("URL: %q: scheme must be http or https", u.Redacted())
+			errs.Add("url", "%q: scheme must be http or https", u.Redacted())
 		case u.Host == "":
-			add("URL: %q: must be absolute (scheme://host[:port]/…)", u.Redacted())
+			errs.Add("url", "%q: must be absolute (scheme://host[:port]/…)", u.Redacted())
 		}
 	}
 
@@ -146,58 +147,58 @@ func (c Config) Validate() error {
 		}
 	}
 	if n > 1 {
-		add("BearerToken, BearerTokenFile, BasicAuth: at most one may be set")
+		errs.Add("", "authorization.bearerToken, authorization.bearerTokenFile, basicAuth: at most one may be set")
 	}
-	checkFile := func(field, path string) {
-		if path == "" {
+	checkFile := func(path, name string) {
+		if name == "" {
 			return
 		}
-		f, err := os.Open(path)
+		f, err := os.Open(name)
 		if err != nil {
-			add("%s: %v", field, err)
+			errs.Add(path, "%v", err)
 			return
 		}
 		f.Close()
 	}
-	checkFile("BearerTokenFile", c.BearerTokenFile)
+	checkFile("authorization.bearerTokenFile", c.BearerTokenFile)
 	if b := c.BasicAuth; b != nil {
 		if b.Username == "" {
-			add("BasicAuth.Username: required")
+			errs.Add("basicAuth.username", "required")
 		}
 		if b.Password != "" && b.PasswordFile != "" {
-			add("BasicAuth.Password, BasicAuth.PasswordFile: at most one may be set")
+			errs.Add("", "basicAuth.password, basicAuth.passwordFile: at most one may be set")
 		}
-		checkFile("BasicAuth.PasswordFile", b.PasswordFile)
+		checkFile("basicAuth.passwordFile", b.PasswordFile)
 	}
 
 	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
-		add("TLS.CertFile, TLS.KeyFile: set both or neither")
+		errs.Add("", "tls.certFilepath, tls.keyFilepath: set both or neither")
 	}
-	checkFile("TLS.CAFile", c.TLS.CAFile)
-	checkFile("TLS.CertFile", c.TLS.CertFile)
-	checkFile("TLS.KeyFile", c.TLS.KeyFile)
+	checkFile("tls.caFilepath", c.TLS.CAFile)
+	checkFile("tls.certFilepath", c.TLS.CertFile)
+	checkFile("tls.keyFilepath", c.TLS.KeyFile)
 
 	for i, j := range c.Jobs {
 		if strings.TrimSpace(j) == "" {
-			add("Jobs[%d]: empty", i)
+			errs.Add(fmt.Sprintf("jobs[%d]", i), "empty")
 		}
 	}
 	if c.PollInterval < 0 || (c.PollInterval > 0 && c.PollInterval < MinPollInterval) {
-		add("PollInterval: %v is below the minimum of %v", c.PollInterval, MinPollInterval)
+		errs.Add("pollInterval", "%v is below the minimum of %v", c.PollInterval, MinPollInterval)
 	}
 	if poll := c.WithDefaults().PollInterval; c.IDRefresh < 0 || (c.IDRefresh > 0 && c.IDRefresh < poll) {
-		add("IDRefresh: %v is below the poll interval of %v", c.IDRefresh, poll)
+		errs.Add("metricIdRefresh", "%v is below the poll interval of %v", c.IDRefresh, poll)
 	}
 	if c.MaxInFlight < 0 || c.MaxInFlight > 64 {
-		add("MaxInFlight: %d is outside 1..64 (0 means %d)", c.MaxInFlight, DefaultMaxInFlight)
+		errs.Add("maxInFlight", "%d is outside 1..64 (0 means %d)", c.MaxInFlight, DefaultMaxInFlight)
 	}
 	if r := c.MaxRequestsPerSecond; r < 0 || r > 10000 || r != r {
-		add("MaxRequestsPerSecond: %v is outside (0, 10000] (0 means %d)", r, DefaultMaxRequestsPerSecond)
+		errs.Add("maxRequestsPerSecond", "%v is outside (0, 10000] (0 means %d)", r, DefaultMaxRequestsPerSecond)
 	}
 	if c.RequestTimeout < 0 {
-		add("RequestTimeout: %v is negative", c.RequestTimeout)
+		errs.Add("requestTimeout", "%v is negative", c.RequestTimeout)
 	}
-	return errors.Join(errs...)
+	return errs.Err()
 }
 
 // String describes c without secrets: inline secrets are shown as
@@ -312,17 +313,17 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 	if t.CAFile != "" {
 		pem, err := os.ReadFile(t.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("TLS.CAFile: %w", err)
+			return nil, fmt.Errorf("tls.caFilepath: %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("TLS.CAFile: %s: no PEM certificate found", t.CAFile)
+			return nil, fmt.Errorf("tls.caFilepath: %s: no PEM certificate found", t.CAFile)
 		}
 		tc.RootCAs = pool
 	}
 	if t.CertFile != "" {
 		if _, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile); err != nil {
-			return nil, fmt.Errorf("TLS.CertFile, TLS.KeyFile: %w", err)
+			return nil, fmt.Errorf("tls.certFilepath: with keyFilepath: %w", err)
 		}
 		certFile, keyFile := t.CertFile, t.KeyFile
 		tc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {

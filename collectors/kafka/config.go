@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -18,6 +17,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/oauth"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/skewscope/skewscope/collectors"
 )
 
 // Defaults applied by [Config.WithDefaults].
@@ -114,96 +115,97 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate reports every problem with c, each naming the field, joined.
+// Validate reports every problem with c as [collectors.FieldErrors], each
+// at its key in the configuration file (tls.caFilepath, sasl.mechanism).
 // Files are checked for presence, not parsed.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("kafka cluster %q: %s: %s", c.Name, field, fmt.Sprintf(format, args...)))
-	}
+	var errs collectors.FieldErrors
 	if strings.TrimSpace(c.Name) == "" {
-		bad("name", "must not be empty")
+		errs.Add("name", "must not be empty")
 	}
 	if len(c.Brokers) == 0 {
-		bad("brokers", "at least one broker (host:port) is required")
+		errs.Add("brokers", "at least one broker (host:port) is required")
 	}
 	for _, b := range c.Brokers {
 		if strings.TrimSpace(b) == "" {
-			bad("brokers", "empty broker address")
+			errs.Add("brokers", "empty broker address")
 		}
 	}
 	for _, t := range c.Topics {
 		if strings.TrimSpace(t) == "" {
-			bad("topics", "empty topic name")
+			errs.Add("topics", "empty topic name")
 		}
 	}
 	if c.PollInterval < 0 {
-		bad("pollInterval", "must be positive, got %v", c.PollInterval)
+		errs.Add("pollInterval", "must be positive, got %v", c.PollInterval)
 	}
 	if c.RequestTimeout < 0 {
-		bad("requestTimeout", "must be positive, got %v", c.RequestTimeout)
+		errs.Add("requestTimeout", "must be positive, got %v", c.RequestTimeout)
 	}
 	if c.TimeTableSize < 0 || c.TimeTableSize == 1 {
-		bad("timeTableSize", "must be at least 2, got %d", c.TimeTableSize)
+		// Not a key of the file: the dashboard keeps the default.
+		errs.Add("timeTableSize", "must be at least 2, got %d", c.TimeTableSize)
 	}
 	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
-		bad("tls", "certFile and keyFile must be given together")
+		errs.Add("tls", "certFilepath and keyFilepath must be given together")
 	}
 	if !c.TLS.Enabled && (c.TLS.CAFile != "" || c.TLS.CertFile != "" || c.TLS.KeyFile != "") {
-		bad("tls", "files given but tls is not enabled")
+		errs.Add("tls", "files given but tls is not enabled")
 	}
-	for field, f := range map[string]string{"tls.caFile": c.TLS.CAFile, "tls.certFile": c.TLS.CertFile, "tls.keyFile": c.TLS.KeyFile} {
-		if f != "" {
-			if _, err := os.Stat(f); err != nil {
-				bad(field, "%v", err)
-			}
-		}
-	}
+	fileExists(&errs, "tls.caFilepath", c.TLS.CAFile)
+	fileExists(&errs, "tls.certFilepath", c.TLS.CertFile)
+	fileExists(&errs, "tls.keyFilepath", c.TLS.KeyFile)
 	for i, p := range c.Groups.Allow {
 		if _, err := regexp.Compile(p); err != nil {
-			bad(fmt.Sprintf("groups.allow[%d]", i), "bad pattern %q: %v", p, err)
+			errs.Add(fmt.Sprintf("groups.allow[%d]", i), "bad pattern %q: %v", p, err)
 		}
 	}
 	for i, p := range c.Groups.Deny {
 		if _, err := regexp.Compile(p); err != nil {
-			bad(fmt.Sprintf("groups.deny[%d]", i), "bad pattern %q: %v", p, err)
+			errs.Add(fmt.Sprintf("groups.deny[%d]", i), "bad pattern %q: %v", p, err)
 		}
 	}
-	c.SASL.validate(bad)
-	return errors.Join(errs...)
+	c.SASL.validate(&errs)
+	return errs.Err()
 }
 
-func (s SASLConfig) validate(bad func(field, format string, args ...any)) {
+// fileExists records a problem at path when the file name, if given, is
+// missing.
+func fileExists(errs *collectors.FieldErrors, path, name string) {
+	if name == "" {
+		return
+	}
+	if _, err := os.Stat(name); err != nil {
+		errs.Add(path, "%v", err)
+	}
+}
+
+func (s SASLConfig) validate(errs *collectors.FieldErrors) {
 	hasPassword := s.Username != "" || s.Password != "" || s.PasswordFile != ""
 	hasToken := s.Token != "" || s.TokenFile != "" || !s.OAuth.isZero()
-	fileExists := func(field, path string) {
-		if _, err := os.Stat(path); err != nil {
-			bad(field, "%v", err)
-		}
-	}
 	switch s.Mechanism {
 	case "":
 		if hasPassword || hasToken {
-			bad("sasl.mechanism", "credentials given but no mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER)")
+			errs.Add("sasl.mechanism", "credentials given but no mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER)")
 		}
 	case SASLPlain, SASLScramSHA256, SASLScramSHA512:
 		if hasToken {
-			bad("sasl.mechanism", "token, tokenFile and oauth are for OAUTHBEARER, not %s", s.Mechanism)
+			errs.Add("sasl.mechanism", "token, tokenFile and oauth are for OAUTHBEARER, not %s", s.Mechanism)
 		}
 		if s.Username == "" {
-			bad("sasl.username", "required for %s", s.Mechanism)
+			errs.Add("sasl.username", "required for %s", s.Mechanism)
 		}
 		switch {
 		case s.Password != "" && s.PasswordFile != "":
-			bad("sasl.password", "give password or passwordFile, not both")
+			errs.Add("sasl.password", "give password or passwordFile, not both")
 		case s.Password == "" && s.PasswordFile == "":
-			bad("sasl.password", "password or passwordFile is required for %s", s.Mechanism)
-		case s.PasswordFile != "":
-			fileExists("sasl.passwordFile", s.PasswordFile)
+			errs.Add("sasl.password", "password or passwordFile is required for %s", s.Mechanism)
+		default:
+			fileExists(errs, "sasl.passwordFile", s.PasswordFile)
 		}
 	case SASLOAuthBearer:
 		if hasPassword {
-			bad("sasl.username", "username, password and passwordFile are not used by OAUTHBEARER")
+			errs.Add("sasl.username", "username, password and passwordFile are not used by OAUTHBEARER")
 		}
 		var forms []string
 		if s.Token != "" {
@@ -211,44 +213,42 @@ func (s SASLConfig) validate(bad func(field, format string, args ...any)) {
 		}
 		if s.TokenFile != "" {
 			forms = append(forms, "tokenFile")
-			fileExists("sasl.tokenFile", s.TokenFile)
+			fileExists(errs, "sasl.tokenFile", s.TokenFile)
 		}
 		if !s.OAuth.isZero() {
 			forms = append(forms, "oauth")
-			s.OAuth.validate(bad)
+			s.OAuth.validate(errs)
 		}
 		switch len(forms) {
 		case 0:
-			bad("sasl.token", "OAUTHBEARER needs one of token, tokenFile or oauth")
+			errs.Add("sasl.token", "OAUTHBEARER needs one of token, tokenFile or oauth")
 		case 1:
 		default:
-			bad("sasl.token", "give only one of token, tokenFile or oauth, got %s", strings.Join(forms, " and "))
+			errs.Add("sasl.token", "give only one of token, tokenFile or oauth, got %s", strings.Join(forms, " and "))
 		}
 	default:
-		bad("sasl.mechanism", "unsupported %q (want PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER)", s.Mechanism)
+		errs.Add("sasl.mechanism", "unsupported %q (want PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER)", s.Mechanism)
 	}
 }
 
-func (o OAuthConfig) validate(bad func(field, format string, args ...any)) {
+func (o OAuthConfig) validate(errs *collectors.FieldErrors) {
 	if o.TokenEndpoint == "" {
-		bad("sasl.oauth.tokenEndpoint", "required")
+		errs.Add("sasl.oauth.tokenEndpoint", "required")
 	} else if u, err := url.Parse(o.TokenEndpoint); err != nil || u.Host == "" {
-		bad("sasl.oauth.tokenEndpoint", "not an absolute URL")
+		errs.Add("sasl.oauth.tokenEndpoint", "not an absolute URL")
 	} else if u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())) {
-		bad("sasl.oauth.tokenEndpoint", "must be https (http only for a loopback host), got scheme %q", u.Scheme)
+		errs.Add("sasl.oauth.tokenEndpoint", "must be https (http only for a loopback host), got scheme %q", u.Scheme)
 	}
 	if o.ClientID == "" {
-		bad("sasl.oauth.clientId", "required")
+		errs.Add("sasl.oauth.clientId", "required")
 	}
 	switch {
 	case o.ClientSecret != "" && o.ClientSecretFile != "":
-		bad("sasl.oauth.clientSecret", "give clientSecret or clientSecretFile, not both")
+		errs.Add("sasl.oauth.clientSecret", "give clientSecret or clientSecretFile, not both")
 	case o.ClientSecret == "" && o.ClientSecretFile == "":
-		bad("sasl.oauth.clientSecret", "clientSecret or clientSecretFile is required")
-	case o.ClientSecretFile != "":
-		if _, err := os.Stat(o.ClientSecretFile); err != nil {
-			bad("sasl.oauth.clientSecretFile", "%v", err)
-		}
+		errs.Add("sasl.oauth.clientSecret", "clientSecret or clientSecretFile is required")
+	default:
+		fileExists(errs, "sasl.oauth.clientSecretFile", o.ClientSecretFile)
 	}
 }
 
@@ -307,7 +307,7 @@ func (m groupMatcher) keep(group string) bool {
 func (c Config) ClientOptions() ([]kgo.Opt, error) {
 	c = c.WithDefaults()
 	if err := c.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("kafka cluster %q: %w", c.Name, err)
 	}
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(c.Brokers...),
@@ -316,7 +316,7 @@ func (c Config) ClientOptions() ([]kgo.Opt, error) {
 	if c.TLS.Enabled {
 		tc, err := c.TLS.load()
 		if err != nil {
-			return nil, fmt.Errorf("kafka cluster %q: tls: %w", c.Name, err)
+			return nil, fmt.Errorf("kafka cluster %q: %w", c.Name, err)
 		}
 		opts = append(opts, kgo.DialTLSConfig(tc))
 	}
@@ -331,18 +331,18 @@ func (t TLSConfig) load() (*tls.Config, error) {
 	if t.CAFile != "" {
 		pem, err := os.ReadFile(t.CAFile)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("tls.caFilepath: %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("caFile %s: no PEM certificates found", t.CAFile)
+			return nil, fmt.Errorf("tls.caFilepath: %s: no PEM certificates found", t.CAFile)
 		}
 		tc.RootCAs = pool
 	}
 	if t.CertFile != "" {
 		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
 		if err != nil {
-			return nil, fmt.Errorf("certFile/keyFile: %w", err)
+			return nil, fmt.Errorf("tls.certFilepath: with keyFilepath: %w", err)
 		}
 		tc.Certificates = []tls.Certificate{cert}
 	}
