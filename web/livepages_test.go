@@ -1,0 +1,209 @@
+package web
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/views"
+)
+
+var pagesAt = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func okAge(seconds int64) live.Age {
+	return live.Age{At: pagesAt, Seconds: seconds, State: live.StateOK}
+}
+
+func TestNewOverviewPage(t *testing.T) {
+	ov := live.OverviewView{
+		Endpoints: []live.EndpointSummary{
+			{Name: "jm", URL: "http://jm:8081", FlinkVersion: "2.3.0", Jobs: 2, PollMillis: 412, Age: okAge(4),
+				Cost:   live.PollCost{Requests: 412, Bytes: 3 << 20, Failed: 1},
+				Budget: live.RequestBudget{MaxInFlight: 4, MaxRequestsPerSecond: 50, PauseMillis: 40_000, BackoffPolls: 2, BackoffReason: "slow"}},
+			{Name: "new", URL: "http://new:8081", Age: live.Age{Stale: true, State: live.StateNotPolled}},
+		},
+		Jobs: []live.JobSummary{
+			{Endpoint: "jm", ID: "j1", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 12_345, MaxBusy: 0.534, Backpressure: "low", Drift: 2},
+			{Endpoint: "jm", ID: "j0", Name: "orders", State: "CANCELED", Vertices: 3, Lag: -1, MaxBusy: -1,
+				ReplacedBy: &live.Replacement{Current: "j1"}},
+		},
+		Clusters: []live.ClusterSummary{{Name: "prod", Topics: 2, Partitions: 18, Groups: 1, Rate: 3647.4, PollMillis: 1500,
+			Age: live.Age{At: pagesAt, Seconds: 9, Stale: true, Err: "timeout", State: live.StateFailing}}},
+		Topics: []live.TopicSummary{{Cluster: "prod", Name: "orders", Partitions: 12, Rate: 2.54, Groups: 1}},
+	}
+	got := newOverviewPage(pageLinks{base: "/s", embed: true}, ov)
+	ms := pagesAt.UnixMilli()
+	want := views.OverviewView{
+		Live: views.Live{Topic: "overview", Shape: overviewShape(ov)},
+		Endpoints: []views.EndpointRow{
+			{Name: "jm", URL: "http://jm:8081", Version: "2.3.0", Jobs: "2",
+				Poll:    views.Text{Key: "e/jm/poll", Text: "412 ms"},
+				Cost:    views.Text{Key: "e/jm/cost", Text: "412 requests, 3.0 MiB, 1 failed"},
+				Budget:  views.Text{Key: "e/jm/budget", Text: "4 in flight, 50/s"},
+				Backoff: views.Text{Key: "e/jm/backoff", Text: "backing off after 2 slow polls: polls 40 s apart"},
+				State:   views.BackendState{Age: views.Age{Key: "e/jm/age", At: ms, Text: "4 s ago"}}},
+			{Name: "new", URL: "http://new:8081", Stale: true, Jobs: "–",
+				Poll: views.Text{Key: "e/new/poll", Text: "–"}, Cost: views.Text{Key: "e/new/cost", Text: "–"},
+				Budget: views.Text{Key: "e/new/budget", Text: "–"}, Backoff: views.Text{Key: "e/new/backoff"},
+				State: views.BackendState{NotPolled: true, State: live.StateNotPolled}},
+		},
+		Jobs: []views.JobRow{
+			{Name: "orders", ID: "j1", URL: "/s/jobs/j1?embed=1", State: "RUNNING", Vertices: "3",
+				Lag: views.Text{Key: "j/jm/j1/lag", Text: "12,345"}, MaxBusy: views.Text{Key: "j/jm/j1/busy", Text: "53%"},
+				Backpressure: views.Text{Key: "j/jm/j1/bp", Text: "low"}, Drift: &views.Text{Key: "j/jm/j1/drift", Text: "2 partitions differ"}},
+			{Name: "orders", ID: "j0", URL: "/s/jobs/j0?embed=1", State: "CANCELED", Vertices: "3",
+				Lag: views.Text{Key: "j/jm/j0/lag", Text: "–"}, MaxBusy: views.Text{Key: "j/jm/j0/busy", Text: "–"},
+				Backpressure: views.Text{Key: "j/jm/j0/bp", Text: "–"}, ReplacedBy: &views.Link{Text: "j1", URL: "/s/jobs/j1?embed=1"}},
+		},
+		Clusters: []views.ClusterRow{{Name: "prod", Stale: true, Topics: "2", Partitions: "18", Groups: "1",
+			Produced: views.Text{Key: "c/prod/rate", Text: "3,647/s"}, Poll: views.Text{Key: "c/prod/poll", Text: "1500 ms"},
+			State: views.BackendState{State: live.StateFailing, Age: views.Age{Key: "c/prod/age", At: ms, Text: "9 s ago"}, Err: "timeout"}}},
+		Topics: []views.TopicRow{{Name: "orders", URL: "/s/kafka/prod/topics/orders?embed=1", Cluster: "prod", Partitions: "12", Groups: "1",
+			Produced: views.Text{Key: "t/prod/orders", Text: "2.5/s"}}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("newOverviewPage (-want +got):\n%s", diff)
+	}
+}
+
+func TestNewVertexPageSource(t *testing.T) {
+	vv := live.VertexView{
+		Endpoint: "jm", Cluster: "prod", JobID: "j1", JobName: "orders", ID: "v1", Name: "Source", Parallelism: 2, MaxParallelism: 128,
+		Source: true, Kafka: true, Topics: []string{"orders", "pay"}, Color: "lag", Thresholds: [3]float64{1000, 20000, 80000},
+		Group:      &live.GroupLink{Name: "enrich", How: "configured"},
+		Flink:      okAge(3),
+		KafkaAge:   &live.Age{At: pagesAt, Seconds: 5, Stale: true, State: live.StateFailing},
+		Figures:    []live.Figure{{Label: "Lag", Text: "1,201", Kind: live.Observed, Note: "end − position"}},
+		Prediction: &live.Prediction{Mode: "fresh", Drift: 1, Summary: "1 of 3 partitions differ", Headline: live.Headline{Kind: "exact", Exact: 3}},
+		Subtasks: []live.SubtaskRow{
+			{Subtask: 0, Rate: 12.4, RecordsOut: 11, Lag: 1201, LagSeconds: 200, Busy: 0.25, SparkLag: []float64{1, 2}, Drift: 1, Highlight: true,
+				Partitions: []live.PartitionCell{
+					{Topic: "orders", Partition: 0, Label: "o0", Lag: 1200, Predicted: 0, Level: 1},
+					{Topic: "pay", Partition: 1, Label: "p1", Lag: 1, Predicted: 1, Level: 0},
+				}},
+			{Subtask: 1, Rate: -1, RecordsOut: -1, Lag: -1, Busy: -1,
+				Partitions: []live.PartitionCell{{Topic: "orders", Partition: 1, Label: "o1", Lag: -1, Predicted: 1, Uncertain: true, OwnerUndetermined: true, Candidates: []int{0, 1}}}},
+		},
+		Shape: "sh",
+	}
+	got := newVertexPage(vertexPageInput{links: pageLinks{base: ""}, topic: "vertex:j1/v1", sandboxRestore: "/sandbox/restore"}, vv)
+	ms := pagesAt.UnixMilli()
+	kafkaAge := views.Age{Key: "age:kafka", At: ms, Text: "5 s ago"}
+	want := views.VertexView{
+		Live:    views.Live{Topic: "vertex:j1/v1", Shape: "sh", Stale: true},
+		Cluster: "prod", Job: views.Link{Text: "orders", URL: "/jobs/j1"}, Name: "Source", Parallelism: "2",
+		Group:  &views.Group{Name: "enrich", How: "configured"},
+		Topics: []views.Link{{Text: "orders", URL: "/kafka/prod/topics/orders"}, {Text: "pay", URL: "/kafka/prod/topics/pay"}},
+		Bar:    views.LiveBar{Stale: true, State: "stale", Flink: views.Age{Key: "age", At: ms, Text: "3 s ago"}, Kafka: &kafkaAge},
+		Figures: []views.FigureView{{Label: "Lag", Kind: live.Observed,
+			Text: views.Text{Key: "f/0/value", Text: "1,201"}, Note: views.Text{Key: "f/0/note", Text: "end − position"}}},
+		Prediction:     &views.PredictionView{Drift: true, Kind: "exact", KindClass: "v-exact", Summary: "1 of 3 partitions differ", Counts: "Cells: 3 exact"},
+		SandboxRestore: &views.SandboxRestore{Action: "/sandbox/restore", Job: "orders", Parallelism: "4"},
+		LagMethod:      true,
+		Grid: &views.SourceGrid{Color: "lag", Legend: [4]string{"<1.0k", "<20k", "<80k", "≥80k"}, Rows: []views.SourceRow{
+			{Subtask: "0", ID: "subtask-0", Highlight: true, Drift: true,
+				Cells: []views.PartitionCell{
+					{Topic: "orders", Partition: "0", Label: "o0", Title: "orders-0 · predicted here", Live: views.LiveCell{Key: "c0.0", Level: 1, Text: "1.2k"}},
+					{Topic: "pay", Partition: "1", Label: "p1", Title: "pay-1 · predicted on subtask 1", Miss: true, Live: views.LiveCell{Key: "c1.1", Level: 0, Text: "1"}},
+				},
+				Rate: views.Text{Key: "s/0/rate", Text: "12/s"}, RecordsOut: views.Text{Key: "s/0/out", Text: "11/s"},
+				Lag: views.Text{Key: "s/0/lag", Text: "1,201"}, LagTime: views.Text{Key: "s/0/lagtime", Text: "3 m 20 s"},
+				Busy: views.Meter{Key: "s/0/meter", Value: "0.250"}, BusyText: views.Text{Key: "s/0/busy", Text: "25%"},
+				SparkLag: views.Spark{Key: "s/0/spark/lag", Values: []float64{1, 2}}, SparkRate: views.Spark{Key: "s/0/spark/rate", Values: []float64{}},
+				Vs: views.Text{Key: "s/0/vs", Text: "✗ 1 not as predicted"}},
+			{Subtask: "1", ID: "subtask-1",
+				Cells: []views.PartitionCell{{Topic: "orders", Partition: "1", Label: "o1", Uncertain: true,
+					Title: "orders-1 · predicted here · listed under subtasks 0, 1 in Flink's metric ids: reader not determined",
+					Live:  views.LiveCell{Key: "c0.1", Level: 0, Text: "–"}}},
+				Rate: views.Text{Key: "s/1/rate", Text: "–"}, RecordsOut: views.Text{Key: "s/1/out", Text: "–"},
+				Lag: views.Text{Key: "s/1/lag", Text: "–"}, LagTime: views.Text{Key: "s/1/lagtime", Text: "–"},
+				Busy: views.Meter{Key: "s/1/meter", Value: "0"}, BusyText: views.Text{Key: "s/1/busy", Text: "–"},
+				SparkLag: views.Spark{Key: "s/1/spark/lag", Values: []float64{}}, SparkRate: views.Spark{Key: "s/1/spark/rate", Values: []float64{}},
+				Vs: views.Text{Key: "s/1/vs", Text: "~ 1 reader not determined"}},
+		}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("newVertexPage (-want +got):\n%s", diff)
+	}
+	if _, err := views.UpdateOf(got); err != nil {
+		t.Error(err)
+	}
+	// Embedded, the page offers no sandbox form; another colouring shows rates.
+	vv.Color = "rate"
+	vv.Subtasks[0].Partitions[0].Rate = 4900
+	emb := newVertexPage(vertexPageInput{links: pageLinks{embed: true}, sandboxRestore: "/sandbox/restore"}, vv)
+	if emb.SandboxRestore != nil || emb.Job.URL != "/jobs/j1?embed=1" || !emb.Grid.ByRate || emb.Grid.Rows[0].Cells[0].Live.Text != "4.9k" {
+		t.Errorf("embedded rate page: form %v, job link %q, by rate %t, cell %q", emb.SandboxRestore, emb.Job.URL, emb.Grid.ByRate, emb.Grid.Rows[0].Cells[0].Live.Text)
+	}
+}
+
+func TestNewVertexPageKeyed(t *testing.T) {
+	vv := live.VertexView{JobID: "j1", JobName: "orders", ID: "v2", Name: "Window", Parallelism: 3, MaxParallelism: 128, Keyed: true, Flink: okAge(1),
+		Subtasks: []live.SubtaskRow{
+			{Subtask: 0, KeyGroups: &live.KeyGroupSpan{Start: 0, End: 42, Size: 43}, RecordsIn: 5, RecordsOut: 5, Busy: 0.1, BackPressured: 0, StateSize: 3 << 20},
+			{Subtask: 1, KeyGroups: &live.KeyGroupSpan{Start: 43, End: 85, Size: 43}, RecordsIn: -1, RecordsOut: -1, Busy: -1, BackPressured: -1, StateSize: -1},
+		}}
+	got := newVertexPage(vertexPageInput{links: pageLinks{base: "/s"}}, vv).Table
+	want := &views.SubtaskTable{
+		Keyed: true,
+		Strip: &views.KeyGroupBar{Label: "key groups 0–127", Segments: []views.KeyGroupSegment{
+			{Class: "k0", Title: "subtask 0: key groups 0–42 (43)", X: "0.000%", Width: "33.594%", Label: "0"},
+			{Class: "k1", Title: "subtask 1: key groups 43–85 (43)", X: "33.594%", Width: "33.594%", Label: "1"},
+		}},
+		Rows: []views.SubtaskRow{
+			{Subtask: "0", ID: "subtask-0", KeyGroups: "0–42", KeyGroupSize: "(43)",
+				In: views.Text{Key: "s/0/in", Text: "5.0/s"}, Out: views.Text{Key: "s/0/out", Text: "5.0/s"},
+				Busy: views.Meter{Key: "s/0/meter", Value: "0.100"}, BusyText: views.Text{Key: "s/0/busy", Text: "10%"},
+				BackPressured: views.Text{Key: "s/0/bp", Text: "0%"}, State: views.Text{Key: "s/0/state", Text: "3.0 MiB"}},
+			{Subtask: "1", ID: "subtask-1", KeyGroups: "43–85", KeyGroupSize: "(43)",
+				In: views.Text{Key: "s/1/in", Text: "–"}, Out: views.Text{Key: "s/1/out", Text: "–"},
+				Busy: views.Meter{Key: "s/1/meter", Value: "0"}, BusyText: views.Text{Key: "s/1/busy", Text: "–"},
+				BackPressured: views.Text{Key: "s/1/bp", Text: "–"}, State: views.Text{Key: "s/1/state", Text: "–"}},
+		},
+		Lookup: &views.KeyLookupForm{Action: "/s/keys", Parallelism: "3", MaxParallelism: "128"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("newVertexPage keyed table (-want +got):\n%s", diff)
+	}
+}
+
+func TestNewJobAndTopicPages(t *testing.T) {
+	jv := live.JobView{Endpoint: "jm", ID: "j1", Name: "orders", State: "RUNNING", Restarts: -1, Age: okAge(2),
+		Restored: &live.Restored{Savepoint: true, Path: "s3://sp/1"},
+		Vertices: []live.VertexSummary{{ID: "v1", Name: "Source", Parallelism: 4, MaxParallelism: 128, Source: true, Kafka: true,
+			Skew: 37.4, Busiest: 2, MaxBusy: 0.9, Backpressure: "high", Lag: 10, PredictionMode: live.ModeInferred}}}
+	got := newJobPage(pageLinks{}, jv, nil)
+	want := views.JobView{
+		Live:     views.Live{Topic: "job:j1", Shape: jobShape(jv)},
+		Endpoint: "jm", Name: "orders", ID: "j1", State: "RUNNING",
+		Bar:      views.LiveBar{State: "live", Flink: views.Age{Key: "age", At: pagesAt.UnixMilli(), Text: "2 s ago"}},
+		Restored: "Restored from a savepoint (s3://sp/1). After a restore at another parallelism, Flink keeps each partition with the splits it restored, not where a fresh start would put it.",
+		Vertices: []views.JobVertexRow{{Name: "Source", URL: "/jobs/j1/vertices/v1", Parallelism: "4", MaxParallelism: "128", Kind: "Kafka source",
+			Skew: views.Text{Key: "v/v1/skew", Text: "37%"}, Busiest: views.Text{Key: "v/v1/busiest", Text: "#2 · 90%"},
+			Backpressure: views.Text{Key: "v/v1/bp", Text: "high"}, Lag: views.Text{Key: "v/v1/lag", Text: "10"},
+			Drift: views.Text{Key: "v/v1/drift", Text: "as predicted (inferred history)"}}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("newJobPage (-want +got):\n%s", diff)
+	}
+
+	tv := live.TopicView{Cluster: "prod", Name: "orders", Rate: 100, Age: okAge(1),
+		Groups:     []live.TopicGroup{{Name: "enrich", State: "Stable"}, {Name: "audit"}},
+		Partitions: []live.TopicPartitionRow{{Partition: 0, Start: 0, End: 1000, Rate: 10, Groups: []live.GroupOffset{{Committed: 900, Lag: 100, LagSeconds: 12, LagKind: "at-least"}, {Lag: -1, LagKind: "unknown"}}}}}
+	tp := newTopicPage(tv)
+	wantRow := views.TopicPartitionRow{Partition: "0", Start: views.Text{Key: "p/0/start", Text: "0"}, End: views.Text{Key: "p/0/end", Text: "1,000"},
+		Produced: views.Text{Key: "p/0/rate", Text: "10/s"},
+		Groups: []views.GroupLag{{Lag: views.Text{Key: "p/0/g/0/lag", Text: "100"}, LagTime: views.Text{Key: "p/0/g/0/time", Text: "≥ 12 s"}},
+			{Lag: views.Text{Key: "p/0/g/1/lag", Text: "–"}, LagTime: views.Text{Key: "p/0/g/1/time", Text: "–"}}}}
+	if diff := cmp.Diff([]views.TopicPartitionRow{wantRow}, tp.Rows); diff != "" {
+		t.Errorf("newTopicPage rows (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]views.TopicGroupHead{{Name: "enrich", State: "Stable"}, {Name: "audit", State: "–"}}, tp.Groups); diff != "" {
+		t.Errorf("newTopicPage groups (-want +got):\n%s", diff)
+	}
+	if tp.Topic != topicTopic("prod", "orders") || tp.Produced.Text != "100/s" {
+		t.Errorf("topic page topic %q, produced %q", tp.Topic, tp.Produced.Text)
+	}
+}
