@@ -721,7 +721,7 @@ func candidatesView(l views.Layout, f *planForm, res *planResult) views.Candidat
 	for _, c := range res.cands {
 		row := views.CandidateRow{
 			P:          c.Parallelism,
-			Form:       "plan-form",
+			Form:       views.IDPlanForm,
 			URL:        planURL(l, f, map[string]string{"target": strconv.Itoa(c.Parallelism), "embed": embedParam(l)}),
 			Busiest:    format.Num(c.BusiestLoad),
 			Partitions: fmt.Sprintf("%d–%d", c.PartitionsMin, c.PartitionsMax),

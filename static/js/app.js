@@ -4,8 +4,9 @@
 // parsed from the server's own rendering, and sets text with textContent.
 
 import { plannerQuery, debounce } from "./plan.js";
+import { ids } from "./ids.js";
 
-const form = document.getElementById("plan-form");
+const form = document.getElementById(ids.planForm);
 if (form) {
   enhancePlanner(form);
 }
@@ -33,25 +34,25 @@ function enhancePlanner(form) {
       });
       const html = await resp.text();
       const doc = new DOMParser().parseFromString(html, "text/html");
-      if (!doc.getElementById("plan-results")) {
+      if (!doc.getElementById(ids.planResults)) {
         // Not a planner page (a proxy error, a 5xx): keep what is shown
         // and say so, rather than clearing it.
         showError(`Could not update the plan: the server answered ${resp.status} ${resp.statusText}.`);
         return;
       }
-      swap(doc, "plan-results");
-      for (const el of document.querySelectorAll("[data-error-for]")) {
-        const fresh = doc.querySelector(`[data-error-for="${el.dataset.errorFor}"]`);
+      swap(doc, ids.planResults);
+      for (const el of document.querySelectorAll(`[${ids.errorFor}]`)) {
+        const fresh = doc.querySelector(`[${ids.errorFor}="${CSS.escape(el.getAttribute(ids.errorFor))}"]`);
         el.textContent = fresh ? fresh.textContent : "";
-        const input = form.elements.namedItem(el.dataset.errorFor);
+        const input = form.elements.namedItem(el.getAttribute(ids.errorFor));
         if (input && input.setAttribute) {
           input.setAttribute("aria-invalid", el.textContent ? "true" : "false");
         }
       }
-      const hint = doc.getElementById("maxp-hint");
-      const hintHere = document.getElementById("maxp-hint");
+      const hint = doc.getElementById(ids.maxpHint);
+      const hintHere = document.getElementById(ids.maxpHint);
       if (hint && hintHere) hintHere.textContent = hint.textContent;
-      const maxp = doc.getElementById("f-maxp");
+      const maxp = doc.getElementById(ids.maxpField);
       if (maxp) form.elements.namedItem("maxParallelism").placeholder = maxp.placeholder;
       // The URL follows the inputs, also when they are invalid, so that a
       // reload shows the same messages.
@@ -71,7 +72,7 @@ function enhancePlanner(form) {
 
 // showError puts a message under the first field, as text.
 function showError(msg) {
-  const el = document.querySelector('[data-error-for="topics"]');
+  const el = document.querySelector(`[${ids.errorFor}="topics"]`);
   if (el) el.textContent = msg;
 }
 
@@ -85,7 +86,7 @@ function swap(doc, id) {
 }
 
 // Live pages subscribe to their view and update in place.
-const liveRoot = document.querySelector("[data-live-topic]");
+const liveRoot = document.querySelector(`[${ids.liveTopic}]`);
 if (liveRoot) {
   import("./live.js").then((m) => m.startLive(liveRoot));
 }

@@ -9,24 +9,25 @@
 // is fetched and swapped in.
 
 import { formatAge, sparkData } from "./livefmt.js";
+import { ids } from "./ids.js";
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 
 export function startLive(root) {
   const base = document.body.dataset.base || "";
-  const topic = root.dataset.liveTopic;
+  const topic = root.getAttribute(ids.liveTopic);
   let byKey = null;
   let ws = null;
   let retry = 500;
   let refetching = false;
-  let lastShape = root.dataset.shape || "";
+  let lastShape = root.getAttribute(ids.shape) || "";
 
   const collect = () => {
     byKey = new Map();
-    for (const el of root.querySelectorAll("[data-live]")) byKey.set(el.dataset.live, el);
+    for (const el of root.querySelectorAll(`[${ids.live}]`)) byKey.set(el.getAttribute(ids.live), el);
   };
 
   const setState = (state) => {
-    for (const el of document.querySelectorAll("[data-live-state]")) el.textContent = state;
+    for (const el of document.querySelectorAll(`[${ids.liveState}]`)) el.textContent = state;
     for (const el of document.querySelectorAll(".livebar .dot")) el.classList.toggle("stale", state !== "live");
   };
 
@@ -62,7 +63,7 @@ export function startLive(root) {
       }) &&
       each(u.spark, (el, v) => drawSpark(el, v || [])) &&
       each(u.ages, (el, v) => {
-        el.dataset.at = String(v);
+        el.setAttribute(ids.at, String(v));
       });
     if (!known) {
       refetch();
@@ -80,12 +81,12 @@ export function startLive(root) {
       const resp = await fetch(location.href, { headers: { Accept: "text/html" } });
       if (!resp.ok) return;
       const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
-      const fresh = doc.querySelector(`[data-live-topic="${CSS.escape(topic)}"]`);
+      const fresh = doc.querySelector(`[${ids.liveTopic}="${CSS.escape(topic)}"]`);
       if (!fresh) return;
       const adopted = document.adoptNode(fresh);
       root.replaceWith(adopted);
       root = adopted;
-      lastShape = root.dataset.shape || "";
+      lastShape = root.getAttribute(ids.shape) || "";
       collect();
       drawAll();
       tick();
@@ -121,18 +122,18 @@ export function startLive(root) {
 
   const tick = () => {
     const now = Date.now();
-    for (const el of document.querySelectorAll("[data-age][data-at]")) {
-      const at = Number(el.dataset.at);
+    for (const el of document.querySelectorAll(`[${ids.age}][${ids.at}]`)) {
+      const at = Number(el.getAttribute(ids.at));
       const txt = at > 0 ? formatAge((now - at) / 1000) : "never";
       if (el.textContent !== txt) el.textContent = txt;
     }
   };
 
   const drawAll = () => {
-    for (const c of root.querySelectorAll("[data-spark]")) {
+    for (const c of root.querySelectorAll(`[${ids.spark}]`)) {
       let xs = [];
       try {
-        xs = JSON.parse(c.dataset.spark || "[]") || [];
+        xs = JSON.parse(c.getAttribute(ids.spark) || "[]") || [];
       } catch {
         xs = [];
       }
