@@ -1,13 +1,11 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
@@ -215,52 +213,6 @@ func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, vv)
 }
 
-// vertexTopic is the websocket topic of a vertex view: the page and the
-// publisher both name it with this, and parseVertexTopic reads it back. A
-// ?history= is part of it, since it changes the view (its model and so its
-// layout): "vertex:JOB/VERTEX[:rate][:history=4-6]".
-func vertexTopic(job, vertex, color string, history []int) string {
-	t := "vertex:" + job + "/" + vertex
-	if color == "rate" {
-		t += ":rate"
-	}
-	if len(history) > 0 {
-		t += ":history=" + strings.ReplaceAll(assign.FormatHistory(history), ",", "-")
-	}
-	return t
-}
-
-// parseVertexTopic reads a vertexTopic back into the job, the vertex and
-// the view's query; ok is false for anything vertexTopic does not write.
-func parseVertexTopic(t string) (job, vertex string, q live.VertexQuery, ok bool) {
-	rest, ok := strings.CutPrefix(t, "vertex:")
-	if !ok {
-		return "", "", q, false
-	}
-	ids, opts, _ := strings.Cut(rest, ":")
-	job, vertex, ok = strings.Cut(ids, "/")
-	if !ok || job == "" || vertex == "" || strings.Contains(vertex, "/") {
-		return "", "", q, false
-	}
-	v := url.Values{}
-	for o := range strings.SplitSeq(opts, ":") {
-		switch k, val, _ := strings.Cut(o, "="); {
-		case o == "":
-		case o == "rate" && !v.Has("color") && !v.Has("history"):
-			v.Set("color", "rate")
-		case k == "history" && val != "" && !v.Has("history"):
-			v.Set("history", strings.ReplaceAll(val, "-", ","))
-		default:
-			return "", "", q, false
-		}
-	}
-	q, err := vertexQuery(v)
-	if err != nil || vertexTopic(job, vertex, q.Color, q.History) != t {
-		return "", "", q, false
-	}
-	return job, vertex, q, true
-}
-
 // vertexPageInput is what the vertex page shows beside the view: its topic,
 // its links (which keep the request's query) and its replaced banner.
 func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.VertexView, vq live.VertexQuery) vertexPageInput {
@@ -389,75 +341,4 @@ func (s *Server) serveSandboxRestore(w http.ResponseWriter, r *http.Request) (in
 	// links to it.
 	http.Redirect(w, r, s.prefix+"/", http.StatusSeeOther)
 	return 0, nil, nil
-}
-
-// runLive publishes every view to its websocket topic after each store
-// update, at most once per minInterval.
-func (s *Server) runLive(ctx context.Context, minInterval time.Duration) {
-	if s.live == nil || s.hub == nil {
-		return
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.live.Changed():
-		}
-		s.publishAll()
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(minInterval):
-		}
-	}
-}
-
-// publishAll builds and publishes the pages somebody is subscribed to,
-// with the builders that render them, so that an update carries the texts
-// the page shows.
-func (s *Server) publishAll() {
-	st, hub := s.live, s.hub
-	l := views.Layout{Base: s.prefix}
-	pl := linksOf(l)
-	now := s.now()
-	if hub.Subscribed(overviewTopic) {
-		s.publish(newOverviewPage(pl, st.Overview()))
-	}
-	for _, j := range st.JobRefs() {
-		if !hub.Subscribed(jobTopic(j.ID)) {
-			continue
-		}
-		if jv, err := st.Job(j.Endpoint, j.ID); err == nil {
-			s.publish(newJobPage(pl, jv, replacedBanner(l, jv.ReplacedBy, now, false)))
-		}
-	}
-	for _, topic := range hub.Topics("vertex:") {
-		job, vertex, q, ok := parseVertexTopic(topic)
-		if !ok {
-			continue // a topic no page subscribes to
-		}
-		if vv, err := st.Vertex(job, vertex, q); err == nil {
-			s.publish(newVertexPage(vertexPageInput{links: pl, topic: topic, replaced: replacedBanner(l, vv.ReplacedBy, now, true)}, vv))
-		}
-	}
-	for _, t := range st.Backends().Topics {
-		if !hub.Subscribed(topicTopic(t.Cluster, t.Name)) {
-			continue
-		}
-		if tv, err := st.Topic(t.Cluster, t.Name); err == nil {
-			s.publish(newTopicPage(tv))
-		}
-	}
-}
-
-// publish sends a page's update to its topic. A model that names one
-// element twice is a builder's bug: it is logged, and the page keeps its
-// last update rather than a wrong one.
-func (s *Server) publish(p views.LivePage) {
-	u, err := views.UpdateOf(p)
-	if err != nil {
-		s.log.Error("live update not published", "topic", p.LiveHead().Topic, "err", err)
-		return
-	}
-	s.hub.Publish(p.LiveHead().Topic, u)
 }

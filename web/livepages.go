@@ -17,14 +17,6 @@ import (
 // text of the page once, outside the lock. The page renders the model and
 // views.UpdateOf gathers the same texts into its websocket update.
 
-// Live topics: the page subscribes to its topic and the publisher publishes
-// to it; both name it with these functions.
-const overviewTopic = "overview"
-
-func jobTopic(jobID string) string { return "job:" + jobID }
-
-func topicTopic(cluster, topic string) string { return "topic:" + cluster + "/" + topic }
-
 // pageLinks is what a builder needs to write the URLs of a page: the route
 // prefix and whether the page is embedded.
 type pageLinks struct {

@@ -1,0 +1,109 @@
+package live
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/internal/quote"
+)
+
+// findJob finds a job by id, in the named endpoint or any. Called with s.mu
+// held.
+func (s *Store) findJob(endpoint, jobID string) (*flink.Snapshot, *flink.JobSnapshot) {
+	for _, name := range sortedKeys(s.flink) {
+		if endpoint != "" && name != endpoint {
+			continue
+		}
+		fs := s.flink[name]
+		for i := range fs.Jobs {
+			if fs.Jobs[i].ID == jobID {
+				return fs, &fs.Jobs[i]
+			}
+		}
+	}
+	return nil, nil
+}
+
+// Job returns a job's page view.
+func (s *Store) Job(endpoint, jobID string) (JobView, error) {
+	jv, _, err := s.JobDetail(endpoint, jobID)
+	return jv, err
+}
+
+// JobDetail returns a job's page view and the views of its vertices (in the
+// same order, with the default query), built once for both.
+func (s *Store) JobDetail(endpoint, jobID string) (JobView, []VertexView, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	fs, j := s.findJob(endpoint, jobID)
+	if j == nil {
+		return JobView{}, nil, fmt.Errorf("job %s: %w", quote.Clip(jobID), ErrNotFound)
+	}
+	jv, vvs := s.job(fs, j, s.opts.Now())
+	return jv, vvs, nil
+}
+
+func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (JobView, []VertexView) {
+	vvs := make([]VertexView, len(j.Vertices))
+	jv := JobView{Endpoint: fs.Endpoint, ID: j.ID, Name: j.Name, State: j.State, StartTime: j.StartTime,
+		Restored: restoredOf(j), Restarts: j.NumRestarts, Age: itemAge(j.Freshness, fs.CollectedAt, now, j.Err)}
+	jv.ReplacedBy = s.replacedBy(fs.Endpoint, j.ID)
+	for k := range j.Vertices {
+		v := &j.Vertices[k]
+		vs := VertexSummary{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism,
+			Source: v.Source, Keyed: v.Keyed, Kafka: v.Kafka != nil, Skew: -1, Busiest: -1, MaxBusy: -1,
+			Backpressure: v.BackpressureLevel, Lag: -1}
+		if v.Err != nil {
+			vs.Error = v.Err.Error()
+		}
+		rates := make([]float64, 0, len(v.Subtasks))
+		for _, st := range v.Subtasks {
+			r := st.RecordsInPerSecond
+			if v.Source {
+				r = st.RecordsOutPerSecond
+			}
+			if !isNaN(r) {
+				rates = append(rates, r)
+			}
+			if !isNaN(st.BusyRatio) && st.BusyRatio > vs.MaxBusy {
+				vs.MaxBusy, vs.Busiest = st.BusyRatio, st.Index
+			}
+		}
+		if len(rates) == len(v.Subtasks) && len(rates) > 0 {
+			vs.Skew = assign.MeasureSkew(rates).FlinkPercent
+		}
+		vv := s.vertex(fs, j, v, VertexQuery{Color: "lag", Highlight: -1}, now)
+		vvs[k] = vv
+		if v.Kafka != nil {
+			vs.Lag, vs.Drift, vs.PredictionMode = vertexLag(vv), vv.Prediction.Drift, vv.Prediction.Mode
+			for _, r := range vv.Subtasks {
+				vs.Partitions += len(r.Partitions)
+			}
+		}
+		jv.Vertices = append(jv.Vertices, vs)
+	}
+	return jv, vvs
+}
+
+func vertexLag(v VertexView) int64 {
+	total, known := int64(0), false
+	for _, r := range v.Subtasks {
+		if r.Lag >= 0 {
+			total += r.Lag
+			known = true
+		}
+	}
+	if !known {
+		return -1
+	}
+	return total
+}
+
+func restoredOf(j *flink.JobSnapshot) *Restored {
+	if j.Restored == nil {
+		return nil
+	}
+	return &Restored{CheckpointID: j.Restored.CheckpointID, Savepoint: j.Restored.IsSavepoint, Path: j.Restored.ExternalPath, At: j.Restored.At}
+}

@@ -1,0 +1,78 @@
+package live
+
+import (
+	"fmt"
+
+	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/quote"
+)
+
+// Topic returns a topic's page view.
+func (s *Store) Topic(cluster, topic string) (TopicView, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ks := s.kafka[cluster]
+	if ks == nil {
+		return TopicView{}, fmt.Errorf("Kafka cluster %s: %w", quote.Clip(cluster), ErrNotFound)
+	}
+	now := s.opts.Now()
+	for _, t := range ks.Topics {
+		if t.Name != topic {
+			continue
+		}
+		// The topic's data is as old as its oldest partition value.
+		at, stale := ks.CollectedAt, false
+		for _, p := range t.Partitions {
+			if p.Stale {
+				stale = true
+				if !p.UpdatedAt.IsZero() && p.UpdatedAt.Before(at) {
+					at = p.UpdatedAt
+				}
+			}
+		}
+		tv := TopicView{Cluster: cluster, Name: topic, Age: ageOf(at, now, stale, ks.Err)}
+		if t.Err != nil {
+			tv.Error = t.Err.Error()
+		}
+		type gp struct {
+			g  int
+			gp kafka.GroupPartition
+		}
+		byPart := map[int32][]gp{}
+		for _, g := range ks.Groups {
+			idx := -1
+			for _, p := range g.Partitions {
+				if p.Topic != topic {
+					continue
+				}
+				if idx < 0 {
+					idx = len(tv.Groups)
+					tv.Groups = append(tv.Groups, TopicGroup{Name: g.Name, State: g.State, Lag: -1})
+				}
+				byPart[p.Partition] = append(byPart[p.Partition], gp{idx, p})
+				if p.Lag >= 0 {
+					tv.Groups[idx].Lag = max(tv.Groups[idx].Lag, 0) + p.Lag
+				}
+			}
+		}
+		for _, p := range t.Partitions {
+			row := TopicPartitionRow{Partition: p.Partition, Start: p.Start, End: p.End, Rate: -1, Stale: p.Stale, Groups: make([]GroupOffset, len(tv.Groups))}
+			if p.RateOK {
+				row.Rate = p.Rate
+				tv.Rate += p.Rate
+			}
+			if p.Err != nil {
+				row.Error = p.Err.Error()
+			}
+			for i := range row.Groups {
+				row.Groups[i] = GroupOffset{Committed: -1, Lag: -1, LagKind: kafka.TimeLagUnknown.String()}
+			}
+			for _, x := range byPart[p.Partition] {
+				row.Groups[x.g] = GroupOffset{Committed: x.gp.Committed, Lag: x.gp.Lag, LagSeconds: x.gp.LagSeconds, LagKind: x.gp.LagKind.String()}
+			}
+			tv.Partitions = append(tv.Partitions, row)
+		}
+		return tv, nil
+	}
+	return TopicView{}, fmt.Errorf("topic %s in cluster %s: %w", quote.Clip(topic), quote.Clip(cluster), ErrNotFound)
+}

@@ -1,0 +1,576 @@
+package live
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/internal/quote"
+)
+
+// VertexQuery holds the URL's choices for a vertex view.
+type VertexQuery struct {
+	Endpoint string
+	// History overrides the source's parallelism history for the restore
+	// model (?history=4,6).
+	History []int
+	// Color is "lag" (default) or "rate".
+	Color string
+	// Highlight is the subtask to mark, -1 none.
+	Highlight int
+	// HighlightPartition marks a partition's subtask ("topic", partition).
+	HighlightTopic     string
+	HighlightPartition int32
+}
+
+// Vertex returns a vertex's page view.
+func (s *Store) Vertex(jobID, vertexID string, q VertexQuery) (VertexView, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	fs, j := s.findJob(q.Endpoint, jobID)
+	if j == nil {
+		return VertexView{}, fmt.Errorf("job %s: %w", quote.Clip(jobID), ErrNotFound)
+	}
+	for k := range j.Vertices {
+		if j.Vertices[k].ID == vertexID {
+			return s.vertex(fs, j, &j.Vertices[k], q, s.opts.Now()), nil
+		}
+	}
+	return VertexView{}, fmt.Errorf("vertex %s in job %s: %w", quote.Clip(vertexID), quote.Clip(jobID), ErrNotFound)
+}
+
+// Vertices lists (job id, vertex id) of every vertex, for publishing.
+func (s *Store) Vertices() [][2]string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out [][2]string
+	for _, name := range sortedKeys(s.flink) {
+		for _, j := range s.flink[name].Jobs {
+			for _, v := range j.Vertices {
+				out = append(out, [2]string{j.ID, v.ID})
+			}
+		}
+	}
+	return out
+}
+
+func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, now time.Time) VertexView {
+	vv := VertexView{Endpoint: fs.Endpoint, JobID: j.ID, JobName: j.Name, JobState: j.State, ID: v.ID, Name: v.Name,
+		Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism, Source: v.Source, Keyed: v.Keyed, Kafka: v.Kafka != nil,
+		Restored: restoredOf(j), Flink: itemAge(v.Freshness, fs.CollectedAt, now, v.Err), Color: "lag"}
+	if q.Color == "rate" {
+		vv.Color = "rate"
+	}
+	if v.Err != nil {
+		vv.Error = v.Err.Error()
+	}
+	vv.Subtasks = make([]SubtaskRow, v.Parallelism)
+	for i := range vv.Subtasks {
+		r := SubtaskRow{Subtask: i, Rate: -1, Lag: -1, Busy: -1, BackPressured: -1, Idle: -1, RecordsIn: -1, RecordsOut: -1, StateSize: -1}
+		if i < len(v.Subtasks) {
+			st := v.Subtasks[i]
+			r.Status = st.Status
+			r.Busy, r.BackPressured, r.Idle = orMinus(st.BusyRatio), orMinus(st.BackPressuredRatio), orMinus(st.IdleRatio)
+			r.RecordsIn, r.RecordsOut = orMinus(st.RecordsInPerSecond), orMinus(st.RecordsOutPerSecond)
+			r.StateSize = st.StateSize
+		}
+		if v.Keyed && v.MaxParallelism > 0 {
+			if kg, err := assign.KeyGroupRangeFor(v.MaxParallelism, v.Parallelism, i); err == nil {
+				r.KeyGroups = &KeyGroupSpan{Start: kg.Start, End: kg.End, Size: kg.End - kg.Start + 1}
+			}
+		}
+		r.Highlight = q.Highlight == i
+		vv.Subtasks[i] = r
+	}
+	if sp := s.sparks[vertexKey{fs.Endpoint, j.ID, v.ID}]; sp != nil && len(sp.lag) == len(vv.Subtasks) {
+		for i := range vv.Subtasks {
+			vv.Subtasks[i].SparkLag = sp.lag[i]
+			vv.Subtasks[i].SparkRate = sp.rate[i]
+		}
+	}
+	if v.Kafka != nil {
+		s.sourceRows(&vv, fs, j, v, q, now)
+	}
+	vv.Figures = figures(&vv)
+	vv.Shape = shapeOf(&vv)
+	s.markReplaced(&vv)
+	return vv
+}
+
+func orMinus(f float64) float64 {
+	if isNaN(f) || math.IsInf(f, 0) {
+		return -1
+	}
+	return f
+}
+
+// sourceRows fills partitions, lag, rates, the group and the prediction.
+func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, now time.Time) {
+	cluster := s.clusterFor(fs.Endpoint, v)
+	ks := s.kafka[cluster]
+	vv.Cluster = cluster
+	if ks != nil {
+		// The offsets are as old as the oldest of the vertex's partitions.
+		at, stale := ks.CollectedAt, false
+		idTopics := map[string]bool{}
+		for _, st := range v.Kafka.States {
+			idTopics[st.Topic] = true
+		}
+		for _, t := range ks.Topics {
+			if !idTopics[t.Name] && !idTopics[flink.SanitizeMetricName(t.Name)] {
+				continue
+			}
+			for _, p := range t.Partitions {
+				if p.Stale {
+					stale = true
+					if !p.UpdatedAt.IsZero() && p.UpdatedAt.Before(at) {
+						at = p.UpdatedAt
+					}
+				}
+			}
+		}
+		a := ageOf(at, now, stale, ks.Err)
+		vv.KafkaAge = &a
+	}
+	parts := s.parts[cluster]
+	oo, ok := s.owners[vertexKey{fs.Endpoint, j.ID, v.ID}]
+	if !ok {
+		oo = ownersOf(v.Kafka, nil)
+	}
+	topicSet := map[string]bool{}
+	cell := func(st flink.KafkaPartitionState) PartitionCell {
+		topic := s.resolve(cluster, st.Topic)
+		topicSet[topic] = true
+		c := PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
+			End: -1, Lag: -1, Rate: -1, Predicted: -1, LagKind: kafka.TimeLagUnknown.String()}
+		if p, ok := parts[topicPart{topic, st.Partition}]; ok && knownEnd(p) {
+			c.End = p.End
+			if p.RateOK {
+				c.Rate = p.Rate
+			}
+			if st.CurrentOffset >= 0 {
+				c.Lag = max(0, p.End-(st.CurrentOffset+1))
+				if tt := s.tables[tpKey{cluster, topic, st.Partition}]; tt != nil {
+					sec, kind := tt.LagSeconds(st.CurrentOffset+1, now)
+					c.LagSeconds, c.LagKind = sec, kind.String()
+				}
+			}
+		}
+		return c
+	}
+	// A partition whose reader the metric ids do not determine is shown
+	// once, outlined, under a subtask that lists it (predict moves it to the
+	// predicted subtask when that may be the reader), with the highest
+	// offsets listed for it: a new reader shows -1 until its first record,
+	// so the highest is the closest to the real position.
+	undetermined := map[flink.KafkaPartition]flink.KafkaPartitionState{}
+	for _, st := range v.Kafka.States {
+		if cand, ok := oo.candidates[st.KafkaPartition]; ok {
+			if cand != nil && !slices.Contains(cand, st.Subtask) {
+				continue
+			}
+			if b, seen := undetermined[st.KafkaPartition]; !seen || st.CurrentOffset > b.CurrentOffset ||
+				(st.CurrentOffset == b.CurrentOffset && st.CommittedOffset > b.CommittedOffset) {
+				undetermined[st.KafkaPartition] = st
+			}
+			continue
+		}
+		if o, ok := oo.owner[st.KafkaPartition]; !ok || o != st.Subtask {
+			continue
+		}
+		if st.Subtask >= 0 && st.Subtask < len(vv.Subtasks) {
+			vv.Subtasks[st.Subtask].Partitions = append(vv.Subtasks[st.Subtask].Partitions, cell(st))
+		}
+	}
+	for kp, cand := range oo.candidates {
+		st, ok := undetermined[kp]
+		if !ok {
+			// Listed by no id now: offsets unknown.
+			st = flink.KafkaPartitionState{KafkaPartition: kp, CurrentOffset: -1, CommittedOffset: -1}
+		}
+		c := cell(st)
+		c.OwnerUndetermined, c.Candidates = true, slices.Clone(cand)
+		row := st.Subtask
+		if row < 0 || row >= len(vv.Subtasks) {
+			row = 0 // predict moves it to the model's subtask
+		}
+		if len(vv.Subtasks) > 0 {
+			vv.Subtasks[row].Partitions = append(vv.Subtasks[row].Partitions, c)
+		}
+	}
+	vv.Topics = make([]string, 0, len(topicSet))
+	for t := range topicSet {
+		vv.Topics = append(vv.Topics, t)
+	}
+	sort.Strings(vv.Topics)
+	labels := topicLabels(vv.Topics)
+	for i := range vv.Subtasks {
+		r := &vv.Subtasks[i]
+		for k := range r.Partitions {
+			c := &r.Partitions[k]
+			c.Label = labels[c.Topic] + strconv.Itoa(int(c.Partition))
+		}
+		sumRow(r, q)
+	}
+	vv.Group = s.group(ks, fs.Endpoint, j, v, vv)
+	vv.Prediction = s.predict(vv, fs.Endpoint, j, v, q, oo)
+	vv.Lineage = lineageView(s.currentLineage(fs.Endpoint, j, v))
+	vv.Thresholds = thresholds(vv)
+	for i := range vv.Subtasks {
+		for k := range vv.Subtasks[i].Partitions {
+			c := &vv.Subtasks[i].Partitions[k]
+			c.Level = level(vv, c)
+		}
+	}
+}
+
+// topicLabels gives each topic a short distinct prefix for cell labels:
+// its first letter, more letters when two topics share it.
+func topicLabels(topics []string) map[string]string {
+	out := map[string]string{}
+	for n := 1; len(out) < len(topics); n++ {
+		seen := map[string]int{}
+		for _, t := range topics {
+			if _, done := out[t]; !done {
+				seen[prefix(t, n)]++
+			}
+		}
+		for _, t := range topics {
+			if _, done := out[t]; done {
+				continue
+			}
+			if p := prefix(t, n); seen[p] == 1 || n >= len(t) {
+				out[t] = p + "·"
+				if seen[p] == 1 {
+					out[t] = p
+				}
+			}
+		}
+		if n > 64 {
+			break
+		}
+	}
+	return out
+}
+
+func prefix(s string, n int) string {
+	r := []rune(s)
+	if n > len(r) {
+		n = len(r)
+	}
+	return string(r[:n])
+}
+
+// Lag colour steps in records, as in the legend.
+var lagSteps = [3]float64{1000, 20000, 80000}
+
+func thresholds(vv *VertexView) [3]float64 {
+	if vv.Color != "rate" {
+		return lagSteps
+	}
+	maxRate := 0.0
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			maxRate = max(maxRate, c.Rate)
+		}
+	}
+	return [3]float64{maxRate / 4, maxRate / 2, maxRate * 3 / 4}
+}
+
+func level(vv *VertexView, c *PartitionCell) int {
+	x := float64(c.Lag)
+	if vv.Color == "rate" {
+		x = c.Rate
+	}
+	if x < 0 {
+		return -1
+	}
+	for i, t := range vv.Thresholds {
+		if x < t || (vv.Color == "rate" && x <= t) {
+			return i
+		}
+	}
+	return 3
+}
+
+// group finds the consumer group of a source vertex: from configuration,
+// else the group whose commits equal the job's committedOffset metrics,
+// else the group with commits on most of the vertex's partitions.
+func (s *Store) group(ks *kafka.Snapshot, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, vv *VertexView) *GroupLink {
+	for _, l := range s.opts.Links {
+		if (l.Endpoint == "" || l.Endpoint == endpoint) && l.Job == j.Name && (l.Vertex == "" || l.Vertex == v.Name) {
+			return &GroupLink{Name: l.Group, How: "from configuration"}
+		}
+	}
+	if ks == nil {
+		return nil
+	}
+	type key struct {
+		topic     string
+		partition int32
+	}
+	committed := make(map[key]int64, len(v.Kafka.States))
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			committed[key{c.Topic, c.Partition}] = c.Committed
+		}
+	}
+	bestEq, bestEqName, bestCov, bestCovName := 0, "", 0, ""
+	for _, g := range ks.Groups {
+		eq, cov := 0, 0
+		for _, gp := range g.Partitions {
+			c, ok := committed[key{gp.Topic, gp.Partition}]
+			if !ok {
+				continue
+			}
+			cov++
+			if c >= 0 && gp.Committed == c {
+				eq++
+			}
+		}
+		if eq > bestEq {
+			bestEq, bestEqName = eq, g.Name
+		}
+		if cov > bestCov {
+			bestCov, bestCovName = cov, g.Name
+		}
+	}
+	switch {
+	case bestEq > 0:
+		return &GroupLink{Name: bestEqName, How: fmt.Sprintf("discovered: its commits equal the job's committedOffset on %d of %d partitions", bestEq, len(committed))}
+	case bestCov > 0:
+		return &GroupLink{Name: bestCovName, How: fmt.Sprintf("discovered: it has commits on %d of the vertex's %d partitions", bestCov, len(committed))}
+	}
+	return nil
+}
+
+// connectorLine picks the flink-connector-kafka line a Flink version runs:
+// 3.x on Flink 1.x, 4.0 on Flink 2.0, 5.x on 2.1 and later. An unknown
+// version takes the newest line.
+func connectorLine(flinkVersion string) string {
+	if strings.HasPrefix(flinkVersion, "1.") || flinkVersion == "2.0" || strings.HasPrefix(flinkVersion, "2.0.") {
+		return assign.ConnectorLine34
+	}
+	return assign.ConnectorLine5
+}
+
+func joinInts(xs []int, sep string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, sep)
+}
+
+// figures computes the headline figures.
+func figures(vv *VertexView) []Figure {
+	var fs []Figure
+	if vv.Kafka {
+		lag := vertexLag(*vv)
+		f := Figure{Label: "Total lag", Value: float64(lag), Text: format.Count(float64(lag)), Kind: Observed, Note: "log end − (Flink currentOffset + 1)"}
+		if lag < 0 {
+			f.Text, f.Note = "–", "no end offsets or current offsets yet"
+		}
+		fs = append(fs, f)
+		var maxSec float64
+		where := ""
+		cells, unknown := 0, 0
+		for _, r := range vv.Subtasks {
+			for _, c := range r.Partitions {
+				cells++
+				if c.LagKind == kafka.TimeLagUnknown.String() {
+					unknown++
+				}
+				if c.LagSeconds > maxSec {
+					maxSec, where = c.LagSeconds, c.Topic+"-"+strconv.Itoa(int(c.Partition))
+					if c.LagKind == kafka.TimeLagAtLeast.String() {
+						where += " (at least)"
+					}
+				}
+			}
+		}
+		f = Figure{Label: "Max lag in time", Value: maxSec, Text: format.Seconds(maxSec), Kind: Estimated, Note: nonEmpty(where, "all partitions caught up")}
+		switch {
+		case cells > 0 && unknown == cells:
+			// Unknown is not caught up.
+			f.Value, f.Text, f.Note = -1, "–", "no partition's lag in time is known yet (needs Kafka end offsets and Flink positions)"
+		case unknown > 0:
+			f.Note = fmt.Sprintf("%s · %d of %d partitions unknown", nonEmpty(where, "the known ones caught up"), unknown, cells)
+		}
+		fs = append(fs, f)
+		in := 0.0
+		known := false
+		for _, r := range vv.Subtasks {
+			if r.Rate >= 0 {
+				in += r.Rate
+				known = true
+			}
+		}
+		f = Figure{Label: "Input rate", Value: in, Text: format.Rate(in), Kind: Observed, Note: "produced, from end-offset deltas"}
+		if !known {
+			f.Value, f.Text, f.Note = -1, "–", "needs two Kafka polls"
+		}
+		fs = append(fs, f)
+	}
+	rates := make([]float64, 0, len(vv.Subtasks))
+	for _, r := range vv.Subtasks {
+		x := r.RecordsIn
+		if vv.Source {
+			x = r.RecordsOut
+		}
+		if x >= 0 {
+			rates = append(rates, x)
+		}
+	}
+	label := "Skew (Flink %)"
+	if vv.Source {
+		label = "Source skew (Flink %)"
+	}
+	if len(rates) == len(vv.Subtasks) && len(rates) > 0 {
+		sk := assign.MeasureSkew(rates)
+		fs = append(fs, Figure{Label: label, Value: sk.FlinkPercent, Text: strconv.FormatFloat(sk.FlinkPercent, 'f', 0, 64) + "%", Kind: Computed,
+			Note: fmt.Sprintf("of observed records/s per subtask; max/mean %.2f", sk.MaxOverMean)})
+	} else {
+		fs = append(fs, Figure{Label: label, Value: -1, Text: "–", Kind: Computed, Note: "records/s not reported for every subtask"})
+	}
+	if vv.Prediction != nil {
+		pr := vv.Prediction
+		f := Figure{Label: "Assignment", Value: float64(pr.Matched), Kind: Observed}
+		h := pr.Headline
+		switch {
+		case h.Kind == BasisNotModelled:
+			f.Text, f.Note = fmt.Sprintf("%d partitions", pr.Total), "not modelled"
+		default:
+			f.Text = fmt.Sprintf("%d / %d", pr.Matched, pr.Total)
+			f.Note = h.Kind + " · " + pr.Mode
+			if pr.Drift > 0 {
+				f.Note = fmt.Sprintf("%d differ from the %s prediction", pr.Drift, pr.Mode)
+			}
+			if h.Uncertain+h.NotModelled > 0 {
+				f.Note += fmt.Sprintf(" · %d not determined", h.Uncertain+h.NotModelled)
+			}
+		}
+		fs = append(fs, f)
+	}
+	if vv.Keyed && vv.MaxParallelism > 0 && vv.Parallelism > 0 {
+		lo, hi := vv.MaxParallelism/vv.Parallelism, (vv.MaxParallelism+vv.Parallelism-1)/vv.Parallelism
+		txt := strconv.Itoa(lo)
+		if hi != lo {
+			txt += "–" + strconv.Itoa(hi)
+		}
+		fs = append(fs, Figure{Label: "Key groups per subtask", Value: float64(hi), Text: txt, Kind: Computed,
+			Note: fmt.Sprintf("maxParallelism %d over %d subtasks (KeyGroupRangeAssignment)", vv.MaxParallelism, vv.Parallelism)})
+		var state int64 = -1
+		for _, r := range vv.Subtasks {
+			if r.StateSize >= 0 {
+				state = max(state, 0) + r.StateSize
+			}
+		}
+		f := Figure{Label: "State size", Value: float64(state), Text: format.Bytes(state), Kind: Observed, Note: "latest completed checkpoint"}
+		if state < 0 {
+			f.Text, f.Note = "–", "no completed checkpoint seen"
+		}
+		fs = append(fs, f)
+	}
+	busiest, busy, bp := -1, -1.0, -1.0
+	for _, r := range vv.Subtasks {
+		if r.Busy > busy {
+			busiest, busy, bp = r.Subtask, r.Busy, r.BackPressured
+		}
+	}
+	f := Figure{Label: "Busiest subtask", Value: busy, Kind: Observed}
+	if busiest < 0 {
+		f.Text, f.Note = "–", "busy time not reported"
+	} else {
+		f.Text = fmt.Sprintf("#%d · %s", busiest, format.Ratio(busy))
+		f.Note = "busy · backpressured " + format.Ratio(bp)
+	}
+	fs = append(fs, f)
+	return fs
+}
+
+func nonEmpty(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+// shapeOf hashes the layout: subtasks and the partitions each shows.
+func shapeOf(vv *VertexView) string {
+	h := fnv.New64a()
+	buf := make([]byte, 0, 256)
+	buf = strconv.AppendInt(buf, int64(len(vv.Subtasks)), 10)
+	buf = append(buf, vv.Color...)
+	if vv.Prediction != nil {
+		buf = append(buf, vv.Prediction.Mode...)
+		buf = append(buf, vv.Prediction.Headline.Kind...)
+		buf = strconv.AppendInt(buf, int64(len(vv.Prediction.Notes)), 10)
+	}
+	if vv.Lineage != nil {
+		buf = strconv.AppendInt(buf, int64(len(vv.Lineage.Events)), 10)
+		if n := len(vv.Lineage.Events); n > 0 {
+			buf = strconv.AppendInt(buf, vv.Lineage.Events[n-1].CheckpointID, 10)
+			buf = strconv.AppendInt(buf, vv.Lineage.Events[n-1].At.UnixMilli(), 10)
+		}
+	}
+	if vv.Group != nil {
+		buf = append(buf, vv.Group.Name...)
+	}
+	buf = strconv.AppendBool(buf, vv.Restored != nil)
+	for _, r := range vv.Subtasks {
+		buf = append(buf, '|')
+		buf = strconv.AppendInt(buf, int64(r.Subtask), 10)
+		for _, c := range r.Partitions {
+			buf = append(buf, ',')
+			buf = append(buf, c.Topic...)
+			buf = append(buf, '/')
+			buf = strconv.AppendInt(buf, int64(c.Partition), 10)
+			buf = append(buf, '/')
+			buf = strconv.AppendInt(buf, int64(c.Predicted), 10)
+			buf = append(buf, c.Basis...)
+		}
+		h.Write(buf)
+		buf = buf[:0]
+	}
+	h.Write(buf)
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// sumRow sorts a source row's cells and sums their lag and rate.
+func sumRow(r *SubtaskRow, q VertexQuery) {
+	r.Lag, r.Rate, r.LagSeconds, r.Highlight = -1, -1, 0, q.Highlight == r.Subtask
+	if len(r.Partitions) == 0 {
+		// An idle reader has nothing to catch up on.
+		r.Lag, r.Rate = 0, 0
+	}
+	sort.Slice(r.Partitions, func(a, b int) bool {
+		pa, pb := r.Partitions[a], r.Partitions[b]
+		if pa.Topic != pb.Topic {
+			return pa.Topic < pb.Topic
+		}
+		return pa.Partition < pb.Partition
+	})
+	for k := range r.Partitions {
+		c := &r.Partitions[k]
+		if c.Lag >= 0 {
+			r.Lag = max(r.Lag, 0) + c.Lag
+		}
+		if c.Rate >= 0 {
+			r.Rate = max(r.Rate, 0) + c.Rate
+		}
+		r.LagSeconds = max(r.LagSeconds, c.LagSeconds)
+		if q.HighlightTopic != "" && c.Topic == q.HighlightTopic && c.Partition == q.HighlightPartition {
+			r.Highlight = true
+		}
+	}
+}
