@@ -115,7 +115,7 @@ func RestoreAssignment(topics []Topic, from, to int) (RestoreResult, error) {
 // Restore models where Flink's KafkaSource places Kafka partition splits
 // after the restores in in.History.
 //
-// It mirrors, per step (research notes /work/notes/restore-order.md):
+// It mirrors, per step:
 //   - the fresh start: KafkaSourceEnumerator.getSplitOwner (connector
 //     KafkaSourceEnumerator.java L468-475 in v3.4.0/v4.0.1, L599-606 in
 //     v5.0.0), the per-reader pending HashSet<KafkaPartitionSplit>
