@@ -80,8 +80,10 @@ prometheus:
 # a second MiniCluster with the adaptive scheduler rescales a job in place
 # and fails it over); the tests compare what Flink does with assign's
 # predictions; each line's jars also regenerate the golden vectors, which
-# must equal assign/testdata/golden byte for byte. The first run downloads about 300 MB into ~/.m2, then the
-# tier takes about 12 minutes on 2 cores (3 to 4 minutes per line).
+# must equal assign/testdata/golden byte for byte. The tier takes about 12
+# minutes on 2 cores (698 s in the last fresh-clone CI run, whose whole
+# make test took 17 minutes); the first run also downloads about 300 MB into
+# ~/.m2.
 E2E_TIMEOUT ?= 45m
 e2e:
 	@for t in java mvn; do command -v $$t >/dev/null 2>&1 || { echo "make e2e: missing $$t on PATH (apt-get install openjdk-17-jdk-headless maven)"; exit 1; }; done

@@ -63,14 +63,14 @@ func TestComparisonWorkedExamples(t *testing.T) {
 		owners []int // per partition, topics in input order
 		counts []int // per subtask
 	}{
-		// whatif-and-skew.md §3: the FLIP-537 case under a global round-robin
-		// gives one partition per subtask (KafkaSource gives 0,0,0,2,2,2,2,0).
+		// The FLIP-537 case (two topics of four partitions at p = 8) under a
+		// global round-robin gives one partition per subtask (KafkaSource
+		// gives 0,0,0,2,2,2,2,0).
 		{"DynamicGlobalAssignment", fourEach("orders", "payments"), 8,
 			[]int{0, 1, 2, 3, 4, 5, 6, 7}, []int{1, 1, 1, 1, 1, 1, 1, 1}},
 		{"NaiveModuloAssignment", fourEach("orders", "payments"), 8,
 			[]int{0, 1, 2, 3, 4, 5, 6, 7}, []int{1, 1, 1, 1, 1, 1, 1, 1}},
-		// flink-semantics.md §3.4: "i % 8" over the 12-element list gives
-		// 2, 2, 2, 2, 1, 1, 1, 1.
+		// "i % 8" over the 12-element list gives 2, 2, 2, 2, 1, 1, 1, 1.
 		{"NaiveModuloAssignment", threeEach("orders", "payments", "clicks", "user-events"), 8,
 			[]int{0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3}, []int{2, 2, 2, 2, 1, 1, 1, 1}},
 		// Global sorts by topic: clicks, orders, payments, user-events.
@@ -127,7 +127,7 @@ func TestComparisonDiffersFromFlink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []int{0, 0, 0, 2, 2, 2, 2, 0} // whatif-and-skew.md §3, first row
+	want := []int{0, 0, 0, 2, 2, 2, 2, 0} // both topics start at subtask 3
 	if got := comparisonCounts(fresh); !slices.Equal(got, want) {
 		t.Errorf("FreshAssignment(%v, 8) counts = %v, want %v", topics, got, want)
 	}

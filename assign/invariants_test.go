@@ -110,8 +110,9 @@ func randomTopics(r *rand.Rand, n, maxPartitions int) []Topic {
 }
 
 func TestWorkedExamples(t *testing.T) {
-	// flink-semantics.md §3.4: h("orders") = -1008770331; with n = 4 the
-	// start index is 3 and partitions 0..7 go to 3,0,1,2,3,0,1,2.
+	// String.hashCode("orders") = -1008770331; with n = 4 the start index
+	// ((h·31) & 0x7FFFFFFF) mod 4 is 3 and partitions 0..7 go to
+	// 3,0,1,2,3,0,1,2 (KafkaSourceEnumerator.getSplitOwner).
 	if h := StringHashCode("orders"); h != -1008770331 {
 		t.Errorf(`StringHashCode("orders") = %d, want -1008770331`, h)
 	}
@@ -120,7 +121,8 @@ func TestWorkedExamples(t *testing.T) {
 			t.Errorf("KafkaSplitOwner(orders-%d, 4) = %d, want %d", q, got, want)
 		}
 	}
-	// §2.3: M=128, p=3 → [0,42] [43,85] [86,127].
+	// KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex:
+	// M=128, p=3 → [0,42] [43,85] [86,127].
 	rs, _ := KeyGroupRanges(128, 3)
 	want := []KeyGroupRange{{0, 42}, {43, 85}, {86, 127}}
 	for i := range want {
@@ -128,7 +130,8 @@ func TestWorkedExamples(t *testing.T) {
 			t.Errorf("KeyGroupRanges(128, 3)[%d] = %v, want %v", i, rs[i], want[i])
 		}
 	}
-	// §5.6: the MIN_VALUE branch of the murmur fold.
+	// The MIN_VALUE branch of the murmur fold: -MinInt32 is MinInt32, so a
+	// naive abs would stay negative.
 	if got := foldNonNegative(-1 << 31); got != 0 {
 		t.Errorf("foldNonNegative(MinInt32) = %d, want 0", got)
 	}

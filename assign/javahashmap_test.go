@@ -30,8 +30,8 @@ func ordersIDs(ps ...int) []string {
 	return out
 }
 
-// TestJavaHashMapOrdersVectors is §9 of the restore-order notes, produced by
-// a real JDK 17 HashMap.
+// TestJavaHashMapOrdersVectors checks iteration orders that a real JDK 17
+// HashMap<String, ...> gave for these split ids.
 func TestJavaHashMapOrdersVectors(t *testing.T) {
 	asc := ordersIDs(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 	desc := slices.Clone(asc)
@@ -172,9 +172,10 @@ func TestJavaHashMapDuplicateKeepsPosition(t *testing.T) {
 	}
 }
 
-// TestJavaHashMapStableSortProperty checks the consequence the notes verified
-// on a JDK: without tree bins, iteration order is the stable sort of keys by
-// (spread(hash) & (finalCap-1), insertion order), whatever the resizes.
+// TestJavaHashMapStableSortProperty checks a property of java.util.HashMap
+// (verified on a JDK): without tree bins, iteration order is the stable sort
+// of keys by (spread(hash) & (finalCap-1), insertion order), whatever the
+// resizes.
 func TestJavaHashMapStableSortProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for trial := range 300 {

@@ -17,7 +17,8 @@ import (
 
 // AlignmentMode names a way the Flink Kubernetes Operator autoscaler aligns
 // a computed parallelism to the number of key groups or source partitions
-// (whatif-and-skew.md §1.2-1.5). The first three values are the operator's
+// (flink-autoscaler: JobVertexScaler.scale up to operator 1.15,
+// ParallelismAligner on main). The first three values are the operator's
 // own config values on main; the generation-suffixed ones are skewscope
 // labels for the same-named modes of older operators.
 //

@@ -11,10 +11,12 @@ import (
 	"testing"
 )
 
-// TestAlignWorkedExamples is the worked-example table of whatif-and-skew.md
-// §1.5 (firstAlignedInRegion, M >= N, upper limit 200), both modes. Rows with
-// N = 100 run once as a keyed vertex (M = 100) and once as a source with 100
-// partitions (M = 128).
+// TestAlignWorkedExamples are worked examples of the operator's
+// ParallelismAligner.firstAlignedInRegion on main (M >= N, upper limit 200),
+// both modes: the first q in target..min(N, M, upper) (capped at current for
+// a scale-down) with N % q == 0, or for BALANCED also N/q < N/target. Rows
+// with N = 100 run once as a keyed vertex (M = 100) and once as a source with
+// 100 partitions (M = 128).
 func TestAlignWorkedExamples(t *testing.T) {
 	tests := []struct {
 		name                     string
@@ -47,7 +49,7 @@ func TestAlignWorkedExamples(t *testing.T) {
 	}
 }
 
-// TestAlignNotes checks the human notes on the §1.5 rows.
+// TestAlignNotes checks the human notes on TestAlignWorkedExamples' rows.
 func TestAlignNotes(t *testing.T) {
 	tests := []struct {
 		mode                            AlignmentMode
@@ -72,9 +74,10 @@ func TestAlignNotes(t *testing.T) {
 	}
 }
 
-// TestAlignLegacyExamples covers the older generations (whatif-and-skew.md
-// §1.3, §1.4). Each row says where its expectation comes from: derived by hand
-// from the §1.3/§1.4 loops (steps shown), or a test of the operator itself.
+// TestAlignLegacyExamples covers the older generations (JobVertexScaler.scale
+// of operator 1.14 and 1.15). Each row says where its expectation comes from:
+// derived by hand from their upward search and downward fallback (steps
+// shown), or a test of the operator itself.
 func TestAlignLegacyExamples(t *testing.T) {
 	tests := []struct {
 		name                            string
@@ -88,14 +91,14 @@ func TestAlignLegacyExamples(t *testing.T) {
 		// 128 in 25..128 is 32. MAXIMIZE_UTILISATION: 128/26 = 4 < 128/25 = 5.
 		{"1.14 test evenly", EvenlySpread114, 0, 128, 10, 25, 0, 32, false},
 		{"1.14 test maximize", MaximizeUtilisation, 0, 128, 10, 25, 0, 26, false},
-		// §1.5 row N=13 under 1.14: same upward search, found before any
-		// fallback: 13 (divisor) and 7 (13/7 = 1 < 13/6 = 2).
+		// TestAlignWorkedExamples' row N=13 under 1.14: same upward search,
+		// found before any fallback: 13 (divisor) and 7 (13/7 = 1 < 13/6 = 2).
 		{"1.14 N=13 evenly", EvenlySpread114, 13, 128, 4, 6, 200, 13, false},
 		{"1.14 N=13 maximize", MaximizeUtilisation, 13, 128, 4, 6, 200, 7, false},
-		// §1.5 scale-down row under 1.14: the upward search is not capped at
-		// current, so EVENLY_SPREAD lands on 64 = current (the scale-down is
-		// silently cancelled); MAXIMIZE_UTILISATION finds 43 (128/43 = 2 <
-		// 128/40 = 3).
+		// TestAlignWorkedExamples' scale-down row under 1.14: the upward
+		// search is not capped at current, so EVENLY_SPREAD lands on 64 =
+		// current (the scale-down is silently cancelled); MAXIMIZE_UTILISATION
+		// finds 43 (128/43 = 2 < 128/40 = 3).
 		{"1.14 N=128 scale-down evenly", EvenlySpread114, 0, 128, 64, 40, 200, 64, false},
 		{"1.14 N=128 scale-down maximize", MaximizeUtilisation, 0, 128, 64, 40, 200, 43, false},
 		// Hand-derived, N = 12 partitions, maxP 8, current 5, target 7: no
@@ -417,7 +420,7 @@ func TestRecommendMatchesBruteForce(t *testing.T) {
 // TestRecommendKeyedMaxParallelism128 ranks a keyed vertex with M = 128,
 // current 32, target 48: the divisors of 128 first (max/mean 1), nearest to
 // the target first, then 43 and 3 (max/mean 129/128). Every autoscaler mode
-// picks 64 for target 48 (§1.5 row N = 128).
+// picks 64 for target 48 (TestAlignWorkedExamples' row N = 128).
 func TestRecommendKeyedMaxParallelism128(t *testing.T) {
 	got, err := Recommend(RecommendInput{MaxParallelism: 128, Current: 32, Target: 48})
 	if err != nil {
@@ -449,10 +452,10 @@ func TestRecommendKeyedMaxParallelism128(t *testing.T) {
 	}
 }
 
-// TestRecommendMultiTopicExample is the first row of whatif-and-skew.md §3:
-// orders and payments with 4 partitions each. At p = 8 the total (8) is
-// divisible, yet four subtasks idle: the candidate for 8 carries Flink skew
-// 100, 0..2 partitions per subtask and 4 idle, as in the table.
+// TestRecommendMultiTopicExample: orders and payments with 4 partitions
+// each (the FLIP-537 case). At p = 8 the total (8) is divisible, yet four
+// subtasks idle: the candidate for 8 carries Flink skew 100, 0..2 partitions
+// per subtask and 4 idle (TestMeasureSkewWorkedExamples' first row).
 func TestRecommendMultiTopicExample(t *testing.T) {
 	topics := []Topic{{"orders", 4}, {"payments", 4}}
 	got, err := Recommend(RecommendInput{Topics: topics, MaxParallelism: 128, Current: 8, Limit: 8})
@@ -502,9 +505,10 @@ func TestRecommendHotPartition(t *testing.T) {
 	}
 }
 
-// TestRecommendPicksOutsideSweep: §1.5 row N = 13 (current 4, target 6)
-// with the sweep capped at 5. The autoscaler's picks 13 (EVENLY_SPREAD) and 7
-// (BALANCED) are appended after the ranked candidates, with rank 0.
+// TestRecommendPicksOutsideSweep: TestAlignWorkedExamples' row N = 13
+// (current 4, target 6) with the sweep capped at 5. The autoscaler's picks
+// 13 (EVENLY_SPREAD) and 7 (BALANCED) are appended after the ranked
+// candidates, with rank 0.
 func TestRecommendPicksOutsideSweep(t *testing.T) {
 	got, err := Recommend(RecommendInput{Topics: []Topic{{"t", 13}}, MaxParallelism: 128, Current: 4, Target: 6, UpperLimit: 5})
 	if err != nil {

@@ -77,7 +77,7 @@ type KeyedRescaleDiff struct {
 
 // KeyedRescale computes which old subtasks each new subtask reads keyed state
 // from when an operator with max parallelism maxP is rescaled from `from` to
-// `to` subtasks (whatif-and-skew.md §4.1-4.2).
+// `to` subtasks.
 //
 // It mirrors StateAssignmentOperation.extractIntersectingState in apache/flink
 // flink-runtime (new subtask j takes keyedStateHandle.getIntersection(
@@ -90,8 +90,10 @@ type KeyedRescaleDiff struct {
 // stateBytes is optional. Empty (nil or length 0) gives key-group figures
 // only; otherwise it must have exactly `from` entries, none negative, and
 // stateBytes[i] is old subtask i's state size (the last checkpoint's
-// per-subtask state_size or checkpointed_size, flink-rest.md §2.10). The estimate
-// assumes state is spread uniformly over the key groups of an old range,
+// per-subtask state_size or checkpointed_size, as Flink's REST API lists them
+// under /jobs/:jobid/checkpoints/details/:checkpointid/subtasks/:vertexid,
+// TaskCheckpointStatisticsWithSubtaskDetails). The estimate assumes state is
+// spread uniformly over the key groups of an old range,
 // bytes(j) = Σ_i |range_old(i) ∩ range_new(j)| · size(i) / |range_old(i)|,
 // in exact integer arithmetic: the part of old range [s, e] (L key groups)
 // from key group a to b gets ⌊size·(b−s+1)/L⌋ − ⌊size·(a−s)/L⌋ bytes, with

@@ -14,8 +14,8 @@ import (
 // kgr is shorthand for a KeyGroupRange in tables.
 func rescaleRange(s, e int) KeyGroupRange { return KeyGroupRange{Start: s, End: e} }
 
-// TestKeyedRescaleBlogExample is whatif-and-skew.md §4.1, after the Flink blog
-// "A Deep Dive into Rescalable State in Apache Flink" (2017-07-04): M = 10,
+// TestKeyedRescaleBlogExample is the example of the Flink blog "A Deep Dive
+// into Rescalable State in Apache Flink" (2017-07-04): M = 10,
 // 3 -> 4. Old [0-3] [4-6] [7-9], new [0-2] [3-4] [5-7] [8-9]; new0 <- old0;
 // new1 <- old0 (KG 3) + old1 (KG 4); new2 <- old1 (KG 5-6) + old2 (KG 7);
 // new3 <- old2. Key groups changing owner index: {3, 5, 6, 8, 9} = 50 %.
@@ -57,8 +57,8 @@ func TestKeyedRescaleBlogExample(t *testing.T) {
 	}
 }
 
-// TestKeyedRescaleMovedFraction is "Fraction of key groups changing owner
-// index" in whatif-and-skew.md §4.2.
+// TestKeyedRescaleMovedFraction checks the fraction of key groups whose
+// owner index k·p/M changes, |{k : owner(k, from) ≠ owner(k, to)}| / M.
 func TestKeyedRescaleMovedFraction(t *testing.T) {
 	tests := []struct {
 		maxP, from, to int
@@ -86,9 +86,9 @@ func TestKeyedRescaleMovedFraction(t *testing.T) {
 	}
 }
 
-// TestKeyedRescaleFanIn is "Fan-in(j)" in whatif-and-skew.md §4.2: M = 128,
-// 4 -> 8 gives 1 everywhere, 8 -> 4 gives 2, 3 -> 4 gives [1, 2, 2, 1]
-// (max 2, mean 1.5).
+// TestKeyedRescaleFanIn checks fan-in(j), the number of old subtasks whose
+// key-group range intersects new subtask j's: M = 128, 4 -> 8 gives 1
+// everywhere, 8 -> 4 gives 2, 3 -> 4 gives [1, 2, 2, 1] (max 2, mean 1.5).
 func TestKeyedRescaleFanIn(t *testing.T) {
 	tests := []struct {
 		from, to int
@@ -324,8 +324,8 @@ func TestKeyedRescaleInvariants(t *testing.T) {
 	}
 }
 
-// TestSourceRescaleOrders is flink-semantics.md §3.4: "orders" has start
-// index 3 at both n = 4 and n = 8, so 8 partitions go to 3,0,1,2,3,0,1,2 at
+// TestSourceRescaleOrders: "orders" has start index 3 (getSplitOwner) at
+// both n = 4 and n = 8, so 8 partitions go to 3,0,1,2,3,0,1,2 at
 // n = 4 and to 3,4,5,6,7,0,1,2 at n = 8: partitions 1..4 move, 50 %.
 func TestSourceRescaleOrders(t *testing.T) {
 	topics := []Topic{{"orders", 8}}

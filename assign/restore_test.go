@@ -23,8 +23,10 @@ func restorePartitions(tps []TopicPartition) []int32 {
 	return out
 }
 
-// TestRestoreOrdersVectors is §9 of the restore-order notes (real JDK 17):
-// orders with 12 partitions, earliest, fresh at 2, restored at 3.
+// TestRestoreOrdersVectors checks what a real JDK 17 gave for the topic
+// orders with 12 partitions, earliest offsets, fresh at 2, restored at 3: the
+// order in which reader 0 receives its splits (the enumerator's HashSet) and
+// every reader's saved list (its HashMap of split ids).
 func TestRestoreOrdersVectors(t *testing.T) {
 	fresh := map[string][]int32{ // reader 0's addSplits order
 		ConnectorLine5:  {1, 3, 5, 11, 7, 9},
@@ -81,9 +83,10 @@ func TestRestoreOrdersVectors(t *testing.T) {
 	}
 }
 
-// TestRestoreWhatIfExample is whatif-and-skew.md §4.3: orders with 8
-// partitions at 4 subtasks (fresh: subtask 3 reads 0 and 4, subtask 0 reads
-// 1 and 5) restored at 3 gives chunks of 3, 3 and 2.
+// TestRestoreWhatIfExample: orders with 8 partitions at 4 subtasks (fresh:
+// subtask 3 reads 0 and 4, subtask 0 reads 1 and 5) restored at 3 gives
+// contiguous chunks of 3, 3 and 2 of the saved lists
+// (RoundRobinOperatorStateRepartitioner), not the start-index layout.
 func TestRestoreWhatIfExample(t *testing.T) {
 	fresh, err := FreshAssignment(restoreOrders(8), 4)
 	if err != nil {

@@ -10,7 +10,7 @@ import "math"
 // compare it with what they already know; MaxOverMean is what gates a keyed
 // stage (the slowest subtask sets the pace, which is what the autoscaler's MAX
 // busy-time aggregation and Cruise Control's balance thresholds look at); CV
-// is unbounded and good for ranking. See whatif-and-skew.md §2.
+// is unbounded and good for ranking.
 type Skew struct {
 	// FlinkPercent is Flink's data skew in percent, 0..100 for non-negative
 	// loads (see MeasureSkew).

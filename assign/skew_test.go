@@ -11,9 +11,10 @@ func skewClose(got, want, tol float64) bool {
 	return math.Abs(got-want) <= tol
 }
 
-// TestMeasureSkewWorkedExamples checks the multi-topic skew table of
-// whatif-and-skew.md §3 and the consumer-group example under it. Figures are
-// rounded as printed in the reference (skew % to 0.1, ratios to 0.01).
+// TestMeasureSkewWorkedExamples checks the skew of multi-topic KafkaSource
+// layouts (TestMeasureSkewFreshAssignmentRows recomputes their counts), a
+// global round-robin and two consumer-group assignors. Figures are rounded:
+// skew % to 0.1, ratios to 0.01.
 func TestMeasureSkewWorkedExamples(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -56,9 +57,9 @@ func TestMeasureSkewWorkedExamples(t *testing.T) {
 	}
 }
 
-// TestMeasureSkewFreshAssignmentRows recomputes the partition counts of the
-// §3 table with FreshAssignment, so the table's load vectors are not merely
-// typed in.
+// TestMeasureSkewFreshAssignmentRows recomputes the KafkaSource partition
+// counts of TestMeasureSkewWorkedExamples with FreshAssignment, so its load
+// vectors are not merely typed in.
 func TestMeasureSkewFreshAssignmentRows(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -86,16 +87,16 @@ func TestMeasureSkewFreshAssignmentRows(t *testing.T) {
 	}
 }
 
-// TestKeyGroupSkewWorkedExamples checks "Structural key-group skew for
-// M = 128" in whatif-and-skew.md §2 (max/mean for p = 48, 65, 80, 96, 100,
-// and skew 31.5 %, CV 0.35 at p = 100) and flink-semantics.md §2.3 (M = 128,
-// p = 100: 28 subtasks own 2 key groups, 72 own 1; p = 3: 43/43/42).
+// TestKeyGroupSkewWorkedExamples checks the structural key-group skew for
+// M = 128 (max/mean for p = 48, 65, 80, 96, 100, and skew 31.5 %, CV 0.35 at
+// p = 100; at p = 100, 28 subtasks own 2 key groups and 72 own 1; at p = 3,
+// 43/43/42).
 func TestKeyGroupSkewWorkedExamples(t *testing.T) {
 	tests := []struct {
 		p           int
 		maxOverMean float64
-		flink       float64 // -1: not given in the reference
-		cv          float64 // -1: not given in the reference
+		flink       float64 // -1: not checked
+		cv          float64 // -1: not checked
 	}{
 		{48, 1.125, -1, -1},
 		{65, 1.016, -1, -1},

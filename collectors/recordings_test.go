@@ -82,8 +82,8 @@ const (
 )
 
 // knownDifferences lists every place where the recordings differ from the
-// spec of their line, with the reason. Sources: flink-rest.md (§2, §6) and
-// testdata/flink-rest/README.md, and the Java classes they cite.
+// spec of their line, with the reason (testdata/flink-rest/README.md says
+// where the specs come from).
 var knownDifferences = []knownDiff{
 	// Metric endpoints: MetricCollectionResponseBody has a custom serializer
 	// that writes the list as a bare array.

@@ -487,7 +487,8 @@ func fetchAll(t *testing.T, rc *recorder, version, jobID string, src, keyed fcol
 		q("get", "busyTimeMsPerSecond,backPressuredTimeMsPerSecond,idleTimeMsPerSecond,numRecordsOutPerSecond", "agg", aggs))
 	rc.fetch("vertex-keyed-subtasks-metrics-agg", "/jobs/{jobid}/vertices/{vertexid}/subtasks/metrics", keyedV,
 		q("get", "busyTimeMsPerSecond,backPressuredTimeMsPerSecond,idleTimeMsPerSecond,numRecordsInPerSecond,numRecordsIn", "agg", aggs))
-	// flink-rest.md §2.7: one id without a value empties the whole answer.
+	// One id without a value empties the whole answer
+	// (AbstractAggregatingMetricsHandler.getAggregatedMetricValues).
 	missing := rc.fetch("vertex-keyed-subtasks-metrics-agg-missing-id", "/jobs/{jobid}/vertices/{vertexid}/subtasks/metrics", keyedV,
 		q("get", "busyTimeMsPerSecond,noSuchMetric", "agg", "max"))
 	for _, name := range []string{"vertex-source-subtasks-metrics-agg", "vertex-keyed-subtasks-metrics-agg"} {

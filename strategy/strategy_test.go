@@ -152,8 +152,8 @@ func tps(spec ...any) []assign.TopicPartition {
 	return out
 }
 
-// TestWorkedExamples are the examples of whatif-and-skew.md §3 and
-// flink-semantics.md §3.4, through the registry.
+// TestWorkedExamples are multi-topic layouts at p = 8 and a consumer group of
+// 2 members, through the registry.
 func TestWorkedExamples(t *testing.T) {
 	for _, tc := range []struct {
 		strategy string
@@ -161,18 +161,18 @@ func TestWorkedExamples(t *testing.T) {
 		p        int
 		counts   []int
 	}{
-		// §3 first row (FLIP-537 case 1) for every strategy.
+		// FLIP-537 case 1 (two topics of four partitions) for every strategy.
 		{"flink", topicsOf(4, "orders", "payments"), 8, []int{0, 0, 0, 2, 2, 2, 2, 0}},
 		{"naive-modulo", topicsOf(4, "orders", "payments"), 8, []int{1, 1, 1, 1, 1, 1, 1, 1}},
 		{"dynamic-global", topicsOf(4, "orders", "payments"), 8, []int{1, 1, 1, 1, 1, 1, 1, 1}},
 		{"kafka-range", topicsOf(4, "orders", "payments"), 8, []int{2, 2, 2, 2, 0, 0, 0, 0}},
 		{"kafka-roundrobin", topicsOf(4, "orders", "payments"), 8, []int{1, 1, 1, 1, 1, 1, 1, 1}},
 		{"kafka-cooperative-sticky", topicsOf(4, "orders", "payments"), 8, []int{1, 1, 1, 1, 1, 1, 1, 1}},
-		// §3 second and third rows.
+		// Four topics of three partitions, and two of four.
 		{"flink", topicsOf(3, "orders", "payments", "clicks", "user-events"), 8, []int{0, 0, 0, 2, 2, 4, 2, 2}},
 		{"flink", topicsOf(4, "topic-a", "topic-b"), 8, []int{1, 0, 0, 0, 1, 2, 2, 2}},
 		{"naive-modulo", topicsOf(3, "orders", "payments", "clicks", "user-events"), 8, []int{2, 2, 2, 2, 1, 1, 1, 1}},
-		// §3: two topics with 3 partitions each and 2 members.
+		// Two topics with 3 partitions each and 2 members.
 		{"kafka-range", topicsOf(3, "t0", "t1"), 2, []int{4, 2}},
 		{"kafka-roundrobin", topicsOf(3, "t0", "t1"), 2, []int{3, 3}},
 		{"kafka-cooperative-sticky", topicsOf(3, "t0", "t1"), 2, []int{3, 3}},

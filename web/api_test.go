@@ -219,7 +219,8 @@ func TestRanges(t *testing.T) {
 
 func TestAssignmentFlinkFresh(t *testing.T) {
 	s := newTestServer(t)
-	// flink-semantics.md §3.4: four topics × 3 partitions at n = 8.
+	// Four topics × 3 partitions at n = 8: orders and payments start at
+	// subtask 3, clicks and user-events at 5 (getSplitOwner).
 	q := "topic=orders:3&topic=payments:3&topic=clicks:3&topic=user-events:3&parallelism=8"
 	code, b := do(t, s, "GET", "/api/v1/assignment?"+q, nil)
 	if code != 200 {
@@ -249,8 +250,8 @@ func TestAssignmentFlinkFresh(t *testing.T) {
 
 func TestAssignmentRestore(t *testing.T) {
 	s := newTestServer(t)
-	// whatif-and-skew.md §4.3: orders × 8 at n = 4 restored at n = 3 gives
-	// contiguous chunks of 3, 3 and 2 splits.
+	// Orders × 8 at n = 4 restored at n = 3 gives contiguous chunks of 3, 3
+	// and 2 splits (RoundRobinOperatorStateRepartitioner).
 	code, b := do(t, s, "GET", "/api/v1/assignment?topic=orders:8&parallelism=3&mode=restore&from=4", nil)
 	if code != 200 {
 		t.Fatalf("GET restore = %d %s", code, b)

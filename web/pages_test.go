@@ -80,7 +80,7 @@ func TestPlannerGridMatchesFlink(t *testing.T) {
 }
 
 func TestPlannerWorkedExample(t *testing.T) {
-	// whatif-and-skew.md §3: four topics of 3 partitions at n = 8 →
+	// Four topics of 3 partitions at n = 8, each from its own start index →
 	// 0,0,0,2,2,4,2,2: skew 75 %, max/mean 2.67, 3 idle.
 	s := newTestServer(t)
 	_, doc := get(t, s, "/plan?topic=orders:3&topic=payments:3&topic=clicks:3&topic=user-events:3&parallelism=8&target=8")

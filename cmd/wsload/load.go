@@ -115,8 +115,36 @@ func load(ctx context.Context, cfg config, stderr io.Writer) (*result, error) {
 		}
 	}()
 	defer stopChild()
-	pid := cmd.Process.Pid
+	res, err := measure(ctx, cfg, target{
+		addr:  addr,
+		dial:  (&net.Dialer{}).DialContext,
+		stats: func() (web.HubStats, error) { return fetchStats(addr) },
+		pid:   cmd.Process.Pid,
+	})
+	if res == nil {
+		return nil, err
+	}
+	stopChild()
+	res.finalServerStats = finalStats
+	return res, err
+}
 
+// target is the server a load run measures: where its clients connect,
+// how its hub's counters are read, and the process whose CPU and memory
+// are measured.
+type target struct {
+	addr  string // host:port of the ws:// URL and the Origin header
+	dial  func(ctx context.Context, network, addr string) (net.Conn, error)
+	stats func() (web.HubStats, error)
+	pid   int
+}
+
+// measure connects cfg.clients clients to tg, lets each see a first
+// update, measures for cfg.dur and closes the clients. It returns nil and
+// the error when a step fails, and the result with ctx's error when ctx
+// ended the window early.
+func measure(ctx context.Context, cfg config, tg target) (*result, error) {
+	pid := tg.pid
 	res := &result{cfg: cfg, cpus: runtime.NumCPU(), goalCores: 0.5, goalP99: 200 * time.Millisecond, goalRSS: 256 << 20}
 	var measuring atomic.Bool
 	wire := &atomic.Int64{}
@@ -133,7 +161,7 @@ func load(ctx context.Context, cfg config, stderr io.Writer) (*result, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			clients[i], errs[i] = dialClient(ctx, addr, cfg.compress, wire, &measuring)
+			clients[i], errs[i] = dialClient(ctx, tg, cfg.compress, wire, &measuring)
 		}()
 	}
 	wg.Wait()
@@ -158,7 +186,7 @@ func load(ctx context.Context, cfg config, stderr io.Writer) (*result, error) {
 	if err := sleep(ctx, 2*cfg.interval); err != nil {
 		return nil, err
 	}
-	st0, err := fetchStats(addr)
+	st0, err := tg.stats()
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +225,7 @@ func load(ctx context.Context, cfg config, stderr io.Writer) (*result, error) {
 	if res.rssPeak, res.rssNow, err = memory(pid); err != nil {
 		return nil, err
 	}
-	st1, err := fetchStats(addr)
+	st1, err := tg.stats()
 	if err != nil {
 		return nil, err
 	}
@@ -230,8 +258,6 @@ func load(ctx context.Context, cfg config, stderr io.Writer) (*result, error) {
 		}
 	}
 	slices.Sort(res.latencies)
-	stopChild()
-	res.finalServerStats = finalStats
 	return res, werr
 }
 
@@ -287,13 +313,13 @@ func (c countingConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func dialClient(ctx context.Context, addr string, compress bool, wire *atomic.Int64, measuring *atomic.Bool) (*loadClient, error) {
+func dialClient(ctx context.Context, tg target, compress bool, wire *atomic.Int64, measuring *atomic.Bool) (*loadClient, error) {
 	d := &websocket.Dialer{
 		HandshakeTimeout:  30 * time.Second,
 		ReadBufferSize:    64 << 10,
 		EnableCompression: compress,
 		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			c, err := tg.dial(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
@@ -301,8 +327,8 @@ func dialClient(ctx context.Context, addr string, compress bool, wire *atomic.In
 		},
 	}
 	// A browser on the dashboard's own (allowlisted) origin.
-	hdr := http.Header{"Origin": {"http://" + addr}}
-	conn, resp, err := d.DialContext(ctx, "ws://"+addr+"/ws", hdr)
+	hdr := http.Header{"Origin": {"http://" + tg.addr}}
+	conn, resp, err := d.DialContext(ctx, "ws://"+tg.addr+"/ws", hdr)
 	if err != nil {
 		if resp != nil {
 			return nil, fmt.Errorf("dial: %v (%s)", err, resp.Status)

@@ -26,7 +26,24 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	}
 	// Without --web.external-url the dashboard allowlists the loopback
 	// origin of its listen address; do the same.
-	origin := "http://" + ln.Addr().String()
+	s, err := newLoadServer(cfg, "http://"+ln.Addr().String(), stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "listening %s\n", ln.Addr())
+	return s.run(ctx, ln, stdout)
+}
+
+// loadServer is the hub and the HTTP server of the server child.
+type loadServer struct {
+	cfg config
+	hub *web.Hub
+	srv *http.Server
+}
+
+// newLoadServer builds a hub that admits every load client from origin,
+// serving /ws and /stats.
+func newLoadServer(cfg config, origin string, stderr io.Writer) (*loadServer, error) {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	hub, err := web.NewHub(logger, web.HubOptions{
 		AllowedOrigins: []string{origin},
@@ -37,7 +54,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		EnableCompression:       cfg.compress,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ws", hub.ServeWS)
@@ -54,16 +71,22 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	return &loadServer{cfg: cfg, hub: hub, srv: srv}, nil
+}
+
+// run serves ln and publishes one update per interval until ctx is done,
+// then shuts down and prints "stats <json>" to stdout.
+func (s *loadServer) run(ctx context.Context, ln net.Listener, stdout io.Writer) error {
+	hub, srv := s.hub, s.srv
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	defer stopHub()
 	hubDone := make(chan struct{})
 	go func() { hub.Run(hubCtx); close(hubDone) }()
 	srvErr := make(chan error, 1)
 	go func() { srvErr <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "listening %s\n", ln.Addr())
 
-	gen := newVertexGen(cfg.partitions, cfg.subtasks, 1)
-	tick := time.NewTicker(cfg.interval)
+	gen := newVertexGen(s.cfg.partitions, s.cfg.subtasks, 1)
+	tick := time.NewTicker(s.cfg.interval)
 	defer tick.Stop()
 loop:
 	for {
@@ -80,7 +103,7 @@ loop:
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = srv.Shutdown(shutdownCtx)
+	err := srv.Shutdown(shutdownCtx)
 	stopHub() // closes the websockets, which Shutdown leaves alone
 	<-hubDone
 	st, _ := json.Marshal(hub.Stats())

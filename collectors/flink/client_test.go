@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -63,41 +64,43 @@ func TestServerErrorCarriesFlinkMessage(t *testing.T) {
 	}
 }
 
+// TestTimeout: the http.Client timeout and the caller's context each end
+// a request the JobManager never answers, with a deadline error. In a
+// synctest bubble each ends exactly at its deadline.
 func TestTimeout(t *testing.T) {
-	release := make(chan struct{})
-	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
+	synctest.Test(t, func(t *testing.T) {
+		hang := handlerTransport{http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })}
+		const timeout = 50 * time.Millisecond
+
+		// The http.Client timeout.
+		c := newTestClient(t, "http://flink.test", WithHTTPClient(&http.Client{Transport: hang}), WithTimeout(timeout))
+		start := time.Now()
+		_, err := c.Overview(context.Background())
+		if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("client timeout: err = %v", err)
+		}
+		if d := time.Since(start); d != timeout {
+			t.Errorf("client timeout: the request ended after %v, want %v", d, timeout)
+		}
+
+		// The caller's context.
+		c = newTestClient(t, "http://flink.test", WithHTTPClient(&http.Client{Transport: hang}))
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		start = time.Now()
+		_, err = c.TaskManagers(ctx)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("context deadline: err = %v", err)
+		}
+		if d := time.Since(start); d != timeout {
+			t.Errorf("context deadline: the request ended after %v, want %v", d, timeout)
+		}
+		ctx, cancel2 := context.WithCancel(context.Background())
+		cancel2()
+		if _, err := c.JobsOverview(ctx); !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled context: err = %v", err)
 		}
 	})
-	defer close(release)
-
-	// The http.Client timeout.
-	c := newTestClient(t, srv.URL, WithTimeout(50*time.Millisecond))
-	start := time.Now()
-	_, err := c.Overview(context.Background())
-	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("client timeout: err = %v", err)
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("took %v", d)
-	}
-
-	// The caller's context.
-	c = newTestClient(t, srv.URL)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, err = c.TaskManagers(ctx)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("context deadline: err = %v", err)
-	}
-	ctx, cancel2 := context.WithCancel(context.Background())
-	cancel2()
-	if _, err := c.JobsOverview(ctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled context: err = %v", err)
-	}
 }
 
 func TestTruncatedJSON(t *testing.T) {

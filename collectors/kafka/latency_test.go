@@ -5,6 +5,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -30,8 +31,14 @@ import (
 // still counted in full, as real broker time would be.
 func latencyDialer(rtt time.Duration) func(ctx context.Context, network, host string) (net.Conn, error) {
 	var d net.Dialer
+	return withLatency(d.DialContext, rtt)
+}
+
+// withLatency wraps dial so that its connections take one rtt to open
+// and deliver what they read rtt late (latencyDialer's model).
+func withLatency(dial func(ctx context.Context, network, host string) (net.Conn, error), rtt time.Duration) func(ctx context.Context, network, host string) (net.Conn, error) {
 	return func(ctx context.Context, network, host string) (net.Conn, error) {
-		conn, err := d.DialContext(ctx, network, host)
+		conn, err := dial(ctx, network, host)
 		if err != nil {
 			return nil, err
 		}
@@ -124,78 +131,80 @@ func (c *latencyConn) Close() error {
 	return c.Conn.Close()
 }
 
-// TestLatencyConn checks the model: a response arrives one rtt after its
-// request, and two pipelined responses both arrive after about one rtt.
+// TestLatencyConn checks the model: dialing takes one rtt, a response
+// arrives one rtt after its request, and two pipelined responses arrive
+// one rtt after each request, not one after the other. It runs over
+// net.Pipe in a synctest bubble, so the delays are exact whatever the
+// load on the machine.
 func TestLatencyConn(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() { // echo server
-		s, err := ln.Accept()
+	synctest.Test(t, func(t *testing.T) {
+		client, server := net.Pipe()
+		go func() { // echo server
+			defer server.Close()
+			buf := make([]byte, 1024)
+			for {
+				n, err := server.Read(buf)
+				if err != nil {
+					return
+				}
+				if _, err := server.Write(buf[:n]); err != nil {
+					return
+				}
+			}
+		}()
+		const rtt = 100 * time.Millisecond
+		start := time.Now()
+		dial := withLatency(func(context.Context, string, string) (net.Conn, error) { return client, nil }, rtt)
+		conn, err := dial(context.Background(), "pipe", "echo")
 		if err != nil {
-			return
+			t.Fatal(err)
 		}
-		defer s.Close()
-		buf := make([]byte, 1024)
-		for {
-			n, err := s.Read(buf)
-			if err != nil {
-				return
-			}
-			if _, err := s.Write(buf[:n]); err != nil {
-				return
-			}
+		defer conn.Close()
+		if d := time.Since(start); d != rtt {
+			t.Errorf("dial took %v, want %v", d, rtt)
 		}
-	}()
-	const rtt = 100 * time.Millisecond
-	start := time.Now()
-	conn, err := latencyDialer(rtt)(context.Background(), "tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if d := time.Since(start); d < rtt {
-		t.Errorf("dial took %v, want >= %v", d, rtt)
-	}
 
-	read := func(want string) {
-		t.Helper()
-		got := make([]byte, 0, len(want))
-		buf := make([]byte, len(want))
-		for len(got) < len(want) {
-			n, err := conn.Read(buf[:len(want)-len(got)])
-			if err != nil {
-				t.Fatal(err)
+		read := func(want string) {
+			t.Helper()
+			got := make([]byte, 0, len(want))
+			buf := make([]byte, len(want))
+			for len(got) < len(want) {
+				n, err := conn.Read(buf[:len(want)-len(got)])
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, buf[:n]...)
 			}
-			got = append(got, buf[:n]...)
+			if string(got) != want {
+				t.Fatalf("read %q, want %q", got, want)
+			}
 		}
-		if string(got) != want {
-			t.Fatalf("read %q, want %q", got, want)
+
+		start = time.Now()
+		if _, err := conn.Write([]byte("ping")); err != nil {
+			t.Fatal(err)
 		}
-	}
+		read("ping")
+		if d := time.Since(start); d != rtt {
+			t.Errorf("round trip took %v, want %v", d, rtt)
+		}
 
-	start = time.Now()
-	if _, err := conn.Write([]byte("ping")); err != nil {
-		t.Fatal(err)
-	}
-	read("ping")
-	if d := time.Since(start); d < rtt {
-		t.Errorf("round trip took %v, want >= %v", d, rtt)
-	}
-
-	start = time.Now()
-	if _, err := conn.Write([]byte("a")); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(10 * time.Millisecond) // let the echo of "a" arrive alone
-	if _, err := conn.Write([]byte("b")); err != nil {
-		t.Fatal(err)
-	}
-	read("a")
-	read("b")
-	if d := time.Since(start); d < rtt || d > 2*rtt-20*time.Millisecond {
-		t.Errorf("two pipelined round trips took %v, want about %v (not 2x)", d, rtt+10*time.Millisecond)
-	}
+		start = time.Now()
+		if _, err := conn.Write([]byte("a")); err != nil {
+			t.Fatal(err)
+		}
+		const gap = 10 * time.Millisecond
+		time.Sleep(gap)
+		if _, err := conn.Write([]byte("b")); err != nil {
+			t.Fatal(err)
+		}
+		read("a")
+		if d := time.Since(start); d != rtt {
+			t.Errorf("first of two pipelined round trips took %v, want %v", d, rtt)
+		}
+		read("b")
+		if d := time.Since(start); d != rtt+gap {
+			t.Errorf("two pipelined round trips took %v, want %v (not 2x)", d, rtt+gap)
+		}
+	})
 }

@@ -1,0 +1,247 @@
+package web
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/views"
+)
+
+// explainSkew says in plain words why the target layout is uneven.
+func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
+	var out []views.WhyLine
+	side := pl.Target
+	p := side.Parallelism
+	if pl.HasRates && side.RateSkew.Total > 0 {
+		type pr struct {
+			tp assign.TopicPartition
+			r  float64
+		}
+		// The three hottest partitions, without sorting them all.
+		hotter := func(a, b pr) bool {
+			return cmp.Or(cmp.Compare(b.r, a.r), cmp.Compare(a.tp.Topic, b.tp.Topic), cmp.Compare(a.tp.Partition, b.tp.Partition)) < 0
+		}
+		var all []pr
+		for tp, r := range f.rates {
+			x := pr{tp, r}
+			i := len(all)
+			for i > 0 && hotter(x, all[i-1]) {
+				i--
+			}
+			if i < 3 {
+				all = slices.Insert(all, i, x)
+				if len(all) > 3 {
+					all = all[:3]
+				}
+			}
+		}
+		total := side.RateSkew.Total
+		nParts := 0
+		for _, t := range f.topics {
+			nParts += t.Partitions
+		}
+		mean := total / float64(nParts)
+		var hot []pr
+		share := 0.0
+		for _, x := range all {
+			if len(hot) == 3 || x.r < 2*mean {
+				break
+			}
+			hot = append(hot, x)
+			share += x.r
+		}
+		if len(hot) > 0 {
+			names := make([]string, len(hot))
+			owners := make([]string, 0, len(hot))
+			seen := map[int]bool{}
+			for i, h := range hot {
+				names[i] = fmt.Sprintf("%s-%d (%s rec/s)", isolate(h.tp.Topic), h.tp.Partition, format.Num(h.r))
+				if o, ok := side.Assignment.OwnerOf(h.tp); ok && !seen[o] {
+					seen[o] = true
+					owners = append(owners, strconv.Itoa(o))
+				}
+			}
+			verb := "carries"
+			if len(hot) > 1 {
+				verb = "carry"
+			}
+			where := "subtask " + joinAnd(owners)
+			if len(owners) > 1 {
+				where = "subtasks " + joinAnd(owners)
+			}
+			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%s %s %s of all traffic. A subtask that owns one of them is the bottleneck whatever the parallelism: at p = %d they sit on %s.",
+				joinAnd(names), verb, format.Percent(100*share/total), p, where)})
+			floor := hot[0].r
+			if side.RateSkew.Max <= floor*1.0001 {
+				out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d the busiest subtask carries %s rec/s, which is the hottest partition alone: more subtasks cannot bring it lower. Spreading the hot keys, or more partitions for %s, can.", p, format.Num(side.RateSkew.Max), isolate(hot[0].tp.Topic))})
+			} else {
+				out = append(out, views.WhyLine{Text: fmt.Sprintf("More subtasks cannot bring the busiest one below %s rec/s (the hottest partition); at p = %d it carries %s rec/s.", format.Num(floor), p, format.Num(side.RateSkew.Max))})
+			}
+		}
+	}
+	// Partition counts per subtask: report start-index collisions only when
+	// the layout is uneven beyond the unavoidable (counts within one).
+	counts := side.Assignment.Counts()
+	lo, hi := math.Inf(1), 0.0
+	for _, c := range counts {
+		lo, hi = min(lo, c), max(hi, c)
+	}
+	unevenCounts := hi-lo > 1
+	if unevenCounts && !f.strat.Comparison && pl.Start == assign.StartFresh {
+		starts := map[int][]string{}
+		for _, t := range f.topics {
+			si, _ := assign.KafkaStartIndex(t.Name, p)
+			starts[si] = append(starts[si], t.Name)
+		}
+		keys := make([]int, 0, len(starts))
+		for si := range starts {
+			keys = append(keys, si)
+		}
+		slices.Sort(keys)
+		for _, si := range keys {
+			names := starts[si]
+			if len(names) < 2 {
+				continue
+			}
+			all := "all start"
+			if len(names) == 2 {
+				all = "both start"
+			}
+			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%s %s at subtask %d at p = %d (Flink gives each topic its own start index, (hash(topic)·31 & 0x7FFFFFFF) mod p), so their partitions pile onto the same subtasks.", joinAnd(quoteAll(names)), all, si, p)})
+		}
+	}
+	if unevenCounts && pl.Start == assign.StartRestore && !f.strat.Comparison {
+		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("After the restore subtasks read between %.0f and %.0f partitions: the saved split lists are dealt out in contiguous chunks, so partitions of one topic stay together instead of being spread by the start-index rule.", lo, hi)})
+	} else if unevenCounts && f.strat.Comparison {
+		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Under %s subtasks read between %.0f and %.0f partitions.", f.strat.Label, lo, hi)})
+	} else if unevenCounts && len(out) == 0 {
+		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Subtasks read between %.0f and %.0f partitions at p = %d: each topic's partitions are dealt from that topic's own start index, so the topics' remainders land on overlapping subtasks.", lo, hi, p)})
+	}
+	if idle := side.PartitionSkew.Idle; idle > 0 {
+		nParts := 0
+		for _, t := range f.topics {
+			nParts += t.Partitions
+		}
+		if nParts < p {
+			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%d of %d source subtasks read nothing: there are only %d partitions. They stay running and do not go idle for watermarks on their own; set an idle timeout in the watermark strategy, or lower the source parallelism.", idle, p, nParts)})
+		} else {
+			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%d of %d source subtasks read no partition although there are %d partitions, because of where each topic's partitions start.", idle, p, nParts)})
+		}
+	}
+	if kg := side.KeyGroupSkew; kg.MaxOverMean > 1.1 {
+		big, small := 0, 0
+		hi := (pl.MaxParallelism + p - 1) / p
+		for _, r := range side.Ranges {
+			if r.Size() == hi {
+				big++
+			} else {
+				small++
+			}
+		}
+		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Key groups split unevenly at p = %d: %d subtasks own %d key groups and %d own %d (max/mean %s). A parallelism that divides %d spreads keyed state evenly.", p, big, hi, small, hi-1, format.Factor(kg.MaxOverMean), pl.MaxParallelism)})
+	}
+	if len(out) == 0 {
+		out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d partition counts differ by at most one between subtasks and key groups are split as evenly as %d allows.", p, pl.MaxParallelism)})
+	}
+	return out
+}
+
+// candidateNote is the short "alignment" note of a candidate: what it
+// divides, how many subtasks idle, and whether the autoscaler would pick it.
+func candidateNote(c assign.Candidate, f *planForm, maxP int) string {
+	var parts []string
+	total := 0
+	for _, t := range f.topics {
+		total += t.Partitions
+	}
+	if c.DividesMaxParallelism {
+		parts = append(parts, fmt.Sprintf("divides %d key groups", maxP))
+	}
+	if c.DividesPartitions && total > 0 {
+		parts = append(parts, fmt.Sprintf("divides %d partitions", total))
+	}
+	if c.Idle > 0 {
+		parts = append(parts, fmt.Sprintf("%d idle", c.Idle))
+	}
+	var modes []string
+	for _, a := range c.AutoscalerPicks {
+		switch a.Mode {
+		case assign.Balanced, assign.EvenlySpread:
+			modes = append(modes, string(a.Mode))
+		}
+	}
+	if len(modes) > 0 && f.target != c.Parallelism {
+		parts = append(parts, "autoscaler's pick for target "+strconv.Itoa(f.target)+" ("+strings.Join(modes, ", ")+")")
+	}
+	if c.Parallelism == f.current {
+		parts = append(parts, "current")
+	}
+	if c.Parallelism == f.target {
+		parts = append(parts, "target")
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func formula(f *planForm, pl assign.Plan) (views.Formula, []string) {
+	var notes []string
+	if f.strat.Comparison {
+		return views.Formula{Text: f.strat.Label, Source: f.strat.Source}, notes
+	}
+	fm := views.Formula{
+		Text:   "owner = ((hash(topic)·31 & 0x7FFFFFFF) mod p + partition) mod p; key group = murmurHash(hash(key)) mod maxParallelism; subtask = keyGroup·p / maxParallelism",
+		Source: "KafkaSourceEnumerator.getSplitOwner (flink-connector-kafka 3.0–5.0); KeyGroupRangeAssignment and MathUtils.murmurHash (Flink 1.10–2.2)",
+	}
+	if pl.MaxParallelismDefaulted {
+		notes = append(notes, fmt.Sprintf("Max parallelism %d is Flink's default for p = %d. A job restored from a savepoint keeps the max parallelism it was started with; set it explicitly (pipeline.max-parallelism) before the first savepoint.", pl.MaxParallelism, f.current))
+	}
+	if pl.Restore != nil {
+		fm.Source += "; restore: " + pl.Restore.Source
+		if pl.Start == assign.StartRestore {
+			notes = append(notes, pl.Restore.Notes...)
+		} else {
+			notes = append(notes, fmt.Sprintf("A job stopped with a savepoint at p = %d and restored at p = %d does not get this layout: its saved split lists are dealt out in contiguous chunks. Choose \"Restore from savepoint\" to see that layout.", f.current, f.target))
+		}
+	}
+	return fm, notes
+}
+
+// isolate wraps a user-given name in Unicode first-strong isolates when it
+// holds right-to-left characters or bidi controls, so that a right-to-left
+// override inside a topic name cannot reorder the text around it (in
+// titles and sentences, where no <bdi> element can go).
+func isolate(s string) string {
+	for _, r := range s {
+		if r >= 0x0590 && r <= 0x08FF || r >= 0xFB1D && r <= 0xFEFF || r >= 0x200E && r <= 0x200F ||
+			r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r >= 0x10800 && r <= 0x10FFF || r >= 0x1E800 && r <= 0x1EFFF {
+			return "\u2068" + s + "\u2069"
+		}
+	}
+	return s
+}
+
+func joinAnd(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = "“" + isolate(x) + "”"
+	}
+	return out
+}

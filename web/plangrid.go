@@ -1,0 +1,247 @@
+package web
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/views"
+)
+
+type gridContext struct {
+	f         *planForm
+	topicIdx  map[string]int
+	maxRate   float64
+	hasRates  bool
+	highlight highlight
+	maxP      int
+}
+
+// highlight is a parsed ?highlight=subtask:N or partition:TOPIC:N.
+type highlight struct {
+	subtask   int // -1: none
+	partition *assign.TopicPartition
+}
+
+func parseHighlight(s string) highlight {
+	h := highlight{subtask: -1}
+	switch {
+	case strings.HasPrefix(s, "subtask:"):
+		if n, err := strconv.Atoi(s[len("subtask:"):]); err == nil && n >= 0 {
+			h.subtask = n
+		}
+	case strings.HasPrefix(s, "partition:"):
+		rest := s[len("partition:"):]
+		if i := strings.LastIndexByte(rest, ':'); i > 0 {
+			if n, err := strconv.Atoi(rest[i+1:]); err == nil && n >= 0 {
+				h.partition = &assign.TopicPartition{Topic: rest[:i], Partition: int32(n)}
+			}
+		}
+	}
+	return h
+}
+
+func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, moved, unc map[assign.TopicPartition]bool) views.GridView {
+	g := views.GridView{ID: id, Title: title, Parallelism: side.Parallelism, Mode: mode}
+	total := 0
+	for _, ps := range side.Assignment.Subtasks {
+		total += len(ps)
+	}
+	g.Compact = total > compactCells
+	load := side.Assignment.Counts()
+	sk := side.PartitionSkew
+	g.Unit = "partitions"
+	if gc.hasRates {
+		load, sk, g.Unit = side.Load, side.RateSkew, "records/s"
+	}
+	maxLoad := 0.0
+	for _, x := range load {
+		maxLoad = max(maxLoad, x)
+	}
+	g.Rows = make([]views.GridRow, side.Parallelism)
+	cellBuf := make([]views.Cell, total)
+	names := make([]string, len(gc.f.topics)) // isolated names, once per topic
+	colour := make([]string, len(gc.f.topics))
+	for t, tc := range gc.f.topics {
+		names[t] = isolate(tc.Name)
+		colour[t] = "c t" + strconv.Itoa(t%8)
+	}
+	less := func(a, b assign.TopicPartition) int {
+		return cmp.Or(cmp.Compare(gc.topicIdx[a.Topic], gc.topicIdx[b.Topic]), cmp.Compare(a.Partition, b.Partition))
+	}
+	var sb strings.Builder
+	for i, ps := range side.Assignment.Subtasks {
+		if !slices.IsSortedFunc(ps, less) {
+			ps = slices.Clone(ps)
+			slices.SortFunc(ps, less)
+		}
+		kr := side.Ranges[i]
+		row := views.GridRow{
+			Subtask: i, Idle: len(ps) == 0, Load: math.Round(load[i]), LoadMax: math.Ceil(max(maxLoad, 1)),
+			LoadLow: math.Round(sk.Mean * 1.1), LoadHigh: math.Round(sk.Mean * 1.25),
+			LoadText:  format.Num(load[i]),
+			KeyGroups: strconv.Itoa(kr.Start) + "–" + strconv.Itoa(kr.End),
+			Busiest:   side.Parallelism > 1 && maxLoad > 0 && i == sk.Busiest,
+			Highlight: i == gc.highlight.subtask,
+			Cells:     cellBuf[:len(ps):len(ps)],
+		}
+		cellBuf = cellBuf[len(ps):]
+		for j, tp := range ps {
+			t := gc.topicIdx[tp.Topic]
+			isMoved, isUnc := moved[tp], unc[tp]
+			c := views.Cell{Class: colour[t], Moved: isMoved, Uncertain: isUnc}
+			part := strconv.Itoa(int(tp.Partition))
+			sb.Reset()
+			sb.WriteString(names[t])
+			sb.WriteByte('-')
+			sb.WriteString(part)
+			if !g.Compact {
+				// Large grids keep the hover text short; the row's
+				// header carries the subtask and key-group range.
+				c.Label = part
+				sb.WriteString(" · subtask ")
+				sb.WriteString(strconv.Itoa(i))
+			}
+			if gc.hasRates {
+				r := gc.f.rates[tp]
+				sb.WriteString(" · ")
+				sb.WriteString(format.Num(r))
+				sb.WriteString("/s")
+				if gc.f.Color == "rate" {
+					c.Class = "c rate r" + strconv.Itoa(rateBand(r, gc.maxRate))
+				} else {
+					c.Class += " i" + strconv.Itoa(max(1, rateBand(r, gc.maxRate)))
+				}
+			}
+			if !g.Compact {
+				sb.WriteString(" · key groups ")
+				sb.WriteString(row.KeyGroups)
+			}
+			if isMoved {
+				sb.WriteString(" · changes subtask")
+				c.Class += " mv"
+			}
+			if isUnc {
+				sb.WriteString(" · owner not determined: depends on an order Flink does not fix")
+				c.Class += " unc"
+			}
+			if gc.highlight.partition != nil && *gc.highlight.partition == tp {
+				c.Class += " hl"
+				row.Highlight = true
+			}
+			c.Title = sb.String()
+			row.Cells[j] = c
+		}
+		g.Rows[i] = row
+	}
+	if gc.hasRates {
+		g.Footer = fmt.Sprintf("records/s per subtask · skew %s · max/mean %s · given rates", format.Percent(sk.FlinkPercent), format.Factor(sk.MaxOverMean))
+	} else {
+		g.Footer = fmt.Sprintf("partitions per subtask · skew %s · max/mean %s · %d idle", format.Percent(sk.FlinkPercent), format.Factor(sk.MaxOverMean), sk.Idle)
+	}
+	return g
+}
+
+func rateBand(r, maxRate float64) int {
+	if maxRate <= 0 || r <= 0 {
+		return 0
+	}
+	return min(9, 1+int(8.999*r/maxRate))
+}
+
+func keyGroupStrip(pl assign.Plan) views.KeyGroupStrip {
+	s := views.KeyGroupStrip{MaxParallelism: pl.MaxParallelism}
+	for k, side := range []assign.PlanSide{pl.Now, pl.Target} {
+		row := views.StripRow{Label: [2]string{"now", "target"}[k] + " p = " + strconv.Itoa(side.Parallelism)}
+		m := float64(pl.MaxParallelism)
+		hi := (pl.MaxParallelism + side.Parallelism - 1) / side.Parallelism
+		lo := pl.MaxParallelism / side.Parallelism
+		if side.Parallelism > stripTitles {
+			// Too many subtasks to tell apart at any width: one segment
+			// that says what every subtask owns.
+			desc := fmt.Sprintf("%d subtasks of %d key groups each", side.Parallelism, lo)
+			if hi != lo {
+				big := pl.MaxParallelism % side.Parallelism
+				desc = fmt.Sprintf("%d subtasks own %d key groups, %d own %d", big, hi, side.Parallelism-big, lo)
+			}
+			row.Segments = []views.Segment{{Subtask: 0, X: 0, W: 100, Range: desc, Class: "k0", Title: desc + "; each row of the grids gives its range", Label: true, Whole: true}}
+			s.Rows = append(s.Rows, row)
+			continue
+		}
+		for i, r := range side.Ranges {
+			seg := views.Segment{
+				Subtask: i, X: 100 * float64(r.Start) / m, W: 100 * float64(r.Size()) / m,
+				Range: fmt.Sprintf("%d–%d", r.Start, r.End), Size: r.Size(),
+				Class: "k" + strconv.Itoa(i%2),
+			}
+			seg.Label = seg.W >= 5
+			if side.Parallelism <= stripTitles {
+				seg.Title = fmt.Sprintf("subtask %d · key groups %s · %d key groups", i, seg.Range, r.Size())
+			}
+			if hi != lo && r.Size() == hi {
+				seg.Class += " big"
+				if seg.Title != "" {
+					seg.Title += " (one more than the smallest)"
+				}
+			}
+			row.Segments = append(row.Segments, seg)
+		}
+		s.Rows = append(s.Rows, row)
+	}
+	var parts []string
+	for i, st := range pl.Keyed.Subtasks {
+		if i == 32 {
+			parts = append(parts, fmt.Sprintf("… (%d more)", len(pl.Keyed.Subtasks)-32))
+			break
+		}
+		olds := make([]string, len(st.Sources))
+		for j, src := range st.Sources {
+			olds[j] = strconv.Itoa(src.OldSubtask)
+		}
+		parts = append(parts, fmt.Sprintf("%d←%s", st.Subtask, strings.Join(olds, ",")))
+	}
+	s.FanIn = "Each new subtask restores keyed state from old subtasks: " + strings.Join(parts, " · ") +
+		fmt.Sprintf(" (max fan-in %d)", pl.Keyed.MaxFanIn)
+	if t := pl.Target; t.KeyGroupSkew.MaxOverMean > 1 {
+		s.Uneven = fmt.Sprintf("At p = %d the ranges differ by one key group (darker segments own one more); max/mean %s.", t.Parallelism, format.Factor(t.KeyGroupSkew.MaxOverMean))
+	}
+	return s
+}
+
+func legend(f *planForm, maxRate float64, pl assign.Plan) []views.LegendItem {
+	out := legendColours(f, maxRate)
+	if f.Color != "rate" && maxRate > 0 {
+		out = append(out, views.LegendItem{Class: "c t6 i2", Label: "lighter: lower rate"})
+	}
+	if f.current != f.target || pl.Start == assign.StartRestore {
+		out = append(out, views.LegendItem{Class: "c t6 mv", Label: "target cell underlined: partition changes subtask"})
+	}
+	if pl.Restore != nil && pl.Start == assign.StartRestore && len(pl.Restore.Uncertain) > 0 {
+		out = append(out, views.LegendItem{Class: "c t6 unc", Label: "dashed: owner not fixed by Flink"})
+	}
+	return out
+}
+
+func legendColours(f *planForm, maxRate float64) []views.LegendItem {
+	if f.Color == "rate" && maxRate > 0 {
+		return []views.LegendItem{
+			{Class: "rate r1", Label: "low rate"},
+			{Class: "rate r5", Label: format.Num(maxRate/2) + " rec/s"},
+			{Class: "rate r9", Label: format.Num(maxRate) + " rec/s (hottest)"},
+		}
+	}
+	var out []views.LegendItem
+	for i, t := range f.topics {
+		if i == 16 {
+			out = append(out, views.LegendItem{Class: "", Label: fmt.Sprintf("… %d more topics (colours repeat)", len(f.topics)-16)})
+			break
+		}
+		out = append(out, views.LegendItem{Class: "t" + strconv.Itoa(i%8), Name: t.Name, Label: fmt.Sprintf("× %d", t.Partitions)})
+	}
+	return out
+}
