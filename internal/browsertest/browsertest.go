@@ -236,18 +236,18 @@ func ChromiumPath() (string, error) {
 	if !strings.Contains(p, "/") {
 		lp, err := exec.LookPath(p)
 		if err != nil {
-			return "", fmt.Errorf("Chromium not found: %s is not in PATH", from)
+			return "", fmt.Errorf("no Chromium executable: %s is not in PATH", from)
 		}
 		return lp, nil
 	}
 	fi, err := os.Stat(p)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return "", fmt.Errorf("Chromium not found: %s does not exist", from)
+		return "", fmt.Errorf("no Chromium executable: %s does not exist", from)
 	case err != nil:
-		return "", fmt.Errorf("Chromium not usable: %w", err)
+		return "", fmt.Errorf("cannot use Chromium: %w", err)
 	case fi.IsDir() || fi.Mode()&0o111 == 0:
-		return "", fmt.Errorf("Chromium not usable: %s is not an executable file", from)
+		return "", fmt.Errorf("cannot use Chromium: %s is not an executable file", from)
 	}
 	return p, nil
 }
