@@ -75,7 +75,7 @@ func TestTimeout(t *testing.T) {
 	defer close(release)
 
 	// The http.Client timeout.
-	c := newTestClient(t, srv.URL, WithTimeout(50*time.Millisecond))
+	c := newTestClient(t, srv.URL, WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}))
 	start := time.Now()
 	_, err := c.Overview(context.Background())
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
@@ -173,7 +173,8 @@ func TestHugeBody(t *testing.T) {
 		}
 		w.Write([]byte(`{"id":"y"}]}`))
 	})
-	c := newTestClient(t, srv.URL, WithMaxResponseBytes(1<<20))
+	c := newTestClient(t, srv.URL)
+	c.maxBody = 1 << 20
 	_, err := c.TaskManagers(context.Background())
 	var se *SizeLimitError
 	if !errors.As(err, &se) || se.Limit != 1<<20 || !strings.Contains(err.Error(), "1048576") {

@@ -132,6 +132,10 @@ func (c *testClock) add(d time.Duration)    { c.mu.Lock(); defer c.mu.Unlock(); 
 func newTestClock() *testClock              { return &testClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)} }
 func (c *testClock) install(col *Collector) { col.now = c.now }
 
+// published is the last snapshot the collector published, nil before the
+// first poll ends. The dashboard receives snapshots through OnSnapshot.
+func (c *Collector) published() *Snapshot { return c.latest.Load() }
+
 func newTestCollector(t *testing.T, cfg Config, opts ...Option) *Collector {
 	t.Helper()
 	if cfg.Name == "" {
@@ -271,11 +275,11 @@ func TestPollRecorded(t *testing.T) {
 			f.delay = 5 * time.Millisecond // let requests overlap
 			srv := f.start()
 			c := newTestCollector(t, Config{Name: "rec", URL: srv.URL + "/"})
-			if c.Latest() != nil {
-				t.Fatal("Latest() before the first poll is not nil")
+			if c.published() != nil {
+				t.Fatal("published() before the first poll is not nil")
 			}
 			s := c.PollOnce(context.Background())
-			if c.Latest() != s {
+			if c.published() != s {
 				t.Error("PollOnce did not publish its snapshot")
 			}
 			if s.Err != nil || s.FlinkVersion != version || s.Endpoint != "rec" || s.URL != srv.URL+"/" {
@@ -519,7 +523,7 @@ func TestPollTimeout(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("PollOnce took %v with a 300ms RequestTimeout", d)
 	}
-	if c.Latest() != s {
+	if c.published() != s {
 		t.Error("a poll cut short by RequestTimeout was not published")
 	}
 	src := findVertex(t, s.Jobs[0], f.sourceID)
@@ -923,8 +927,8 @@ func TestRunSchedule(t *testing.T) {
 		go func() { c.Run(ctx); close(done) }()
 		time.Sleep(30 * time.Second)
 		synctest.Wait()
-		if s := c.Latest(); s == nil || s.Err != nil || len(s.Jobs) != 1 {
-			t.Errorf("Latest() = %+v", s)
+		if s := c.published(); s == nil || s.Err != nil || len(s.Jobs) != 1 {
+			t.Errorf("published() = %+v", s)
 		}
 		cancel()
 		<-done
@@ -969,7 +973,7 @@ func TestRunStopsPromptly(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("Run took %v to return", d)
 	}
-	if c.Latest() != nil {
+	if c.published() != nil {
 		t.Error("a cancelled poll was published")
 	}
 	c.Close()
@@ -990,7 +994,7 @@ func TestRunStopsPromptly(t *testing.T) {
 	}
 	done2 := make(chan struct{})
 	go func() { c2.Run(context.Background()); close(done2) }()
-	for c2.Latest() == nil {
+	for c2.published() == nil {
 		time.Sleep(5 * time.Millisecond)
 	}
 	c2.Close()
@@ -1094,9 +1098,9 @@ func TestConfigRedacted(t *testing.T) {
 	}
 }
 
-// TestOnSnapshotGetsEveryPublishedSnapshot: the callback receives what
-// Latest returns after each published poll, and not a poll cut short by
-// the caller's cancellation.
+// TestOnSnapshotGetsEveryPublishedSnapshot: the callback receives the
+// snapshot of each published poll, and none from a poll cut short by the
+// caller's cancellation.
 func TestOnSnapshotGetsEveryPublishedSnapshot(t *testing.T) {
 	f := newFakeFlink(t, "2.2.1")
 	srv := f.start()
@@ -1108,7 +1112,7 @@ func TestOnSnapshotGetsEveryPublishedSnapshot(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c.PollOnce(ctx)
-	if len(got) != 2 || got[0] != s1 || got[1] != s2 || c.Latest() != s2 {
+	if len(got) != 2 || got[0] != s1 || got[1] != s2 || c.published() != s2 {
 		t.Fatalf("OnSnapshot got %d snapshots, want exactly the two published ones, in order", len(got))
 	}
 }
