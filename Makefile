@@ -11,7 +11,7 @@ ifneq ($(GOLDEN),)
 export SKEWSCOPE_GOLDEN_DIR := $(abspath $(GOLDEN))
 endif
 
-.PHONY: run build test check vet fmt-check templ-check unit js browser prometheus fuzz e2e bench tools golden
+.PHONY: run build test check vet lint fmt-check templ-check unit js browser prometheus fuzz e2e bench tools golden
 
 run:
 	$(GO) run ./cmd/dashboard --listen $(LISTEN)
@@ -24,7 +24,7 @@ check: fmt-check vet
 	$(GO) test ./...
 
 # Everything CI runs, each tier installing what it needs.
-test: tools fmt-check vet templ-check unit js browser prometheus fuzz e2e
+test: tools fmt-check lint templ-check unit js browser prometheus fuzz e2e
 	@echo "make test: all tiers passed"
 
 # The tests need Go, Java 17 (the assign tests cross-check the restore model
@@ -44,6 +44,11 @@ vet:
 	$(GO) vet -tags browser ./web/... ./internal/... ./cmd/...
 	$(GO) vet -tags prometheus ./cmd/...
 	$(GO) vet -tags e2e ./e2e/
+
+# vet, then staticcheck and deadcode, pinned as tools in go.mod, over every
+# build configuration (scripts/lint.sh, which lists deadcode's exceptions).
+lint: vet
+	@scripts/lint.sh
 
 # Generated templ code must be committed up to date: regenerate and compare.
 templ-check:

@@ -98,19 +98,11 @@ func newJavaHashMap[K comparable](expected int) *javaHashMap[K] {
 	return &javaHashMap[K]{nodes: make([]javaNode[K], 0, expected)}
 }
 
-// newJavaHashMapCap is new HashMap<>(initialCapacity) / new
-// HashSet<>(initialCapacity) (HashMap.java L449-462, HashSet.java L145): the
-// threshold field holds tableSizeFor(initialCapacity) until the first put.
-// initialCapacity must be >= 0 (Java throws IllegalArgumentException).
-func newJavaHashMapCap[K comparable](initialCapacity int) *javaHashMap[K] {
-	c := min(initialCapacity, javaMaximumCapacity)
-	m := newJavaHashMap[K](initialCapacity)
-	m.threshold = int(javaTableSizeFor(int32(c)))
-	return m
-}
-
-// reset empties m for reuse as newJavaHashMap(expected) (initialCapacity
-// < 0) or newJavaHashMapCap(initialCapacity), keeping its storage.
+// reset empties m for reuse, keeping its storage: as newJavaHashMap(expected)
+// when initialCapacity < 0, else as new HashMap<>(initialCapacity) / new
+// HashSet<>(initialCapacity) (HashMap.java L449-462, HashSet.java L145),
+// whose threshold field holds tableSizeFor(initialCapacity) until the first
+// put.
 func (m *javaHashMap[K]) reset(initialCapacity, expected int) {
 	m.table, m.tree = m.table[:0], m.tree[:0]
 	if cap(m.nodes) < expected {

@@ -8,6 +8,19 @@ import (
 	"testing"
 )
 
+// newJavaHashMapCap is new HashMap<>(initialCapacity) / new
+// HashSet<>(initialCapacity) (HashMap.java L449-462, HashSet.java L145): the
+// threshold field holds tableSizeFor(initialCapacity) until the first put.
+// initialCapacity must be >= 0 (Java throws IllegalArgumentException).
+// The restore model reuses one table through reset; the tests build new
+// ones with this, as Java does, and check that reset gives the same table.
+func newJavaHashMapCap[K comparable](initialCapacity int) *javaHashMap[K] {
+	c := min(initialCapacity, javaMaximumCapacity)
+	m := newJavaHashMap[K](initialCapacity)
+	m.threshold = int(javaTableSizeFor(int32(c)))
+	return m
+}
+
 // hashMapOrder puts keys into a modelled new HashMap<String, ?>() and
 // returns the iteration order.
 func hashMapOrder(keys []string) []string {

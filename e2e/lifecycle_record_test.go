@@ -59,12 +59,10 @@ func newRESTRecorder(t *testing.T, base string) *restRecorder {
 		t.Fatal(err)
 	}
 	rr := &restRecorder{}
-	rp := httputil.NewSingleHostReverseProxy(u)
-	director := rp.Director
-	rp.Director = func(r *http.Request) {
-		director(r)
-		r.Header.Del("Accept-Encoding") // identity bodies, recorded as sent
-	}
+	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(u)
+		pr.Out.Header.Del("Accept-Encoding") // identity bodies, recorded as sent
+	}}
 	rp.ModifyResponse = func(resp *http.Response) error {
 		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()

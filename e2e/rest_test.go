@@ -29,11 +29,12 @@ type restClient struct {
 
 func newREST(base string) (*restClient, error) {
 	base = strings.TrimRight(base, "/")
-	fc, err := fcollect.NewClient(base, fcollect.WithTimeout(30*time.Second))
+	hc := &http.Client{Timeout: 30 * time.Second}
+	fc, err := fcollect.NewClient(base, fcollect.WithHTTPClient(hc))
 	if err != nil {
 		return nil, err
 	}
-	return &restClient{base: base, hc: &http.Client{Timeout: 30 * time.Second}, fc: fc}, nil
+	return &restClient{base: base, hc: hc, fc: fc}, nil
 }
 
 func (r *restClient) do(method, path string, body, v any) error {

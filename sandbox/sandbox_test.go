@@ -495,7 +495,7 @@ func TestCloseStopsEverything(t *testing.T) {
 	if err := sb.Close(); err != nil {
 		t.Fatalf("second Close() = %v", err)
 	}
-	c, _ := flink.NewClient(url, flink.WithTimeout(time.Second), flink.WithHTTPClient(hc))
+	c, _ := flink.NewClient(url, flink.WithHTTPClient(&http.Client{Transport: hc.Transport, Timeout: time.Second}))
 	if _, err := c.Overview(t.Context()); err == nil {
 		t.Errorf("Overview() after Close succeeded, want an error")
 	}
@@ -515,7 +515,7 @@ func TestContextCancelStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	c, _ := flink.NewClient(sb.FlinkURL(), flink.WithTimeout(time.Second))
+	c, _ := flink.NewClient(sb.FlinkURL(), flink.WithHTTPClient(&http.Client{Timeout: time.Second}))
 	poll(t, 10*time.Second, func() error {
 		if _, err := c.Overview(t.Context()); err == nil {
 			return fmt.Errorf("REST still serving after ctx cancel")

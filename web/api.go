@@ -129,14 +129,13 @@ func parseKeyType(field, s string) (assign.KeyType, error) {
 // serveKeyGroup answers GET /api/v1/keygroup.
 func (s *Server) serveKeyGroup(w http.ResponseWriter, r *http.Request) error {
 	q := query{r.URL.Query()}
-	key, err := q.single("key")
-	if err != nil {
+	if _, err := q.single("key"); err != nil {
 		return err
 	}
 	if _, ok := q.Values["key"]; !ok {
 		return badInput("key", "required (the empty string is a valid key: give key=)")
 	}
-	key = q.Get("key") // keep the key's own whitespace
+	key := q.Get("key") // keep the key's own whitespace
 	typeName, err := q.single("type")
 	if err != nil {
 		return err

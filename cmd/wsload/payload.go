@@ -89,7 +89,6 @@ func (g *vertexGen) next(at time.Time) json.RawMessage {
 	g.seq++
 	type sub struct {
 		rate, lag, maxLagSec float64
-		busy                 float64
 	}
 	subs := make([]sub, g.subtasks)
 	b := g.buf[:0]

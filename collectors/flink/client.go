@@ -69,15 +69,6 @@ type Option func(*Client)
 // should be non-zero; a context deadline also applies to each call.
 func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
 
-// WithTimeout sets the timeout of the client's http.Client.
-func WithTimeout(d time.Duration) Option {
-	return func(c *Client) {
-		hc := *c.hc
-		hc.Timeout = d
-		c.hc = &hc
-	}
-}
-
 // WithBearerToken sends "Authorization: Bearer <token>".
 func WithBearerToken(token string) Option { return func(c *Client) { c.bearer = token } }
 
@@ -98,12 +89,6 @@ func WithBearerTokenFunc(token func() (string, error)) Option {
 func WithBasicAuthFunc(user string, pass func() (string, error)) Option {
 	return func(c *Client) { c.basicUser, c.basicPassFunc, c.basic = user, pass, true }
 }
-
-// WithMaxResponseBytes bounds response bodies (default 32 MiB).
-func WithMaxResponseBytes(n int64) Option { return func(c *Client) { c.maxBody = n } }
-
-// WithMaxRequestLine sets the request-line budget used to split get= lists.
-func WithMaxRequestLine(n int) Option { return func(c *Client) { c.maxRequestLine = n } }
 
 // NewClient returns a client for the REST endpoint at baseURL, which may
 // carry a path prefix (e.g. https://host/flink/my-job/).
@@ -128,12 +113,6 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	for _, o := range opts {
 		o(c)
-	}
-	if c.maxBody <= 0 {
-		return nil, errors.New("flink: max response bytes must be positive")
-	}
-	if c.maxRequestLine < 256 {
-		return nil, errors.New("flink: max request line must be at least 256 bytes")
 	}
 	return c, nil
 }

@@ -73,7 +73,7 @@ func TestTimeout(t *testing.T) {
 		const timeout = 50 * time.Millisecond
 
 		// The http.Client timeout.
-		c := newTestClient(t, "http://flink.test", WithHTTPClient(&http.Client{Transport: hang}), WithTimeout(timeout))
+		c := newTestClient(t, "http://flink.test", WithHTTPClient(&http.Client{Transport: hang, Timeout: timeout}))
 		start := time.Now()
 		_, err := c.Overview(context.Background())
 		if err == nil || !errors.Is(err, context.DeadlineExceeded) {
@@ -176,7 +176,8 @@ func TestHugeBody(t *testing.T) {
 		}
 		w.Write([]byte(`{"id":"y"}]}`))
 	})
-	c := newTestClient(t, srv.URL, WithMaxResponseBytes(1<<20))
+	c := newTestClient(t, srv.URL)
+	c.maxBody = 1 << 20
 	_, err := c.TaskManagers(context.Background())
 	var se *SizeLimitError
 	if !errors.As(err, &se) || se.Limit != 1<<20 || !strings.Contains(err.Error(), "1048576") {

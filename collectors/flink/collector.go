@@ -35,7 +35,7 @@ const (
 )
 
 // Collector polls one Flink REST endpoint and publishes a Snapshot after
-// every poll. Latest is safe for concurrent use; polls never overlap.
+// every poll to the function set by OnSnapshot; polls never overlap.
 //
 // One poll reads /overview and /jobs/overview, then for every running job
 // that Config.Jobs selects: the job (vertices and plan), its checkpoints and
@@ -120,15 +120,9 @@ func newCollector(cfg Config, logger *slog.Logger, opts ...Option) (*Collector, 
 	}, nil
 }
 
-// Config returns the collector's configuration, defaults applied.
-func (c *Collector) Config() Config { return c.cfg }
-
 // URL returns the endpoint's base URL as snapshots carry it (no
 // credentials).
 func (c *Collector) URL() string { return c.client.base.Redacted() }
-
-// Latest returns the last published snapshot, nil before the first poll.
-func (c *Collector) Latest() *Snapshot { return c.latest.Load() }
 
 // Close stops Run, cancels a poll in progress and releases idle
 // connections. It is safe to call more than once.
@@ -236,8 +230,7 @@ func (c *Collector) publish(fn func(*Snapshot), s *Snapshot) {
 }
 
 // OnSnapshot sets a function that receives every snapshot the collector
-// publishes, right after Latest starts returning it, on the polling
-// goroutine. It must not modify the snapshot.
+// publishes, on the polling goroutine. It must not modify the snapshot.
 func (c *Collector) OnSnapshot(fn func(*Snapshot)) { c.notify.Store(&fn) }
 
 func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {

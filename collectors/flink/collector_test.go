@@ -134,6 +134,10 @@ func (c *testClock) add(d time.Duration)    { c.mu.Lock(); defer c.mu.Unlock(); 
 func newTestClock() *testClock              { return &testClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)} }
 func (c *testClock) install(col *Collector) { col.now = c.now }
 
+// published is the last snapshot the collector published, nil before the
+// first poll ends. The dashboard receives snapshots through OnSnapshot.
+func (c *Collector) published() *Snapshot { return c.latest.Load() }
+
 func newTestCollector(t *testing.T, cfg Config, opts ...Option) *Collector {
 	t.Helper()
 	if cfg.Name == "" {
@@ -206,13 +210,12 @@ func partitionsBySubtask(k *KafkaSourceObservation) (assign []string, offsets ma
 // responses of each recorded Flink version.
 func TestPollRecorded(t *testing.T) {
 	type want struct {
-		jobID, checkpointID                     string
+		jobID                                   string
 		latestCheckpoint                        int64
 		sourceBusy, sourceIdle, sourceIn        []float64
 		sourceOut                               []float64
 		keyedBusy, keyedIdle, keyedIn, keyedOut []float64
 		keyedState, sourceState                 []int64
-		current, committed                      int64 // offsets all equal in 2.2.1
 		offsets                                 map[string]string
 	}
 	wants := map[string]want{
@@ -274,11 +277,11 @@ func TestPollRecorded(t *testing.T) {
 			f.delay = 5 * time.Millisecond // let requests overlap (TestPollRequestsInParallel counts them)
 			srv := f.start()
 			c := newTestCollector(t, Config{Name: "rec", URL: srv.URL + "/"})
-			if c.Latest() != nil {
-				t.Fatal("Latest() before the first poll is not nil")
+			if c.published() != nil {
+				t.Fatal("published() before the first poll is not nil")
 			}
 			s := c.PollOnce(context.Background())
-			if c.Latest() != s {
+			if c.published() != s {
 				t.Error("PollOnce did not publish its snapshot")
 			}
 			if s.Err != nil || s.FlinkVersion != version || s.Endpoint != "rec" || s.URL != srv.URL+"/" {
@@ -542,7 +545,7 @@ func TestPollTimeout(t *testing.T) {
 		if d := time.Since(start); d != timeout {
 			t.Errorf("PollOnce took %v with a %v RequestTimeout, want %[2]v", d, timeout)
 		}
-		if c.Latest() != s {
+		if c.published() != s {
 			t.Error("a poll cut short by RequestTimeout was not published")
 		}
 		if len(s.Jobs) != 1 {
@@ -954,8 +957,8 @@ func TestRunSchedule(t *testing.T) {
 		go func() { c.Run(ctx); close(done) }()
 		time.Sleep(30 * time.Second)
 		synctest.Wait()
-		if s := c.Latest(); s == nil || s.Err != nil || len(s.Jobs) != 1 {
-			t.Errorf("Latest() = %+v", s)
+		if s := c.published(); s == nil || s.Err != nil || len(s.Jobs) != 1 {
+			t.Errorf("published() = %+v", s)
 		}
 		cancel()
 		<-done
@@ -991,7 +994,7 @@ func TestRunStopsPromptly(t *testing.T) {
 		if d := time.Since(start); d != 0 {
 			t.Errorf("Run returned %v after cancel, want at once", d)
 		}
-		if c.Latest() != nil {
+		if c.published() != nil {
 			t.Error("a cancelled poll was published")
 		}
 
@@ -1000,7 +1003,7 @@ func TestRunStopsPromptly(t *testing.T) {
 		done2 := make(chan struct{})
 		go func() { c2.Run(context.Background()); close(done2) }()
 		synctest.Wait() // the first poll is done; Run waits an hour for the next
-		if c2.Latest() == nil {
+		if c2.published() == nil {
 			t.Fatal("no poll published before Close")
 		}
 		start = time.Now()
@@ -1150,9 +1153,9 @@ func TestConfigRedacted(t *testing.T) {
 	}
 }
 
-// TestOnSnapshotGetsEveryPublishedSnapshot: the callback receives what
-// Latest returns after each published poll, and not a poll cut short by
-// the caller's cancellation.
+// TestOnSnapshotGetsEveryPublishedSnapshot: the callback receives the
+// snapshot of each published poll, and none from a poll cut short by the
+// caller's cancellation.
 func TestOnSnapshotGetsEveryPublishedSnapshot(t *testing.T) {
 	f := newFakeFlink(t, "2.2.1")
 	srv := f.start()
@@ -1164,7 +1167,7 @@ func TestOnSnapshotGetsEveryPublishedSnapshot(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c.PollOnce(ctx)
-	if len(got) != 2 || got[0] != s1 || got[1] != s2 || c.Latest() != s2 {
+	if len(got) != 2 || got[0] != s1 || got[1] != s2 || c.published() != s2 {
 		t.Fatalf("OnSnapshot got %d snapshots, want exactly the two published ones, in order", len(got))
 	}
 }

@@ -299,10 +299,7 @@ func TestRecordedResponses(t *testing.T) {
 			}
 			// Consistent with the ids the recorder asked for (it built
 			// them from the same list).
-			var recorded []string
-			for _, id := range rs.recordingIDs("vertex-source-metrics-offsets") {
-				recorded = append(recorded, id)
-			}
+			recorded := slices.Clone(rs.recordingIDs("vertex-source-metrics-offsets"))
 			got := obs.OffsetIDs()
 			sort.Strings(got)
 			sort.Strings(recorded)

@@ -175,9 +175,6 @@ func newCollector(cfg Config, logger *slog.Logger, extra ...kgo.Opt) (*Collector
 // Close closes the Kafka client.
 func (c *Collector) Close() { c.cl.Close() }
 
-// Latest returns the latest snapshot, or nil before the first poll ends.
-func (c *Collector) Latest() *Snapshot { return c.latest.Load() }
-
 // Run polls immediately, then every PollInterval after the previous poll
 // ends, until ctx is done. Polls never overlap.
 func (c *Collector) Run(ctx context.Context) {
@@ -292,8 +289,7 @@ func (c *Collector) recovered(what string, r any) error {
 }
 
 // OnSnapshot sets a function that receives every snapshot the collector
-// publishes, right after Latest starts returning it, on the polling
-// goroutine. It must not modify the snapshot.
+// publishes, on the polling goroutine. It must not modify the snapshot.
 func (c *Collector) OnSnapshot(fn func(*Snapshot)) { c.notify.Store(&fn) }
 
 // refreshMetadata reads the watched topics and their partitions.

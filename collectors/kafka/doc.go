@@ -7,8 +7,8 @@
 //
 //	col, err := kafka.NewKafkaCollector(cfg, logger)
 //	defer col.Close()
+//	col.OnSnapshot(publish)  // called with every snapshot, from the poll
 //	go col.Run(ctx)          // polls now, then every PollInterval
-//	s := col.Latest()        // nil until the first poll ends
 //
 // SASL: PLAIN and SCRAM-SHA-256/512 take a password or a password file;
 // OAUTHBEARER takes a static token, a token file, or an OAuth 2.0

@@ -168,21 +168,21 @@ func TestRunAndCloseLeaveNoGoroutines(t *testing.T) {
 	go func() { col.Run(ctx); close(done) }()
 	select {
 	case s := <-notified:
-		if s != col.Latest() && s.CollectedAt.After(col.Latest().CollectedAt) {
-			t.Errorf("OnSnapshot got a snapshot newer than Latest()")
+		if s != col.published() && s.CollectedAt.After(col.published().CollectedAt) {
+			t.Errorf("OnSnapshot got a snapshot newer than published()")
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("OnSnapshot was not called within 10 s of Run")
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for s := col.Latest(); s == nil || s.CollectedAt.IsZero() || len(s.Topics) == 0; s = col.Latest() {
+	for s := col.published(); s == nil || s.CollectedAt.IsZero() || len(s.Topics) == 0; s = col.published() {
 		if time.Now().After(deadline) {
-			t.Fatalf("Latest() = %+v after 10 s, want a snapshot with topics", s)
+			t.Fatalf("published() = %+v after 10 s, want a snapshot with topics", s)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if s := col.Latest(); s.Err != nil || !strings.EqualFold(s.Topics[0].Name, "orders") {
-		t.Errorf("Latest() = %+v, want orders and no error", s)
+	if s := col.published(); s.Err != nil || !strings.EqualFold(s.Topics[0].Name, "orders") {
+		t.Errorf("published() = %+v, want orders and no error", s)
 	}
 	cancel()
 	<-done

@@ -122,20 +122,10 @@ type Browser struct {
 	dismiss sync.WaitGroup // goroutines that close dialogs
 }
 
-// browserKey finds the Browser of a chromedp context made by New.
-type browserKey struct{}
-
-// FromContext returns the Browser whose Ctx (or a context derived from it)
-// ctx is, or nil.
-func FromContext(ctx context.Context) *Browser {
-	b, _ := ctx.Value(browserKey{}).(*Browser)
-	return b
-}
-
 // New starts headless Chromium for the test and returns it with one blank
 // tab open. The browser, its temporary profile and its tab go away when the
 // test ends; if the test failed by then, a screenshot of the page is saved
-// first (see Screenshot). New fails the test, and never skips it, when
+// first (see [Browser.Screenshot]). New fails the test, and never skips it, when
 // Chromium is missing or does not start.
 func New(t testing.TB, opts ...Option) *Browser {
 	t.Helper()
@@ -157,7 +147,6 @@ func New(t testing.TB, opts ...Option) *Browser {
 	// the context of its first Run ends, which is what a per-test timeout
 	// should do.
 	base, cancelBase := context.WithTimeout(context.Background(), cfg.timeout)
-	base = context.WithValue(base, browserKey{}, b)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(base,
 		chromedp.ExecPath(execPath),
 		chromedp.Headless,
@@ -236,18 +225,18 @@ func ChromiumPath() (string, error) {
 	if !strings.Contains(p, "/") {
 		lp, err := exec.LookPath(p)
 		if err != nil {
-			return "", fmt.Errorf("Chromium not found: %s is not in PATH", from)
+			return "", fmt.Errorf("no Chromium executable: %s is not in PATH", from)
 		}
 		return lp, nil
 	}
 	fi, err := os.Stat(p)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return "", fmt.Errorf("Chromium not found: %s does not exist", from)
+		return "", fmt.Errorf("no Chromium executable: %s does not exist", from)
 	case err != nil:
-		return "", fmt.Errorf("Chromium not usable: %w", err)
+		return "", fmt.Errorf("cannot use Chromium: %w", err)
 	case fi.IsDir() || fi.Mode()&0o111 == 0:
-		return "", fmt.Errorf("Chromium not usable: %s is not an executable file", from)
+		return "", fmt.Errorf("cannot use Chromium: %s is not an executable file", from)
 	}
 	return p, nil
 }
@@ -472,36 +461,19 @@ func (b *Browser) explain(err error) error {
 	return err
 }
 
-// Screenshot saves a full-page PNG of the tab and logs its path. See the
-// package-level Screenshot.
+// Screenshot saves a full-page PNG of the tab as
+// <artifacts>/<test>--<name>.png, logs the path and returns it. <artifacts>
+// is $SKEWSCOPE_ARTIFACTS (relative to the repository root when relative) or
+// <repo>/artifacts. A failure to take or save it is logged, and does not fail
+// the test.
 func (b *Browser) Screenshot(t testing.TB, name string) string {
 	t.Helper()
 	return b.screenshot(t, name)
 }
 
-// Screenshot saves a full-page PNG of the tab of ctx (a Browser's Ctx, or a
-// context derived from it) as <artifacts>/<test>--<name>.png, logs the path
-// and returns it. <artifacts> is $SKEWSCOPE_ARTIFACTS (relative to the
-// repository root when relative) or <repo>/artifacts. A failure to take or
-// save it is logged, and does not fail the test.
-func Screenshot(t testing.TB, ctx context.Context, name string) string {
-	t.Helper()
-	b := FromContext(ctx)
-	if b == nil {
-		t.Errorf("browsertest.Screenshot: ctx does not come from browsertest.New")
-		return ""
-	}
-	return b.screenshotCtx(t, ctx, name)
-}
-
 func (b *Browser) screenshot(t testing.TB, name string) string {
 	t.Helper()
-	return b.screenshotCtx(t, b.ctx, name)
-}
-
-func (b *Browser) screenshotCtx(t testing.TB, ctx context.Context, name string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {

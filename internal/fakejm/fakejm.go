@@ -106,25 +106,27 @@ func (c Config) withDefaults() (Config, error) {
 			c.MaxParallelism = mp
 		}
 	}
+	// Each problem names its Config field, as flink.Config.Validate's do.
 	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.Jobs < 1 {
-		errs = append(errs, fmt.Errorf("Jobs: %d, want at least 1", c.Jobs))
+		add("Jobs: %d, want at least 1", c.Jobs)
 	}
 	if err := assign.CheckMaxParallelism(c.MaxParallelism, c.Parallelism); err != nil {
-		errs = append(errs, fmt.Errorf("Parallelism %d, MaxParallelism %d: %w", c.Parallelism, c.MaxParallelism, err))
+		add("Parallelism %d, MaxParallelism %d: %w", c.Parallelism, c.MaxParallelism, err)
 	}
 	if c.CheckpointEvery < 1 {
-		errs = append(errs, fmt.Errorf("CheckpointEvery: %d, want at least 1", c.CheckpointEvery))
+		add("CheckpointEvery: %d, want at least 1", c.CheckpointEvery)
 	}
 	given, sum := 0, 0
 	seen := map[string]bool{}
 	for _, t := range c.Topics {
 		if t.Name == "" || seen[sanitize(t.Name)] {
-			errs = append(errs, fmt.Errorf("Topics: %q is empty or its metric name is taken", t.Name))
+			add("Topics: %q is empty or its metric name is taken", t.Name)
 		}
 		seen[sanitize(t.Name)] = true
 		if t.Partitions < 0 || t.Partitions > assign.MaxPartitions {
-			errs = append(errs, fmt.Errorf("Topics: %q has %d partitions", t.Name, t.Partitions))
+			add("Topics: %q has %d partitions", t.Name, t.Partitions)
 		}
 		if t.Partitions != 0 {
 			given++
@@ -133,13 +135,13 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	switch {
 	case given == len(c.Topics) && c.Partitions != 0 && c.Partitions != sum:
-		errs = append(errs, fmt.Errorf("Partitions: %d, but the topics have %d", c.Partitions, sum))
+		add("Partitions: %d, but the topics have %d", c.Partitions, sum)
 	case given == len(c.Topics):
 		c.Partitions = sum
 	case given > 0:
-		errs = append(errs, errors.New("Topics: give every topic's partition count or none"))
+		add("Topics: give every topic's partition count or none")
 	case c.Partitions < len(c.Topics) || c.Partitions > assign.MaxPartitions:
-		errs = append(errs, fmt.Errorf("Partitions: %d, want at least one per topic (%d)", c.Partitions, len(c.Topics)))
+		add("Partitions: %d, want at least one per topic (%d)", c.Partitions, len(c.Topics))
 	default:
 		for i := range c.Topics {
 			c.Topics[i].Partitions = c.Partitions / len(c.Topics)
