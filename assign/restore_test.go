@@ -881,6 +881,19 @@ func TestKafkaPartitionSplitHashCode(t *testing.T) {
 	}
 }
 
+// javaCompareStrings is String.compareTo over the UTF-16 keys rankTopics
+// sorts by (KafkaSourceEnumerator 5.0.0 sorts splits with
+// Comparator.comparing(topic)).
+func javaCompareStrings(a, b string) int {
+	ua, ub := appendJavaUTF16(nil, a), appendJavaUTF16(nil, b)
+	for i := range min(len(ua), len(ub)) {
+		if ua[i] != ub[i] {
+			return int(ua[i]) - int(ub[i])
+		}
+	}
+	return len(ua) - len(ub)
+}
+
 func TestJavaCompareStrings(t *testing.T) {
 	tests := []struct {
 		a, b string

@@ -46,19 +46,6 @@ func splitIDHashCode(topicHash, partition int32) int32 {
 	return h
 }
 
-// javaCompareStrings is String.compareTo: lexicographic over UTF-16 code
-// units (KafkaSourceEnumerator 5.0.0 sorts splits with
-// Comparator.comparing(topic)).
-func javaCompareStrings(a, b string) int {
-	ua, ub := appendJavaUTF16(nil, a), appendJavaUTF16(nil, b)
-	for i := range min(len(ua), len(ub)) {
-		if ua[i] != ub[i] {
-			return int(ua[i]) - int(ub[i])
-		}
-	}
-	return len(ua) - len(ub)
-}
-
 // rankTopics numbers topics by name in String.compareTo order. The names
 // are sorted from the order of topics (which is also their order of first
 // appearance among the elements).

@@ -13,6 +13,7 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 	defer s.mu.RUnlock()
 	ks := s.kafka[cluster]
 	if ks == nil {
+		//lint:ignore ST1005 the message is a page's and starts with a name, Kafka
 		return TopicView{}, fmt.Errorf("Kafka cluster %s: %w", quote.Clip(cluster), ErrNotFound)
 	}
 	now := s.opts.Now()

@@ -332,7 +332,7 @@ func (fc fileConfig) backends(dir string, p *problems) backends {
 	}
 	for i, y := range fc.Links.SourceGroups {
 		pl := place{section: sourceGroups, index: i}
-		l := SourceGroupLink{Endpoint: y.Endpoint, Job: y.Job, Vertex: y.Vertex, Group: y.Group}
+		l := SourceGroupLink(y)
 		for _, f := range []struct{ key, v string }{{"endpoint", l.Endpoint}, {"job", l.Job}, {"group", l.Group}} {
 			if strings.TrimSpace(f.v) == "" {
 				p.in(pl, f.key, "must not be empty")
