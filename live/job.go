@@ -35,8 +35,7 @@ func (s *Store) Job(endpoint, jobID string) (JobView, error) {
 // JobDetail returns a job's page view and the views of its vertices (in the
 // same order, with the default query), built once for both.
 func (s *Store) JobDetail(endpoint, jobID string) (JobView, []VertexView, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s = s.snapshot() // built without the lock
 	fs, j := s.findJob(endpoint, jobID)
 	if j == nil {
 		return JobView{}, nil, fmt.Errorf("job %s: %w", quote.Clip(jobID), ErrNotFound)

@@ -273,7 +273,7 @@ func modelOwners(topics []assign.Topic, history []int, line string) (map[assign.
 	return ownerMap(res.Assignment), true
 }
 
-// lineageView is the vertex page's view of l. Called with s.mu held.
+// lineageView is the vertex page's view of l. Called with s.mu held or on a snapshot.
 func lineageView(l *lineage) *LineageView {
 	if l == nil {
 		return nil

@@ -7,8 +7,7 @@ import (
 
 // Overview returns the overview: clusters, endpoints, jobs and topics.
 func (s *Store) Overview() OverviewView {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s = s.snapshot() // built without the lock
 	now := s.opts.Now()
 	ov := s.backends(now)
 	for _, name := range sortedKeys(s.flink) {

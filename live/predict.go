@@ -38,7 +38,7 @@ type Headline struct {
 }
 
 // currentLineage is the lineage of the vertex's source when it follows
-// this job id. Called with s.mu held.
+// this job id. Called with s.mu held or on a snapshot.
 func (s *Store) currentLineage(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot) *lineage {
 	l := s.lineage[vertexKey{endpoint, j.Name, v.Name}]
 	if l == nil || l.jobID != j.ID {
@@ -293,7 +293,7 @@ func historySource(l *lineage) string {
 // unnamedTopics lists the topics of a source whose real name is not known:
 // the cluster's metadata does not have them and the metric-id form has an
 // '_', which may stand for a '.' (flink.SanitizeMetricName). A name without
-// '_' is its own real name. Called with s.mu held.
+// '_' is its own real name. Called with s.mu held or on a snapshot.
 func (s *Store) unnamedTopics(cluster string, topics []assign.Topic) map[string]bool {
 	var out map[string]bool
 	known := s.topics[cluster]

@@ -496,7 +496,7 @@ func idTopics(ks *kafka.Snapshot) map[string]string {
 
 // resolve maps a topic name from a metric id to the cluster's topic, or
 // returns it unchanged when the cluster has no such topic or the name is
-// ambiguous. Called with s.mu held.
+// ambiguous. Called with s.mu held or on a snapshot.
 func (s *Store) resolve(cluster, idTopic string) string {
 	if t, ok := s.topics[cluster][idTopic]; ok {
 		return t
@@ -506,7 +506,7 @@ func (s *Store) resolve(cluster, idTopic string) string {
 
 // observedTopics returns the vertex's topics with partition counts: the
 // cluster's metadata when known, else the highest partition seen in metric
-// ids + 1. Sorted by name. Called with s.mu held.
+// ids + 1. Sorted by name. Called with s.mu held or on a snapshot.
 func (s *Store) observedTopics(cluster string, v *flink.VertexSnapshot) []assign.Topic {
 	counts := map[string]int{}
 	for _, st := range v.Kafka.States {

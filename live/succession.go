@@ -80,7 +80,8 @@ type replaced struct {
 }
 
 // succession is a Store's memory of replacements. It is guarded by the
-// Store's mutex: written in UpdateFlink, read by the view builders.
+// Store's mutex: written in UpdateFlink, read by the by-name lookups; the
+// view builders read a copy (see snapshot).
 type succession struct {
 	byOld map[succKey]*replaced
 	order []succEntry // oldest first; entries whose record changed are skipped
@@ -177,7 +178,7 @@ func (sc *succession) put(k succKey, name, newID string, at time.Time, vs []vert
 }
 
 // lookup finds the replacement of a job id, on the named endpoint or any.
-// Called with s.mu held.
+// Called with s.mu held or on a snapshot.
 func (sc *succession) lookup(endpoint, id string) (succKey, *replaced) {
 	if endpoint != "" {
 		k := succKey{endpoint, id}
@@ -194,7 +195,7 @@ func (sc *succession) lookup(endpoint, id string) (succKey, *replaced) {
 }
 
 // replacement builds the Replacement of a job, following the chain of
-// later replacements. Called with s.mu held.
+// later replacements. Called with s.mu held or on a snapshot.
 func (s *Store) replacement(endpoint, jobID string) (Replacement, bool) {
 	sc := s.succession()
 	k, r := sc.lookup(endpoint, jobID)
@@ -217,7 +218,7 @@ func (s *Store) replacement(endpoint, jobID string) (Replacement, bool) {
 }
 
 // replacedBy is the Replacement of a job for its views, nil when it was not
-// replaced. Called with s.mu held.
+// replaced. Called with s.mu held or on a snapshot.
 func (s *Store) replacedBy(endpoint, jobID string) *Replacement {
 	rep, ok := s.replacement(endpoint, jobID)
 	if !ok {
@@ -228,7 +229,7 @@ func (s *Store) replacedBy(endpoint, jobID string) *Replacement {
 
 // markReplaced sets a vertex view's ReplacedBy, with the successor's vertex
 // of the same name, and folds the replacement into the view's Shape (the
-// page shows a banner then). Called with s.mu held.
+// page shows a banner then). Called with s.mu held or on a snapshot.
 func (s *Store) markReplaced(vv *VertexView) {
 	rep, ok := s.replacement(vv.Endpoint, vv.JobID)
 	if !ok {
@@ -242,7 +243,7 @@ func (s *Store) markReplaced(vv *VertexView) {
 
 // vertexIDByName finds the vertex of a job (listed by Flink, or remembered
 // as replaced) with the given name; "" and false when it has none or
-// several. Called with s.mu held.
+// several. Called with s.mu held or on a snapshot.
 func (s *Store) vertexIDByName(endpoint, jobID, name string) (string, bool) {
 	var vs []vertexName
 	if _, j := s.findJob(endpoint, jobID); j != nil {

@@ -9,8 +9,7 @@ import (
 
 // Topic returns a topic's page view.
 func (s *Store) Topic(cluster, topic string) (TopicView, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s = s.snapshot() // built without the lock
 	ks := s.kafka[cluster]
 	if ks == nil {
 		//lint:ignore ST1005 the message is a page's and starts with a name, Kafka

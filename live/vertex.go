@@ -34,8 +34,7 @@ type VertexQuery struct {
 
 // Vertex returns a vertex's page view.
 func (s *Store) Vertex(jobID, vertexID string, q VertexQuery) (VertexView, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s = s.snapshot() // built without the lock
 	fs, j := s.findJob(q.Endpoint, jobID)
 	if j == nil {
 		return VertexView{}, fmt.Errorf("job %s: %w", quote.Clip(jobID), ErrNotFound)

@@ -1,6 +1,9 @@
 package kafka
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // Rate returns the records per second between two end-offset samples. ok is
 // false when there is no usable interval (no earlier sample, time not
@@ -82,9 +85,11 @@ type Sample struct {
 // Flink the committed offset trails the real position by up to one
 // checkpoint interval, which this estimate includes.
 //
-// A TimeTable is not safe for concurrent use.
+// A TimeTable is safe for concurrent use: the live store adds samples
+// under its own lock while pages read lags from a snapshot of the store.
 type TimeTable struct {
 	size    int
+	mu      sync.RWMutex
 	samples []Sample // oldest first
 }
 
@@ -96,11 +101,15 @@ func NewTimeTable(size int) *TimeTable {
 
 // Samples returns a copy of the samples, oldest first.
 func (t *TimeTable) Samples() []Sample {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	return append([]Sample(nil), t.samples...)
 }
 
 // Add records the end offset seen at time at.
 func (t *TimeTable) Add(at time.Time, end int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	n := len(t.samples)
 	if n > 0 {
 		newest := t.samples[n-1]
@@ -126,6 +135,8 @@ func (t *TimeTable) Add(at time.Time, end int64) {
 // LagSeconds estimates how long ago, seen from now, the end offset passed
 // committed. See [TimeTable] for the method and its limits.
 func (t *TimeTable) LagSeconds(committed int64, now time.Time) (float64, TimeLagKind) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	return timeLag(t.samples, committed, now)
 }
 

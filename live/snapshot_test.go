@@ -1,0 +1,102 @@
+package live
+
+import (
+	"errors"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+)
+
+// Views are built from a snapshot while the collectors go on updating the
+// store: under -race this finds any state the two share and one changes.
+func TestViewsBuildWhileTheStoreUpdates(t *testing.T) {
+	now := t0
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := New(Options{Now: clock})
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	s.UpdateKafka(kafkaSnap(t0, ends(100)))
+	s.UpdateFlink(flinkSnap(t0, flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING",
+		Vertices: []flink.VertexSnapshot{sourceVertex("src", 4, testTopics, freshOwner(4), cur)}}))
+
+	const updates = 60
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range updates {
+			at := t0.Add(time.Duration(i+1) * 10 * time.Second)
+			mu.Lock()
+			now = at
+			mu.Unlock()
+			s.UpdateKafka(kafkaSnap(at, ends(int64(100+10*i))))
+			// The job restores at another parallelism every tenth poll:
+			// lineage events, new sparklines, a replacement remembered.
+			p := 4 + 2*(i/10%2)
+			id := []string{"aa", "bb"}[i/10%2]
+			res, err := assign.RestoreAssignment(testTopics, 4, p)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			owner := func(tp assign.TopicPartition) int { o, _ := res.Assignment.OwnerOf(tp); return o }
+			s.UpdateFlink(flinkSnap(at, flink.JobSnapshot{ID: id, Name: "enrich", State: "RUNNING", StartTime: at,
+				Vertices: []flink.VertexSnapshot{sourceVertex("src", p, testTopics, owner, cur)}}))
+		}
+	}()
+	views := 0
+	for views < 4*updates {
+		ov := s.Overview()
+		for _, j := range ov.Jobs {
+			if _, vvs, err := s.JobDetail("", j.ID); err == nil {
+				for _, vv := range vvs {
+					// The job may have been replaced since.
+					if _, err := s.Vertex(j.ID, vv.ID, VertexQuery{Highlight: -1, Color: "rate"}); err != nil && !errors.Is(err, ErrNotFound) {
+						t.Errorf("vertex %s: %v", vv.ID, err)
+					}
+				}
+			}
+		}
+		if _, err := s.Topic("prod", "orders"); err != nil {
+			t.Error(err)
+		}
+		views++
+	}
+	wg.Wait()
+}
+
+// A snapshot does not change when the store does. (The offset→time tables
+// are shared; here the positions predate every sample, so their lag in
+// time is a lower bound from the oldest sample, which later polls keep.)
+func TestSnapshotIsStable(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0 }})
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	s.UpdateKafka(kafkaSnap(t0, ends(100)))
+	s.UpdateFlink(flinkSnap(t0, flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING",
+		Vertices: []flink.VertexSnapshot{sourceVertex("src", 4, testTopics, freshOwner(4), cur)}}))
+	snap := s.snapshot()
+	before, err := snap.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		at := t0.Add(time.Duration(i+1) * 10 * time.Second)
+		s.UpdateKafka(kafkaSnap(at, ends(int64(200+100*i))))
+		s.UpdateFlink(flinkSnap(at, flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING",
+			Vertices: []flink.VertexSnapshot{sourceVertex("src", 4, testTopics, freshOwner(4), func(assign.TopicPartition) int64 { return int64(60 + i) })}}))
+	}
+	after, err := snap.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(before, after) {
+		t.Error("a view of the same snapshot changed after the store was updated")
+	}
+	if now, _ := s.Vertex("aa", "src", VertexQuery{Highlight: -1}); reflect.DeepEqual(before, now) {
+		t.Error("the store's own view did not move on")
+	}
+}
