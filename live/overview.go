@@ -107,6 +107,7 @@ func jobSummary(jv JobView) JobSummary {
 		js.MaxBusy = max(js.MaxBusy, v.MaxBusy)
 		js.Backpressure = worseLevel(js.Backpressure, v.Backpressure)
 		js.Drift += v.Drift
+		js.RecordsLost += v.RecordsLost
 		if v.PredictionMode == "none" {
 			js.NotModelled++
 		}

@@ -12,7 +12,8 @@ import (
 //
 // What the collectors published is immutable and shared: their snapshots,
 // the per-poll partition indexes and observed owners, which updates
-// replace rather than change. What the store changes in place is copied:
+// replace rather than change, and so is the readers' status. What the
+// store changes in place is copied:
 // lineages, sparklines and the replacements it remembers. The offset→time
 // tables are shared, being safe for concurrent use: a view built while a
 // Kafka poll lands may date a position with that poll's sample too, which
@@ -34,6 +35,10 @@ func (s *Store) snapshot() *Store {
 		succ:    s.succ.clone(),
 		lineage: make(map[vertexKey]*lineage, len(s.lineage)),
 		sparks:  make(map[vertexKey]*spark, len(s.sparks)),
+		// Each status map is replaced, not changed, by an update.
+		srcStatus: maps.Clone(s.srcStatus),
+		grpStatus: maps.Clone(s.grpStatus),
+		started:   s.started,
 	}
 	for k, l := range s.lineage {
 		c.lineage[k] = l.clone()

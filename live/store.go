@@ -107,6 +107,17 @@ type Store struct {
 	reached map[backendKey]bool
 	// succ remembers which job replaced which (succession.go).
 	succ *succession
+	// srcReads and grpReads track each reader of each partition, a
+	// source by name (endpoint, job name, vertex name) and a group
+	// (readers.go); srcStatus and grpStatus are what views read of them,
+	// replaced, not changed, by each update.
+	srcReads  map[vertexKey]*sourceReads
+	grpReads  map[groupKey]map[topicPart]*readTrack
+	srcStatus map[vertexKey]sourceStatus
+	grpStatus map[groupKey]map[topicPart]readStatus
+	// started is when the store was made: what it counts, it counts from
+	// then on.
+	started time.Time
 
 	changed chan struct{}
 }
@@ -136,6 +147,12 @@ func New(opts Options) *Store {
 		reached: map[backendKey]bool{},
 		succ:    newSuccession(MaxReplacements),
 		changed: make(chan struct{}, 1),
+
+		srcReads:  map[vertexKey]*sourceReads{},
+		grpReads:  map[groupKey]map[topicPart]*readTrack{},
+		srcStatus: map[vertexKey]sourceStatus{},
+		grpStatus: map[groupKey]map[topicPart]readStatus{},
+		started:   opts.Now(),
 	}
 }
 
@@ -193,6 +210,8 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 			tt.Add(snap.CollectedAt, p.End)
 		}
 	}
+	s.trackGroups(snap)
+	s.trackSourceStarts(snap.Cluster, snap.CollectedAt)
 	var unlisted []vertexKey
 	if s.opts.OnUnlisted != nil {
 		for _, endpoint := range sortedKeys(s.flink) {
@@ -288,6 +307,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 			delete(s.seen, k)
 		}
 	}
+	s.forgetSources(snap)
 	for i := range snap.Jobs {
 		j := &snap.Jobs[i]
 		for k := range j.Vertices {
@@ -318,6 +338,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 				s.followLineage(snap.Endpoint, j, v, snap.CollectedAt)
 			}
 			s.sample(snap, j, v)
+			s.trackSource(snap.Endpoint, j, v, snap.CollectedAt, true)
 		}
 	}
 	jobs := s.inferJobs(snap)

@@ -39,6 +39,7 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 			gp kafka.GroupPartition
 		}
 		byPart := map[int32][]gp{}
+		var fresh []bool // per group of tv.Groups: its commits are from the latest poll
 		for _, g := range ks.Groups {
 			idx := -1
 			for _, p := range g.Partitions {
@@ -47,7 +48,8 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 				}
 				if idx < 0 {
 					idx = len(tv.Groups)
-					tv.Groups = append(tv.Groups, TopicGroup{Name: g.Name, State: g.State, Lag: -1})
+					tv.Groups = append(tv.Groups, TopicGroup{Name: g.Name, State: g.State, Lag: -1, States: []StateCount{}})
+					fresh = append(fresh, !g.Stale)
 				}
 				byPart[p.Partition] = append(byPart[p.Partition], gp{idx, p})
 				if p.Lag >= 0 {
@@ -65,12 +67,40 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 				row.Error = p.Err.Error()
 			}
 			for i := range row.Groups {
-				row.Groups[i] = GroupOffset{Committed: -1, Lag: -1, LagKind: kafka.TimeLagUnknown.String()}
+				row.Groups[i] = GroupOffset{Committed: -1, Lag: -1, LagKind: kafka.TimeLagUnknown.String(), Reading: reading(nil, -1, true, false, now)}
 			}
 			for _, x := range byPart[p.Partition] {
-				row.Groups[x.g] = GroupOffset{Committed: x.gp.Committed, Lag: x.gp.Lag, LagSeconds: x.gp.LagSeconds, LagKind: x.gp.LagKind.String()}
+				tp := topicPart{topic, p.Partition}
+				var rs *readStatus
+				if r, ok := s.grpStatus[groupKey{cluster, tv.Groups[x.g].Name}][tp]; ok {
+					rs = &r
+				}
+				o := GroupOffset{Committed: x.gp.Committed, Lag: x.gp.Lag, LagSeconds: x.gp.LagSeconds, LagKind: x.gp.LagKind.String()}
+				// The commit's lag in time comes from the table a source
+				// position's does, at the same instant, so that one offset
+				// reads the same on the topic and the vertex page (the
+				// collector's own table is smaller and its figure as old as
+				// its poll).
+				if tt := s.tables[tpKey{cluster, topic, p.Partition}]; tt != nil && x.gp.Lag >= 0 {
+					sec, kind := rs.lagSeconds(tt, x.gp.Committed, now)
+					o.LagSeconds, o.LagKind = sec, kind.String()
+				}
+				o.Reading = reading(rs, x.gp.Lag, true, fresh[x.g] && !p.Stale && x.gp.Err == nil, now)
+				row.Groups[x.g] = o
 			}
 			tv.Partitions = append(tv.Partitions, row)
+		}
+		for i := range tv.Groups {
+			var rs []Reading
+			for _, row := range tv.Partitions {
+				if o := row.Groups[i]; o.Committed >= 0 || o.Lag >= 0 {
+					rs = append(rs, o.Reading)
+					if o.Reading.Lost != nil {
+						tv.Groups[i].RecordsLost += o.Reading.Lost.Records
+					}
+				}
+			}
+			tv.Groups[i].States = countStates(rs)
 		}
 		return tv, nil
 	}

@@ -99,7 +99,7 @@ func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vertex
 	if v.Kafka != nil {
 		s.sourceRows(&vv, fs, j, v, q, now)
 	}
-	vv.Figures = figures(&vv)
+	vv.Figures = figures(&vv, s.started)
 	vv.Shape = shapeOf(&vv)
 	s.markReplaced(&vv)
 	return vv
@@ -146,24 +146,39 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		oo = ownersOf(v.Kafka, nil)
 	}
 	topicSet := map[string]bool{}
-	cell := func(st flink.KafkaPartitionState) PartitionCell {
+	// The readers' status is the source's, by name, while it reads this
+	// cluster.
+	var reads map[topicPart]readStatus
+	if ss, ok := s.srcStatus[vertexKey{fs.Endpoint, j.Name, v.Name}]; ok && ss.cluster == cluster {
+		reads = ss.parts
+	}
+	// determined is false for a partition whose reader the metric ids do
+	// not tell: its offsets may be another subtask's, frozen.
+	cell := func(st flink.KafkaPartitionState, determined bool) PartitionCell {
 		topic := s.resolve(cluster, st.Topic)
 		topicSet[topic] = true
 		c := PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
 			End: -1, Lag: -1, Rate: -1, Predicted: -1, LagKind: kafka.TimeLagUnknown.String()}
-		if p, ok := parts[topicPart{topic, st.Partition}]; ok && knownEnd(p) {
+		var rs *readStatus
+		if r, ok := reads[topicPart{topic, st.Partition}]; ok {
+			rs = &r
+		}
+		p, ok := parts[topicPart{topic, st.Partition}]
+		if ok && knownEnd(p) {
 			c.End = p.End
 			if p.RateOK {
 				c.Rate = p.Rate
 			}
 			if st.CurrentOffset >= 0 {
 				c.Lag = max(0, p.End-(st.CurrentOffset+1))
-				if tt := s.tables[tpKey{cluster, topic, st.Partition}]; tt != nil {
-					sec, kind := tt.LagSeconds(st.CurrentOffset+1, now)
-					c.LagSeconds, c.LagKind = sec, kind.String()
-				}
+				sec, kind := rs.lagSeconds(s.tables[tpKey{cluster, topic, st.Partition}], st.CurrentOffset+1, now)
+				c.LagSeconds, c.LagKind = sec, kind.String()
 			}
 		}
+		running := j.State == "RUNNING" && st.Subtask >= 0 && st.Subtask < len(v.Subtasks) &&
+			(v.Subtasks[st.Subtask].Status == "RUNNING" || v.Subtasks[st.Subtask].Status == "")
+		fresh := determined && !v.Stale && ok && !p.Stale
+		c.Reading = reading(rs, c.Lag, running, fresh, now)
 		return c
 	}
 	// A partition whose reader the metric ids do not determine is shown
@@ -187,7 +202,7 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 			continue
 		}
 		if st.Subtask >= 0 && st.Subtask < len(vv.Subtasks) {
-			vv.Subtasks[st.Subtask].Partitions = append(vv.Subtasks[st.Subtask].Partitions, cell(st))
+			vv.Subtasks[st.Subtask].Partitions = append(vv.Subtasks[st.Subtask].Partitions, cell(st, true))
 		}
 	}
 	for kp, cand := range oo.candidates {
@@ -196,7 +211,7 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 			// Listed by no id now: offsets unknown.
 			st = flink.KafkaPartitionState{KafkaPartition: kp, CurrentOffset: -1, CommittedOffset: -1}
 		}
-		c := cell(st)
+		c := cell(st, false)
 		c.OwnerUndetermined, c.Candidates = true, slices.Clone(cand)
 		row := st.Subtask
 		if row < 0 || row >= len(vv.Subtasks) {
@@ -220,6 +235,14 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		}
 		sumRow(r, q)
 	}
+	var readings []Reading
+	for _, r := range vv.Subtasks {
+		vv.RecordsLost += r.RecordsLost
+		for _, c := range r.Partitions {
+			readings = append(readings, c.Reading)
+		}
+	}
+	vv.States = countStates(readings)
 	vv.Group = s.group(ks, fs.Endpoint, j, v, vv)
 	vv.Prediction = s.predict(vv, fs.Endpoint, j, v, q, oo)
 	vv.Lineage = lineageView(s.currentLineage(fs.Endpoint, j, v))
@@ -370,8 +393,9 @@ func joinInts(xs []int, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// figures computes the headline figures.
-func figures(vv *VertexView) []Figure {
+// figures computes the headline figures; since is when skewscope began
+// counting records deleted unread.
+func figures(vv *VertexView, since time.Time) []Figure {
 	var fs []Figure
 	if vv.Kafka {
 		lag := vertexLag(*vv)
@@ -418,7 +442,7 @@ func figures(vv *VertexView) []Figure {
 		if !known {
 			f.Value, f.Text, f.Note = -1, "–", "needs two Kafka polls"
 		}
-		fs = append(fs, f)
+		fs = append(fs, f, lossFigure(vv, since), statesFigure(vv))
 	}
 	rates := make([]float64, 0, len(vv.Subtasks))
 	for _, r := range vv.Subtasks {
@@ -497,6 +521,80 @@ func figures(vv *VertexView) []Figure {
 	return fs
 }
 
+// lossFigure is the records Kafka deleted before the source read them:
+// the total, where most were lost and when.
+func lossFigure(vv *VertexView, since time.Time) Figure {
+	f := Figure{Label: "Records deleted unread", Value: float64(vv.RecordsLost), Kind: Observed}
+	var worst *PartitionCell
+	var first, last time.Time
+	parts, behind := 0, 0
+	for i := range vv.Subtasks {
+		for k := range vv.Subtasks[i].Partitions {
+			c := &vv.Subtasks[i].Partitions[k]
+			l := c.Reading.Lost
+			if l == nil {
+				continue
+			}
+			if l.Behind > 0 {
+				behind++
+			}
+			if l.Records == 0 {
+				continue
+			}
+			parts++
+			if worst == nil || l.Records > worst.Reading.Lost.Records {
+				worst = c
+			}
+			if first.IsZero() || l.FirstSeen.Before(first) {
+				first = l.FirstSeen
+			}
+			last = maxTime(last, l.LastSeen)
+		}
+	}
+	counting := "counted since skewscope started " + format.Between(since, since) + "; a restart counts from 0"
+	if worst == nil {
+		f.Text, f.Note = "0", "none seen: no position below its partition's log start; "+counting
+		if behind > 0 {
+			f.Note = fmt.Sprintf("%d partitions' positions are below the log start; %s", behind, counting)
+		}
+		return f
+	}
+	where := worst.Topic + "-" + strconv.Itoa(int(worst.Partition))
+	if parts > 1 {
+		where += fmt.Sprintf(" (≈ %s) and %d more partitions", format.Int(worst.Reading.Lost.Records), parts-1)
+	}
+	f.Text = "≈ " + format.Int(vv.RecordsLost)
+	f.Note = "records deleted unread on " + where + " " + format.Between(first, last) + " (Kafka's log start passed the position); " + counting
+	return f
+}
+
+// statesFigure counts the source's partitions in each reader state.
+func statesFigure(vv *VertexView) Figure {
+	f := Figure{Label: "Partition states", Kind: Estimated,
+		Note: "from the last minute of samples of each partition's position and end offset"}
+	if len(vv.States) == 0 {
+		f.Value, f.Text = -1, "–"
+		return f
+	}
+	parts := make([]string, len(vv.States))
+	for i, sc := range vv.States {
+		parts[i] = strconv.Itoa(sc.Count) + " " + ReaderStateLabel(sc.State)
+		switch sc.State {
+		case ReaderLost, ReaderStopped, ReaderRewind, ReaderStalled, ReaderWarning:
+			f.Value += float64(sc.Count)
+		}
+	}
+	f.Text = strings.Join(parts, " · ")
+	return f
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
 func nonEmpty(s, alt string) string {
 	if s == "" {
 		return alt
@@ -537,6 +635,8 @@ func shapeOf(vv *VertexView) string {
 			buf = append(buf, '/')
 			buf = strconv.AppendInt(buf, int64(c.Predicted), 10)
 			buf = append(buf, c.Basis...)
+			// A cell that lost records is marked (the class is not live).
+			buf = strconv.AppendBool(buf, c.Reading.Lost != nil && c.Reading.Lost.Records > 0)
 		}
 		h.Write(buf)
 		buf = buf[:0]
@@ -545,9 +645,10 @@ func shapeOf(vv *VertexView) string {
 	return strconv.FormatUint(h.Sum64(), 36)
 }
 
-// sumRow sorts a source row's cells and sums their lag and rate.
+// sumRow sorts a source row's cells and sums their lag, rate and loss,
+// and says when the subtask catches up.
 func sumRow(r *SubtaskRow, q VertexQuery) {
-	r.Lag, r.Rate, r.LagSeconds, r.Highlight = -1, -1, 0, q.Highlight == r.Subtask
+	r.Lag, r.Rate, r.LagSeconds, r.LagKind, r.Highlight = -1, -1, 0, kafka.TimeLagUnknown.String(), q.Highlight == r.Subtask
 	if len(r.Partitions) == 0 {
 		// An idle reader has nothing to catch up on.
 		r.Lag, r.Rate = 0, 0
@@ -567,9 +668,51 @@ func sumRow(r *SubtaskRow, q VertexQuery) {
 		if c.Rate >= 0 {
 			r.Rate = max(r.Rate, 0) + c.Rate
 		}
-		r.LagSeconds = max(r.LagSeconds, c.LagSeconds)
+		if c.LagKind != kafka.TimeLagUnknown.String() && (c.LagSeconds > r.LagSeconds || r.LagKind == kafka.TimeLagUnknown.String()) {
+			r.LagSeconds, r.LagKind = c.LagSeconds, c.LagKind
+		}
+		if c.Reading.Lost != nil {
+			r.RecordsLost += c.Reading.Lost.Records
+		}
 		if q.HighlightTopic != "" && c.Topic == q.HighlightTopic && c.Partition == q.HighlightPartition {
 			r.Highlight = true
 		}
 	}
+	rowCatchUp(r)
+}
+
+// rowCatchUp says when a subtask catches up: its lag over its records
+// out/s (or, when Flink does not report them, its partitions' position
+// rates) minus its partitions' produced records/s; its trend is the sum of
+// its partitions' lag slopes. Unknown while any of its partitions loses
+// records, or a rate is not known for every partition.
+func rowCatchUp(r *SubtaskRow) {
+	r.CatchUp, r.CatchUpSeconds, r.Trend = CatchUpUnknown, 0, TrendUnknown
+	if len(r.Partitions) == 0 {
+		return
+	}
+	pos, produced, lost := 0.0, 0.0, false
+	trendKnown := true
+	for _, c := range r.Partitions {
+		rd := c.Reading
+		lost = lost || rd.State == ReaderLost
+		if rd.PositionRate < 0 || rd.ProducedRate < 0 {
+			pos, produced = math.NaN(), math.NaN()
+		} else {
+			pos += rd.PositionRate
+			produced += rd.ProducedRate
+		}
+		trendKnown = trendKnown && rd.Trend != TrendUnknown
+	}
+	if trendKnown {
+		r.Trend = trendOf(pos, produced)
+	}
+	processing := pos
+	if r.RecordsOut >= 0 {
+		processing = r.RecordsOut
+	}
+	if isNaN(produced) && r.Rate >= 0 {
+		produced = r.Rate
+	}
+	r.CatchUp, r.CatchUpSeconds = catchUp(r.Lag, processing, produced, lost)
 }

@@ -117,7 +117,11 @@ type JobSummary struct {
 	// NotModelled counts Kafka sources whose layout is not modelled (restored
 	// without a known parallelism history): their drift is unknown, not 0.
 	NotModelled int `json:"notModelled"`
-	Age         Age `json:"freshness"`
+	// RecordsLost is the records of its Kafka sources' partitions that
+	// Kafka deleted before they were read (Loss), observed since skewscope
+	// started.
+	RecordsLost int64 `json:"recordsLost"`
+	Age         Age   `json:"freshness"`
 	// ReplacedBy is set when a later job with the same name replaced this
 	// one (a restore gives the job a new id).
 	ReplacedBy *Replacement `json:"replacedBy,omitempty"`
@@ -159,6 +163,10 @@ type VertexSummary struct {
 	Partitions   int     `json:"partitions"`
 	Lag          int64   `json:"lag"` // -1 unknown or not a Kafka source
 	Drift        int     `json:"drift"`
+	// RecordsLost is the records of its partitions Kafka deleted before the
+	// source read them (Loss), observed since skewscope started; 0 for
+	// other vertices.
+	RecordsLost int64 `json:"recordsLost"`
 	// PredictionMode is the source's Prediction.Mode ("fresh", "restore",
 	// "none" when not modelled), "" for other vertices.
 	PredictionMode string `json:"predictionMode,omitempty"`
@@ -216,6 +224,9 @@ type PartitionCell struct {
 	// (unknown, caught-up, interpolated, at-least).
 	LagSeconds float64 `json:"lagSeconds"`
 	LagKind    string  `json:"lagKind"`
+	// Reading is how the source does on the partition: its state, trend,
+	// rates, time to catch up and what it lost (readers.go).
+	Reading Reading `json:"reading"`
 	// Rate is the produce rate in records/s, observed from end-offset
 	// deltas; -1 unknown.
 	Rate float64 `json:"rate"`
@@ -252,6 +263,20 @@ type SubtaskRow struct {
 	// Lag is the sum of its partitions' lags, -1 unknown.
 	Lag        int64   `json:"lag"`
 	LagSeconds float64 `json:"lagSeconds"` // the largest of its partitions
+	// LagKind is how that partition's LagSeconds was estimated (at-least:
+	// a lower bound), "unknown" when no partition's is known.
+	LagKind string `json:"lagKind"`
+	// RecordsLost is the records of its partitions Kafka deleted before it
+	// read them (their Reading.Lost), observed.
+	RecordsLost int64 `json:"recordsLost"`
+	// CatchUp says whether and when the subtask catches up at its observed
+	// rates (CatchUp* constants), CatchUpSeconds the estimate for
+	// CatchUpETA: its lag over records out/s minus its partitions'
+	// produced records/s. Trend is its lag's over the recent samples (the
+	// sum of its partitions'). Estimated.
+	CatchUp        string  `json:"catchUp"`
+	CatchUpSeconds float64 `json:"catchUpSeconds"`
+	Trend          string  `json:"trend"`
 	// Busy, BackPressured and Idle are Flink's time ratios 0–1, -1 unknown.
 	Busy          float64 `json:"busy"`
 	BackPressured float64 `json:"backPressured"`
@@ -305,24 +330,30 @@ type Prediction struct {
 
 // VertexView is the vertex page and /api/v1/jobs/{jobID}/vertices/{vertexID}.
 type VertexView struct {
-	Endpoint       string       `json:"endpoint"`
-	Cluster        string       `json:"cluster,omitempty"`
-	JobID          string       `json:"jobId"`
-	JobName        string       `json:"jobName"`
-	JobState       string       `json:"jobState"`
-	ID             string       `json:"id"`
-	Name           string       `json:"name"`
-	Parallelism    int          `json:"parallelism"`
-	MaxParallelism int          `json:"maxParallelism"`
-	Source         bool         `json:"source"`
-	Keyed          bool         `json:"keyed"`
-	Kafka          bool         `json:"kafka"`
-	Group          *GroupLink   `json:"group,omitempty"`
-	Topics         []string     `json:"topics,omitempty"`
-	Figures        []Figure     `json:"figures"`
-	Prediction     *Prediction  `json:"prediction,omitempty"`
-	Subtasks       []SubtaskRow `json:"subtasks"`
-	Restored       *Restored    `json:"restored,omitempty"`
+	Endpoint       string     `json:"endpoint"`
+	Cluster        string     `json:"cluster,omitempty"`
+	JobID          string     `json:"jobId"`
+	JobName        string     `json:"jobName"`
+	JobState       string     `json:"jobState"`
+	ID             string     `json:"id"`
+	Name           string     `json:"name"`
+	Parallelism    int        `json:"parallelism"`
+	MaxParallelism int        `json:"maxParallelism"`
+	Source         bool       `json:"source"`
+	Keyed          bool       `json:"keyed"`
+	Kafka          bool       `json:"kafka"`
+	Group          *GroupLink `json:"group,omitempty"`
+	Topics         []string   `json:"topics,omitempty"`
+	Figures        []Figure   `json:"figures"`
+	// States counts the partitions in each reader state (Kafka sources),
+	// worst first.
+	States []StateCount `json:"states,omitempty"`
+	// RecordsLost is the records of the source's partitions Kafka deleted
+	// before it read them, observed since skewscope started.
+	RecordsLost int64        `json:"recordsLost"`
+	Prediction  *Prediction  `json:"prediction,omitempty"`
+	Subtasks    []SubtaskRow `json:"subtasks"`
+	Restored    *Restored    `json:"restored,omitempty"`
 	// Lineage is the source's life as skewscope saw it (Kafka sources).
 	Lineage *LineageView `json:"lineage,omitempty"`
 	// Color is what partition cells are coloured by: "lag" or "rate".
@@ -354,10 +385,16 @@ type TopicPartitionRow struct {
 
 // GroupOffset is one group's commit on a partition.
 type GroupOffset struct {
-	Committed  int64   `json:"committed"` // -1 none
-	Lag        int64   `json:"lag"`       // -1 unknown
+	Committed int64 `json:"committed"` // -1 none
+	Lag       int64 `json:"lag"`       // -1 unknown
+	// LagSeconds is the commit's lag in time, estimated from the store's
+	// offset→time table as a source position's is (so the two agree for
+	// one offset); LagKind says how.
 	LagSeconds float64 `json:"lagSeconds"`
 	LagKind    string  `json:"lagKind"`
+	// Reading is how the group's commits do on the partition (readers.go);
+	// a group has no stopped state, its commits only stop moving.
+	Reading Reading `json:"reading"`
 }
 
 // TopicGroup is a group with commits on the topic.
@@ -366,6 +403,11 @@ type TopicGroup struct {
 	State string `json:"state"`
 	// Lag is the group's total lag on the topic, -1 unknown.
 	Lag int64 `json:"lag"`
+	// RecordsLost is the records of the topic Kafka deleted before the
+	// group committed past them, observed since skewscope started; States
+	// counts its partitions in each reader state, worst first.
+	RecordsLost int64        `json:"recordsLost"`
+	States      []StateCount `json:"states"`
 }
 
 // TopicView is the topic page and /api/v1/kafka/{cluster}/topics/{topic}.

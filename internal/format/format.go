@@ -13,6 +13,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Unknown is what a figure that is not known reads.
@@ -112,6 +113,27 @@ func Seconds(x float64) string {
 		return strconv.FormatInt(s/3600, 10) + " h " + strconv.FormatInt(s%3600/60, 10) + " m"
 	}
 	return strconv.FormatInt(s/86400, 10) + " d " + strconv.FormatInt(s%86400/3600, 10) + " h"
+}
+
+// Between writes when something was seen, in UTC: "at 10:41:05 UTC" for
+// one instant, "between 10:41:05 and 10:43:12 UTC" on one day, with the
+// dates when the two are on different days; "–" when first is zero.
+func Between(first, last time.Time) string {
+	if first.IsZero() {
+		return Unknown
+	}
+	first, last = first.UTC(), last.UTC()
+	if last.Before(first) {
+		last = first
+	}
+	const clock, day = "15:04:05", "2006-01-02 15:04:05"
+	switch {
+	case last.Truncate(time.Second).Equal(first.Truncate(time.Second)):
+		return "at " + first.Format(clock) + " UTC"
+	case first.Format(time.DateOnly) == last.Format(time.DateOnly):
+		return "between " + first.Format(clock) + " and " + last.Format(clock) + " UTC"
+	}
+	return "between " + first.Format(day) + " and " + last.Format(day) + " UTC"
 }
 
 // Millis writes a duration in milliseconds: "412 ms", "1500 ms".

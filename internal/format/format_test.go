@@ -3,6 +3,7 @@ package format
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 func TestFigures(t *testing.T) {
@@ -20,9 +21,16 @@ func TestFigures(t *testing.T) {
 		{Factor(1.366), "1.37"}, {Millis(412), "412 ms"}, {Millis(1500), "1500 ms"}, {Millis(-1), "–"},
 		{Bytes(-1), "–"}, {Bytes(512), "512 B"}, {Bytes(1536), "1.5 KiB"}, {Bytes(3 << 30), "3.0 GiB"},
 		{Bytes(5 << 40), "5.0 TiB"}, {Bytes(10 << 20), "10.0 MiB"},
+		{Between(time.Time{}, time.Time{}), "–"},
+		{Between(at(10, 41, 5), at(10, 41, 5).Add(400*time.Millisecond)), "at 10:41:05 UTC"},
+		{Between(at(10, 41, 5), at(10, 43, 12)), "between 10:41:05 and 10:43:12 UTC"},
+		{Between(at(23, 59, 0), at(23, 59, 0).Add(2*time.Minute)), "between 2026-11-30 23:59:00 and 2026-12-01 00:01:00 UTC"},
+		{Between(at(10, 41, 5).In(time.FixedZone("CET", 3600)), at(10, 42, 0)), "between 10:41:05 and 10:42:00 UTC"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
 	}
 }
+
+func at(h, m, s int) time.Time { return time.Date(2026, 11, 30, h, m, s, 0, time.UTC) }
