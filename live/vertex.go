@@ -74,7 +74,8 @@ func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vertex
 	}
 	vv.Subtasks = make([]SubtaskRow, v.Parallelism)
 	for i := range vv.Subtasks {
-		r := SubtaskRow{Subtask: i, Rate: -1, Lag: -1, Busy: -1, BackPressured: -1, Idle: -1, RecordsIn: -1, RecordsOut: -1, StateSize: -1}
+		r := SubtaskRow{Subtask: i, Rate: -1, Lag: -1, Busy: -1, BackPressured: -1, Idle: -1, RecordsIn: -1, RecordsOut: -1, StateSize: -1,
+			LagKind: kafka.TimeLagUnknown.String(), CatchUp: CatchUpUnknown, Trend: TrendUnknown}
 		if i < len(v.Subtasks) {
 			st := v.Subtasks[i]
 			r.Status = st.Status

@@ -63,16 +63,19 @@ func (l Live) LiveHead() Live { return l }
 type LivePage interface{ LiveHead() Live }
 
 // LiveCell is a partition cell's live part: its colour step (0–3, data-l on
-// the element with the key) and its text (the element's <i>).
+// the element with the key), its text (the element's <i>), its state class
+// (one class of the element, also in its data-st) and its title.
 type LiveCell struct {
 	Key   string
 	Level int
 	Text  string
+	State string
+	Title string
 }
 
 // Update is a live page's websocket update. Each part maps data-live keys
-// to values: T texts (textContent), C partition cells (their level and
-// text), M meter values, Ages data times (data-at), Spark sparklines. A
+// to values: T texts (textContent), C partition cells (their level, text,
+// state class and title), M meter values, Ages data times (data-at), Spark sparklines. A
 // key the page does not have, or a Shape other than its data-shape, makes
 // the page fetch its new rendering instead. The parts keep the page's
 // order and are written as JSON objects in that order.
@@ -114,8 +117,9 @@ func (u Update) Keys() []string {
 }
 
 // MarshalJSON writes the update as the page script reads it:
-// {"shape":…,"stale":…,"t":{key:text},"c":{key:[level,text]},"m":{key:value},
-// "ages":{key:ms},"spark":{key:[samples]}}, empty parts left out but "t".
+// {"shape":…,"stale":…,"t":{key:text},"c":{key:[level,text,state,title]},
+// "m":{key:value},"ages":{key:ms},"spark":{key:[samples]}}, empty parts left
+// out but "t".
 func (u Update) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 0, 64+32*(len(u.T)+len(u.C)))
 	b = append(b, `{"shape":`...)
@@ -129,6 +133,10 @@ func (u Update) MarshalJSON() ([]byte, error) {
 		b = strconv.AppendInt(b, int64(c.Level), 10)
 		b = append(b, ',')
 		b = appendString(b, c.Text)
+		b = append(b, ',')
+		b = appendString(b, c.State)
+		b = append(b, ',')
+		b = appendString(b, c.Title)
 		return append(b, ']')
 	})
 	b = appendPart(b, "m", u.M, false, func(b []byte, v string) []byte { return appendString(b, v) })

@@ -32,7 +32,7 @@ func TestUpdateOfGathersTheModelsLiveFigures(t *testing.T) {
 		Bar:  LiveBar{Flink: Age{Key: "age", At: 1700000000000, Text: "4 s ago"}, Kafka: &Age{Key: "age:kafka", At: 0, Text: "never"}},
 		Rows: []testRow{
 			{Name: "0", Lag: Text{"s/0/lag", "1,200"}, Busy: Meter{"s/0/meter", "0.500"}, Spark: Spark{"s/0/spark", []float64{1, -1, 3}},
-				Cells: []PartitionCell{{Label: "o0", Live: LiveCell{Key: "c0.0", Level: 2, Text: "1.2k"}}}},
+				Cells: []PartitionCell{{Label: "o0", Live: LiveCell{Key: "c0.0", Level: 2, Text: "1.2k", State: "st-ok", Title: "o-0 · ok"}}}},
 			{Name: "1", Lag: Text{"s/1/lag", "–"}, Busy: Meter{"s/1/meter", "0"}},
 		},
 		Optional: &opt,
@@ -45,7 +45,7 @@ func TestUpdateOfGathersTheModelsLiveFigures(t *testing.T) {
 	want := Update{
 		Shape: "s1", Stale: true,
 		T:     []Entry[string]{{"s/0/lag", "1,200"}, {"s/1/lag", "–"}, {"opt", "on"}},
-		C:     []Entry[LiveCell]{{"c0.0", LiveCell{Key: "c0.0", Level: 2, Text: "1.2k"}}},
+		C:     []Entry[LiveCell]{{"c0.0", LiveCell{Key: "c0.0", Level: 2, Text: "1.2k", State: "st-ok", Title: "o-0 · ok"}}},
 		M:     []Entry[string]{{"s/0/meter", "0.500"}, {"s/1/meter", "0"}},
 		Ages:  []Entry[int64]{{"age", 1700000000000}, {"age:kafka", 0}},
 		Spark: []Entry[[]float64]{{"s/0/spark", []float64{1, -1, 3}}},
@@ -57,7 +57,7 @@ func TestUpdateOfGathersTheModelsLiveFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const wantJSON = `{"shape":"s1","stale":true,"t":{"s/0/lag":"1,200","s/1/lag":"–","opt":"on"},"c":{"c0.0":[2,"1.2k"]},` +
+	const wantJSON = `{"shape":"s1","stale":true,"t":{"s/0/lag":"1,200","s/1/lag":"–","opt":"on"},"c":{"c0.0":[2,"1.2k","st-ok","o-0 · ok"]},` +
 		`"m":{"s/0/meter":"0.500","s/1/meter":"0"},"ages":{"age":1700000000000,"age:kafka":0},"spark":{"s/0/spark":[1,-1,3]}}`
 	if string(b) != wantJSON {
 		t.Errorf("JSON\n%s\nwant\n%s", b, wantJSON)

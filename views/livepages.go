@@ -59,8 +59,12 @@ type EndpointRow struct {
 type JobRow struct {
 	Name, ID, URL, State, Vertices string
 	Lag, MaxBusy, Backpressure     Text
-	Drift                          *Text
-	ReplacedBy                     *Link
+	// Lost is the records its sources lost (deleted unread), Lossy set
+	// when some were.
+	Lost       Text
+	Lossy      bool
+	Drift      *Text
+	ReplacedBy *Link
 }
 
 // ClusterRow is a Kafka cluster on the overview.
@@ -96,6 +100,10 @@ type JobView struct {
 type JobVertexRow struct {
 	Name, URL, Parallelism, MaxParallelism, Kind string
 	Skew, Busiest, Backpressure, Lag, Drift      Text
+	// Lost is the records the source lost (deleted unread), Lossy set when
+	// some were.
+	Lost  Text
+	Lossy bool
 }
 
 // VertexView is a live source or keyed vertex.
@@ -121,7 +129,8 @@ type VertexView struct {
 	// of any other vertex. One of them is set.
 	Grid  *SourceGrid
 	Table *SubtaskTable
-	// LagMethod says how lag is measured (Kafka sources).
+	// LagMethod says how lag is measured, and what the reader states and
+	// the time to catch up mean (Kafka sources).
 	LagMethod bool
 	Links     VertexLinks
 }
@@ -188,11 +197,16 @@ type SourceGrid struct {
 
 // SourceRow is one subtask of a Kafka source.
 type SourceRow struct {
-	Subtask, ID         string
-	Highlight, Drift    bool
-	Cells               []PartitionCell
-	Rate, RecordsOut    Text
-	Lag, LagTime        Text
+	Subtask, ID      string
+	Highlight, Drift bool
+	// Lossy marks a subtask whose partitions lost records (deleted unread).
+	Lossy            bool
+	Cells            []PartitionCell
+	Rate, RecordsOut Text
+	Lag, LagTime     Text
+	// Lost is the records its partitions lost, "" when none; CatchUp its
+	// time to catch up.
+	Lost, CatchUp       Text
 	Busy                Meter
 	BusyText            Text
 	SparkLag, SparkRate Spark
@@ -200,13 +214,14 @@ type SourceRow struct {
 }
 
 // PartitionCell is one partition in a subtask's row: its label, its
-// colour level and its lag or rate.
+// colour level, its lag or rate, its reader state and its title.
 type PartitionCell struct {
-	Topic, Partition, Label, Title string
+	Topic, Partition, Label string
 	// Miss marks a partition found elsewhere than predicted, Uncertain one
-	// whose owner is not determined.
-	Miss, Uncertain bool
-	Live            LiveCell
+	// whose owner is not determined, Lost one that lost records (deleted
+	// before the source read them).
+	Miss, Uncertain, Lost bool
+	Live                  LiveCell
 }
 
 // SubtaskTable is the subtasks of a vertex that is not a Kafka source.
@@ -261,8 +276,13 @@ type TopicView struct {
 }
 
 // TopicGroupHead is a group with commits on the topic, with its state
-// ("–" unknown).
-type TopicGroupHead struct{ Name, State string }
+// ("–" unknown), its partitions' reader states and the records it lost
+// ("" none; Lossy set when some).
+type TopicGroupHead struct {
+	Name, State   string
+	Readers, Lost Text
+	Lossy         bool
+}
 
 // TopicPartitionRow is one partition of a topic page.
 type TopicPartitionRow struct {
@@ -273,5 +293,10 @@ type TopicPartitionRow struct {
 	Groups     []GroupLag
 }
 
-// GroupLag is a group's lag on a partition, in offsets and in time.
-type GroupLag struct{ Lag, LagTime Text }
+// GroupLag is a group's commit lag on a partition, in offsets and in
+// time, and how its commits do (Reader: state and records lost; Lost set
+// when it lost some).
+type GroupLag struct {
+	Lag, LagTime, Reader Text
+	Lost                 bool
+}

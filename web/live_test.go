@@ -161,6 +161,9 @@ func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u views.Update)
 		if s := onPage[e.Key]; s != nil && (s.AttrOr("data-l", "") != strconv.Itoa(e.Value.Level) || s.Find("i").Text() != e.Value.Text) {
 			t.Errorf("%s: page level %s text %q, update %d %q", e.Key, s.AttrOr("data-l", ""), s.Find("i").Text(), e.Value.Level, e.Value.Text)
 		}
+		if s := onPage[e.Key]; s != nil && (s.AttrOr("title", "") != e.Value.Title || s.AttrOr("data-st", "") != e.Value.State || !s.HasClass(e.Value.State)) {
+			t.Errorf("%s: page title %q state %q (class %q), update %q %q", e.Key, s.AttrOr("title", ""), s.AttrOr("data-st", ""), s.AttrOr("class", ""), e.Value.Title, e.Value.State)
+		}
 	}
 	for _, e := range u.M {
 		if s := onPage[e.Key]; s != nil && s.AttrOr("value", "") != e.Value {

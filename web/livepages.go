@@ -92,7 +92,7 @@ func overviewShape(ov live.OverviewView) string {
 		parts = append(parts, "e", e.Name, e.FlinkVersion, strconv.Itoa(e.Jobs), strconv.FormatBool(stale(e.Age)), e.Age.State)
 	}
 	for _, j := range ov.Jobs {
-		parts = append(parts, "j", j.ID, j.State)
+		parts = append(parts, "j", j.ID, j.State, strconv.FormatBool(j.RecordsLost > 0))
 		if j.ReplacedBy != nil {
 			parts = append(parts, "replaced by", j.ReplacedBy.Current)
 		}
@@ -126,6 +126,8 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
 		row := views.JobRow{
 			Name: j.Name, ID: j.ID, URL: pl.url(views.JobPath(j.ID)), State: j.State, Vertices: strconv.Itoa(j.Vertices),
 			Lag:          text(k+"lag", format.Int(j.Lag)),
+			Lost:         text(k+"lost", lostCount(j.RecordsLost, j.Lag >= 0)),
+			Lossy:        j.RecordsLost > 0,
 			MaxBusy:      text(k+"busy", format.Ratio(j.MaxBusy)),
 			Backpressure: text(k+"bp", orDash(j.Backpressure)),
 		}
@@ -165,7 +167,7 @@ func jobShape(jv live.JobView) string {
 		parts = append(parts, "replaced by", jv.ReplacedBy.Current)
 	}
 	for _, v := range jv.Vertices {
-		parts = append(parts, v.ID, strconv.Itoa(v.Parallelism))
+		parts = append(parts, v.ID, strconv.Itoa(v.Parallelism), strconv.FormatBool(v.RecordsLost > 0))
 	}
 	return shapeHash(parts...)
 }
@@ -193,6 +195,8 @@ func newJobPage(pl pageLinks, jv live.JobView, replaced *views.Replaced) views.J
 			Busiest:      text(k+"busiest", busiestText(v)),
 			Backpressure: text(k+"bp", orDash(v.Backpressure)),
 			Lag:          text(k+"lag", format.Int(v.Lag)),
+			Lost:         text(k+"lost", lostCount(v.RecordsLost, v.Kafka)),
+			Lossy:        v.RecordsLost > 0,
 			Drift:        text(k+"drift", vertexDrift(v)),
 		})
 	}
@@ -296,12 +300,18 @@ func sourceGrid(vv live.VertexView) *views.SourceGrid {
 	for _, r := range vv.Subtasks {
 		n := strconv.Itoa(r.Subtask)
 		k := "s/" + n + "/"
+		catch := catchUpText(r.CatchUp, r.CatchUpSeconds, r.Trend)
+		if len(r.Partitions) == 0 {
+			catch = "–" // idle: nothing to catch up on
+		}
 		row := views.SourceRow{
-			Subtask: n, ID: "subtask-" + n, Highlight: r.Highlight, Drift: r.Drift > 0,
+			Subtask: n, ID: "subtask-" + n, Highlight: r.Highlight, Drift: r.Drift > 0, Lossy: r.RecordsLost > 0,
 			Rate:       text(k+"rate", format.Rate(r.Rate)),
 			RecordsOut: text(k+"out", format.Rate(r.RecordsOut)),
 			Lag:        text(k+"lag", format.Int(r.Lag)),
+			Lost:       text(k+"lost", lostNote(r.RecordsLost)),
 			LagTime:    text(k+"lagtime", lagTime(r)),
+			CatchUp:    text(k+"catchup", catch),
 			Busy:       views.Meter{Key: k + "meter", Value: meterValue(r.Busy)},
 			BusyText:   text(k+"busy", format.Ratio(r.Busy)),
 			SparkLag:   views.Spark{Key: k + "spark/lag", Values: sparkValues(r.SparkLag)},
@@ -318,9 +328,11 @@ func sourceGrid(vv live.VertexView) *views.SourceGrid {
 				ti = c.Topic
 			}
 			row.Cells = append(row.Cells, views.PartitionCell{
-				Topic: c.Topic, Partition: part, Label: c.Label, Title: cellTitle(c, r.Subtask),
+				Topic: c.Topic, Partition: part, Label: c.Label,
 				Miss: c.Predicted >= 0 && c.Predicted != r.Subtask, Uncertain: c.Uncertain,
-				Live: views.LiveCell{Key: "c" + ti + "." + part, Level: c.Level, Text: cellText(vv, c)},
+				Lost: c.Reading.Lost != nil && c.Reading.Lost.Records > 0,
+				Live: views.LiveCell{Key: "c" + ti + "." + part, Level: c.Level, Text: cellText(vv, c),
+					State: stateClass(c.Reading.State), Title: cellTitle(c, r.Subtask)},
 			})
 		}
 		g.Rows = append(g.Rows, row)
@@ -380,10 +392,13 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 func topicShape(tv live.TopicView) string {
 	parts := []string{strconv.Itoa(len(tv.Partitions)), tv.Error}
 	for _, g := range tv.Groups {
-		parts = append(parts, g.Name, g.State)
+		parts = append(parts, g.Name, g.State, strconv.FormatBool(g.RecordsLost > 0))
 	}
 	for _, p := range tv.Partitions {
 		parts = append(parts, strconv.FormatBool(p.Stale))
+		for _, g := range p.Groups {
+			parts = append(parts, strconv.FormatBool(g.Reading.Lost != nil && g.Reading.Lost.Records > 0))
+		}
 	}
 	return shapeHash(parts...)
 }
@@ -396,8 +411,10 @@ func newTopicPage(tv live.TopicView) views.TopicView {
 		Produced: text("rate", format.Rate(tv.Rate)),
 		Bar:      liveBar(tv.Age, nil), Error: tv.Error,
 	}
-	for _, g := range tv.Groups {
-		p.Groups = append(p.Groups, views.TopicGroupHead{Name: g.Name, State: orDash(g.State)})
+	for i, g := range tv.Groups {
+		gk := "g/" + strconv.Itoa(i) + "/"
+		p.Groups = append(p.Groups, views.TopicGroupHead{Name: g.Name, State: orDash(g.State),
+			Readers: text(gk+"readers", statesText(g.States)), Lost: text(gk+"lost", lostNote(g.RecordsLost)), Lossy: g.RecordsLost > 0})
 	}
 	for _, r := range tv.Partitions {
 		n := strconv.Itoa(int(r.Partition))
@@ -410,7 +427,12 @@ func newTopicPage(tv live.TopicView) views.TopicView {
 		}
 		for i, g := range r.Groups {
 			gk := k + "g/" + strconv.Itoa(i) + "/"
-			row.Groups = append(row.Groups, views.GroupLag{Lag: text(gk+"lag", format.Int(g.Lag)), LagTime: text(gk+"time", groupLagTime(g))})
+			reader := "–"
+			if g.Committed >= 0 {
+				reader = readerText(g.Reading)
+			}
+			row.Groups = append(row.Groups, views.GroupLag{Lag: text(gk+"lag", format.Int(g.Lag)), LagTime: text(gk+"time", groupLagTime(g)),
+				Reader: text(gk+"reader", reader), Lost: g.Reading.Lost != nil && g.Reading.Lost.Records > 0})
 		}
 		p.Rows = append(p.Rows, row)
 	}

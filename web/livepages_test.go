@@ -25,7 +25,7 @@ func TestNewOverviewPage(t *testing.T) {
 			{Name: "new", URL: "http://new:8081", Age: live.Age{Stale: true, State: live.StateNotPolled}},
 		},
 		Jobs: []live.JobSummary{
-			{Endpoint: "jm", ID: "j1", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 12_345, MaxBusy: 0.534, Backpressure: "low", Drift: 2},
+			{Endpoint: "jm", ID: "j1", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 12_345, MaxBusy: 0.534, Backpressure: "low", Drift: 2, RecordsLost: 2200},
 			{Endpoint: "jm", ID: "j0", Name: "orders", State: "CANCELED", Vertices: 3, Lag: -1, MaxBusy: -1,
 				ReplacedBy: &live.Replacement{Current: "j1"}},
 		},
@@ -51,10 +51,11 @@ func TestNewOverviewPage(t *testing.T) {
 		},
 		Jobs: []views.JobRow{
 			{Name: "orders", ID: "j1", URL: "/s/jobs/j1?embed=1", State: "RUNNING", Vertices: "3",
-				Lag: views.Text{Key: "j/jm/j1/lag", Text: "12,345"}, MaxBusy: views.Text{Key: "j/jm/j1/busy", Text: "53%"},
+				Lag: views.Text{Key: "j/jm/j1/lag", Text: "12,345"}, Lost: views.Text{Key: "j/jm/j1/lost", Text: "≈ 2,200"}, Lossy: true,
+				MaxBusy:      views.Text{Key: "j/jm/j1/busy", Text: "53%"},
 				Backpressure: views.Text{Key: "j/jm/j1/bp", Text: "low"}, Drift: &views.Text{Key: "j/jm/j1/drift", Text: "2 partitions differ"}},
 			{Name: "orders", ID: "j0", URL: "/s/jobs/j0?embed=1", State: "CANCELED", Vertices: "3",
-				Lag: views.Text{Key: "j/jm/j0/lag", Text: "–"}, MaxBusy: views.Text{Key: "j/jm/j0/busy", Text: "–"},
+				Lag: views.Text{Key: "j/jm/j0/lag", Text: "–"}, Lost: views.Text{Key: "j/jm/j0/lost", Text: "–"}, MaxBusy: views.Text{Key: "j/jm/j0/busy", Text: "–"},
 				Backpressure: views.Text{Key: "j/jm/j0/bp", Text: "–"}, ReplacedBy: &views.Link{Text: "j1", URL: "/s/jobs/j1?embed=1"}},
 		},
 		Clusters: []views.ClusterRow{{Name: "prod", Stale: true, Topics: "2", Partitions: "18", Groups: "1",
@@ -78,13 +79,18 @@ func TestNewVertexPageSource(t *testing.T) {
 		Figures:    []live.Figure{{Label: "Lag", Text: "1,201", Kind: live.Observed, Note: "end − position"}},
 		Prediction: &live.Prediction{Mode: "fresh", Drift: 1, Summary: "1 of 3 partitions differ", Headline: live.Headline{Kind: "exact", Exact: 3}},
 		Subtasks: []live.SubtaskRow{
-			{Subtask: 0, Rate: 12.4, RecordsOut: 11, Lag: 1201, LagSeconds: 200, Busy: 0.25, SparkLag: []float64{1, 2}, Drift: 1, Highlight: true,
+			{Subtask: 0, Rate: 12.4, RecordsOut: 11, Lag: 1201, LagSeconds: 200, LagKind: "at-least", Busy: 0.25, SparkLag: []float64{1, 2}, Drift: 1, Highlight: true,
+				RecordsLost: 2200, CatchUp: live.CatchUpUnknown, Trend: live.TrendGrowing,
 				Partitions: []live.PartitionCell{
-					{Topic: "orders", Partition: 0, Label: "o0", Lag: 1200, Predicted: 0, Level: 1},
-					{Topic: "pay", Partition: 1, Label: "p1", Lag: 1, Predicted: 1, Level: 0},
+					{Topic: "orders", Partition: 0, Label: "o0", Lag: 1200, Predicted: 0, Level: 1,
+						Reading: live.Reading{State: live.ReaderLost, Trend: live.TrendGrowing, CatchUp: live.CatchUpUnknown,
+							Lost: &live.Loss{Records: 2200, FirstSeen: pagesAt.Add(41 * time.Minute), LastSeen: pagesAt.Add(43 * time.Minute), Behind: 300}}},
+					{Topic: "pay", Partition: 1, Label: "p1", Lag: 1, Predicted: 1, Level: 0,
+						Reading: live.Reading{State: live.ReaderOK, Trend: live.TrendShrinking, CatchUp: live.CatchUpETA, CatchUpSeconds: 0.5}},
 				}},
-			{Subtask: 1, Rate: -1, RecordsOut: -1, Lag: -1, Busy: -1,
-				Partitions: []live.PartitionCell{{Topic: "orders", Partition: 1, Label: "o1", Lag: -1, Predicted: 1, Uncertain: true, OwnerUndetermined: true, Candidates: []int{0, 1}}}},
+			{Subtask: 1, Rate: -1, RecordsOut: -1, Lag: -1, Busy: -1, CatchUp: live.CatchUpUnknown, Trend: live.TrendUnknown,
+				Partitions: []live.PartitionCell{{Topic: "orders", Partition: 1, Label: "o1", Lag: -1, Predicted: 1, Uncertain: true, OwnerUndetermined: true, Candidates: []int{0, 1},
+					Reading: live.Reading{State: live.ReaderUnknown, Trend: live.TrendUnknown, CatchUp: live.CatchUpUnknown}}}},
 		},
 		Shape: "sh",
 	}
@@ -103,22 +109,26 @@ func TestNewVertexPageSource(t *testing.T) {
 		SandboxRestore: &views.SandboxRestore{Action: "/sandbox/restore", Job: "orders", Parallelism: "4"},
 		LagMethod:      true,
 		Grid: &views.SourceGrid{Color: "lag", Legend: [4]string{"<1.0k", "<20k", "<80k", "≥80k"}, Rows: []views.SourceRow{
-			{Subtask: "0", ID: "subtask-0", Highlight: true, Drift: true,
+			{Subtask: "0", ID: "subtask-0", Highlight: true, Drift: true, Lossy: true,
 				Cells: []views.PartitionCell{
-					{Topic: "orders", Partition: "0", Label: "o0", Title: "orders-0 · predicted here", Live: views.LiveCell{Key: "c0.0", Level: 1, Text: "1.2k"}},
-					{Topic: "pay", Partition: "1", Label: "p1", Title: "pay-1 · predicted on subtask 1", Miss: true, Live: views.LiveCell{Key: "c1.1", Level: 0, Text: "1"}},
+					{Topic: "orders", Partition: "0", Label: "o0", Lost: true, Live: views.LiveCell{Key: "c0.0", Level: 1, Text: "1.2k", State: "st-lost",
+						Title: "orders-0 · predicted here · lost · ≈ 2,200 records deleted unread between 12:41:00 and 12:43:00 UTC (observed) · 300 records below the log start now · catch up: not estimated while records are deleted unread"}},
+					{Topic: "pay", Partition: "1", Label: "p1", Miss: true, Live: views.LiveCell{Key: "c1.1", Level: 0, Text: "1", State: "st-ok",
+						Title: "pay-1 · predicted on subtask 1 · ok · catch up: ≈ 1 s · lag shrinking (estimated)"}},
 				},
 				Rate: views.Text{Key: "s/0/rate", Text: "12/s"}, RecordsOut: views.Text{Key: "s/0/out", Text: "11/s"},
-				Lag: views.Text{Key: "s/0/lag", Text: "1,201"}, LagTime: views.Text{Key: "s/0/lagtime", Text: "3 m 20 s"},
+				Lag: views.Text{Key: "s/0/lag", Text: "1,201"}, Lost: views.Text{Key: "s/0/lost", Text: "≈ 2,200 deleted unread"},
+				LagTime: views.Text{Key: "s/0/lagtime", Text: "≥ 3 m 20 s"}, CatchUp: views.Text{Key: "s/0/catchup", Text: "–"},
 				Busy: views.Meter{Key: "s/0/meter", Value: "0.250"}, BusyText: views.Text{Key: "s/0/busy", Text: "25%"},
 				SparkLag: views.Spark{Key: "s/0/spark/lag", Values: []float64{1, 2}}, SparkRate: views.Spark{Key: "s/0/spark/rate", Values: []float64{}},
 				Vs: views.Text{Key: "s/0/vs", Text: "✗ 1 not as predicted"}},
 			{Subtask: "1", ID: "subtask-1",
 				Cells: []views.PartitionCell{{Topic: "orders", Partition: "1", Label: "o1", Uncertain: true,
-					Title: "orders-1 · predicted here · listed under subtasks 0, 1 in Flink's metric ids: reader not determined",
-					Live:  views.LiveCell{Key: "c0.1", Level: 0, Text: "–"}}},
+					Live: views.LiveCell{Key: "c0.1", Level: 0, Text: "–", State: "st-unknown",
+						Title: "orders-1 · predicted here · listed under subtasks 0, 1 in Flink's metric ids: reader not determined · unknown · catch up: – (estimated)"}}},
 				Rate: views.Text{Key: "s/1/rate", Text: "–"}, RecordsOut: views.Text{Key: "s/1/out", Text: "–"},
-				Lag: views.Text{Key: "s/1/lag", Text: "–"}, LagTime: views.Text{Key: "s/1/lagtime", Text: "–"},
+				Lag: views.Text{Key: "s/1/lag", Text: "–"}, Lost: views.Text{Key: "s/1/lost"},
+				LagTime: views.Text{Key: "s/1/lagtime", Text: "–"}, CatchUp: views.Text{Key: "s/1/catchup", Text: "–"},
 				Busy: views.Meter{Key: "s/1/meter", Value: "0"}, BusyText: views.Text{Key: "s/1/busy", Text: "–"},
 				SparkLag: views.Spark{Key: "s/1/spark/lag", Values: []float64{}}, SparkRate: views.Spark{Key: "s/1/spark/rate", Values: []float64{}},
 				Vs: views.Text{Key: "s/1/vs", Text: "~ 1 reader not determined"}},
@@ -173,7 +183,8 @@ func TestNewJobAndTopicPages(t *testing.T) {
 	jv := live.JobView{Endpoint: "jm", ID: "j1", Name: "orders", State: "RUNNING", Restarts: -1, Age: okAge(2),
 		Restored: &live.Restored{Savepoint: true, Path: "s3://sp/1"},
 		Vertices: []live.VertexSummary{{ID: "v1", Name: "Source", Parallelism: 4, MaxParallelism: 128, Source: true, Kafka: true,
-			Skew: 37.4, Busiest: 2, MaxBusy: 0.9, Backpressure: "high", Lag: 10, PredictionMode: live.ModeInferred}}}
+			Skew: 37.4, Busiest: 2, MaxBusy: 0.9, Backpressure: "high", Lag: 10, PredictionMode: live.ModeInferred},
+			{ID: "v2", Name: "Window", Parallelism: 2, MaxParallelism: 128, Keyed: true, Skew: -1, Busiest: -1, MaxBusy: -1, Lag: -1}}}
 	got := newJobPage(pageLinks{}, jv, nil)
 	want := views.JobView{
 		Live:     views.Live{Topic: "job:j1", Shape: jobShape(jv)},
@@ -183,27 +194,112 @@ func TestNewJobAndTopicPages(t *testing.T) {
 		Vertices: []views.JobVertexRow{{Name: "Source", URL: "/jobs/j1/vertices/v1", Parallelism: "4", MaxParallelism: "128", Kind: "Kafka source",
 			Skew: views.Text{Key: "v/v1/skew", Text: "37%"}, Busiest: views.Text{Key: "v/v1/busiest", Text: "#2 · 90%"},
 			Backpressure: views.Text{Key: "v/v1/bp", Text: "high"}, Lag: views.Text{Key: "v/v1/lag", Text: "10"},
-			Drift: views.Text{Key: "v/v1/drift", Text: "as predicted (inferred history)"}}},
+			Lost:  views.Text{Key: "v/v1/lost", Text: "0"},
+			Drift: views.Text{Key: "v/v1/drift", Text: "as predicted (inferred history)"}},
+			{Name: "Window", URL: "/jobs/j1/vertices/v2", Parallelism: "2", MaxParallelism: "128", Kind: "keyed",
+				Skew: views.Text{Key: "v/v2/skew", Text: "–"}, Busiest: views.Text{Key: "v/v2/busiest", Text: "–"},
+				Backpressure: views.Text{Key: "v/v2/bp", Text: "–"}, Lag: views.Text{Key: "v/v2/lag", Text: "–"},
+				Lost: views.Text{Key: "v/v2/lost", Text: "–"}, Drift: views.Text{Key: "v/v2/drift"}}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("newJobPage (-want +got):\n%s", diff)
 	}
 
 	tv := live.TopicView{Cluster: "prod", Name: "orders", Rate: 100, Age: okAge(1),
-		Groups:     []live.TopicGroup{{Name: "enrich", State: "Stable"}, {Name: "audit"}},
-		Partitions: []live.TopicPartitionRow{{Partition: 0, Start: 0, End: 1000, Rate: 10, Groups: []live.GroupOffset{{Committed: 900, Lag: 100, LagSeconds: 12, LagKind: "at-least"}, {Lag: -1, LagKind: "unknown"}}}}}
+		Groups: []live.TopicGroup{{Name: "enrich", State: "Stable", States: []live.StateCount{{State: live.ReaderStalled, Count: 1}}},
+			{Name: "audit", RecordsLost: 2200, States: []live.StateCount{{State: live.ReaderLost, Count: 1}, {State: live.ReaderOK, Count: 11}}}},
+		Partitions: []live.TopicPartitionRow{{Partition: 0, Start: 0, End: 1000, Rate: 10, Groups: []live.GroupOffset{
+			{Committed: 900, Lag: 100, LagSeconds: 12, LagKind: "at-least", Reading: live.Reading{State: live.ReaderStalled}},
+			{Committed: 400, Lag: 600, LagSeconds: 30, LagKind: "interpolated", Reading: live.Reading{State: live.ReaderLost,
+				Lost: &live.Loss{Records: 2200, FirstSeen: pagesAt, LastSeen: pagesAt.Add(2 * time.Minute)}}},
+		}}, {Partition: 1, Start: 0, End: 10, Rate: 0, Groups: []live.GroupOffset{
+			{Committed: -1, Lag: -1, LagKind: "unknown", Reading: live.Reading{State: live.ReaderUnknown}},
+			{Committed: 10, Lag: 0, LagKind: "caught-up", Reading: live.Reading{State: live.ReaderCaughtUp}},
+		}}}}
 	tp := newTopicPage(tv)
-	wantRow := views.TopicPartitionRow{Partition: "0", Start: views.Text{Key: "p/0/start", Text: "0"}, End: views.Text{Key: "p/0/end", Text: "1,000"},
+	wantRows := []views.TopicPartitionRow{{Partition: "0", Start: views.Text{Key: "p/0/start", Text: "0"}, End: views.Text{Key: "p/0/end", Text: "1,000"},
 		Produced: views.Text{Key: "p/0/rate", Text: "10/s"},
-		Groups: []views.GroupLag{{Lag: views.Text{Key: "p/0/g/0/lag", Text: "100"}, LagTime: views.Text{Key: "p/0/g/0/time", Text: "≥ 12 s"}},
-			{Lag: views.Text{Key: "p/0/g/1/lag", Text: "–"}, LagTime: views.Text{Key: "p/0/g/1/time", Text: "–"}}}}
-	if diff := cmp.Diff([]views.TopicPartitionRow{wantRow}, tp.Rows); diff != "" {
+		Groups: []views.GroupLag{
+			{Lag: views.Text{Key: "p/0/g/0/lag", Text: "100"}, LagTime: views.Text{Key: "p/0/g/0/time", Text: "≥ 12 s"}, Reader: views.Text{Key: "p/0/g/0/reader", Text: "stalled"}},
+			{Lag: views.Text{Key: "p/0/g/1/lag", Text: "600"}, LagTime: views.Text{Key: "p/0/g/1/time", Text: "30 s"},
+				Reader: views.Text{Key: "p/0/g/1/reader", Text: "lost · ≈ 2,200 deleted unread between 12:00:00 and 12:02:00 UTC"}, Lost: true}}},
+		{Partition: "1", Start: views.Text{Key: "p/1/start", Text: "0"}, End: views.Text{Key: "p/1/end", Text: "10"},
+			Produced: views.Text{Key: "p/1/rate", Text: "0.0/s"},
+			Groups: []views.GroupLag{
+				{Lag: views.Text{Key: "p/1/g/0/lag", Text: "–"}, LagTime: views.Text{Key: "p/1/g/0/time", Text: "–"}, Reader: views.Text{Key: "p/1/g/0/reader", Text: "–"}},
+				{Lag: views.Text{Key: "p/1/g/1/lag", Text: "0"}, LagTime: views.Text{Key: "p/1/g/1/time", Text: "0 s"}, Reader: views.Text{Key: "p/1/g/1/reader", Text: "caught up"}}}}}
+	if diff := cmp.Diff(wantRows, tp.Rows); diff != "" {
 		t.Errorf("newTopicPage rows (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]views.TopicGroupHead{{Name: "enrich", State: "Stable"}, {Name: "audit", State: "–"}}, tp.Groups); diff != "" {
+	wantGroups := []views.TopicGroupHead{
+		{Name: "enrich", State: "Stable", Readers: views.Text{Key: "g/0/readers", Text: "1 stalled"}, Lost: views.Text{Key: "g/0/lost"}},
+		{Name: "audit", State: "–", Readers: views.Text{Key: "g/1/readers", Text: "1 lost · 11 ok"}, Lost: views.Text{Key: "g/1/lost", Text: "≈ 2,200 deleted unread"}, Lossy: true}}
+	if diff := cmp.Diff(wantGroups, tp.Groups); diff != "" {
 		t.Errorf("newTopicPage groups (-want +got):\n%s", diff)
 	}
 	if tp.Topic != topicTopic("prod", "orders") || tp.Produced.Text != "100/s" {
 		t.Errorf("topic page topic %q, produced %q", tp.Topic, tp.Produced.Text)
+	}
+}
+
+// TestNewVertexPageReaderStates: every reader state gives a cell its class
+// and its title's words, and each time to catch up its text, in the cell's
+// title and the subtask's column.
+func TestNewVertexPageReaderStates(t *testing.T) {
+	lost := &live.Loss{Records: 2200, FirstSeen: pagesAt.Add(41 * time.Minute), LastSeen: pagesAt.Add(43 * time.Minute)}
+	for _, tc := range []struct {
+		name      string
+		reading   live.Reading
+		wantClass string
+		wantTitle string // after "orders-0 · predicted here · "
+		wantRow   string // the subtask's catch-up column
+	}{
+		{"ok, catching up", live.Reading{State: live.ReaderOK, Trend: live.TrendShrinking, CatchUp: live.CatchUpETA, CatchUpSeconds: 200},
+			"st-ok", "ok · catch up: ≈ 3 m 20 s · lag shrinking (estimated)", "≈ 3 m 20 s · lag shrinking"},
+		{"caught up", live.Reading{State: live.ReaderCaughtUp, Trend: live.TrendSteady, CatchUp: live.CatchUpCaughtUp},
+			"st-caught-up", "caught up · catch up: caught up (estimated)", "caught up"},
+		{"lag growing", live.Reading{State: live.ReaderWarning, Trend: live.TrendGrowing, CatchUp: live.CatchUpNever},
+			"st-warning", "lag growing · catch up: never at this rate · lag growing (estimated)", "never at this rate · lag growing"},
+		{"keeping pace", live.Reading{State: live.ReaderOK, Trend: live.TrendSteady, CatchUp: live.CatchUpSteady},
+			"st-ok", "ok · catch up: not at this rate: keeps pace · lag steady (estimated)", "not at this rate: keeps pace · lag steady"},
+		{"stalled", live.Reading{State: live.ReaderStalled, Trend: live.TrendGrowing, CatchUp: live.CatchUpNever},
+			"st-stalled", "stalled · catch up: never at this rate · lag growing (estimated)", "never at this rate · lag growing"},
+		{"stopped", live.Reading{State: live.ReaderStopped, Trend: live.TrendUnknown, CatchUp: live.CatchUpUnknown},
+			"st-stopped", "stopped · catch up: – (estimated)", "–"},
+		{"rewind", live.Reading{State: live.ReaderRewind, Trend: live.TrendUnknown, CatchUp: live.CatchUpUnknown},
+			"st-rewind", "rewind · catch up: – (estimated)", "–"},
+		{"unknown", live.Reading{State: live.ReaderUnknown, Trend: live.TrendUnknown, CatchUp: live.CatchUpUnknown},
+			"st-unknown", "unknown · catch up: – (estimated)", "–"},
+		{"lost", live.Reading{State: live.ReaderLost, Trend: live.TrendGrowing, CatchUp: live.CatchUpUnknown, Lost: lost},
+			"st-lost", "lost · ≈ 2,200 records deleted unread between 12:41:00 and 12:43:00 UTC (observed) · catch up: not estimated while records are deleted unread", "–"},
+		{"lost earlier, ok now", live.Reading{State: live.ReaderOK, Trend: live.TrendShrinking, CatchUp: live.CatchUpETA, CatchUpSeconds: 30, Lost: lost},
+			"st-ok", "ok · ≈ 2,200 records deleted unread between 12:41:00 and 12:43:00 UTC (observed) · catch up: ≈ 30 s · lag shrinking (estimated)", "≈ 30 s · lag shrinking"},
+		{"below the log start, not counted yet", live.Reading{State: live.ReaderLost, Trend: live.TrendUnknown, CatchUp: live.CatchUpUnknown, Lost: &live.Loss{Behind: 40}},
+			"st-lost", "lost · 40 records below the log start now · catch up: not estimated while records are deleted unread", "–"},
+	} {
+		c := live.PartitionCell{Topic: "orders", Partition: 0, Label: "o0", Lag: 500, Predicted: 0, Reading: tc.reading}
+		r := live.SubtaskRow{Subtask: 0, Lag: 500, RecordsOut: 10, Rate: 10, Busy: -1, Partitions: []live.PartitionCell{c},
+			CatchUp: tc.reading.CatchUp, CatchUpSeconds: tc.reading.CatchUpSeconds, Trend: tc.reading.Trend}
+		if tc.reading.Lost != nil {
+			r.RecordsLost = tc.reading.Lost.Records
+		}
+		vv := live.VertexView{JobID: "j1", ID: "v1", Kafka: true, Source: true, Color: "lag", Topics: []string{"orders"}, Subtasks: []live.SubtaskRow{r}}
+		row := newVertexPage(vertexPageInput{}, vv).Grid.Rows[0]
+		cell := row.Cells[0]
+		if cell.Live.State != tc.wantClass || cell.Live.Title != "orders-0 · predicted here · "+tc.wantTitle {
+			t.Errorf("%s: cell class %q, title %q; want %q, %q", tc.name, cell.Live.State, cell.Live.Title, tc.wantClass, tc.wantTitle)
+		}
+		if row.CatchUp.Text != tc.wantRow {
+			t.Errorf("%s: catch-up column %q, want %q", tc.name, row.CatchUp.Text, tc.wantRow)
+		}
+		wantLost := tc.reading.Lost != nil && tc.reading.Lost.Records > 0
+		if cell.Lost != wantLost || row.Lossy != wantLost || (row.Lost.Text != "") != wantLost {
+			t.Errorf("%s: cell lost %v, row lossy %v, row lost %q; want lost marked %v", tc.name, cell.Lost, row.Lossy, row.Lost.Text, wantLost)
+		}
+	}
+	// An idle subtask has nothing to catch up on.
+	idle := newVertexPage(vertexPageInput{}, live.VertexView{Kafka: true, Color: "lag", Subtasks: []live.SubtaskRow{{Subtask: 0, Busy: -1, CatchUp: live.CatchUpUnknown}}})
+	if got := idle.Grid.Rows[0].CatchUp.Text; got != "–" {
+		t.Errorf("idle subtask catch up %q, want –", got)
 	}
 }

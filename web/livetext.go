@@ -218,10 +218,11 @@ func cellText(v live.VertexView, c live.PartitionCell) string {
 	return format.Count(float64(c.Lag))
 }
 
+// cellTitle is a partition cell's title: the partition, its prediction,
+// and how its reader does (state, records deleted unread, time to catch
+// up), which updates rewrite.
 func cellTitle(c live.PartitionCell, subtask int) string {
 	var b strings.Builder
-	// Only what does not change between updates: live numbers are in the
-	// cell and the row, which updates rewrite.
 	b.WriteString(views.Isolate(c.Topic) + "-" + strconv.Itoa(int(c.Partition)))
 	switch {
 	case c.Predicted < 0:
@@ -239,13 +240,96 @@ func cellTitle(c live.PartitionCell, subtask int) string {
 	case c.Uncertain:
 		b.WriteString(" (owner not determined by Flink's deterministic rules)")
 	}
+	rd := c.Reading
+	b.WriteString(" · " + live.ReaderStateLabel(rd.State))
+	if l := rd.Lost; l != nil {
+		if l.Records > 0 {
+			b.WriteString(" · ≈ " + format.Int(l.Records) + " records deleted unread " + format.Between(l.FirstSeen, l.LastSeen) + " (observed)")
+		}
+		if l.Behind > 0 {
+			b.WriteString(" · " + format.Int(l.Behind) + " records below the log start now")
+		}
+	}
+	if rd.State == live.ReaderLost && rd.CatchUp == live.CatchUpUnknown {
+		b.WriteString(" · catch up: not estimated while records are deleted unread")
+	} else {
+		b.WriteString(" · catch up: " + catchUpText(rd.CatchUp, rd.CatchUpSeconds, rd.Trend) + " (estimated)")
+	}
 	return b.String()
 }
 
-// lagTime is a row's lag in time, "–" when its lag is unknown.
+// stateClass is the class of a reader state.
+func stateClass(state string) string { return "st-" + state }
+
+// catchUpText says when a reader catches up at its rates: "≈ 3 m 20 s",
+// "never at this rate", "keeps pace", "caught up", with the lag's trend.
+func catchUpText(kind string, seconds float64, trend string) string {
+	var s string
+	switch kind {
+	case live.CatchUpCaughtUp:
+		return "caught up"
+	case live.CatchUpETA:
+		s = "≈ " + format.Seconds(seconds)
+	case live.CatchUpNever:
+		s = "never at this rate"
+	case live.CatchUpSteady:
+		s = "not at this rate: keeps pace"
+	default:
+		return "–"
+	}
+	if trend != live.TrendUnknown && trend != "" {
+		s += " · lag " + trend
+	}
+	return s
+}
+
+// lostCount is the records a job or vertex lost (deleted unread): "≈ 2,200",
+// "0"; "–" when it has no Kafka source to lose any.
+func lostCount(n int64, kafka bool) string {
+	switch {
+	case n > 0:
+		return "≈ " + format.Int(n)
+	case !kafka:
+		return "–"
+	}
+	return "0"
+}
+
+// lostNote is a subtask's or group's records deleted unread, "" when none.
+func lostNote(n int64) string {
+	if n <= 0 {
+		return ""
+	}
+	return "≈ " + format.Int(n) + " deleted unread"
+}
+
+// statesText counts partitions by reader state: "1 lost · 11 ok".
+func statesText(sc []live.StateCount) string {
+	parts := make([]string, len(sc))
+	for i, c := range sc {
+		parts[i] = strconv.Itoa(c.Count) + " " + live.ReaderStateLabel(c.State)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// readerText is how a group's commits do on a partition: its state, and
+// what it lost.
+func readerText(r live.Reading) string {
+	s := live.ReaderStateLabel(r.State)
+	if l := r.Lost; l != nil && l.Records > 0 {
+		s += " · ≈ " + format.Int(l.Records) + " deleted unread " + format.Between(l.FirstSeen, l.LastSeen)
+	}
+	return s
+}
+
+// lagTime is a row's lag in time, "–" when its lag is unknown, "≥" when
+// its worst partition's is a lower bound.
 func lagTime(r live.SubtaskRow) string {
 	if r.Lag < 0 {
 		return "–"
+	}
+	if r.LagKind == "at-least" {
+		return "≥ " + format.Seconds(r.LagSeconds)
 	}
 	return format.Seconds(r.LagSeconds)
 }

@@ -31,6 +31,12 @@ var (
 	descPartitionBehindStart = prometheus.NewDesc("skewscope_source_partition_behind_log_start_records",
 		"Records of a partition read by a Flink Kafka source subtask that were deleted (retention, DeleteRecords) before it read them: log start offset − (currentOffset + 1), 0 while the reader is at or past the log start. Exported while Flink's and Kafka's figures are both fresh and the reader is determined.",
 		[]string{"endpoint", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition", "job_name", "vertex_name"}, nil)
+	descPartitionLost = prometheus.NewDesc("skewscope_source_partition_records_lost_total",
+		"Records of a partition that Kafka deleted (retention, DeleteRecords) before a Flink Kafka source read them, observed by skewscope since it started: a restart starts again at 0, as counters do. Each deleted offset counts once, when a poll sees the partition's log start above the source's position (currentOffset + 1); deletions the Kafka client skipped between two polls are missed. Per source by name (job_name, vertex_name), so it goes on across restores; exported while a job of that name runs.",
+		[]string{"endpoint", "cluster", "topic", "partition", "job_name", "vertex_name"}, nil)
+	descGroupLost = prometheus.NewDesc("skewscope_group_partition_records_lost_total",
+		"Records of a partition that Kafka deleted before a consumer group committed past them (log start above the committed offset), observed since skewscope started; for a Flink group the job may have read some of them without committing yet (it commits on checkpoint).",
+		[]string{"cluster", "group", "topic", "partition"}, nil)
 	descSubtaskBusy = prometheus.NewDesc("skewscope_subtask_busy_ratio",
 		"Flink busyTimeMsPerSecond / 1000 of a subtask. Observed.",
 		[]string{"endpoint", "job_id", "vertex_id", "subtask", "job_name", "vertex_name"}, nil)
@@ -74,7 +80,7 @@ var (
 type liveCollector struct{ s *Server }
 
 func (c liveCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descPartitionLag, descPartitionLagSeconds, descPartitionBehindStart, descSubtaskBusy, descVertexSkew,
+	for _, d := range []*prometheus.Desc{descPartitionLag, descPartitionLagSeconds, descPartitionBehindStart, descPartitionLost, descGroupLost, descSubtaskBusy, descVertexSkew,
 		descVertexMaxBusy, descDrift, descGroupLag, descGroupLagSeconds, descUp, descState, descLastPoll, descPollDuration,
 		descFlinkRequests, descFlinkBytes, descFlinkBackoff, descWSConnections, descWSDropped, descWSSent} {
 		ch <- d
@@ -129,6 +135,13 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 				}
 			}
 		}
+	}
+	for _, l := range store.SourceLosses() {
+		ch <- prometheus.MustNewConstMetric(descPartitionLost, prometheus.CounterValue, float64(l.Records),
+			l.Endpoint, l.Cluster, l.Topic, itoa(int(l.Partition)), l.Job, l.Vertex)
+	}
+	for _, l := range store.GroupLosses() {
+		ch <- prometheus.MustNewConstMetric(descGroupLost, prometheus.CounterValue, float64(l.Records), l.Cluster, l.Group, l.Topic, itoa(int(l.Partition)))
 	}
 	for _, e := range ov.Endpoints {
 		backendMetrics(ch, "flink", e.Name, e.Age, e.PollMillis)

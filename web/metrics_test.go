@@ -128,3 +128,38 @@ func TestMetricsCountRecordsDeletedBeforeRead(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsCountRecordsLost exports the records deleted unread as
+// counters, per source by name and per group, every partition read
+// listed (0 when nothing was lost); none while the source's figures are
+// stale, since nothing was counted from them.
+func TestMetricsCountRecordsLost(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	const metric = "skewscope_source_partition_records_lost_total"
+	st := deletedBeforeReadStore(t, at, false, false)
+	ks := &kafka.Snapshot{Cluster: "prod", CollectedAt: at.Add(20 * time.Second), Topics: []kafka.Topic{{Name: "orders", Partitions: []kafka.Partition{
+		{Partition: 0, Start: 0, End: 5000, Freshness: kafka.Freshness{UpdatedAt: at.Add(20 * time.Second)}},
+		{Partition: 1, Start: 2600, End: 5000, Freshness: kafka.Freshness{UpdatedAt: at.Add(20 * time.Second)}},
+	}}}, Groups: []kafka.Group{{Name: "orders-app", State: "Empty", Freshness: kafka.Freshness{UpdatedAt: at.Add(20 * time.Second)},
+		Partitions: []kafka.GroupPartition{{Topic: "orders", Partition: 1, Committed: 2500, Lag: 2500}}}}}
+	st.UpdateKafka(ks)
+	got := strings.Join(scrapeSeries(t, st, metric), "\n")
+	var want []string
+	for p := range 4 {
+		n := 0
+		if p == 1 {
+			n = 2600 - 2000
+		}
+		want = append(want, fmt.Sprintf(`%s{cluster="prod",endpoint="jm",job_name="orders/v2",partition="%d",topic="orders",vertex_name="Source: Kafka Source"} %d`, metric, p, n))
+	}
+	if got != strings.Join(want, "\n") {
+		t.Errorf("/metrics %s:\n%s\nwant\n%s", metric, got, strings.Join(want, "\n"))
+	}
+	const gm = "skewscope_group_partition_records_lost_total"
+	if got, want := strings.Join(scrapeSeries(t, st, gm), "\n"), gm+`{cluster="prod",group="orders-app",partition="1",topic="orders"} 100`; got != want {
+		t.Errorf("/metrics %s:\n%s\nwant\n%s", gm, got, want)
+	}
+	if got := scrapeSeries(t, deletedBeforeReadStore(t, at, false, true), metric); len(got) != 0 {
+		t.Errorf("stale Flink figures: /metrics has %s series, want none (nothing counted from them):\n%s", metric, strings.Join(got, "\n"))
+	}
+}

@@ -231,7 +231,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 	age := live.Age{At: at, Seconds: 3, Stale: true, Err: "poll: timeout", State: live.StateFailing}
 	replaced := &live.Replacement{OldID: "a1b2", Endpoint: "prod", Name: "orders", NewID: "c3d4", At: at, Chain: []string{"c3d4", "e5f6"}, Current: "e5f6",
 		VertexName: "Source: orders", VertexID: "c3"}
-	job := live.JobSummary{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 120, MaxBusy: 0.5, NotModelled: 1,
+	job := live.JobSummary{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 120, MaxBusy: 0.5, NotModelled: 1, RecordsLost: 2200,
 		Backpressure: "low", Drift: 1, Age: age, ReplacedBy: replaced}
 	ov := live.OverviewView{
 		Clusters: []live.ClusterSummary{{Name: "main", Topics: 2, Partitions: 12, Groups: 3, Rate: 10.5, PollMillis: 40, Age: age}},
@@ -242,23 +242,28 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		Topics: []live.TopicSummary{{Cluster: "main", Name: "orders", Partitions: 12, Rate: 10.5, Groups: 1}},
 	}
 	restored := &live.Restored{CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", At: at}
+	reading := live.Reading{State: live.ReaderLost, Trend: live.TrendGrowing, PositionRate: 1.5, ProducedRate: 2.5, CatchUp: live.CatchUpUnknown,
+		CatchUpSeconds: 0.5, Samples: 12, WindowSeconds: 55.5, Lost: &live.Loss{Records: 2200, FirstSeen: at, LastSeen: at, Behind: 300}}
 	jv := live.JobView{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", StartTime: at, Restored: restored,
 		Vertices: []live.VertexSummary{{ID: "c3", Name: "Source: orders", Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true, PredictionMode: "fresh",
-			Skew: 12.5, Busiest: 1, MaxBusy: 0.5, Backpressure: "ok", Partitions: 4, Lag: 120, Drift: 1, Error: "metrics: timeout"}},
+			Skew: 12.5, Busiest: 1, MaxBusy: 0.5, Backpressure: "ok", Partitions: 4, Lag: 120, Drift: 1, RecordsLost: 2200, Error: "metrics: timeout"}},
 		Age: age, ReplacedBy: replaced}
 	vv := live.VertexView{Endpoint: "prod", Cluster: "main", JobID: "a1b2", JobName: "orders", JobState: "RUNNING", ID: "c3", Name: "Source: orders",
 		Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true,
-		Group:   &live.GroupLink{Name: "orders-app", How: "from configuration"},
-		Topics:  []string{"orders"},
-		Figures: []live.Figure{{Label: "Total lag", Value: 120.5, Text: "120", Kind: live.Observed, Note: "log end − (Flink currentOffset + 1)"}},
+		Group:       &live.GroupLink{Name: "orders-app", How: "from configuration"},
+		Topics:      []string{"orders"},
+		Figures:     []live.Figure{{Label: "Total lag", Value: 120.5, Text: "120", Kind: live.Observed, Note: "log end − (Flink currentOffset + 1)"}},
+		States:      []live.StateCount{{State: live.ReaderLost, Count: 1}},
+		RecordsLost: 2200,
 		Prediction: &live.Prediction{Mode: "restore", History: []int{2, 4}, HistorySource: "from the URL (?history=)", Matched: 3, Total: 4, Drift: 1,
 			Uncertain: 1, Ambiguous: 1, Summary: "1 of 4 partitions differ", Notes: []string{"a note"}, Source: "flink-connector-kafka",
 			Headline: live.Headline{Kind: live.BasisUncertain, Text: "uncertain: 3 of 4", Exact: 3, Uncertain: 1}},
 		Subtasks: []live.SubtaskRow{{Subtask: 0, Status: "RUNNING",
 			Partitions: []live.PartitionCell{{Topic: "orders", Partition: 3, Label: "o3", Current: 10, Committed: 9, End: 20, Lag: 9, LagSeconds: 1.5,
-				LagKind: "interpolated", Rate: 2.5, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Level: 2}},
+				LagKind: "interpolated", Reading: reading, Rate: 2.5, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Level: 2}},
 			KeyGroups: &live.KeyGroupSpan{Start: 0, End: 63, Size: 64},
-			Rate:      2.5, Lag: 9, LagSeconds: 1.5, Busy: 0.25, BackPressured: 0.5, Idle: 0.25, RecordsIn: 1.5, RecordsOut: 2.5, StateSize: 1024, Drift: 1,
+			Rate:      2.5, Lag: 9, LagSeconds: 1.5, LagKind: "at-least", RecordsLost: 2200, CatchUp: live.CatchUpETA, CatchUpSeconds: 12.5, Trend: live.TrendShrinking,
+			Busy: 0.25, BackPressured: 0.5, Idle: 0.25, RecordsIn: 1.5, RecordsOut: 2.5, StateSize: 1024, Drift: 1,
 			SparkLag: []float64{1.5}, SparkRate: []float64{2.5}, Highlight: true}},
 		Lineage: &live.LineageView{History: []int{2, 4}, Known: true, Events: []live.LineageEvent{{At: at, Kind: live.EventRescale, JobID: "a1b2", From: 2, To: 4,
 			CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", NewPartitions: 2, Moved: []string{"orders-3 0→1"}, MovedCount: 1}}},
@@ -266,9 +271,9 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		ReplacedBy: replaced,
 	}
 	tv := live.TopicView{Cluster: "main", Name: "orders", Rate: 10.5,
-		Groups: []live.TopicGroup{{Name: "orders-app", State: "Stable", Lag: 9}},
+		Groups: []live.TopicGroup{{Name: "orders-app", State: "Stable", Lag: 9, RecordsLost: 2200, States: []live.StateCount{{State: live.ReaderLost, Count: 1}}}},
 		Partitions: []live.TopicPartitionRow{{Partition: 3, Start: 0, End: 20, Rate: 2.5, Error: "offsets: timeout", Stale: true,
-			Groups: []live.GroupOffset{{Committed: 10, Lag: 9, LagSeconds: 1.5, LagKind: "at-least"}}}},
+			Groups: []live.GroupOffset{{Committed: 10, Lag: 9, LagSeconds: 1.5, LagKind: "at-least", Reading: reading}}}},
 		Age: age, Error: "metadata: timeout"}
 	return ov, ov.Jobs, jv, vv, tv
 }
@@ -325,6 +330,7 @@ func TestOpenAPILiveSchemasMatchViews(t *testing.T) {
 		"GroupOffset": live.GroupOffset{}, "TopicGroup": live.TopicGroup{}, "TopicView": live.TopicView{},
 		"Headline": live.Headline{}, "LineageView": live.LineageView{}, "LineageEvent": live.LineageEvent{},
 		"Replacement": live.Replacement{}, "PollCost": live.PollCost{}, "RequestBudget": live.RequestBudget{},
+		"Reading": live.Reading{}, "Loss": live.Loss{}, "StateCount": live.StateCount{},
 	}
 	for name := range zeros {
 		if !c.seen[name] {

@@ -1,7 +1,7 @@
 // Live pages: subscribe to the page's view over the websocket and update
 // its figures in place. An update (views.Update on the server) maps the
 // data-live keys of the page's elements to texts (t), partition cells
-// (c: colour level and text), meter values (m), data times (ages) and sparkline samples (spark); the
+// (c: colour level, text, state class and title), meter values (m), data times (ages) and sparkline samples (spark); the
 // server renders the page and builds the update from one model, so every
 // key names one element. Text is set with textContent and levels as
 // attributes; nothing is parsed as HTML. When the layout changes (another
@@ -52,11 +52,19 @@ export function startLive(root) {
       each(u.t, (el, v) => {
         if (el.textContent !== v) el.textContent = v;
       }) &&
-      each(u.c, (el, [level, text]) => {
+      each(u.c, (el, [level, text, state = "", title = ""]) => {
         const s = String(level);
         if (el.dataset.l !== s) el.dataset.l = s;
         const i = el.querySelector("i");
         if (i && i.textContent !== text) i.textContent = text;
+        // The state is one class of the cell, named in its data-st.
+        const was = el.dataset.st || "";
+        if (was !== state) {
+          if (was) el.classList.remove(was);
+          if (state) el.classList.add(state);
+          el.dataset.st = state;
+        }
+        if (el.title !== title) el.title = title;
       }) &&
       each(u.m, (el, v) => {
         el.value = Number(v);
