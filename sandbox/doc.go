@@ -20,7 +20,10 @@
 //     name contains a dot, which Flink's metric ids turn into an underscore.
 //
 // Old records are deleted with DeleteRecords two minutes after they were
-// written, so memory stays bounded however long the sandbox runs. kfake
+// written (Options.Retention), so memory stays bounded however long the
+// sandbox runs; the hot orders subtask, which falls behind, reaches that
+// age after a few minutes, and Kafka deletes records it has not read: the
+// dashboard shows them as lost. kfake
 // keeps each partition's log in in-memory segment files and DeleteRecords
 // frees only whole segments, so the brokers run with a small
 // log.segment.bytes (256 KiB instead of 100 MiB); with the default no

@@ -26,6 +26,12 @@ type Options struct {
 	// Seed makes traffic, keys and ids reproducible; 0 picks a time-based
 	// seed.
 	Seed int64
+	// Retention is how long records stay before the sandbox deletes them
+	// (DeleteRecords), TrimEvery how often it deletes; zero means 2 minutes
+	// and 20 s. The hot orders subtask falls behind by more than the
+	// retention after a few minutes and loses records; a retention of
+	// seconds makes that happen within seconds (tests).
+	Retention, TrimEvery time.Duration
 
 	// Test knobs (zero means the default).
 	growEvery       time.Duration // one more inventory.events partition
@@ -124,6 +130,12 @@ func Start(ctx context.Context, opts Options) (*Sandbox, error) {
 	}
 	if opts.checkpointEvery <= 0 {
 		opts.checkpointEvery = defaultCheckpointEvery
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = defaultRetention
+	}
+	if opts.TrimEvery <= 0 {
+		opts.TrimEvery = defaultTrimEvery
 	}
 	seed := opts.Seed
 	if seed == 0 {

@@ -138,11 +138,12 @@ type traffic struct {
 	wg     sync.WaitGroup
 }
 
-// retention is how long records stay before the trimmer deletes them.
+// defaultRetention is how long records stay before the trimmer deletes
+// them, defaultTrimEvery how often it does (Options.Retention, TrimEvery).
 const (
-	retention = 2 * time.Minute
-	trimEvery = 20 * time.Second
-	produceIn = 100 * time.Millisecond
+	defaultRetention = 2 * time.Minute
+	defaultTrimEvery = 20 * time.Second
+	produceIn        = 100 * time.Millisecond
 	// segmentBytes is the brokers' log.segment.bytes. DeleteRecords only
 	// frees whole segments, so each partition holds up to one segment
 	// beyond retention: 24 partitions × 256 KiB (plus kfake's in-memory
@@ -282,11 +283,11 @@ func (tr *traffic) growLoop() {
 	}
 }
 
-// trimLoop deletes records older than retention: every trimEvery it notes
-// the end offsets and deletes up to the ones noted retention ago.
+// trimLoop deletes records older than Options.Retention: every TrimEvery
+// it notes the end offsets and deletes up to the ones noted Retention ago.
 func (tr *traffic) trimLoop() {
 	defer tr.wg.Done()
-	t := time.NewTicker(trimEvery)
+	t := time.NewTicker(tr.s.opts.TrimEvery)
 	defer t.Stop()
 	type mark struct {
 		at   time.Time
@@ -308,7 +309,7 @@ func (tr *traffic) trimLoop() {
 				marks = append(marks, mark{now, ends})
 			}
 			var cut kadm.Offsets
-			for len(marks) > 0 && now.Sub(marks[0].at) >= retention {
+			for len(marks) > 0 && now.Sub(marks[0].at) >= tr.s.opts.Retention {
 				m := marks[0]
 				marks = marks[1:]
 				cut = kadm.Offsets{}

@@ -30,7 +30,9 @@ func badConfigs() (ks []kafka.Config, fs []flink.Config) {
 	oauth := kafka.OAuthConfig{TokenEndpoint: "https://idp/token", ClientID: "c", ClientSecret: "s"}
 	k(func(c *kafka.Config) { c.Name, c.Brokers, c.Topics = "", nil, []string{""} })
 	k(func(c *kafka.Config) { c.Brokers = []string{""} })
-	k(func(c *kafka.Config) { c.PollInterval, c.RequestTimeout, c.TimeTableSize = -1, -1, 1 })
+	k(func(c *kafka.Config) {
+		c.PollInterval, c.RequestTimeout, c.TimeTableSize, c.LogStartRefresh = -1, -1, 1, -1
+	})
 	k(func(c *kafka.Config) { c.TLS = kafka.TLSConfig{CAFile: missing, CertFile: missing} })
 	k(func(c *kafka.Config) { c.TLS = kafka.TLSConfig{Enabled: true, KeyFile: missing} })
 	k(func(c *kafka.Config) { c.Groups = kafka.GroupFilter{Allow: []string{"("}, Deny: []string{"ok", "["}} })

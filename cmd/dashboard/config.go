@@ -307,6 +307,7 @@ func (c appConfig) LogValue() slog.Value {
 			slog.Any("topics", k.Topics),
 			slog.Duration("poll_interval", k.PollInterval),
 			slog.Duration("request_timeout", k.RequestTimeout),
+			slog.Duration("log_start_refresh", k.LogStartRefresh),
 			slog.Group("tls",
 				slog.Bool("enabled", k.TLS.Enabled),
 				slog.String("ca_file", k.TLS.CAFile),

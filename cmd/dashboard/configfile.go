@@ -40,15 +40,17 @@ type kafkaSection struct {
 }
 
 type kafkaClusterYAML struct {
-	Name           string          `yaml:"name"`
-	Brokers        []string        `yaml:"brokers"`
-	ClientID       string          `yaml:"clientId"`
-	Topics         []string        `yaml:"topics"`
-	PollInterval   time.Duration   `yaml:"pollInterval"`
-	RequestTimeout time.Duration   `yaml:"requestTimeout"`
-	TLS            kafkaTLSYAML    `yaml:"tls"`
-	SASL           kafkaSASLYAML   `yaml:"sasl"`
-	Groups         kafkaGroupsYAML `yaml:"groups"`
+	Name           string        `yaml:"name"`
+	Brokers        []string      `yaml:"brokers"`
+	ClientID       string        `yaml:"clientId"`
+	Topics         []string      `yaml:"topics"`
+	PollInterval   time.Duration `yaml:"pollInterval"`
+	RequestTimeout time.Duration `yaml:"requestTimeout"`
+	// LogStartRefresh is kafka.Config.LogStartRefresh.
+	LogStartRefresh time.Duration   `yaml:"logStartRefresh"`
+	TLS             kafkaTLSYAML    `yaml:"tls"`
+	SASL            kafkaSASLYAML   `yaml:"sasl"`
+	Groups          kafkaGroupsYAML `yaml:"groups"`
 }
 
 type kafkaGroupsYAML struct {
@@ -288,9 +290,10 @@ func (fc fileConfig) backends(dir string, p *problems) backends {
 					Scope:            y.SASL.OAuth.Scope,
 				},
 			},
-			Groups:         kafka.GroupFilter{Allow: y.Groups.Allow, Deny: y.Groups.Deny},
-			PollInterval:   y.PollInterval,
-			RequestTimeout: y.RequestTimeout,
+			Groups:          kafka.GroupFilter{Allow: y.Groups.Allow, Deny: y.Groups.Deny},
+			PollInterval:    y.PollInterval,
+			RequestTimeout:  y.RequestTimeout,
+			LogStartRefresh: y.LogStartRefresh,
 		}
 		b.kafka = append(b.kafka, kafkaEntry{pl, checkKafka(pl, c, p)})
 	}

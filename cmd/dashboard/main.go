@@ -81,7 +81,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("start the sandbox: %w", err)
 		}
 		defer sb.Close()
-		cfg.Kafka = []kafka.Config{{Name: "sandbox", Brokers: sb.KafkaBrokers(), PollInterval: 2 * time.Second}}
+		// The log start offsets are re-read at every poll, so that the
+		// records the sandbox deletes before its hot subtask reads them are
+		// seen (and counted) while that subtask is behind them.
+		cfg.Kafka = []kafka.Config{{Name: "sandbox", Brokers: sb.KafkaBrokers(), PollInterval: 2 * time.Second, LogStartRefresh: 2 * time.Second}}
 		cfg.Flink = []flink.Config{{Name: "sandbox", URL: sb.FlinkURL(), Kafka: "sandbox", PollInterval: 2 * time.Second}}
 		log.Info("sandbox started: no Kafka or Flink configured, serving simulated ones", "took", time.Since(start).Round(time.Millisecond),
 			"kafka", sb.KafkaBrokers(), "flink", sb.FlinkURL())

@@ -115,12 +115,15 @@ type Collector struct {
 	metaErr   map[string]error // metaErr holds topic errors (e.g. unknown topic).
 	metaAt    time.Time
 	metaStale bool
+	// startsAt is when the log start offsets were last asked for.
+	startsAt time.Time
 }
 
-// metadataRefresh is how often the topic list, the partitions and the log
-// start offsets are re-read. They change rarely (topic creation, retention);
-// end offsets and commits are read on every poll. An unknown-topic or
-// leadership error forces a refresh on the next poll.
+// metadataRefresh is how often the topic list, the partitions and (unless
+// Config.LogStartRefresh says otherwise) the log start offsets are re-read.
+// They change rarely (topic creation, retention); end offsets and commits
+// are read on every poll. An unknown-topic or leadership error forces a
+// refresh on the next poll.
 const metadataRefresh = time.Minute
 
 type tp struct {
@@ -232,7 +235,11 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 		}()
 		gf = c.fetchGroups(ctx)
 	})
-	ends, starts, err := c.listOffsets(ctx, names, refresh)
+	withStarts := refresh || c.startsAt.IsZero() || now.Sub(c.startsAt) >= c.cfg.LogStartRefresh || now.Before(c.startsAt)
+	if withStarts {
+		c.startsAt = now
+	}
+	ends, starts, err := c.listOffsets(ctx, names, withStarts)
 	wg.Wait()
 
 	s.Topics, err = c.pollOffsets(log, now, names, ends, starts, err)

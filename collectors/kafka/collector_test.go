@@ -333,3 +333,36 @@ func TestRunStopsOnCancel(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestLogStartRefresh: the log start offsets are re-read once a minute by
+// default, and as often as LogStartRefresh says.
+func TestLogStartRefresh(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		refresh time.Duration
+		after   time.Duration // when the deletion shows
+	}{{"default", 0, time.Minute}, {"every 5 s", 5 * time.Second, 5 * time.Second}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, cl, adm := newCluster(t)
+			produce(t, cl, "orders", 0, 10)
+			col, now := newTestCollector(t, c, Config{Topics: []string{"orders"}, LogStartRefresh: tc.refresh})
+			ctx := context.Background()
+			if p := findPartition(t, col.PollOnce(ctx), "orders", 0); p.Start != 0 {
+				t.Fatalf("log start %d before the deletion, want 0", p.Start)
+			}
+			var cut kadm.Offsets
+			cut.AddOffset("orders", 0, 4, -1)
+			if _, err := adm.DeleteRecords(ctx, cut); err != nil {
+				t.Fatal(err)
+			}
+			*now = now.Add(tc.after - time.Second)
+			if p := findPartition(t, col.PollOnce(ctx), "orders", 0); p.Start != 0 {
+				t.Errorf("log start %d %v after the first read, want 0 still (not re-read yet)", p.Start, tc.after-time.Second)
+			}
+			*now = now.Add(time.Second)
+			if p := findPartition(t, col.PollOnce(ctx), "orders", 0); p.Start != 4 {
+				t.Errorf("log start %d %v after the first read, want 4 (re-read)", p.Start, tc.after)
+			}
+		})
+	}
+}

@@ -56,6 +56,13 @@ type Config struct {
 	PollInterval   time.Duration // PollInterval between polls; default 5 s.
 	RequestTimeout time.Duration // RequestTimeout bounds one whole poll; default 10 s.
 	TimeTableSize  int           // TimeTableSize is samples per partition; default 60.
+	// LogStartRefresh is how often the log start offsets are re-read, one
+	// ListOffsets per partition leader; default a minute, with the
+	// metadata. A reader behind the log start (records deleted before it
+	// read them) is seen only while a poll's log starts are newer than its
+	// Kafka client's skip to the log start: on a cluster where that
+	// matters, re-read them as often as the end offsets (PollInterval).
+	LogStartRefresh time.Duration
 }
 
 // TLSConfig enables TLS. With no CA file the system roots are used; CertFile
@@ -112,6 +119,9 @@ func (c Config) WithDefaults() Config {
 	if c.TimeTableSize == 0 {
 		c.TimeTableSize = DefaultTimeTableSize
 	}
+	if c.LogStartRefresh == 0 {
+		c.LogStartRefresh = metadataRefresh
+	}
 	return c
 }
 
@@ -141,6 +151,9 @@ func (c Config) Validate() error {
 	}
 	if c.RequestTimeout < 0 {
 		errs.Add("requestTimeout", "must be positive, got %v", c.RequestTimeout)
+	}
+	if c.LogStartRefresh < 0 {
+		errs.Add("logStartRefresh", "must be positive, got %v", c.LogStartRefresh)
 	}
 	if c.TimeTableSize < 0 || c.TimeTableSize == 1 {
 		// Not a key of the file: the dashboard keeps the default.

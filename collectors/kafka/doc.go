@@ -29,7 +29,9 @@
 // coordinator with OffsetFetch v8+, never one per group); the offsets and
 // the group reads run at the same time. Metadata (topics, partitions) and
 // the log start offsets change rarely and are re-read once a minute, or on
-// the next poll after an unknown-topic or not-leader error. Groups are
+// the next poll after an unknown-topic or not-leader error; the log starts
+// as often as Config.LogStartRefresh says (a reader behind the log start
+// shows only until its client skips to it). Groups are
 // kept when they have a commit on a watched topic, so Flink's member-less
 // groups (state Empty, no protocol type) are included. Watched topics are
 // Config.Topics, or every non-internal topic (a new topic appears within a
