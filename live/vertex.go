@@ -561,7 +561,10 @@ func lossFigure(vv *VertexView, since time.Time) Figure {
 		return f
 	}
 	where := worst.Topic + "-" + strconv.Itoa(int(worst.Partition))
-	if parts > 1 {
+	switch {
+	case parts == 2:
+		where += fmt.Sprintf(" (≈ %s) and 1 more partition", format.Int(worst.Reading.Lost.Records))
+	case parts > 2:
 		where += fmt.Sprintf(" (≈ %s) and %d more partitions", format.Int(worst.Reading.Lost.Records), parts-1)
 	}
 	f.Text = "≈ " + format.Int(vv.RecordsLost)

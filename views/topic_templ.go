@@ -460,7 +460,7 @@ func TopicPage(l Layout, p TopicView) templ.Component {
 							if templ_7745c5c3_Err != nil {
 								return templ_7745c5c3_Err
 							}
-							var templ_7745c5c3_Var29 = []any{templ.KV("lost", g.Lost)}
+							var templ_7745c5c3_Var29 = []any{"reader", templ.KV("lost", g.Lost)}
 							templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var29...)
 							if templ_7745c5c3_Err != nil {
 								return templ_7745c5c3_Err
@@ -481,7 +481,7 @@ func TopicPage(l Layout, p TopicView) templ.Component {
 							var templ_7745c5c3_Var31 string
 							templ_7745c5c3_Var31, templ_7745c5c3_Err = templruntime.NewAttributeExpression(g.Reader.Key).Resolve(ctx)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/topic.templ`, Line: 57, Col: 73}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/topic.templ`, Line: 57, Col: 83}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var31)
 							if templ_7745c5c3_Err != nil {
@@ -508,7 +508,7 @@ func TopicPage(l Layout, p TopicView) templ.Component {
 						var templ_7745c5c3_Var32 string
 						templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(g.Reader.Text)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/topic.templ`, Line: 57, Col: 118}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/topic.templ`, Line: 57, Col: 128}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 						if templ_7745c5c3_Err != nil {

@@ -262,7 +262,8 @@ func cellTitle(c live.PartitionCell, subtask int) string {
 func stateClass(state string) string { return "st-" + state }
 
 // catchUpText says when a reader catches up at its rates: "≈ 3 m 20 s",
-// "never at this rate", "keeps pace", "caught up", with the lag's trend.
+// "never at this rate", "keeps pace" (within 2 %, so never either),
+// "caught up", with the lag's trend when it grows or shrinks.
 func catchUpText(kind string, seconds float64, trend string) string {
 	var s string
 	switch kind {
@@ -273,12 +274,12 @@ func catchUpText(kind string, seconds float64, trend string) string {
 	case live.CatchUpNever:
 		s = "never at this rate"
 	case live.CatchUpSteady:
-		s = "not at this rate: keeps pace"
+		s = "keeps pace"
 	default:
 		return "–"
 	}
-	if trend != live.TrendUnknown && trend != "" {
-		s += " · lag " + trend
+	if trend == live.TrendGrowing || trend == live.TrendShrinking {
+		s += " · " + trend
 	}
 	return s
 }

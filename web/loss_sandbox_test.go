@@ -141,8 +141,8 @@ func TestSandboxShowsRecordsDeletedUnread(t *testing.T) {
 	for _, f := range vj.Figures {
 		if f.Label == "Records deleted unread" {
 			found = true
-			if f.Kind != live.Observed || f.Text != "≈ "+format.Int(vj.RecordsLost) || !strings.Contains(f.Note, "records deleted unread on orders-") {
-				t.Errorf("vertex JSON figure %+v, want observed ≈ %d on an orders partition", f, vj.RecordsLost)
+			if f.Kind != live.Observed || f.Text != "≈ "+format.Int(vj.RecordsLost) || !strings.Contains(f.Note, "records deleted unread on ") {
+				t.Errorf("vertex JSON figure %+v, want observed ≈ %d on a partition", f, vj.RecordsLost)
 			}
 		}
 	}
