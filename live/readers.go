@@ -98,7 +98,8 @@ import (
 // (processing − produced) when processing is faster by more than
 // rateTolerance: CatchUpETA; CatchUpNever when it is slower by more,
 // CatchUpSteady in between, CatchUpCaughtUp at lag 0, and CatchUpUnknown
-// without both rates or while records are deleted unread (the reader skips
+// without both rates (a partition's need readMinSamples over readMinSpan,
+// as its trend does) or while records are deleted unread (the reader skips
 // rather than reads). A partition's processing rate is its position's; a
 // subtask's is Flink's records out/s, its produced rate the sum of its
 // partitions'.
@@ -498,11 +499,18 @@ func reading(st *readStatus, lag int64, running, fresh bool, now time.Time) Read
 		}
 	}
 	lost := st.lostSince(now)
-	if st != nil && st.n >= readMinSamples && st.span >= readMinSpan {
+	// The rates need as many samples as a trend: before, only "caught up"
+	// can be told.
+	enough := st != nil && st.n >= readMinSamples && st.span >= readMinSpan
+	if enough {
 		r.Trend = trendOf(st.posRate, st.endRate)
 	}
 	if fresh && st != nil {
-		r.CatchUp, r.CatchUpSeconds = catchUp(lag, st.posRate, st.endRate, lost)
+		pos, end := st.posRate, st.endRate
+		if !enough {
+			pos, end = math.NaN(), math.NaN()
+		}
+		r.CatchUp, r.CatchUpSeconds = catchUp(lag, pos, end, lost)
 	}
 	switch {
 	case lost:

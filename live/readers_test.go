@@ -441,3 +441,17 @@ func figure(t *testing.T, vv VertexView, label string) Figure {
 	t.Fatalf("no figure %q in %+v", label, vv.Figures)
 	return Figure{}
 }
+
+// TestCatchUpWaitsForEnoughSamples: two samples give rates, but no time to
+// catch up is claimed on them, as no trend is; a lag of 0 is caught up at
+// once.
+func TestCatchUpWaitsForEnoughSamples(t *testing.T) {
+	tr := samples(2, 5*time.Second, linear(0, 100), linear(1000, 500))
+	st := tr.status()
+	if r := reading(&st, 1900, true, true, t0.Add(5*time.Second)); r.CatchUp != CatchUpUnknown || r.Trend != TrendUnknown || r.PositionRate != 20 {
+		t.Errorf("two samples: catch up %q, trend %q, position rate %v; want unknown, unknown, 20", r.CatchUp, r.Trend, r.PositionRate)
+	}
+	if r := reading(&st, 0, true, true, t0.Add(5*time.Second)); r.CatchUp != CatchUpCaughtUp {
+		t.Errorf("two samples at lag 0: catch up %q, want caught-up", r.CatchUp)
+	}
+}

@@ -689,7 +689,7 @@ func sumRow(r *SubtaskRow, q VertexQuery) {
 // out/s (or, when Flink does not report them, its partitions' position
 // rates) minus its partitions' produced records/s; its trend is the sum of
 // its partitions' lag slopes. Unknown while any of its partitions loses
-// records, or a rate is not known for every partition.
+// records, or has too few samples for a trend.
 func rowCatchUp(r *SubtaskRow) {
 	r.CatchUp, r.CatchUpSeconds, r.Trend = CatchUpUnknown, 0, TrendUnknown
 	if len(r.Partitions) == 0 {
@@ -710,13 +710,13 @@ func rowCatchUp(r *SubtaskRow) {
 	}
 	if trendKnown {
 		r.Trend = trendOf(pos, produced)
+	} else {
+		// Too few samples of some partition: no rates are claimed yet.
+		pos, produced = math.NaN(), math.NaN()
 	}
 	processing := pos
-	if r.RecordsOut >= 0 {
+	if r.RecordsOut >= 0 && trendKnown {
 		processing = r.RecordsOut
-	}
-	if isNaN(produced) && r.Rate >= 0 {
-		produced = r.Rate
 	}
 	r.CatchUp, r.CatchUpSeconds = catchUp(r.Lag, processing, produced, lost)
 }
