@@ -102,27 +102,28 @@ func TestNewVertexPageSource(t *testing.T) {
 		Prediction:     &views.PredictionView{Drift: true, Kind: "exact", KindClass: "v-exact", Summary: "1 of 3 partitions differ", Counts: "Cells: 3 exact"},
 		SandboxRestore: &views.SandboxRestore{Action: "/sandbox/restore", Job: "orders", Parallelism: "4"},
 		LagMethod:      true,
-		Grid: &views.SourceGrid{Color: "lag", Legend: [4]string{"<1.0k", "<20k", "<80k", "≥80k"}, Rows: []views.SourceRow{
-			{Subtask: "0", ID: "subtask-0", Highlight: true, Drift: true,
-				Cells: []views.PartitionCell{
-					{Topic: "orders", Partition: "0", Label: "o0", Title: "orders-0 · predicted here", Live: views.LiveCell{Key: "c0.0", Level: 1, Text: "1.2k"}},
-					{Topic: "pay", Partition: "1", Label: "p1", Title: "pay-1 · predicted on subtask 1", Miss: true, Live: views.LiveCell{Key: "c1.1", Level: 0, Text: "1"}},
-				},
-				Rate: views.Text{Key: "s/0/rate", Text: "12/s"}, RecordsOut: views.Text{Key: "s/0/out", Text: "11/s"},
-				Lag: views.Text{Key: "s/0/lag", Text: "1,201"}, LagTime: views.Text{Key: "s/0/lagtime", Text: "3 m 20 s"},
-				Busy: views.Meter{Key: "s/0/meter", Value: "0.250"}, BusyText: views.Text{Key: "s/0/busy", Text: "25%"},
-				SparkLag: views.Spark{Key: "s/0/spark/lag", Values: []float64{1, 2}}, SparkRate: views.Spark{Key: "s/0/spark/rate", Values: []float64{}},
-				Vs: views.Text{Key: "s/0/vs", Text: "✗ 1 not as predicted"}},
-			{Subtask: "1", ID: "subtask-1",
-				Cells: []views.PartitionCell{{Topic: "orders", Partition: "1", Label: "o1", Uncertain: true,
-					Title: "orders-1 · predicted here · listed under subtasks 0, 1 in Flink's metric ids: reader not determined",
-					Live:  views.LiveCell{Key: "c0.1", Level: 0, Text: "–"}}},
-				Rate: views.Text{Key: "s/1/rate", Text: "–"}, RecordsOut: views.Text{Key: "s/1/out", Text: "–"},
-				Lag: views.Text{Key: "s/1/lag", Text: "–"}, LagTime: views.Text{Key: "s/1/lagtime", Text: "–"},
-				Busy: views.Meter{Key: "s/1/meter", Value: "0"}, BusyText: views.Text{Key: "s/1/busy", Text: "–"},
-				SparkLag: views.Spark{Key: "s/1/spark/lag", Values: []float64{}}, SparkRate: views.Spark{Key: "s/1/spark/rate", Values: []float64{}},
-				Vs: views.Text{Key: "s/1/vs", Text: "~ 1 reader not determined"}},
-		}},
+		Grid: &views.SourceGrid{Color: "lag", Legend: [4]string{"<1.0k", "<20k", "<80k", "≥80k"},
+			Labels: []views.CellLabel{{Prefix: "o", Topic: "orders"}, {Prefix: "p", Topic: "pay"}}, Values: "its lag in records", Rows: []views.SourceRow{
+				{Subtask: "0", ID: "subtask-0", Highlight: true, Drift: true,
+					Cells: []views.PartitionCell{
+						{Topic: "orders", Partition: "0", Label: "o0", Title: "orders-0 · predicted here", Live: views.LiveCell{Key: "c0.0", Level: 1, Text: "1.2k"}},
+						{Topic: "pay", Partition: "1", Label: "p1", Title: "pay-1 · predicted on subtask 1", Miss: true, Live: views.LiveCell{Key: "c1.1", Level: 0, Text: "1"}},
+					},
+					Rate: views.Text{Key: "s/0/rate", Text: "12/s"}, RecordsOut: views.Text{Key: "s/0/out", Text: "11/s"},
+					Lag: views.Text{Key: "s/0/lag", Text: "1,201"}, LagTime: views.Text{Key: "s/0/lagtime", Text: "3 m 20 s"},
+					Busy: views.Meter{Key: "s/0/meter", Value: "0.250"}, BusyText: views.Text{Key: "s/0/busy", Text: "25%"},
+					SparkLag: views.Spark{Key: "s/0/spark/lag", Values: []float64{1, 2}}, SparkRate: views.Spark{Key: "s/0/spark/rate", Values: []float64{}},
+					Vs: views.Text{Key: "s/0/vs", Text: "✗ 1 not as predicted"}},
+				{Subtask: "1", ID: "subtask-1",
+					Cells: []views.PartitionCell{{Topic: "orders", Partition: "1", Label: "o1", Uncertain: true,
+						Title: "orders-1 · predicted here · listed under subtasks 0, 1 in Flink's metric ids: reader not determined",
+						Live:  views.LiveCell{Key: "c0.1", Level: 0, Text: "–"}}},
+					Rate: views.Text{Key: "s/1/rate", Text: "–"}, RecordsOut: views.Text{Key: "s/1/out", Text: "–"},
+					Lag: views.Text{Key: "s/1/lag", Text: "–"}, LagTime: views.Text{Key: "s/1/lagtime", Text: "–"},
+					Busy: views.Meter{Key: "s/1/meter", Value: "0"}, BusyText: views.Text{Key: "s/1/busy", Text: "–"},
+					SparkLag: views.Spark{Key: "s/1/spark/lag", Values: []float64{}}, SparkRate: views.Spark{Key: "s/1/spark/rate", Values: []float64{}},
+					Vs: views.Text{Key: "s/1/vs", Text: "~ 1 reader not determined"}},
+			}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("newVertexPage (-want +got):\n%s", diff)
@@ -200,7 +201,7 @@ func TestNewJobAndTopicPages(t *testing.T) {
 	if diff := cmp.Diff([]views.TopicPartitionRow{wantRow}, tp.Rows); diff != "" {
 		t.Errorf("newTopicPage rows (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]views.TopicGroupHead{{Name: "enrich", State: "Stable"}, {Name: "audit", State: "–"}}, tp.Groups); diff != "" {
+	if diff := cmp.Diff([]views.TopicGroupHead{{Name: "enrich", State: "Stable", Title: "Stable: the group's members have their partitions and consume"}, {Name: "audit", State: "–"}}, tp.Groups); diff != "" {
 		t.Errorf("newTopicPage groups (-want +got):\n%s", diff)
 	}
 	if tp.Topic != topicTopic("prod", "orders") || tp.Produced.Text != "100/s" {
