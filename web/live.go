@@ -255,7 +255,9 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 }
 
 // plannerLink opens the planner on this source with the measured rates.
-func (s *Server) plannerLink(vv live.VertexView) string { return plannerURL(s.prefix, vv, vv.Parallelism) }
+func (s *Server) plannerLink(vv live.VertexView) string {
+	return plannerURL(s.prefix, vv, vv.Parallelism)
+}
 
 // plannerURL opens the planner under prefix on a Kafka source with its
 // measured rates and the layout live.PlannerModelOf models (so that the

@@ -58,7 +58,9 @@ func whySentences(vv live.VertexView, l live.WhyLine) []sentence {
 	f := factsOf(l)
 	p := vv.Parallelism
 	var out []sentence
-	add := func(kind, format string, args ...any) { out = append(out, sentence{kind, fmt.Sprintf(format, args...)}) }
+	add := func(kind, format string, args ...any) {
+		out = append(out, sentence{kind, fmt.Sprintf(format, args...)})
+	}
 	switch l.Kind {
 	case live.WhyHot:
 		s := l.Subtasks[0]
