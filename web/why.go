@@ -66,9 +66,9 @@ func whySentences(vv live.VertexView, l live.WhyLine) []sentence {
 		s := l.Subtasks[0]
 		names := partitionNames(l.Partitions)
 		if f.has(live.FactPartitionsShare) {
-			add(live.Observed, "Subtask %d carries %s of the produced records, most of it from %s (%s)%s.", s, pct(f[live.FactShare]), joinAnd(names), pct(f[live.FactPartitionsShare]), unknownRates(f))
+			add(live.Observed, "Subtask %d carries %s of the produced records, most of it from %s (%s).%s", s, pct(f[live.FactShare]), joinAnd(names), pct(f[live.FactPartitionsShare]), unknownRates(f))
 		} else {
-			add(live.Observed, "Subtask %d reads %s, which %s %s of the produced records%s.", s, joinAnd(names), plural(len(names), "carries", "carry"), pct(f[live.FactShare]), unknownRates(f))
+			add(live.Observed, "Subtask %d reads %s, which %s %s of the produced records.%s", s, joinAnd(names), plural(len(names), "carries", "carry"), pct(f[live.FactShare]), unknownRates(f))
 		}
 		if f.has(live.FactOnePartition) {
 			add(live.Computed, "A partition is read by one subtask only, so no parallelism brings subtask %d below the %s of %s.", s, format.Rate(f[live.FactOnePartition]), names[0])
@@ -119,8 +119,8 @@ func whySentences(vv live.VertexView, l live.WhyLine) []sentence {
 		}
 	case live.WhyKeyedIdle:
 		add(live.Observed, "%s no records.", subtasksVerb(l.Subtasks, "receives", "receive"))
-		add(live.Computed, "%s %s key groups (%s), so no record received recently had its key in them.",
-			plural(len(l.Subtasks), "It owns", "Each owns"), strconv.Itoa(int(f[live.FactRangeMin])), rangeSizes(f))
+		add(live.Computed, "%s %s key groups, so no record received recently had its key in them.",
+			plural(len(l.Subtasks), "It owns", "Each owns"), keyGroupCount(f))
 	case live.WhyBackpressured:
 		add(live.Observed, "%s backpressured up to %s of the time: waiting to send downstream.", subtasksVerb(l.Subtasks, "is", "are"), format.Ratio(f[live.FactBackPressured]))
 		if pr := l.Peer; pr != nil {
@@ -155,7 +155,7 @@ func whySentences(vv live.VertexView, l live.WhyLine) []sentence {
 		case p == 1:
 			add(live.Observed, "One subtask: there is nothing to balance%s", tail)
 		default:
-			add(live.Observed, "No subtask stands out: each "+what+" at p = %d%s%s", shareRange(f[live.FactMinShare], f[live.FactMaxShare]), p, unknownRates(f), tail)
+			add(live.Observed, "No subtask stands out: each "+what+" at p = %d%s%s", shareRange(f[live.FactMinShare], f[live.FactMaxShare]), p, tail, unknownRates(f))
 		}
 	case live.WhyUnknown:
 		var need []string
@@ -181,9 +181,9 @@ func loadSentences(f facts, who, note string) []sentence {
 	produced := format.Rate(f[live.FactProduced])
 	switch {
 	case f.has(live.FactBusy) && f.has(live.FactRead):
-		out = append(out, sentence{live.Observed, fmt.Sprintf("%s is %s busy and reads %s of the %s produced on its partitions%s.", who, format.Ratio(f[live.FactBusy]), format.Rate(f[live.FactRead]), produced, note)})
+		out = append(out, sentence{live.Observed, fmt.Sprintf("%s is %s busy and reads %s of the %s produced on its partitions.%s", who, format.Ratio(f[live.FactBusy]), format.Rate(f[live.FactRead]), produced, note)})
 	case f.has(live.FactRead):
-		out = append(out, sentence{live.Observed, fmt.Sprintf("%s reads %s of the %s produced on its partitions%s.", who, format.Rate(f[live.FactRead]), produced, note)})
+		out = append(out, sentence{live.Observed, fmt.Sprintf("%s reads %s of the %s produced on its partitions.%s", who, format.Rate(f[live.FactRead]), produced, note)})
 	case f.has(live.FactBusy):
 		out = append(out, sentence{live.Observed, fmt.Sprintf("%s is %s busy.", who, format.Ratio(f[live.FactBusy]))})
 	}
@@ -307,14 +307,14 @@ func moreSubtasks(n int) string {
 	return "And " + strconv.Itoa(n) + " more " + plural(n, "subtask", "subtasks")
 }
 
-// unknownRates says that partitions without a known rate are not counted,
-// "" when every rate is known.
+// unknownRates says, after a sentence, that partitions without a known
+// rate are not counted; "" when every rate is known.
 func unknownRates(f facts) string {
 	n := int(f[live.FactUnknownRates])
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d %s not known yet and not counted)", n, plural(n, "partition's rate is", "partitions' rates are"))
+	return fmt.Sprintf(" The %s of %d %s not known yet and not counted.", plural(n, "rate", "rates"), n, plural(n, "partition is", "partitions are"))
 }
 
 // shareRange is "20–29%", or "25%" when both ends read the same.
@@ -324,6 +324,15 @@ func shareRange(lo, hi float64) string {
 		return a
 	}
 	return strings.TrimSuffix(a, "%") + "–" + b
+}
+
+// keyGroupCount is "32" or "32 or 33": the key groups a subtask owns.
+func keyGroupCount(f facts) string {
+	lo, hi := int(f[live.FactRangeMin]), int(f[live.FactRangeMax])
+	if lo == hi {
+		return strconv.Itoa(lo)
+	}
+	return strconv.Itoa(lo) + " or " + strconv.Itoa(hi)
 }
 
 func rangeSizes(f facts) string {
