@@ -228,8 +228,12 @@ func TestWhyPanelOnTheSandboxLikeStore(t *testing.T) {
 	}
 }
 
-func obs(name string, v float64) live.WhyFact { return live.WhyFact{Name: name, Value: v, Kind: live.Observed} }
-func cmpd(name string, v float64) live.WhyFact { return live.WhyFact{Name: name, Value: v, Kind: live.Computed} }
+func obs(name string, v float64) live.WhyFact {
+	return live.WhyFact{Name: name, Value: v, Kind: live.Observed}
+}
+func cmpd(name string, v float64) live.WhyFact {
+	return live.WhyFact{Name: name, Value: v, Kind: live.Computed}
+}
 
 // TestNewWhyPanel: the sentences of every kind of line, with the
 // provenance of each.
@@ -257,7 +261,7 @@ func TestNewWhyPanel(t *testing.T) {
 				"It is 70% busy. [observed] «open in planner with these rates»"}},
 		{"hot: a restore put three on one subtask, and more like it", src(6, live.WhyLine{Kind: live.WhyHot, Subtasks: []int{1}, More: 2, Target: 7,
 			Partitions: []live.WhyPartition{{Topic: "orders", Partition: 1, Rate: 30}, {Topic: "orders", Partition: 2, Rate: 20}, {Topic: "orders", Partition: 3, Rate: 10}},
-			Placement: &live.WhyPlacement{Model: live.ModeRestore, Parallelism: 6, History: []int{4, 6}},
+			Placement:  &live.WhyPlacement{Model: live.ModeRestore, Parallelism: 6, History: []int{4, 6}},
 			Facts: []live.WhyFact{obs(live.FactShare, 0.6), obs(live.FactProduced, 60), obs(live.FactTotal, 100), obs(live.FactUnknownRates, 0),
 				obs(live.FactRead, 60), {Name: live.FactLagGrowth, Kind: live.Estimated}}}), false, []string{
 			"Subtask 1 reads orders-1, orders-2 and orders-3, which carry 60% of the produced records. [observed] " +
