@@ -216,34 +216,23 @@ func startsText(ts []live.WhyTopic, counts bool) string {
 	names := make([]string, len(ts))
 	same := true
 	for i, t := range ts {
-		names[i] = "“" + isolate(t.Name) + "”"
+		names[i] = t.Name
 		same = same && t.Start == ts[0].Start
 	}
-	n := func(t live.WhyTopic) string {
-		if !counts {
-			return ""
-		}
-		return " (" + strconv.Itoa(t.Partitions) + " " + plural(t.Partitions, "partition", "partitions") + ")"
-	}
-	if len(ts) == 1 {
-		return names[0] + n(ts[0]) + " starts at subtask " + strconv.Itoa(ts[0].Start)
-	}
-	if same {
-		both := "both"
-		if len(ts) > 2 {
-			both = "all"
-		}
-		var withCounts []string
+	labels := quoteAll(names)
+	if counts {
 		for i, t := range ts {
-			withCounts = append(withCounts, names[i]+n(t))
+			labels[i] += " (" + strconv.Itoa(t.Partitions) + " " + plural(t.Partitions, "partition", "partitions") + ")"
 		}
-		return joinAnd(withCounts) + " " + both + " start at subtask " + strconv.Itoa(ts[0].Start)
+	}
+	if len(ts) > 1 && same {
+		return startTogether(labels, ts[0].Start)
 	}
 	parts := make([]string, len(ts))
 	for i, t := range ts {
-		parts[i] = names[i] + n(t) + " at " + strconv.Itoa(t.Start)
+		parts[i] = labels[i] + " at " + strconv.Itoa(t.Start)
 	}
-	parts[0] = names[0] + n(ts[0]) + " starts at subtask " + strconv.Itoa(ts[0].Start)
+	parts[0] = labels[0] + " starts at subtask " + strconv.Itoa(ts[0].Start)
 	return joinAnd(parts)
 }
 
