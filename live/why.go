@@ -135,8 +135,8 @@ const (
 	// maxTargetSteps bounds the parallelisms tried for a target.
 	maxTargetSteps = 64
 	// maxRestoreWork bounds partitions × candidates for restore-model
-	// targets.
-	maxRestoreWork = 200_000
+	// targets (a restore model of 10,000 partitions takes about 5 ms).
+	maxRestoreWork = 20_000
 )
 
 // WhyView is the vertex's "why is it hot?".
@@ -231,6 +231,15 @@ type PlannerModel struct {
 	// History ends at the current parallelism; one entry unless the
 	// link carries the restore model's history.
 	History []int
+	// layouts keeps the restore model's layouts by parallelism, so that
+	// the lines of one view share them.
+	layouts map[int]modelLayout
+}
+
+type modelLayout struct {
+	a         assign.Assignment
+	uncertain []assign.TopicPartition
+	err       error
 }
 
 // PlannerModelOf returns the planner model of a Kafka source's view.
@@ -241,7 +250,7 @@ func PlannerModelOf(vv *VertexView) PlannerModel {
 			counts[c.Topic] = max(counts[c.Topic], int(c.Partition)+1)
 		}
 	}
-	m := PlannerModel{Restore: vv.Restored != nil, History: []int{vv.Parallelism}}
+	m := PlannerModel{Restore: vv.Restored != nil, History: []int{vv.Parallelism}, layouts: map[int]modelLayout{}}
 	for _, t := range vv.Topics {
 		m.Topics = append(m.Topics, assign.Topic{Name: t, Partitions: counts[t]})
 	}
@@ -266,7 +275,13 @@ func (m PlannerModel) layout(p int) (assign.Assignment, []assign.TopicPartition,
 		a, err := assign.FreshAssignment(m.Topics, p)
 		return a, nil, err
 	}
+	if l, ok := m.layouts[p]; ok {
+		return l.a, l.uncertain, l.err
+	}
 	rr, err := assign.Restore(assign.RestoreInput{Topics: m.Topics, History: append(slices.Clone(m.History), p)})
+	if m.layouts != nil {
+		m.layouts[p] = modelLayout{rr.Assignment, rr.Uncertain, err}
+	}
 	return rr.Assignment, rr.Uncertain, err
 }
 
@@ -511,11 +526,13 @@ type sourceExplainer struct {
 	// maybe marks the subtasks that may read a partition whose reader is
 	// not determined.
 	maybe []bool
+	// model is the planner link's layout model, for targets.
+	model PlannerModel
 }
 
 func newSourceExplainer(vv *VertexView) *sourceExplainer {
 	p := vv.Parallelism
-	e := &sourceExplainer{vv: vv, p: p, cells: make([][]PartitionCell, p), load: make([]float64, p), maybe: make([]bool, p)}
+	e := &sourceExplainer{vv: vv, p: p, cells: make([][]PartitionCell, p), load: make([]float64, p), maybe: make([]bool, p), model: PlannerModelOf(vv)}
 	for i, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
 			e.nCells++
@@ -620,7 +637,7 @@ func (e *sourceExplainer) hotLine(s int) WhyLine {
 		l.Facts = append(l.Facts, computed(FactOnePartition, named[0].Rate))
 	} else {
 		l.Placement = e.placement(s, named)
-		l.Target = PlannerModelOf(e.vv).separating(e.p, tps)
+		l.Target = e.model.separating(e.p, tps)
 	}
 	l.Facts = append(l.Facts, loadFacts(r, e.load[s])...)
 	return l
@@ -719,7 +736,7 @@ func (e *sourceExplainer) idle() []WhyLine {
 		return nil
 	}
 	l := WhyLine{Kind: WhyIdle, Subtasks: idle, Facts: []WhyFact{observed(FactPartitions, float64(e.nCells))}}
-	m := PlannerModelOf(e.vv)
+	m := e.model
 	if pr := e.vv.Prediction; pr != nil && pr.Mode == ModeFresh && pr.Headline.Kind == BasisExact {
 		pl := &WhyPlacement{Model: ModeFresh, Parallelism: e.p}
 		for _, t := range m.Topics {

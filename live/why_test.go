@@ -450,3 +450,54 @@ func TestWhyFoldsIntoTheShape(t *testing.T) {
 		t.Error("a backpressure line appearing left the shape as it was: the page would not show it")
 	}
 }
+
+// TestWhyRestoreClaimsMatchAssign: after a restore the placement names the
+// restore model, and the target is where assign's restore model puts the
+// hot partitions apart.
+func TestWhyRestoreClaimsMatchAssign(t *testing.T) {
+	topics := []assign.Topic{{Name: "orders", Partitions: 12}}
+	history := []int{4, 6}
+	rr, err := assign.Restore(assign.RestoreInput{Topics: topics, History: history})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vv := VertexView{ID: wSrc, Name: "Source: Kafka Source", Parallelism: 6, Kafka: true, Source: true, Topics: []string{"orders"},
+		Restored: &Restored{CheckpointID: 4}, Subtasks: whyRows(6),
+		Prediction: &Prediction{Mode: ModeRestore, History: history, Headline: Headline{Kind: BasisExact}}}
+	hot := rr.Assignment.Subtasks[0]
+	for tp, o := range rr.Assignment.All() {
+		rate := 1.0
+		if o == 0 {
+			rate = 100
+		}
+		vv.Subtasks[o].Partitions = append(vv.Subtasks[o].Partitions, PartitionCell{Topic: tp.Topic, Partition: tp.Partition, Rate: rate, Predicted: o, Basis: BasisExact})
+	}
+	w := explain(&vv, jobOf(vv))
+	if w == nil || w.Lines[0].Kind != WhyHot || w.Lines[0].Subtasks[0] != 0 {
+		t.Fatalf("lines %+v, want subtask 0 hot first", w)
+	}
+	l := w.Lines[0]
+	if diff := cmp.Diff(&WhyPlacement{Model: ModeRestore, Parallelism: 6, History: history}, l.Placement); diff != "" {
+		t.Errorf("placement (-want +got):\n%s", diff)
+	}
+	var named []assign.TopicPartition
+	for _, p := range l.Partitions {
+		named = append(named, assign.TopicPartition{Topic: p.Topic, Partition: p.Partition})
+	}
+	if len(named) < 2 || len(named) > len(hot) {
+		t.Fatalf("named %v of subtask 0's %v", named, hot)
+	}
+	want := 0
+	for q := 7; q <= 12 && want == 0; q++ {
+		r, err := assign.Restore(assign.RestoreInput{Topics: topics, History: []int{4, 6, q}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if apart(named, r.Uncertain, r.Assignment.OwnerOf) {
+			want = q
+		}
+	}
+	if l.Target != want || want == 0 {
+		t.Errorf("target %d, want %d: the smallest p above 6 at which the restore model puts %v apart", l.Target, want, named)
+	}
+}
