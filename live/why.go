@@ -35,8 +35,8 @@ const (
 	WhyKeyedIdle = "keyed-idle"
 	// WhyBackpressured: the vertex's subtasks wait to send downstream.
 	WhyBackpressured = "backpressured"
-	// WhyBackpressuring: a busy subtask of the vertex while a vertex that
-	// sends to it is backpressured.
+	// WhyBackpressuring: busy subtasks of the vertex, where the
+	// backpressure of a vertex that sends to it starts.
 	WhyBackpressuring = "backpressuring"
 	// WhyBalanced: no subtask stands out.
 	WhyBalanced = "balanced"
@@ -915,11 +915,7 @@ func maxOf(xs []float64) (float64, int) {
 	return m, at
 }
 
-// backpressured traces where the vertex's backpressure comes from: along
-// the plan's edges, the first vertex downstream that has a busy subtask
-// and is not backpressured itself (Flink's rule for finding the
-// bottleneck); without edges, the busiest such vertex after it in the
-// plan's order, named as a fact without a claimed link.
+// backpressured says where the vertex's backpressure starts (trace).
 func backpressured(vv *VertexView, job []whyVertex) *WhyLine {
 	var subj []int
 	bp := -1.0
@@ -938,64 +934,17 @@ func backpressured(vv *VertexView, job []whyVertex) *WhyLine {
 	if me < 0 {
 		return l
 	}
-	culprit := func(w whyVertex) bool {
-		b, _ := maxOf(w.Busy)
-		p, _ := maxOf(w.BackPressured)
-		return b >= busyHigh && p >= 0 && p <= bpLow
-	}
-	var peer *whyVertex
-	var via []string
-	rel := RelLater
-	if edgesKnown(job) {
-		rel = RelDownstream
-		// Breadth first along the edges, through backpressured vertices.
-		type step struct {
-			at  int
-			via []string
-		}
-		queue, seen := []step{{me, nil}}, map[int]bool{me: true}
-		var first *whyVertex
-		for len(queue) > 0 && peer == nil {
-			st := queue[0]
-			queue = queue[1:]
-			for k := range job {
-				if seen[k] || !slices.Contains(job[k].Inputs, job[st.at].ID) {
-					continue
-				}
-				seen[k] = true
-				if first == nil {
-					first = &job[k]
-				}
-				if culprit(job[k]) {
-					peer, via = &job[k], st.via
-					break
-				}
-				if p, _ := maxOf(job[k].BackPressured); p > bpLow {
-					queue = append(queue, step{k, append(slices.Clone(st.via), job[k].Name)})
-				}
-			}
-		}
-		if peer == nil && first != nil {
-			// No busy vertex downstream: name the first as a fact.
-			peer = first
-		}
-	} else {
-		best := -1.0
-		for k := me + 1; k < len(job); k++ {
-			if b, _ := maxOf(job[k].Busy); culprit(job[k]) && b > best {
-				best, peer = b, &job[k]
-			}
-		}
-	}
-	if peer == nil {
+	t := trace(job, me)
+	if t.at < 0 {
 		return l
 	}
+	peer := job[t.at]
 	b, at := maxOf(peer.Busy)
 	p, _ := maxOf(peer.BackPressured)
 	if b < 0 {
 		return l
 	}
-	l.Peer = &WhyPeer{ID: peer.ID, Name: peer.Name, Relation: rel, Via: via, Subtask: at, Culprit: culprit(*peer)}
+	l.Peer = &WhyPeer{ID: peer.ID, Name: peer.Name, Relation: t.rel, Via: t.via, Subtask: at, Culprit: t.culprit}
 	l.Facts = append(l.Facts, observed(FactPeerBusy, b))
 	if p >= 0 {
 		l.Facts = append(l.Facts, observed(FactPeerBackPressured, p))
@@ -1003,10 +952,69 @@ func backpressured(vv *VertexView, job []whyVertex) *WhyLine {
 	return l
 }
 
+// culprit reports whether a vertex is where backpressure starts by
+// Flink's rule: a subtask is busy and none is backpressured.
+func culprit(w whyVertex) bool {
+	b, _ := maxOf(w.Busy)
+	p, _ := maxOf(w.BackPressured)
+	return b >= busyHigh && p >= 0 && p <= bpLow
+}
+
+// traced is where trace found the backpressure of a vertex to start.
+type traced struct {
+	at      int      // the vertex's index in the job, -1 none
+	via     []string // the backpressured vertices passed
+	rel     string   // RelDownstream or RelLater
+	culprit bool     // at is a culprit; else it is only the first vertex downstream
+}
+
+// trace finds where the backpressure of job[from] starts. Along the plan's
+// edges: breadth first through backpressured vertices, the first culprit
+// (or, when there is none, the first vertex it sends to, named as a fact).
+// Without edges: the busiest culprit after it in the plan's order, named
+// without a claimed link.
+func trace(job []whyVertex, from int) traced {
+	if !edgesKnown(job) {
+		t, best := traced{at: -1, rel: RelLater}, -1.0
+		for k := from + 1; k < len(job); k++ {
+			if b, _ := maxOf(job[k].Busy); culprit(job[k]) && b > best {
+				best, t.at, t.culprit = b, k, true
+			}
+		}
+		return t
+	}
+	type step struct {
+		at  int
+		via []string
+	}
+	queue, seen, first := []step{{from, nil}}, map[int]bool{from: true}, -1
+	for len(queue) > 0 {
+		st := queue[0]
+		queue = queue[1:]
+		for k := range job {
+			if seen[k] || !slices.Contains(job[k].Inputs, job[st.at].ID) {
+				continue
+			}
+			seen[k] = true
+			if first < 0 {
+				first = k
+			}
+			if culprit(job[k]) {
+				return traced{at: k, via: st.via, rel: RelDownstream, culprit: true}
+			}
+			if p, _ := maxOf(job[k].BackPressured); p > bpLow {
+				queue = append(queue, step{k, append(slices.Clone(st.via), job[k].Name)})
+			}
+		}
+	}
+	return traced{at: first, rel: RelDownstream}
+}
+
 // backpressuring names the vertex's busy subtasks that are not
-// backpressured while a vertex sending to it is: along the plan's edges
-// its inputs; without edges, a vertex before it in the plan's order,
-// named as a fact without a claimed link.
+// backpressured when it is where the backpressure of a vertex sending to
+// it starts (trace): along the plan's edges one of its inputs; without
+// edges, a vertex before it in the plan's order, named as a fact without a
+// claimed link.
 func backpressuring(vv *VertexView, job []whyVertex) *WhyLine {
 	me := slices.IndexFunc(job, func(w whyVertex) bool { return w.ID == vv.ID })
 	if me < 0 {
@@ -1024,26 +1032,27 @@ func backpressuring(vv *VertexView, job []whyVertex) *WhyLine {
 		return nil
 	}
 	slices.SortStableFunc(subj, func(a, b int) int { return cmp.Compare(vv.Subtasks[b].Busy, vv.Subtasks[a].Busy) })
-	rel, lo, hi := RelEarlier, 0, me
 	known := edgesKnown(job)
+	rel := RelEarlier
 	if known {
-		rel, hi = RelUpstream, len(job)
+		rel = RelUpstream
 	}
-	var peer *whyVertex
-	best := bpLow
-	for k := lo; k < hi; k++ {
-		if k == me || (known && !slices.Contains(job[me].Inputs, job[k].ID)) {
+	peer, best := -1, bpLow
+	for k := range job {
+		if k == me || (known && !slices.Contains(job[me].Inputs, job[k].ID)) || (!known && k > me) {
 			continue
 		}
 		if p, _ := maxOf(job[k].BackPressured); p > best {
-			best, peer = p, &job[k]
+			if t := trace(job, k); t.at == me && t.culprit {
+				best, peer = p, k
+			}
 		}
 	}
-	if peer == nil {
+	if peer < 0 {
 		return nil
 	}
 	return &WhyLine{Kind: WhyBackpressuring, Subtasks: subj,
-		Peer:  &WhyPeer{ID: peer.ID, Name: peer.Name, Relation: rel, Subtask: -1},
+		Peer:  &WhyPeer{ID: job[peer].ID, Name: job[peer].Name, Relation: rel, Subtask: -1},
 		Facts: []WhyFact{observed(FactBusy, busy), observed(FactPeerBackPressured, best)}}
 }
 

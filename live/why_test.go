@@ -178,6 +178,11 @@ func TestExplain(t *testing.T) {
 	window := keyedView(2, 128, []float64{50, 50})
 	setAll(&window, func(r *SubtaskRow) { r.Busy, r.BackPressured = 0.4, 0 })
 	window.Subtasks[1].Busy = 0.99
+	// A second vertex the source sends to, busy too, after Window in the
+	// plan: the trace finds Window first.
+	sink := keyedView(2, 128, []float64{50, 50})
+	sink.ID, sink.Name = "sink", "Sink"
+	setAll(&sink, func(r *SubtaskRow) { r.Busy, r.BackPressured = 0.85, 0 })
 	mapV := VertexView{ID: "map", Name: "Map", Subtasks: whyRows(2)}
 	setAll(&mapV, func(r *SubtaskRow) { r.Busy, r.BackPressured = 0.3, 0.5 })
 	bpFacts := func(peer ...WhyFact) []WhyFact { return append([]WhyFact{observed(FactBackPressured, 0.8)}, peer...) }
@@ -233,6 +238,8 @@ func TestExplain(t *testing.T) {
 		{"the keyed vertex holds up its input", window, withInputs(jobOf(bpSrc, window), wKeyed, wSrc), &WhyView{Lines: []WhyLine{{
 			Kind: WhyBackpressuring, Subtasks: []int{1}, Facts: []WhyFact{observed(FactBusy, 0.99), observed(FactPeerBackPressured, 0.8)},
 			Peer: &WhyPeer{ID: wSrc, Name: "Source: Kafka Source", Relation: RelUpstream, Subtask: -1}}}}},
+		{"a busy vertex where the backpressure does not start", sink, withInputs(withInputs(jobOf(bpSrc, window, sink), wKeyed, wSrc), "sink", wSrc), &WhyView{Lines: []WhyLine{{
+			Kind: WhyBalanced, Subtasks: []int{}, Facts: []WhyFact{observed(FactTotal, 100), observed(FactMinShare, 0.5), observed(FactMaxShare, 0.5), observed(FactBackPressured, 0)}}}}},
 		{"the keyed vertex busy, a backpressured vertex earlier, no edges", window, jobOf(bpSrc, window), &WhyView{Lines: []WhyLine{{
 			Kind: WhyBackpressuring, Subtasks: []int{1}, Facts: []WhyFact{observed(FactBusy, 0.99), observed(FactPeerBackPressured, 0.8)},
 			Peer: &WhyPeer{ID: wSrc, Name: "Source: Kafka Source", Relation: RelEarlier, Subtask: -1}}}}},
