@@ -132,6 +132,8 @@ const (
 	// many more subtasks are like it.
 	maxHot    = 3
 	maxBehind = 1
+	// maxLines bounds the panel.
+	maxLines = 6
 	// maxTargetSteps bounds the parallelisms tried for a target.
 	maxTargetSteps = 64
 	// maxRestoreWork bounds partitions × candidates for restore-model
@@ -455,6 +457,7 @@ func explain(vv *VertexView, job []whyVertex) *WhyView {
 		bp = append(bp, *l)
 	}
 	lines := append(append(hot, bp...), rest...)
+	lines = lines[:min(len(lines), maxLines)]
 	if len(lines) == 0 {
 		if l := balanced(); l != nil {
 			lines = append(lines, *l)
