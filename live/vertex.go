@@ -100,6 +100,7 @@ func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vertex
 		s.sourceRows(&vv, fs, j, v, q, now)
 	}
 	vv.Figures = figures(&vv)
+	vv.Why = s.why(&vv, j)
 	vv.Shape = shapeOf(&vv)
 	s.markReplaced(&vv)
 	return vv
@@ -526,6 +527,7 @@ func shapeOf(vv *VertexView) string {
 		buf = append(buf, vv.Group.Name...)
 	}
 	buf = strconv.AppendBool(buf, vv.Restored != nil)
+	buf = appendWhyShape(buf, vv.Why)
 	for _, r := range vv.Subtasks {
 		buf = append(buf, '|')
 		buf = strconv.AppendInt(buf, int64(r.Subtask), 10)

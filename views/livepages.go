@@ -118,6 +118,7 @@ type VertexView struct {
 	Restored       string
 	Figures        []FigureView
 	Prediction     *PredictionView
+	Why            *WhyPanel
 	Lineage        *LineageView
 	SandboxRestore *SandboxRestore
 	// Grid is a Kafka source's partitions by subtask; Table the subtasks

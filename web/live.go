@@ -312,37 +312,42 @@ func (s *Server) peerLinks(l views.Layout, vv live.VertexView, vq live.VertexQue
 
 // plannerLink opens the planner on this source with the measured rates.
 func (s *Server) plannerLink(vv live.VertexView) string {
+	return plannerURL(s.prefix, vv, vv.Parallelism)
+}
+
+// plannerURL opens the planner under prefix on a Kafka source with its
+// measured rates and the layout live.PlannerModelOf models (so that the
+// planner's "now" is the layout the page shows, not a fresh start at p),
+// at target parallelism; "" for other vertices.
+func plannerURL(prefix string, vv live.VertexView, target int) string {
 	if !vv.Kafka || vv.Parallelism <= 0 {
 		return ""
 	}
-	counts := map[string]int{}
+	m := live.PlannerModelOf(&vv)
 	var rates strings.Builder
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
-			counts[c.Topic] = max(counts[c.Topic], int(c.Partition)+1)
 			if c.Rate >= 0 {
 				rates.WriteString(c.Topic + "," + strconv.Itoa(int(c.Partition)) + "," + strconv.FormatFloat(c.Rate, 'f', 1, 64) + "\n")
 			}
 		}
 	}
 	q := url.Values{}
-	for _, t := range vv.Topics {
-		q.Add("topic", t+":"+strconv.Itoa(counts[t]))
+	for _, t := range m.Topics {
+		q.Add("topic", t.Name+":"+strconv.Itoa(t.Partitions))
 	}
 	q.Set("parallelism", strconv.Itoa(vv.Parallelism))
-	q.Set("target", strconv.Itoa(vv.Parallelism))
-	if vv.Restored != nil {
+	q.Set("target", strconv.Itoa(target))
+	if m.Restore {
 		q.Set("mode", "restore")
 	}
-	// The restore history the live page models, so that the planner's "now"
-	// is the layout this page shows, not a fresh start at p.
-	if pr := vv.Prediction; pr != nil && pr.Mode == "restore" && len(pr.History) > 1 {
-		q.Set("history", assign.FormatHistory(pr.History))
+	if len(m.History) > 1 {
+		q.Set("history", assign.FormatHistory(m.History))
 	}
 	if rates.Len() > 0 && rates.Len() < 24000 {
 		q.Set("rates", rates.String())
 	}
-	return s.prefix + "/plan?" + q.Encode()
+	return prefix + "/plan?" + q.Encode()
 }
 
 func (s *Server) topicView(r *http.Request) (live.TopicView, error) {

@@ -270,6 +270,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		}
 		p.Prediction = v
 	}
+	p.Why = newWhyPanel(pl.base, vv)
 	if lv := vv.Lineage; lv != nil && len(lv.Events) > 0 {
 		l := &views.LineageView{Intro: lineageIntro(*lv)}
 		for _, e := range lv.Events {

@@ -53,16 +53,13 @@ func TestParseParts(t *testing.T) {
 }
 
 // TestVertexPartFields: every part names fields of the page's model, so
-// that clearing them hides its section. The "why is it hot" panel's field
-// comes with that panel; until then the part hides nothing.
+// that clearing them hides its section.
 func TestVertexPartFields(t *testing.T) {
 	typ := reflect.TypeFor[views.VertexView]()
 	for _, p := range vertexPartList {
 		for _, name := range p.fields {
 			f, ok := typ.FieldByName(name)
 			switch {
-			case !ok && name == "Why":
-				t.Logf("part %s: views.VertexView has no field %s yet", p.name, name)
 			case !ok:
 				t.Errorf("part %s names field %s, which views.VertexView does not have", p.name, name)
 			case f.Type.Kind() != reflect.Pointer && f.Type.Kind() != reflect.Slice:
@@ -75,22 +72,24 @@ func TestVertexPartFields(t *testing.T) {
 func TestHideParts(t *testing.T) {
 	full := func() views.VertexView {
 		return views.VertexView{Name: "Source", Figures: []views.FigureView{{Label: "Total lag"}}, Lineage: &views.LineageView{Intro: "i"},
-			Grid: &views.SourceGrid{Color: "lag"}, Table: &views.SubtaskTable{}}
+			Grid: &views.SourceGrid{Color: "lag"}, Table: &views.SubtaskTable{}, Why: &views.WhyPanel{}}
 	}
 	for _, tc := range []struct {
-		parts                         vertexParts
-		grid, table, figures, lineage bool
+		parts                              vertexParts
+		grid, table, figures, lineage, why bool
 	}{
-		{0, true, true, true, true},
-		{allParts, true, true, true, true},
-		{partGrid, true, true, false, false},
-		{partFigures | partLineage, false, false, true, true},
-		{partWhy, false, false, false, false},
+		{0, true, true, true, true, true},
+		{allParts, true, true, true, true, true},
+		{partGrid, true, true, false, false, false},
+		{partFigures | partLineage, false, false, true, true, false},
+		{partWhy, false, false, false, false, true},
 	} {
 		p := full()
 		hideParts(&p, tc.parts)
-		if (p.Grid != nil) != tc.grid || (p.Table != nil) != tc.table || (p.Figures != nil) != tc.figures || (p.Lineage != nil) != tc.lineage || p.Name != "Source" {
-			t.Errorf("hideParts(%b): grid %t table %t figures %t lineage %t name %q", tc.parts, p.Grid != nil, p.Table != nil, p.Figures != nil, p.Lineage != nil, p.Name)
+		if (p.Grid != nil) != tc.grid || (p.Table != nil) != tc.table || (p.Figures != nil) != tc.figures || (p.Lineage != nil) != tc.lineage ||
+			(p.Why != nil) != tc.why || p.Name != "Source" {
+			t.Errorf("hideParts(%b): grid %t table %t figures %t lineage %t why %t name %q",
+				tc.parts, p.Grid != nil, p.Table != nil, p.Figures != nil, p.Lineage != nil, p.Why != nil, p.Name)
 		}
 	}
 }
@@ -278,5 +277,28 @@ func TestTopicGroupStates(t *testing.T) {
 	}
 	if note := doc.Find(testid("group-state-note")).Text(); note != empty {
 		t.Errorf("the state note reads %q", note)
+	}
+}
+
+// TestVertexPageWhyPart: the "why is it hot?" panel is a part: a page of
+// its own shows it, an embedded grid does not unless parts names it.
+func TestVertexPageWhyPart(t *testing.T) {
+	st, _ := sandboxStore(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	ts := newLiveServer(t, st, nil)
+	src := ts.URL + "/jobs/" + sbOrdersJob + "/vertices/" + sbOrdersSrc
+	for _, tc := range []struct {
+		query     string
+		why, grid bool
+	}{
+		{"", true, true},
+		{"?embed=1", false, true},
+		{"?embed=1&parts=grid,why", true, true},
+		{"?embed=1&parts=why", true, false},
+		{"?parts=grid", false, true},
+	} {
+		doc := getDoc(t, src+tc.query, 200)
+		if why, grid := doc.Find(testid("why")).Length() > 0, doc.Find(testid("grid")).Length() > 0; why != tc.why || grid != tc.grid {
+			t.Errorf("%s: why panel %t, grid %t; want %t, %t", tc.query, why, grid, tc.why, tc.grid)
+		}
 	}
 }
