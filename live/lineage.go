@@ -299,6 +299,9 @@ func EventText(e LineageEvent) string {
 	case EventFailover:
 		return fmt.Sprintf("failover at p=%d: restarted from its checkpoint, layout unchanged", e.To)
 	case EventPartitions:
+		if e.NewPartitions == 1 {
+			return fmt.Sprintf("1 new partition discovered at p=%d", e.To)
+		}
 		return fmt.Sprintf("%d new partitions discovered at p=%d", e.NewPartitions, e.To)
 	}
 	return e.Kind

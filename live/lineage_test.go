@@ -353,3 +353,11 @@ func TestOlderRunDoesNotTakeTheLineageBack(t *testing.T) {
 		t.Errorf("events %s", got)
 	}
 }
+
+func TestEventTextCountsPartitions(t *testing.T) {
+	for n, want := range map[int]string{1: "1 new partition discovered at p=4", 3: "3 new partitions discovered at p=4"} {
+		if got := EventText(LineageEvent{Kind: EventPartitions, NewPartitions: n, To: 4}); got != want {
+			t.Errorf("EventText(%d new) = %q, want %q", n, got, want)
+		}
+	}
+}

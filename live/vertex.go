@@ -101,6 +101,7 @@ func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vertex
 		s.sourceRows(&vv, fs, j, v, q, now)
 	}
 	vv.Figures = figures(&vv, s.started)
+	vv.Why = s.why(&vv, j)
 	vv.Shape = shapeOf(&vv)
 	s.markReplaced(&vv)
 	return vv
@@ -400,7 +401,7 @@ func figures(vv *VertexView, since time.Time) []Figure {
 	var fs []Figure
 	if vv.Kafka {
 		lag := vertexLag(*vv)
-		f := Figure{Label: "Total lag", Value: float64(lag), Text: format.Count(float64(lag)), Kind: Observed, Note: "log end − (Flink currentOffset + 1)"}
+		f := Figure{Label: "Total lag", Value: float64(lag), Text: format.Records(float64(lag)), Kind: Observed, Note: "log end − (Flink currentOffset + 1)"}
 		if lag < 0 {
 			f.Text, f.Note = "–", "no end offsets or current offsets yet"
 		}
@@ -439,7 +440,7 @@ func figures(vv *VertexView, since time.Time) []Figure {
 				known = true
 			}
 		}
-		f = Figure{Label: "Input rate", Value: in, Text: format.Rate(in), Kind: Observed, Note: "produced, from end-offset deltas"}
+		f = Figure{Label: "Produced", Value: in, Text: format.Rate(in), Kind: Observed, Note: "records/s into its partitions, from Kafka's end-offset deltas"}
 		if !known {
 			f.Value, f.Text, f.Note = -1, "–", "needs two Kafka polls"
 		}
@@ -474,7 +475,7 @@ func figures(vv *VertexView, since time.Time) []Figure {
 		case h.Kind == BasisNotModelled:
 			f.Text, f.Note = fmt.Sprintf("%d partitions", pr.Total), "not modelled"
 		default:
-			f.Text = fmt.Sprintf("%d / %d", pr.Matched, pr.Total)
+			f.Text = fmt.Sprintf("%d / %d partitions", pr.Matched, pr.Total)
 			f.Note = h.Kind + " · " + pr.Mode
 			if pr.Drift > 0 {
 				f.Note = fmt.Sprintf("%d differ from the %s prediction", pr.Drift, pr.Mode)
@@ -515,7 +516,7 @@ func figures(vv *VertexView, since time.Time) []Figure {
 	if busiest < 0 {
 		f.Text, f.Note = "–", "busy time not reported"
 	} else {
-		f.Text = fmt.Sprintf("#%d · %s", busiest, format.Ratio(busy))
+		f.Text = fmt.Sprintf("#%d · %s busy", busiest, format.Ratio(busy))
 		f.Note = "busy · backpressured " + format.Ratio(bp)
 	}
 	fs = append(fs, f)
@@ -628,6 +629,7 @@ func shapeOf(vv *VertexView) string {
 		buf = append(buf, vv.Group.Name...)
 	}
 	buf = strconv.AppendBool(buf, vv.Restored != nil)
+	buf = appendWhyShape(buf, vv.Why)
 	for _, r := range vv.Subtasks {
 		buf = append(buf, '|')
 		buf = strconv.AppendInt(buf, int64(r.Subtask), 10)

@@ -356,6 +356,9 @@ type VertexView struct {
 	Restored    *Restored    `json:"restored,omitempty"`
 	// Lineage is the source's life as skewscope saw it (Kafka sources).
 	Lineage *LineageView `json:"lineage,omitempty"`
+	// Why is what makes the vertex hot, as its figures show it (Kafka
+	// sources and keyed vertices of running jobs).
+	Why *WhyView `json:"why,omitempty"`
 	// Color is what partition cells are coloured by: "lag" or "rate".
 	Color string `json:"-"`
 	// Thresholds are the upper bounds of colour levels 0, 1, 2.

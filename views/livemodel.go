@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"sync"
 )
 
 // The live parts of a page. A live page's model holds every figure that
@@ -192,6 +193,52 @@ var (
 	sparkType = reflect.TypeFor[Spark]()
 )
 
+// liveTypes caches, per struct type, the indexes of its exported fields
+// that may hold a live figure, so that UpdateOf skips the texts, flags and
+// numbers around them.
+var liveTypes sync.Map // reflect.Type → []int
+
+func liveFields(t reflect.Type) []int {
+	if f, ok := liveTypes.Load(t); ok {
+		return f.([]int)
+	}
+	var f []int
+	for i := range t.NumField() {
+		if sf := t.Field(i); sf.IsExported() && holdsLive(sf.Type) {
+			f = append(f, i)
+		}
+	}
+	liveTypes.Store(t, f)
+	return f
+}
+
+// holdsLive reports whether a value of type t may hold a live figure.
+func holdsLive(t reflect.Type) bool {
+	return holdsLiveSeen(t, map[reflect.Type]bool{})
+}
+
+func holdsLiveSeen(t reflect.Type, seen map[reflect.Type]bool) bool {
+	switch t {
+	case textType, cellType, meterType, ageType, sparkType:
+		return true
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if sf := t.Field(i); sf.IsExported() && holdsLiveSeen(sf.Type, seen) {
+				return true
+			}
+		}
+	case reflect.Slice, reflect.Array, reflect.Pointer:
+		return holdsLiveSeen(t.Elem(), seen)
+	}
+	return false
+}
+
 // UpdateOf gathers a live page's update from its model: every Text, LiveCell,
 // Meter, Age and Spark in it, however nested (fields, slices, pointers),
 // in the model's order, except those with an empty key, which are not
@@ -232,13 +279,13 @@ func UpdateOf(p LivePage) (Update, error) {
 		}
 		switch v.Kind() {
 		case reflect.Struct:
-			t := v.Type()
-			for i := range v.NumField() {
-				if t.Field(i).IsExported() {
-					walk(v.Field(i))
-				}
+			for _, i := range liveFields(v.Type()) {
+				walk(v.Field(i))
 			}
 		case reflect.Slice, reflect.Array:
+			if !holdsLive(v.Type().Elem()) {
+				return
+			}
 			for i := range v.Len() {
 				walk(v.Index(i))
 			}

@@ -118,13 +118,17 @@ type VertexView struct {
 	Parallelism, MaxParallelism string
 	Group                       *Group
 	Topics                      []Link
-	Bar                         LiveBar
-	Error                       string
-	Restored                    string
-	Figures                     []FigureView
-	Prediction                  *PredictionView
-	Lineage                     *LineageView
-	SandboxRestore              *SandboxRestore
+	// Peers link to the job's vertices of the other kind (a source's keyed
+	// vertices, a keyed vertex's Kafka sources), keeping the highlight.
+	Peers          []PeerLink
+	Bar            LiveBar
+	Error          string
+	Restored       string
+	Figures        []FigureView
+	Prediction     *PredictionView
+	Why            *WhyPanel
+	Lineage        *LineageView
+	SandboxRestore *SandboxRestore
 	// Grid is a Kafka source's partitions by subtask; Table the subtasks
 	// of any other vertex. One of them is set.
 	Grid  *SourceGrid
@@ -134,6 +138,10 @@ type VertexView struct {
 	LagMethod bool
 	Links     VertexLinks
 }
+
+// PeerLink is another vertex of the job: Kind is "keyed vertex" or
+// "source".
+type PeerLink struct{ Kind, Name, URL string }
 
 // Group is the consumer group a source commits to and how skewscope found
 // it.
@@ -153,10 +161,16 @@ type PredictionView struct {
 	Drift bool
 	// Kind is the headline's verdict, KindClass its class.
 	Kind, KindClass, Summary, Counts string
-	// History is the parallelism history line, "" when none.
+	// History is the parallelism history line, "" when none. History,
+	// Notes and Source explain the model; an embedded page has none.
 	History string
 	Notes   []string
 	Source  string
+}
+
+// Explained reports whether the prediction says how it was modelled.
+func (p PredictionView) Explained() bool {
+	return p.History != "" || len(p.Notes) > 0 || p.Source != ""
 }
 
 // LineageView is a source's parallelism history with its events.
@@ -180,8 +194,9 @@ type SandboxRestore struct {
 // VertexLinks are the URLs a vertex page links to, built by the handler.
 type VertexLinks struct {
 	JSON, Planner, ColorLag, ColorRate, Highlight string
-	// Embed is the page's embeddable URL, "" on an embedded page.
-	Embed string
+	// Embed is the page's embeddable URL, "" on an embedded page; Full is
+	// the page of its own that an embedded page links to, "" otherwise.
+	Embed, Full string
 }
 
 // SourceGrid is a Kafka source's subtasks with their partitions.
@@ -192,8 +207,15 @@ type SourceGrid struct {
 	ByRate bool
 	// Legend are the texts of colour levels 0–3.
 	Legend [4]string
+	// Labels say which topic each cell label's letters stand for, and
+	// Values what the number under the label is.
+	Labels []CellLabel
+	Values string
 	Rows   []SourceRow
 }
+
+// CellLabel is a topic's prefix in the cells' labels ("o" for orders).
+type CellLabel struct{ Prefix, Topic string }
 
 // SourceRow is one subtask of a Kafka source.
 type SourceRow struct {
@@ -218,10 +240,10 @@ type SourceRow struct {
 type PartitionCell struct {
 	Topic, Partition, Label string
 	// Miss marks a partition found elsewhere than predicted, Uncertain one
-	// whose owner is not determined, Lost one that lost records (deleted
-	// before the source read them).
-	Miss, Uncertain, Lost bool
-	Live                  LiveCell
+	// whose owner is not determined; Highlight the partition a link marks;
+	// Lost one that lost records (deleted before the source read them).
+	Miss, Uncertain, Highlight, Lost bool
+	Live                             LiveCell
 }
 
 // SubtaskTable is the subtasks of a vertex that is not a Kafka source.
@@ -244,6 +266,8 @@ type KeyGroupSegment struct {
 	Class, Title, X, Width string
 	// Label is the subtask's number, "" when the segment is too narrow.
 	Label string
+	// Highlight marks the subtask a link highlights.
+	Highlight bool
 }
 
 // SubtaskRow is a subtask of a vertex that is not a Kafka source.
@@ -272,16 +296,18 @@ type TopicView struct {
 	Bar                       LiveBar
 	Error                     string
 	Groups                    []TopicGroupHead
-	Rows                      []TopicPartitionRow
+	// States explain the group states shown, once each.
+	States []string
+	Rows   []TopicPartitionRow
 }
 
 // TopicGroupHead is a group with commits on the topic, with its state
-// ("–" unknown), its partitions' reader states and the records it lost
-// ("" none; Lossy set when some).
+// ("–" unknown) and what the state means (its title), its partitions'
+// reader states and the records it lost ("" none; Lossy set when some).
 type TopicGroupHead struct {
-	Name, State   string
-	Readers, Lost Text
-	Lossy         bool
+	Name, State, Title string
+	Readers, Lost      Text
+	Lossy              bool
 }
 
 // TopicPartitionRow is one partition of a topic page.

@@ -1,16 +1,6 @@
 package views
 
-import (
-	"net/http"
-	"strconv"
-)
-
-func statusText(status int) string {
-	if t := http.StatusText(status); t != "" {
-		return strconv.Itoa(status) + " " + t
-	}
-	return strconv.Itoa(status)
-}
+import "strconv"
 
 func kindTitle(kind string) string {
 	switch kind {

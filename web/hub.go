@@ -45,7 +45,8 @@ const (
 	defaultPongWait      = 60 * time.Second
 	// maxTopicLen fits the longest view topics: "topic:" + a 64-character
 	// cluster name + "/" + a 249-character Kafka topic name, and a vertex
-	// topic with a 64-step ?history= (vertexTopic).
+	// topic with a 64-step ?history= and every ?parts= but one
+	// (vertexTopic).
 	maxTopicLen = 512
 )
 

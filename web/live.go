@@ -182,6 +182,11 @@ func (s *Server) vertexView(r *http.Request) (live.VertexView, live.VertexQuery,
 }
 
 func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	l := s.layout(r, "", "")
+	parts, err := parseParts(query{r.URL.Query()}, l.Embed)
+	if err != nil {
+		return 0, nil, err
+	}
 	vv, vq, err := s.vertexView(r)
 	if err != nil {
 		if rep, ok := s.forgotten(r, true); ok {
@@ -193,9 +198,9 @@ func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ
 		http.Redirect(w, r, s.withQuery(s.followPath(*vv.ReplacedBy), r.URL.Query()), http.StatusFound)
 		return 0, nil, nil
 	}
-	l := s.layout(r, vv.Name, "")
+	l.Title = vv.Name
 	l.ChartCSS = s.prefix + "/static/" + s.assets.Hashed("vendor/uplot/uPlot.min.css")
-	return http.StatusOK, views.VertexPage(l, newVertexPage(s.vertexPageInput(r, l, vv, vq), vv)), nil
+	return http.StatusOK, views.VertexPage(l, newVertexPage(s.vertexPageInput(r, l, vv, vq, parts), vv)), nil
 }
 
 func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
@@ -214,19 +219,22 @@ func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
 }
 
 // vertexPageInput is what the vertex page shows beside the view: its topic,
-// its links (which keep the request's query) and its replaced banner.
-func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.VertexView, vq live.VertexQuery) vertexPageInput {
+// its links (which keep the request's query), the job's other vertices and
+// its replaced banner.
+func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.VertexView, vq live.VertexQuery, parts vertexParts) vertexPageInput {
 	base := s.prefix + views.VertexPath(vv.JobID, vv.ID)
 	q := r.URL.Query()
-	with := func(k, v string) string {
+	with := func(kv ...string) string {
 		c := url.Values{}
 		for key, vals := range q {
 			c[key] = vals
 		}
-		if v == "" {
-			c.Del(k)
-		} else {
-			c.Set(k, v)
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i+1] == "" {
+				c.Del(kv[i])
+			} else {
+				c.Set(kv[i], kv[i+1])
+			}
 		}
 		if enc := c.Encode(); enc != "" {
 			return base + "?" + enc
@@ -235,7 +243,9 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 	}
 	in := vertexPageInput{
 		links: linksOf(l),
-		topic: vertexTopic(vv.JobID, vv.ID, vv.Color, vq.History),
+		parts: parts,
+		peers: s.peerLinks(l, vv, vq),
+		topic: vertexTopic(vv.JobID, vv.ID, vv.Color, vq.History, parts),
 		hrefs: views.VertexLinks{
 			JSON:      s.prefix + "/api/v1" + views.VertexPath(vv.JobID, vv.ID),
 			ColorLag:  with("color", ""),
@@ -244,8 +254,13 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 			Planner:   s.plannerLink(vv),
 		},
 	}
-	if !l.Embed {
+	if l.Embed {
+		in.hrefs.Full = with("embed", "", "parts", "")
+	} else {
 		in.hrefs.Embed = with("embed", "1")
+	}
+	if vq.HighlightTopic != "" {
+		in.cell = &cellRef{topic: vq.HighlightTopic, partition: vq.HighlightPartition}
 	}
 	if s.sandbox != nil {
 		in.sandboxRestore = s.prefix + "/sandbox/restore"
@@ -254,39 +269,85 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 	return in
 }
 
+// peerLinks link a Kafka source's page to the job's keyed vertices and a
+// keyed vertex's page to the job's Kafka sources, keeping the highlighted
+// subtask, the endpoint and the embedding.
+func (s *Server) peerLinks(l views.Layout, vv live.VertexView, vq live.VertexQuery) []views.PeerLink {
+	if !vv.Kafka && !vv.Keyed {
+		return nil
+	}
+	q := url.Values{}
+	for _, r := range vv.Subtasks {
+		if r.Highlight {
+			q.Set("highlight", "subtask:"+strconv.Itoa(r.Subtask))
+			break
+		}
+	}
+	if vq.Endpoint != "" {
+		q.Set("endpoint", vq.Endpoint)
+	}
+	if l.Embed {
+		q.Set("embed", "1")
+	}
+	query := ""
+	if len(q) > 0 {
+		query = "?" + q.Encode()
+	}
+	var out []views.PeerLink
+	for _, v := range s.live.JobVertices(vv.Endpoint, vv.JobID) {
+		kind := ""
+		switch {
+		case v.ID == vv.ID:
+		case vv.Kafka && v.Keyed:
+			kind = "keyed vertex"
+		case vv.Keyed && v.Kafka:
+			kind = "source"
+		}
+		if kind != "" {
+			out = append(out, views.PeerLink{Kind: kind, Name: v.Name, URL: s.prefix + views.VertexPath(vv.JobID, v.ID) + query})
+		}
+	}
+	return out
+}
+
 // plannerLink opens the planner on this source with the measured rates.
 func (s *Server) plannerLink(vv live.VertexView) string {
+	return plannerURL(s.prefix, vv, vv.Parallelism)
+}
+
+// plannerURL opens the planner under prefix on a Kafka source with its
+// measured rates and the layout live.PlannerModelOf models (so that the
+// planner's "now" is the layout the page shows, not a fresh start at p),
+// at target parallelism; "" for other vertices.
+func plannerURL(prefix string, vv live.VertexView, target int) string {
 	if !vv.Kafka || vv.Parallelism <= 0 {
 		return ""
 	}
-	counts := map[string]int{}
+	m := live.PlannerModelOf(&vv)
 	var rates strings.Builder
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
-			counts[c.Topic] = max(counts[c.Topic], int(c.Partition)+1)
 			if c.Rate >= 0 {
 				rates.WriteString(c.Topic + "," + strconv.Itoa(int(c.Partition)) + "," + strconv.FormatFloat(c.Rate, 'f', 1, 64) + "\n")
 			}
 		}
 	}
 	q := url.Values{}
-	for _, t := range vv.Topics {
-		q.Add("topic", t+":"+strconv.Itoa(counts[t]))
+	for _, t := range m.Topics {
+		q.Add("topic", t.Name+":"+strconv.Itoa(t.Partitions))
 	}
 	q.Set("parallelism", strconv.Itoa(vv.Parallelism))
-	q.Set("target", strconv.Itoa(vv.Parallelism))
-	if vv.Restored != nil {
+	q.Set("target", strconv.Itoa(target))
+	if m.Restore {
 		q.Set("mode", "restore")
 	}
-	// The restore history the live page models, so that the planner's "now"
-	// is the layout this page shows, not a fresh start at p.
-	if pr := vv.Prediction; pr != nil && pr.Mode == "restore" && len(pr.History) > 1 {
-		q.Set("history", assign.FormatHistory(pr.History))
+	if len(m.History) > 1 {
+		q.Set("history", assign.FormatHistory(m.History))
 	}
 	if rates.Len() > 0 && rates.Len() < 24000 {
 		q.Set("rates", rates.String())
 	}
-	return s.prefix + "/plan?" + q.Encode()
+	return prefix + "/plan?" + q.Encode()
 }
 
 func (s *Server) topicView(r *http.Request) (live.TopicView, error) {

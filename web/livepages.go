@@ -213,6 +213,18 @@ type vertexPageInput struct {
 	// sandboxRestore is the sandbox's restore action, "" without the
 	// sandbox.
 	sandboxRestore string
+	// parts are the sections shown (zero: all of them).
+	parts vertexParts
+	// peers link to the job's other vertices.
+	peers []views.PeerLink
+	// cell is the partition ?highlight=partition:TOPIC:N marks, if any.
+	cell *cellRef
+}
+
+// cellRef names a partition.
+type cellRef struct {
+	topic     string
+	partition int32
 }
 
 // newVertexPage builds a vertex page.
@@ -223,21 +235,25 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		Replaced: in.replaced, Cluster: vv.Cluster,
 		Job:  views.Link{Text: vv.JobName, URL: pl.url(views.JobPath(vv.JobID))},
 		Name: vv.Name, Parallelism: strconv.Itoa(vv.Parallelism),
+		Peers: in.peers,
 		Bar:   liveBar(vv.Flink, vv.KafkaAge),
-		Error: vv.Error, LagMethod: vv.Kafka, Links: in.hrefs,
+		Error: vv.Error, LagMethod: vv.Kafka && !pl.embed, Links: in.hrefs,
 	}
 	if vv.Keyed {
 		p.MaxParallelism = strconv.Itoa(vv.MaxParallelism)
 	}
 	if vv.Group != nil {
 		p.Group = &views.Group{Name: vv.Group.Name, How: vv.Group.How}
+		if pl.embed {
+			p.Group.How = "" // an embedded page names the group, not how it was found
+		}
 	}
 	if vv.Cluster != "" {
 		for _, t := range vv.Topics {
 			p.Topics = append(p.Topics, views.Link{Text: t, URL: pl.url(views.TopicPath(vv.Cluster, t))})
 		}
 	}
-	if vv.Restored != nil {
+	if vv.Restored != nil && !pl.embed {
 		p.Restored = restoredText(vv.Restored)
 	}
 	for i, f := range vv.Figures {
@@ -252,8 +268,13 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		if len(pr.History) > 0 {
 			v.History = "Parallelism history " + historyText(pr.History) + ", " + pr.HistorySource + "."
 		}
+		if pl.embed {
+			// An embedded page shows the verdict, not how it was modelled.
+			v.History, v.Notes, v.Source = "", nil, ""
+		}
 		p.Prediction = v
 	}
+	p.Why = newWhyPanel(pl.base, vv)
 	if lv := vv.Lineage; lv != nil && len(lv.Events) > 0 {
 		l := &views.LineageView{Intro: lineageIntro(*lv)}
 		for _, e := range lv.Events {
@@ -268,10 +289,11 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		p.SandboxRestore = &views.SandboxRestore{Action: in.sandboxRestore, Job: vv.JobName, Parallelism: strconv.Itoa(vv.Parallelism + 2)}
 	}
 	if vv.Kafka {
-		p.Grid = sourceGrid(vv)
+		p.Grid = sourceGrid(vv, in.cell)
 	} else {
 		p.Table = subtaskTable(pl, vv)
 	}
+	hideParts(&p, in.parts)
 	return p
 }
 
@@ -287,8 +309,11 @@ func sparkValues(xs []float64) []float64 {
 	return out
 }
 
-func sourceGrid(vv live.VertexView) *views.SourceGrid {
-	g := &views.SourceGrid{Color: vv.Color, ByRate: vv.Color == "rate"}
+func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
+	g := &views.SourceGrid{Color: vv.Color, ByRate: vv.Color == "rate", Labels: cellLabels(vv), Values: "its lag in records"}
+	if g.ByRate {
+		g.Values = "the records per second produced to it"
+	}
 	for i := range 3 {
 		g.Legend[i] = "<" + format.Count(vv.Thresholds[i])
 	}
@@ -330,7 +355,8 @@ func sourceGrid(vv live.VertexView) *views.SourceGrid {
 			row.Cells = append(row.Cells, views.PartitionCell{
 				Topic: c.Topic, Partition: part, Label: c.Label,
 				Miss: c.Predicted >= 0 && c.Predicted != r.Subtask, Uncertain: c.Uncertain,
-				Lost: c.Reading.Lost != nil && c.Reading.Lost.Records > 0,
+				Highlight: hl != nil && hl.topic == c.Topic && hl.partition == c.Partition,
+				Lost:      c.Reading.Lost != nil && c.Reading.Lost.Records > 0,
 				Live: views.LiveCell{Key: "c" + ti + "." + part, Level: c.Level, Text: cellText(vv, c),
 					State: stateClass(c.Reading.State), Title: cellTitle(c, r.Subtask)},
 			})
@@ -355,6 +381,7 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 				Class: "k" + strconv.Itoa(r.Subtask%2),
 				Title: "subtask " + n + ": key groups " + strconv.Itoa(kg.Start) + "–" + strconv.Itoa(kg.End) + " (" + strconv.Itoa(kg.Size) + ")",
 				X:     kgPct(kg.Start, vv.MaxParallelism), Width: kgPct(kg.Size, vv.MaxParallelism),
+				Highlight: r.Highlight,
 			}
 			// A number fits when the segment is wide enough, or the strip
 			// has few segments.
@@ -383,7 +410,7 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	if vv.Keyed {
+	if vv.Keyed && !pl.embed {
 		t.Lookup = &views.KeyLookupForm{Action: pl.base + "/keys", Parallelism: strconv.Itoa(vv.Parallelism), MaxParallelism: strconv.Itoa(vv.MaxParallelism)}
 	}
 	return t
@@ -411,10 +438,16 @@ func newTopicPage(tv live.TopicView) views.TopicView {
 		Produced: text("rate", format.Rate(tv.Rate)),
 		Bar:      liveBar(tv.Age, nil), Error: tv.Error,
 	}
+	seen := map[string]bool{}
 	for i, g := range tv.Groups {
 		gk := "g/" + strconv.Itoa(i) + "/"
-		p.Groups = append(p.Groups, views.TopicGroupHead{Name: g.Name, State: orDash(g.State),
+		title := groupStateTitle(g.State)
+		p.Groups = append(p.Groups, views.TopicGroupHead{Name: g.Name, State: orDash(g.State), Title: title,
 			Readers: text(gk+"readers", statesText(g.States)), Lost: text(gk+"lost", lostNote(g.RecordsLost)), Lossy: g.RecordsLost > 0})
+		if title != "" && !seen[g.State] {
+			seen[g.State] = true
+			p.States = append(p.States, title)
+		}
 	}
 	for _, r := range tv.Partitions {
 		n := strconv.Itoa(int(r.Partition))

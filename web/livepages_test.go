@@ -108,31 +108,32 @@ func TestNewVertexPageSource(t *testing.T) {
 		Prediction:     &views.PredictionView{Drift: true, Kind: "exact", KindClass: "v-exact", Summary: "1 of 3 partitions differ", Counts: "Cells: 3 exact"},
 		SandboxRestore: &views.SandboxRestore{Action: "/sandbox/restore", Job: "orders", Parallelism: "4"},
 		LagMethod:      true,
-		Grid: &views.SourceGrid{Color: "lag", Legend: [4]string{"<1.0k", "<20k", "<80k", "≥80k"}, Rows: []views.SourceRow{
-			{Subtask: "0", ID: "subtask-0", Highlight: true, Drift: true, Lossy: true,
-				Cells: []views.PartitionCell{
-					{Topic: "orders", Partition: "0", Label: "o0", Lost: true, Live: views.LiveCell{Key: "c0.0", Level: 1, Text: "1.2k", State: "st-lost",
-						Title: "orders-0 · predicted here · lost · ≈ 2,200 records deleted unread between 12:41:00 and 12:43:00 UTC (observed) · 300 records below the log start now · catch up: not estimated while records are deleted unread"}},
-					{Topic: "pay", Partition: "1", Label: "p1", Miss: true, Live: views.LiveCell{Key: "c1.1", Level: 0, Text: "1", State: "st-ok",
-						Title: "pay-1 · predicted on subtask 1 · ok · catch up: ≈ 1 s · shrinking (estimated)"}},
-				},
-				Rate: views.Text{Key: "s/0/rate", Text: "12/s"}, RecordsOut: views.Text{Key: "s/0/out", Text: "11/s"},
-				Lag: views.Text{Key: "s/0/lag", Text: "1,201"}, Lost: views.Text{Key: "s/0/lost", Text: "≈ 2,200 deleted unread"},
-				LagTime: views.Text{Key: "s/0/lagtime", Text: "≥ 3 m 20 s"}, CatchUp: views.Text{Key: "s/0/catchup", Text: "–"},
-				Busy: views.Meter{Key: "s/0/meter", Value: "0.250"}, BusyText: views.Text{Key: "s/0/busy", Text: "25%"},
-				SparkLag: views.Spark{Key: "s/0/spark/lag", Values: []float64{1, 2}}, SparkRate: views.Spark{Key: "s/0/spark/rate", Values: []float64{}},
-				Vs: views.Text{Key: "s/0/vs", Text: "✗ 1 not as predicted"}},
-			{Subtask: "1", ID: "subtask-1",
-				Cells: []views.PartitionCell{{Topic: "orders", Partition: "1", Label: "o1", Uncertain: true,
-					Live: views.LiveCell{Key: "c0.1", Level: 0, Text: "–", State: "st-unknown",
-						Title: "orders-1 · predicted here · listed under subtasks 0, 1 in Flink's metric ids: reader not determined · unknown · catch up: – (estimated)"}}},
-				Rate: views.Text{Key: "s/1/rate", Text: "–"}, RecordsOut: views.Text{Key: "s/1/out", Text: "–"},
-				Lag: views.Text{Key: "s/1/lag", Text: "–"}, Lost: views.Text{Key: "s/1/lost"},
-				LagTime: views.Text{Key: "s/1/lagtime", Text: "–"}, CatchUp: views.Text{Key: "s/1/catchup", Text: "–"},
-				Busy: views.Meter{Key: "s/1/meter", Value: "0"}, BusyText: views.Text{Key: "s/1/busy", Text: "–"},
-				SparkLag: views.Spark{Key: "s/1/spark/lag", Values: []float64{}}, SparkRate: views.Spark{Key: "s/1/spark/rate", Values: []float64{}},
-				Vs: views.Text{Key: "s/1/vs", Text: "~ 1 reader not determined"}},
-		}},
+		Grid: &views.SourceGrid{Color: "lag", Legend: [4]string{"<1.0k", "<20k", "<80k", "≥80k"},
+			Labels: []views.CellLabel{{Prefix: "o", Topic: "orders"}, {Prefix: "p", Topic: "pay"}}, Values: "its lag in records", Rows: []views.SourceRow{
+				{Subtask: "0", ID: "subtask-0", Highlight: true, Drift: true, Lossy: true,
+					Cells: []views.PartitionCell{
+						{Topic: "orders", Partition: "0", Label: "o0", Lost: true, Live: views.LiveCell{Key: "c0.0", Level: 1, Text: "1.2k", State: "st-lost",
+							Title: "orders-0 · predicted here · lost · ≈ 2,200 records deleted unread between 12:41:00 and 12:43:00 UTC (observed) · 300 records below the log start now · catch up: not estimated while records are deleted unread"}},
+						{Topic: "pay", Partition: "1", Label: "p1", Miss: true, Live: views.LiveCell{Key: "c1.1", Level: 0, Text: "1", State: "st-ok",
+							Title: "pay-1 · predicted on subtask 1 · ok · catch up: ≈ 1 s · shrinking (estimated)"}},
+					},
+					Rate: views.Text{Key: "s/0/rate", Text: "12/s"}, RecordsOut: views.Text{Key: "s/0/out", Text: "11/s"},
+					Lag: views.Text{Key: "s/0/lag", Text: "1,201"}, Lost: views.Text{Key: "s/0/lost", Text: "≈ 2,200 deleted unread"},
+					LagTime: views.Text{Key: "s/0/lagtime", Text: "≥ 3 m 20 s"}, CatchUp: views.Text{Key: "s/0/catchup", Text: "–"},
+					Busy: views.Meter{Key: "s/0/meter", Value: "0.250"}, BusyText: views.Text{Key: "s/0/busy", Text: "25%"},
+					SparkLag: views.Spark{Key: "s/0/spark/lag", Values: []float64{1, 2}}, SparkRate: views.Spark{Key: "s/0/spark/rate", Values: []float64{}},
+					Vs: views.Text{Key: "s/0/vs", Text: "✗ 1 not as predicted"}},
+				{Subtask: "1", ID: "subtask-1",
+					Cells: []views.PartitionCell{{Topic: "orders", Partition: "1", Label: "o1", Uncertain: true,
+						Live: views.LiveCell{Key: "c0.1", Level: 0, Text: "–", State: "st-unknown",
+							Title: "orders-1 · predicted here · listed under subtasks 0, 1 in Flink's metric ids: reader not determined · unknown · catch up: – (estimated)"}}},
+					Rate: views.Text{Key: "s/1/rate", Text: "–"}, RecordsOut: views.Text{Key: "s/1/out", Text: "–"},
+					Lag: views.Text{Key: "s/1/lag", Text: "–"}, Lost: views.Text{Key: "s/1/lost"},
+					LagTime: views.Text{Key: "s/1/lagtime", Text: "–"}, CatchUp: views.Text{Key: "s/1/catchup", Text: "–"},
+					Busy: views.Meter{Key: "s/1/meter", Value: "0"}, BusyText: views.Text{Key: "s/1/busy", Text: "–"},
+					SparkLag: views.Spark{Key: "s/1/spark/lag", Values: []float64{}}, SparkRate: views.Spark{Key: "s/1/spark/rate", Values: []float64{}},
+					Vs: views.Text{Key: "s/1/vs", Text: "~ 1 reader not determined"}},
+			}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("newVertexPage (-want +got):\n%s", diff)
@@ -232,7 +233,8 @@ func TestNewJobAndTopicPages(t *testing.T) {
 		t.Errorf("newTopicPage rows (-want +got):\n%s", diff)
 	}
 	wantGroups := []views.TopicGroupHead{
-		{Name: "enrich", State: "Stable", Readers: views.Text{Key: "g/0/readers", Text: "1 stalled"}, Lost: views.Text{Key: "g/0/lost"}},
+		{Name: "enrich", State: "Stable", Title: "Stable: the group's members have their partitions and consume",
+			Readers: views.Text{Key: "g/0/readers", Text: "1 stalled"}, Lost: views.Text{Key: "g/0/lost"}},
 		{Name: "audit", State: "–", Readers: views.Text{Key: "g/1/readers", Text: "1 lost · 11 ok"}, Lost: views.Text{Key: "g/1/lost", Text: "≈ 2,200 deleted unread"}, Lossy: true}}
 	if diff := cmp.Diff(wantGroups, tp.Groups); diff != "" {
 		t.Errorf("newTopicPage groups (-want +got):\n%s", diff)

@@ -11,8 +11,9 @@ import (
 // vertexTopic is the websocket topic of a vertex view: the page and the
 // publisher both name it with this, and parseVertexTopic reads it back. A
 // ?history= is part of it, since it changes the view (its model and so its
-// layout): "vertex:JOB/VERTEX[:rate][:history=4-6]".
-func vertexTopic(job, vertex, color string, history []int) string {
+// layout), and so is ?parts=, since a page shows only the figures of its
+// parts: "vertex:JOB/VERTEX[:rate][:history=4-6][:parts=grid-figures]".
+func vertexTopic(job, vertex, color string, history []int, parts vertexParts) string {
 	t := "vertex:" + job + "/" + vertex
 	if color == "rate" {
 		t += ":rate"
@@ -20,38 +21,46 @@ func vertexTopic(job, vertex, color string, history []int) string {
 	if len(history) > 0 {
 		t += ":history=" + strings.ReplaceAll(assign.FormatHistory(history), ",", "-")
 	}
+	if o := parts.topicOption(); o != "" {
+		t += ":parts=" + o
+	}
 	return t
 }
 
-// parseVertexTopic reads a vertexTopic back into the job, the vertex and
-// the view's query; ok is false for anything vertexTopic does not write.
-func parseVertexTopic(t string) (job, vertex string, q live.VertexQuery, ok bool) {
+// parseVertexTopic reads a vertexTopic back into the job, the vertex, the
+// view's query and the page's parts; ok is false for anything vertexTopic
+// does not write.
+func parseVertexTopic(t string) (job, vertex string, q live.VertexQuery, parts vertexParts, ok bool) {
 	rest, ok := strings.CutPrefix(t, "vertex:")
 	if !ok {
-		return "", "", q, false
+		return "", "", q, 0, false
 	}
 	ids, opts, _ := strings.Cut(rest, ":")
 	job, vertex, ok = strings.Cut(ids, "/")
 	if !ok || job == "" || vertex == "" || strings.Contains(vertex, "/") {
-		return "", "", q, false
+		return "", "", q, 0, false
 	}
 	v := url.Values{}
 	for o := range strings.SplitSeq(opts, ":") {
 		switch k, val, _ := strings.Cut(o, "="); {
 		case o == "":
-		case o == "rate" && !v.Has("color") && !v.Has("history"):
+		case o == "rate" && !v.Has("color") && !v.Has("history") && parts == 0:
 			v.Set("color", "rate")
-		case k == "history" && val != "" && !v.Has("history"):
+		case k == "history" && val != "" && !v.Has("history") && parts == 0:
 			v.Set("history", strings.ReplaceAll(val, "-", ","))
+		case k == "parts" && parts == 0:
+			if parts, ok = partsOfTopic(val); !ok {
+				return "", "", q, 0, false
+			}
 		default:
-			return "", "", q, false
+			return "", "", q, 0, false
 		}
 	}
 	q, err := vertexQuery(v)
-	if err != nil || vertexTopic(job, vertex, q.Color, q.History) != t {
-		return "", "", q, false
+	if err != nil || vertexTopic(job, vertex, q.Color, q.History, parts) != t {
+		return "", "", q, 0, false
 	}
-	return job, vertex, q, true
+	return job, vertex, q, parts, true
 }
 
 // Live topics: the page subscribes to its topic and the publisher publishes

@@ -23,7 +23,7 @@ import (
 // label, kept for existing rules.
 var (
 	descPartitionLag = prometheus.NewDesc("skewscope_source_partition_lag_records",
-		"Records behind the log end of a partition read by a Flink Kafka source subtask: end offset − (currentOffset + 1). Observed.",
+		"Records behind the log end of a partition read by a Flink Kafka source subtask: end offset − (currentOffset + 1). Observed; not exported while the Flink or the Kafka figure is stale (see skewscope_backend_up).",
 		[]string{"endpoint", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition", "job_name", "vertex_name"}, nil)
 	descPartitionLagSeconds = prometheus.NewDesc("skewscope_source_partition_lag_seconds",
 		"Estimated time lag of the same partition (offset→time interpolation over the Kafka polls; a lower bound when older than the samples).",
@@ -115,6 +115,7 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 	// Log start offsets of the partitions whose latest poll succeeded, for
 	// the records deleted before a source read them.
 	starts := map[logStartKey]int64{}
+	fresh := map[logStartKey]bool{} // partitions whose latest poll succeeded
 	for _, t := range ov.Topics {
 		tv, err := store.Topic(t.Cluster, t.Name)
 		if err != nil {
@@ -122,11 +123,16 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		for _, p := range tv.Partitions {
 			part := itoa(int(p.Partition))
-			if !p.Stale && p.Error == "" && p.Start >= 0 {
-				starts[logStartKey{t.Cluster, tv.Name, p.Partition}] = p.Start
+			if !p.Stale && p.Error == "" {
+				k := logStartKey{t.Cluster, tv.Name, p.Partition}
+				fresh[k] = true
+				if p.Start >= 0 {
+					starts[k] = p.Start
+				}
 			}
 			for i, g := range p.Groups {
-				if g.Lag < 0 {
+				// A stale partition's end offset is frozen.
+				if g.Lag < 0 || p.Stale || p.Error != "" {
 					continue
 				}
 				gauge(ch, descGroupLag, float64(g.Lag), t.Cluster, tv.Groups[i].Name, tv.Name, part)
@@ -163,7 +169,7 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 			vv := vvs[i]
 			// A frozen currentOffset (Flink not answering) or log start
 			// (Kafka not answering) would count records that were read.
-			fresh := !vv.Flink.Stale && vv.KafkaAge != nil && !vv.KafkaAge.Stale
+			bothFresh := !vv.Flink.Stale && vv.KafkaAge != nil && !vv.KafkaAge.Stale
 			if vs.Skew >= 0 {
 				gauge(ch, descVertexSkew, vs.Skew, j.Endpoint, j.ID, vs.ID, vs.Name, j.Name, vs.Name)
 			}
@@ -179,7 +185,11 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 					gauge(ch, descSubtaskBusy, r.Busy, j.Endpoint, j.ID, vs.ID, sub, j.Name, vs.Name)
 				}
 				for _, p := range r.Partitions {
-					if p.Lag < 0 {
+					// A lag from a frozen position or a frozen end offset
+					// would move as if the job did: while either figure is
+					// stale the series stop, and skewscope_backend_up says
+					// why.
+					if p.Lag < 0 || vv.Flink.Stale || !fresh[logStartKey{vv.Cluster, p.Topic, p.Partition}] {
 						continue
 					}
 					part := itoa(int(p.Partition))
@@ -187,7 +197,7 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 					if p.LagKind != "unknown" {
 						gauge(ch, descPartitionLagSeconds, p.LagSeconds, j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
 					}
-					if start, ok := starts[logStartKey{vv.Cluster, p.Topic, p.Partition}]; ok && fresh && p.Current >= 0 && !p.OwnerUndetermined {
+					if start, ok := starts[logStartKey{vv.Cluster, p.Topic, p.Partition}]; ok && bothFresh && p.Current >= 0 && !p.OwnerUndetermined {
 						gauge(ch, descPartitionBehindStart, float64(max(0, start-(p.Current+1))), j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
 					}
 				}

@@ -109,6 +109,9 @@ func TestMetricsCountRecordsDeletedBeforeRead(t *testing.T) {
 			t.Errorf("/metrics lacks %s\nhas:\n%s", w, strings.Join(got, "\n"))
 		}
 	}
+	if lag := scrapeSeries(t, deletedBeforeReadStore(t, at, false, false), "skewscope_source_partition_lag_records"); len(lag) != 4 {
+		t.Errorf("/metrics has %d lag series with both backends fresh, want 4:\n%s", len(lag), strings.Join(lag, "\n"))
+	}
 	if len(got) != len(want) {
 		t.Errorf("/metrics has %d behind-log-start series, want %d (one per partition):\n%s", len(got), len(want), strings.Join(got, "\n"))
 	}
@@ -122,9 +125,20 @@ func TestMetricsCountRecordsDeletedBeforeRead(t *testing.T) {
 		if got := scrapeSeries(t, st, metric); len(got) != 0 {
 			t.Errorf("%s: /metrics has behind-log-start series, want none while a figure is stale:\n%s", c.name, strings.Join(got, "\n"))
 		}
-		// The source is still exported, with its lag.
-		if got := scrapeSeries(t, st, "skewscope_source_partition_lag_records"); len(got) == 0 {
-			t.Errorf("%s: /metrics has no lag series for the source either", c.name)
+		// Nor a lag where a side is frozen, which would move as if the job
+		// did: none while Flink is stale, none for the stale partition.
+		for _, m := range []string{"skewscope_source_partition_lag_records", "skewscope_source_partition_lag_seconds"} {
+			got := scrapeSeries(t, st, m)
+			want := 0
+			if c.staleKafka {
+				want = 3
+			}
+			if len(got) != want || (c.staleKafka && strings.Contains(strings.Join(got, "\n"), `partition="3"`)) {
+				t.Errorf("%s: /metrics has %d %s series, want %d (none of the stale partition):\n%s", c.name, len(got), m, want, strings.Join(got, "\n"))
+			}
+		}
+		if got := scrapeSeries(t, st, "skewscope_backend_up"); len(got) == 0 {
+			t.Errorf("%s: /metrics has no skewscope_backend_up", c.name)
 		}
 	}
 }

@@ -267,6 +267,14 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			SparkLag: []float64{1.5}, SparkRate: []float64{2.5}, Highlight: true}},
 		Lineage: &live.LineageView{History: []int{2, 4}, Known: true, Events: []live.LineageEvent{{At: at, Kind: live.EventRescale, JobID: "a1b2", From: 2, To: 4,
 			CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", NewPartitions: 2, Moved: []string{"orders-3 0→1"}, MovedCount: 1}}},
+		Why: &live.WhyView{Lines: []live.WhyLine{{Kind: live.WhyHot, Subtasks: []int{0}, More: 2,
+			Partitions: []live.WhyPartition{{Topic: "orders", Partition: 3, Rate: 2.5}},
+			Facts:      []live.WhyFact{{Name: live.FactShare, Value: 0.5, Kind: live.Observed}},
+			Placement: &live.WhyPlacement{Model: live.ModeFresh, Parallelism: 2, Topics: []live.WhyTopic{{Name: "orders", Partitions: 4, Start: 1}},
+				Reached: []int{1}, History: []int{2, 4}},
+			KeyGroups: &live.KeyGroupSpan{Start: 0, End: 63, Size: 64},
+			Peer:      &live.WhyPeer{ID: "d4", Name: "Window", Relation: live.RelDownstream, Via: []string{"Map"}, Subtask: 1, Culprit: true},
+			Target:    3, Missing: []string{live.MissingRates}}}},
 		Restored: restored, Color: "rate", Thresholds: [3]float64{1, 2, 3}, Flink: age, KafkaAge: &age, Error: "metrics: timeout", Shape: "x1",
 		ReplacedBy: replaced,
 	}
@@ -331,6 +339,8 @@ func TestOpenAPILiveSchemasMatchViews(t *testing.T) {
 		"Headline": live.Headline{}, "LineageView": live.LineageView{}, "LineageEvent": live.LineageEvent{},
 		"Replacement": live.Replacement{}, "PollCost": live.PollCost{}, "RequestBudget": live.RequestBudget{},
 		"Reading": live.Reading{}, "Loss": live.Loss{}, "StateCount": live.StateCount{},
+		"WhyView": live.WhyView{}, "WhyLine": live.WhyLine{}, "WhyPartition": live.WhyPartition{}, "WhyFact": live.WhyFact{},
+		"WhyPlacement": live.WhyPlacement{}, "WhyTopic": live.WhyTopic{}, "WhyPeer": live.WhyPeer{},
 	}
 	for name := range zeros {
 		if !c.seen[name] {

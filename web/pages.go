@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -41,7 +42,7 @@ func (s *Server) page(h pageHandler) http.HandlerFunc {
 				s.log.ErrorContext(ctx, "page failed", "path", r.URL.Path, "error", err)
 				msg = "Something went wrong on our side; the error has been logged."
 			}
-			c = views.ErrorPage(s.layout(r, "Error", ""), status, msg)
+			c = views.ErrorPage(s.layout(r, "Error", ""), statusTitle(status), msg)
 		}
 		if c == nil { // the handler wrote a redirect itself
 			return
@@ -127,4 +128,12 @@ func (s *Server) serveFavicon(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) serveNotFoundPage(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
 	return 0, nil, &inputError{Status: http.StatusNotFound, Msg: "There is no page at " + quote.Clip(r.URL.Path) + "."}
+}
+
+// statusTitle is an error page's heading: "404 Not Found".
+func statusTitle(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return strconv.Itoa(status) + " " + t
+	}
+	return strconv.Itoa(status)
 }

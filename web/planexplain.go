@@ -109,11 +109,7 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 			if len(names) < 2 {
 				continue
 			}
-			all := "all start"
-			if len(names) == 2 {
-				all = "both start"
-			}
-			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%s %s at subtask %d at p = %d (Flink gives each topic its own start index, (hash(topic)·31 & 0x7FFFFFFF) mod p), so their partitions pile onto the same subtasks.", joinAnd(quoteAll(names)), all, si, p)})
+			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%s at p = %d (Flink gives each topic its own start index, (hash(topic)·31 & 0x7FFFFFFF) mod p), so their partitions pile onto the same subtasks.", startTogether(quoteAll(names), si), p)})
 		}
 	}
 	if unevenCounts && pl.Start == assign.StartRestore && !f.strat.Comparison {
@@ -236,6 +232,16 @@ func joinAnd(xs []string) string {
 		return xs[0]
 	}
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+// startTogether says that the topics labelled (two or more) start at the
+// same subtask: "“clicks” and “pageviews” both start at subtask 1".
+func startTogether(labels []string, start int) string {
+	all := "all"
+	if len(labels) == 2 {
+		all = "both"
+	}
+	return joinAnd(labels) + " " + all + " start at subtask " + strconv.Itoa(start)
 }
 
 func quoteAll(xs []string) []string {

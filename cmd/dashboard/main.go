@@ -101,8 +101,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Logger: log, Version: version,
 		RoutePrefix: cfg.RoutePrefix, FrameAncestors: cfg.FrameAncestors,
 		Live: store,
+		// Updates name their elements by key and compress well: the hub
+		// deflates each once, for every client that offers it.
 		WebSocket: web.HubOptions{AllowedOrigins: cfg.websocketOrigins(ln.Addr().String()),
-			MaxConnectionsPerClient: cfg.WSMaxPerAddress, TrustedProxies: cfg.TrustedProxies},
+			MaxConnectionsPerClient: cfg.WSMaxPerAddress, TrustedProxies: cfg.TrustedProxies, EnableCompression: true},
 	}
 	if sb != nil {
 		opts.Sandbox = sb

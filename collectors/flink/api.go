@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -199,6 +200,23 @@ func KeyedVertices(p *Plan) []string {
 			if strings.EqualFold(in.ShipStrategy, "HASH") {
 				out = append(out, n.ID)
 				break
+			}
+		}
+	}
+	return out
+}
+
+// PlanInputs returns, for each vertex of the plan with inputs, the ids of
+// the vertices it reads from, in the plan's input order.
+func PlanInputs(p *Plan) map[string][]string {
+	if p == nil {
+		return nil
+	}
+	out := map[string][]string{}
+	for _, n := range p.Nodes {
+		for _, in := range n.Inputs {
+			if !slices.Contains(out[n.ID], in.ID) {
+				out[n.ID] = append(out[n.ID], in.ID)
 			}
 		}
 	}

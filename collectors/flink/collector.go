@@ -442,6 +442,10 @@ func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnap
 		})
 	}
 	wg.Wait()
+	inputs := PlanInputs(plan)
+	for i := range js.Vertices {
+		js.Vertices[i].Inputs = inputs[js.Vertices[i].ID]
+	}
 	for _, v := range js.Vertices {
 		if v.Err != nil {
 			errs = append(errs, fmt.Errorf("vertex %s: %w", v.ID, v.Err))

@@ -305,6 +305,9 @@ func TestPollRecorded(t *testing.T) {
 				t.Fatalf("vertices = %v", j.Vertices)
 			}
 			src, kd := j.Vertices[0], j.Vertices[1]
+			if src.Inputs != nil || !slices.Equal(kd.Inputs, []string{sourceID}) {
+				t.Errorf("inputs: source %v, keyed %v; want none and [%s] (the plan's edge)", src.Inputs, kd.Inputs, sourceID)
+			}
 			for _, v := range []struct {
 				v                  VertexSnapshot
 				par                int

@@ -104,4 +104,11 @@ func TestKeyedVerticesNilAndBroadcast(t *testing.T) {
 	if got := KeyedVertices(p); !slices.Equal(got, []string{"join"}) {
 		t.Errorf("KeyedVertices = %v", got)
 	}
+	in := PlanInputs(p)
+	if len(in) != 2 || in["src"] != nil || !slices.Equal(in["map"], []string{"src"}) || !slices.Equal(in["join"], []string{"map", "src"}) {
+		t.Errorf("PlanInputs = %v, want map ← src, join ← map, src", in)
+	}
+	if PlanInputs(nil) != nil {
+		t.Error("PlanInputs(nil plan)")
+	}
 }

@@ -254,6 +254,9 @@ func TestRecordedResponses(t *testing.T) {
 			if got := SourceVertices(plan); !slices.Equal(got, []string{sourceID}) {
 				t.Errorf("SourceVertices = %v, want [%s]", got, sourceID)
 			}
+			if got := PlanInputs(plan)[keyedID]; !slices.Equal(got, []string{sourceID}) {
+				t.Errorf("PlanInputs[keyed] = %v, want [%s]", got, sourceID)
+			}
 
 			for id, par := range wantPar {
 				vd, err := c.VertexDetails(ctx, jobID, id)

@@ -71,6 +71,9 @@ type VertexSnapshot struct {
 	MaxParallelism int
 	Source         bool // no inputs in the plan
 	Keyed          bool // a HASH input in the plan: key groups apply
+	// Inputs are the ids of the vertices it reads from, in the plan's input
+	// order (the plan's edges); nil for a source.
+	Inputs []string
 	// BackpressureLevel is Flink's vertex level (ok, low, high), "" unknown.
 	BackpressureLevel string
 	Subtasks          []SubtaskSnapshot // by index, len == Parallelism

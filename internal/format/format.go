@@ -40,6 +40,19 @@ func Count(x float64) string {
 	return strconv.FormatFloat(x/1e9, 'f', 1, 64) + "G"
 }
 
+// Records writes a count of records with its unit: "978 records",
+// "4.9k records", "1 record".
+func Records(x float64) string {
+	switch c := Count(x); c {
+	case Unknown:
+		return Unknown
+	case "1":
+		return "1 record"
+	default:
+		return c + " records"
+	}
+}
+
 // Int writes a non-negative integer with thousands separators (412,838).
 func Int(x int64) string {
 	if x < 0 {

@@ -10,6 +10,7 @@ func TestFigures(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
 		{Count(-1), "–"}, {Count(math.NaN()), "–"}, {Count(978), "978"}, {Count(4900), "4.9k"},
 		{Count(49_400), "49k"}, {Count(1_240_000), "1.2M"}, {Count(42e6), "42M"}, {Count(3.5e9), "3.5G"},
+		{Records(-1), "–"}, {Records(1), "1 record"}, {Records(0), "0 records"}, {Records(3300), "3.3k records"},
 		{Int(-1), "–"}, {Int(0), "0"}, {Int(999), "999"}, {Int(1000), "1,000"}, {Int(412838), "412,838"},
 		{Int(math.MaxInt64), "9,223,372,036,854,775,807"},
 		{Signed(-1200), "-1,200"}, {Signed(math.MinInt64), "-9,223,372,036,854,775,808"}, {Signed(12), "12"},

@@ -1,0 +1,23 @@
+package live
+
+// JobVertex is a vertex of a job as a link to its page needs it.
+type JobVertex struct {
+	ID, Name     string
+	Kafka, Keyed bool
+}
+
+// JobVertices lists a job's vertices in the job's order, without building
+// any view; nil when the job is not known.
+func (s *Store) JobVertices(endpoint, jobID string) []JobVertex {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, j := s.findJob(endpoint, jobID)
+	if j == nil {
+		return nil
+	}
+	out := make([]JobVertex, len(j.Vertices))
+	for i, v := range j.Vertices {
+		out[i] = JobVertex{ID: v.ID, Name: v.Name, Kafka: v.Kafka != nil, Keyed: v.Keyed}
+	}
+	return out
+}

@@ -1,0 +1,1098 @@
+package live
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+)
+
+// The "why is it hot?" of a vertex page: the causes of a vertex's uneven
+// load that its figures support, hottest first. Each line names its
+// subjects and carries every figure it rests on with that figure's
+// provenance; a line whose figures are not all known is left out. The web
+// builder writes the sentences.
+
+// Kinds of WhyLine.
+const (
+	// WhyHot: a source subtask carries a large share of the records its
+	// vertex's partitions produce.
+	WhyHot = "hot-partitions"
+	// WhyBehind: a source subtask that is not hot reads less than its
+	// partitions produce.
+	WhyBehind = "behind"
+	// WhyIdle: source subtasks read no partition.
+	WhyIdle = "idle-subtasks"
+	// WhyKeys: a keyed subtask receives more than its key groups' share of
+	// the records: the imbalance is in the keys.
+	WhyKeys = "keyed-keys"
+	// WhyRanges: a keyed subtask receives what its larger key-group range
+	// predicts: the imbalance is in the range sizes.
+	WhyRanges = "keyed-ranges"
+	// WhyKeyedIdle: keyed subtasks receive no records.
+	WhyKeyedIdle = "keyed-idle"
+	// WhyBackpressured: the vertex's subtasks wait to send downstream.
+	WhyBackpressured = "backpressured"
+	// WhyBackpressuring: busy subtasks of the vertex, where the
+	// backpressure of a vertex that sends to it starts.
+	WhyBackpressuring = "backpressuring"
+	// WhyBalanced: no subtask stands out.
+	WhyBalanced = "balanced"
+	// WhyUnknown: the figures needed to say anything are not known yet.
+	WhyUnknown = "unknown"
+)
+
+// Names of WhyFact.
+const (
+	// FactShare is the subjects' part (0–1) of the vertex's records:
+	// produced on its partitions (sources) or received (keyed).
+	FactShare = "share"
+	// FactPartitionsShare is the named partitions' part (0–1) of the
+	// records produced, when the subject reads more partitions than those.
+	FactPartitionsShare = "partitionsShare"
+	// FactProduced is the records/s produced on the subject's partitions.
+	FactProduced = "produced"
+	// FactTotal is the records/s produced on all the vertex's partitions
+	// (sources) or received by all its subtasks (keyed).
+	FactTotal = "total"
+	// FactRead is the records/s the subject reads (sources: the reader's
+	// records in, records out where Flink reports no records in).
+	FactRead = "read"
+	// FactRecordsIn is the records/s the subject receives (keyed).
+	FactRecordsIn = "recordsIn"
+	// FactBusy is the subject's busy ratio (0–1), the highest of several.
+	FactBusy = "busy"
+	// FactBackPressured is the highest backpressured ratio (0–1) of the
+	// subjects.
+	FactBackPressured = "backPressured"
+	// FactLagGrowth is produced − read, records/s, estimated; 0 when the
+	// subtask keeps up.
+	FactLagGrowth = "lagGrowth"
+	// FactOnePartition is the rate of the one partition that makes the
+	// subject hot: a partition is read by one subtask, so no parallelism
+	// brings the subject below it.
+	FactOnePartition = "onePartition"
+	// FactUnknownRates counts the vertex's partitions whose produce rate
+	// is not known yet (a partition needs two Kafka polls): they are left
+	// out of the shares.
+	FactUnknownRates = "unknownRates"
+	// FactPartitions is how many partitions the vertex reads.
+	FactPartitions = "partitions"
+	// FactKeyGroupShare is the subject's key groups over maxParallelism.
+	FactKeyGroupShare = "keyGroupShare"
+	// FactRangeMin and FactRangeMax are the smallest and largest key-group
+	// range of the vertex's subtasks.
+	FactRangeMin = "rangeMin"
+	FactRangeMax = "rangeMax"
+	// FactMinShare and FactMaxShare are the smallest and largest share of
+	// any subtask (balanced lines).
+	FactMinShare = "minShare"
+	FactMaxShare = "maxShare"
+	// FactPeerBusy and FactPeerBackPressured are the other vertex's
+	// figures on a backpressure line: the busy ratio of its busiest
+	// subtask, and its highest backpressured ratio.
+	FactPeerBusy          = "peerBusy"
+	FactPeerBackPressured = "peerBackPressured"
+)
+
+// Peer relations: how a backpressure line knows the other vertex is
+// downstream or upstream.
+const (
+	RelDownstream = "downstream" // the job plan's edges lead from the vertex to it
+	RelUpstream   = "upstream"   // the job plan's edges lead from it to the vertex
+	RelLater      = "later"      // after the vertex in the plan's order; no edges known
+	RelEarlier    = "earlier"    // before the vertex in the plan's order; no edges known
+)
+
+// Missing figures of a WhyUnknown line.
+const (
+	MissingPartitions = "partitions" // no partition is listed by Flink's metric ids
+	MissingRates      = "rates"      // the produce rate of every partition (two Kafka polls)
+	MissingRecordsIn  = "recordsIn"  // records in per subtask (Flink's metrics)
+	MissingKeyGroups  = "keyGroups"  // maxParallelism unknown
+)
+
+// Thresholds of the lines.
+const (
+	// hotFactor: a subtask is hot when it carries this many times the
+	// mean per subtask.
+	hotFactor = 1.5
+	// namedShare: a hot line names the subtask's partitions, hottest
+	// first, until they carry this part of its load (at most maxNamed).
+	namedShare = 0.75
+	maxNamed   = 3
+	// busyHigh is the busy ratio of a subtask that holds others up (the
+	// meter's "high").
+	busyHigh = 0.8
+	// bpLow is Flink's boundary between "ok" and "low" backpressure.
+	bpLow = 0.1
+	// maxHot and maxBehind bound the lines of one kind; the last says how
+	// many more subtasks are like it.
+	maxHot    = 3
+	maxBehind = 1
+	// maxLines bounds the panel.
+	maxLines = 6
+	// maxTargetSteps bounds the parallelisms tried for a target.
+	maxTargetSteps = 64
+	// maxRestoreWork bounds partitions × candidates for restore-model
+	// targets (a restore model of 10,000 partitions takes about 5 ms).
+	maxRestoreWork = 20_000
+)
+
+// WhyView is the vertex's "why is it hot?".
+type WhyView struct {
+	Lines []WhyLine `json:"lines"`
+}
+
+// WhyLine is one cause, with the figures it rests on.
+type WhyLine struct {
+	Kind string `json:"kind"`
+	// Subtasks are the subjects, hottest first.
+	Subtasks []int `json:"subtasks"`
+	// More counts further subtasks with this cause that have no line.
+	More int `json:"more,omitempty"`
+	// Partitions are the named partitions with their produce rates
+	// (observed), hottest first.
+	Partitions []WhyPartition `json:"partitions,omitempty"`
+	Facts      []WhyFact      `json:"facts,omitempty"`
+	// Placement is how Flink's rules put the partitions there (computed).
+	Placement *WhyPlacement `json:"placement,omitempty"`
+	// KeyGroups is the subject's key-group range (computed).
+	KeyGroups *KeyGroupSpan `json:"keyGroups,omitempty"`
+	// Peer is the other vertex of a backpressure line.
+	Peer *WhyPeer `json:"peer,omitempty"`
+	// Target is a parallelism that removes this cause in the layout the
+	// planner link models (PlannerModelOf), 0 when none is computed.
+	Target int `json:"targetParallelism,omitempty"`
+	// Missing names what a WhyUnknown line lacks.
+	Missing []string `json:"missing,omitempty"`
+}
+
+// WhyPartition is a named partition and its produce rate (records/s).
+type WhyPartition struct {
+	Topic     string  `json:"topic"`
+	Partition int32   `json:"partition"`
+	Rate      float64 `json:"rate"`
+}
+
+// WhyFact is one figure of a line with its provenance.
+type WhyFact struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Kind  string  `json:"kind"` // Observed, Estimated or Computed
+}
+
+// WhyPlacement says which of Flink's rules put partitions where they are.
+type WhyPlacement struct {
+	// Model is ModeFresh (KafkaSourceEnumerator.getSplitOwner) or
+	// ModeRestore (the restore model over History).
+	Model       string `json:"model"`
+	Parallelism int    `json:"parallelism"`
+	// Topics are the topics involved with their start indexes (fresh).
+	Topics []WhyTopic `json:"topics,omitempty"`
+	// Reached are the subtasks the topics' partitions reach (fresh, idle
+	// lines).
+	Reached []int `json:"reached,omitempty"`
+	// History is the restore model's parallelism history (restore).
+	History []int `json:"history,omitempty"`
+}
+
+// WhyTopic is a topic's partition count and start index at the
+// placement's parallelism.
+type WhyTopic struct {
+	Name       string `json:"name"`
+	Partitions int    `json:"partitions"`
+	Start      int    `json:"start"`
+}
+
+// WhyPeer is the other vertex of a backpressure line.
+type WhyPeer struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Relation is RelDownstream, RelUpstream, RelLater or RelEarlier.
+	Relation string `json:"relation"`
+	// Via names the backpressured vertices between the two (downstream).
+	Via []string `json:"via,omitempty"`
+	// Subtask is the peer's busiest subtask, -1 when the line names none.
+	Subtask int `json:"subtask"`
+	// Culprit is true when the peer is busy and not backpressured itself:
+	// by Flink's rule, where the backpressure starts.
+	Culprit bool `json:"culprit"`
+}
+
+// PlannerModel is the layout a planner link of a Kafka source models:
+// the topics with the partition counts its metric ids show, a restore from
+// a savepoint when the job was restored, and the parallelism history the
+// link carries. The why lines' targets are computed over it, so the
+// planner shows what they say.
+type PlannerModel struct {
+	Topics  []assign.Topic
+	Restore bool
+	// History ends at the current parallelism; one entry unless the
+	// link carries the restore model's history.
+	History []int
+	// layouts keeps the restore model's layouts by parallelism, so that
+	// the lines of one view share them.
+	layouts map[int]modelLayout
+}
+
+type modelLayout struct {
+	a         assign.Assignment
+	uncertain []assign.TopicPartition
+	err       error
+}
+
+// PlannerModelOf returns the planner model of a Kafka source's view.
+func PlannerModelOf(vv *VertexView) PlannerModel {
+	counts := map[string]int{}
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			counts[c.Topic] = max(counts[c.Topic], int(c.Partition)+1)
+		}
+	}
+	m := PlannerModel{Restore: vv.Restored != nil, History: []int{vv.Parallelism}, layouts: map[int]modelLayout{}}
+	for _, t := range vv.Topics {
+		m.Topics = append(m.Topics, assign.Topic{Name: t, Partitions: counts[t]})
+	}
+	if pr := vv.Prediction; pr != nil && pr.Mode == ModeRestore && len(pr.History) > 1 {
+		m.History = slices.Clone(pr.History)
+	}
+	return m
+}
+
+func (m PlannerModel) partitions() int {
+	n := 0
+	for _, t := range m.Topics {
+		n += t.Partitions
+	}
+	return n
+}
+
+// layout is the model's assignment at parallelism p and its uncertain
+// partitions.
+func (m PlannerModel) layout(p int) (assign.Assignment, []assign.TopicPartition, error) {
+	if !m.Restore {
+		a, err := assign.FreshAssignment(m.Topics, p)
+		return a, nil, err
+	}
+	if l, ok := m.layouts[p]; ok {
+		return l.a, l.uncertain, l.err
+	}
+	rr, err := assign.Restore(assign.RestoreInput{Topics: m.Topics, History: append(slices.Clone(m.History), p)})
+	if m.layouts != nil {
+		m.layouts[p] = modelLayout{rr.Assignment, rr.Uncertain, err}
+	}
+	return rr.Assignment, rr.Uncertain, err
+}
+
+// targetLimit is the highest target the planner accepts for a link from
+// parallelism p (it checks the target against Flink's default max
+// parallelism for p) that still gives every subtask a partition.
+func (m PlannerModel) targetLimit(p int) int {
+	dm, err := assign.DefaultMaxParallelism(p)
+	if err != nil {
+		return 0
+	}
+	return min(dm, m.partitions())
+}
+
+// separating is the smallest parallelism above p at which the model puts
+// the partitions on different subtasks, 0 when none up to its limit.
+func (m PlannerModel) separating(p int, tps []assign.TopicPartition) int {
+	hi := min(m.targetLimit(p), p+maxTargetSteps)
+	if m.Restore {
+		hi = min(hi, p+max(1, maxRestoreWork/max(1, m.partitions())))
+	}
+	for q := p + 1; q <= hi; q++ {
+		if m.Restore {
+			a, unc, err := m.layout(q)
+			if err != nil {
+				return 0
+			}
+			if apart(tps, unc, a.OwnerOf) {
+				return q
+			}
+			continue
+		}
+		if apart(tps, nil, func(tp assign.TopicPartition) (int, bool) {
+			o, err := assign.KafkaSplitOwner(tp, q)
+			return o, err == nil
+		}) {
+			return q
+		}
+	}
+	return 0
+}
+
+func apart(tps, uncertain []assign.TopicPartition, owner func(assign.TopicPartition) (int, bool)) bool {
+	seen := map[int]bool{}
+	for _, tp := range tps {
+		o, ok := owner(tp)
+		if !ok || seen[o] || slices.Contains(uncertain, tp) {
+			return false
+		}
+		seen[o] = true
+	}
+	return true
+}
+
+// filling is the largest parallelism below p at which the model gives
+// every subtask a partition, 0 when none.
+func (m PlannerModel) filling(p int) int {
+	n := m.partitions()
+	if n == 0 {
+		return 0
+	}
+	if m.Restore {
+		// A restore deals the saved splits out in contiguous chunks: every
+		// subtask gets one once there are as many splits as subtasks.
+		q := min(p-1, n)
+		if q < 1 {
+			return 0
+		}
+		if a, unc, err := m.layout(q); err == nil && len(unc) == 0 && !hasIdle(a) {
+			return q
+		}
+		return 0
+	}
+	for q := p - 1; q >= 1 && q >= p-maxTargetSteps; q-- {
+		if len(reached(m.Topics, q)) == q {
+			return q
+		}
+	}
+	return 0
+}
+
+func hasIdle(a assign.Assignment) bool {
+	for _, ps := range a.Subtasks {
+		if len(ps) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// reached is the sorted set of subtasks that topics' partitions reach on a
+// fresh start at p: each topic covers the subtasks from its start index
+// on, one per partition, wrapping at p.
+func reached(topics []assign.Topic, p int) []int {
+	on := make([]bool, p)
+	for _, t := range topics {
+		s, err := assign.KafkaStartIndex(t.Name, p)
+		if err != nil {
+			return nil
+		}
+		for k := range min(t.Partitions, p) {
+			on[(s+k)%p] = true
+		}
+	}
+	var out []int
+	for i, b := range on {
+		if b {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// whyVertex is what a why line needs of a vertex of the job.
+type whyVertex struct {
+	ID, Name string
+	// Inputs are the vertices it reads from (the plan's edges), nil when
+	// unknown or a source.
+	Inputs []string
+	// Busy and BackPressured are per subtask, -1 unknown.
+	Busy, BackPressured []float64
+}
+
+func whyVertices(j *flink.JobSnapshot) []whyVertex {
+	out := make([]whyVertex, len(j.Vertices))
+	for i, v := range j.Vertices {
+		w := whyVertex{ID: v.ID, Name: v.Name, Inputs: v.Inputs, Busy: make([]float64, len(v.Subtasks)), BackPressured: make([]float64, len(v.Subtasks))}
+		for k, st := range v.Subtasks {
+			w.Busy[k], w.BackPressured[k] = orMinus(st.BusyRatio), orMinus(st.BackPressuredRatio)
+		}
+		out[i] = w
+	}
+	return out
+}
+
+// why explains the load of a Kafka source or a keyed vertex of a running
+// job; nil for other vertices.
+func (s *Store) why(vv *VertexView, j *flink.JobSnapshot) *WhyView {
+	if j.State != "RUNNING" || !(vv.Kafka || vv.Keyed) {
+		return nil
+	}
+	return explain(vv, whyVertices(j))
+}
+
+// explain is why's pure part: the lines for vv among the job's vertices.
+func explain(vv *VertexView, job []whyVertex) *WhyView {
+	if vv.Parallelism <= 0 || len(vv.Subtasks) != vv.Parallelism {
+		return nil
+	}
+	var hot, rest []WhyLine
+	var missing []string
+	balanced := func() *WhyLine { return nil }
+	switch {
+	case vv.Kafka:
+		e := newSourceExplainer(vv)
+		hot, missing = e.hot()
+		rest = append(rest, e.behind()...)
+		rest = append(rest, e.idle()...)
+		balanced = e.balanced
+	case vv.Keyed:
+		e := newKeyedExplainer(vv)
+		hot, missing = e.hot()
+		rest = append(rest, e.idle()...)
+		balanced = e.balanced
+	}
+	var bp []WhyLine
+	if l := backpressured(vv, job); l != nil {
+		bp = append(bp, *l)
+	}
+	if l := backpressuring(vv, job); l != nil {
+		bp = append(bp, *l)
+	}
+	lines := append(append(hot, bp...), rest...)
+	lines = lines[:min(len(lines), maxLines)]
+	if len(lines) == 0 {
+		if l := balanced(); l != nil {
+			lines = append(lines, *l)
+		} else if len(missing) > 0 {
+			lines = append(lines, WhyLine{Kind: WhyUnknown, Subtasks: []int{}, Missing: missing})
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return &WhyView{Lines: lines}
+}
+
+func observed(name string, v float64) WhyFact { return WhyFact{Name: name, Value: v, Kind: Observed} }
+func computed(name string, v float64) WhyFact { return WhyFact{Name: name, Value: v, Kind: Computed} }
+
+// ranked returns the subtasks whose load is at least hotFactor times the
+// mean, hottest first.
+func ranked(load []float64, total float64) []int {
+	if len(load) < 2 || total <= 0 {
+		return nil
+	}
+	mean := total / float64(len(load))
+	var out []int
+	for i, x := range load {
+		if x >= hotFactor*mean {
+			out = append(out, i)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(load[b], load[a]) })
+	return out
+}
+
+// bounded keeps the first n lines; the last kept says how many more
+// subtasks are like it.
+func bounded(lines []WhyLine, n int) []WhyLine {
+	if len(lines) <= n {
+		return lines
+	}
+	more := 0
+	for _, l := range lines[n:] {
+		more += len(l.Subtasks)
+	}
+	lines = lines[:n]
+	lines[n-1].More = more
+	return lines
+}
+
+func shares(load []float64, total float64) (lo, hi float64) {
+	lo, hi = 1, 0
+	for _, x := range load {
+		lo, hi = min(lo, x/total), max(hi, x/total)
+	}
+	return lo, hi
+}
+
+// sourceExplainer holds what a Kafka source's lines are computed from.
+type sourceExplainer struct {
+	vv    *VertexView
+	p     int
+	cells [][]PartitionCell // per subtask, the cells whose reader is determined
+	// load is the records/s produced on each subtask's determined
+	// partitions, total on all partitions, both over the partitions whose
+	// rate is known; unknownRates counts the others.
+	load         []float64
+	total        float64
+	unknownRates int
+	nCells       int
+	// maybe marks the subtasks that may read a partition whose reader is
+	// not determined.
+	maybe []bool
+	// model is the planner link's layout model, for targets.
+	model PlannerModel
+}
+
+func newSourceExplainer(vv *VertexView) *sourceExplainer {
+	p := vv.Parallelism
+	e := &sourceExplainer{vv: vv, p: p, cells: make([][]PartitionCell, p), load: make([]float64, p), maybe: make([]bool, p), model: PlannerModelOf(vv)}
+	for i, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			e.nCells++
+			if c.Rate < 0 {
+				e.unknownRates++
+			} else {
+				e.total += c.Rate
+			}
+			if c.OwnerUndetermined {
+				if len(c.Candidates) == 0 {
+					for k := range e.maybe {
+						e.maybe[k] = true
+					}
+				}
+				for _, k := range c.Candidates {
+					if k >= 0 && k < p {
+						e.maybe[k] = true
+					}
+				}
+				continue
+			}
+			e.cells[i] = append(e.cells[i], c)
+			e.load[i] += max(c.Rate, 0)
+		}
+	}
+	return e
+}
+
+// readRate is what a source subtask reads, records/s: the reader's
+// records in, or its records out where Flink reports none in (a task's
+// records in is 0 for sources before Flink 2.0 unless the reader's own
+// meter is listed); -1 unknown.
+func readRate(r SubtaskRow) float64 {
+	if r.RecordsIn > 0 || r.RecordsOut < 0 {
+		return r.RecordsIn
+	}
+	return r.RecordsOut
+}
+
+// loadFacts are the busy, read and lag-growth figures of a source subtask.
+func loadFacts(r SubtaskRow, produced float64) []WhyFact {
+	var fs []WhyFact
+	if r.Busy >= 0 {
+		fs = append(fs, observed(FactBusy, r.Busy))
+	}
+	if read := readRate(r); read >= 0 {
+		fs = append(fs, observed(FactRead, read))
+		growth := produced - read
+		if growth <= max(1, produced/20) {
+			growth = 0
+		}
+		fs = append(fs, WhyFact{Name: FactLagGrowth, Value: growth, Kind: Estimated})
+	}
+	return fs
+}
+
+func (e *sourceExplainer) missing() []string {
+	switch {
+	case e.nCells == 0:
+		return []string{MissingPartitions}
+	case e.unknownRates == e.nCells:
+		return []string{MissingRates}
+	}
+	return nil
+}
+
+func (e *sourceExplainer) hot() ([]WhyLine, []string) {
+	if m := e.missing(); m != nil {
+		return nil, m
+	}
+	var lines []WhyLine
+	for _, s := range ranked(e.load, e.total) {
+		lines = append(lines, e.hotLine(s))
+	}
+	return bounded(lines, maxHot), nil
+}
+
+func (e *sourceExplainer) hotLine(s int) WhyLine {
+	r := e.vv.Subtasks[s]
+	cells := slices.Clone(e.cells[s])
+	slices.SortStableFunc(cells, func(a, b PartitionCell) int { return cmp.Compare(b.Rate, a.Rate) })
+	var named []PartitionCell
+	sum := 0.0
+	for _, c := range cells {
+		if len(named) == maxNamed || sum >= namedShare*e.load[s] {
+			break
+		}
+		named = append(named, c)
+		sum += c.Rate
+	}
+	l := WhyLine{Kind: WhyHot, Subtasks: []int{s}, Facts: []WhyFact{observed(FactShare, e.load[s]/e.total)}}
+	tps := make([]assign.TopicPartition, len(named))
+	for i, c := range named {
+		l.Partitions = append(l.Partitions, WhyPartition{Topic: c.Topic, Partition: c.Partition, Rate: c.Rate})
+		tps[i] = assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}
+	}
+	if len(named) < len(cells) {
+		l.Facts = append(l.Facts, observed(FactPartitionsShare, sum/e.total))
+	}
+	l.Facts = append(l.Facts, observed(FactProduced, e.load[s]), observed(FactTotal, e.total), observed(FactUnknownRates, float64(e.unknownRates)))
+	if len(named) == 1 {
+		l.Facts = append(l.Facts, computed(FactOnePartition, named[0].Rate))
+	} else {
+		l.Placement = e.placement(s, named)
+		l.Target = e.model.separating(e.p, tps)
+	}
+	l.Facts = append(l.Facts, loadFacts(r, e.load[s])...)
+	return l
+}
+
+// placement says which rule put the cells on subtask s, nil when the
+// observed layout is not the one a model places exactly.
+func (e *sourceExplainer) placement(s int, cells []PartitionCell) *WhyPlacement {
+	pr := e.vv.Prediction
+	if pr == nil {
+		return nil
+	}
+	for _, c := range cells {
+		if c.Predicted != s || (c.Basis != BasisExact && c.Basis != BasisInferred) {
+			return nil
+		}
+	}
+	switch pr.Mode {
+	case ModeFresh:
+		pl := &WhyPlacement{Model: ModeFresh, Parallelism: e.p}
+		for _, c := range cells {
+			st, err := assign.KafkaStartIndex(c.Topic, e.p)
+			if o, err2 := assign.KafkaSplitOwner(assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}, e.p); err != nil || err2 != nil || o != s {
+				return nil
+			}
+			if !slices.ContainsFunc(pl.Topics, func(t WhyTopic) bool { return t.Name == c.Topic }) {
+				pl.Topics = append(pl.Topics, WhyTopic{Name: c.Topic, Partitions: e.topicPartitions(c.Topic), Start: st})
+			}
+		}
+		return pl
+	case ModeRestore, ModeInferred:
+		if len(pr.History) < 2 {
+			return nil
+		}
+		return &WhyPlacement{Model: ModeRestore, Parallelism: e.p, History: slices.Clone(pr.History)}
+	}
+	return nil
+}
+
+// topicPartitions is the topic's partition count as the metric ids show
+// it (the highest partition + 1).
+func (e *sourceExplainer) topicPartitions(topic string) int {
+	n := 0
+	for _, r := range e.vv.Subtasks {
+		for _, c := range r.Partitions {
+			if c.Topic == topic {
+				n = max(n, int(c.Partition)+1)
+			}
+		}
+	}
+	return n
+}
+
+func (e *sourceExplainer) behind() []WhyLine {
+	if e.missing() != nil {
+		return nil
+	}
+	hot := ranked(e.load, e.total)
+	var lines []WhyLine
+	for s, r := range e.vv.Subtasks {
+		if slices.Contains(hot, s) || e.load[s] <= 0 {
+			continue
+		}
+		fs := loadFacts(r, e.load[s])
+		i := slices.IndexFunc(fs, func(f WhyFact) bool { return f.Name == FactLagGrowth })
+		if i < 0 || fs[i].Value <= 0 {
+			continue
+		}
+		lines = append(lines, WhyLine{Kind: WhyBehind, Subtasks: []int{s},
+			Facts: append([]WhyFact{observed(FactProduced, e.load[s]), observed(FactUnknownRates, float64(e.unknownRates))}, fs...)})
+	}
+	slices.SortStableFunc(lines, func(a, b WhyLine) int { return cmp.Compare(growthOf(b), growthOf(a)) })
+	return bounded(lines, maxBehind)
+}
+
+func growthOf(l WhyLine) float64 {
+	for _, f := range l.Facts {
+		if f.Name == FactLagGrowth {
+			return f.Value
+		}
+	}
+	return 0
+}
+
+func (e *sourceExplainer) idle() []WhyLine {
+	if e.nCells == 0 || e.p < 2 {
+		return nil
+	}
+	var idle []int
+	for s := range e.p {
+		if len(e.cells[s]) == 0 && !e.maybe[s] {
+			idle = append(idle, s)
+		}
+	}
+	if len(idle) == 0 {
+		return nil
+	}
+	l := WhyLine{Kind: WhyIdle, Subtasks: idle, Facts: []WhyFact{observed(FactPartitions, float64(e.nCells))}}
+	m := e.model
+	if pr := e.vv.Prediction; pr != nil && pr.Mode == ModeFresh && pr.Headline.Kind == BasisExact {
+		pl := &WhyPlacement{Model: ModeFresh, Parallelism: e.p}
+		for _, t := range m.Topics {
+			st, err := assign.KafkaStartIndex(t.Name, e.p)
+			if err != nil {
+				return nil
+			}
+			pl.Topics = append(pl.Topics, WhyTopic{Name: t.Name, Partitions: t.Partitions, Start: st})
+		}
+		pl.Reached = reached(m.Topics, e.p)
+		// The rule must reach exactly the subtasks that read.
+		if len(pl.Reached)+len(idle) == e.p && !slices.ContainsFunc(idle, func(s int) bool { return slices.Contains(pl.Reached, s) }) {
+			l.Placement = pl
+		}
+	}
+	l.Target = m.filling(e.p)
+	return []WhyLine{l}
+}
+
+func (e *sourceExplainer) balanced() *WhyLine {
+	if e.missing() != nil {
+		return nil
+	}
+	l := &WhyLine{Kind: WhyBalanced, Subtasks: []int{}, Facts: []WhyFact{observed(FactTotal, e.total)}}
+	if e.total > 0 {
+		lo, hi := shares(e.load, e.total)
+		l.Facts = append(l.Facts, observed(FactMinShare, lo), observed(FactMaxShare, hi), observed(FactUnknownRates, float64(e.unknownRates)))
+	}
+	if bp := maxKnown(e.vv.Subtasks, func(r SubtaskRow) float64 { return r.BackPressured }); bp >= 0 {
+		l.Facts = append(l.Facts, observed(FactBackPressured, bp))
+	}
+	return l
+}
+
+// maxKnown is the largest figure of the rows, -1 unless every row's is
+// known.
+func maxKnown(rows []SubtaskRow, f func(SubtaskRow) float64) float64 {
+	m := -1.0
+	for _, r := range rows {
+		x := f(r)
+		if x < 0 {
+			return -1
+		}
+		m = max(m, x)
+	}
+	return m
+}
+
+// keyedExplainer holds what a keyed vertex's lines are computed from.
+type keyedExplainer struct {
+	vv      *VertexView
+	in      []float64
+	total   float64
+	known   bool // every subtask's records in
+	ranges  bool // every subtask's key-group range
+	lo, hi  int  // smallest and largest range
+	missing []string
+}
+
+func newKeyedExplainer(vv *VertexView) *keyedExplainer {
+	e := &keyedExplainer{vv: vv, in: make([]float64, vv.Parallelism), known: true, ranges: vv.MaxParallelism > 0, lo: -1}
+	for i, r := range vv.Subtasks {
+		if r.RecordsIn < 0 {
+			e.known = false
+		}
+		e.in[i] = max(r.RecordsIn, 0)
+		e.total += e.in[i]
+		if r.KeyGroups == nil {
+			e.ranges = false
+			continue
+		}
+		if e.lo < 0 || r.KeyGroups.Size < e.lo {
+			e.lo = r.KeyGroups.Size
+		}
+		e.hi = max(e.hi, r.KeyGroups.Size)
+	}
+	if !e.known {
+		e.missing = append(e.missing, MissingRecordsIn)
+	}
+	if !e.ranges {
+		e.missing = append(e.missing, MissingKeyGroups)
+	}
+	return e
+}
+
+func (e *keyedExplainer) hot() ([]WhyLine, []string) {
+	if len(e.missing) > 0 {
+		return nil, e.missing
+	}
+	maxP := float64(e.vv.MaxParallelism)
+	var lines []WhyLine
+	for _, s := range ranked(e.in, e.total) {
+		r := e.vv.Subtasks[s]
+		kg := *r.KeyGroups
+		share, kgShare := e.in[s]/e.total, float64(kg.Size)/maxP
+		l := WhyLine{Kind: WhyKeys, Subtasks: []int{s}, KeyGroups: &kg, Facts: []WhyFact{
+			observed(FactShare, share), observed(FactRecordsIn, e.in[s]), observed(FactTotal, e.total),
+			computed(FactKeyGroupShare, kgShare), computed(FactRangeMin, float64(e.lo)), computed(FactRangeMax, float64(e.hi)),
+		}}
+		if share < hotFactor*kgShare && kg.Size == e.hi && e.hi > e.lo {
+			l.Kind = WhyRanges
+			l.Target = evenTarget(e.vv.MaxParallelism, e.vv.Parallelism)
+		}
+		if r.Busy >= 0 {
+			l.Facts = append(l.Facts, observed(FactBusy, r.Busy))
+		}
+		lines = append(lines, l)
+	}
+	return bounded(lines, maxHot), nil
+}
+
+// evenTarget is the parallelism nearest p (the larger when two are as
+// near) that divides maxP, so that every subtask owns as many key groups;
+// 0 when p already does.
+func evenTarget(maxP, p int) int {
+	if maxP <= 0 || maxP%p == 0 {
+		return 0
+	}
+	best := 0
+	for q := 1; q <= maxP; q++ {
+		if maxP%q == 0 && q != p {
+			if d, bd := abs(q-p), abs(best-p); best == 0 || d < bd || (d == bd && q > best) {
+				best = q
+			}
+		}
+	}
+	return best
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func (e *keyedExplainer) idle() []WhyLine {
+	if len(e.missing) > 0 || e.total <= 0 {
+		return nil
+	}
+	var idle []int
+	for s, x := range e.in {
+		if x == 0 {
+			idle = append(idle, s)
+		}
+	}
+	if len(idle) == 0 {
+		return nil
+	}
+	return []WhyLine{{Kind: WhyKeyedIdle, Subtasks: idle, Facts: []WhyFact{computed(FactRangeMin, float64(e.lo)), computed(FactRangeMax, float64(e.hi))}}}
+}
+
+func (e *keyedExplainer) balanced() *WhyLine {
+	if len(e.missing) > 0 {
+		return nil
+	}
+	l := &WhyLine{Kind: WhyBalanced, Subtasks: []int{}, Facts: []WhyFact{observed(FactTotal, e.total)}}
+	if e.total > 0 {
+		lo, hi := shares(e.in, e.total)
+		l.Facts = append(l.Facts, observed(FactMinShare, lo), observed(FactMaxShare, hi))
+	}
+	if bp := maxKnown(e.vv.Subtasks, func(r SubtaskRow) float64 { return r.BackPressured }); bp >= 0 {
+		l.Facts = append(l.Facts, observed(FactBackPressured, bp))
+	}
+	return l
+}
+
+// maxOf is the largest known figure and its index, (-1, -1) when none.
+func maxOf(xs []float64) (float64, int) {
+	m, at := -1.0, -1
+	for i, x := range xs {
+		if x > m {
+			m, at = x, i
+		}
+	}
+	return m, at
+}
+
+// backpressured says where the vertex's backpressure starts (trace).
+func backpressured(vv *VertexView, job []whyVertex) *WhyLine {
+	var subj []int
+	bp := -1.0
+	for _, r := range vv.Subtasks {
+		if r.BackPressured > bpLow {
+			subj = append(subj, r.Subtask)
+		}
+		bp = max(bp, r.BackPressured)
+	}
+	if len(subj) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(subj, func(a, b int) int { return cmp.Compare(vv.Subtasks[b].BackPressured, vv.Subtasks[a].BackPressured) })
+	l := &WhyLine{Kind: WhyBackpressured, Subtasks: subj, Facts: []WhyFact{observed(FactBackPressured, bp)}}
+	me := slices.IndexFunc(job, func(w whyVertex) bool { return w.ID == vv.ID })
+	if me < 0 {
+		return l
+	}
+	t := trace(job, me)
+	if t.at < 0 {
+		return l
+	}
+	peer := job[t.at]
+	b, at := maxOf(peer.Busy)
+	p, _ := maxOf(peer.BackPressured)
+	if b < 0 {
+		return l
+	}
+	l.Peer = &WhyPeer{ID: peer.ID, Name: peer.Name, Relation: t.rel, Via: t.via, Subtask: at, Culprit: t.culprit}
+	l.Facts = append(l.Facts, observed(FactPeerBusy, b))
+	if p >= 0 {
+		l.Facts = append(l.Facts, observed(FactPeerBackPressured, p))
+	}
+	return l
+}
+
+// culprit reports whether a vertex is where backpressure starts by
+// Flink's rule: a subtask is busy and none is backpressured.
+func culprit(w whyVertex) bool {
+	b, _ := maxOf(w.Busy)
+	p, _ := maxOf(w.BackPressured)
+	return b >= busyHigh && p >= 0 && p <= bpLow
+}
+
+// traced is where trace found the backpressure of a vertex to start.
+type traced struct {
+	at      int      // the vertex's index in the job, -1 none
+	via     []string // the backpressured vertices passed
+	rel     string   // RelDownstream or RelLater
+	culprit bool     // at is a culprit; else it is only the first vertex downstream
+}
+
+// trace finds where the backpressure of job[from] starts. Along the plan's
+// edges: breadth first through backpressured vertices, the first culprit
+// (or, when there is none, the first vertex it sends to, named as a fact).
+// Without edges: the busiest culprit after it in the plan's order, named
+// without a claimed link.
+func trace(job []whyVertex, from int) traced {
+	if !edgesKnown(job) {
+		t, best := traced{at: -1, rel: RelLater}, -1.0
+		for k := from + 1; k < len(job); k++ {
+			if b, _ := maxOf(job[k].Busy); culprit(job[k]) && b > best {
+				best, t.at, t.culprit = b, k, true
+			}
+		}
+		return t
+	}
+	type step struct {
+		at  int
+		via []string
+	}
+	queue, seen, first := []step{{from, nil}}, map[int]bool{from: true}, -1
+	for len(queue) > 0 {
+		st := queue[0]
+		queue = queue[1:]
+		for k := range job {
+			if seen[k] || !slices.Contains(job[k].Inputs, job[st.at].ID) {
+				continue
+			}
+			seen[k] = true
+			if first < 0 {
+				first = k
+			}
+			if culprit(job[k]) {
+				return traced{at: k, via: st.via, rel: RelDownstream, culprit: true}
+			}
+			if p, _ := maxOf(job[k].BackPressured); p > bpLow {
+				queue = append(queue, step{k, append(slices.Clone(st.via), job[k].Name)})
+			}
+		}
+	}
+	return traced{at: first, rel: RelDownstream}
+}
+
+// backpressuring names the vertex's busy subtasks that are not
+// backpressured when it is where the backpressure of a vertex sending to
+// it starts (trace): along the plan's edges one of its inputs; without
+// edges, a vertex before it in the plan's order, named as a fact without a
+// claimed link.
+func backpressuring(vv *VertexView, job []whyVertex) *WhyLine {
+	me := slices.IndexFunc(job, func(w whyVertex) bool { return w.ID == vv.ID })
+	if me < 0 {
+		return nil
+	}
+	var subj []int
+	busy := -1.0
+	for _, r := range vv.Subtasks {
+		if r.Busy >= busyHigh && r.BackPressured >= 0 && r.BackPressured <= bpLow {
+			subj = append(subj, r.Subtask)
+			busy = max(busy, r.Busy)
+		}
+	}
+	if len(subj) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(subj, func(a, b int) int { return cmp.Compare(vv.Subtasks[b].Busy, vv.Subtasks[a].Busy) })
+	known := edgesKnown(job)
+	rel := RelEarlier
+	if known {
+		rel = RelUpstream
+	}
+	peer, best := -1, bpLow
+	for k := range job {
+		if k == me || (known && !slices.Contains(job[me].Inputs, job[k].ID)) || (!known && k > me) {
+			continue
+		}
+		if p, _ := maxOf(job[k].BackPressured); p > best {
+			if t := trace(job, k); t.at == me && t.culprit {
+				best, peer = p, k
+			}
+		}
+	}
+	if peer < 0 {
+		return nil
+	}
+	return &WhyLine{Kind: WhyBackpressuring, Subtasks: subj,
+		Peer:  &WhyPeer{ID: job[peer].ID, Name: job[peer].Name, Relation: rel, Subtask: -1},
+		Facts: []WhyFact{observed(FactBusy, busy), observed(FactPeerBackPressured, best)}}
+}
+
+// edgesKnown reports whether the snapshot has the plan's edges: some vertex
+// lists its inputs.
+func edgesKnown(job []whyVertex) bool {
+	return slices.ContainsFunc(job, func(w whyVertex) bool { return len(w.Inputs) > 0 })
+}
+
+// appendWhyShape folds what fixes the panel's layout into a page's shape:
+// each line's kind, which figures it shows, its placement rule, its peer
+// and target. Subjects and figures themselves are live texts.
+func appendWhyShape(buf []byte, w *WhyView) []byte {
+	if w == nil {
+		return buf
+	}
+	for _, l := range w.Lines {
+		buf = append(buf, "|why:"...)
+		buf = append(buf, l.Kind...)
+		for _, f := range l.Facts {
+			buf = append(buf, ',')
+			buf = append(buf, f.Name...)
+		}
+		buf = strconv.AppendBool(buf, l.More > 0)
+		buf = strconv.AppendInt(buf, int64(l.Target), 10)
+		if l.Placement != nil {
+			buf = append(buf, l.Placement.Model...)
+		}
+		if l.Peer != nil {
+			buf = append(buf, l.Peer.ID...)
+			buf = append(buf, l.Peer.Relation...)
+			buf = strconv.AppendBool(buf, l.Peer.Culprit)
+			buf = strconv.AppendInt(buf, int64(len(l.Peer.Via)), 10)
+		}
+		for _, m := range l.Missing {
+			buf = append(buf, m...)
+		}
+	}
+	return buf
+}
