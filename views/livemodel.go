@@ -65,7 +65,8 @@ type LivePage interface{ LiveHead() Live }
 
 // LiveCell is a partition cell's live part: its colour step (0–3, data-l on
 // the element with the key), its text (the element's <i>), its state class
-// (one class of the element, also in its data-st) and its title.
+// (one class of the element, also in its data-st) and its reader's reading,
+// the title of its <i> ("" none: the element's own title shows).
 type LiveCell struct {
 	Key   string
 	Level int

@@ -239,6 +239,10 @@ type SourceRow struct {
 // colour level, its lag or rate, its reader state and its title.
 type PartitionCell struct {
 	Topic, Partition, Label string
+	// Title is what does not change while the page's shape does (the
+	// partition, its prediction, its ownership); Live.Title the reading
+	// of its reader, on the cell's figure, "" when there is nothing to say.
+	Title string
 	// Miss marks a partition found elsewhere than predicted, Uncertain one
 	// whose owner is not determined; Highlight the partition a link marks;
 	// Lost one that lost records (deleted before the source read them).

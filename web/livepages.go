@@ -357,8 +357,9 @@ func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
 				Miss: c.Predicted >= 0 && c.Predicted != r.Subtask, Uncertain: c.Uncertain,
 				Highlight: hl != nil && hl.topic == c.Topic && hl.partition == c.Partition,
 				Lost:      c.Reading.Lost != nil && c.Reading.Lost.Records > 0,
+				Title:     cellTitle(c, r.Subtask),
 				Live: views.LiveCell{Key: "c" + ti + "." + part, Level: c.Level, Text: cellText(vv, c),
-					State: stateClass(c.Reading.State), Title: cellTitle(c, r.Subtask)},
+					State: stateClass(c.Reading.State), Title: cellReading(c)},
 			})
 		}
 		g.Rows = append(g.Rows, row)

@@ -240,8 +240,22 @@ func cellTitle(c live.PartitionCell, subtask int) string {
 	case c.Uncertain:
 		b.WriteString(" (owner not determined by Flink's deterministic rules)")
 	}
+	return b.String()
+}
+
+// cellReading is the live part of a partition cell's title: its reader's
+// state, the records it lost and when it catches up; "" for a quiet cell
+// (ok, caught up or unknown, with no estimate to give), whose title is
+// then the static one. Cells are many: a quiet cell's update carries no
+// title.
+func cellReading(c live.PartitionCell) string {
 	rd := c.Reading
-	b.WriteString(" · " + live.ReaderStateLabel(rd.State))
+	quiet := rd.State == live.ReaderOK || rd.State == live.ReaderCaughtUp || rd.State == live.ReaderUnknown
+	if quiet && (rd.Lost == nil || (rd.Lost.Records == 0 && rd.Lost.Behind == 0)) && rd.CatchUp != live.CatchUpETA && rd.CatchUp != live.CatchUpNever {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(live.ReaderStateLabel(rd.State))
 	if l := rd.Lost; l != nil {
 		if l.Records > 0 {
 			b.WriteString(" · ≈ " + format.Int(l.Records) + " records deleted unread " + format.Between(l.FirstSeen, l.LastSeen) + " (observed)")

@@ -153,8 +153,8 @@ func TestSandboxShowsRecordsDeletedUnread(t *testing.T) {
 	doc := getDoc(t, ts.URL+path, 200)
 	sel := fmt.Sprintf(`[data-testid=pcell][data-topic=orders][data-partition="%d"]`, cell.Partition)
 	pc := doc.Find(sel)
-	if !pc.HasClass("lost") || !strings.Contains(pc.AttrOr("title", ""), "records deleted unread") {
-		t.Errorf("vertex page cell %s: class %q, title %q; want lost, naming the records deleted unread", sel, pc.AttrOr("class", ""), pc.AttrOr("title", ""))
+	if !pc.HasClass("lost") || !strings.Contains(pc.Find("i").AttrOr("title", ""), "records deleted unread") {
+		t.Errorf("vertex page cell %s: class %q, reading %q; want lost, naming the records deleted unread", sel, pc.AttrOr("class", ""), pc.Find("i").AttrOr("title", ""))
 	}
 	row := doc.Find(fmt.Sprintf(`[data-testid=subtask-row][data-subtask="%d"]`, sub))
 	if !row.HasClass("lost") || !strings.HasSuffix(row.Find("[data-testid=row-lost]").Text(), " deleted unread") {

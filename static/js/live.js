@@ -64,7 +64,12 @@ export function startLive(root) {
           if (state) el.classList.add(state);
           el.dataset.st = state;
         }
-        if (el.title !== title) el.title = title;
+        // The reading is the figure's title; without one the cell's own
+        // (static) title shows.
+        if (i && (i.getAttribute("title") || "") !== title) {
+          if (title) i.setAttribute("title", title);
+          else i.removeAttribute("title");
+        }
       }) &&
       each(u.m, (el, v) => {
         el.value = Number(v);
