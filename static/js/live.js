@@ -12,6 +12,13 @@ import { formatAge, sparkData } from "./livefmt.js";
 import { ids } from "./ids.js";
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 
+// inView reports whether an element is wholly in the viewport.
+function inView(el) {
+  if (!el) return false;
+  const r = el.getBoundingClientRect();
+  return r.top >= 0 && r.bottom <= innerHeight;
+}
+
 export function startLive(root) {
   const base = document.body.dataset.base || "";
   const topic = root.getAttribute(ids.liveTopic);
@@ -96,9 +103,13 @@ export function startLive(root) {
       const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
       const fresh = doc.querySelector(`[${ids.liveTopic}="${CSS.escape(topic)}"]`);
       if (!fresh) return;
+      // A highlighted row that was in view stays in view: the new
+      // rendering may be taller above it (a line more in the why panel).
+      const keep = inView(root.querySelector("tr.hl"));
       const adopted = document.adoptNode(fresh);
       root.replaceWith(adopted);
       root = adopted;
+      if (keep) root.querySelector("tr.hl")?.scrollIntoView({ block: "nearest" });
       lastShape = root.getAttribute(ids.shape) || "";
       collect();
       drawAll();
