@@ -297,14 +297,26 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	return p
 }
 
-// sparkValues is a sparkline's samples with anything not finite unknown.
+// sparkValues is a sparkline's samples with anything not finite unknown,
+// to a tenth (24 pixels show no more, and an update carries up to 360
+// samples per sparkline: 57.3, not 57.333333333333336).
 func sparkValues(xs []float64) []float64 {
 	out := make([]float64, len(xs))
 	for i, x := range xs {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			x = -1
 		}
-		out[i] = x
+		out[i] = math.Round(x*10) / 10
+	}
+	return out
+}
+
+// sparkTimes is the sparklines' sample times (Unix seconds) to the
+// millisecond.
+func sparkTimes(at []float64) []float64 {
+	out := make([]float64, len(at))
+	for i, x := range at {
+		out[i] = math.Round(x*1000) / 1000
 	}
 	return out
 }
@@ -353,7 +365,7 @@ func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
 		lagMax, rateMax = max(lagMax, sparkMax(r.SparkLag)), max(rateMax, sparkMax(r.SparkRate))
 	}
 	window := sparkWindow(vv.SparkTimes)
-	g.SparkAxis = views.Spark{Key: "spark/t", Values: sparkValues(vv.SparkTimes)}
+	g.SparkAxis = views.Spark{Key: "spark/t", Values: sparkTimes(vv.SparkTimes)}
 	g.SparkWindow = [2]views.Text{text("spark/window/lag", window), text("spark/window/rate", window)}
 	lagLabel := "lag, " + window + ", scale 0 to " + format.Records(lagMax)
 	rateLabel := "records out per second, " + window + ", scale 0 to " + format.Rate(rateMax)

@@ -34,7 +34,7 @@ func TestSourceGridSparksShareTheColumnsScale(t *testing.T) {
 	vv := live.VertexView{Kafka: true, Color: "lag", SparkTimes: []float64{0, 300, 600, 900},
 		Subtasks: []live.SubtaskRow{
 			{Subtask: 0, SparkLag: []float64{0, 10, 0, 0}, SparkRate: []float64{50, 50, -1, 50}},
-			{Subtask: 1, SparkLag: []float64{9000, 12000, math.Inf(1), 11000}, SparkRate: []float64{20, math.NaN(), 25, 30}},
+			{Subtask: 1, SparkLag: []float64{9000, 12000, math.Inf(1), 11000}, SparkRate: []float64{20, math.NaN(), 25.04, 30}},
 			{Subtask: 2},
 		}}
 	g := sourceGrid(vv, nil)
@@ -50,6 +50,9 @@ func TestSourceGridSparksShareTheColumnsScale(t *testing.T) {
 	rate := spark{50, "records out per second, last 15 min, scale 0 to 50/s"}
 	if diff := cmp.Diff([][2]spark{{lag, rate}, {lag, rate}, {lag, rate}}, got); diff != "" {
 		t.Errorf("sparklines' scales (-want +got):\n%s", diff)
+	}
+	if got, want := g.Rows[1].SparkRate.Values, []float64{20, -1, 25, 30}; !cmp.Equal(got, want) {
+		t.Errorf("subtask 1's rate samples = %v, want %v (to a tenth, NaN unknown)", got, want)
 	}
 	wantAxis := views.Spark{Key: "spark/t", Values: []float64{0, 300, 600, 900}}
 	if diff := cmp.Diff(wantAxis, g.SparkAxis); diff != "" {
