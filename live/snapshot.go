@@ -44,8 +44,9 @@ func (s *Store) snapshot() *Store {
 		c.lineage[k] = l.clone()
 	}
 	for k, sp := range s.sparks {
-		// The rings themselves are replaced, not changed, by push.
-		c.sparks[k] = &spark{lag: slices.Clone(sp.lag), rate: slices.Clone(sp.rate)}
+		// The rings themselves are replaced, not changed, by push and
+		// trim; appending writes only past a view's length.
+		c.sparks[k] = &spark{at: sp.at, lag: slices.Clone(sp.lag), rate: slices.Clone(sp.rate)}
 	}
 	return c
 }

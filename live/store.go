@@ -41,8 +41,13 @@ type Options struct {
 	EndpointKafka map[string]string
 	// Links name source groups from configuration.
 	Links []Link
-	// SparkPoints is the number of samples kept per subtask for sparklines;
-	// default 60.
+	// SparkWindow is how far back sparklines reach: a sample older than
+	// the newest by more than this is dropped; default 15 minutes.
+	// SparkPoints caps the samples kept per subtask whatever the poll
+	// interval; default 360 (a 2.5 s poll fills 15 minutes). So a subtask
+	// holds at most SparkPoints lag and rate samples (16 bytes each: 5.6
+	// KiB at the default) and its vertex as many sample times (8 bytes).
+	SparkWindow time.Duration
 	SparkPoints int
 	// TimeTableSize is the offset→time samples per partition; default 120.
 	TimeTableSize int
@@ -75,8 +80,13 @@ type vertexKey struct{ endpoint, job, vertex string }
 // ("flink", name).
 type backendKey struct{ kind, name string }
 
+// spark is a vertex's sparkline samples: at holds each sample's time (Unix
+// seconds, oldest first), shared by its subtasks, and lag and rate a ring
+// per subtask aligned with it. Each ring is replaced, not changed, when it
+// drops samples.
 type spark struct {
-	lag, rate [][]float64 // per subtask ring, oldest first
+	at        []float64
+	lag, rate [][]float64
 }
 
 // Store holds the latest snapshots and what is derived over time. It is
@@ -127,8 +137,11 @@ func New(opts Options) *Store {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.SparkWindow <= 0 {
+		opts.SparkWindow = 15 * time.Minute
+	}
 	if opts.SparkPoints <= 0 {
-		opts.SparkPoints = 60
+		opts.SparkPoints = 360
 	}
 	if opts.TimeTableSize <= 0 {
 		opts.TimeTableSize = 120
@@ -355,7 +368,9 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	}
 }
 
-// sample appends one sparkline point per subtask. Called with s.mu held.
+// sample appends one sparkline point per subtask, at the snapshot's time,
+// and drops the samples older than the window or beyond the cap. A new
+// parallelism starts the rings over. Called with s.mu held.
 func (s *Store) sample(snap *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot) {
 	key := vertexKey{snap.Endpoint, j.ID, v.ID}
 	sp := s.sparks[key]
@@ -376,21 +391,42 @@ func (s *Store) sample(snap *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 			lags[st.Subtask] += float64(max(0, p.End-(st.CurrentOffset+1)))
 		}
 	}
+	at := snap.CollectedAt
+	if at.IsZero() {
+		at = s.opts.Now()
+	}
+	t := float64(at.UnixMilli()) / 1000
+	if n := len(sp.at); n > 0 && t < sp.at[n-1] {
+		t = sp.at[n-1] // a clock stepping back draws no loop
+	}
+	sp.at = append(sp.at, t)
+	drop := max(0, len(sp.at)-s.opts.SparkPoints)
+	for drop < len(sp.at)-1 && sp.at[drop] < t-s.opts.SparkWindow.Seconds() {
+		drop++
+	}
+	sp.at = trim(sp.at, drop)
 	for i := range v.Parallelism {
 		rate := -1.0
 		if i < len(v.Subtasks) && !isNaN(v.Subtasks[i].RecordsOutPerSecond) {
 			rate = v.Subtasks[i].RecordsOutPerSecond
 		}
-		sp.lag[i] = push(sp.lag[i], lags[i], s.opts.SparkPoints)
-		sp.rate[i] = push(sp.rate[i], rate, s.opts.SparkPoints)
+		sp.lag[i] = push(sp.lag[i], lags[i], len(sp.at))
+		sp.rate[i] = push(sp.rate[i], rate, len(sp.at))
 	}
 }
 
+// push appends v to ring and keeps its last n samples, in a new array when
+// it drops any (views share the old one).
 func push(ring []float64, v float64, n int) []float64 {
-	if len(ring) >= n {
-		ring = append(ring[:0:0], ring[len(ring)-n+1:]...)
+	return trim(append(ring, v), len(ring)+1-n)
+}
+
+// trim drops the first n samples of ring, copying the rest.
+func trim(ring []float64, n int) []float64 {
+	if n <= 0 {
+		return ring
 	}
-	return append(ring, v)
+	return append(ring[:0:0], ring[n:]...)
 }
 
 // observedOwners is what a source's metric ids say about its readers.

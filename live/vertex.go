@@ -92,6 +92,7 @@ func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vertex
 		vv.Subtasks[i] = r
 	}
 	if sp := s.sparks[vertexKey{fs.Endpoint, j.ID, v.ID}]; sp != nil && len(sp.lag) == len(vv.Subtasks) {
+		vv.SparkTimes = sp.at
 		for i := range vv.Subtasks {
 			vv.Subtasks[i].SparkLag = sp.lag[i]
 			vv.Subtasks[i].SparkRate = sp.rate[i]

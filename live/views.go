@@ -286,7 +286,8 @@ type SubtaskRow struct {
 	StateSize     int64   `json:"stateSize"`           // -1 unknown
 	// Drift counts partitions whose observed owner differs from Predicted.
 	Drift int `json:"drift"`
-	// Spark are the recent lag and rate samples (oldest first).
+	// Spark are the recent lag and rate samples (oldest first), at the
+	// vertex's SparkTimes.
 	SparkLag  []float64 `json:"sparkLag,omitempty"`
 	SparkRate []float64 `json:"sparkRate,omitempty"`
 	Highlight bool      `json:"-"`
@@ -353,7 +354,11 @@ type VertexView struct {
 	RecordsLost int64        `json:"recordsLost"`
 	Prediction  *Prediction  `json:"prediction,omitempty"`
 	Subtasks    []SubtaskRow `json:"subtasks"`
-	Restored    *Restored    `json:"restored,omitempty"`
+	// SparkTimes are the times of the subtasks' spark samples (Unix
+	// seconds, oldest first), shared by every subtask's SparkLag and
+	// SparkRate.
+	SparkTimes []float64 `json:"sparkTimes,omitempty"`
+	Restored   *Restored `json:"restored,omitempty"`
 	// Lineage is the source's life as skewscope saw it (Kafka sources).
 	Lineage *LineageView `json:"lineage,omitempty"`
 	// Why is what makes the vertex hot, as its figures show it (Kafka

@@ -21,7 +21,8 @@ const (
 	// AttrShape with its shape; AttrLive names an element an update
 	// addresses; AttrLiveState shows the websocket's state; AttrAge marks
 	// an age that the page counts up from AttrAt (Unix ms); AttrSpark holds
-	// a sparkline's samples.
+	// a sparkline's samples, AttrSparkMax the top of its y range and
+	// AttrSparkAxis (on its table's column head) its samples' times.
 	AttrLiveTopic = "data-live-topic"
 	AttrShape     = "data-shape"
 	AttrLive      = "data-live"
@@ -29,6 +30,8 @@ const (
 	AttrAge       = "data-age"
 	AttrAt        = "data-at"
 	AttrSpark     = "data-spark"
+	AttrSparkMax  = "data-spark-max"
+	AttrSparkAxis = "data-spark-axis"
 )
 
 // ScriptIDs are the names static/js/ids.js exports, with their values.
@@ -45,4 +48,6 @@ var ScriptIDs = []struct{ Name, Value string }{
 	{"age", AttrAge},
 	{"at", AttrAt},
 	{"spark", AttrSpark},
+	{"sparkMax", AttrSparkMax},
+	{"sparkAxis", AttrSparkAxis},
 }

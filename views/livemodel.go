@@ -34,11 +34,20 @@ type Age struct {
 func (a Age) AtAttr() string { return strconv.FormatInt(a.At, 10) }
 
 // Spark is a sparkline's samples, oldest first; a negative sample is
-// unknown (a gap). The builder writes no NaN or infinity.
+// unknown (a gap). The builder writes no NaN or infinity. Max is the top of
+// its y range, shared by the sparklines of its column, and Label its
+// aria-label and title (what it covers and its scale). A sparkline's times
+// are its table's SparkAxis, a Spark too: Values the samples' times (Unix
+// seconds), no Max or Label.
 type Spark struct {
 	Key    string
 	Values []float64
+	Max    float64
+	Label  string
 }
+
+// MaxAttr is Max as the data-spark-max attribute.
+func (s Spark) MaxAttr() string { return strconv.FormatFloat(s.Max, 'g', -1, 64) }
 
 // JSON is the samples as the data-spark attribute.
 func (s Spark) JSON() string {
@@ -88,7 +97,7 @@ type Update struct {
 	C     []Entry[LiveCell]
 	M     []Entry[string]
 	Ages  []Entry[int64]
-	Spark []Entry[[]float64]
+	Spark []Entry[Spark]
 }
 
 // Entry is one keyed value of an update.
@@ -120,7 +129,7 @@ func (u Update) Keys() []string {
 
 // MarshalJSON writes the update as the page script reads it:
 // {"shape":…,"stale":…,"t":{key:text},"c":{key:[level,text,state,title]},
-// "m":{key:value},"ages":{key:ms},"spark":{key:[samples]}}, empty parts left
+// "m":{key:value},"ages":{key:ms},"spark":{key:[[samples],max,label]}}, empty parts left
 // out but "t".
 func (u Update) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 0, 64+32*(len(u.T)+len(u.C)))
@@ -143,12 +152,18 @@ func (u Update) MarshalJSON() ([]byte, error) {
 	})
 	b = appendPart(b, "m", u.M, false, func(b []byte, v string) []byte { return appendString(b, v) })
 	b = appendPart(b, "ages", u.Ages, false, func(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) })
-	b = appendPart(b, "spark", u.Spark, false, func(b []byte, xs []float64) []byte {
-		j, e := json.Marshal(xs)
+	b = appendPart(b, "spark", u.Spark, false, func(b []byte, s Spark) []byte {
+		j, e := json.Marshal(s.Values)
 		if e != nil && err == nil {
 			err = e
 		}
-		return append(b, j...)
+		b = append(b, '[')
+		b = append(b, j...)
+		b = append(b, ',')
+		b = append(b, s.MaxAttr()...)
+		b = append(b, ',')
+		b = appendString(b, s.Label)
+		return append(b, ']')
 	})
 	return append(b, '}'), err
 }
@@ -274,7 +289,7 @@ func UpdateOf(p LivePage) (Update, error) {
 			return
 		case sparkType:
 			if s := v.Addr().Interface().(*Spark); add(s.Key) {
-				u.Spark = append(u.Spark, Entry[[]float64]{s.Key, s.Values})
+				u.Spark = append(u.Spark, Entry[Spark]{s.Key, *s})
 			}
 			return
 		}

@@ -31,7 +31,7 @@ func TestUpdateOfGathersTheModelsLiveFigures(t *testing.T) {
 		Live: Live{Topic: "vertex:a/b", Shape: "s1", Stale: true},
 		Bar:  LiveBar{Flink: Age{Key: "age", At: 1700000000000, Text: "4 s ago"}, Kafka: &Age{Key: "age:kafka", At: 0, Text: "never"}},
 		Rows: []testRow{
-			{Name: "0", Lag: Text{"s/0/lag", "1,200"}, Busy: Meter{"s/0/meter", "0.500"}, Spark: Spark{"s/0/spark", []float64{1, -1, 3}},
+			{Name: "0", Lag: Text{"s/0/lag", "1,200"}, Busy: Meter{"s/0/meter", "0.500"}, Spark: Spark{"s/0/spark", []float64{1, -1, 3}, 1200, "lag, last 4 min"},
 				Cells: []PartitionCell{{Label: "o0", Live: LiveCell{Key: "c0.0", Level: 2, Text: "1.2k", State: "st-ok", Title: "o-0 · ok"}}}},
 			{Name: "1", Lag: Text{"s/1/lag", "–"}, Busy: Meter{"s/1/meter", "0"}},
 		},
@@ -48,7 +48,7 @@ func TestUpdateOfGathersTheModelsLiveFigures(t *testing.T) {
 		C:     []Entry[LiveCell]{{"c0.0", LiveCell{Key: "c0.0", Level: 2, Text: "1.2k", State: "st-ok", Title: "o-0 · ok"}}},
 		M:     []Entry[string]{{"s/0/meter", "0.500"}, {"s/1/meter", "0"}},
 		Ages:  []Entry[int64]{{"age", 1700000000000}, {"age:kafka", 0}},
-		Spark: []Entry[[]float64]{{"s/0/spark", []float64{1, -1, 3}}},
+		Spark: []Entry[Spark]{{"s/0/spark", Spark{"s/0/spark", []float64{1, -1, 3}, 1200, "lag, last 4 min"}}},
 	}
 	if diff := cmp.Diff(want, u); diff != "" {
 		t.Errorf("UpdateOf (-want +got):\n%s", diff)
@@ -58,7 +58,7 @@ func TestUpdateOfGathersTheModelsLiveFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	const wantJSON = `{"shape":"s1","stale":true,"t":{"s/0/lag":"1,200","s/1/lag":"–","opt":"on"},"c":{"c0.0":[2,"1.2k","st-ok","o-0 · ok"]},` +
-		`"m":{"s/0/meter":"0.500","s/1/meter":"0"},"ages":{"age":1700000000000,"age:kafka":0},"spark":{"s/0/spark":[1,-1,3]}}`
+		`"m":{"s/0/meter":"0.500","s/1/meter":"0"},"ages":{"age":1700000000000,"age:kafka":0},"spark":{"s/0/spark":[[1,-1,3],1200,"lag, last 4 min"]}}`
 	if string(b) != wantJSON {
 		t.Errorf("JSON\n%s\nwant\n%s", b, wantJSON)
 	}

@@ -211,7 +211,12 @@ type SourceGrid struct {
 	// Values what the number under the label is.
 	Labels []CellLabel
 	Values string
-	Rows   []SourceRow
+	// SparkAxis is the times of the rows' sparklines (on the lag column's
+	// head) and SparkWindow the span they cover ("last 15 min"), under
+	// the lag and the rate sparklines' heads.
+	SparkAxis   Spark
+	SparkWindow [2]Text
+	Rows        []SourceRow
 }
 
 // CellLabel is a topic's prefix in the cells' labels ("o" for orders).

@@ -51,8 +51,8 @@ func BenchmarkVertexPush10k(b *testing.B) {
 	for i := range subs {
 		subs[i] = flink.SubtaskSnapshot{Index: i, BusyRatio: 0.5, RecordsOutPerSecond: 100, RecordsInPerSecond: 100, StateSize: -1}
 	}
-	for range 60 { // fill the sparklines
-		st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(10 * time.Second), Jobs: []flink.JobSnapshot{{ID: tJob, Name: "big", State: "RUNNING",
+	for i := range 360 { // fill the sparklines: 15 minutes of 2.5 s polls
+		st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(10*time.Second + time.Duration(i)*2500*time.Millisecond), Jobs: []flink.JobSnapshot{{ID: tJob, Name: "big", State: "RUNNING",
 			Vertices: []flink.VertexSnapshot{{ID: tSource, Name: "Source", Parallelism: 64, MaxParallelism: 128, Source: true, Kafka: obs, Subtasks: subs}}}}})
 	}
 	var size int

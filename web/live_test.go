@@ -181,9 +181,15 @@ func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u views.Update)
 	}
 	for _, e := range u.Spark {
 		if s := onPage[e.Key]; s != nil {
+			attr := "data-spark"
+			if _, axis := s.Attr("data-spark-axis"); axis {
+				attr = "data-spark-axis"
+			} else if s.AttrOr("data-spark-max", "") != e.Value.MaxAttr() || s.AttrOr("aria-label", "") != e.Value.Label {
+				t.Errorf("%s: page max %s and label %q, update %v and %q", e.Key, s.AttrOr("data-spark-max", ""), s.AttrOr("aria-label", ""), e.Value.Max, e.Value.Label)
+			}
 			var got []float64
-			if err := json.Unmarshal([]byte(s.AttrOr("data-spark", "")), &got); err != nil || !slices.Equal(got, e.Value) {
-				t.Errorf("%s: page samples %s, update %v", e.Key, s.AttrOr("data-spark", ""), e.Value)
+			if err := json.Unmarshal([]byte(s.AttrOr(attr, "")), &got); err != nil || !slices.Equal(got, e.Value.Values) {
+				t.Errorf("%s: page samples %s, update %v", e.Key, s.AttrOr(attr, ""), e.Value.Values)
 			}
 		}
 	}

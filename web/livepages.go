@@ -297,16 +297,52 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	return p
 }
 
-// sparkValues is a sparkline's samples with anything not finite unknown.
+// sparkValues is a sparkline's samples with anything not finite unknown,
+// to a tenth (24 pixels show no more, and an update carries up to 360
+// samples per sparkline: 57.3, not 57.333333333333336).
 func sparkValues(xs []float64) []float64 {
 	out := make([]float64, len(xs))
 	for i, x := range xs {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			x = -1
 		}
-		out[i] = x
+		out[i] = math.Round(x*10) / 10
 	}
 	return out
+}
+
+// sparkTimes is the sparklines' sample times (Unix seconds) to the
+// millisecond.
+func sparkTimes(at []float64) []float64 {
+	out := make([]float64, len(at))
+	for i, x := range at {
+		out[i] = math.Round(x*1000) / 1000
+	}
+	return out
+}
+
+// sparkMax is a sparkline's highest known sample, 0 when none.
+func sparkMax(xs []float64) float64 {
+	m := 0.0
+	for _, x := range xs {
+		if !math.IsInf(x, 0) && x > m { // NaN is not greater
+			m = x
+		}
+	}
+	return m
+}
+
+// sparkWindow is the span the sparklines cover: "last 15 min", "last
+// 40 s", or, with fewer than two samples, "no history yet".
+func sparkWindow(at []float64) string {
+	if len(at) < 2 {
+		return "no history yet"
+	}
+	span := at[len(at)-1] - at[0]
+	if span < 60 {
+		return "last " + strconv.Itoa(int(math.Round(span))) + " s"
+	}
+	return "last " + strconv.Itoa(int(math.Round(span/60))) + " min"
 }
 
 func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
@@ -322,6 +358,17 @@ func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
 	for i, t := range vv.Topics {
 		topicIndex[t] = strconv.Itoa(i)
 	}
+	// Every sparkline of a column has one scale, 0 to the column's
+	// highest sample, so that a small blip on a healthy subtask is small.
+	var lagMax, rateMax float64
+	for _, r := range vv.Subtasks {
+		lagMax, rateMax = max(lagMax, sparkMax(r.SparkLag)), max(rateMax, sparkMax(r.SparkRate))
+	}
+	window := sparkWindow(vv.SparkTimes)
+	g.SparkAxis = views.Spark{Key: "spark/t", Values: sparkTimes(vv.SparkTimes)}
+	g.SparkWindow = [2]views.Text{text("spark/window/lag", window), text("spark/window/rate", window)}
+	lagLabel := "lag, " + window + ", scale 0 to " + format.Records(lagMax)
+	rateLabel := "records out per second, " + window + ", scale 0 to " + format.Rate(rateMax)
 	for _, r := range vv.Subtasks {
 		n := strconv.Itoa(r.Subtask)
 		k := "s/" + n + "/"
@@ -339,8 +386,8 @@ func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
 			CatchUp:    text(k+"catchup", catch),
 			Busy:       views.Meter{Key: k + "meter", Value: meterValue(r.Busy)},
 			BusyText:   text(k+"busy", format.Ratio(r.Busy)),
-			SparkLag:   views.Spark{Key: k + "spark/lag", Values: sparkValues(r.SparkLag)},
-			SparkRate:  views.Spark{Key: k + "spark/rate", Values: sparkValues(r.SparkRate)},
+			SparkLag:   views.Spark{Key: k + "spark/lag", Values: sparkValues(r.SparkLag), Max: lagMax, Label: lagLabel},
+			SparkRate:  views.Spark{Key: k + "spark/rate", Values: sparkValues(r.SparkRate), Max: rateMax, Label: rateLabel},
 			Vs:         text(k+"vs", rowVs(vv, r)),
 		}
 		for _, c := range r.Partitions {

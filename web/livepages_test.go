@@ -1,6 +1,7 @@
 package web
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -72,14 +73,15 @@ func TestNewOverviewPage(t *testing.T) {
 func TestNewVertexPageSource(t *testing.T) {
 	vv := live.VertexView{
 		Endpoint: "jm", Cluster: "prod", JobID: "j1", JobName: "orders", ID: "v1", Name: "Source", Parallelism: 2, MaxParallelism: 128,
-		Source: true, Kafka: true, Topics: []string{"orders", "pay"}, Color: "lag", Thresholds: [3]float64{1000, 20000, 80000},
+		SparkTimes: []float64{1000, 1010, 1240},
+		Source:     true, Kafka: true, Topics: []string{"orders", "pay"}, Color: "lag", Thresholds: [3]float64{1000, 20000, 80000},
 		Group:      &live.GroupLink{Name: "enrich", How: "configured"},
 		Flink:      okAge(3),
 		KafkaAge:   &live.Age{At: pagesAt, Seconds: 5, Stale: true, State: live.StateFailing},
 		Figures:    []live.Figure{{Label: "Lag", Text: "1,201", Kind: live.Observed, Note: "end − position"}},
 		Prediction: &live.Prediction{Mode: "fresh", Drift: 1, Summary: "1 of 3 partitions differ", Headline: live.Headline{Kind: "exact", Exact: 3}},
 		Subtasks: []live.SubtaskRow{
-			{Subtask: 0, Rate: 12.4, RecordsOut: 11, Lag: 1201, LagSeconds: 200, LagKind: "at-least", Busy: 0.25, SparkLag: []float64{1, 2}, Drift: 1, Highlight: true,
+			{Subtask: 0, Rate: 12.4, RecordsOut: 11, Lag: 1201, LagSeconds: 200, LagKind: "at-least", Busy: 0.25, SparkLag: []float64{1, 2}, SparkRate: []float64{5, 12.4}, Drift: 1, Highlight: true,
 				RecordsLost: 2200, CatchUp: live.CatchUpUnknown, Trend: live.TrendGrowing,
 				Partitions: []live.PartitionCell{
 					{Topic: "orders", Partition: 0, Label: "o0", Lag: 1200, Predicted: 0, Level: 1,
@@ -88,7 +90,7 @@ func TestNewVertexPageSource(t *testing.T) {
 					{Topic: "pay", Partition: 1, Label: "p1", Lag: 1, Predicted: 1, Level: 0,
 						Reading: live.Reading{State: live.ReaderOK, Trend: live.TrendShrinking, CatchUp: live.CatchUpETA, CatchUpSeconds: 0.5}},
 				}},
-			{Subtask: 1, Rate: -1, RecordsOut: -1, Lag: -1, Busy: -1, CatchUp: live.CatchUpUnknown, Trend: live.TrendUnknown,
+			{Subtask: 1, Rate: -1, RecordsOut: -1, Lag: -1, Busy: -1, CatchUp: live.CatchUpUnknown, Trend: live.TrendUnknown, SparkLag: []float64{math.NaN(), 3},
 				Partitions: []live.PartitionCell{{Topic: "orders", Partition: 1, Label: "o1", Lag: -1, Predicted: 1, Uncertain: true, OwnerUndetermined: true, Candidates: []int{0, 1},
 					Reading: live.Reading{State: live.ReaderUnknown, Trend: live.TrendUnknown, CatchUp: live.CatchUpUnknown}}}},
 		},
@@ -109,7 +111,10 @@ func TestNewVertexPageSource(t *testing.T) {
 		SandboxRestore: &views.SandboxRestore{Action: "/sandbox/restore", Job: "orders", Parallelism: "4"},
 		LagMethod:      true,
 		Grid: &views.SourceGrid{Color: "lag", Legend: [4]string{"<1.0k", "<20k", "<80k", "≥80k"},
-			Labels: []views.CellLabel{{Prefix: "o", Topic: "orders"}, {Prefix: "p", Topic: "pay"}}, Values: "its lag in records", Rows: []views.SourceRow{
+			Labels: []views.CellLabel{{Prefix: "o", Topic: "orders"}, {Prefix: "p", Topic: "pay"}}, Values: "its lag in records",
+			SparkAxis:   views.Spark{Key: "spark/t", Values: []float64{1000, 1010, 1240}},
+			SparkWindow: [2]views.Text{{Key: "spark/window/lag", Text: "last 4 min"}, {Key: "spark/window/rate", Text: "last 4 min"}},
+			Rows: []views.SourceRow{
 				{Subtask: "0", ID: "subtask-0", Highlight: true, Drift: true, Lossy: true,
 					Cells: []views.PartitionCell{
 						{Topic: "orders", Partition: "0", Label: "o0", Lost: true, Title: "orders-0 · predicted here", Live: views.LiveCell{Key: "c0.0", Level: 1, Text: "1.2k", State: "st-lost",
@@ -121,8 +126,9 @@ func TestNewVertexPageSource(t *testing.T) {
 					Lag: views.Text{Key: "s/0/lag", Text: "1,201"}, Lost: views.Text{Key: "s/0/lost", Text: "≈ 2,200 deleted unread"},
 					LagTime: views.Text{Key: "s/0/lagtime", Text: "≥ 3 m 20 s"}, CatchUp: views.Text{Key: "s/0/catchup", Text: "–"},
 					Busy: views.Meter{Key: "s/0/meter", Value: "0.250"}, BusyText: views.Text{Key: "s/0/busy", Text: "25%"},
-					SparkLag: views.Spark{Key: "s/0/spark/lag", Values: []float64{1, 2}}, SparkRate: views.Spark{Key: "s/0/spark/rate", Values: []float64{}},
-					Vs: views.Text{Key: "s/0/vs", Text: "✗ 1 not as predicted"}},
+					SparkLag:  views.Spark{Key: "s/0/spark/lag", Values: []float64{1, 2}, Max: 3, Label: "lag, last 4 min, scale 0 to 3 records"},
+					SparkRate: views.Spark{Key: "s/0/spark/rate", Values: []float64{5, 12.4}, Max: 12.4, Label: "records out per second, last 4 min, scale 0 to 12/s"},
+					Vs:        views.Text{Key: "s/0/vs", Text: "✗ 1 not as predicted"}},
 				{Subtask: "1", ID: "subtask-1",
 					Cells: []views.PartitionCell{{Topic: "orders", Partition: "1", Label: "o1", Uncertain: true,
 						Title: "orders-1 · predicted here · listed under subtasks 0, 1 in Flink's metric ids: reader not determined",
@@ -131,8 +137,9 @@ func TestNewVertexPageSource(t *testing.T) {
 					Lag: views.Text{Key: "s/1/lag", Text: "–"}, Lost: views.Text{Key: "s/1/lost"},
 					LagTime: views.Text{Key: "s/1/lagtime", Text: "–"}, CatchUp: views.Text{Key: "s/1/catchup", Text: "–"},
 					Busy: views.Meter{Key: "s/1/meter", Value: "0"}, BusyText: views.Text{Key: "s/1/busy", Text: "–"},
-					SparkLag: views.Spark{Key: "s/1/spark/lag", Values: []float64{}}, SparkRate: views.Spark{Key: "s/1/spark/rate", Values: []float64{}},
-					Vs: views.Text{Key: "s/1/vs", Text: "~ 1 reader not determined"}},
+					SparkLag:  views.Spark{Key: "s/1/spark/lag", Values: []float64{-1, 3}, Max: 3, Label: "lag, last 4 min, scale 0 to 3 records"},
+					SparkRate: views.Spark{Key: "s/1/spark/rate", Values: []float64{}, Max: 12.4, Label: "records out per second, last 4 min, scale 0 to 12/s"},
+					Vs:        views.Text{Key: "s/1/vs", Text: "~ 1 reader not determined"}},
 			}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -265,6 +265,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			Rate:      2.5, Lag: 9, LagSeconds: 1.5, LagKind: "at-least", RecordsLost: 2200, CatchUp: live.CatchUpETA, CatchUpSeconds: 12.5, Trend: live.TrendShrinking,
 			Busy: 0.25, BackPressured: 0.5, Idle: 0.25, RecordsIn: 1.5, RecordsOut: 2.5, StateSize: 1024, Drift: 1,
 			SparkLag: []float64{1.5}, SparkRate: []float64{2.5}, Highlight: true}},
+		SparkTimes: []float64{1764547200.5},
 		Lineage: &live.LineageView{History: []int{2, 4}, Known: true, Events: []live.LineageEvent{{At: at, Kind: live.EventRescale, JobID: "a1b2", From: 2, To: 4,
 			CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", NewPartitions: 2, Moved: []string{"orders-3 0→1"}, MovedCount: 1}}},
 		Why: &live.WhyView{Lines: []live.WhyLine{{Kind: live.WhyHot, Subtasks: []int{0}, More: 2,

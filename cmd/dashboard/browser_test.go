@@ -9,6 +9,7 @@ package main
 
 import (
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"testing"
@@ -53,6 +54,18 @@ func checkLiveVertexPage(t *testing.T, b *browsertest.Browser, hot int) {
 	}
 	if !browsertest.Eval[bool](t, b, `window.__skewscopeNoReload === true`) {
 		t.Errorf("the page reloaded while it was live; it should update in place")
+	}
+	// The sparklines drew, at one scale per column, under the window the
+	// updates write.
+	if n := browsertest.Eval[int](t, b, `document.querySelectorAll("[data-testid=subtask-row] .spark canvas").length`); n == 0 {
+		t.Errorf("after live updates, no sparkline is drawn")
+	}
+	if w := browsertest.Eval[string](t, b, `(document.querySelector("[data-testid=spark-window]") || {}).textContent || ""`); !regexp.MustCompile(`^last \d+ (s|min)$`).MatchString(w) {
+		t.Errorf("after live updates, the sparklines' window = %q, want last N s or last N min", w)
+	}
+	maxJS := `Array.from(new Set(Array.from(document.querySelectorAll("[data-testid=subtask-row] .spark:not(.rate)")).map(e => e.dataset.sparkMax)))`
+	if got := browsertest.Eval[[]string](t, b, maxJS); len(got) != 1 {
+		t.Errorf("the lag sparklines' scales (data-spark-max) = %q, want one for the column", got)
 	}
 	if got := browsertest.Eval[[]string](t, b, hlJS); !slices.Equal(got, []string{strconv.Itoa(hot)}) {
 		t.Errorf("after live updates, highlighted rows = %q, want only subtask %d", got, hot)

@@ -15,4 +15,6 @@ export const ids = Object.freeze({
   age: "data-age",
   at: "data-at",
   spark: "data-spark",
+  sparkMax: "data-spark-max",
+  sparkAxis: "data-spark-axis",
 });

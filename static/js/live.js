@@ -8,7 +8,7 @@
 // shape, or a key the page does not have), the page's own server rendering
 // is fetched and swapped in.
 
-import { formatAge, sparkData } from "./livefmt.js";
+import { formatAge, sparkData, sparkRange } from "./livefmt.js";
 import { ids } from "./ids.js";
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 
@@ -81,7 +81,20 @@ export function startLive(root) {
       each(u.m, (el, v) => {
         el.value = Number(v);
       }) &&
-      each(u.spark, (el, v) => drawSpark(el, v || [])) &&
+      // A sparkline is [samples, column max, label]; its table's axis
+      // (times) comes first in the update, so rows draw at the new times.
+      each(u.spark, (el, [xs = [], max = 0, label = ""] = []) => {
+        if (el.hasAttribute(ids.sparkAxis)) {
+          el.setAttribute(ids.sparkAxis, JSON.stringify(xs));
+          return;
+        }
+        el.setAttribute(ids.sparkMax, String(max));
+        if (el.getAttribute("aria-label") !== label) {
+          el.setAttribute("aria-label", label);
+          el.setAttribute("title", label);
+        }
+        drawSpark(el, xs);
+      }) &&
       each(u.ages, (el, v) => {
         el.setAttribute(ids.at, String(v));
       });
@@ -174,10 +187,22 @@ export function startLive(root) {
   connect();
 }
 
-// drawSpark draws a row's recent lag with uPlot (vendored, see
-// static/vendor/VERSIONS.md): no axes, legend or cursor, y from 0.
+// sparkTimes are the times of el's samples: its table's axis (data-spark-axis
+// on the column head).
+function sparkTimes(el) {
+  const axis = el.closest("table")?.querySelector(`[${ids.sparkAxis}]`);
+  try {
+    return JSON.parse(axis?.getAttribute(ids.sparkAxis) || "[]") || [];
+  } catch {
+    return [];
+  }
+}
+
+// drawSpark draws a row's recent lag or rate with uPlot (vendored, see
+// static/vendor/VERSIONS.md) at the samples' times: no axes, legend or
+// cursor, y from 0 to the column's max (data-spark-max), shared by its rows.
 function drawSpark(el, xs) {
-  const { data, known } = sparkData(xs);
+  const { data, known } = sparkData(xs, sparkTimes(el));
   if (el._plot) {
     el._plot.setData(data);
     return;
@@ -191,7 +216,7 @@ function drawSpark(el, xs) {
       cursor: { show: false },
       select: { show: false },
       axes: [{ show: false }, { show: false }],
-      scales: { x: { time: false }, y: { range: (u, min, max) => [-0.08 * (max > 0 ? max : 1), 1.08 * (max > 0 ? max : 1)] } },
+      scales: { x: { time: false }, y: { range: () => sparkRange(Number(el.getAttribute(ids.sparkMax))) } },
       series: [{}, { stroke: getComputedStyle(el).color || "#555", width: 1.5, points: { show: false } }],
     },
     data,

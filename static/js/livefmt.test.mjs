@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatAge, sparkData } from "./livefmt.js";
+import { formatAge, sparkData, sparkRange } from "./livefmt.js";
 
 test("formatAge matches the server's wording", () => {
   assert.equal(formatAge(0), "0 s ago");
@@ -15,4 +15,16 @@ test("sparkData indexes samples and leaves unknown ones as gaps", () => {
   assert.deepEqual(sparkData([5]), { data: [[0], [5]], known: 1 });
   assert.deepEqual(sparkData([1, -1, 3]), { data: [[0, 1, 2], [1, null, 3]], known: 2 });
   assert.deepEqual(sparkData([0, "x", null, 0]), { data: [[0, 1, 2, 3], [0, null, null, 0]], known: 2 });
+});
+
+test("sparkData puts samples at their times when there is one per sample", () => {
+  assert.deepEqual(sparkData([1, -1, 3], [100, 102.5, 160]), { data: [[100, 102.5, 160], [1, null, 3]], known: 2 });
+  // Times that do not match the samples (an update between the two) fall back to indexes.
+  assert.deepEqual(sparkData([1, 3], [100]), { data: [[0, 1], [1, 3]], known: 2 });
+});
+
+test("sparkRange spans 0 to the column's max, whatever the series' own max", () => {
+  assert.deepEqual(sparkRange(1000), [-80, 1080]);
+  assert.deepEqual(sparkRange(0), [-0.08, 1.08]);
+  assert.deepEqual(sparkRange(undefined), [-0.08, 1.08]);
 });
