@@ -205,8 +205,11 @@ type SourceGrid struct {
 	// Color == "rate".
 	Color  string
 	ByRate bool
-	// Legend are the texts of colour levels 0–3.
-	Legend [4]string
+	// Legend are the texts of colour levels 0–3; LegendNote follows them,
+	// "" when they say it all (by lag: the records steps of the cells whose
+	// time behind is unknown).
+	Legend     [4]string
+	LegendNote string
 	// Labels say which topic each cell label's letters stand for, and
 	// Values what the number under the label is.
 	Labels []CellLabel

@@ -314,10 +314,21 @@ func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
 	if g.ByRate {
 		g.Values = "the records per second produced to it"
 	}
-	for i := range 3 {
-		g.Legend[i] = "<" + format.Count(vv.Thresholds[i])
+	if g.ByRate {
+		for i := range 3 {
+			g.Legend[i] = "<" + format.Count(vv.Thresholds[i])
+		}
+		g.Legend[3] = "≥" + format.Count(vv.Thresholds[2])
+	} else {
+		// By lag, cells are coloured by time behind; one whose time is
+		// unknown by its records.
+		for i := range 3 {
+			g.Legend[i] = "< " + stepTime(vv.LagTimeSteps[i])
+		}
+		g.Legend[3] = "≥ " + stepTime(vv.LagTimeSteps[2])
+		g.LegendNote = "time behind; where it is unknown, records: <" + format.Count(vv.Thresholds[0]) +
+			", <" + format.Count(vv.Thresholds[1]) + ", <" + format.Count(vv.Thresholds[2]) + ", ≥" + format.Count(vv.Thresholds[2])
 	}
-	g.Legend[3] = "≥" + format.Count(vv.Thresholds[2])
 	topicIndex := make(map[string]string, len(vv.Topics))
 	for i, t := range vv.Topics {
 		topicIndex[t] = strconv.Itoa(i)
@@ -365,6 +376,14 @@ func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
 		g.Rows = append(g.Rows, row)
 	}
 	return g
+}
+
+// stepTime is a colour step's time: "10 s", "1 min", "5 min".
+func stepTime(sec float64) string {
+	if sec >= 60 && int64(sec)%60 == 0 {
+		return strconv.FormatInt(int64(sec)/60, 10) + " min"
+	}
+	return strconv.FormatFloat(sec, 'f', -1, 64) + " s"
 }
 
 func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
