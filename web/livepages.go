@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -219,6 +220,14 @@ type vertexPageInput struct {
 	peers []views.PeerLink
 	// cell is the partition ?highlight=partition:TOPIC:N marks, if any.
 	cell *cellRef
+	// grid is the source grid's order and filter; gridURL, set when the
+	// page is rendered (nil on an update), is the page's URL with the given
+	// parameters set ("" deletes one), query its parameters and at the
+	// time its rows were sorted.
+	grid    gridQuery
+	gridURL func(kv ...string) string
+	query   url.Values
+	at      time.Time
 }
 
 // cellRef names a partition.
@@ -289,7 +298,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		p.SandboxRestore = &views.SandboxRestore{Action: in.sandboxRestore, Job: vv.JobName, Parallelism: strconv.Itoa(vv.Parallelism + 2)}
 	}
 	if vv.Kafka {
-		p.Grid = sourceGrid(vv, in.cell)
+		p.Grid = sourceGrid(vv, in)
 	} else {
 		p.Table = subtaskTable(pl, vv)
 	}
@@ -309,7 +318,8 @@ func sparkValues(xs []float64) []float64 {
 	return out
 }
 
-func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
+func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
+	hl := in.cell
 	g := &views.SourceGrid{Color: vv.Color, ByRate: vv.Color == "rate", Labels: cellLabels(vv), Values: "its lag in records"}
 	if g.ByRate {
 		g.Values = "the records per second produced to it"
@@ -333,7 +343,17 @@ func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
 	for i, t := range vv.Topics {
 		topicIndex[t] = strconv.Itoa(i)
 	}
-	for _, r := range vv.Subtasks {
+	rows := vv.Subtasks
+	if in.grid != (gridQuery{}) {
+		rows = gridRows(vv.Subtasks, in.grid)
+	}
+	if in.gridURL != nil && !in.links.embed { // an embedded page has no forms
+		g.Controls = gridControls(vv, in.grid, rows, in.at, in.gridURL, in.query)
+	}
+	if len(rows) == 0 && len(vv.Subtasks) > 0 {
+		g.Empty = "No row to show: " + in.grid.emptyText()
+	}
+	for _, r := range rows {
 		n := strconv.Itoa(r.Subtask)
 		k := "s/" + n + "/"
 		catch := catchUpText(r.CatchUp, r.CatchUpSeconds, r.Trend)
