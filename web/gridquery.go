@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/live"
@@ -29,6 +30,9 @@ type gridQuery struct {
 	Ranged   bool
 	From, To int
 }
+
+// lagUnknown is the LagKind of a lag time not known.
+var lagUnknown = kafka.TimeLagUnknown.String()
 
 // gridSorts are the choices of ?sort=, with their texts.
 var gridSorts = []struct{ Value, Text string }{
@@ -160,6 +164,7 @@ func gridRows(rows []live.SubtaskRow, g gridQuery) []live.SubtaskRow {
 				continue
 			}
 			r.Partitions = cells
+			topicFigures(&r)
 		}
 		out = append(out, r)
 	}
@@ -171,7 +176,7 @@ func gridRows(rows []live.SubtaskRow, g gridQuery) []live.SubtaskRow {
 		case "lag":
 			return float64(r.Lag)
 		case "lagtime":
-			if r.LagKind == "" || r.LagKind == "unknown" {
+			if r.LagKind == "" || r.LagKind == lagUnknown {
 				return -1
 			}
 			return r.LagSeconds
@@ -189,6 +194,27 @@ func gridRows(rows []live.SubtaskRow, g gridQuery) []live.SubtaskRow {
 		return out[a].Subtask < out[b].Subtask
 	})
 	return out
+}
+
+// topicFigures makes a row's produced rate, lag, lag time and records
+// lost those of the cells it shows (one topic's); its records out, busy
+// time and catch-up stay the subtask's.
+func topicFigures(r *live.SubtaskRow) {
+	r.Lag, r.Rate, r.LagSeconds, r.LagKind, r.RecordsLost = -1, -1, 0, lagUnknown, 0
+	for _, c := range r.Partitions {
+		if c.Lag >= 0 {
+			r.Lag = max(r.Lag, 0) + c.Lag
+		}
+		if c.Rate >= 0 {
+			r.Rate = max(r.Rate, 0) + c.Rate
+		}
+		if c.LagKind != "" && c.LagKind != lagUnknown && (c.LagSeconds > r.LagSeconds || r.LagKind == lagUnknown) {
+			r.LagSeconds, r.LagKind = c.LagSeconds, c.LagKind
+		}
+		if c.Reading.Lost != nil {
+			r.RecordsLost += c.Reading.Lost.Records
+		}
+	}
 }
 
 // gridControls are the grid's sort and filter form, its order's time and
@@ -229,7 +255,7 @@ func gridControls(vv live.VertexView, g gridQuery, shown []live.SubtaskRow, at t
 	if g.filtered() {
 		c.Shown = format.Int(int64(len(shown))) + " of " + format.Int(int64(len(vv.Subtasks))) + " subtasks shown"
 		if g.Topic != "" {
-			c.Shown += ", the partitions of " + g.Topic + " only"
+			c.Shown += "; cells, produced, lag and lag time of " + g.Topic + " only"
 		}
 	}
 	busiest := -1

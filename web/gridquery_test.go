@@ -127,6 +127,10 @@ func TestNewVertexPageGrid(t *testing.T) {
 	if diff := cmp.Diff([][]string{{"2", "c0.2"}, {"0", "c0.0"}, {"1", "c0.1"}}, rows); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
+	// A row's lag is that of the topic's cells it shows.
+	if got := g.Rows[0].Lag.Text; got != "400" {
+		t.Errorf("subtask 2's lag of orders reads %q, want 400 (not the subtask's 900)", got)
+	}
 	want := &views.GridControls{
 		Action: "/jobs/j1/vertices/v1", Hidden: []views.Field{{Name: "color", Value: "lag"}},
 		Sorts: []views.Option{{Value: "subtask", Label: "subtask"}, {Value: "lag", Label: "lag", Selected: true}, {Value: "lagtime", Label: "lag time"},
@@ -134,7 +138,7 @@ func TestNewVertexPageGrid(t *testing.T) {
 		Topics:      []views.Option{{Label: "all topics"}, {Value: "orders", Label: "orders", Selected: true}, {Value: "pay", Label: "pay"}},
 		Placeholder: "0-3",
 		Order:       "sorted by lag at 12:41:03 UTC", Resort: set(),
-		Shown:   "3 of 4 subtasks shown, the partitions of orders only",
+		Shown:   "3 of 4 subtasks shown; cells, produced, lag and lag time of orders only",
 		Busiest: &views.Link{Text: "jump to the busiest, subtask 0 (90% busy)", URL: set("highlight", "subtask:0") + "#subtask-0"},
 	}
 	if diff := cmp.Diff(want, g.Controls); diff != "" {
