@@ -80,6 +80,19 @@ func TestVertexTopicGrid(t *testing.T) {
 			t.Errorf("parseVertexTopic(%q) = %q %q %+v %v %+v %v", topic, job, vertex, q, parts, grid, ok)
 		}
 	}
+	// The longest topic a page can have fits the hub's limit.
+	hist := make([]int, 64)
+	for i := range hist {
+		hist[i] = 32768 - i
+	}
+	long := vertexTopic(strings.Repeat("f", 32), strings.Repeat("e", 32), "rate", hist, partGrid|partFigures|partLineage,
+		gridQuery{Sort: "lagtime", Topic: strings.Repeat("t", 249), Ranged: true, From: 32000, To: 32767})
+	if len(long) > maxTopicLen {
+		t.Errorf("a vertex topic of %d characters, the hub takes at most %d", len(long), maxTopicLen)
+	}
+	if _, _, _, _, _, ok := parseVertexTopic(long); !ok {
+		t.Errorf("parseVertexTopic refused the long topic %q", long)
+	}
 	for _, bad := range []string{"vertex:j/v:sort=", "vertex:j/v:sort=subtask", "vertex:j/v:sort=size", "vertex:j/v:topic=orders:sort=lag",
 		"vertex:j/v:subtasks=20-10", "vertex:j/v:subtasks=3-3", "vertex:j/v:sort=lag:sort=rate", "vertex:j/v:sort=lag:rate",
 		"vertex:j/v:topic=a b", "vertex:j/v:subtasks=1:parts=grid"} {
