@@ -249,7 +249,7 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 	vv.Group = s.group(ks, fs.Endpoint, j, v, vv)
 	vv.Prediction = s.predict(vv, fs.Endpoint, j, v, q, oo)
 	vv.Lineage = lineageView(s.currentLineage(fs.Endpoint, j, v))
-	vv.Thresholds = thresholds(vv)
+	vv.Thresholds, vv.LagTimeSteps = thresholds(vv), lagTimeSteps
 	for i := range vv.Subtasks {
 		for k := range vv.Subtasks[i].Partitions {
 			c := &vv.Subtasks[i].Partitions[k]
@@ -295,8 +295,12 @@ func prefix(s string, n int) string {
 	return string(r[:n])
 }
 
-// Lag colour steps in records, as in the legend.
-var lagSteps = [3]float64{1000, 20000, 80000}
+// Lag colour steps, as in the legend: in seconds behind (10 s, 1 min,
+// 5 min), and in records for a cell whose time behind is unknown.
+var (
+	lagTimeSteps = [3]float64{10, 60, 300}
+	lagSteps     = [3]float64{1000, 20000, 80000}
+)
 
 func thresholds(vv *VertexView) [3]float64 {
 	if vv.Color != "rate" {
@@ -311,15 +315,21 @@ func thresholds(vv *VertexView) [3]float64 {
 	return [3]float64{maxRate / 4, maxRate / 2, maxRate * 3 / 4}
 }
 
+// level is a cell's colour step 0–3, -1 unknown. By lag, a cell is
+// coloured by its time behind (a lower bound counts as at least that
+// time), else, its time unknown, by its lag in records.
 func level(vv *VertexView, c *PartitionCell) int {
-	x := float64(c.Lag)
-	if vv.Color == "rate" {
+	x, steps := float64(c.Lag), vv.Thresholds
+	switch {
+	case vv.Color == "rate":
 		x = c.Rate
+	case c.LagKind != "" && c.LagKind != kafka.TimeLagUnknown.String():
+		x, steps = c.LagSeconds, vv.LagTimeSteps
 	}
-	if x < 0 {
+	if x < 0 || isNaN(x) {
 		return -1
 	}
-	for i, t := range vv.Thresholds {
+	for i, t := range steps {
 		if x < t || (vv.Color == "rate" && x <= t) {
 			return i
 		}

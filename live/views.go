@@ -366,11 +366,16 @@ type VertexView struct {
 	Why *WhyView `json:"why,omitempty"`
 	// Color is what partition cells are coloured by: "lag" or "rate".
 	Color string `json:"-"`
-	// Thresholds are the upper bounds of colour levels 0, 1, 2.
+	// Thresholds are the upper bounds of colour levels 0, 1, 2: in records
+	// per second by rate; by lag, in records for the cells whose lag time
+	// is unknown (the others are coloured by LagTimeSteps).
 	Thresholds [3]float64 `json:"-"`
-	Flink      Age        `json:"flinkFreshness"`
-	KafkaAge   *Age       `json:"kafkaFreshness,omitempty"`
-	Error      string     `json:"error,omitempty"`
+	// LagTimeSteps are the upper bounds in seconds of colour levels 0, 1, 2
+	// by lag time (Color "lag").
+	LagTimeSteps [3]float64 `json:"-"`
+	Flink        Age        `json:"flinkFreshness"`
+	KafkaAge     *Age       `json:"kafkaFreshness,omitempty"`
+	Error        string     `json:"error,omitempty"`
 	// Shape identifies the layout (subtasks and their partitions); a live
 	// update with another shape needs the page re-rendered.
 	Shape string `json:"shape"`

@@ -205,8 +205,11 @@ type SourceGrid struct {
 	// Color == "rate".
 	Color  string
 	ByRate bool
-	// Legend are the texts of colour levels 0–3.
-	Legend [4]string
+	// Legend are the texts of colour levels 0–3; LegendNote follows them,
+	// "" when they say it all (by lag: the records steps of the cells whose
+	// time behind is unknown).
+	Legend     [4]string
+	LegendNote string
 	// Labels say which topic each cell label's letters stand for, and
 	// Values what the number under the label is.
 	Labels []CellLabel
@@ -216,8 +219,29 @@ type SourceGrid struct {
 	// the lag and the rate sparklines' heads.
 	SparkAxis   Spark
 	SparkWindow [2]Text
-	Rows        []SourceRow
+	// Controls are the rows' order and filter, nil on an update.
+	Controls *GridControls
+	// Empty says why no row is shown, "" when some are.
+	Empty string
+	Rows  []SourceRow
 }
+
+// GridControls sort and filter a source grid's rows with a plain GET form
+// (Hidden keeps the page's other parameters), say when the rows were
+// sorted (Order, "" by subtask) with a link that sorts them again, how
+// many are shown (Shown, "" all), and link to the busiest shown subtask.
+type GridControls struct {
+	Action                string
+	Hidden                []Field
+	Sorts, Topics         []Option
+	Subtasks, Placeholder string
+	Order, Resort         string
+	Shown                 string
+	Busiest               *Link
+}
+
+// Field is a form's hidden input.
+type Field struct{ Name, Value string }
 
 // CellLabel is a topic's prefix in the cells' labels ("o" for orders).
 type CellLabel struct{ Prefix, Topic string }

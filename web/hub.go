@@ -45,9 +45,9 @@ const (
 	defaultPongWait      = 60 * time.Second
 	// maxTopicLen fits the longest view topics: "topic:" + a 64-character
 	// cluster name + "/" + a 249-character Kafka topic name, and a vertex
-	// topic with a 64-step ?history= and every ?parts= but one
-	// (vertexTopic).
-	maxTopicLen = 512
+	// topic with a 64-step ?history=, every ?parts= but one, and its grid's
+	// sort, 249-character ?topic= and ?subtasks= (vertexTopic, about 800).
+	maxTopicLen = 1024
 )
 
 // ErrHubClosed is returned by Publish once the hub's Run has returned.

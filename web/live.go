@@ -187,6 +187,10 @@ func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ
 	if err != nil {
 		return 0, nil, err
 	}
+	grid, err := parseGridQuery(r.URL.Query())
+	if err != nil {
+		return 0, nil, err
+	}
 	vv, vq, err := s.vertexView(r)
 	if err != nil {
 		if rep, ok := s.forgotten(r, true); ok {
@@ -200,7 +204,7 @@ func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ
 	}
 	l.Title = vv.Name
 	l.ChartCSS = s.prefix + "/static/" + s.assets.Hashed("vendor/uplot/uPlot.min.css")
-	return http.StatusOK, views.VertexPage(l, newVertexPage(s.vertexPageInput(r, l, vv, vq, parts), vv)), nil
+	return http.StatusOK, views.VertexPage(l, newVertexPage(s.vertexPageInput(r, l, vv, vq, parts, grid), vv)), nil
 }
 
 func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
@@ -221,7 +225,7 @@ func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
 // vertexPageInput is what the vertex page shows beside the view: its topic,
 // its links (which keep the request's query), the job's other vertices and
 // its replaced banner.
-func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.VertexView, vq live.VertexQuery, parts vertexParts) vertexPageInput {
+func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.VertexView, vq live.VertexQuery, parts vertexParts, grid gridQuery) vertexPageInput {
 	base := s.prefix + views.VertexPath(vv.JobID, vv.ID)
 	q := r.URL.Query()
 	with := func(kv ...string) string {
@@ -245,7 +249,8 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 		links: linksOf(l),
 		parts: parts,
 		peers: s.peerLinks(l, vv, vq),
-		topic: vertexTopic(vv.JobID, vv.ID, vv.Color, vq.History, parts),
+		topic: vertexTopic(vv.JobID, vv.ID, vv.Color, vq.History, parts, grid),
+		grid:  grid, gridURL: with, query: q, at: s.now(),
 		hrefs: views.VertexLinks{
 			JSON:      s.prefix + "/api/v1" + views.VertexPath(vv.JobID, vv.ID),
 			ColorLag:  with("color", ""),

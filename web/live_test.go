@@ -524,7 +524,7 @@ func TestWebsocketPushesVertexUpdates(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	topic := vertexTopic(tJob, tSource, "lag", nil, 0)
+	topic := vertexTopic(tJob, tSource, "lag", nil, 0, gridQuery{})
 	if err := c.WriteJSON(map[string]any{"subscribe": []string{topic}}); err != nil {
 		t.Fatal(err)
 	}
@@ -536,7 +536,7 @@ func TestWebsocketPushesVertexUpdates(t *testing.T) {
 		t.Fatalf("ack %+v: %v", ack, err)
 	}
 	waitFor(t, "topic watched", 5*time.Second, func() bool { return s.hub.Subscribed(topic) })
-	if s.hub.Subscribed(vertexTopic(tJob, tSource, "rate", nil, 0)) {
+	if s.hub.Subscribed(vertexTopic(tJob, tSource, "rate", nil, 0, gridQuery{})) {
 		t.Error("the rate view is reported watched; nobody subscribed to it")
 	}
 	// Trigger a push: a new Kafka poll.
@@ -665,7 +665,7 @@ func TestParseVertexTopic(t *testing.T) {
 		{"vertex:j/v:parts=grid", "lag", nil, partGrid},
 		{"vertex:j/v:rate:history=4-6:parts=grid-figures", "rate", []int{4, 6}, partGrid | partFigures},
 	} {
-		job, vertex, q, parts, ok := parseVertexTopic(tc.topic)
+		job, vertex, q, parts, _, ok := parseVertexTopic(tc.topic)
 		if !ok || job != "j" || vertex != "v" || q.Color != tc.color || !slices.Equal(q.History, tc.history) || q.Highlight != -1 || parts != tc.parts {
 			t.Errorf("parseVertexTopic(%q) = %q %q %+v %v %v", tc.topic, job, vertex, q, parts, ok)
 		}
@@ -674,7 +674,7 @@ func TestParseVertexTopic(t *testing.T) {
 		"vertex:j/v:history=4,6", "vertex:j/v:history=4-6:rate", "vertex:j/v:rate:rate", "vertex:j/v/w", "job:j", "vertex:j/v:history=99999",
 		"vertex:j/v:parts=", "vertex:j/v:parts=gird", "vertex:j/v:parts=figures-grid", "vertex:j/v:parts=grid-grid",
 		"vertex:j/v:parts=grid-why-figures-lineage", "vertex:j/v:parts=grid:rate", "vertex:j/v:parts=grid:parts=why"} {
-		if _, _, _, _, ok := parseVertexTopic(bad); ok {
+		if _, _, _, _, _, ok := parseVertexTopic(bad); ok {
 			t.Errorf("parseVertexTopic(%q) accepted it", bad)
 		}
 	}

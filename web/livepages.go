@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -219,6 +220,14 @@ type vertexPageInput struct {
 	peers []views.PeerLink
 	// cell is the partition ?highlight=partition:TOPIC:N marks, if any.
 	cell *cellRef
+	// grid is the source grid's order and filter; gridURL, set when the
+	// page is rendered (nil on an update), is the page's URL with the given
+	// parameters set ("" deletes one), query its parameters and at the
+	// time its rows were sorted.
+	grid    gridQuery
+	gridURL func(kv ...string) string
+	query   url.Values
+	at      time.Time
 }
 
 // cellRef names a partition.
@@ -289,7 +298,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		p.SandboxRestore = &views.SandboxRestore{Action: in.sandboxRestore, Job: vv.JobName, Parallelism: strconv.Itoa(vv.Parallelism + 2)}
 	}
 	if vv.Kafka {
-		p.Grid = sourceGrid(vv, in.cell)
+		p.Grid = sourceGrid(vv, in)
 	} else {
 		p.Table = subtaskTable(pl, vv)
 	}
@@ -345,15 +354,27 @@ func sparkWindow(at []float64) string {
 	return "last " + strconv.Itoa(int(math.Round(span/60))) + " min"
 }
 
-func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
+func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
+	hl := in.cell
 	g := &views.SourceGrid{Color: vv.Color, ByRate: vv.Color == "rate", Labels: cellLabels(vv), Values: "its lag in records"}
 	if g.ByRate {
 		g.Values = "the records per second produced to it"
 	}
-	for i := range 3 {
-		g.Legend[i] = "<" + format.Count(vv.Thresholds[i])
+	if g.ByRate {
+		for i := range 3 {
+			g.Legend[i] = "<" + format.Count(vv.Thresholds[i])
+		}
+		g.Legend[3] = "≥" + format.Count(vv.Thresholds[2])
+	} else {
+		// By lag, cells are coloured by time behind; one whose time is
+		// unknown by its records.
+		for i := range 3 {
+			g.Legend[i] = "< " + stepTime(vv.LagTimeSteps[i])
+		}
+		g.Legend[3] = "≥ " + stepTime(vv.LagTimeSteps[2])
+		g.LegendNote = "time behind; where it is unknown, records: <" + format.Count(vv.Thresholds[0]) +
+			", <" + format.Count(vv.Thresholds[1]) + ", <" + format.Count(vv.Thresholds[2]) + ", ≥" + format.Count(vv.Thresholds[2])
 	}
-	g.Legend[3] = "≥" + format.Count(vv.Thresholds[2])
 	topicIndex := make(map[string]string, len(vv.Topics))
 	for i, t := range vv.Topics {
 		topicIndex[t] = strconv.Itoa(i)
@@ -369,7 +390,17 @@ func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
 	g.SparkWindow = [2]views.Text{text("spark/window/lag", window), text("spark/window/rate", window)}
 	lagLabel := "lag, " + window + ", scale 0 to " + format.Records(lagMax)
 	rateLabel := "records out per second, " + window + ", scale 0 to " + format.Rate(rateMax)
-	for _, r := range vv.Subtasks {
+	rows := vv.Subtasks
+	if in.grid != (gridQuery{}) {
+		rows = gridRows(vv.Subtasks, in.grid)
+	}
+	if in.gridURL != nil && !in.links.embed { // an embedded page has no forms
+		g.Controls = gridControls(vv, in.grid, rows, in.at, in.gridURL, in.query)
+	}
+	if len(rows) == 0 && len(vv.Subtasks) > 0 {
+		g.Empty = "No row to show: " + in.grid.emptyText()
+	}
+	for _, r := range rows {
 		n := strconv.Itoa(r.Subtask)
 		k := "s/" + n + "/"
 		catch := catchUpText(r.CatchUp, r.CatchUpSeconds, r.Trend)
@@ -412,6 +443,14 @@ func sourceGrid(vv live.VertexView, hl *cellRef) *views.SourceGrid {
 		g.Rows = append(g.Rows, row)
 	}
 	return g
+}
+
+// stepTime is a colour step's time: "10 s", "1 min", "5 min".
+func stepTime(sec float64) string {
+	if sec >= 60 && int64(sec)%60 == 0 {
+		return strconv.FormatInt(int64(sec)/60, 10) + " min"
+	}
+	return strconv.FormatFloat(sec, 'f', -1, 64) + " s"
 }
 
 func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {

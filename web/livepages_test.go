@@ -74,7 +74,7 @@ func TestNewVertexPageSource(t *testing.T) {
 	vv := live.VertexView{
 		Endpoint: "jm", Cluster: "prod", JobID: "j1", JobName: "orders", ID: "v1", Name: "Source", Parallelism: 2, MaxParallelism: 128,
 		SparkTimes: []float64{1000, 1010, 1240},
-		Source:     true, Kafka: true, Topics: []string{"orders", "pay"}, Color: "lag", Thresholds: [3]float64{1000, 20000, 80000},
+		Source:     true, Kafka: true, Topics: []string{"orders", "pay"}, Color: "lag", Thresholds: [3]float64{1000, 20000, 80000}, LagTimeSteps: [3]float64{10, 60, 300},
 		Group:      &live.GroupLink{Name: "enrich", How: "configured"},
 		Flink:      okAge(3),
 		KafkaAge:   &live.Age{At: pagesAt, Seconds: 5, Stale: true, State: live.StateFailing},
@@ -110,7 +110,7 @@ func TestNewVertexPageSource(t *testing.T) {
 		Prediction:     &views.PredictionView{Drift: true, Kind: "exact", KindClass: "v-exact", Summary: "1 of 3 partitions differ", Counts: "Cells: 3 exact"},
 		SandboxRestore: &views.SandboxRestore{Action: "/sandbox/restore", Job: "orders", Parallelism: "4"},
 		LagMethod:      true,
-		Grid: &views.SourceGrid{Color: "lag", Legend: [4]string{"<1.0k", "<20k", "<80k", "≥80k"},
+		Grid: &views.SourceGrid{Color: "lag", Legend: [4]string{"< 10 s", "< 1 min", "< 5 min", "≥ 5 min"}, LegendNote: "time behind; where it is unknown, records: <1.0k, <20k, <80k, ≥80k",
 			Labels: []views.CellLabel{{Prefix: "o", Topic: "orders"}, {Prefix: "p", Topic: "pay"}}, Values: "its lag in records",
 			SparkAxis:   views.Spark{Key: "spark/t", Values: []float64{1000, 1010, 1240}},
 			SparkWindow: [2]views.Text{{Key: "spark/window/lag", Text: "last 4 min"}, {Key: "spark/window/rate", Text: "last 4 min"}},

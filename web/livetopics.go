@@ -12,8 +12,10 @@ import (
 // publisher both name it with this, and parseVertexTopic reads it back. A
 // ?history= is part of it, since it changes the view (its model and so its
 // layout), and so is ?parts=, since a page shows only the figures of its
-// parts: "vertex:JOB/VERTEX[:rate][:history=4-6][:parts=grid-figures]".
-func vertexTopic(job, vertex, color string, history []int, parts vertexParts) string {
+// parts, and so are the grid's order and filter (gridQuery), since they
+// change its rows: "vertex:JOB/VERTEX[:rate][:history=4-6][:parts=grid-figures]
+// [:sort=lag][:topic=orders][:subtasks=10-20]".
+func vertexTopic(job, vertex, color string, history []int, parts vertexParts, grid gridQuery) string {
 	t := "vertex:" + job + "/" + vertex
 	if color == "rate" {
 		t += ":rate"
@@ -24,21 +26,21 @@ func vertexTopic(job, vertex, color string, history []int, parts vertexParts) st
 	if o := parts.topicOption(); o != "" {
 		t += ":parts=" + o
 	}
-	return t
+	return t + grid.topicOptions()
 }
 
 // parseVertexTopic reads a vertexTopic back into the job, the vertex, the
-// view's query and the page's parts; ok is false for anything vertexTopic
-// does not write.
-func parseVertexTopic(t string) (job, vertex string, q live.VertexQuery, parts vertexParts, ok bool) {
+// view's query, the page's parts and its grid's order and filter; ok is
+// false for anything vertexTopic does not write.
+func parseVertexTopic(t string) (job, vertex string, q live.VertexQuery, parts vertexParts, grid gridQuery, ok bool) {
 	rest, ok := strings.CutPrefix(t, "vertex:")
 	if !ok {
-		return "", "", q, 0, false
+		return "", "", q, 0, grid, false
 	}
 	ids, opts, _ := strings.Cut(rest, ":")
 	job, vertex, ok = strings.Cut(ids, "/")
 	if !ok || job == "" || vertex == "" || strings.Contains(vertex, "/") {
-		return "", "", q, 0, false
+		return "", "", q, 0, grid, false
 	}
 	v := url.Values{}
 	for o := range strings.SplitSeq(opts, ":") {
@@ -50,17 +52,22 @@ func parseVertexTopic(t string) (job, vertex string, q live.VertexQuery, parts v
 			v.Set("history", strings.ReplaceAll(val, "-", ","))
 		case k == "parts" && parts == 0:
 			if parts, ok = partsOfTopic(val); !ok {
-				return "", "", q, 0, false
+				return "", "", q, 0, grid, false
 			}
+		case (k == "sort" || k == "topic" || k == "subtasks") && val != "" && !v.Has(k):
+			v.Set(k, val)
 		default:
-			return "", "", q, 0, false
+			return "", "", q, 0, grid, false
 		}
 	}
 	q, err := vertexQuery(v)
-	if err != nil || vertexTopic(job, vertex, q.Color, q.History, parts) != t {
-		return "", "", q, 0, false
+	if err != nil {
+		return "", "", q, 0, grid, false
 	}
-	return job, vertex, q, parts, true
+	if grid, err = parseGridQuery(v); err != nil || vertexTopic(job, vertex, q.Color, q.History, parts, grid) != t {
+		return "", "", q, 0, gridQuery{}, false
+	}
+	return job, vertex, q, parts, grid, true
 }
 
 // Live topics: the page subscribes to its topic and the publisher publishes

@@ -100,7 +100,7 @@ func TestHideParts(t *testing.T) {
 func TestNewVertexPageEmbedded(t *testing.T) {
 	vv := live.VertexView{
 		Endpoint: "jm", Cluster: "prod", JobID: "j1", JobName: "orders", ID: "v1", Name: "Source", Parallelism: 2,
-		Source: true, Kafka: true, Topics: []string{"orders"}, Color: "lag", Thresholds: [3]float64{1000, 20000, 80000},
+		Source: true, Kafka: true, Topics: []string{"orders"}, Color: "lag", Thresholds: [3]float64{1000, 20000, 80000}, LagTimeSteps: [3]float64{10, 60, 300},
 		Flink: okAge(3), KafkaAge: &live.Age{At: pagesAt, Seconds: 5, State: live.StateOK},
 		Figures:  []live.Figure{{Label: "Total lag", Text: "1.2k records", Kind: live.Observed, Note: "end − position"}},
 		Restored: &live.Restored{Savepoint: true, Path: "s3://sp/1"},
@@ -116,7 +116,7 @@ func TestNewVertexPageEmbedded(t *testing.T) {
 		Shape: "sh",
 	}
 	peers := []views.PeerLink{{Kind: "keyed vertex", Name: "Window", URL: "/jobs/j1/vertices/v2?embed=1&highlight=subtask%3A1"}}
-	topic := vertexTopic("j1", "v1", "lag", nil, partGrid)
+	topic := vertexTopic("j1", "v1", "lag", nil, partGrid, gridQuery{})
 	in := vertexPageInput{links: pageLinks{embed: true}, topic: topic, parts: partGrid, peers: peers, sandboxRestore: "/sandbox/restore",
 		cell: &cellRef{topic: "orders", partition: 1}}
 	got := newVertexPage(in, vv)
@@ -142,7 +142,7 @@ func TestNewVertexPageEmbedded(t *testing.T) {
 		t.Errorf("highlighted cells %v, want orders-1", marked)
 	}
 	// What the publisher sends to the page's topic.
-	job, vertex, q, parts, ok := parseVertexTopic(topic)
+	job, vertex, q, parts, _, ok := parseVertexTopic(topic)
 	if !ok || job != "j1" || vertex != "v1" || q.Color != "lag" || parts != partGrid {
 		t.Fatalf("parseVertexTopic(%q) = %s %s %+v %b %t", topic, job, vertex, q, parts, ok)
 	}
@@ -151,7 +151,7 @@ func TestNewVertexPageEmbedded(t *testing.T) {
 		t.Errorf("the embedded page's live keys %v, the pushed update's %v", page.Keys(), pushed.Keys())
 	}
 	// A page of its own with every part: figures and lineage come back.
-	all := newVertexPage(vertexPageInput{links: pageLinks{}, topic: vertexTopic("j1", "v1", "lag", nil, allParts)}, vv)
+	all := newVertexPage(vertexPageInput{links: pageLinks{}, topic: vertexTopic("j1", "v1", "lag", nil, allParts, gridQuery{})}, vv)
 	if all.Figures == nil || all.Lineage == nil || all.Restored == "" || !all.Prediction.Explained() || !all.LagMethod {
 		t.Errorf("full page: figures %v lineage %v restored %q prediction %+v lag method %t", all.Figures, all.Lineage, all.Restored, all.Prediction, all.LagMethod)
 	}

@@ -48,12 +48,12 @@ func (s *Server) publishAll() {
 		}
 	}
 	for _, topic := range hub.Topics("vertex:") {
-		job, vertex, q, parts, ok := parseVertexTopic(topic)
+		job, vertex, q, parts, grid, ok := parseVertexTopic(topic)
 		if !ok {
 			continue // a topic no page subscribes to
 		}
 		if vv, err := st.Vertex(job, vertex, q); err == nil {
-			s.publish(newVertexPage(vertexPageInput{links: pl, topic: topic, parts: parts, replaced: replacedBanner(l, vv.ReplacedBy, now, true)}, vv))
+			s.publish(newVertexPage(vertexPageInput{links: pl, topic: topic, parts: parts, grid: grid, replaced: replacedBanner(l, vv.ReplacedBy, now, true)}, vv))
 		}
 	}
 	for _, t := range st.Backends().Topics {

@@ -37,7 +37,7 @@ func TestSourceGridSparksShareTheColumnsScale(t *testing.T) {
 			{Subtask: 1, SparkLag: []float64{9000, 12000, math.Inf(1), 11000}, SparkRate: []float64{20, math.NaN(), 25.04, 30}},
 			{Subtask: 2},
 		}}
-	g := sourceGrid(vv, nil)
+	g := sourceGrid(vv, vertexPageInput{})
 	type spark struct {
 		Max   float64
 		Label string
