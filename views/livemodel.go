@@ -19,6 +19,11 @@ import (
 // Text is a live figure's text.
 type Text struct{ Key, Text string }
 
+// Copy is a live figure shown a second time on its page: it has the key of
+// the Text it repeats, is rendered with data-live-copy and is updated with
+// that Text. UpdateOf leaves it out, since the figure is already there.
+type Copy struct{ Key, Text string }
+
 // Meter is a meter's value attribute, written by the builder ("0.534").
 type Meter struct{ Key, Value string }
 

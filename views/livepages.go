@@ -262,6 +262,17 @@ type SourceRow struct {
 	BusyText            Text
 	SparkLag, SparkRate Spark
 	Vs                  Text
+	// Why repeats, under the highlighted row, the why panel's line about
+	// its subtask, so that a link from an alert shows the row and its
+	// cause together; nil on other rows.
+	Why []WhyCopy
+}
+
+// WhyCopy is a sentence of the why panel shown again under a row, with
+// the provenance of its figures.
+type WhyCopy struct {
+	Kind string
+	Text Copy
 }
 
 // PartitionCell is one partition in a subtask's row: its label, its

@@ -15,6 +15,8 @@ type WhyCause struct {
 	// Kind is the line's kind (live.Why*), for tests and styling.
 	Kind string
 	Hot  bool
+	// Subtasks are the line's subjects ("3"), for the highlighted row.
+	Subtasks []string
 	// Clauses are the line's sentences in order.
 	Clauses []WhyClause
 	// Planner opens the planner with the measured rates (and, in its

@@ -136,13 +136,35 @@ func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u views.Update)
 		t.Errorf("page shape %q, update shape %q", got, u.Shape)
 	}
 	onPage := map[string]*goquery.Selection{}
+	copies := map[string][]string{} // key → texts of its copies
 	doc.Find("[data-live]").Each(func(_ int, s *goquery.Selection) {
 		k := s.AttrOr("data-live", "")
+		if _, ok := s.Attr("data-live-copy"); ok {
+			copies[k] = append(copies[k], s.Text())
+			return
+		}
 		if onPage[k] != nil {
 			t.Errorf("data-live %q is on the page twice", k)
 		}
 		onPage[k] = s
 	})
+	// A copy repeats a text the update carries, and shows what it shows.
+	for k, texts := range copies {
+		found := false
+		for _, e := range u.T {
+			if e.Key == k {
+				found = true
+				for _, c := range texts {
+					if c != e.Value {
+						t.Errorf("copy of %s: page %q, update %q", k, c, e.Value)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("copy of %s repeats no text of the update", k)
+		}
+	}
 	keys := u.Keys()
 	if len(keys) != len(onPage) {
 		t.Errorf("page has %d live elements, update %d", len(onPage), len(keys))

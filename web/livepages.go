@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -303,7 +304,36 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		p.Table = subtaskTable(pl, vv)
 	}
 	hideParts(&p, in.parts)
+	if !pl.embed {
+		rowWhy(&p)
+	}
 	return p
+}
+
+// rowWhy repeats under the highlighted row of a source's grid the why
+// panel's first line about its subtask: an alert's link shows the row, its
+// lag, its loss, when it catches up and why, together. The sentences are
+// copies, updated with the panel's; an embedded page, which has no
+// explanations, gets none.
+func rowWhy(p *views.VertexView) {
+	if p.Why == nil || p.Grid == nil {
+		return
+	}
+	for i := range p.Grid.Rows {
+		r := &p.Grid.Rows[i]
+		if !r.Highlight {
+			continue
+		}
+		for _, c := range p.Why.Causes {
+			if !c.Hot || !slices.Contains(c.Subtasks, r.Subtask) {
+				continue
+			}
+			for _, cl := range c.Clauses {
+				r.Why = append(r.Why, views.WhyCopy{Kind: cl.Kind, Text: views.Copy{Key: cl.Text.Key, Text: cl.Text.Text}})
+			}
+			break
+		}
+	}
 }
 
 // sparkValues is a sparkline's samples with anything not finite unknown,

@@ -2,6 +2,8 @@ package web
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -310,5 +312,42 @@ func TestNewVertexPageReaderStates(t *testing.T) {
 	idle := newVertexPage(vertexPageInput{}, live.VertexView{Kafka: true, Color: "lag", Subtasks: []live.SubtaskRow{{Subtask: 0, Busy: -1, CatchUp: live.CatchUpUnknown}}})
 	if got := idle.Grid.Rows[0].CatchUp.Text; got != "–" {
 		t.Errorf("idle subtask catch up %q, want –", got)
+	}
+}
+
+// An alert's link highlights a subtask: its row repeats the why panel's
+// line about it, as copies that the panel's own update keeps current.
+func TestHighlightedRowShowsItsWhy(t *testing.T) {
+	line := live.WhyLine{Kind: live.WhyBehind, Subtasks: []int{1},
+		Facts: []live.WhyFact{obs(live.FactProduced, 50), obs(live.FactUnknownRates, 0), obs(live.FactRead, 30), {Name: live.FactLagGrowth, Value: 20, Kind: live.Estimated}}}
+	vv := live.VertexView{JobID: "j1", ID: "v1", Parallelism: 2, Kafka: true, Source: true, Topics: []string{"orders"}, Color: "lag", Flink: okAge(1),
+		Subtasks: []live.SubtaskRow{
+			{Subtask: 0, Lag: 1, Rate: -1, RecordsOut: -1, Busy: -1, Partitions: []live.PartitionCell{{Topic: "orders", Partition: 0, Lag: 1, Predicted: 0}}},
+			{Subtask: 1, Lag: 900, Rate: -1, RecordsOut: -1, Busy: -1, Highlight: true, Partitions: []live.PartitionCell{{Topic: "orders", Partition: 1, Lag: 900, Predicted: 1}}},
+		},
+		Why: &live.WhyView{Lines: []live.WhyLine{line}}}
+	p := newVertexPage(vertexPageInput{topic: "vertex:j1/v1"}, vv)
+	want := []views.WhyCopy{
+		{Kind: live.Observed, Text: views.Copy{Key: "why/0/0", Text: "Subtask 1 reads 30/s of the 50/s produced on its partitions."}},
+		{Kind: live.Estimated, Text: views.Copy{Key: "why/0/1", Text: "So its lag grows by about 20/s."}},
+	}
+	if diff := cmp.Diff(want, p.Grid.Rows[1].Why); diff != "" {
+		t.Errorf("highlighted row's why (-want +got):\n%s", diff)
+	}
+	if p.Grid.Rows[0].Why != nil {
+		t.Errorf("a row that is not highlighted repeats %v", p.Grid.Rows[0].Why)
+	}
+	if emb := newVertexPage(vertexPageInput{links: pageLinks{embed: true}}, vv); emb.Grid.Rows[1].Why != nil {
+		t.Errorf("an embedded page repeats the why under the row: %v", emb.Grid.Rows[1].Why)
+	}
+	// The page shows the copies under the row, and the update (which the
+	// publisher builds without the highlight) carries their texts.
+	doc, _ := renderComponent(t, views.VertexPage(views.Layout{}, p))
+	pub := vv
+	pub.Subtasks = slices.Clone(vv.Subtasks)
+	pub.Subtasks[1].Highlight = false
+	checkUpdateMatchesPage(t, doc, updateOf(t, newVertexPage(vertexPageInput{topic: "vertex:j1/v1"}, pub)))
+	if got := doc.Find(`[data-testid=subtask-row][data-subtask="1"] + [data-testid=row-why]`).Text(); !strings.Contains(got, "Subtask 1 reads 30/s") {
+		t.Errorf("the row after subtask 1's is %q, want its why", got)
 	}
 }

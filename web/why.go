@@ -24,6 +24,9 @@ func newWhyPanel(base string, vv live.VertexView) *views.WhyPanel {
 	w := &views.WhyPanel{Calm: true}
 	for i, l := range vv.Why.Lines {
 		c := views.WhyCause{Kind: l.Kind, Hot: l.Kind != live.WhyBalanced && l.Kind != live.WhyUnknown}
+		for _, n := range l.Subtasks {
+			c.Subtasks = append(c.Subtasks, strconv.Itoa(n))
+		}
 		w.Calm = w.Calm && !c.Hot
 		for k, s := range whySentences(vv, l) {
 			c.Clauses = append(c.Clauses, views.WhyClause{Kind: s.kind, Text: text("why/"+strconv.Itoa(i)+"/"+strconv.Itoa(k), s.text)})

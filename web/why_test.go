@@ -332,7 +332,7 @@ func TestNewWhyPanel(t *testing.T) {
 	// The keys: the line's and the sentence's position.
 	w := newWhyPanel("/sk", src(4, live.WhyLine{Kind: live.WhyBehind, Subtasks: []int{2},
 		Facts: []live.WhyFact{obs(live.FactProduced, 50), obs(live.FactUnknownRates, 0), obs(live.FactRead, 30), {Name: live.FactLagGrowth, Value: 20, Kind: live.Estimated}}}))
-	want := &views.WhyPanel{Causes: []views.WhyCause{{Kind: live.WhyBehind, Hot: true,
+	want := &views.WhyPanel{Causes: []views.WhyCause{{Kind: live.WhyBehind, Hot: true, Subtasks: []string{"2"},
 		Clauses: []views.WhyClause{
 			{Kind: live.Observed, Text: views.Text{Key: "why/0/0", Text: "Subtask 2 reads 30/s of the 50/s produced on its partitions."}},
 			{Kind: live.Estimated, Text: views.Text{Key: "why/0/1", Text: "So its lag grows by about 20/s."}}},

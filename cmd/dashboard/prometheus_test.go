@@ -474,6 +474,22 @@ scrape_configs:
 	if !browsertest.Eval[bool](t, b, inView) {
 		t.Errorf("the highlighted row is not in the viewport")
 	}
+	// Its cause is on the same screen: the why panel's line about the
+	// subtask is repeated under its row.
+	whyJS := `(() => { const w = document.querySelector("[data-testid=subtask-row].hl + [data-testid=row-why]");
+		const named = Array.from(document.querySelectorAll("[data-testid=why-line].hot")).some(l => l.textContent.includes("Subtask ` + sub + ` "));
+		return JSON.stringify({row: w ? w.textContent : "", named}); })()`
+	var why struct {
+		Row   string `json:"row"`
+		Named bool   `json:"named"`
+	}
+	if err := json.Unmarshal([]byte(browsertest.Eval[string](t, b, whyJS)), &why); err != nil {
+		t.Fatal(err)
+	}
+	if why.Named && !strings.Contains(why.Row, "Subtask "+sub+" ") {
+		t.Errorf("the why panel names subtask %s but its row repeats %q", sub, why.Row)
+	}
+	t.Logf("under the highlighted row: %s", strings.Join(strings.Fields(why.Row), " "))
 	b.Screenshot(t, "alert-link-light")
 	b.Do(t, emulateColorScheme("dark"))
 	b.Screenshot(t, "alert-link-dark")

@@ -29,8 +29,14 @@ export function startLive(root) {
   let lastShape = root.getAttribute(ids.shape) || "";
 
   const collect = () => {
+    // A key names one element, and its copies (data-live-copy) shown
+    // elsewhere on the page.
     byKey = new Map();
-    for (const el of root.querySelectorAll(`[${ids.live}]`)) byKey.set(el.getAttribute(ids.live), el);
+    for (const el of root.querySelectorAll(`[${ids.live}]`)) {
+      const k = el.getAttribute(ids.live);
+      if (!byKey.has(k)) byKey.set(k, []);
+      byKey.get(k).push(el);
+    }
   };
 
   const setState = (state) => {
@@ -42,9 +48,9 @@ export function startLive(root) {
   // whether every key names an element of the page.
   const each = (part, f) => {
     for (const [k, v] of Object.entries(part || {})) {
-      const el = byKey.get(k);
-      if (!el) return false;
-      f(el, v);
+      const els = byKey.get(k);
+      if (!els) return false;
+      for (const el of els) f(el, v);
     }
     return true;
   };
