@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -110,12 +111,27 @@ func (s *Server) resolveByName(r *http.Request, api bool) (path string, job live
 // serveByName redirects a by-name link to the current run's page, keeping
 // the query (history, color, highlight, embed, endpoint).
 func (s *Server) serveByName(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
-	path, _, _, err := s.resolveByName(r, false)
+	path, _, vertex, err := s.resolveByName(r, false)
 	if err != nil {
 		return 0, nil, err
 	}
-	http.Redirect(w, r, s.withQuery(path, r.URL.Query()), http.StatusFound)
+	target := s.withQuery(path, r.URL.Query())
+	if vertex.ID != "" {
+		target += highlightFragment(r.URL.Query())
+	}
+	http.Redirect(w, r, target, http.StatusFound)
 	return 0, nil, nil
+}
+
+// highlightFragment is "#subtask-N" for a link that highlights subtask N,
+// so that the browser opens the page at its row even before the page's
+// script runs; "" otherwise.
+func highlightFragment(q url.Values) string {
+	n, ok := strings.CutPrefix(q.Get("highlight"), "subtask:")
+	if _, err := strconv.Atoi(n); !ok || err != nil || strings.HasPrefix(n, "-") || strings.HasPrefix(n, "+") {
+		return ""
+	}
+	return "#subtask-" + n
 }
 
 // serveJobByNameJSON answers the current run's job view.

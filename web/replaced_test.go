@@ -127,7 +127,7 @@ func TestByNameLinksRedirectToTheCurrentRun(t *testing.T) {
 		{"/jobs/by-name/orders+%3Cenrichment%3E/vertices/Source%3A+Kafka+Source", newVertex},
 		// The query goes along.
 		{"/jobs/by-name/orders%20%3Cenrichment%3E/vertices/Source:%20Kafka%20Source?history=4,6&color=rate&highlight=subtask:1&embed=1&endpoint=jm",
-			newVertex + "?color=rate&embed=1&endpoint=jm&highlight=subtask%3A1&history=4%2C6"},
+			newVertex + "?color=rate&embed=1&endpoint=jm&highlight=subtask%3A1&history=4%2C6#subtask-1"},
 		// A slash in a name is %2F; a plus is %2B.
 		{"/jobs/by-name/a%2Fb%20%2B%20c", "/jobs/" + tOtherJob},
 		{"/jobs/by-name/a%2Fb+%2B+c/vertices/Enrich", "/jobs/" + tOtherJob + "/vertices/" + tKeyed},
@@ -400,4 +400,15 @@ func oaLive404Schema(t *testing.T, doc oaLiveDoc, path string) map[string]any {
 		r = d.Components.Responses[strings.TrimPrefix(ref, "#/components/responses/")]
 	}
 	return r["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)
+}
+
+func TestHighlightFragment(t *testing.T) {
+	for in, want := range map[string]string{
+		"subtask:3": "#subtask-3", "subtask:12": "#subtask-12", "": "", "subtask:": "", "subtask:x": "",
+		"subtask:-1": "", "subtask:+2": "", "partition:orders:3": "",
+	} {
+		if got := highlightFragment(url.Values{"highlight": {in}}); got != want {
+			t.Errorf("highlightFragment(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -471,8 +471,21 @@ scrape_configs:
 	// The page scrolls the highlighted row into view.
 	inView := `(() => { const r = document.querySelector("[data-testid=subtask-row].hl"); if (!r) return false;
 		const b = r.getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight; })()`
+	if got := browsertest.Eval[string](t, b, `location.hash`); got != "#subtask-"+sub {
+		t.Errorf("the link lands on fragment %q, want #subtask-%s (the row)", got, sub)
+	}
+	// Updates and new renderings may change the page above the row while
+	// it loads; it is kept in view (a bounded wait, not a timing claim).
+	for range 60 {
+		if browsertest.Eval[bool](t, b, inView) {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 	if !browsertest.Eval[bool](t, b, inView) {
-		t.Errorf("the highlighted row is not in the viewport")
+		where := `(() => { const r = document.querySelector("[data-testid=subtask-row].hl"); const b = r.getBoundingClientRect();
+			return JSON.stringify({scrollY, innerHeight, top: b.top, bottom: b.bottom, docH: document.documentElement.scrollHeight}); })()`
+		t.Errorf("the highlighted row is not in the viewport: %s; console: %v", browsertest.Eval[string](t, b, where), b.ConsoleErrors())
 	}
 	// Its cause is on the same screen: the why panel's line about the
 	// subtask is repeated under its row.

@@ -20,6 +20,13 @@ function inView(el) {
 }
 
 export function startLive(root) {
+  // following is true while the page keeps a link's highlighted row in view.
+  let following = false;
+  const follow = () => {
+    if (!following) return;
+    const hl = root.querySelector("tr.hl");
+    if (hl && !inView(hl)) hl.scrollIntoView({ block: "center" });
+  };
   const base = document.body.dataset.base || "";
   const topic = root.getAttribute(ids.liveTopic);
   let byKey = null;
@@ -110,6 +117,7 @@ export function startLive(root) {
     }
     setState(u.stale ? "stale" : "live");
     tick();
+    follow();
   };
 
   // refetch swaps in the server's rendering of this page (same URL).
@@ -124,11 +132,11 @@ export function startLive(root) {
       if (!fresh) return;
       // A highlighted row that was in view stays in view: the new
       // rendering may be taller above it (a line more in the why panel).
-      const keep = inView(root.querySelector("tr.hl"));
+      const keep = following || inView(root.querySelector("tr.hl"));
       const adopted = document.adoptNode(fresh);
       root.replaceWith(adopted);
       root = adopted;
-      if (keep) root.querySelector("tr.hl")?.scrollIntoView({ block: "nearest" });
+      if (keep) root.querySelector("tr.hl")?.scrollIntoView({ block: following ? "center" : "nearest" });
       lastShape = root.getAttribute(ids.shape) || "";
       collect();
       drawAll();
@@ -188,8 +196,17 @@ export function startLive(root) {
   drawAll();
   tick();
   setInterval(tick, 1000);
-  const hl = root.querySelector("tr.hl");
-  if (hl) hl.scrollIntoView({ block: "center" });
+  // A link's highlighted row is brought into view, and kept there while
+  // updates and new renderings change the page above it, until the reader
+  // scrolls or types.
+  if (root.querySelector("tr.hl")) {
+    following = true;
+    for (const ev of ["wheel", "touchstart", "keydown", "mousedown"]) {
+      addEventListener(ev, () => (following = false), { once: true, passive: true });
+    }
+    follow();
+    addEventListener("load", follow, { once: true });
+  }
   connect();
 }
 
