@@ -196,6 +196,15 @@ func TestVertexGridBadInput(t *testing.T) {
 func largeSourceStore(t testing.TB, p int, at time.Time) *live.Store {
 	t.Helper()
 	topics := []assign.Topic{{Name: "orders", Partitions: 3 * p / 2}, {Name: "pay", Partitions: p / 2}}
+	return kafkaSourceStore(topics, p, 4096, func(i int) float64 { return float64(i%10) / 10 }, 1, at)
+}
+
+// kafkaSourceStore is a store with a Kafka source of parallelism p and
+// max parallelism maxP reading topics as a fresh start assigns them, its lag
+// growing with the partition, after two Kafka polls and flinkPolls Flink
+// polls 2.5 s apart (which fill the sparklines); busy gives each subtask's
+// busy ratio.
+func kafkaSourceStore(topics []assign.Topic, p, maxP int, busy func(int) float64, flinkPolls int, at time.Time) *live.Store {
 	st := live.New(live.Options{Now: func() time.Time { return at.Add(20 * time.Second) }})
 	for i, end := range []int64{1_000_000, 1_050_000} {
 		ks := &kafka.Snapshot{Cluster: "prod", CollectedAt: at.Add(time.Duration(i) * 10 * time.Second)}
@@ -221,10 +230,12 @@ func largeSourceStore(t testing.TB, p int, at time.Time) *live.Store {
 	obs.ApplyValues(vals)
 	subs := make([]flink.SubtaskSnapshot, p)
 	for i := range subs {
-		subs[i] = flink.SubtaskSnapshot{Index: i, BusyRatio: float64(i%10) / 10, RecordsOutPerSecond: 100, RecordsInPerSecond: 100, StateSize: -1}
+		subs[i] = flink.SubtaskSnapshot{Index: i, BusyRatio: busy(i), RecordsOutPerSecond: 100, RecordsInPerSecond: 100, StateSize: -1}
 	}
-	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(10 * time.Second), Jobs: []flink.JobSnapshot{{ID: tJob, Name: "big", State: "RUNNING",
-		Vertices: []flink.VertexSnapshot{{ID: tSource, Name: "Source", Parallelism: p, MaxParallelism: 4096, Source: true, Kafka: obs, Subtasks: subs}}}}})
+	for i := range flinkPolls {
+		st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(10*time.Second + time.Duration(i)*2500*time.Millisecond), Jobs: []flink.JobSnapshot{{ID: tJob, Name: "big", State: "RUNNING",
+			Vertices: []flink.VertexSnapshot{{ID: tSource, Name: "Source", Parallelism: p, MaxParallelism: maxP, Source: true, Kafka: obs, Subtasks: subs}}}}})
+	}
 	return st
 }
 
