@@ -322,6 +322,33 @@ type Candidate struct {
 	AutoscalerPicks []Alignment `json:"autoscalerPicks"`
 	// Reason summarises why the candidate is listed.
 	Reason string `json:"reason"`
+
+	// Filled by Size (zero from Recommend):
+	//
+	// Roles say why Size lists it (Role* constants), first the one that
+	// placed it.
+	Roles []string `json:"roles,omitempty"`
+	// SourceBusiest is the busiest source subtask's predicted records/s
+	// (partitions without rates) and SourceBusiestSubtask its index;
+	// KeyedBusiest and KeyedBusiestSubtask the same for the keyed vertex
+	// (-1 unknown).
+	SourceBusiest        float64 `json:"sourceBusiest"`
+	SourceBusiestSubtask int     `json:"sourceBusiestSubtask"`
+	KeyedBusiest         float64 `json:"keyedBusiest"`
+	KeyedBusiestSubtask  int     `json:"keyedBusiestSubtask"`
+	// SourceUtilization and KeyedUtilization are those loads over a
+	// subtask's capacity, Utilization the larger (-1 unknown).
+	SourceUtilization float64 `json:"sourceUtilization"`
+	KeyedUtilization  float64 `json:"keyedUtilization"`
+	Utilization       float64 `json:"utilization"`
+	// Meets reports that the candidate meets the sizing's basis.
+	Meets bool `json:"meets"`
+	// StateMovedFraction is the share of key groups that change subtask
+	// from Current; StateMovedBytes the keyed state they hold (-1 unknown).
+	StateMovedFraction float64 `json:"stateMovedFraction"`
+	StateMovedBytes    int64   `json:"stateMovedBytes"`
+	// Verdict is the judgement in words.
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // recTopic is one topic prepared for the sweep.

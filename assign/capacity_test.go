@@ -1,0 +1,269 @@
+package assign
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestEstimateCapacity(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   []SubtaskReading
+		want float64
+		kind string
+		used int
+	}{
+		// 60/0.5 = 120, 30/0.25 = 120, 90/0.75 = 120.
+		{"alike", []SubtaskReading{{60, 0.5}, {30, 0.25}, {90, 0.75}}, 120, "observed", 3},
+		// The median of 100, 120, 200 is 120; one slow-metric subtask does not decide.
+		{"median", []SubtaskReading{{50, 0.5}, {60, 0.5}, {100, 0.5}}, 120, "observed", 3},
+		// Even count: the mean of the middle two.
+		{"even", []SubtaskReading{{50, 0.5}, {60, 0.5}, {70, 0.5}, {100, 0.5}}, 130, "observed", 4},
+		// Saturated counts with its rate; nearly idle and unknown are skipped.
+		{"guards", []SubtaskReading{{120, 1}, {1, 0.01}, {-1, 0.5}, {40, math.NaN()}, {0, 0.3}}, 120, "observed", 1},
+		{"none", []SubtaskReading{{0, 0}, {-1, -1}}, 0, "unknown", 0},
+	} {
+		got := EstimateCapacity(tc.in)
+		if math.Abs(got.PerSubtask-tc.want) > 1e-9 || got.Kind != tc.kind || got.Used != tc.used || got.Used+got.Skipped != len(tc.in) {
+			t.Errorf("%s: EstimateCapacity = %+v, want %v (%s) from %d", tc.name, got, tc.want, tc.kind, tc.used)
+		}
+	}
+}
+
+func TestSpreadKeyGroupLoad(t *testing.T) {
+	// maxP 10 over 3 subtasks: ranges 0–3, 4–6, 7–9.
+	got, err := SpreadKeyGroupLoad(10, []float64{40, 30, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{10, 10, 10, 10, 10, 10, 10, 1, 1, 1}
+	if !slices.Equal(got, want) {
+		t.Errorf("SpreadKeyGroupLoad(10, [40 30 3]) = %v, want %v", got, want)
+	}
+	if _, err := SpreadKeyGroupLoad(10, []float64{1, math.NaN()}); err == nil || !strings.Contains(err.Error(), "keyed subtask 1") {
+		t.Errorf("SpreadKeyGroupLoad with NaN: err %v, want one naming subtask 1", err)
+	}
+}
+
+func roles(sz Sizing, p int) []string {
+	for _, c := range sz.Candidates {
+		if c.Parallelism == p {
+			return c.Roles
+		}
+	}
+	return nil
+}
+
+// TestSizeUniformKeyed: 128 key groups at 1 record/s each, a keyed subtask
+// processes 16 records/s, target 50 %: at most 8 records/s, so 8 key groups,
+// per subtask: p = 16, which is also what the autoscaler computes for an
+// even spread (128 / (0.5 · 16)).
+func TestSizeUniformKeyed(t *testing.T) {
+	kg := make([]float64, 128)
+	for i := range kg {
+		kg[i] = 1
+	}
+	sz, err := Size(SizingInput{RecommendInput: RecommendInput{MaxParallelism: 128, Current: 4}, KeyedCapacity: 16, KeyGroupLoad: kg, Utilization: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sz.Basis != "capacity" || sz.Recommended != 16 {
+		t.Fatalf("Size(uniform keyed) = basis %s, recommended %d, want capacity, 16", sz.Basis, sz.Recommended)
+	}
+	c := sz.Candidates[0]
+	if c.Parallelism != 16 || c.Roles[0] != RoleRecommended || c.KeyedUtilization != 0.5 || !c.Meets {
+		t.Errorf("Size(uniform keyed)[0] = %+v, want p 16 recommended at 50%%", c)
+	}
+	if !slices.Contains(roles(sz, 4), RoleCurrent) {
+		t.Errorf("Size(uniform keyed) lists %v, want the current p = 4 too", sz.Candidates)
+	}
+	for _, c := range sz.Candidates {
+		if c.Parallelism == 4 && (c.Meets || !strings.Contains(c.Verdict, "cannot carry the load")) {
+			t.Errorf("Size(uniform keyed)[p=4] = %+v, want it marked as unable to carry 200%%", c)
+		}
+	}
+}
+
+// TestSizeHotPartition: one topic of 12 partitions, partition 0 at 100
+// records/s and the others at 10; a subtask processes 150 records/s and the
+// target is 70 % (105). Partition 0 shares a subtask with partitions p, 2p,
+// ... so the busiest reads 100 + 10·(⌈12/p⌉ − 1): only p = 12 isolates it
+// (p = 11 still pairs it with partition 11, 110 records/s).
+func TestSizeHotPartition(t *testing.T) {
+	topics := []Topic{{"clicks", 12}}
+	rates := map[TopicPartition]float64{{"clicks", 0}: 100}
+	for q := int32(1); q < 12; q++ {
+		rates[TopicPartition{"clicks", q}] = 10
+	}
+	sz, err := Size(SizingInput{RecommendInput: RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 128, Current: 4, Target: 6}, SourceCapacity: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sz.Recommended != 12 {
+		t.Fatalf("Size(hot partition).Recommended = %d, want 12; candidates %+v", sz.Recommended, sz.Candidates)
+	}
+	c := sz.Candidates[0]
+	if c.SourceBusiest != 100 || math.Abs(c.SourceUtilization-100.0/150) > 1e-12 {
+		t.Errorf("Size(hot partition)[p=12] busiest %v (%v), want 100 (0.667)", c.SourceBusiest, c.SourceUtilization)
+	}
+	// The target p = 6 is listed, judged and over the target: 110/150.
+	found := false
+	for _, c := range sz.Candidates {
+		if c.Parallelism == 6 {
+			found = true
+			if c.Meets || c.SourceBusiest != 110 || !strings.Contains(c.Verdict, "over the 70% target") {
+				t.Errorf("Size(hot partition)[p=6] = %+v, want 110 records/s, over the target", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("Size(hot partition) omits the target 6: %+v", sz.Candidates)
+	}
+	// At a capacity of 120 partition 0 alone needs 83 %: no p helps.
+	sz, err = Size(SizingInput{RecommendInput: RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 128, Current: 4}, SourceCapacity: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sz.Recommended != 0 || !strings.Contains(sz.Need, `partition "clicks-0" alone needs 83%`) {
+		t.Errorf("Size(hot partition, capacity 120) = recommended %d, need %q, want none and the hot partition named", sz.Recommended, sz.Need)
+	}
+	if sz.Candidates[0].Roles[0] != RoleBest || sz.Candidates[0].Parallelism != 12 {
+		t.Errorf("Size(hot partition, capacity 120)[0] = %+v, want the best reachable (p 12) first", sz.Candidates[0])
+	}
+}
+
+// TestSizeHotKeyGroup: 128 key groups at 1 record/s, key group 5 at 50; a
+// keyed subtask processes 100 records/s and the target is 70 %. The subtask
+// holding key group 5 carries 49 + its range's size, so the range must hold
+// at most 21 key groups: at p = 6 the first range is 0–21 (22, 71 records/s),
+// at p = 7 it is 0–18 (19, 68).
+func TestSizeHotKeyGroup(t *testing.T) {
+	kg := make([]float64, 128)
+	for i := range kg {
+		kg[i] = 1
+	}
+	kg[5] = 50
+	sz, err := Size(SizingInput{RecommendInput: RecommendInput{MaxParallelism: 128, Current: 2}, KeyedCapacity: 100, KeyGroupLoad: kg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sz.Recommended != 7 {
+		t.Fatalf("Size(hot key group).Recommended = %d, want 7", sz.Recommended)
+	}
+	if c := sz.Candidates[0]; c.KeyedBusiest != 68 || c.KeyedBusiestSubtask != 0 {
+		t.Errorf("Size(hot key group)[p=7] = busiest %v on %d, want 68 on subtask 0", c.KeyedBusiest, c.KeyedBusiestSubtask)
+	}
+}
+
+// TestSizeMatchesBruteForce compares Size's recommendation with a search
+// over FreshAssignment's layouts, p by p.
+func TestSizeMatchesBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for iter := range 100 {
+		topics := recRandomTopics(r, 4, 24)
+		rates := map[TopicPartition]float64{}
+		for _, tp := range Partitions(topics) {
+			rates[tp] = math.Round(r.ExpFloat64() * 50)
+		}
+		total := 0
+		for _, tp := range topics {
+			total += tp.Partitions
+		}
+		capacity := 20 + r.Float64()*200
+		in := SizingInput{RecommendInput: RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 128, Current: 1 + r.IntN(min(total, 128))}, SourceCapacity: capacity}
+		if iter%3 == 0 {
+			in.Assign = NaiveModuloAssignment
+		}
+		got, err := Size(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for p := 1; p <= min(total, 128); p++ {
+			assign := FreshAssignment
+			if in.Assign != nil {
+				assign = in.Assign
+			}
+			a, _ := assign(topics, p)
+			if slices.Max(assignmentLoads(a, rates))/capacity <= DefaultTargetUtilization+1e-12 {
+				want = p
+				break
+			}
+		}
+		if got.Recommended != want {
+			t.Fatalf("iter %d: Size(%v, capacity %.1f, comparison %v).Recommended = %d, want %d", iter, topics, capacity, in.Assign != nil, got.Recommended, want)
+		}
+		if want > 0 {
+			a, _ := FreshAssignment(topics, want)
+			if in.Assign != nil {
+				a, _ = in.Assign(topics, want)
+			}
+			if c := got.Candidates[0]; c.SourceBusiest != slices.Max(assignmentLoads(a, rates)) || c.PartitionsMax != int(slices.Max(a.Counts())) {
+				t.Fatalf("iter %d: Size(...)[p=%d] = busiest %v, %d partitions max; the layout says %v, %v", iter, want, c.SourceBusiest, c.PartitionsMax, slices.Max(assignmentLoads(a, rates)), slices.Max(a.Counts()))
+			}
+		}
+	}
+}
+
+// TestSizeRestoreLayout: candidates judged under the restore model from a
+// savepoint at the current parallelism, compared with Restore itself.
+func TestSizeRestoreLayout(t *testing.T) {
+	topics := []Topic{{"orders", 12}, {"inventory.events", 3}}
+	rates := map[TopicPartition]float64{}
+	for _, tp := range Partitions(topics) {
+		rates[tp] = float64(10 + 7*tp.Partition)
+	}
+	in := SizingInput{RecommendInput: RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 128, Current: 4}, SourceCapacity: 200, History: []int{4}, Restore: true}
+	sz, err := Size(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sz.Layout != "restore" || sz.Swept != 15 {
+		t.Fatalf("Size(restore) = layout %s, swept %d, want restore over 1..15", sz.Layout, sz.Swept)
+	}
+	want := 0
+	for p := 1; p <= 15; p++ {
+		rr, _ := Restore(RestoreInput{Topics: topics, History: []int{4, p}})
+		if slices.Max(assignmentLoads(rr.Assignment, rates)) <= 140 {
+			want = p
+			break
+		}
+	}
+	if sz.Recommended != want || want == 0 {
+		t.Errorf("Size(restore).Recommended = %d, want %d (from Restore)", sz.Recommended, want)
+	}
+}
+
+// TestSizeTargetBasis: without a capacity, candidates are judged against the
+// target's busiest subtask; 10,000 partitions at 1024 → 1280 no longer rank
+// the divisors of 500 first.
+func TestSizeTargetBasis(t *testing.T) {
+	var topics []Topic
+	for i := range 20 {
+		topics = append(topics, Topic{Name: "events-" + string(rune('a'+i)), Partitions: 500})
+	}
+	sz, err := Size(SizingInput{RecommendInput: RecommendInput{Topics: topics, MaxParallelism: 32768, Current: 1024, Target: 1280, UpperLimit: 2560}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sz.Basis != "target" || sz.Recommended == 0 {
+		t.Fatalf("Size(10k, no rates) = %+v", sz)
+	}
+	ref := 0.0
+	for _, c := range sz.Candidates {
+		if c.Parallelism == 1280 {
+			ref = c.SourceBusiest
+		}
+	}
+	for i, c := range sz.Candidates {
+		if i == 0 && (c.SourceBusiest > ref || c.Parallelism < 500) {
+			t.Errorf("Size(10k, no rates)[0] = p %d with %v partitions on the busiest, want no more than the target's %v", c.Parallelism, c.SourceBusiest, ref)
+		}
+		if c.Parallelism <= 500 && c.Meets {
+			t.Errorf("Size(10k, no rates)[p=%d] meets the target's load; it has %v partitions on the busiest, the target %v", c.Parallelism, c.SourceBusiest, ref)
+		}
+	}
+}
