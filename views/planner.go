@@ -189,7 +189,21 @@ type MovesView struct {
 type CandidatesView struct {
 	Caption string
 	HasRate bool
-	Rows    []CandidateRow
+	// ByCapacity: candidates are judged by predicted utilisation.
+	ByCapacity bool
+	// Summary is the recommendation in a sentence, SummaryKind its kind.
+	Summary, SummaryKind string
+	// Capacity says what a subtask processes and where that comes from.
+	Capacity []KindLine
+	// Autoscaler compares the autoscaler's choice with the real layout.
+	Autoscaler string
+	Rows       []CandidateRow
+}
+
+// KindLine is a sentence with its kind (computed, observed, given,
+// estimated).
+type KindLine struct {
+	Kind, Text string
 }
 
 // CandidateRow is one candidate parallelism; P links to the plan with it as
@@ -200,11 +214,17 @@ type CandidateRow struct {
 	// long for a link) a button submits Form with apply=P.
 	URL        string
 	Form       string
+	// Role says why it is listed ("recommended", "your target", ...).
+	Role string
+	// Busiest is the busiest subtask's predicted utilisation (by
+	// capacity) or load; Verdict the judgement in words.
 	Busiest    string
+	Verdict    string
+	Meets      bool
 	Partitions string
 	KeyGroups  string
-	Skew       string
-	MaxMean    string
-	Note       string
-	IsTarget   bool
+	// Moved is the keyed state that changes subtask.
+	Moved    string
+	Note     string
+	IsTarget bool
 }

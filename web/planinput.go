@@ -41,6 +41,12 @@ type planForm struct {
 	Highlight                           string
 	// History is the source's parallelism history as typed (?history=).
 	History string
+	// Capacity inputs as typed: per current source subtask its busy ratio
+	// and records/s read, or a capacity per subtask; the same for the
+	// keyed vertex; the target utilisation in percent.
+	Busy, Observed, Capacity          string
+	KeyedIn, KeyedBusy, KeyedCapacity string
+	Utilization                       string
 
 	// Parsed values, valid when Errors is empty.
 	topics     []assign.Topic
@@ -55,6 +61,10 @@ type planForm struct {
 	// history is the source's parallelisms from its fresh start on, ending
 	// at current; nil or one entry for a job that started fresh.
 	history []int
+	// Parsed capacity inputs: nil or 0 when not given.
+	busy, observed, keyedIn, keyedBusy []float64
+	capacity, keyedCapacity            float64
+	utilization                        float64 // share, 0: the default
 
 	Errors map[string]string
 
@@ -98,6 +108,13 @@ func parsePlanForm(v url.Values) *planForm {
 		Color:          strings.TrimSpace(v.Get("color")),
 		Highlight:      strings.TrimSpace(v.Get("highlight")),
 		History:        strings.TrimSpace(v.Get("history")),
+		Busy:           strings.TrimSpace(v.Get("busy")),
+		Observed:       strings.TrimSpace(v.Get("observed")),
+		Capacity:       strings.TrimSpace(v.Get("capacity")),
+		KeyedIn:        strings.TrimSpace(v.Get("keyedIn")),
+		KeyedBusy:      strings.TrimSpace(v.Get("keyedBusy")),
+		KeyedCapacity:  strings.TrimSpace(v.Get("keyedCapacity")),
+		Utilization:    strings.TrimSpace(v.Get("utilization")),
 	}
 	if t := v.Get("topics"); t != "" {
 		if f.Topics != "" {
@@ -152,7 +169,101 @@ func parsePlanForm(v url.Values) *planForm {
 	f.parseHistory()
 	f.parseRates()
 	f.parseState()
+	f.parseCapacity()
 	return f
+}
+
+// Limits on the capacity inputs.
+const maxCapacityBytes = 256 << 10
+
+// parseCapacity reads the capacity inputs: per-subtask lists need one value
+// per current subtask; busy ratios are shares (0.95) or percentages (95%).
+func (f *planForm) parseCapacity() {
+	list := func(field, text, what string, ratio bool) []float64 {
+		if text == "" {
+			return nil
+		}
+		if len(text) > maxCapacityBytes {
+			f.fail(field, "%d KB pasted; at most %d KB", len(text)>>10, maxCapacityBytes>>10)
+			return nil
+		}
+		fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ';' || r == '\n' || r == '\t' || r == ' ' })
+		out := make([]float64, 0, len(fields))
+		for i, fld := range fields {
+			v, err := parseShareOrNumber(fld, ratio)
+			if err != nil {
+				f.fail(field, "value %d, %s: %v", i+1, quote.Clip(fld), err)
+				return nil
+			}
+			out = append(out, v)
+		}
+		if f.current > 0 && len(out) != f.current {
+			f.fail(field, "%d values for %d current subtasks: give one %s per subtask, in subtask order", len(out), f.current, what)
+			return nil
+		}
+		return out
+	}
+	f.busy = list("busy", f.Busy, "busy ratio", true)
+	f.observed = list("observed", f.Observed, "rate", false)
+	f.keyedIn = list("keyedIn", f.KeyedIn, "rate", false)
+	f.keyedBusy = list("keyedBusy", f.KeyedBusy, "busy ratio", true)
+	one := func(field, text string) float64 {
+		if text == "" {
+			return 0
+		}
+		v, err := strconv.ParseFloat(text, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			f.fail(field, "%s is not a rate: give the records/s one subtask processes at 100%% busy", quote.Clip(text))
+			return 0
+		}
+		return v
+	}
+	f.capacity = one("capacity", f.Capacity)
+	f.keyedCapacity = one("keyedCapacity", f.KeyedCapacity)
+	if f.Utilization != "" {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(f.Utilization, "%"), 64)
+		if err != nil || !(v > 0 && v <= 100) {
+			f.fail("utilization", "%s is not a target utilisation: give a percentage in (0, 100], e.g. 70", quote.Clip(f.Utilization))
+		} else {
+			f.utilization = v / 100
+		}
+	}
+	if f.observed != nil && f.busy == nil {
+		f.fail("busy", "records/s per subtask are given without busy ratios: the capacity is rate ÷ busy")
+	}
+	if f.keyedBusy != nil && f.keyedIn == nil {
+		f.fail("keyedIn", "busy ratios of the keyed vertex need its records in per subtask too")
+	}
+	if f.busy != nil && f.rates == nil && f.observed == nil && f.capacity == 0 {
+		f.fail("rates", "busy ratios need partition rates (or records/s per subtask) to tell a subtask's capacity")
+	}
+}
+
+// parseShareOrNumber reads a finite non-negative number; with ratio, a
+// share in 0..1 or a percentage "95%".
+func parseShareOrNumber(s string, ratio bool) (float64, error) {
+	s = strings.TrimSpace(s)
+	pctSign := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		if ratio {
+			return 0, errors.New("not a busy ratio such as 0.95 or 95%")
+		}
+		return 0, errors.New("not a non-negative number of records/s")
+	}
+	if !ratio {
+		if pctSign {
+			return 0, errors.New("a rate, not a percentage")
+		}
+		return v, nil
+	}
+	if pctSign {
+		v /= 100
+	}
+	if v > 1 {
+		return 0, errors.New("a busy ratio is at most 1 (100%)")
+	}
+	return v, nil
 }
 
 // parseHistory reads the source's parallelisms before now, from its fresh
@@ -453,6 +564,13 @@ func (f *planForm) buildCanonicalQuery() url.Values {
 	set("color", f.Color, "topic")
 	set("state", strings.TrimSpace(f.State), "")
 	set("highlight", f.Highlight, "")
+	set("busy", f.Busy, "")
+	set("observed", f.Observed, "")
+	set("capacity", f.Capacity, "")
+	set("keyedIn", f.KeyedIn, "")
+	set("keyedBusy", f.KeyedBusy, "")
+	set("keyedCapacity", f.KeyedCapacity, "")
+	set("utilization", f.Utilization, "")
 	if len(f.history) > 1 {
 		v.Set("history", assign.FormatHistory(f.history))
 	} else {

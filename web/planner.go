@@ -76,17 +76,16 @@ func (s *Server) servePlan(w http.ResponseWriter, r *http.Request) (int, templ.C
 			return 0, nil, nil
 		}
 	}
-	pl, nowRestore, err := assign.MakePlanAfterRestores(f.planInput(), f.planHistory())
+	res, err := f.computePlan()
 	if err != nil {
-		f.fail("parallelism", "%v", err)
-		return http.StatusBadRequest, views.Planner(s.newPlannerPage(r, f, nil)), nil
+		var ie *inputError
+		if errors.As(err, &ie) {
+			f.fail(ie.Field, "%s", ie.Msg)
+			return http.StatusBadRequest, views.Planner(s.newPlannerPage(r, f, nil)), nil
+		}
+		return 0, nil, err
 	}
-	in := f.recommendInput(pl.MaxParallelism)
-	cands, err := assign.Recommend(in)
-	if err != nil {
-		return 0, nil, fmt.Errorf("recommend: %w", err)
-	}
-	return http.StatusOK, views.Planner(s.newPlannerPage(r, f, &planResult{plan: pl, nowRestore: nowRestore, cands: cands, upper: in.UpperLimit})), nil
+	return http.StatusOK, views.Planner(s.newPlannerPage(r, f, res)), nil
 }
 
 // planHistory is the source's parallelism history for the plan: the one
@@ -133,7 +132,8 @@ type planResult struct {
 	// nowRestore is the restore model's current layout when the form gives
 	// a restore history, nil for a fresh start.
 	nowRestore *assign.RestoreResult
-	cands      []assign.Candidate
+	sizing     assign.Sizing
+	capacity   planCapacity
 	upper      int
 }
 
@@ -370,31 +370,83 @@ func movesView(f *planForm, pl assign.Plan) views.MovesView {
 }
 
 func candidatesView(l views.Layout, f *planForm, res *planResult) views.CandidatesView {
-	v := views.CandidatesView{HasRate: res.plan.HasRates}
-	if v.HasRate {
-		v.Caption = fmt.Sprintf("ranked by the busiest subtask's records/s (it bounds throughput), p ≤ %d", res.upper)
-	} else {
-		v.Caption = fmt.Sprintf("ranked by how evenly partitions and key groups spread, p ≤ %d", res.upper)
+	sz := res.sizing
+	v := views.CandidatesView{HasRate: res.plan.HasRates, ByCapacity: sz.Basis == "capacity"}
+	layout := "a fresh start"
+	switch {
+	case f.strat.Comparison:
+		layout = f.strat.Label + "'s own layout"
+	case sz.Layout == "restore":
+		layout = fmt.Sprintf("a restore from a savepoint taken at p = %d", f.current)
 	}
-	for _, c := range res.cands {
+	if v.ByCapacity {
+		v.Caption = fmt.Sprintf("judged by the busiest subtask's predicted share of its capacity under %s, p ≤ %d", layout, res.upper)
+	} else {
+		v.Caption = fmt.Sprintf("judged by the busiest subtask's load against the target's busiest (p = %d) under %s, p ≤ %d; give busy ratios or a capacity to judge by capacity", f.target, layout, res.upper)
+	}
+	if sz.SweptNote != "" {
+		v.Caption += "; " + sz.SweptNote
+	}
+	v.Summary, v.SummaryKind = sizingSummary(f, res)
+	v.Capacity = capacityLines(res)
+	v.Autoscaler = autoscalerLine(f, res)
+	for _, c := range sz.Candidates {
 		row := views.CandidateRow{
 			P:          c.Parallelism,
 			Form:       views.IDPlanForm,
 			URL:        planURL(l, f, map[string]string{"target": strconv.Itoa(c.Parallelism), "embed": embedParam(l)}),
-			Busiest:    format.Num(c.BusiestLoad),
+			Role:       roleLabel(c.Roles),
 			Partitions: fmt.Sprintf("%d–%d", c.PartitionsMin, c.PartitionsMax),
 			KeyGroups:  fmt.Sprintf("%d–%d", c.KeyGroupsMin, c.KeyGroupsMax),
 			Note:       candidateNote(c, f, res.plan.MaxParallelism),
+			Verdict:    c.Verdict,
+			Meets:      c.Meets,
 			IsTarget:   c.Parallelism == f.target,
+			Moved:      format.Percent(100 * c.StateMovedFraction),
 		}
-		sk := c.PartitionSkew
-		if v.HasRate {
-			sk = c.RateSkew
+		if c.StateMovedBytes >= 0 {
+			row.Moved = format.Bytes(c.StateMovedBytes) + " (" + row.Moved + ")"
 		}
-		row.Skew, row.MaxMean = format.Percent(sk.FlinkPercent), format.Factor(sk.MaxOverMean)
+		switch {
+		case v.ByCapacity:
+			row.Busiest = utilText(c.Utilization)
+		case v.HasRate:
+			row.Busiest = format.Num(c.SourceBusiest) + " rec/s"
+		case c.SourceBusiest >= 0:
+			row.Busiest = format.Num(c.SourceBusiest) + " partitions"
+		default:
+			row.Busiest = strconv.Itoa(c.KeyGroupsMax) + " key groups"
+		}
 		v.Rows = append(v.Rows, row)
 	}
 	return v
+}
+
+// utilText is a predicted utilisation as a percentage, "—" unknown.
+func utilText(u float64) string {
+	if u < 0 {
+		return "—"
+	}
+	return format.Percent(100 * u)
+}
+
+// roleLabel names a candidate's roles for the table.
+func roleLabel(roles []string) string {
+	names := map[string]string{
+		assign.RoleRecommended: "recommended",
+		assign.RoleEven:        "even spread",
+		assign.RoleHeadroom:    "more headroom",
+		assign.RoleBest:        "lowest busiest",
+		assign.RoleCheaper:     "cheaper",
+		assign.RoleAutoscaler:  "autoscaler",
+		assign.RoleTarget:      "your target",
+		assign.RoleCurrent:     "current",
+	}
+	out := make([]string, 0, len(roles))
+	for _, r := range roles {
+		out = append(out, names[r])
+	}
+	return strings.Join(out, ", ")
 }
 
 // embedParam keeps embed=1 on links that stay inside an embedded view.

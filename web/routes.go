@@ -73,6 +73,7 @@ func (s *Server) mount(r chi.Router) {
 		r.Post("/keygroup", s.limitHeavy(true, s.api(s.serveKeyGroupBulk)))
 		r.Get("/keygroups/ranges", s.api(s.serveRanges))
 		r.Get("/assignment", s.limitHeavy(true, s.api(s.serveAssignment)))
+		r.Get("/plan", s.limitHeavy(true, s.api(s.servePlanJSON)))
 		r.Get("/openapi.json", s.serveOpenAPI)
 		r.Get("/version", s.api(s.serveVersion))
 		r.Get("/overview", s.api(s.serveOverviewJSON))

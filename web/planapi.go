@@ -1,0 +1,187 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/skewscope/skewscope/assign"
+)
+
+// planResponse is GET /api/v1/plan: the planner's whole answer for the same
+// query as /plan, from the same computation as the page.
+type planResponse struct {
+	Inputs planInputs `json:"inputs"`
+	// MaxParallelism is the number of key groups (defaulted says it is
+	// Flink's default for the current parallelism).
+	MaxParallelism          int           `json:"maxParallelism"`
+	MaxParallelismDefaulted bool          `json:"maxParallelismDefaulted"`
+	Now                     planSideJSON  `json:"now"`
+	Target                  planSideJSON  `json:"target"`
+	Moves                   planMovesJSON `json:"moves"`
+	// Keyed is the keyed-state movement from the current to the target
+	// parallelism.
+	Keyed    assign.KeyedRescaleDiff `json:"keyed"`
+	Capacity planCapacityJSON        `json:"capacity"`
+	// Sizing holds the candidates, each with its predicted busiest
+	// utilisation, and the autoscaler's choice.
+	Sizing assign.Sizing `json:"sizing"`
+	// Summary is the recommendation in words, as the page says it.
+	Summary string `json:"summary"`
+}
+
+type planInputs struct {
+	Topics      []assign.Topic `json:"topics"`
+	Parallelism int            `json:"parallelism"`
+	Target      int            `json:"target"`
+	Start       string         `json:"start"`
+	Strategy    string         `json:"strategy"`
+	Comparison  bool           `json:"comparison"`
+	History     []int          `json:"history"`
+	HasRates    bool           `json:"hasRates"`
+	Utilization float64        `json:"utilization"`
+}
+
+type planSideJSON struct {
+	Parallelism int `json:"parallelism"`
+	// Layout is "fresh", "restore" or the comparison strategy's name.
+	Layout   string            `json:"layout"`
+	Subtasks []planSubtaskJSON `json:"subtasks"`
+	// PartitionSkew is over partitions per subtask, RateSkew over records/s
+	// (zero without rates), KeyGroupSkew over key groups.
+	PartitionSkew assign.Skew `json:"partitionSkew"`
+	RateSkew      assign.Skew `json:"rateSkew"`
+	KeyGroupSkew  assign.Skew `json:"keyGroupSkew"`
+	// Uncertain lists partitions the restore model cannot place exactly.
+	Uncertain []assign.TopicPartition `json:"uncertain,omitempty"`
+}
+
+type planSubtaskJSON struct {
+	Subtask    int                     `json:"subtask"`
+	Partitions []assign.TopicPartition `json:"partitions"`
+	// Load is the sum of its partitions' rates, -1 without rates.
+	Load      float64              `json:"load"`
+	KeyGroups assign.KeyGroupRange `json:"keyGroups"`
+}
+
+type planMovesJSON struct {
+	Fresh assign.SourceRescaleDiff `json:"fresh"`
+	// Restore is what a restore from a savepoint would move; null when not
+	// modelled (a comparison strategy).
+	Restore *assign.SourceRescaleDiff `json:"restore"`
+}
+
+type planCapacityJSON struct {
+	Source assign.CapacityEstimate `json:"source"`
+	Keyed  assign.CapacityEstimate `json:"keyed"`
+	// SourceRates is where the source subtasks' records/s come from
+	// ("observed", "estimated"), "" when no busy ratios were given.
+	SourceRates string `json:"sourceRates,omitempty"`
+	// KeyGroupLoadKind is "estimated" when key-group loads were spread
+	// from records in, "" when none are known.
+	KeyGroupLoadKind string `json:"keyGroupLoadKind,omitempty"`
+}
+
+// servePlanJSON answers GET /api/v1/plan.
+func (s *Server) servePlanJSON(w http.ResponseWriter, r *http.Request) error {
+	vals := r.URL.Query()
+	if vals.Has("embed") || vals.Has("color") || vals.Has("highlight") {
+		vals = cloneValues(vals)
+		vals.Del("embed")
+	}
+	f := parsePlanForm(vals)
+	if err := firstFieldError(f); err != nil {
+		return err
+	}
+	res, err := f.computePlan()
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newPlanResponse(f, res))
+}
+
+func cloneValues(v map[string][]string) map[string][]string {
+	out := make(map[string][]string, len(v))
+	for k, vs := range v {
+		out[k] = slices.Clone(vs)
+	}
+	return out
+}
+
+// firstFieldError is the form's first bad field (in query order of the
+// fields) as an API error, nil when the form is valid.
+func firstFieldError(f *planForm) error {
+	if len(f.Errors) == 0 {
+		return nil
+	}
+	order := []string{"topics", "parallelism", "target", "maxParallelism", "mode", "strategy", "color", "history", "rates", "state",
+		"busy", "observed", "capacity", "keyedIn", "keyedBusy", "keyedCapacity", "utilization"}
+	for _, k := range order {
+		if m, ok := f.Errors[k]; ok {
+			return badInput(k, "%s", m)
+		}
+	}
+	keys := make([]string, 0, len(f.Errors))
+	for k := range f.Errors {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return badInput(keys[0], "%s", f.Errors[keys[0]])
+}
+
+func newPlanResponse(f *planForm, res *planResult) planResponse {
+	pl := res.plan
+	resp := planResponse{
+		Inputs: planInputs{
+			Topics: f.topics, Parallelism: f.current, Target: f.target, Start: string(pl.Start),
+			Strategy: f.strat.Name, Comparison: f.strat.Comparison, History: f.planHistory(), HasRates: pl.HasRates,
+			Utilization: res.sizing.Utilization,
+		},
+		MaxParallelism: pl.MaxParallelism, MaxParallelismDefaulted: pl.MaxParallelismDefaulted,
+		Keyed: pl.Keyed, Sizing: res.sizing,
+		Capacity: planCapacityJSON{Source: res.capacity.Source, Keyed: res.capacity.Keyed, SourceRates: res.capacity.SourceRates},
+		Moves:    planMovesJSON{Fresh: pl.MovesFresh},
+	}
+	if res.capacity.KeyGroupLoad != nil {
+		resp.Capacity.KeyGroupLoadKind = "estimated"
+	}
+	resp.Summary, _ = sizingSummary(f, res)
+	if pl.Restore != nil {
+		mr := pl.MovesRestore
+		resp.Moves.Restore = &mr
+	}
+	layout := func(restored bool) string {
+		switch {
+		case f.strat.Comparison:
+			return f.strat.Name
+		case restored:
+			return "restore"
+		}
+		return "fresh"
+	}
+	resp.Now = planSide(pl.Now, layout(res.nowRestore != nil))
+	if res.nowRestore != nil {
+		resp.Now.Uncertain = res.nowRestore.Uncertain
+	}
+	resp.Target = planSide(pl.Target, layout(pl.Start == assign.StartRestore))
+	if pl.Start == assign.StartRestore && pl.Restore != nil {
+		resp.Target.Uncertain = pl.Restore.Uncertain
+	}
+	return resp
+}
+
+func planSide(s assign.PlanSide, layout string) planSideJSON {
+	out := planSideJSON{Parallelism: s.Parallelism, Layout: layout, PartitionSkew: s.PartitionSkew, RateSkew: s.RateSkew, KeyGroupSkew: s.KeyGroupSkew}
+	out.Subtasks = make([]planSubtaskJSON, s.Parallelism)
+	for i := range out.Subtasks {
+		ps := s.Assignment.Subtasks[i]
+		if ps == nil {
+			ps = []assign.TopicPartition{}
+		}
+		st := planSubtaskJSON{Subtask: i, Partitions: ps, Load: -1, KeyGroups: s.Ranges[i]}
+		if s.Load != nil {
+			st.Load = s.Load[i]
+		}
+		out.Subtasks[i] = st
+	}
+	return out
+}

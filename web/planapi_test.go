@@ -1,0 +1,101 @@
+package web
+
+import (
+	"encoding/json"
+	"html"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// planQuery is a sandbox-like plan: orders (12 partitions, Zipf-like
+// rates) and inventory.events (3), p = 4, with busy ratios that put a source
+// subtask's capacity at 120 records/s.
+func planQuery() url.Values {
+	q := url.Values{"topic": {"orders:12", "inventory.events:3"}, "parallelism": {"4"}, "target": {"6"}}
+	var rates strings.Builder
+	for p := range 12 {
+		rates.WriteString("orders," + strconv.Itoa(p) + "," + strconv.Itoa(5+(p*37)%60) + "\n")
+	}
+	for p := range 3 {
+		rates.WriteString("inventory.events," + strconv.Itoa(p) + ",15\n")
+	}
+	q.Set("rates", rates.String())
+	q.Set("busy", "0.5,0.6,0.7,0.8")
+	return q
+}
+
+func getJSON(t *testing.T, s *Server, target string, into any) int {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+	if into != nil && rec.Code == 200 {
+		if err := json.Unmarshal(rec.Body.Bytes(), into); err != nil {
+			t.Fatalf("GET %s: %v\n%.300s", target, err, rec.Body)
+		}
+	}
+	if rec.Code != 200 {
+		var e apiErrorBody
+		json.Unmarshal(rec.Body.Bytes(), &e)
+		if into, ok := into.(*apiErrorBody); ok {
+			*into = e
+		}
+	}
+	return rec.Code
+}
+
+// TestPlanAPIMatchesPage: /api/v1/plan and /plan answer the same query with
+// the same candidates, in the same order, with the same recommendation.
+func TestPlanAPIMatchesPage(t *testing.T) {
+	s := newTestServer(t)
+	q := planQuery()
+	var resp planResponse
+	if code := getJSON(t, s, "/api/v1/plan?"+q.Encode(), &resp); code != 200 {
+		t.Fatalf("GET /api/v1/plan = %d", code)
+	}
+	if resp.Sizing.Basis != "capacity" || resp.Capacity.Source.Kind != "observed" || resp.Capacity.SourceRates != "estimated" {
+		t.Fatalf("plan sizing basis %q, capacity %+v", resp.Sizing.Basis, resp.Capacity)
+	}
+	if len(resp.Now.Subtasks) != 4 || len(resp.Target.Subtasks) != 6 || resp.Moves.Restore == nil {
+		t.Fatalf("plan sides %d → %d subtasks, restore moves %v", len(resp.Now.Subtasks), len(resp.Target.Subtasks), resp.Moves.Restore)
+	}
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest("GET", "/plan?"+q.Encode(), nil))
+	page := rec.Body.String()
+	if rec.Code != 200 {
+		t.Fatalf("GET /plan = %d", rec.Code)
+	}
+	last := 0
+	for _, c := range resp.Sizing.Candidates {
+		i := strings.Index(page, `data-testid="cand-row-`+strconv.Itoa(c.Parallelism)+`"`)
+		if i < 0 || i < last {
+			t.Fatalf("candidate p=%d: page position %d after %d; the page's order must be the API's", c.Parallelism, i, last)
+		}
+		last = i
+		if !strings.Contains(page, html.EscapeString(c.Verdict)) {
+			t.Errorf("candidate p=%d: the page lacks the API's verdict %q", c.Parallelism, c.Verdict)
+		}
+	}
+	if !strings.Contains(page, html.EscapeString(resp.Summary)) {
+		t.Errorf("the page lacks the API's summary %q", resp.Summary)
+	}
+}
+
+func TestPlanAPIBadInput(t *testing.T) {
+	s := newTestServer(t)
+	for _, tc := range []struct{ query, want string }{
+		{"parallelism=4", "topics: required"},
+		{"topic=a:4&parallelism=0", "parallelism: \"0\" is not a parallelism"},
+		{"topic=a:4&parallelism=2&busy=0.5", "busy: 1 values for 2 current subtasks"},
+		{"topic=a:4&parallelism=2&busy=0.5,1.5&rates=a,0,1", "busy ratio is at most 1"},
+		{"topic=a:4&parallelism=2&utilization=170", "utilization: \"170\" is not a target utilisation"},
+		{"topic=a:4&parallelism=2&keyedIn=1,x", "keyedIn: value 2"},
+	} {
+		var e apiErrorBody
+		if code := getJSON(t, s, "/api/v1/plan?"+tc.query, &e); code != 400 || !strings.Contains(e.Error, tc.want) {
+			t.Errorf("GET /api/v1/plan?%s = %d %q, want 400 containing %q", tc.query, code, e.Error, tc.want)
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/views"
+)
+
+// planCapacity is what the planner knows of a subtask's capacity, and where
+// each figure comes from.
+type planCapacity struct {
+	// Source and Keyed are the capacity estimates (Kind "given" when typed).
+	Source, Keyed assign.CapacityEstimate
+	// SourceRates says where the source subtasks' records/s come from:
+	// "observed" (typed per subtask) or "estimated" (their partitions'
+	// produced rates under the current layout, which is what they read
+	// when they keep up).
+	SourceRates string
+	// KeyGroupLoad is each key group's records/s, spread from the keyed
+	// subtasks' records in (estimated); nil unknown.
+	KeyGroupLoad []float64
+}
+
+// capacityOf works out the plan's capacity inputs.
+func (f *planForm) capacityOf(pl assign.Plan) (planCapacity, error) {
+	var pc planCapacity
+	pc.Source, pc.Keyed = assign.CapacityEstimate{Kind: "unknown"}, assign.CapacityEstimate{Kind: "unknown"}
+	switch {
+	case f.capacity > 0:
+		pc.Source = assign.CapacityEstimate{PerSubtask: f.capacity, Kind: "given"}
+	case f.busy != nil:
+		rates := f.observed
+		pc.SourceRates = "observed"
+		if rates == nil {
+			rates, pc.SourceRates = pl.Now.Load, "estimated"
+		}
+		rs := make([]assign.SubtaskReading, len(f.busy))
+		for i := range rs {
+			rs[i] = assign.SubtaskReading{Rate: rates[i], Busy: f.busy[i]}
+		}
+		pc.Source = assign.EstimateCapacity(rs)
+	}
+	if f.keyedIn != nil {
+		kg, err := assign.SpreadKeyGroupLoad(pl.MaxParallelism, f.keyedIn)
+		if err != nil {
+			return pc, err
+		}
+		pc.KeyGroupLoad = kg
+		switch {
+		case f.keyedCapacity > 0:
+			pc.Keyed = assign.CapacityEstimate{PerSubtask: f.keyedCapacity, Kind: "given"}
+		case f.keyedBusy != nil:
+			rs := make([]assign.SubtaskReading, len(f.keyedBusy))
+			for i := range rs {
+				rs[i] = assign.SubtaskReading{Rate: f.keyedIn[i], Busy: f.keyedBusy[i]}
+			}
+			pc.Keyed = assign.EstimateCapacity(rs)
+		}
+	}
+	return pc, nil
+}
+
+// sizingInput is the candidate sweep for the plan.
+func (f *planForm) sizingInput(pl assign.Plan, pc planCapacity) assign.SizingInput {
+	in := assign.SizingInput{
+		RecommendInput: f.recommendInput(pl.MaxParallelism),
+		SourceCapacity: pc.Source.PerSubtask, KeyedCapacity: pc.Keyed.PerSubtask,
+		KeyGroupLoad: pc.KeyGroupLoad, Utilization: f.utilization, StateBytes: f.stateBytes,
+	}
+	if f.strat.Comparison {
+		in.Assign = f.strat.Assign
+	}
+	if f.mode == assign.StartRestore {
+		in.Restore, in.History = true, f.planHistory()
+	}
+	return in
+}
+
+// computePlan is everything the planner page and /api/v1/plan show for a
+// valid form.
+func (f *planForm) computePlan() (*planResult, error) {
+	pl, nowRestore, err := assign.MakePlanAfterRestores(f.planInput(), f.planHistory())
+	if err != nil {
+		return nil, &inputError{Field: "parallelism", Msg: err.Error()}
+	}
+	pc, err := f.capacityOf(pl)
+	if err != nil {
+		return nil, &inputError{Field: "keyedIn", Msg: err.Error()}
+	}
+	in := f.sizingInput(pl, pc)
+	sz, err := assign.Size(in)
+	if err != nil {
+		return nil, fmt.Errorf("sizing: %w", err)
+	}
+	return &planResult{plan: pl, nowRestore: nowRestore, sizing: sz, capacity: pc, upper: in.UpperLimit}, nil
+}
+
+// sizingSummary is the recommendation in one sentence, and its kind.
+func sizingSummary(f *planForm, res *planResult) (string, string) {
+	sz := res.sizing
+	if sz.Recommended == 0 {
+		return "No parallelism is recommended: " + sz.Need + ".", "computed"
+	}
+	var c assign.Candidate
+	for _, x := range sz.Candidates {
+		if x.Parallelism == sz.Recommended {
+			c = x
+		}
+	}
+	if sz.Basis == "capacity" {
+		kind := "estimated"
+		return fmt.Sprintf("Recommended: p = %d, the smallest parallelism at which every subtask stays under %s of its capacity (busiest at %s).",
+			sz.Recommended, format.Percent(100*sz.Utilization), utilText(c.Utilization)), kind
+	}
+	return fmt.Sprintf("Recommended: p = %d, the smallest parallelism whose busiest subtask carries no more than the busiest at your target p = %d. Give busy ratios or a capacity to size by capacity instead.",
+		sz.Recommended, f.target), "computed"
+}
+
+// capacityLines say what a subtask can process and where the figure comes
+// from.
+func capacityLines(res *planResult) []views.KindLine {
+	var out []views.KindLine
+	line := func(who string, ce assign.CapacityEstimate, rates string) {
+		switch ce.Kind {
+		case "given":
+			out = append(out, views.KindLine{Kind: "given", Text: fmt.Sprintf("A %s subtask processes %s records/s at 100%% busy.", who, format.Rate(ce.PerSubtask))})
+		case "observed":
+			from := "its records/s over its busy ratio"
+			if rates == "estimated" {
+				from = "its partitions' produced records/s over its busy ratio"
+			}
+			t := fmt.Sprintf("A %s subtask processes about %s records/s at 100%% busy: the median over %d subtasks of %s (%s–%s), as the autoscaler computes a true processing rate.",
+				who, format.Rate(ce.PerSubtask), ce.Used, from, format.Rate(ce.Min), format.Rate(ce.Max))
+			if len(ce.Notes) > 0 {
+				t += " Left out: " + strings.Join(ce.Notes, "; ") + "."
+			}
+			out = append(out, views.KindLine{Kind: "estimated", Text: t})
+		}
+	}
+	line("source", res.capacity.Source, res.capacity.SourceRates)
+	line("keyed", res.capacity.Keyed, "")
+	if res.capacity.KeyGroupLoad != nil {
+		out = append(out, views.KindLine{Kind: "estimated", Text: "Each key group's records/s is its keyed subtask's records in, spread evenly over the subtask's key groups: a hot key inside a range is not visible from Flink's metrics."})
+	}
+	if len(out) > 0 {
+		out = append(out, views.KindLine{Kind: "given", Text: fmt.Sprintf("Target utilisation %s (the autoscaler's default is 70%%): the share of a subtask's capacity a plan may use, keeping the rest for peaks, catch-up after a restart and checkpoints.", format.Percent(100*res.sizing.Utilization))})
+	}
+	return out
+}
+
+// autoscalerLine compares the autoscaler's choice with the layout it gets.
+func autoscalerLine(f *planForm, res *planResult) string {
+	sz := res.sizing
+	if len(sz.Autoscaler) == 0 {
+		return ""
+	}
+	a := sz.Autoscaler[0]
+	t := fmt.Sprintf("The Flink autoscaler (%s alignment, the default) would run p = %d for a computed target of %d (%s).", a.Mode, a.Parallelism, a.Target, a.Note)
+	for _, c := range sz.Candidates {
+		if c.Parallelism != a.Parallelism || c.Utilization < 0 {
+			continue
+		}
+		if !c.Meets {
+			t += " It assumes the load spreads evenly; under the real layout " + c.Verdict + "."
+		} else {
+			t += " Under the real layout that keeps every subtask under the target: " + c.Verdict + "."
+		}
+	}
+	return t
+}
