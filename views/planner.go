@@ -212,8 +212,8 @@ type CandidateRow struct {
 	P int
 	// URL applies the candidate as a link; when it is empty (inputs too
 	// long for a link) a button submits Form with apply=P.
-	URL        string
-	Form       string
+	URL  string
+	Form string
 	// Role says why it is listed ("recommended", "your target", ...).
 	Role string
 	// Busiest is the busiest subtask's predicted utilisation (by
