@@ -99,3 +99,40 @@ func TestPlanAPIBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIPlanSchema checks real /api/v1/plan answers (by capacity, by
+// the target's load, restore and comparison layouts) against openapi.json's
+// PlanResponse, key by key.
+func TestOpenAPIPlanSchema(t *testing.T) {
+	doc := oaLiveLoad(t)
+	s := newTestServer(t)
+	c := &oaLiveChecker{t: t, doc: doc, partial: true, seen: map[string]bool{}}
+	restore := planQuery()
+	restore.Set("mode", "restore")
+	restore.Set("state", "1 GiB")
+	restore.Set("keyedIn", "40,50,60,70")
+	restore.Set("keyedBusy", "0.4,0.5,0.6,0.7")
+	for _, q := range []string{
+		planQuery().Encode(),
+		restore.Encode(),
+		"topic=a:12&topic=b:5&parallelism=3&target=8",
+		"topic=a:12&parallelism=3&target=8&strategy=naive-modulo",
+	} {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/plan?"+q, nil))
+		if rec.Code != 200 {
+			t.Fatalf("GET /api/v1/plan?%s = %d: %s", q, rec.Code, rec.Body)
+		}
+		var v any
+		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		sch := oaLiveResponseSchema(t, doc, "/api/v1/plan")
+		c.check("/api/v1/plan?"+q, sch, v)
+	}
+	for _, name := range []string{"PlanResponse", "Sizing", "Candidate", "CapacityEstimate", "KeyedRescaleDiff", "SourceRescaleDiff", "PlanSide"} {
+		if !c.seen[name] {
+			t.Errorf("schema %s is not reached from /api/v1/plan's answers", name)
+		}
+	}
+}
