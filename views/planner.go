@@ -29,7 +29,12 @@ type PlannerForm struct {
 	Highlight  string
 	// History is the source's parallelism history, as typed.
 	History string
-	Errors  map[string]string
+	// Capacity inputs, as typed; CapacityOpen shows them unfolded.
+	Busy, Observed, Capacity          string
+	KeyedIn, KeyedBusy, KeyedCapacity string
+	Utilization                       string
+	CapacityOpen                      bool
+	Errors                            map[string]string
 }
 
 // Err returns the message for field, or "".

@@ -153,6 +153,14 @@ func newPlannerForm(l views.Layout, f *planForm) views.PlannerForm {
 		Action: l.URL("/plan"), Topics: f.Topics, Rates: f.Rates, State: f.State,
 		Parallelism: f.Parallelism, Target: f.Target, MaxParallelism: f.MaxParallelism,
 		Highlight: f.Highlight, History: f.History, Errors: f.Errors,
+		Busy: f.Busy, Observed: f.Observed, Capacity: f.Capacity,
+		KeyedIn: f.KeyedIn, KeyedBusy: f.KeyedBusy, KeyedCapacity: f.KeyedCapacity, Utilization: f.Utilization,
+	}
+	pf.CapacityOpen = f.Busy != "" || f.Observed != "" || f.Capacity != "" || f.KeyedIn != "" || f.KeyedBusy != "" || f.KeyedCapacity != "" || f.Utilization != ""
+	for _, k := range []string{"busy", "observed", "capacity", "keyedIn", "keyedBusy", "keyedCapacity", "utilization"} {
+		if f.Errors[k] != "" {
+			pf.CapacityOpen = true
+		}
 	}
 	if l.Embed {
 		pf.Action += "?embed=1"
@@ -320,7 +328,14 @@ func stateView(pl assign.Plan) views.StateView {
 	k := pl.Keyed
 	v := views.StateView{Moved: k.Moved, MaxParallelism: k.MaxParallelism, MovedPercent: format.Percent(100 * k.MovedFraction), BytesKnown: k.BytesKnown}
 	if k.BytesKnown {
-		v.BytesNote = fmt.Sprintf("About %s of %s keyed state lands on a subtask with another index; restore reads about %s beyond each subtask's largest handle.", format.Bytes(k.MovedBytes), format.Bytes(k.TotalBytes), format.Bytes(k.NonBaseBytes))
+		slowest := int64(0)
+		for _, st := range k.Subtasks {
+			slowest = max(slowest, st.NonBaseBytes)
+		}
+		v.BytesNote = fmt.Sprintf("About %s of %s keyed state lands on a subtask with another index. "+
+			"On restore each new subtask opens the state of the old subtask it shares most with and copies in the rest key by key "+
+			"(with RocksDB, the slow part of a rescale): %s in all, at most %s on one subtask.",
+			format.Bytes(k.MovedBytes), format.Bytes(k.TotalBytes), format.Bytes(k.NonBaseBytes), format.Bytes(slowest))
 	}
 	for i, st := range k.Subtasks {
 		if i == stateRows {
