@@ -142,6 +142,10 @@ type SizingInput struct {
 	// AutoscalerTarget is the autoscaler's computed parallelism before
 	// alignment, 0 when it cannot be computed (then Target is aligned).
 	AutoscalerTarget int
+	// AutoscalerChoice is the parallelism the autoscaler would run after
+	// its band check (ScaleTargetParallelism's Parallelism), 0 when not
+	// computed: then the BALANCED alignment of the target is taken.
+	AutoscalerChoice int
 	// Assign is a comparison strategy's layout for p subtasks; nil means
 	// Flink's fresh start, or the restore model when History is set.
 	Assign func([]Topic, int) (Assignment, error)
@@ -188,9 +192,11 @@ type Sizing struct {
 	Swept      int         `json:"swept"`
 	SweptNote  string      `json:"sweptNote,omitempty"`
 	Candidates []Candidate `json:"candidates"`
-	// Autoscaler is the autoscaler's choice for AutoscalerTarget (or
-	// Target), BALANCED first; empty without either.
-	Autoscaler []Alignment `json:"autoscaler,omitempty"`
+	// Autoscaler is the alignment of AutoscalerTarget (or Target) in each
+	// mode, BALANCED first; empty without either. AutoscalerChoice is the
+	// parallelism the autoscaler would run (0 none).
+	Autoscaler       []Alignment `json:"autoscaler,omitempty"`
+	AutoscalerChoice int         `json:"autoscalerChoice"`
 }
 
 // sizeEval is one p judged under the sizing's layout.
@@ -478,10 +484,14 @@ func Size(in SizingInput) (Sizing, error) {
 				sz.Autoscaler = append(sz.Autoscaler, a)
 			}
 		}
-		if len(sz.Autoscaler) > 0 {
-			add(sz.Autoscaler[0].Parallelism, RoleAutoscaler)
+		if in.AutoscalerChoice == 0 && len(sz.Autoscaler) > 0 {
+			sz.AutoscalerChoice = sz.Autoscaler[0].Parallelism
 		}
 	}
+	if in.AutoscalerChoice > 0 {
+		sz.AutoscalerChoice = in.AutoscalerChoice
+	}
+	add(sz.AutoscalerChoice, RoleAutoscaler)
 	add(r.target, RoleTarget)
 	add(r.current, RoleCurrent)
 

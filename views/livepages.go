@@ -194,6 +194,10 @@ type SandboxRestore struct {
 // VertexLinks are the URLs a vertex page links to, built by the handler.
 type VertexLinks struct {
 	JSON, Planner, ColorLag, ColorRate, Highlight string
+	// PlanRescale opens the planner filled in with the job's observed
+	// rates, busy ratios, state sizes and history ("" for vertices that
+	// are neither a Kafka source nor keyed).
+	PlanRescale string
 	// Embed is the page's embeddable URL, "" on an embedded page; Full is
 	// the page of its own that an embedded page links to, "" otherwise.
 	Embed, Full string

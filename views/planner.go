@@ -34,7 +34,9 @@ type PlannerForm struct {
 	KeyedIn, KeyedBusy, KeyedCapacity string
 	Utilization                       string
 	CapacityOpen                      bool
-	Errors                            map[string]string
+	// ObservedAt and Job are kept from a plan filled in from a live job.
+	ObservedAt, Job string
+	Errors          map[string]string
 }
 
 // Err returns the message for field, or "".
@@ -53,6 +55,8 @@ type Figure struct {
 
 // PlanView is everything the planner shows for valid input.
 type PlanView struct {
+	// LiveNote says the inputs were filled in from a live job, and when.
+	LiveNote   string
 	Figures    []Figure
 	Now, Then  GridView
 	Why        []WhyLine

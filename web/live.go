@@ -259,6 +259,12 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 			Planner:   s.plannerLink(vv),
 		},
 	}
+	if vv.Kafka || vv.Keyed {
+		in.hrefs.PlanRescale = s.prefix + views.VertexPath(vv.JobID, vv.ID) + "/plan"
+		if vq.Endpoint != "" {
+			in.hrefs.PlanRescale += "?endpoint=" + url.QueryEscape(vq.Endpoint)
+		}
+	}
 	if l.Embed {
 		in.hrefs.Full = with("embed", "", "parts", "")
 	} else {
@@ -328,7 +334,7 @@ func plannerURL(prefix string, vv live.VertexView, target int) string {
 	if !vv.Kafka || vv.Parallelism <= 0 {
 		return ""
 	}
-	m := live.PlannerModelOf(&vv)
+	q := plannerValues(vv, target)
 	var rates strings.Builder
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
@@ -337,6 +343,16 @@ func plannerURL(prefix string, vv live.VertexView, target int) string {
 			}
 		}
 	}
+	if rates.Len() > 0 && rates.Len() < 24000 {
+		q.Set("rates", rates.String())
+	}
+	return prefix + "/plan?" + q.Encode()
+}
+
+// plannerValues are the planner's topics, parallelism, target and history
+// for a Kafka source.
+func plannerValues(vv live.VertexView, target int) url.Values {
+	m := live.PlannerModelOf(&vv)
 	q := url.Values{}
 	for _, t := range m.Topics {
 		q.Add("topic", t.Name+":"+strconv.Itoa(t.Partitions))
@@ -349,10 +365,7 @@ func plannerURL(prefix string, vv live.VertexView, target int) string {
 	if len(m.History) > 1 {
 		q.Set("history", assign.FormatHistory(m.History))
 	}
-	if rates.Len() > 0 && rates.Len() < 24000 {
-		q.Set("rates", rates.String())
-	}
-	return prefix + "/plan?" + q.Encode()
+	return q
 }
 
 func (s *Server) topicView(r *http.Request) (live.TopicView, error) {

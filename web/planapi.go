@@ -1,6 +1,7 @@
 package web
 
 import (
+	"math"
 	"net/http"
 	"slices"
 
@@ -79,6 +80,32 @@ type planCapacityJSON struct {
 	// KeyGroupLoadKind is "estimated" when key-group loads were spread
 	// from records in, "" when none are known.
 	KeyGroupLoadKind string `json:"keyGroupLoadKind,omitempty"`
+	// Autoscaler is the Flink autoscaler's computation for each vertex
+	// with busy ratios, from the same figures.
+	Autoscaler []planScalerJSON `json:"autoscaler"`
+}
+
+// planScalerJSON is assign.AutoscalerResult for one vertex, with figures
+// that can be infinite (a band without an upper end) as null.
+type planScalerJSON struct {
+	Vertex             string           `json:"vertex"`
+	TargetCapacity     *float64         `json:"targetCapacity"`
+	ScaleFactor        *float64         `json:"scaleFactor"`
+	Computed           int              `json:"computed"`
+	Aligned            assign.Alignment `json:"aligned"`
+	ScaleUpThreshold   *float64         `json:"scaleUpThreshold"`
+	ScaleDownThreshold *float64         `json:"scaleDownThreshold"`
+	OutsideBand        bool             `json:"outsideBand"`
+	Parallelism        int              `json:"parallelism"`
+	Steps              []string         `json:"steps"`
+}
+
+// finite is v, or nil when it is infinite or NaN (JSON has neither).
+func finite(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
 }
 
 // servePlanJSON answers GET /api/v1/plan.
@@ -143,6 +170,15 @@ func newPlanResponse(f *planForm, res *planResult) planResponse {
 	}
 	if res.capacity.KeyGroupLoad != nil {
 		resp.Capacity.KeyGroupLoadKind = "estimated"
+	}
+	resp.Capacity.Autoscaler = []planScalerJSON{}
+	for _, sc := range res.capacity.Scaler {
+		r := sc.Result
+		resp.Capacity.Autoscaler = append(resp.Capacity.Autoscaler, planScalerJSON{
+			Vertex: sc.Vertex, TargetCapacity: finite(r.TargetCapacity), ScaleFactor: finite(r.ScaleFactor),
+			Computed: r.Computed, Aligned: r.Aligned, ScaleUpThreshold: finite(r.ScaleUpThreshold),
+			ScaleDownThreshold: finite(r.ScaleDownThreshold), OutsideBand: r.OutsideBand, Parallelism: r.Parallelism, Steps: r.Steps,
+		})
 	}
 	resp.Summary, _ = sizingSummary(f, res)
 	if pl.Restore != nil {

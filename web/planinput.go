@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/internal/quote"
@@ -47,6 +48,9 @@ type planForm struct {
 	Busy, Observed, Capacity          string
 	KeyedIn, KeyedBusy, KeyedCapacity string
 	Utilization                       string
+	// ObservedAt and Job say that the inputs were filled in from a live
+	// job, and when (RFC 3339).
+	ObservedAt, Job string
 
 	// Parsed values, valid when Errors is empty.
 	topics     []assign.Topic
@@ -65,6 +69,7 @@ type planForm struct {
 	busy, observed, keyedIn, keyedBusy []float64
 	capacity, keyedCapacity            float64
 	utilization                        float64 // share, 0: the default
+	observedAt                         time.Time
 
 	Errors map[string]string
 
@@ -115,6 +120,8 @@ func parsePlanForm(v url.Values) *planForm {
 		KeyedBusy:      strings.TrimSpace(v.Get("keyedBusy")),
 		KeyedCapacity:  strings.TrimSpace(v.Get("keyedCapacity")),
 		Utilization:    strings.TrimSpace(v.Get("utilization")),
+		ObservedAt:     strings.TrimSpace(v.Get("observedAt")),
+		Job:            strings.TrimSpace(v.Get("job")),
 	}
 	if t := v.Get("topics"); t != "" {
 		if f.Topics != "" {
@@ -170,6 +177,16 @@ func parsePlanForm(v url.Values) *planForm {
 	f.parseRates()
 	f.parseState()
 	f.parseCapacity()
+	if f.ObservedAt != "" {
+		t, err := time.Parse(time.RFC3339, f.ObservedAt)
+		if err != nil {
+			f.fail("observedAt", "%s is not a time such as 2026-12-01T18:30:05Z", quote.Clip(f.ObservedAt))
+		}
+		f.observedAt = t
+	}
+	if len(f.Job) > 256 {
+		f.fail("job", "a job name of %d bytes; at most 256", len(f.Job))
+	}
 	return f
 }
 
@@ -571,6 +588,8 @@ func (f *planForm) buildCanonicalQuery() url.Values {
 	set("keyedBusy", f.KeyedBusy, "")
 	set("keyedCapacity", f.KeyedCapacity, "")
 	set("utilization", f.Utilization, "")
+	set("observedAt", f.ObservedAt, "")
+	set("job", f.Job, "")
 	if len(f.history) > 1 {
 		v.Set("history", assign.FormatHistory(f.history))
 	} else {

@@ -58,6 +58,24 @@ func (s *Server) servePlan(w http.ResponseWriter, r *http.Request) (int, templ.C
 	} else {
 		vals = r.URL.Query()
 	}
+	if r.Method == http.MethodPost && r.Header.Get("X-Skewscope-Fragment") == "" {
+		f := parsePlanForm(vals)
+		if len(f.Errors) == 0 {
+			q := f.canonicalQuery()
+			if vals.Get("embed") == "1" {
+				q.Set("embed", "1")
+			}
+			if enc := q.Encode(); len(enc) <= maxRedirectQuery {
+				http.Redirect(w, r, s.prefix+"/plan?"+enc, http.StatusSeeOther)
+				return 0, nil, nil
+			}
+		}
+	}
+	return s.planFromValues(r, vals)
+}
+
+// planFromValues renders the planner for the inputs in vals.
+func (s *Server) planFromValues(r *http.Request, vals url.Values) (int, templ.Component, error) {
 	embed := vals.Get("embed") == "1"
 	if len(vals) == 0 || (len(vals) == 1 && embed) {
 		return http.StatusOK, views.Planner(s.newPlannerPage(r, newEmptyPlanForm(), nil)), nil
@@ -65,16 +83,6 @@ func (s *Server) servePlan(w http.ResponseWriter, r *http.Request) (int, templ.C
 	f := parsePlanForm(vals)
 	if len(f.Errors) > 0 {
 		return http.StatusBadRequest, views.Planner(s.newPlannerPage(r, f, nil)), nil
-	}
-	if r.Method == http.MethodPost && r.Header.Get("X-Skewscope-Fragment") == "" {
-		q := f.canonicalQuery()
-		if embed {
-			q.Set("embed", "1")
-		}
-		if enc := q.Encode(); len(enc) <= maxRedirectQuery {
-			http.Redirect(w, r, s.prefix+"/plan?"+enc, http.StatusSeeOther)
-			return 0, nil, nil
-		}
 	}
 	res, err := f.computePlan()
 	if err != nil {
@@ -143,6 +151,7 @@ func (s *Server) newPlannerPage(r *http.Request, f *planForm, res *planResult) v
 	p := views.PlannerPage{Layout: l, Form: newPlannerForm(l, f)}
 	if res != nil {
 		v := newPlanView(l, f, res)
+		v.LiveNote = liveNote(f, s.now())
 		p.Plan = &v
 	}
 	return p
@@ -155,6 +164,7 @@ func newPlannerForm(l views.Layout, f *planForm) views.PlannerForm {
 		Highlight: f.Highlight, History: f.History, Errors: f.Errors,
 		Busy: f.Busy, Observed: f.Observed, Capacity: f.Capacity,
 		KeyedIn: f.KeyedIn, KeyedBusy: f.KeyedBusy, KeyedCapacity: f.KeyedCapacity, Utilization: f.Utilization,
+		ObservedAt: f.ObservedAt, Job: f.Job,
 	}
 	pf.CapacityOpen = f.Busy != "" || f.Observed != "" || f.Capacity != "" || f.KeyedIn != "" || f.KeyedBusy != "" || f.KeyedCapacity != "" || f.Utilization != ""
 	for _, k := range []string{"busy", "observed", "capacity", "keyedIn", "keyedBusy", "keyedCapacity", "utilization"} {

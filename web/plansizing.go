@@ -22,6 +22,15 @@ type planCapacity struct {
 	// KeyGroupLoad is each key group's records/s, spread from the keyed
 	// subtasks' records in (estimated); nil unknown.
 	KeyGroupLoad []float64
+	// Scaler is the autoscaler's computation for each vertex with busy
+	// ratios, source first.
+	Scaler []vertexScaler
+}
+
+// vertexScaler is the autoscaler's computation for one vertex.
+type vertexScaler struct {
+	Vertex string                  `json:"vertex"`
+	Result assign.AutoscalerResult `json:"result"`
 }
 
 // capacityOf works out the plan's capacity inputs.
@@ -42,6 +51,50 @@ func (f *planForm) capacityOf(pl assign.Plan) (planCapacity, error) {
 			rs[i] = assign.SubtaskReading{Rate: rates[i], Busy: f.busy[i]}
 		}
 		pc.Source = assign.EstimateCapacity(rs)
+	}
+	total := 0
+	for _, t := range f.topics {
+		total += t.Partitions
+	}
+	opts := assign.DefaultAutoscalerOptions()
+	if f.utilization > 0 {
+		opts.TargetUtilization = f.utilization
+	}
+	// scaler runs the autoscaler's computation for a vertex whose busy
+	// ratios are known: input rate inRate, records/s processed rates.
+	scaler := func(vertex string, n int, inRate float64, rates, busy []float64) {
+		ms := make([]float64, len(busy))
+		sum := 0.0
+		for i, b := range busy {
+			ms[i] = b * 1000
+			sum += rates[i]
+		}
+		tpr := assign.TrueProcessingRate(sum, assign.AggregateBusyTime(assign.DefaultBusyTimeAggregator, ms))
+		r, err := assign.ScaleTargetParallelism(assign.AutoscalerInput{
+			Current: f.current, MaxParallelism: pl.MaxParallelism, NumPartitions: n,
+			InputRate: inRate, TrueProcessingRate: tpr, Options: opts,
+		})
+		if err == nil {
+			pc.Scaler = append(pc.Scaler, vertexScaler{Vertex: vertex, Result: r})
+		}
+	}
+	if f.busy != nil && pl.Now.Load != nil {
+		rates := f.observed
+		if rates == nil {
+			rates = pl.Now.Load
+		}
+		produced := 0.0
+		for _, v := range pl.Now.Load {
+			produced += v
+		}
+		scaler("source", total, produced, rates, f.busy)
+	}
+	if f.keyedIn != nil && f.keyedBusy != nil {
+		in := 0.0
+		for _, v := range f.keyedIn {
+			in += v
+		}
+		scaler("keyed", 0, in, f.keyedIn, f.keyedBusy)
 	}
 	if f.keyedIn != nil {
 		kg, err := assign.SpreadKeyGroupLoad(pl.MaxParallelism, f.keyedIn)
@@ -75,6 +128,11 @@ func (f *planForm) sizingInput(pl assign.Plan, pc planCapacity) assign.SizingInp
 	}
 	if f.mode == assign.StartRestore {
 		in.Restore, in.History = true, f.planHistory()
+	}
+	// The job's parallelism is set by its most demanding vertex.
+	for _, sc := range pc.Scaler {
+		in.AutoscalerTarget = max(in.AutoscalerTarget, sc.Result.Computed)
+		in.AutoscalerChoice = max(in.AutoscalerChoice, sc.Result.Parallelism)
 	}
 	return in
 }
@@ -126,14 +184,14 @@ func capacityLines(res *planResult) []views.KindLine {
 	line := func(who string, ce assign.CapacityEstimate, rates string) {
 		switch ce.Kind {
 		case "given":
-			out = append(out, views.KindLine{Kind: "given", Text: fmt.Sprintf("A %s subtask processes %s records/s at 100%% busy.", who, format.Rate(ce.PerSubtask))})
+			out = append(out, views.KindLine{Kind: "given", Text: fmt.Sprintf("A %s subtask processes %s records/s at 100%% busy.", who, format.Num(ce.PerSubtask))})
 		case "observed":
 			from := "its records/s over its busy ratio"
 			if rates == "estimated" {
 				from = "its partitions' produced records/s over its busy ratio"
 			}
 			t := fmt.Sprintf("A %s subtask processes about %s records/s at 100%% busy: the median over %d subtasks of %s (%s–%s), as the autoscaler computes a true processing rate.",
-				who, format.Rate(ce.PerSubtask), ce.Used, from, format.Rate(ce.Min), format.Rate(ce.Max))
+				who, format.Num(ce.PerSubtask), ce.Used, from, format.Num(ce.Min), format.Num(ce.Max))
 			if len(ce.Notes) > 0 {
 				t += " Left out: " + strings.Join(ce.Notes, "; ") + "."
 			}
@@ -154,20 +212,38 @@ func capacityLines(res *planResult) []views.KindLine {
 // autoscalerLine compares the autoscaler's choice with the layout it gets.
 func autoscalerLine(f *planForm, res *planResult) string {
 	sz := res.sizing
-	if len(sz.Autoscaler) == 0 {
+	if sz.AutoscalerChoice == 0 {
 		return ""
 	}
-	a := sz.Autoscaler[0]
-	t := fmt.Sprintf("The Flink autoscaler (%s alignment, the default) would run p = %d for a computed target of %d (%s).", a.Mode, a.Parallelism, a.Target, a.Note)
+	var t string
+	if len(res.capacity.Scaler) == 0 {
+		a := sz.Autoscaler[0]
+		t = fmt.Sprintf("For a computed target of %d (your target) the Flink autoscaler's default %s alignment runs p = %d (%s).", a.Target, a.Mode, a.Parallelism, a.Note)
+	} else {
+		var parts []string
+		for _, sc := range res.capacity.Scaler {
+			r := sc.Result
+			parts = append(parts, fmt.Sprintf("for the %s vertex it computes %d from a scale factor of %.3g and runs p = %d", sc.Vertex, r.Computed, r.ScaleFactor, r.Parallelism))
+		}
+		t = "The Flink autoscaler, from the same busy ratios and rates (its defaults: MAX busy time, 70% utilisation target, BALANCED alignment): " + strings.Join(parts, "; ") + "."
+	}
 	for _, c := range sz.Candidates {
-		if c.Parallelism != a.Parallelism || c.Utilization < 0 {
+		if c.Parallelism != sz.AutoscalerChoice || c.Utilization < 0 {
 			continue
 		}
 		if !c.Meets {
-			t += " It assumes the load spreads evenly; under the real layout " + c.Verdict + "."
+			t += fmt.Sprintf(" It assumes the load spreads evenly; at p = %d under the real layout the %s.", c.Parallelism, lowerFirst(c.Verdict))
 		} else {
-			t += " Under the real layout that keeps every subtask under the target: " + c.Verdict + "."
+			t += fmt.Sprintf(" At p = %d the real layout keeps every subtask under the target (%s).", c.Parallelism, lowerFirst(c.Verdict))
 		}
 	}
 	return t
+}
+
+// lowerFirst lower-cases a sentence's first letter.
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }

@@ -45,6 +45,7 @@ func (s *Server) mount(r chi.Router) {
 	r.Get("/jobs/by-name/{job}/vertices/{vertex}", s.page(s.serveByName))
 	r.Get("/jobs/{jobID}", s.page(s.serveJob))
 	r.Get("/jobs/{jobID}/vertices/{vertexID}", s.page(s.serveVertex))
+	r.Get("/jobs/{jobID}/vertices/{vertexID}/plan", s.limitHeavy(false, s.page(s.servePlanFromLive)))
 	r.Get("/kafka/{cluster}/topics/{topic}", s.page(s.serveTopic))
 	r.Post("/sandbox/restore", s.page(s.serveSandboxRestore))
 	r.Get("/ws", s.hub.ServeWS)

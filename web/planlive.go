@@ -1,0 +1,143 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/live"
+)
+
+// servePlanFromLive answers GET /jobs/{jobID}/vertices/{vertexID}/plan: the
+// planner filled in with what is observed of the vertex's job right now —
+// the Kafka source's topics, produced rates per partition, busy ratios and
+// records/s per subtask, the job's parallelism history, and the keyed
+// vertex's records in, busy ratios and state sizes. It redirects to the
+// planner's own URL, so the plan keeps those figures when bookmarked; a
+// plan too long for a URL is rendered in place.
+func (s *Server) servePlanFromLive(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	st, err := s.liveStore()
+	if err != nil {
+		return 0, nil, err
+	}
+	job, err := pathID(r, "jobID")
+	if err != nil {
+		return 0, nil, err
+	}
+	vertex, err := pathID(r, "vertexID")
+	if err != nil {
+		return 0, nil, err
+	}
+	vq, err := vertexQuery(r.URL.Query())
+	if err != nil {
+		return 0, nil, err
+	}
+	vv, err := st.Vertex(job, vertex, vq)
+	if err != nil {
+		return 0, nil, notFound(err)
+	}
+	var src, keyed *live.VertexView
+	switch {
+	case vv.Kafka:
+		src = &vv
+	case vv.Keyed:
+		keyed = &vv
+	}
+	for _, v := range st.JobVertices(vv.Endpoint, vv.JobID) {
+		if src == nil && v.Kafka {
+			if x, err := st.Vertex(job, v.ID, vq); err == nil {
+				src = &x
+			}
+		}
+		if keyed == nil && v.Keyed {
+			if x, err := st.Vertex(job, v.ID, vq); err == nil {
+				keyed = &x
+			}
+		}
+	}
+	if src == nil || src.Parallelism <= 0 {
+		return 0, nil, badInput("vertexID", "job %s has no Kafka source that skewscope reads: the planner models a Kafka source and the keyed vertex behind it", vv.JobName)
+	}
+	q := livePlanValues(*src, keyed)
+	// The figures are as old as the older of the two polls they come from.
+	at := src.Flink.At
+	if k := src.KafkaAge; k != nil && (at.IsZero() || !k.At.IsZero() && k.At.Before(at)) {
+		at = k.At
+	}
+	if at.IsZero() {
+		at = s.now()
+	}
+	q.Set("observedAt", at.UTC().Format(time.RFC3339))
+	q.Set("job", vv.JobName)
+	if enc := q.Encode(); len(enc) <= maxRedirectQuery {
+		http.Redirect(w, r, s.prefix+"/plan?"+enc, http.StatusSeeOther)
+		return 0, nil, nil
+	}
+	return s.planFromValues(r, q)
+}
+
+// livePlanValues is the planner query for a Kafka source and the keyed
+// vertex behind it (nil when the job has none), from their views.
+func livePlanValues(src live.VertexView, keyed *live.VertexView) url.Values {
+	q := plannerValues(src, src.Parallelism)
+	q.Del("target")
+	var rates strings.Builder
+	for _, r := range src.Subtasks {
+		for _, c := range r.Partitions {
+			if c.Rate >= 0 {
+				rates.WriteString(c.Topic + "," + strconv.Itoa(int(c.Partition)) + "," + strconv.FormatFloat(c.Rate, 'f', 2, 64) + "\n")
+			}
+		}
+	}
+	if rates.Len() > 0 {
+		q.Set("rates", rates.String())
+	}
+	ratio := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	rate := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+	// all formats one figure of every subtask, or "" when any is unknown.
+	all := func(rows []live.SubtaskRow, get func(live.SubtaskRow) float64, f func(float64) string) string {
+		out := make([]string, len(rows))
+		for i, r := range rows {
+			v := get(r)
+			if v < 0 {
+				return ""
+			}
+			out[i] = f(v)
+		}
+		return strings.Join(out, ",")
+	}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("busy", all(src.Subtasks, func(r live.SubtaskRow) float64 { return r.Busy }, ratio))
+	set("observed", all(src.Subtasks, func(r live.SubtaskRow) float64 { return r.RecordsOut }, rate))
+	maxP := src.MaxParallelism
+	if keyed != nil && len(keyed.Subtasks) == src.Parallelism {
+		maxP = keyed.MaxParallelism
+		set("keyedIn", all(keyed.Subtasks, func(r live.SubtaskRow) float64 { return r.RecordsIn }, rate))
+		if q.Has("keyedIn") {
+			set("keyedBusy", all(keyed.Subtasks, func(r live.SubtaskRow) float64 { return r.Busy }, ratio))
+		}
+		set("state", all(keyed.Subtasks, func(r live.SubtaskRow) float64 { return float64(r.StateSize) }, func(v float64) string { return strconv.FormatInt(int64(v), 10) }))
+	}
+	if maxP > 0 {
+		q.Set("maxParallelism", strconv.Itoa(maxP))
+	}
+	return q
+}
+
+// liveNote says where a plan filled in from a live job comes from.
+func liveNote(f *planForm, now time.Time) string {
+	if f.observedAt.IsZero() {
+		return ""
+	}
+	return "Filled in from the live job " + f.Job + " as observed at " + f.observedAt.Format("15:04:05 MST") +
+		" (" + format.Seconds(now.Sub(f.observedAt).Seconds()) + " ago): produced rates, busy ratios, records/s and state sizes are observed figures of that moment and do not update here."
+}

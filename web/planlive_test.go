@@ -1,0 +1,66 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPlanRescaleFromLivePage follows "plan a rescale" from a source and a
+// keyed page: the planner opens with the job's observed rates, busy ratios
+// and records/s filled in, says when they were observed, and sizes by the
+// capacity they imply (records/s over busy: 10·(i+1) / 0.2·(i+1) = 50 per
+// subtask). Every partition produces 200 records/s, four times that, so no
+// parallelism can carry the load and the page says which partition.
+func TestPlanRescaleFromLivePage(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	ts := newLiveServer(t, st, nil)
+	for _, vertex := range []string{tSource, tKeyed} {
+		doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+vertex, 200)
+		link, ok := doc.Find("[data-testid=plan-rescale]").Attr("href")
+		if !ok || link != "/jobs/"+tJob+"/vertices/"+vertex+"/plan" {
+			t.Fatalf("vertex %s: plan-rescale link %q", vertex, link)
+		}
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := client.Get(ts.URL + link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("GET %s = %d, want 303 to the planner", link, resp.StatusCode)
+		}
+		u, err := url.Parse(resp.Header.Get("Location"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		if u.Path != "/plan" || q.Get("busy") != "0.200,0.400,0.600,0.800" || q.Get("observed") != "10.00,20.00,30.00,40.00" ||
+			q.Get("parallelism") != "4" || q.Get("maxParallelism") != "128" || !strings.Contains(q.Get("rates"), "orders,0,200.00") || q.Get("job") != "orders <enrichment>" {
+			t.Fatalf("vertex %s: planner URL %s", vertex, u)
+		}
+		// The keyed vertex runs at p = 3, not the source's 4: its figures are
+		// not given as if it ran at 4.
+		if q.Has("keyedIn") || q.Has("state") {
+			t.Errorf("vertex %s: the keyed vertex at p=3 is given per subtask of p=4: %s", vertex, u.RawQuery)
+		}
+		pdoc := getDoc(t, ts.URL+u.String(), 200)
+		if note := pdoc.Find("[data-testid=live-note]").Text(); !strings.Contains(note, "Filled in from the live job orders <enrichment> as observed at 12:00:10 UTC") {
+			t.Errorf("vertex %s: live note %q", vertex, note)
+		}
+		if c := pdoc.Find("[data-testid=capacity-line]").First().Text(); !strings.Contains(c, "about 50 records/s at 100% busy: the median over 4 subtasks") {
+			t.Errorf("vertex %s: capacity line %q", vertex, c)
+		}
+		if s := pdoc.Find("[data-testid=sizing-summary]").Text(); !strings.Contains(s, `No parallelism is recommended: partition "orders-0" alone needs 400% of a source subtask`) {
+			t.Errorf("vertex %s: sizing summary %q", vertex, s)
+		}
+		if pdoc.Find("[data-testid=capacity-inputs][open]").Length() != 1 {
+			t.Errorf("vertex %s: the capacity inputs are folded although filled in", vertex)
+		}
+	}
+	// A vertex id that is not in the job: 404.
+	getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/cccccccccccccccccccccccccccccccc/plan", 404)
+}
