@@ -12,7 +12,8 @@
 //   - orders (12 partitions): keyed by customer id or e-mail, Zipf-like
 //     per-partition produce rates whose ranking drifts slowly, so two or three
 //     partitions are hot at any time;
-//   - clicks and pageviews (2 partitions each): names chosen so that Flink's
+//   - clicks and pageviews (2 partitions each, about 65 records/s per
+//     partition, ±10 %): names chosen so that Flink's
 //     KafkaSource start index (assign.KafkaStartIndex) is the same for both at
 //     parallelism 4 (and again at 6), so both topics land on the same two
 //     subtasks and the other two idle (the multi-topic skew of FLIP-537);

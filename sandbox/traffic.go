@@ -41,8 +41,8 @@ type topicSpec struct {
 var sandboxTopics = []topicSpec{
 	{name: topicOrders, initialPartitions: 12, rate: ordersRate, key: orderKey, zipfN: 20000},
 	{name: topicInventory, initialPartitions: 3, rate: flatRate(15), key: inventoryKey, zipfN: 5000},
-	{name: topicClicks, initialPartitions: 2, rate: flatRate(80), key: sessionKey},
-	{name: topicPageviews, initialPartitions: 2, rate: flatRate(80), key: userKey, zipfN: 50000},
+	{name: topicClicks, initialPartitions: 2, rate: flatRate(65), key: sessionKey},
+	{name: topicPageviews, initialPartitions: 2, rate: flatRate(65), key: userKey, zipfN: 50000},
 }
 
 // ordersTotalRate is the mean total produce rate of orders, records/s.

@@ -86,6 +86,10 @@ func (s *Server) servePlanFromLive(w http.ResponseWriter, r *http.Request) (int,
 func livePlanValues(src live.VertexView, keyed *live.VertexView) url.Values {
 	q := plannerValues(src, src.Parallelism)
 	q.Del("target")
+	// A running job is rescaled by a restore from a savepoint (or, by the
+	// adaptive scheduler, from a checkpoint, which redistributes the same
+	// way): candidates are judged under the layout that gives.
+	q.Set("mode", "restore")
 	var rates strings.Builder
 	for _, r := range src.Subtasks {
 		for _, c := range r.Partitions {

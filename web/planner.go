@@ -120,15 +120,20 @@ func (f *planForm) planInput() assign.PlanInput {
 	return in
 }
 
-// recommendInput sweeps parallelisms up to the partition count, but not
-// beyond what a user would consider for this job: twice the larger of
-// current and target, and at least 64.
+// recommendInput sweeps parallelisms up to what a user would consider for
+// this job: twice the larger of current and target, and at least 64. On a
+// fresh start without a keyed load it stops at the partition count, since
+// more source subtasks than partitions only idle; a restore's contiguous
+// chunks, and a keyed vertex, can still gain beyond it.
 func (f *planForm) recommendInput(maxP int) assign.RecommendInput {
 	total := 0
 	for _, t := range f.topics {
 		total += t.Partitions
 	}
-	upper := min(total, maxP, max(2*max(f.current, f.target), 64))
+	upper := min(maxP, max(2*max(f.current, f.target), 64))
+	if f.mode != assign.StartRestore && f.keyedIn == nil {
+		upper = min(upper, total)
+	}
 	return assign.RecommendInput{
 		Topics: f.topics, Rates: f.rates, MaxParallelism: maxP,
 		Current: f.current, Target: f.target, UpperLimit: upper, Limit: candidateLimit,
