@@ -144,7 +144,7 @@ func TestSandboxRecommendationCarriesTheLoad(t *testing.T) {
 	}
 
 	clicks := job("clickstream-sessions")
-	wait("clickstream figures", clicks, running())
+	before, beforeKeyed := wait("clickstream figures", clicks, running())
 	pr := plan(clicks)
 	if pr.Capacity.Source.Kind != "observed" || pr.Capacity.Source.PerSubtask < 110 || pr.Capacity.Source.PerSubtask > 130 {
 		t.Fatalf("clickstream plan: source capacity %+v, want observed ≈ 120 records/s (the sandbox's)", pr.Capacity.Source)
@@ -157,6 +157,13 @@ func TestSandboxRecommendationCarriesTheLoad(t *testing.T) {
 	for _, c := range pr.Sizing.Candidates {
 		if c.Parallelism == p {
 			predicted = c.Utilization
+		}
+	}
+	for _, c := range pr.Sizing.Candidates {
+		if c.Parallelism == clicks.Parallelism {
+			b, _ := busiestOf(before)
+			k, _ := busiestOf(beforeKeyed)
+			t.Logf("clickstream-sessions now at p = %d: busiest source subtask predicted at %.0f%%, observed %.0f%%; busiest keyed observed %.0f%%", c.Parallelism, 100*c.Utilization, 100*b, 100*k)
 		}
 	}
 	t.Logf("clickstream-sessions: recommended p = %d, busiest predicted at %.0f%% (%s)", p, 100*predicted, pr.Summary)
@@ -195,17 +202,8 @@ func TestSandboxRecommendationCarriesTheLoad(t *testing.T) {
 		}
 		return held >= 10
 	})
-	busiest := func(v live.VertexView) (float64, int) {
-		b, at := -1.0, -1
-		for _, r := range v.Subtasks {
-			if r.Busy > b {
-				b, at = r.Busy, r.Subtask
-			}
-		}
-		return b, at
-	}
-	sb1, sat := busiest(src)
-	kb, kat := busiest(keyed)
+	sb1, sat := busiestOf(src)
+	kb, kat := busiestOf(keyed)
 	t.Logf("restored at p = %d: busiest source subtask %d at %.0f%%, busiest keyed subtask %d at %.0f%% (observed)", p, sat, 100*sb1, kat, 100*kb)
 	if sb1 > pr.Sizing.Utilization || kb > pr.Sizing.Utilization {
 		t.Errorf("after applying p = %d the busiest source subtask is at %.0f%% and the busiest keyed at %.0f%%; the plan promised every subtask under %.0f%%",
@@ -232,4 +230,15 @@ func figuresKnown(v live.VertexView) bool {
 		}
 	}
 	return true
+}
+
+// busiestOf is the highest busy ratio of v's subtasks and its subtask.
+func busiestOf(v live.VertexView) (float64, int) {
+	b, at := -1.0, -1
+	for _, r := range v.Subtasks {
+		if r.Busy > b {
+			b, at = r.Busy, r.Subtask
+		}
+	}
+	return b, at
 }
