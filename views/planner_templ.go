@@ -2958,7 +2958,7 @@ func candidates(c CandidatesView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 270, "<div class=\"table-scroll\"><table class=\"data\"><thead><tr><th>p</th><th>why listed</th>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 270, "<div class=\"scroll\"><table class=\"data\"><thead><tr><th>p</th><th>why listed</th>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

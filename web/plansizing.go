@@ -223,7 +223,14 @@ func autoscalerLine(f *planForm, res *planResult) string {
 		var parts []string
 		for _, sc := range res.capacity.Scaler {
 			r := sc.Result
-			parts = append(parts, fmt.Sprintf("for the %s vertex it computes %d from a scale factor of %.3g and runs p = %d", sc.Vertex, r.Computed, r.ScaleFactor, r.Parallelism))
+			why := ""
+			switch {
+			case r.Parallelism == f.current && r.Computed != f.current:
+				why = " (its true processing rate is inside its utilisation band, so it does not rescale)"
+			case r.Aligned.Parallelism != r.Computed:
+				why = " (" + r.Aligned.Note + ")"
+			}
+			parts = append(parts, fmt.Sprintf("for the %s vertex it computes %d from a scale factor of %.3g and runs p = %d%s", sc.Vertex, r.Computed, r.ScaleFactor, r.Parallelism, why))
 		}
 		t = "The Flink autoscaler, from the same busy ratios and rates (its defaults: MAX busy time, 70% utilisation target, BALANCED alignment): " + strings.Join(parts, "; ") + "."
 	}
