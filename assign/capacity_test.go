@@ -73,6 +73,19 @@ func TestSizeUniformKeyed(t *testing.T) {
 	if sz.Basis != "capacity" || sz.Recommended != 16 {
 		t.Fatalf("Size(uniform keyed) = basis %s, recommended %d, want capacity, 16", sz.Basis, sz.Recommended)
 	}
+	// The autoscaler, from the same figures (4 subtasks at 32 records/s,
+	// each busy 32/16: saturated at 100 %, so TPR = 64 and the target
+	// capacity 128 / 0.5 = 256), computes the same parallelism once its
+	// reserve for a restart (restart.time 5 min of records over catch-up.
+	// duration 30 min: 18 with it) is left out, as Size leaves it.
+	opts := DefaultAutoscalerOptions()
+	opts.TargetUtilization = 0.5
+	opts.RestartTime = 0
+	ar, err := ScaleTargetParallelism(AutoscalerInput{Current: 4, MaxParallelism: 128, InputRate: 128,
+		TrueProcessingRate: TrueProcessingRate(64, AggregateBusyTime(BusyTimeMax, []float64{1000, 1000, 1000, 1000})), Options: opts})
+	if err != nil || ar.Computed != sz.Recommended {
+		t.Errorf("autoscaler for the uniform keyed load computes %d (%v), Size recommends %d: they must agree on an even spread", ar.Computed, err, sz.Recommended)
+	}
 	c := sz.Candidates[0]
 	if c.Parallelism != 16 || c.Roles[0] != RoleRecommended || c.KeyedUtilization != 0.5 || !c.Meets {
 		t.Errorf("Size(uniform keyed)[0] = %+v, want p 16 recommended at 50%%", c)
