@@ -121,27 +121,6 @@ func TrueProcessingRate(inputRate, busyTimeMsPerSecond float64) float64 {
 	return inputRate / (busyTimeMsPerSecond / 1000)
 }
 
-// ObservedTrueProcessingRate is the operator's backpressure estimate of a
-// source's true processing rate, used while it catches up:
-// numRecordsInPerSecond / (1 − backPressuredTimeMsPerSecond/1000)
-// (ScalingMetrics.computeObservedTprWithBackpressure). An input rate of 0
-// gives +Inf (getObservedTpr, "to allow scale down"); a back-pressured time
-// of 1000 ms/s or more gives NaN. The operator measures it only when the lag
-// is at least observed-true-processing-rate.lag-threshold (30 s) times the
-// input rate, and prefers it over the busy-time estimate when that one is
-// more than switch-threshold (15%) higher (selectTprMetric); callers that
-// want that choice make it before passing TrueProcessingRate to
-// ScaleTargetParallelism.
-func ObservedTrueProcessingRate(inputRate, backPressuredMsPerSecond float64) float64 {
-	if inputRate == 0 {
-		return math.Inf(1)
-	}
-	if backPressuredMsPerSecond >= 1000 {
-		return math.NaN()
-	}
-	return inputRate / (1 - backPressuredMsPerSecond/1000)
-}
-
 // AutoscalerOptions are the job.autoscaler.* options ScaleTargetParallelism
 // reads. Start from DefaultAutoscalerOptions: the zero value is not the
 // operator's configuration.

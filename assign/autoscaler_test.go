@@ -325,27 +325,6 @@ func TestTrueProcessingRate(t *testing.T) {
 	}
 }
 
-// TestObservedTrueProcessingRate checks ScalingMetrics
-// .computeObservedTprWithBackpressure and getObservedTpr's zero-rate rule.
-func TestObservedTrueProcessingRate(t *testing.T) {
-	tests := []struct {
-		rate, backPressured, want float64
-	}{
-		{100, 0, 100},
-		{100, 500, 200},
-		{300, 750, 1200},
-		{100, 1000, math.NaN()},
-		{100, 1200, math.NaN()},
-		{0, 1000, math.Inf(1)},
-	}
-	for _, tt := range tests {
-		got := ObservedTrueProcessingRate(tt.rate, tt.backPressured)
-		if !(got == tt.want || math.IsNaN(got) && math.IsNaN(tt.want)) {
-			t.Errorf("ObservedTrueProcessingRate(%g, %g) = %g, want %g", tt.rate, tt.backPressured, got, tt.want)
-		}
-	}
-}
-
 // TestAggregateBusyTime checks the aggregators and getBusyTimeMsPerSecond's
 // guards, and shows why MAX is the default: under skew it lowers the true
 // processing rate to what the busiest subtask allows.

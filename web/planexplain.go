@@ -149,7 +149,8 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 }
 
 // candidateNote is the short "alignment" note of a candidate: what it
-// divides, how many subtasks idle, and whether the autoscaler would pick it.
+// divides and how many subtasks idle (its roles say whether it is the
+// autoscaler's choice, the target or the current parallelism).
 func candidateNote(c assign.Candidate, f *planForm, maxP int) string {
 	var parts []string
 	total := 0
@@ -164,22 +165,6 @@ func candidateNote(c assign.Candidate, f *planForm, maxP int) string {
 	}
 	if c.Idle > 0 {
 		parts = append(parts, fmt.Sprintf("%d idle", c.Idle))
-	}
-	var modes []string
-	for _, a := range c.AutoscalerPicks {
-		switch a.Mode {
-		case assign.Balanced, assign.EvenlySpread:
-			modes = append(modes, string(a.Mode))
-		}
-	}
-	if len(modes) > 0 && f.target != c.Parallelism {
-		parts = append(parts, "autoscaler's pick for target "+strconv.Itoa(f.target)+" ("+strings.Join(modes, ", ")+")")
-	}
-	if c.Parallelism == f.current {
-		parts = append(parts, "current")
-	}
-	if c.Parallelism == f.target {
-		parts = append(parts, "target")
 	}
 	if len(parts) == 0 {
 		return "—"
