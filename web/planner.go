@@ -28,6 +28,11 @@ const (
 	// compactCells: grids with more partitions than this draw cells
 	// without their partition numbers.
 	compactCells = 2000
+	// compareRestoreMax: a fresh-start plan of at most this many partitions
+	// also models a restore from a savepoint, to say what it would move.
+	// Above it the restore model costs more than the rest of the plan, and
+	// the page asks the reader to choose the restore mode instead.
+	compareRestoreMax = 2000
 	// candidateLimit is how many ranked parallelisms the planner lists.
 	candidateLimit = 8
 	// listMoves caps the partition moves listed by name.
@@ -106,6 +111,7 @@ func (f *planForm) planInput() assign.PlanInput {
 	in := assign.PlanInput{
 		Topics: f.topics, Rates: f.rates, Current: f.current, Target: f.target,
 		MaxParallelism: f.maxP, Start: f.mode, StateBytes: f.stateBytes,
+		CompareRestore: f.partitions() <= compareRestoreMax,
 	}
 	if f.strat.Name != strategy.Default {
 		in.Assign = f.strat.Assign
@@ -113,15 +119,20 @@ func (f *planForm) planInput() assign.PlanInput {
 	return in
 }
 
-// recommendInput sweeps parallelisms up to the partition count, but not
-// beyond what a user would consider for this job: twice the larger of
-// current and target, and at least 64.
-func (f *planForm) recommendInput(maxP int) assign.RecommendInput {
+// partitions is the number of partitions of the form's topics.
+func (f *planForm) partitions() int {
 	total := 0
 	for _, t := range f.topics {
 		total += t.Partitions
 	}
-	upper := min(total, maxP, max(2*max(f.current, f.target), 64))
+	return total
+}
+
+// recommendInput sweeps parallelisms up to the partition count, but not
+// beyond what a user would consider for this job: twice the larger of
+// current and target, and at least 64.
+func (f *planForm) recommendInput(maxP int) assign.RecommendInput {
+	upper := min(f.partitions(), maxP, max(2*max(f.current, f.target), 64))
 	return assign.RecommendInput{
 		Topics: f.topics, Rates: f.rates, MaxParallelism: maxP,
 		Current: f.current, Target: f.target, UpperLimit: upper, Limit: candidateLimit,
@@ -342,9 +353,13 @@ func stateView(pl assign.Plan) views.StateView {
 
 func movesView(f *planForm, pl assign.Plan) views.MovesView {
 	mv := views.MovesView{Fresh: fmtMoved(pl.MovesFresh)}
-	if pl.Restore == nil {
+	switch {
+	case f.strat.Name != strategy.Default:
 		mv.RestoreNotApplicable = "Restore from a savepoint is modelled for Flink's KafkaSource only."
-	} else {
+	case pl.Restore == nil:
+		// A fresh start of more than compareRestoreMax partitions.
+		mv.RestoreOnRequest = "What a restore from a savepoint would move: choose Restore from savepoint"
+	default:
 		mv.RestoreApplies = true
 		mv.Restore = fmtMoved(pl.MovesRestore)
 		if n := len(pl.Restore.Uncertain); n > 0 {
