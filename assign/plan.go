@@ -159,11 +159,13 @@ func makePlan(in PlanInput, history []int) (Plan, *RestoreResult, error) {
 	}
 	target := pl.TargetFresh
 	if in.wantsRestore() {
-		steps := []int{in.Current, in.Target}
+		var rr RestoreResult
+		var err error
 		if restored {
-			steps = append(slices.Clone(history), in.Target)
+			rr, err = Restore(RestoreInput{Topics: in.Topics, History: append(slices.Clone(history), in.Target)})
+		} else {
+			rr, err = RestoreAssignment(in.Topics, in.Current, in.Target)
 		}
-		rr, err := Restore(RestoreInput{Topics: in.Topics, History: steps})
 		if err != nil {
 			return Plan{}, nil, err
 		}

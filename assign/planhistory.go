@@ -15,5 +15,9 @@ func MakePlanAfterRestores(in PlanInput, history []int) (Plan, *RestoreResult, e
 	if len(history) == 0 || history[len(history)-1] != in.Current {
 		return Plan{}, nil, fmt.Errorf("restore history %v: it must end at the current parallelism %d", history, in.Current)
 	}
+	if len(history) == 1 {
+		pl, err := MakePlan(in)
+		return pl, nil, err
+	}
 	return makePlan(in, history)
 }
