@@ -160,7 +160,6 @@ func makePlan(in PlanInput, history []int) (Plan, *RestoreResult, error) {
 	target := pl.TargetFresh
 	if in.wantsRestore() {
 		var rr RestoreResult
-		var err error
 		if restored {
 			rr, err = Restore(RestoreInput{Topics: in.Topics, History: append(slices.Clone(history), in.Target)})
 		} else {
