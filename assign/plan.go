@@ -3,6 +3,7 @@ package assign
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // StartMode says how the job reaches the target parallelism.
@@ -38,6 +39,11 @@ type PlanInput struct {
 	Assign func([]Topic, int) (Assignment, error)
 	// Candidates is how many ranked parallelism candidates to return (0: none).
 	Candidates int
+	// CompareRestore also models a restore at Target when Start is fresh,
+	// so that Plan.Restore and Plan.MovesRestore can be shown beside the
+	// fresh start. The restore model costs more than the rest of the plan;
+	// a restore Start always computes it.
+	CompareRestore bool
 }
 
 // PlanSide is one parallelism's layout and figures.
@@ -62,15 +68,17 @@ type Plan struct {
 	MaxParallelismDefaulted bool
 	Start                   StartMode
 	Now, Target             PlanSide
-	// Restore is the restore layout at Target (also when Start is fresh, so
-	// both can be shown); nil when a comparison strategy is used.
+	// Restore is the restore layout at Target when Start is restore or
+	// PlanInput.CompareRestore asks for it; nil otherwise and when a
+	// comparison strategy is used.
 	Restore *RestoreResult
 	// TargetFresh is the fresh-start layout at Target.
 	TargetFresh Assignment
 	// Keyed is the keyed-state movement from Current to Target.
 	Keyed KeyedRescaleDiff
 	// MovesFresh and MovesRestore list the partitions that change subtask
-	// from now to the target under each start mode.
+	// from now to the target under each start mode; MovesRestore is empty
+	// when Restore is nil.
 	MovesFresh, MovesRestore SourceRescaleDiff
 	HasRates                 bool
 }
@@ -78,77 +86,119 @@ type Plan struct {
 // MakePlan computes a plan. It validates every input with Flink's rules and
 // returns an error naming the offending field.
 func MakePlan(in PlanInput) (Plan, error) {
+	pl, _, err := makePlan(in, nil)
+	return pl, err
+}
+
+// wantsRestore reports whether a plan of in models the restore at Target:
+// always for a restore start, on request for a fresh one, and never for a
+// comparison strategy.
+func (in PlanInput) wantsRestore() bool {
+	return in.Assign == nil && (in.Start == StartRestore || in.CompareRestore)
+}
+
+// makePlan is MakePlan after the restores of history (see
+// MakePlanAfterRestores); a history of at most one entry is a fresh start
+// at in.Current. It also returns the restore result of the current layout,
+// nil for a fresh start.
+func makePlan(in PlanInput, history []int) (Plan, *RestoreResult, error) {
 	if err := CheckParallelism(in.Current); err != nil {
-		return Plan{}, fmt.Errorf("current parallelism: %w", err)
+		return Plan{}, nil, fmt.Errorf("current parallelism: %w", err)
 	}
 	if err := CheckParallelism(in.Target); err != nil {
-		return Plan{}, fmt.Errorf("target parallelism: %w", err)
+		return Plan{}, nil, fmt.Errorf("target parallelism: %w", err)
 	}
 	if err := ValidateTopics(in.Topics); err != nil {
-		return Plan{}, err
+		return Plan{}, nil, err
 	}
 	pl := Plan{MaxParallelism: in.MaxParallelism, Start: in.Start, HasRates: len(in.Rates) > 0}
 	if pl.Start == "" {
 		pl.Start = StartFresh
 	}
 	if pl.Start != StartFresh && pl.Start != StartRestore {
-		return Plan{}, fmt.Errorf("start mode %q: want fresh or restore", in.Start)
+		return Plan{}, nil, fmt.Errorf("start mode %q: want fresh or restore", in.Start)
 	}
 	if pl.MaxParallelism == 0 {
 		pl.MaxParallelism, _ = DefaultMaxParallelism(in.Current)
 		pl.MaxParallelismDefaulted = true
 	}
 	if err := CheckMaxParallelism(pl.MaxParallelism, in.Current); err != nil {
-		return Plan{}, fmt.Errorf("max parallelism against current parallelism: %w", err)
+		return Plan{}, nil, fmt.Errorf("max parallelism against current parallelism: %w", err)
 	}
 	if err := CheckMaxParallelism(pl.MaxParallelism, in.Target); err != nil {
-		return Plan{}, fmt.Errorf("max parallelism against target parallelism: %w", err)
+		return Plan{}, nil, fmt.Errorf("max parallelism against target parallelism: %w", err)
+	}
+	if in.Assign != nil && pl.Start == StartRestore {
+		return Plan{}, nil, errors.New("restore from savepoint is modelled for Flink's KafkaSource only; choose the Flink strategy")
+	}
+	restored := len(history) > 1
+	if in.Assign != nil && restored {
+		return Plan{}, nil, errors.New("a restore history is modelled for Flink's KafkaSource only; choose the Flink strategy")
 	}
 	assignFn := in.Assign
 	if assignFn == nil {
 		assignFn = FreshAssignment
 	}
-	now, err := assignFn(in.Topics, in.Current)
-	if err != nil {
-		return Plan{}, err
+	var nowRestore *RestoreResult
+	var now Assignment
+	if restored {
+		rr, err := Restore(RestoreInput{Topics: in.Topics, History: history})
+		if err != nil {
+			return Plan{}, nil, err
+		}
+		nowRestore, now = &rr, rr.Assignment
+	} else {
+		var err error
+		if now, err = assignFn(in.Topics, in.Current); err != nil {
+			return Plan{}, nil, err
+		}
 	}
+	var err error
 	if pl.TargetFresh, err = assignFn(in.Topics, in.Target); err != nil {
-		return Plan{}, err
+		return Plan{}, nil, err
 	}
 	target := pl.TargetFresh
-	if in.Assign == nil {
-		rr, err := RestoreAssignment(in.Topics, in.Current, in.Target)
+	if in.wantsRestore() {
+		var rr RestoreResult
+		if restored {
+			rr, err = Restore(RestoreInput{Topics: in.Topics, History: append(slices.Clone(history), in.Target)})
+		} else {
+			rr, err = RestoreAssignment(in.Topics, in.Current, in.Target)
+		}
 		if err != nil {
-			return Plan{}, err
+			return Plan{}, nil, err
 		}
 		pl.Restore = &rr
 		pl.MovesRestore = SourceRescale(now, rr.Assignment)
 		if pl.Start == StartRestore {
 			target = rr.Assignment
 		}
-	} else if pl.Start == StartRestore {
-		return Plan{}, errors.New("restore from savepoint is modelled for Flink's KafkaSource only; choose the Flink strategy")
 	}
 	pl.MovesFresh = SourceRescale(now, pl.TargetFresh)
 	// FreshAssignment lists every subtask's partitions in global index
 	// order, so its loads can be summed from Owners and rates by index.
+	// Restore layouts do not, so their sides sum along each subtask's list.
 	var dense []float64
 	if len(in.Rates) > 0 && in.Assign == nil {
 		dense = denseRates(in.Topics, in.Rates)
 	}
-	if pl.Now, err = pl.side(now, in.Rates, dense); err != nil {
-		return Plan{}, err
+	nowDense := dense
+	if restored {
+		nowDense = nil
+	}
+	if pl.Now, err = pl.side(now, in.Rates, nowDense); err != nil {
+		return Plan{}, nil, err
 	}
 	if pl.Start == StartRestore {
 		dense = nil
 	}
 	if pl.Target, err = pl.side(target, in.Rates, dense); err != nil {
-		return Plan{}, err
+		return Plan{}, nil, err
 	}
 	if pl.Keyed, err = KeyedRescale(pl.MaxParallelism, in.Current, in.Target, in.StateBytes); err != nil {
-		return Plan{}, err
+		return Plan{}, nil, err
 	}
-	return pl, nil
+	return pl, nowRestore, nil
 }
 
 // side computes one side's figures. dense, when not nil, holds the rates by

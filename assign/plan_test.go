@@ -3,6 +3,7 @@ package assign
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -51,6 +52,77 @@ func BenchmarkPlan10kRates(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/plan")
+}
+
+// BenchmarkPlan10kRestore is BenchmarkPlan10k restored from a savepoint,
+// which runs the restore model.
+func BenchmarkPlan10kRestore(b *testing.B) {
+	in := PlanInput{Topics: planTopics10k(), Current: 1024, Target: 1280, MaxParallelism: 32768, Start: StartRestore}
+	for b.Loop() {
+		if _, err := MakePlan(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/plan")
+}
+
+// TestMakePlanCompareRestore: a fresh-start plan models the restore only
+// when asked, and then as RestoreAssignment (or Restore after the history)
+// does; a restore start always models it.
+func TestMakePlanCompareRestore(t *testing.T) {
+	topics := []Topic{{Name: "orders", Partitions: 12}, {Name: "payments.v1", Partitions: 7}}
+	in := PlanInput{Topics: topics, Current: 4, Target: 6}
+	pl, err := MakePlan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Restore != nil || len(pl.MovesRestore.Moves) != 0 {
+		t.Errorf("MakePlan(fresh) Restore = %v, want nil unless CompareRestore", pl.Restore)
+	}
+	want, err := RestoreAssignment(topics, 4, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		start   StartMode
+		compare bool
+	}{{StartFresh, true}, {StartRestore, false}, {StartRestore, true}} {
+		in.Start, in.CompareRestore = c.start, c.compare
+		pl, err := MakePlan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pl.Restore == nil || !slices.Equal(pl.Restore.Assignment.Owners, want.Assignment.Owners) {
+			t.Fatalf("MakePlan(%s, compare %v).Restore = %v, want RestoreAssignment's %v", c.start, c.compare, pl.Restore, want.Assignment.Owners)
+		}
+		if got, w := pl.MovesRestore, SourceRescale(pl.Now.Assignment, want.Assignment); !slices.Equal(got.Moves, w.Moves) {
+			t.Errorf("MakePlan(%s, compare %v).MovesRestore = %v, want %v", c.start, c.compare, got.Moves, w.Moves)
+		}
+	}
+
+	in.Start, in.CompareRestore = StartFresh, false
+	pl, _, err = MakePlanAfterRestores(in, []int{3, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Restore != nil {
+		t.Errorf("MakePlanAfterRestores(fresh, 3→4).Restore = %v, want nil unless CompareRestore", pl.Restore)
+	}
+	in.CompareRestore = true
+	pl, now, err := MakePlanAfterRestores(in, []int{3, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	then, _ := Restore(RestoreInput{Topics: topics, History: []int{3, 4, 6}})
+	if pl.Restore == nil || !slices.Equal(pl.Restore.Assignment.Owners, then.Assignment.Owners) {
+		t.Fatalf("MakePlanAfterRestores(fresh, 3→4, compare).Restore = %v, want the restore 3→4→6 %v", pl.Restore, then.Assignment.Owners)
+	}
+	if got, w := pl.MovesRestore, SourceRescale(now.Assignment, then.Assignment); !slices.Equal(got.Moves, w.Moves) {
+		t.Errorf("MakePlanAfterRestores(fresh, 3→4, compare).MovesRestore = %v, want %v", got.Moves, w.Moves)
+	}
+	if !slices.Equal(pl.Target.Assignment.Owners, pl.TargetFresh.Owners) {
+		t.Error("a fresh-start plan's target must be the fresh layout")
+	}
 }
 
 // TestMakePlanLoads: the per-subtask loads are the sums of the rates along

@@ -604,30 +604,31 @@ var parallelSweepWork = float64(1 << 22)
 // busiestAll returns, for every p in 1..n (index p), the records/s of the
 // busiest subtask on a fresh start with p readers: maxLoad(loads(p)). A
 // large sweep is shared among up to GOMAXPROCS goroutines, each with its
-// own buffer, taking blocks of p in turn; every value is computed exactly
+// own buffers, taking blocks of p in turn; every value is computed exactly
 // as in a single loop, so the result does not depend on the split.
 func (r *recInput) busiestAll(n int) []float64 {
 	busiest := make([]float64, n+1)
 	const block = 64
+	wm := r.windowMaxima()
 	workers := 1
 	if work := float64(n) * float64(r.total+n); work >= parallelSweepWork {
 		workers = min(runtime.GOMAXPROCS(0), 8, (n+block-1)/block)
 	}
 	if workers <= 1 {
-		r.sweepBusiest(busiest, 1, n, make([]float64, n))
+		r.sweepBusiest(busiest, 1, n, newSweepScratch(n), wm)
 		return busiest
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			buf := make([]float64, n)
+			sc := newSweepScratch(n)
 			for {
 				lo := int(next.Add(block)) - block + 1
 				if lo > n {
 					return
 				}
-				r.sweepBusiest(busiest, lo, min(lo+block-1, n), buf)
+				r.sweepBusiest(busiest, lo, min(lo+block-1, n), sc, wm)
 			}
 		})
 	}
@@ -689,12 +690,152 @@ func (r *recInput) countDiff(p int) (diff []int, base int) {
 	return diff[:p], base
 }
 
-// sweepBusiest sets busiest[p] = maxLoad(loads(p)) for p in lo..hi, with buf
-// (cap >= hi) for the loads.
-func (r *recInput) sweepBusiest(busiest []float64, lo, hi int, buf []float64) {
-	for p := lo; p <= hi; p++ {
-		busiest[p] = maxLoad(r.loadsInto(p, buf))
+// sweepSpan is the number of consecutive subtasks whose loads sweepBusiest
+// bounds together before it decides to sum them.
+const sweepSpan = 32
+
+// sweepPiece is one run of a topic's partitions on consecutive subtasks:
+// partitions src .. src+n-1 of topic on subtasks dst .. dst+n-1. loadsInto
+// adds the runs of every topic in this order.
+type sweepPiece struct {
+	topic, dst, src, n int
+}
+
+// sweepScratch is one sweeping goroutine's buffers.
+type sweepScratch struct {
+	loads  []float64 // cap >= the largest p
+	bound  []float64 // per span
+	pieces []sweepPiece
+}
+
+func newSweepScratch(n int) *sweepScratch {
+	return &sweepScratch{loads: make([]float64, n), bound: make([]float64, n/sweepSpan+1)}
+}
+
+// sweepWindows are, per topic, the window maxima of its rates: the largest
+// of rates q .. min(q+sweepSpan, n)-1, an upper bound of every rate of a run
+// of at most sweepSpan partitions that starts at q. They are stored by
+// q % sweepSpan, then q / sweepSpan (at (q%sweepSpan)*cols + q/sweepSpan),
+// so that the windows of one run over consecutive spans, sweepSpan
+// partitions apart, are read in sequence.
+type sweepWindows struct {
+	max  []float64
+	cols int // ceil(n / sweepSpan)
+}
+
+func (r *recInput) windowMaxima() []sweepWindows {
+	wm := make([]sweepWindows, len(r.topics))
+	w := make([]float64, 0)
+	for i, t := range r.topics {
+		w = append(w[:0], t.rates...)
+		// After the step with h, w[q] covers q .. q+2h-1 (clipped at n).
+		for h := 1; h < sweepSpan; h *= 2 {
+			for q := range len(w) - h {
+				if w[q+h] > w[q] {
+					w[q] = w[q+h]
+				}
+			}
+		}
+		cols := (len(w) + sweepSpan - 1) / sweepSpan
+		sw := sweepWindows{max: make([]float64, sweepSpan*cols), cols: cols}
+		for q, v := range w {
+			sw.max[q%sweepSpan*cols+q/sweepSpan] = v
+		}
+		wm[i] = sw
 	}
+	return wm
+}
+
+// sweepBusiest sets busiest[p] = maxLoad(loads(p)) for p in lo..hi, with
+// sc's buffers (sized for hi) and wm from windowMaxima.
+//
+// The subtasks are taken in spans of sweepSpan. Rates are finite and >= 0,
+// and rounded addition is monotone in both operands, so adding, in
+// loadsInto's order, the window maximum of each run over the span bounds
+// every load in the span (each is the same kind of sum over a subset of
+// those runs, of smaller terms). The span with the largest bound is summed
+// first, then every span whose bound exceeds the busiest load found so far;
+// the others cannot hold a busier subtask. Every load that is summed is
+// summed as loadsInto sums it, so the result is the same maximum, bit for
+// bit. Small p, with few spans, are summed whole.
+func (r *recInput) sweepBusiest(busiest []float64, lo, hi int, sc *sweepScratch, wm []sweepWindows) {
+	for p := lo; p <= hi; p++ {
+		// With few spans, or many partitions per subtask (whose bounds add
+		// many maxima and rarely rule a span out), summing is cheaper.
+		if p < 4*sweepSpan || r.total >= 16*p {
+			busiest[p] = maxLoad(r.loadsInto(p, sc.loads))
+			continue
+		}
+		pieces := sc.pieces[:0]
+		for ti, t := range r.topics {
+			i := int(t.h31 % int32(p))
+			for q := 0; q < t.n; i = 0 {
+				k := min(p-i, t.n-q)
+				pieces = append(pieces, sweepPiece{topic: ti, dst: i, src: q, n: k})
+				q += k
+			}
+		}
+		sc.pieces = pieces
+		bound := sc.bound[:(p+sweepSpan-1)/sweepSpan]
+		clear(bound)
+		for _, pc := range pieces {
+			w := wm[pc.topic]
+			// The first span the run reaches may start before it; the
+			// others start at a span boundary, sweepSpan partitions on.
+			s := pc.dst / sweepSpan
+			bound[s] += w.max[pc.src%sweepSpan*w.cols+pc.src/sweepSpan]
+			last := (pc.dst + pc.n - 1) / sweepSpan
+			if s == last {
+				continue
+			}
+			q := pc.src + (s+1)*sweepSpan - pc.dst
+			row := w.max[q%sweepSpan*w.cols+q/sweepSpan:]
+			for c, b := range bound[s+1 : last+1] {
+				bound[s+1+c] = b + row[c]
+			}
+		}
+		top, topBound := 0, bound[0]
+		for s, b := range bound {
+			if b > topBound {
+				top, topBound = s, b
+			}
+		}
+		best := r.spanMax(p, top, pieces, sc.loads)
+		// Sum every other span whose bound exceeds best, unless they are
+		// so many that summing every load is cheaper.
+		left := len(bound) / 2
+		for s, b := range bound {
+			if b <= best || s == top {
+				continue
+			}
+			if left--; left < 0 {
+				best = maxLoad(r.loadsInto(p, sc.loads))
+				break
+			}
+			if v := r.spanMax(p, s, pieces, sc.loads); v > best {
+				best = v
+			}
+		}
+		busiest[p] = best
+	}
+}
+
+// spanMax is the busiest load of span s of p subtasks, summed in buf as
+// loadsInto sums it: pieces in order, each adding its rates to the
+// subtasks it covers.
+func (r *recInput) spanMax(p, s int, pieces []sweepPiece, buf []float64) float64 {
+	lo, hi := s*sweepSpan, min((s+1)*sweepSpan, p)
+	l := buf[:hi-lo]
+	clear(l)
+	for _, pc := range pieces {
+		a, b := max(pc.dst, lo), min(pc.dst+pc.n, hi)
+		if a >= b {
+			continue
+		}
+		q := pc.src + a - pc.dst
+		addTo(l[a-lo:b-lo], r.topics[pc.topic].rates[q:q+b-a])
+	}
+	return maxLoad(l)
 }
 
 // loads returns the records/s per subtask on a fresh start with p readers:
@@ -739,11 +880,20 @@ func maxLoad(l []float64) float64 {
 	return b
 }
 
-// addTo adds src to dst element-wise; len(dst) == len(src).
+// addTo adds src to dst element-wise; len(dst) == len(src). Each element is
+// one addition, so unrolling changes no result.
 func addTo(dst, src []float64) {
 	src = src[:len(dst)]
-	for j, v := range src {
-		dst[j] += v
+	j := 0
+	for ; j+4 <= len(src); j += 4 {
+		d, s := dst[j:j+4:j+4], src[j:j+4:j+4]
+		d[0] += s[0]
+		d[1] += s[1]
+		d[2] += s[2]
+		d[3] += s[3]
+	}
+	for ; j < len(src); j++ {
+		dst[j] += src[j]
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"github.com/skewscope/skewscope/internal/quote"
 )
@@ -314,15 +315,25 @@ type traceStep struct {
 	parallelism    int
 }
 
+// restoreModels keeps models between runs for their elements and scratch
+// buffers; nothing of a model's run stays reachable from its result.
+var restoreModels = sync.Pool{New: func() any { return &restoreModel{jm: newJavaHashMap[int32](0)} }}
+
 func runRestore(cfg restoreConfig, rng *rand.Rand, trace bool) (RestoreResult, *restoreTrace) {
-	m := &restoreModel{cfg: cfg, rng: rng, jm: newJavaHashMap[int32](0)}
+	m := restoreModels.Get().(*restoreModel)
+	defer m.release()
+	m.cfg, m.rng = cfg, rng
 	if trace {
 		m.trace = &restoreTrace{}
 	}
 	m.mergeTopics()
 	rank := m.rankTopics()
 	total := int(m.offset[len(m.offset)-1])
-	m.el = make([]restoreElem, 0, total)
+	if cap(m.el) < total {
+		m.el = make([]restoreElem, 0, total)
+	}
+	m.el = m.el[:0]
+	m.tags = m.tags[:0]
 	initial := make([]int32, 0, total)
 	var discovered []int32
 	m.addTopics(cfg.topics, nil, rank, &initial)
@@ -362,6 +373,16 @@ func runRestore(cfg restoreConfig, rng *rand.Rand, trace bool) (RestoreResult, *
 		m.stats[s+1].from, m.stats[s+1].to = hist[s], hist[s+1]
 		lists, loIns, pieces = m.redistribute(snaps, hist[s+1])
 	}
+}
+
+// release drops what belongs to the run and returns m to restoreModels.
+func (m *restoreModel) release() {
+	*m = restoreModel{
+		el: m.el[:0], tags: m.tags[:0], jm: m.jm, ents: m.ents[:0],
+		bins: m.bins, tree: m.tree, full: m.full, lo: m.lo, hi: m.hi, why: m.why, iota: m.iota,
+		hs: m.hs, perm: m.perm, counts: m.counts, riskHash: m.riskHash, riskCounts: m.riskCounts,
+	}
+	restoreModels.Put(m)
 }
 
 // mergeTopics sets topics, h31 and offset: cfg.topics with the partition
@@ -405,6 +426,7 @@ func (m *restoreModel) addTopics(topics []Topic, have map[string]int, rank []int
 		}
 		first := len(m.el)
 		m.el = m.el[:first+t.Partitions-from] // room reserved by runRestore
+		clear(m.el[first:])                   // it may hold an earlier run's elements
 		for i := range m.el[first:] {
 			p := int32(from + i)
 			el := &m.el[first+i]

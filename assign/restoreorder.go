@@ -87,7 +87,8 @@ func (m *restoreModel) owner(e int32, n int) int {
 // in new HashSet<>(newPartitions.size()), which is iterated into the
 // per-owner HashSets. universe lists every partition the subscriber sees.
 // With resolved starting offsets the split hash codes, and so every list
-// order, are unknown: the lists are given sorted.
+// order, are unknown: the lists are given sorted. los and his, the bounds of
+// each position in the lists, are returned only when m keeps a trace.
 func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startKnown bool) (lists, loIns, los, his [][]int32) {
 	sorted := m.sortTPs(elems)
 	setSpec := hashSpec{initialCap: -1, split: true, start: start, reason: reasonSetTree}
@@ -121,8 +122,16 @@ func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startK
 	seqs := make([]int32, len(sorted))
 	lists = make([][]int32, n)
 	loIns = make([][]int32, n)
-	los = make([][]int32, n)
-	his = make([][]int32, n)
+	// los (= loIns) and his are kept for the trace only; without one the
+	// upper bounds go to scratch.
+	var hiBuf []int32
+	if m.trace != nil {
+		los, his = make([][]int32, n), make([][]int32, n)
+		hiBuf = make([]int32, len(sorted))
+	} else {
+		m.hi = grow(m.hi, len(sorted))
+		hiBuf = m.hi
+	}
 	for r := range n {
 		lists[r] = seqs[at[r]:at[r]:at[r+1]]
 	}
@@ -131,7 +140,6 @@ func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startK
 	}
 	order := make([]int32, len(sorted))
 	loBuf := make([]int32, len(sorted))
-	hiBuf := make([]int32, len(sorted))
 	for r, seq := range lists {
 		a, b := at[r], at[r+1]
 		lo, hi := loBuf[a:b:b], hiBuf[a:b:b]
@@ -143,7 +151,10 @@ func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startK
 			for i := range hi {
 				hi[i] = int32(len(seq) - 1)
 			}
-			loIns[r], los[r], his[r] = lo, lo, hi
+			loIns[r] = lo
+			if his != nil {
+				los[r], his[r] = lo, hi
+			}
 			continue
 		case m.cfg.line == ConnectorLine5:
 			out := order[a:b:b]
@@ -156,7 +167,10 @@ func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startK
 			m.hashStage(seq, in, setSpec, out, lo, hi, nil)
 			lists[r] = out
 		}
-		loIns[r], los[r], his[r] = lo, lo, hi
+		loIns[r] = lo
+		if his != nil {
+			los[r], his[r] = lo, hi
+		}
 	}
 	return lists, loIns, los, his
 }

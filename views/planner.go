@@ -192,6 +192,9 @@ type MovesView struct {
 	RestoreUncertain     string
 	RestoreApplies       bool
 	RestoreNotApplicable string
+	// RestoreOnRequest replaces the restore count when the plan did not
+	// model a restore (a large fresh start): how to see it.
+	RestoreOnRequest string
 }
 
 // CandidatesView is the ranked list of parallelisms.

@@ -99,6 +99,34 @@ func TestPlannerWorkedExample(t *testing.T) {
 	}
 }
 
+// TestPlannerRestoreComparisonSize: a fresh-start plan of up to
+// compareRestoreMax partitions also says what a restore would move; a larger
+// one asks for the restore mode instead, and the restore mode shows it.
+func TestPlannerRestoreComparisonSize(t *testing.T) {
+	s := newTestServer(t)
+	for _, tc := range []struct {
+		query   string
+		compare bool
+	}{
+		{"topic=orders:1000&topic=payments:1000&parallelism=4&target=6", true},
+		{"topic=orders:1000&topic=payments:1001&parallelism=4&target=6", false},
+		{"topic=orders:1000&topic=payments:1001&parallelism=4&target=6&mode=restore", true},
+	} {
+		_, doc := get(t, s, "/plan?"+tc.query)
+		restore := doc.Find(testid("moves-restore")).Text()
+		ask := doc.Find(testid("moves-restore-on-request")).Text()
+		if tc.compare {
+			if !strings.Contains(restore, "when restored from a savepoint") || ask != "" {
+				t.Errorf("GET /plan?%s: restore moves %q, request %q; want the restore moves counted", tc.query, restore, ask)
+			}
+			continue
+		}
+		if restore != "" || ask != "What a restore from a savepoint would move: choose Restore from savepoint" {
+			t.Errorf("GET /plan?%s: restore moves %q, request %q; want the line asking for the restore mode", tc.query, restore, ask)
+		}
+	}
+}
+
 func TestPlannerBadInputInline(t *testing.T) {
 	s := newTestServer(t)
 	for _, tc := range []struct{ query, field, mention string }{

@@ -186,11 +186,12 @@ func formula(f *planForm, pl assign.Plan) (views.Formula, []string) {
 	}
 	if pl.Restore != nil {
 		fm.Source += "; restore: " + pl.Restore.Source
-		if pl.Start == assign.StartRestore {
-			notes = append(notes, pl.Restore.Notes...)
-		} else {
-			notes = append(notes, fmt.Sprintf("A job stopped with a savepoint at p = %d and restored at p = %d does not get this layout: its saved split lists are dealt out in contiguous chunks. Choose \"Restore from savepoint\" to see that layout.", f.current, f.target))
-		}
+	}
+	switch {
+	case pl.Start != assign.StartRestore:
+		notes = append(notes, fmt.Sprintf("A job stopped with a savepoint at p = %d and restored at p = %d does not get this layout: its saved split lists are dealt out in contiguous chunks. Choose \"Restore from savepoint\" to see that layout.", f.current, f.target))
+	case pl.Restore != nil:
+		notes = append(notes, pl.Restore.Notes...)
 	}
 	return fm, notes
 }

@@ -28,6 +28,11 @@ const (
 	// compactCells: grids with more partitions than this draw cells
 	// without their partition numbers.
 	compactCells = 2000
+	// compareRestoreMax: a fresh-start plan of at most this many partitions
+	// also models a restore from a savepoint, to say what it would move.
+	// Above it the restore model costs more than the rest of the plan, and
+	// the page asks the reader to choose the restore mode instead.
+	compareRestoreMax = 2000
 	// candidateLimit is how many ranked parallelisms the planner lists.
 	candidateLimit = 8
 	// listMoves caps the partition moves listed by name.
@@ -113,11 +118,21 @@ func (f *planForm) planInput() assign.PlanInput {
 	in := assign.PlanInput{
 		Topics: f.topics, Rates: f.rates, Current: f.current, Target: f.target,
 		MaxParallelism: f.maxP, Start: f.mode, StateBytes: f.stateBytes,
+		CompareRestore: f.partitions() <= compareRestoreMax,
 	}
 	if f.strat.Name != strategy.Default {
 		in.Assign = f.strat.Assign
 	}
 	return in
+}
+
+// partitions is the number of partitions of the form's topics.
+func (f *planForm) partitions() int {
+	total := 0
+	for _, t := range f.topics {
+		total += t.Partitions
+	}
+	return total
 }
 
 // recommendInput sweeps parallelisms up to what a user would consider for
@@ -126,13 +141,9 @@ func (f *planForm) planInput() assign.PlanInput {
 // more source subtasks than partitions only idle; a restore's contiguous
 // chunks, and a keyed vertex, can still gain beyond it.
 func (f *planForm) recommendInput(maxP int) assign.RecommendInput {
-	total := 0
-	for _, t := range f.topics {
-		total += t.Partitions
-	}
 	upper := min(maxP, max(2*max(f.current, f.target), 64))
 	if f.mode != assign.StartRestore && f.keyedIn == nil {
-		upper = min(upper, total)
+		upper = min(upper, f.partitions())
 	}
 	return assign.RecommendInput{
 		Topics: f.topics, Rates: f.rates, MaxParallelism: maxP,
@@ -372,9 +383,13 @@ func stateView(pl assign.Plan) views.StateView {
 
 func movesView(f *planForm, pl assign.Plan) views.MovesView {
 	mv := views.MovesView{Fresh: fmtMoved(pl.MovesFresh)}
-	if pl.Restore == nil {
+	switch {
+	case f.strat.Name != strategy.Default:
 		mv.RestoreNotApplicable = "Restore from a savepoint is modelled for Flink's KafkaSource only."
-	} else {
+	case pl.Restore == nil:
+		// A fresh start of more than compareRestoreMax partitions.
+		mv.RestoreOnRequest = "What a restore from a savepoint would move: choose Restore from savepoint"
+	default:
 		mv.RestoreApplies = true
 		mv.Restore = fmtMoved(pl.MovesRestore)
 		if n := len(pl.Restore.Uncertain); n > 0 {
