@@ -213,6 +213,11 @@ type sizeEval struct {
 // p at a time (the restore model, comparison strategies).
 const restoreSweepBudget = 400_000
 
+// keyedSweepBudget bounds the key-group ranges summed over a sweep with a
+// keyed load (p ranges at each p: upper²/2 in all), so a sweep to 32,768
+// does not take seconds.
+const keyedSweepBudget = 20_000_000
+
 // Size judges every parallelism 1..upper limit for a source vertex (and the
 // keyed vertex behind it, when its load is known) and returns the
 // candidates a rescale should consider, each with a role:
@@ -365,13 +370,20 @@ func Size(in SizingInput) (Sizing, error) {
 	// The sweep: every p for the closed-form fresh start; a bounded set for
 	// layouts computed one p at a time.
 	ps := make([]int, 0, r.upper)
-	if in.Assign == nil && !in.Restore || (r.total+1)*r.upper <= restoreSweepBudget {
+	costly := (in.Assign != nil || in.Restore) && (r.total+1)*r.upper > restoreSweepBudget
+	keyedCostly := kgPrefix != nil && r.upper*r.upper/2 > keyedSweepBudget
+	switch {
+	case costly || keyedCostly:
+		ps = sparseSweep(r, in.Target)
+		what := "the " + sz.Layout + " layout is computed one parallelism at a time"
+		if !costly {
+			what = "the keyed vertex's load is summed over every range of each parallelism"
+		}
+		sz.SweptNote = fmt.Sprintf("%s: %d values of 1..%d are judged (around the current and target parallelism, divisors of the partition count and key groups, powers of two and 2 %% steps)", what, len(ps), r.upper)
+	default:
 		for p := 1; p <= r.upper; p++ {
 			ps = append(ps, p)
 		}
-	} else {
-		ps = sparseSweep(r, in.Target)
-		sz.SweptNote = fmt.Sprintf("the %s layout is computed one parallelism at a time: %d values of 1..%d are judged (around the current and target parallelism, divisors of the partition count and powers of two)", sz.Layout, len(ps), r.upper)
 	}
 	evals := make([]sizeEval, 0, len(ps))
 	for _, p := range ps {
@@ -653,9 +665,10 @@ func candidateOf(r *recInput, a Assignment, rates map[TopicPartition]float64, p,
 	return c
 }
 
-// sparseSweep is the set of p judged when each layout costs a model run:
+// sparseSweep is the set of p judged when judging every p costs too much:
 // 1..16, ±8 around the current and target parallelism, divisors of the
-// partition count and powers of two, up to the sweep's upper limit.
+// partition count and of the max parallelism, powers of two and a ladder
+// of 2 % steps, up to the sweep's upper limit.
 func sparseSweep(r *recInput, target int) []int {
 	set := map[int]bool{}
 	for p := 1; p <= min(16, r.upper); p++ {
@@ -669,9 +682,13 @@ func sparseSweep(r *recInput, target int) []int {
 		}
 	}
 	for p := 1; p <= r.upper; p++ {
-		if r.total%p == 0 || p&(p-1) == 0 {
+		if r.total > 0 && r.total%p == 0 || r.maxP%p == 0 || p&(p-1) == 0 {
 			set[p] = true
 		}
+	}
+	// And a ladder of 2 % steps, so no stretch of the range goes unjudged.
+	for x := 16.0; int(x) <= r.upper; x *= 1.02 {
+		set[int(x)] = true
 	}
 	ps := make([]int, 0, len(set))
 	for p := range set {

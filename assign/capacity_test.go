@@ -280,3 +280,203 @@ func TestSizeTargetBasis(t *testing.T) {
 		}
 	}
 }
+
+// TestCandidateFiguresMatchBruteForce: every p's candidate figures (partition,
+// rate and key-group skew, the busiest subtask, alignment fixed points) equal
+// what FreshAssignment, KeyGroupCounts and Align give directly.
+func TestCandidateFiguresMatchBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for iter := range 150 {
+		topics := recRandomTopics(r, 6, 30)
+		total := len(Partitions(topics))
+		var rates map[TopicPartition]float64
+		if iter%2 == 1 {
+			rates = map[TopicPartition]float64{}
+			for _, tp := range Partitions(topics) {
+				if r.IntN(5) > 0 {
+					rates[tp] = math.Round(r.ExpFloat64()*1000) / 8
+				}
+			}
+		}
+		maxP := []int{128, 256, 32768}[r.IntN(3)]
+		upper := min(maxP, total+r.IntN(20))
+		current := 1 + r.IntN(min(upper, maxP))
+		ri, err := prepareRecommend(RecommendInput{Topics: topics, Rates: rates, MaxParallelism: maxP, Current: current, UpperLimit: upper})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range recRefSweep(t, topics, rates, upper) {
+			g := ri.candidate(w.p, 1)
+			if ws := MeasureSkew(w.counts); g.PartitionSkew != ws || g.PartitionsMax != int(ws.Max) || g.Idle != ws.Idle {
+				t.Fatalf("candidate(%v, p=%d).PartitionSkew = %+v, want %+v", topics, w.p, g.PartitionSkew, ws)
+			}
+			if len(rates) > 0 {
+				if ws := MeasureSkew(w.loads); g.RateSkew != ws || g.BusiestLoad != w.busiest {
+					t.Fatalf("candidate(%v, p=%d).RateSkew = %+v, want %+v", topics, w.p, g.RateSkew, ws)
+				}
+			}
+			kg, _ := KeyGroupCounts(maxP, w.p)
+			if ks := MeasureSkew(kg); g.KeyGroupSkew != ks {
+				t.Fatalf("candidate(p=%d).KeyGroupSkew = %+v, want %+v", w.p, g.KeyGroupSkew, ks)
+			}
+			var fixed []AlignmentMode
+			for _, m := range []AlignmentMode{Balanced, EvenlySpread} {
+				if Align(m, total, maxP, current, w.p, min(maxP, max(current, DefaultVertexMaxParallelism))).Parallelism == w.p {
+					fixed = append(fixed, m)
+				}
+			}
+			if !slices.Equal(g.FixedPointOf, fixed) {
+				t.Fatalf("candidate(p=%d).FixedPointOf = %v, want %v", w.p, g.FixedPointOf, fixed)
+			}
+		}
+	}
+}
+
+// TestSizeKeyedMaxParallelism128: a keyed vertex with M = 128 at current
+// 32 and target 48. Every autoscaler mode aligns 48 to 64
+// (TestAlignWorkedExamples' row N = 128); 64 is listed as the autoscaler's
+// choice with 2 key groups per subtask, dividing 128.
+func TestSizeKeyedMaxParallelism128(t *testing.T) {
+	sz, err := Size(SizingInput{RecommendInput: RecommendInput{MaxParallelism: 128, Current: 32, Target: 48}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sz.Autoscaler) != len(AlignmentModes())-1 || sz.AutoscalerChoice != 64 {
+		t.Fatalf("Size(M=128, 32 → 48).Autoscaler = %v, choice %d; want every mode but OFF, 64", sz.Autoscaler, sz.AutoscalerChoice)
+	}
+	for _, a := range sz.Autoscaler {
+		if a.Parallelism != 64 {
+			t.Errorf("Size(M=128, 32 → 48): %s aligns to %d, want 64", a.Mode, a.Parallelism)
+		}
+	}
+	var c64 *Candidate
+	for i := range sz.Candidates {
+		if sz.Candidates[i].Parallelism == 64 {
+			c64 = &sz.Candidates[i]
+		}
+	}
+	if c64 == nil || !slices.Contains(c64.Roles, RoleAutoscaler) || !c64.DividesMaxParallelism || c64.KeyGroupsMin != 2 || c64.KeyGroupsMax != 2 || len(c64.AutoscalerPicks) != len(AlignmentModes())-1 {
+		t.Errorf("Size(M=128, 32 → 48)[p=64] = %+v, want the autoscaler's choice, 2 key groups each", c64)
+	}
+	// 43 is not a divisor: 3 key groups on 42 subtasks, 2 on one; from 32 a
+	// target of 43 is a scale-up and 64 lies in 43..128, so neither main
+	// mode keeps 43.
+	ri, _ := prepareRecommend(RecommendInput{MaxParallelism: 128, Current: 32})
+	if c43 := ri.candidate(43, 0); c43.KeyGroupsMin != 2 || c43.KeyGroupsMax != 3 || c43.DividesMaxParallelism || len(c43.FixedPointOf) != 0 {
+		t.Errorf("candidate(M=128, p=43) = %+v, want 2..3 key groups, kept by no mode", c43)
+	}
+}
+
+// TestSizeMultiTopicExample: orders and payments with 4 partitions each
+// (the FLIP-537 case). At p = 8 the total (8) is divisible, yet four
+// subtasks idle: the target candidate carries Flink skew 100, 0..2
+// partitions per subtask and 4 idle.
+func TestSizeMultiTopicExample(t *testing.T) {
+	topics := []Topic{{"orders", 4}, {"payments", 4}}
+	sz, err := Size(SizingInput{RecommendInput: RecommendInput{Topics: topics, MaxParallelism: 128, Current: 4, Target: 8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range sz.Candidates {
+		if c.Parallelism != 8 {
+			continue
+		}
+		if c.PartitionSkew.FlinkPercent != 100 || c.Idle != 4 || c.PartitionsMax != 2 || c.PartitionsMin != 0 || !c.DividesPartitions ||
+			!strings.Contains(c.Reason, "divides 8 partitions") || !strings.Contains(c.Reason, "4 idle") {
+			t.Errorf("Size(orders+payments)[p=8] = %+v, want skew 100, 4 idle, 0..2 partitions, dividing 8", c)
+		}
+		return
+	}
+	t.Fatalf("Size(orders+payments, target 8) does not list 8: %v", recParallelisms(sz.Candidates))
+}
+
+// TestSizeAutoscalerOutsideSweep: TestAlignWorkedExamples' row N = 13
+// (current 4, target 6) with the sweep capped at 5. BALANCED aligns to 7,
+// EVENLY_SPREAD to 13; the autoscaler's choice (BALANCED, 7) is listed and
+// judged although it lies outside the sweep.
+func TestSizeAutoscalerOutsideSweep(t *testing.T) {
+	sz, err := Size(SizingInput{RecommendInput: RecommendInput{Topics: []Topic{{"t", 13}}, MaxParallelism: 128, Current: 4, Target: 6, UpperLimit: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[AlignmentMode]int{}
+	for _, a := range sz.Autoscaler {
+		by[a.Mode] = a.Parallelism
+	}
+	if by[Balanced] != 7 || by[MaximizeUtilisation] != 7 || by[EvenlySpread] != 13 || by[EvenlySpread114] != 13 {
+		t.Errorf("Size(N=13, 4 → 6).Autoscaler = %v, want BALANCED and MAXIMIZE_UTILISATION 7, EVENLY_SPREAD 13", by)
+	}
+	for _, c := range sz.Candidates {
+		if c.Parallelism == 7 {
+			if !slices.Contains(c.Roles, RoleAutoscaler) || c.PartitionsMax != 2 {
+				t.Errorf("Size(N=13)[p=7] = %+v, want the autoscaler's choice with 1–2 partitions per subtask", c)
+			}
+			return
+		}
+	}
+	t.Errorf("Size(N=13, upper 5) does not list the autoscaler's 7: %v", recParallelisms(sz.Candidates))
+}
+
+// BenchmarkSweep10kRates judges every p in 1..10000 for a source reading 20
+// topics with 10,000 partitions in all (M = 32768), with a rate and a
+// capacity: the candidate sweep of the planner at its scale.
+func BenchmarkSweep10kRates(b *testing.B) {
+	topics, rates := recBenchTopics()
+	in := SizingInput{RecommendInput: RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 32768, Current: 100, Target: 150, UpperLimit: 10000}, SourceCapacity: 5000}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Size(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/sweep")
+}
+
+// BenchmarkSweep10kNoRates is the same sweep on partition counts only.
+func BenchmarkSweep10kNoRates(b *testing.B) {
+	topics, _ := recBenchTopics()
+	in := SizingInput{RecommendInput: RecommendInput{Topics: topics, MaxParallelism: 32768, Current: 100, Target: 150, UpperLimit: 10000}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Size(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/sweep")
+}
+
+// BenchmarkSweepKeyed32768 judges every p in 1..32768 for a keyed vertex
+// with M = 32768 and a load per key group.
+func BenchmarkSweepKeyed32768(b *testing.B) {
+	kg := make([]float64, 32768)
+	for i := range kg {
+		kg[i] = float64(1 + i%7)
+	}
+	in := SizingInput{RecommendInput: RecommendInput{MaxParallelism: 32768, Current: 100, Target: 150}, KeyedCapacity: 500, KeyGroupLoad: kg}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Size(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/sweep")
+}
+
+// TestSizeKeyedSparseSweep: a keyed load over 32,768 key groups swept to
+// 32,768 judges a subset of p (the note says which) that still holds the
+// smallest p meeting the target when it is a divisor: 1 record/s per key
+// group, 16 per subtask at 100 %, target 50 %: 8 key groups per subtask,
+// p = 4096.
+func TestSizeKeyedSparseSweep(t *testing.T) {
+	kg := make([]float64, 32768)
+	for i := range kg {
+		kg[i] = 1
+	}
+	sz, err := Size(SizingInput{RecommendInput: RecommendInput{MaxParallelism: 32768, Current: 100}, KeyedCapacity: 16, KeyGroupLoad: kg, Utilization: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sz.Recommended != 4096 || sz.Swept >= 32768 || !strings.Contains(sz.SweptNote, "values of 1..32768 are judged") {
+		t.Errorf("Size(keyed, M=32768) = recommended %d, swept %d, note %q; want 4096 from a subset, said so", sz.Recommended, sz.Swept, sz.SweptNote)
+	}
+}

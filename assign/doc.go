@@ -8,7 +8,7 @@
 // so overflow, truncating division and remainder signs match the JVM.
 //
 // The package is pure: it imports only the standard library and does no I/O.
-// Functions are safe for concurrent use; Recommend shares a large sweep with
+// Functions are safe for concurrent use; Size shares a large sweep with
 // rates among up to GOMAXPROCS goroutines, with the same result as one loop.
 //
 // # Provenance

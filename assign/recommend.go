@@ -1,7 +1,6 @@
 package assign
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -253,7 +252,7 @@ func span(from, to int) string {
 	return fmt.Sprintf("%d..%d", from, to)
 }
 
-// RecommendInput describes one vertex for Recommend.
+// RecommendInput describes one vertex for the candidate sweep (Size).
 type RecommendInput struct {
 	// Topics are the partitions a source vertex reads; empty for a purely
 	// keyed vertex.
@@ -277,19 +276,12 @@ type RecommendInput struct {
 	// .max-parallelism (0: the default, 200). With Current it gives the
 	// autoscaler's upper limit min(MaxParallelism, max(Current, this)).
 	VertexMaxParallelism int
-	// Limit is how many ranked candidates to return (0: DefaultRecommendLimit).
-	Limit int
 }
-
-// DefaultRecommendLimit is the number of ranked candidates Recommend returns
-// when RecommendInput.Limit is 0.
-const DefaultRecommendLimit = 10
 
 // Candidate is one parallelism with its structural and load figures.
 type Candidate struct {
 	Parallelism int `json:"parallelism"`
-	// Rank is the 1-based position in Recommend's ranking, 0 for an
-	// autoscaler pick outside the swept range.
+	// Rank is the 1-based position in Size's list.
 	Rank int `json:"rank"`
 	// Key groups per subtask.
 	KeyGroupsMin int  `json:"keyGroupsMin"`
@@ -323,7 +315,7 @@ type Candidate struct {
 	// Reason summarises why the candidate is listed.
 	Reason string `json:"reason"`
 
-	// Filled by Size (zero from Recommend):
+	// Judged by Size:
 	//
 	// Roles say why Size lists it (Role* constants), first the one that
 	// placed it.
@@ -368,7 +360,6 @@ type recInput struct {
 	target     int
 	upper      int // sweep 1..upper
 	scalerUp   int // autoscaler parallelismUpperLimit
-	limit      int
 	alignN     int // n passed to Align: total partitions, 0 when keyed
 	bestLoad   float64
 	keyedOnly  bool
@@ -377,88 +368,6 @@ type recInput struct {
 	diffBuf    []int
 	countsFBuf []float64
 	eventBuf   []int
-}
-
-// Recommend sweeps every parallelism 1..upper limit for one vertex and
-// returns the best Limit candidates, followed by the autoscaler's picks for
-// Target (every mode of AlignmentModes but OFF) that are not among them.
-//
-// Figures per p: key groups per subtask (floor or ceil of maxP/p, O(1));
-// partitions per subtask on a fresh start, from the per-topic closed form of
-// KafkaSourceEnumerator.getSplitOwner (every subtask gets ⌊N_t/p⌋ of topic t
-// and the N_t % p consecutive subtasks, mod p, from KafkaStartIndex(t, p) one
-// more): the largest count and the idle subtasks come from a difference
-// array in O(T + p) for T topics, or from the sorted end points of those
-// runs in O(T log T) once p > 32·T; with rates, the records/s of each
-// subtask, O(partitions + p), so a sweep with rates costs O(partitions ·
-// upper limit). Only the returned candidates are materialised in full.
-//
-// Ranking:
-//   - with rates: by the busiest subtask's records/s in 1 % bands relative
-//     to the best value over the sweep (the first band is "within 1 % of the
-//     best"), then by p ascending. The top candidate is the smallest p whose
-//     busiest subtask is within 1 % of the lowest achievable; beyond it more
-//     subtasks buy (almost) nothing because the hottest partitions cannot
-//     be split.
-//   - without rates: by max/mean of partitions per subtask (source) or of key
-//     groups per subtask (keyed), then idle subtasks, then distance to
-//     Target (when given), then p.
-//
-// Returned candidates carry full Skew figures computed by MeasureSkew over
-// their actual per-subtask vectors.
-func Recommend(in RecommendInput) ([]Candidate, error) {
-	r, err := prepareRecommend(in)
-	if err != nil {
-		return nil, err
-	}
-	order := r.rank()
-	pos := make(map[int]int, r.limit) // p -> rank
-	out := make([]Candidate, 0, r.limit+6)
-	for i, p := range order[:min(r.limit, len(order))] {
-		pos[p] = i + 1
-		out = append(out, r.candidate(p, i+1))
-	}
-	if r.target > 0 {
-		var extra []int
-		picks := map[int][]Alignment{}
-		for _, m := range AlignmentModes() {
-			if m == AlignmentOff {
-				continue
-			}
-			a := Align(m, r.alignN, r.maxP, r.current, r.target, r.scalerUp)
-			if a.Parallelism < 1 {
-				continue
-			}
-			if _, ok := picks[a.Parallelism]; !ok {
-				if _, top := pos[a.Parallelism]; !top {
-					extra = append(extra, a.Parallelism)
-				}
-			}
-			picks[a.Parallelism] = append(picks[a.Parallelism], a)
-		}
-		slices.Sort(extra)
-		if len(extra) > 0 {
-			rankOf := make(map[int]int, len(extra))
-			for _, p := range extra {
-				rankOf[p] = 0
-			}
-			for i, p := range order {
-				if _, ok := rankOf[p]; ok {
-					rankOf[p] = i + 1
-				}
-			}
-			for _, p := range extra {
-				out = append(out, r.candidate(p, rankOf[p]))
-			}
-		}
-		for i := range out {
-			if as := picks[out[i].Parallelism]; len(as) > 0 {
-				out[i].AutoscalerPicks = as
-				out[i].Reason = joinReason(out[i].Reason, pickReason(as, r.target))
-			}
-		}
-	}
-	return out, nil
 }
 
 func prepareRecommend(in RecommendInput) (*recInput, error) {
@@ -480,13 +389,7 @@ func prepareRecommend(in RecommendInput) (*recInput, error) {
 	if in.VertexMaxParallelism < 0 {
 		return nil, fmt.Errorf("vertex max parallelism %d: want 0 (default %d) or more", in.VertexMaxParallelism, DefaultVertexMaxParallelism)
 	}
-	if in.Limit < 0 {
-		return nil, fmt.Errorf("limit %d: want 0 (default %d) or more", in.Limit, DefaultRecommendLimit)
-	}
-	r := &recInput{maxP: maxP, current: in.Current, target: in.Target, limit: in.Limit}
-	if r.limit == 0 {
-		r.limit = DefaultRecommendLimit
-	}
+	r := &recInput{maxP: maxP, current: in.Current, target: in.Target}
 	if len(in.Topics) > 0 {
 		if err := ValidateTopics(in.Topics); err != nil {
 			return nil, err
@@ -530,70 +433,6 @@ func prepareRecommend(in RecommendInput) (*recInput, error) {
 	}
 	r.scalerUp = min(maxP, max(in.Current, vmax))
 	return r, nil
-}
-
-// rank sweeps 1..upper and returns every p, best first.
-//
-// Each ordering below is a total order (p breaks every tie), so sorting
-// precomputed keys packed into integers gives exactly the order a
-// comparison sort on the same keys gives.
-func (r *recInput) rank() []int {
-	n := r.upper
-	order := make([]int, n)
-	target := r.target
-	dist := func(p int) int {
-		if target == 0 {
-			return 0
-		}
-		return max(p-target, target-p)
-	}
-	switch {
-	case r.hasRates:
-		busiest := r.busiestAll(n)
-		best := busiest[1]
-		for _, b := range busiest[2:] {
-			if b < best {
-				best = b
-			}
-		}
-		r.bestLoad = best
-		// By band, then p. A band is below 2^18 (the ratio of two finite
-		// doubles is below 2^2100) and p below 2^16.
-		keys := make([]uint64, n)
-		for p := 1; p <= n; p++ {
-			keys[p-1] = uint64(loadBand(busiest[p], best))<<20 | uint64(p)
-		}
-		slices.Sort(keys)
-		for i, k := range keys {
-			order[i] = int(k & (1<<20 - 1))
-		}
-	case r.keyedOnly:
-		// max/mean = ceil(m/p)*p/m: compare ceil(m/p)*p exactly, then the
-		// distance to the target, then p. Each of the three is below 2^17.
-		m := r.maxP
-		keys := make([]uint64, n)
-		for p := 1; p <= n; p++ {
-			keys[p-1] = uint64((m+p-1)/p*p)<<40 | uint64(dist(p))<<20 | uint64(p)
-		}
-		slices.Sort(keys)
-		for i, k := range keys {
-			order[i] = int(k & (1<<20 - 1))
-		}
-	default:
-		// max/mean = max*p/total: compare max*p exactly, then idle
-		// subtasks, then the distance to the target, then p.
-		type key struct{ hi, lo uint64 }
-		keys := make([]key, n)
-		for p := 1; p <= n; p++ {
-			mx, idle := r.countStats(p)
-			keys[p-1] = key{uint64(mx) * uint64(p), uint64(idle)<<40 | uint64(dist(p))<<20 | uint64(p)}
-		}
-		slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.hi, b.hi), cmp.Compare(a.lo, b.lo)) })
-		for i, k := range keys {
-			order[i] = int(k.lo & (1<<20 - 1))
-		}
-	}
-	return order
 }
 
 // parallelSweepWork is the number of per-partition and per-subtask steps
@@ -1028,21 +867,6 @@ func (r *recInput) candidate(p, rank int) Candidate {
 	}
 	c.Reason = strings.Join(reasons, ", ")
 	return c
-}
-
-func pickReason(as []Alignment, target int) string {
-	names := make([]string, len(as))
-	for i, a := range as {
-		names[i] = string(a.Mode)
-	}
-	return fmt.Sprintf("autoscaler %s pick for target %d", strings.Join(names, "/"), target)
-}
-
-func joinReason(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + ", " + b
 }
 
 // fmtRate prints a records/s figure compactly.

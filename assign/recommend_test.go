@@ -1,13 +1,11 @@
 package assign
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -327,217 +325,6 @@ func recParallelisms(cs []Candidate) []int {
 	return ps
 }
 
-// TestRecommendMatchesBruteForce checks the closed-form sweep against
-// FreshAssignment for random topic sets: per-candidate figures and the whole
-// ranking, without and with rates.
-func TestRecommendMatchesBruteForce(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	for iter := range 150 {
-		topics := recRandomTopics(r, 6, 30)
-		total := 0
-		for _, tp := range topics {
-			total += tp.Partitions
-		}
-		var rates map[TopicPartition]float64
-		if iter%2 == 1 {
-			rates = map[TopicPartition]float64{}
-			for _, tp := range Partitions(topics) {
-				if r.IntN(5) > 0 {
-					rates[tp] = math.Round(r.ExpFloat64()*1000) / 8
-				}
-			}
-		}
-		maxP := []int{128, 256, 32768}[r.IntN(3)]
-		upper := min(total, maxP)
-		if r.IntN(3) == 0 {
-			upper = min(maxP, total+r.IntN(20)) // beyond the partition count
-		}
-		current := 1 + r.IntN(upper)
-		target := r.IntN(upper + 1)
-		in := RecommendInput{Topics: topics, Rates: rates, MaxParallelism: maxP, Current: current, Target: target, UpperLimit: upper, Limit: upper}
-		got, err := Recommend(in)
-		if err != nil {
-			t.Fatalf("Recommend(%+v) error %v", in, err)
-		}
-		ref := recRefSweep(t, topics, rates, upper)
-		// Expected ranking.
-		want := slices.Clone(ref)
-		if len(rates) > 0 {
-			best := math.Inf(1)
-			for _, c := range ref {
-				best = min(best, c.busiest)
-			}
-			slices.SortFunc(want, func(a, b recRefCandidate) int {
-				return cmp.Or(cmp.Compare(loadBand(a.busiest, best), loadBand(b.busiest, best)), cmp.Compare(a.p, b.p))
-			})
-		} else {
-			dist := func(p int) int {
-				if target == 0 {
-					return 0
-				}
-				return max(p-target, target-p)
-			}
-			slices.SortFunc(want, func(a, b recRefCandidate) int {
-				sa, sb := MeasureSkew(a.counts), MeasureSkew(b.counts)
-				return cmp.Or(cmp.Compare(int(sa.Max)*a.p, int(sb.Max)*b.p), cmp.Compare(sa.Idle, sb.Idle),
-					cmp.Compare(dist(a.p), dist(b.p)), cmp.Compare(a.p, b.p))
-			})
-		}
-		if len(got) < len(want) {
-			t.Fatalf("Recommend(%+v) returned %d candidates, want at least %d", in, len(got), len(want))
-		}
-		for i, w := range want {
-			g := got[i]
-			if g.Parallelism != w.p || g.Rank != i+1 {
-				t.Fatalf("Recommend(%v, rates %v, upper %d)[%d] = p %d rank %d, want p %d rank %d\ngot order %v", topics, len(rates) > 0, upper, i, g.Parallelism, g.Rank, w.p, i+1, recParallelisms(got))
-			}
-			if ws := MeasureSkew(w.counts); g.PartitionSkew != ws || g.PartitionsMax != int(ws.Max) || g.Idle != ws.Idle {
-				t.Fatalf("Recommend(%v)[p=%d].PartitionSkew = %+v, want %+v", topics, w.p, g.PartitionSkew, ws)
-			}
-			if len(rates) > 0 {
-				if ws := MeasureSkew(w.loads); g.RateSkew != ws || g.BusiestLoad != w.busiest {
-					t.Fatalf("Recommend(%v)[p=%d].RateSkew = %+v, want %+v", topics, w.p, g.RateSkew, ws)
-				}
-			}
-			kg, _ := KeyGroupCounts(maxP, w.p)
-			if ks := MeasureSkew(kg); g.KeyGroupSkew != ks {
-				t.Fatalf("Recommend(...)[p=%d].KeyGroupSkew = %+v, want %+v", w.p, g.KeyGroupSkew, ks)
-			}
-			// Fixed points agree with Align.
-			var fixed []AlignmentMode
-			for _, m := range []AlignmentMode{Balanced, EvenlySpread} {
-				if Align(m, total, maxP, current, w.p, min(maxP, max(current, DefaultVertexMaxParallelism))).Parallelism == w.p {
-					fixed = append(fixed, m)
-				}
-			}
-			if !slices.Equal(g.FixedPointOf, fixed) {
-				t.Fatalf("Recommend(...)[p=%d].FixedPointOf = %v, want %v", w.p, g.FixedPointOf, fixed)
-			}
-		}
-	}
-}
-
-// TestRecommendKeyedMaxParallelism128 ranks a keyed vertex with M = 128,
-// current 32, target 48: the divisors of 128 first (max/mean 1), nearest to
-// the target first, then 43 and 3 (max/mean 129/128). Every autoscaler mode
-// picks 64 for target 48 (TestAlignWorkedExamples' row N = 128).
-func TestRecommendKeyedMaxParallelism128(t *testing.T) {
-	got, err := Recommend(RecommendInput{MaxParallelism: 128, Current: 32, Target: 48})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []int{32, 64, 16, 8, 4, 2, 1, 128, 43, 3}
-	if ps := recParallelisms(got); !slices.Equal(ps, want) {
-		t.Errorf("Recommend(M=128, current 32, target 48) = %v, want %v", ps, want)
-	}
-	c64 := got[1]
-	if len(c64.AutoscalerPicks) != len(AlignmentModes())-1 {
-		t.Errorf("Recommend(M=128, ...)[p=64].AutoscalerPicks = %v, want every mode but OFF", c64.AutoscalerPicks)
-	}
-	if !c64.DividesMaxParallelism || c64.KeyGroupsMin != 2 || c64.KeyGroupsMax != 2 || c64.KeyGroupSkew.FlinkPercent != 0 {
-		t.Errorf("Recommend(M=128, ...)[p=64] = %+v, want 2 key groups each, dividing", c64)
-	}
-	if !strings.HasPrefix(c64.Reason, "divides 128 key groups") || !strings.Contains(c64.Reason, "pick for target 48") {
-		t.Errorf("Recommend(M=128, ...)[p=64].Reason = %q, want it to name the divisor and the pick", c64.Reason)
-	}
-	// 43 is not a divisor: 3 key groups on 42 subtasks, 2 on one.
-	c43 := got[8]
-	if c43.KeyGroupsMin != 2 || c43.KeyGroupsMax != 3 || c43.DividesMaxParallelism {
-		t.Errorf("Recommend(M=128, ...)[p=43] = %+v, want 2..3 key groups", c43)
-	}
-	// From current 32 a target of 43 is a scale-up and 64, a divisor, lies in
-	// the region 43..128, so neither main mode keeps 43.
-	if len(c43.FixedPointOf) != 0 {
-		t.Errorf("Recommend(M=128, ...)[p=43].FixedPointOf = %v, want none", c43.FixedPointOf)
-	}
-}
-
-// TestRecommendMultiTopicExample: orders and payments with 4 partitions
-// each (the FLIP-537 case). At p = 8 the total (8) is divisible, yet four
-// subtasks idle: the candidate for 8 carries Flink skew 100, 0..2 partitions
-// per subtask and 4 idle (TestMeasureSkewWorkedExamples' first row).
-func TestRecommendMultiTopicExample(t *testing.T) {
-	topics := []Topic{{"orders", 4}, {"payments", 4}}
-	got, err := Recommend(RecommendInput{Topics: topics, MaxParallelism: 128, Current: 8, Limit: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c8 *Candidate
-	for i := range got {
-		if got[i].Parallelism == 8 {
-			c8 = &got[i]
-		}
-	}
-	if c8 == nil {
-		t.Fatalf("Recommend(orders+payments) = %v, want p = 8 among all 8", recParallelisms(got))
-	}
-	if c8.PartitionSkew.FlinkPercent != 100 || c8.Idle != 4 || c8.PartitionsMax != 2 || c8.PartitionsMin != 0 || !c8.DividesPartitions {
-		t.Errorf("Recommend(orders+payments)[p=8] = %+v, want skew 100, 4 idle, 0..2 partitions, dividing 8", *c8)
-	}
-	if !strings.Contains(c8.Reason, "divides 8 partitions") || !strings.Contains(c8.Reason, "4 idle") {
-		t.Errorf("Recommend(orders+payments)[p=8].Reason = %q, want divisor and idle count", c8.Reason)
-	}
-}
-
-// TestRecommendHotPartition: one topic, 12 partitions, partition 0 at 100
-// rec/s and the rest at 0.4. Partition 0 shares a subtask with the partitions
-// q ≡ 0 (mod p), whatever the start index: p = 4 gives 100.8 (within 1 % of
-// the best, 100), p = 3 gives 101.2 (not). So 4 is the top pick, followed by
-// 5..12 (all within 1 %). p = 3 (101.2) and p = 2 (102.0) share the next 1 %
-// band, above 101 and below 102.01, so the smaller p comes first; p = 1
-// (104.4) is last.
-func TestRecommendHotPartition(t *testing.T) {
-	topics := []Topic{{"clicks", 12}}
-	rates := map[TopicPartition]float64{{"clicks", 0}: 100}
-	for q := int32(1); q < 12; q++ {
-		rates[TopicPartition{"clicks", q}] = 0.4
-	}
-	got, err := Recommend(RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 128, Current: 2, Limit: 12})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []int{4, 5, 6, 7, 8, 9, 10, 11, 12, 2, 3, 1}
-	if ps := recParallelisms(got); !slices.Equal(ps, want) {
-		t.Errorf("Recommend(hot partition) = %v, want %v", ps, want)
-	}
-	if c := got[0]; !skewClose(c.BusiestLoad, 100.8, 1e-9) || !strings.Contains(c.Reason, "within 1% of the best (100)") {
-		t.Errorf("Recommend(hot partition)[0] = busiest %v, reason %q, want 100.8 within 1%% of 100", c.BusiestLoad, c.Reason)
-	}
-}
-
-// TestRecommendPicksOutsideSweep: TestAlignWorkedExamples' row N = 13
-// (current 4, target 6) with the sweep capped at 5. The autoscaler's picks
-// 13 (EVENLY_SPREAD) and 7 (BALANCED) are appended after the ranked
-// candidates, with rank 0.
-func TestRecommendPicksOutsideSweep(t *testing.T) {
-	got, err := Recommend(RecommendInput{Topics: []Topic{{"t", 13}}, MaxParallelism: 128, Current: 4, Target: 6, UpperLimit: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := recParallelisms(got)
-	if len(ps) != 7 || !slices.Equal(ps[5:], []int{7, 13}) {
-		t.Fatalf("Recommend(N=13, upper 5) = %v, want 5 ranked then [7 13]", ps)
-	}
-	for _, c := range got[5:] {
-		if c.Rank != 0 || len(c.AutoscalerPicks) == 0 {
-			t.Errorf("Recommend(N=13, upper 5)[p=%d] rank %d picks %v, want rank 0 with picks", c.Parallelism, c.Rank, c.AutoscalerPicks)
-		}
-	}
-	modes := func(c Candidate) []AlignmentMode {
-		var ms []AlignmentMode
-		for _, a := range c.AutoscalerPicks {
-			ms = append(ms, a.Mode)
-		}
-		return ms
-	}
-	if m := modes(got[5]); !slices.Equal(m, []AlignmentMode{Balanced, MaximizeUtilisation115, MaximizeUtilisation}) {
-		t.Errorf("Recommend(N=13, upper 5)[p=7] picked by %v, want BALANCED and both MAXIMIZE_UTILISATION", m)
-	}
-	if m := modes(got[6]); !slices.Equal(m, []AlignmentMode{EvenlySpread, EvenlySpread115, EvenlySpread114}) {
-		t.Errorf("Recommend(N=13, upper 5)[p=13] picked by %v, want every EVENLY_SPREAD", m)
-	}
-}
-
 func TestRecommendErrors(t *testing.T) {
 	topics := []Topic{{"orders", 4}}
 	tests := []struct {
@@ -549,7 +336,6 @@ func TestRecommendErrors(t *testing.T) {
 		{RecommendInput{MaxParallelism: 128, Current: 200}, "current parallelism: Maximum parallelism must not be smaller than parallelism."},
 		{RecommendInput{MaxParallelism: 128, Current: 2, Target: 129}, "target parallelism: Maximum parallelism must not be smaller than parallelism."},
 		{RecommendInput{MaxParallelism: 128, Current: 2, UpperLimit: -1}, "upper limit -1: want 0 (default) or more"},
-		{RecommendInput{MaxParallelism: 128, Current: 2, Limit: -1}, "limit -1: want 0 (default 10) or more"},
 		{RecommendInput{MaxParallelism: 128, Current: 2, VertexMaxParallelism: -1}, "vertex max parallelism -1: want 0 (default 200) or more"},
 		{RecommendInput{MaxParallelism: 128, Current: 2, Rates: map[TopicPartition]float64{{"orders", 0}: 1}}, "rates given without topics"},
 		{RecommendInput{Topics: topics, MaxParallelism: 128, Current: 2, Rates: map[TopicPartition]float64{{"orders", 4}: 1}}, `rate for partition "orders-4": not a partition of the given topics`},
@@ -558,30 +344,10 @@ func TestRecommendErrors(t *testing.T) {
 		{RecommendInput{Topics: []Topic{{"orders", 0}}, MaxParallelism: 128, Current: 2}, `topic "orders" has 0 partitions: want 1..1048576`},
 	}
 	for _, tt := range tests {
-		_, err := Recommend(tt.in)
+		_, err := Size(SizingInput{RecommendInput: tt.in})
 		if err == nil || err.Error() != tt.want {
-			t.Errorf("Recommend(%+v) error = %v, want %q", tt.in, err, tt.want)
+			t.Errorf("Size(%+v) error = %v, want %q", tt.in, err, tt.want)
 		}
-	}
-}
-
-// TestRecommendDefaults: the sweep stops at min(N, M) for a source and at M
-// for a keyed vertex; Limit defaults to 10; UpperLimit above M is lowered.
-func TestRecommendDefaults(t *testing.T) {
-	got, err := Recommend(RecommendInput{Topics: []Topic{{"t", 6}}, MaxParallelism: 128, Current: 2, Limit: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 6 {
-		t.Errorf("Recommend(6 partitions, Limit 100) returned %d candidates, want 6", len(got))
-	}
-	got, _ = Recommend(RecommendInput{MaxParallelism: 128, Current: 2})
-	if len(got) != DefaultRecommendLimit {
-		t.Errorf("Recommend(M=128) returned %d candidates, want %d", len(got), DefaultRecommendLimit)
-	}
-	got, _ = Recommend(RecommendInput{MaxParallelism: 16, Current: 2, UpperLimit: 1000, Limit: 1000})
-	if len(got) != 16 {
-		t.Errorf("Recommend(M=16, UpperLimit 1000) returned %d candidates, want 16", len(got))
 	}
 }
 
@@ -603,47 +369,6 @@ func recBenchTopics() ([]Topic, map[TopicPartition]float64) {
 		}
 	}
 	return topics, rates
-}
-
-// BenchmarkRecommendSweep32768 sweeps every p in 1..32768 for a keyed vertex
-// with M = 32768.
-func BenchmarkRecommendSweep32768(b *testing.B) {
-	in := RecommendInput{MaxParallelism: 32768, Current: 100, Target: 150}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Recommend(in); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/32768, "ns/candidate")
-}
-
-// BenchmarkRecommend10kPartitions sweeps p in 1..10000 for a source reading
-// 20 topics with 10,000 partitions in all, M = 32768, with rates.
-func BenchmarkRecommend10kPartitions(b *testing.B) {
-	topics, rates := recBenchTopics()
-	in := RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 32768, Current: 100, Target: 150}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Recommend(in); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10000, "ns/candidate")
-}
-
-// BenchmarkRecommend10kPartitionsNoRates is the same sweep on partition
-// counts only (difference arrays, no per-partition work).
-func BenchmarkRecommend10kPartitionsNoRates(b *testing.B) {
-	topics, _ := recBenchTopics()
-	in := RecommendInput{Topics: topics, MaxParallelism: 32768, Current: 100, Target: 150}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Recommend(in); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10000, "ns/candidate")
 }
 
 // TestRecommendCountStats checks both ways of computing the largest partition
@@ -678,13 +403,13 @@ func TestRecommendCountStats(t *testing.T) {
 }
 
 // TestRecommendParallelSweep: the sweep shared among goroutines gives
-// exactly what one loop gives, figures and ranking, with and without a
-// target and for limits that return every candidate.
+// exactly what one loop gives, and so does Size built on it, with and
+// without a target.
 func TestRecommendParallelSweep(t *testing.T) {
 	saved := parallelSweepWork
 	defer func() { parallelSweepWork = saved }()
 	r := rand.New(rand.NewPCG(13, 14))
-	for iter := range 24 {
+	for range 24 {
 		topics := recRandomTopics(r, 8, 150)
 		rates := map[TopicPartition]float64{}
 		for _, tp := range Partitions(topics) {
@@ -695,21 +420,22 @@ func TestRecommendParallelSweep(t *testing.T) {
 		total := len(Partitions(topics))
 		upper := min(total, 32768)
 		in := RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 32768, Current: 1 + r.IntN(upper),
-			Target: r.IntN(upper + 1), UpperLimit: upper, Limit: []int{0, upper}[iter%2]}
+			Target: r.IntN(upper + 1), UpperLimit: upper}
+		sin := SizingInput{RecommendInput: in, SourceCapacity: 1000}
 		parallelSweepWork = math.Inf(1)
-		want, err := Recommend(in)
+		want, err := Size(sin)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ri, _ := prepareRecommend(in)
 		seq := ri.busiestAll(upper)
 		parallelSweepWork = 0
-		got, err := Recommend(in)
+		got, err := Size(sin)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("Recommend(%v topics, %d partitions) differs between the parallel and the single sweep", len(topics), total)
+			t.Fatalf("Size(%v topics, %d partitions) differs between the parallel and the single sweep", len(topics), total)
 		}
 		ri, _ = prepareRecommend(in)
 		if par := ri.busiestAll(upper); !slices.Equal(par, seq) {

@@ -33,8 +33,6 @@ const (
 	// Above it the restore model costs more than the rest of the plan, and
 	// the page asks the reader to choose the restore mode instead.
 	compareRestoreMax = 2000
-	// candidateLimit is how many ranked parallelisms the planner lists.
-	candidateLimit = 8
 	// listMoves caps the partition moves listed by name.
 	listMoves = 60
 	// stateRows caps the per-subtask keyed-state table.
@@ -147,7 +145,7 @@ func (f *planForm) recommendInput(maxP int) assign.RecommendInput {
 	}
 	return assign.RecommendInput{
 		Topics: f.topics, Rates: f.rates, MaxParallelism: maxP,
-		Current: f.current, Target: f.target, UpperLimit: upper, Limit: candidateLimit,
+		Current: f.current, Target: f.target, UpperLimit: upper,
 	}
 }
 
