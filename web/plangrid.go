@@ -3,6 +3,8 @@ package web
 import (
 	"cmp"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -64,7 +66,10 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 		maxLoad = max(maxLoad, x)
 	}
 	g.Rows = make([]views.GridRow, side.Parallelism)
-	cellBuf := make([]views.Cell, total)
+	var cellBuf []views.Cell
+	if !g.Compact {
+		cellBuf = make([]views.Cell, total)
+	}
 	names := make([]string, len(gc.f.topics)) // isolated names, once per topic
 	colour := make([]string, len(gc.f.topics))
 	for t, tc := range gc.f.topics {
@@ -73,6 +78,14 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 	}
 	less := func(a, b assign.TopicPartition) int {
 		return cmp.Or(cmp.Compare(gc.topicIdx[a.Topic], gc.topicIdx[b.Topic]), cmp.Compare(a.Partition, b.Partition))
+	}
+	if g.Compact {
+		g.Topics = names
+		g.ByRate = gc.hasRates && gc.f.Color == "rate"
+		g.MaxParallelism = gc.maxP
+		if gc.hasRates {
+			g.MaxRate = gc.maxRate
+		}
 	}
 	var sb strings.Builder
 	for i, ps := range side.Assignment.Subtasks {
@@ -88,25 +101,27 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 			KeyGroups: strconv.Itoa(kr.Start) + "–" + strconv.Itoa(kr.End),
 			Busiest:   side.Parallelism > 1 && maxLoad > 0 && i == sk.Busiest,
 			Highlight: i == gc.highlight.subtask,
-			Cells:     cellBuf[:len(ps):len(ps)],
 		}
+		if g.Compact {
+			row.Codes, row.Highlight = gc.compactCells(&sb, ps, moved, unc, row.Highlight)
+			g.LoadMax, g.LoadLow, g.LoadHigh = row.LoadMax, row.LoadLow, row.LoadHigh
+			g.Rows[i] = row
+			continue
+		}
+		row.Cells = cellBuf[:len(ps):len(ps)]
 		cellBuf = cellBuf[len(ps):]
 		for j, tp := range ps {
 			t := gc.topicIdx[tp.Topic]
 			isMoved, isUnc := moved[tp], unc[tp]
 			c := views.Cell{Class: colour[t], Moved: isMoved, Uncertain: isUnc}
 			part := strconv.Itoa(int(tp.Partition))
+			c.Label = part
 			sb.Reset()
 			sb.WriteString(names[t])
 			sb.WriteByte('-')
 			sb.WriteString(part)
-			if !g.Compact {
-				// Large grids keep the hover text short; the row's
-				// header carries the subtask and key-group range.
-				c.Label = part
-				sb.WriteString(" · subtask ")
-				sb.WriteString(strconv.Itoa(i))
-			}
+			sb.WriteString(" · subtask ")
+			sb.WriteString(strconv.Itoa(i))
 			if gc.hasRates {
 				r := gc.f.rates[tp]
 				sb.WriteString(" · ")
@@ -118,10 +133,8 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 					c.Class += " i" + strconv.Itoa(max(1, rateBand(r, gc.maxRate)))
 				}
 			}
-			if !g.Compact {
-				sb.WriteString(" · key groups ")
-				sb.WriteString(row.KeyGroups)
-			}
+			sb.WriteString(" · key groups ")
+			sb.WriteString(row.KeyGroups)
 			if isMoved {
 				sb.WriteString(" · changes subtask")
 				c.Class += " mv"
@@ -144,7 +157,118 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 	} else {
 		g.Footer = fmt.Sprintf("partitions per subtask · skew %s · max/mean %s · %d idle", format.Percent(sk.FlinkPercent), format.Factor(sk.MaxOverMean), sk.Idle)
 	}
+	g.Key = gridKey(g)
 	return g
+}
+
+// gridsHeader is the request header in which the planner script names the
+// grids it shows, as ID=KEY pairs separated by commas (views.GridView ID and
+// Key): a new rendering sends only their keys, and the script keeps its own
+// copies. Pages are never cached (Cache-Control: no-store), so such an
+// answer cannot stand in for the full page.
+const gridsHeader = "X-Skewscope-Grids"
+
+// keepGrids leaves out of v the grids that have says the page has already.
+func keepGrids(have string, v *views.PlanView) {
+	if have == "" {
+		return
+	}
+	for pair := range strings.SplitSeq(have, ",") {
+		id, key, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if !ok {
+			continue
+		}
+		for _, g := range []*views.GridView{&v.Now, &v.Then} {
+			if g.ID == id && g.Key == key {
+				g.Kept, g.Rows = true, nil
+			}
+		}
+	}
+}
+
+// compactCells writes the codes of one compact row's partitions ps (see
+// views.GridRow), reusing buf's memory. hl says whether the row is
+// highlighted already; it comes back set when the highlighted partition is
+// in the row.
+func (gc gridContext) compactCells(buf *strings.Builder, ps []assign.TopicPartition, moved, unc map[assign.TopicPartition]bool, hl bool) (string, bool) {
+	buf.Reset()
+	var num [20]byte
+	for j, tp := range ps {
+		if j > 0 {
+			buf.WriteByte(' ')
+		}
+		buf.Write(strconv.AppendInt(num[:0], int64(gc.topicIdx[tp.Topic]), 10))
+		buf.WriteByte(':')
+		buf.Write(strconv.AppendInt(num[:0], int64(tp.Partition), 10))
+		band := 0
+		if gc.hasRates {
+			band = rateBand(gc.f.rates[tp], gc.maxRate)
+		}
+		isMoved, isUnc := moved[tp], unc[tp]
+		isHl := gc.highlight.partition != nil && *gc.highlight.partition == tp
+		if band == 0 && !isMoved && !isUnc && !isHl {
+			continue
+		}
+		buf.WriteByte(':')
+		buf.WriteByte(byte('0' + band))
+		if !isMoved && !isUnc && !isHl {
+			continue
+		}
+		buf.WriteByte(':')
+		if isMoved {
+			buf.WriteByte('m')
+		}
+		if isUnc {
+			buf.WriteByte('u')
+		}
+		if isHl {
+			buf.WriteByte('h')
+			hl = true
+		}
+	}
+	return buf.String(), hl
+}
+
+// gridKey is a digest of everything g shows, for views.GridView.Key.
+func gridKey(g views.GridView) string {
+	h := fnv.New64a()
+	w := func(ss ...string) {
+		for _, s := range ss {
+			io.WriteString(h, s)
+			h.Write([]byte{0})
+		}
+	}
+	b := func(bs ...bool) {
+		for _, x := range bs {
+			if x {
+				w("1")
+			} else {
+				w("0")
+			}
+		}
+	}
+	f := func(xs ...float64) {
+		for _, x := range xs {
+			w(strconv.FormatFloat(x, 'g', -1, 64))
+		}
+	}
+	w(g.ID, g.Title, strconv.Itoa(g.Parallelism), g.Mode, g.Unit, g.Footer)
+	b(g.Compact, g.ByRate)
+	f(g.MaxRate, g.LoadMax, g.LoadLow, g.LoadHigh)
+	w(strconv.Itoa(g.MaxParallelism))
+	w(g.Topics...)
+	w(strconv.Itoa(len(g.Rows)))
+	for _, r := range g.Rows {
+		w(strconv.Itoa(r.Subtask), r.LoadText, r.KeyGroups, r.Codes)
+		b(r.Busiest, r.Idle, r.Highlight)
+		f(r.Load, r.LoadMax, r.LoadLow, r.LoadHigh)
+		w(strconv.Itoa(len(r.Cells)))
+		for _, c := range r.Cells {
+			w(c.Label, c.Class, c.Title)
+			b(c.Uncertain, c.Moved)
+		}
+	}
+	return strconv.FormatUint(h.Sum64(), 36)
 }
 
 func rateBand(r, maxRate float64) int {

@@ -28,6 +28,9 @@ const (
 	// compactCells: grids with more partitions than this draw cells
 	// without their partition numbers.
 	compactCells = 2000
+	// foldRates: more pasted rates than this are folded away until the
+	// reader opens them.
+	foldRates = 2000
 	// candidateLimit is how many ranked parallelisms the planner lists.
 	candidateLimit = 8
 	// listMoves caps the partition moves listed by name.
@@ -143,6 +146,7 @@ func (s *Server) newPlannerPage(r *http.Request, f *planForm, res *planResult) v
 	p := views.PlannerPage{Layout: l, Form: newPlannerForm(l, f)}
 	if res != nil {
 		v := newPlanView(l, f, res)
+		keepGrids(r.Header.Get(gridsHeader), &v)
 		p.Plan = &v
 	}
 	return p
@@ -156,6 +160,9 @@ func newPlannerForm(l views.Layout, f *planForm) views.PlannerForm {
 	}
 	if l.Embed {
 		pf.Action += "?embed=1"
+	}
+	if n := len(f.rates); n > foldRates {
+		pf.RatesSummary = fmt.Sprintf("%s rates given (%s); show them to edit", format.Int(int64(n)), format.Bytes(int64(len(f.Rates))))
 	}
 	if f.current > 0 {
 		d, _ := assign.DefaultMaxParallelism(f.current)
