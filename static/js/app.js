@@ -115,30 +115,57 @@ function canSwap(doc) {
 }
 
 // swapResults puts the results of doc in place of the page's. A grid whose
-// key (data-grid-key) is the same in both stays as it is, drawn and
-// scrolled where the reader left it: changing the target leaves the "now"
-// grid alone, and the server sent only its place (data-kept). The new
-// nodes are moved, not copied, out of doc.
+// key (data-grid-key) is the same in both stays where it is, drawn and
+// scrolled as the reader left it, and is not even taken out of the page
+// (which would make the browser lay it out anew): changing the target
+// leaves the "now" grid alone, and the server sent only its place
+// (data-kept). The new nodes are moved, not copied, out of doc.
 function swapResults(doc) {
   const here = document.getElementById(ids.planResults);
   const fresh = doc.getElementById(ids.planResults);
   if (!here || !fresh) return;
   document.adoptNode(fresh);
-  const kept = [];
+  prepareGrids(fresh);
+  const kept = new Set();
   for (const el of fresh.querySelectorAll(`[${ids.gridKey}]`)) {
     const old = el.id && document.getElementById(el.id);
     if (old && here.contains(old) && old.getAttribute(ids.gridKey) === el.getAttribute(ids.gridKey)) {
-      kept.push([old, old.scrollTop, old.scrollLeft]);
-      el.replaceWith(old);
+      kept.add(old);
+      el.replaceWith(old.cloneNode(false)); // a stand-in, matched below
     }
   }
-  prepareGrids(fresh);
-  here.replaceWith(fresh);
-  for (const [el, top, left] of kept) {
-    el.scrollTop = top;
-    el.scrollLeft = left;
+  if (kept.size === 0) {
+    here.replaceWith(fresh);
+  } else {
+    patch(here, fresh, kept);
   }
-  drawGrids(fresh);
+  drawGrids(document.getElementById(ids.planResults));
+}
+
+// patch makes the children of here those of fresh, keeping the nodes of
+// kept (whose stand-ins in fresh have the same id) and the containers on
+// their way, in place.
+function patch(here, fresh, kept) {
+  const next = [...fresh.children].map((n) => {
+    const old = n.id ? document.getElementById(n.id) : null;
+    if (old && kept.has(old)) return old;
+    const holds = [...kept].find((k) => n.querySelector(`#${CSS.escape(k.id)}`));
+    if (holds) {
+      const oldBox = [...here.children].find((c) => c.contains(holds) && c.tagName === n.tagName && c.className === n.className);
+      if (oldBox) {
+        patch(oldBox, n, kept);
+        return oldBox;
+      }
+    }
+    return n;
+  });
+  const stay = new Set(next);
+  for (const c of [...here.children]) {
+    if (!stay.has(c)) c.remove();
+  }
+  next.forEach((n, i) => {
+    if (here.children[i] !== n) here.insertBefore(n, here.children[i] || null);
+  });
 }
 
 // Live pages subscribe to their view and update in place.
