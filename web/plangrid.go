@@ -3,8 +3,6 @@ package web
 import (
 	"cmp"
 	"fmt"
-	"hash/fnv"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -22,6 +20,30 @@ type gridContext struct {
 	hasRates  bool
 	highlight highlight
 	maxP      int
+	// bands are the partitions' rate bands by topic index and partition,
+	// for compact grids (nil without rates).
+	bands [][]uint8
+}
+
+// rateBands fills gc.bands when the plan has rates and its grids are
+// compact: a slice lookup per cell instead of a map lookup.
+func (gc *gridContext) rateBands() {
+	total := 0
+	for _, t := range gc.f.topics {
+		total += t.Partitions
+	}
+	if !gc.hasRates || total <= compactCells {
+		return
+	}
+	gc.bands = make([][]uint8, len(gc.f.topics))
+	for i, t := range gc.f.topics {
+		gc.bands[i] = make([]uint8, t.Partitions)
+	}
+	for tp, r := range gc.f.rates {
+		if t, ok := gc.topicIdx[tp.Topic]; ok && int(tp.Partition) < len(gc.bands[t]) {
+			gc.bands[t][tp.Partition] = uint8(rateBand(r, gc.maxRate))
+		}
+	}
 }
 
 // highlight is a parsed ?highlight=subtask:N or partition:TOPIC:N.
@@ -197,12 +219,16 @@ func (gc gridContext) compactCells(buf *strings.Builder, ps []assign.TopicPartit
 		if j > 0 {
 			buf.WriteByte(' ')
 		}
-		buf.Write(strconv.AppendInt(num[:0], int64(gc.topicIdx[tp.Topic]), 10))
+		t := gc.topicIdx[tp.Topic]
+		buf.Write(strconv.AppendInt(num[:0], int64(t), 10))
 		buf.WriteByte(':')
 		buf.Write(strconv.AppendInt(num[:0], int64(tp.Partition), 10))
-		band := 0
-		if gc.hasRates {
-			band = rateBand(gc.f.rates[tp], gc.maxRate)
+		var band uint8
+		switch {
+		case gc.bands != nil:
+			band = gc.bands[t][tp.Partition]
+		case gc.hasRates:
+			band = uint8(rateBand(gc.f.rates[tp], gc.maxRate))
 		}
 		isMoved, isUnc := moved[tp], unc[tp]
 		isHl := gc.highlight.partition != nil && *gc.highlight.partition == tp
@@ -210,7 +236,7 @@ func (gc gridContext) compactCells(buf *strings.Builder, ps []assign.TopicPartit
 			continue
 		}
 		buf.WriteByte(':')
-		buf.WriteByte(byte('0' + band))
+		buf.WriteByte('0' + band)
 		if !isMoved && !isUnc && !isHl {
 			continue
 		}
@@ -229,46 +255,63 @@ func (gc gridContext) compactCells(buf *strings.Builder, ps []assign.TopicPartit
 	return buf.String(), hl
 }
 
-// gridKey is a digest of everything g shows, for views.GridView.Key.
+// gridKey is a digest of everything g shows, for views.GridView.Key: an
+// FNV-1a hash of its fields, each ended by a zero byte.
 func gridKey(g views.GridView) string {
-	h := fnv.New64a()
-	w := func(ss ...string) {
-		for _, s := range ss {
-			io.WriteString(h, s)
-			h.Write([]byte{0})
-		}
-	}
-	b := func(bs ...bool) {
-		for _, x := range bs {
-			if x {
-				w("1")
-			} else {
-				w("0")
-			}
-		}
-	}
-	f := func(xs ...float64) {
-		for _, x := range xs {
-			w(strconv.FormatFloat(x, 'g', -1, 64))
-		}
-	}
-	w(g.ID, g.Title, strconv.Itoa(g.Parallelism), g.Mode, g.Unit, g.Footer)
-	b(g.Compact, g.ByRate)
-	f(g.MaxRate, g.LoadMax, g.LoadLow, g.LoadHigh)
-	w(strconv.Itoa(g.MaxParallelism))
-	w(g.Topics...)
-	w(strconv.Itoa(len(g.Rows)))
+	h := fnvHash(14695981039346656037)
+	h.str(g.ID, g.Title, g.Mode, g.Unit, g.Footer)
+	h.int(g.Parallelism, g.MaxParallelism, len(g.Topics), len(g.Rows))
+	h.bool(g.Compact, g.ByRate)
+	h.float(g.MaxRate, g.LoadMax, g.LoadLow, g.LoadHigh)
+	h.str(g.Topics...)
 	for _, r := range g.Rows {
-		w(strconv.Itoa(r.Subtask), r.LoadText, r.KeyGroups, r.Codes)
-		b(r.Busiest, r.Idle, r.Highlight)
-		f(r.Load, r.LoadMax, r.LoadLow, r.LoadHigh)
-		w(strconv.Itoa(len(r.Cells)))
+		h.int(r.Subtask, len(r.Cells))
+		h.str(r.LoadText, r.KeyGroups, r.Codes)
+		h.bool(r.Busiest, r.Idle, r.Highlight)
+		h.float(r.Load, r.LoadMax, r.LoadLow, r.LoadHigh)
 		for _, c := range r.Cells {
-			w(c.Label, c.Class, c.Title)
-			b(c.Uncertain, c.Moved)
+			h.str(c.Label, c.Class, c.Title)
+			h.bool(c.Uncertain, c.Moved)
 		}
 	}
-	return strconv.FormatUint(h.Sum64(), 36)
+	return strconv.FormatUint(uint64(h), 36)
+}
+
+type fnvHash uint64
+
+func (h *fnvHash) byte(b byte) { *h = (*h ^ fnvHash(b)) * 1099511628211 }
+
+func (h *fnvHash) str(ss ...string) {
+	for _, s := range ss {
+		for i := range len(s) {
+			h.byte(s[i])
+		}
+		h.byte(0)
+	}
+}
+
+func (h *fnvHash) int(xs ...int) {
+	for _, x := range xs {
+		for i := range 8 {
+			h.byte(byte(uint64(x) >> (8 * i)))
+		}
+	}
+}
+
+func (h *fnvHash) float(xs ...float64) {
+	for _, x := range xs {
+		h.int(int(math.Float64bits(x)))
+	}
+}
+
+func (h *fnvHash) bool(bs ...bool) {
+	for _, b := range bs {
+		if b {
+			h.byte(1)
+		} else {
+			h.byte(0)
+		}
+	}
 }
 
 func rateBand(r, maxRate float64) int {

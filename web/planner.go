@@ -236,6 +236,7 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 		}
 	}
 	gc := gridContext{f: f, topicIdx: topicIdx, maxRate: maxRate, hasRates: hasRates, highlight: hl, maxP: pl.MaxParallelism}
+	gc.rateBands()
 	v := views.PlanView{
 		SelfURL:  planURL(l, f, map[string]string{"embed": ""}),
 		EmbedURL: planURL(l, f, map[string]string{"embed": "1"}),
