@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/views"
 )
 
@@ -164,5 +165,29 @@ func TestPlannerKeepsUnchangedGrids(t *testing.T) {
 	}
 	if rows := doc.Find(testid("grid-target") + " tbody tr").Length(); rows != 8 {
 		t.Errorf("the changed target grid has %d rows, want 8", rows)
+	}
+}
+
+// TestCompactCellsMarks: a compact row's codes carry the rate band and the
+// moved, uncertain and highlighted marks of each partition.
+func TestCompactCellsMarks(t *testing.T) {
+	a0, a1, b2 := assign.TopicPartition{Topic: "a", Partition: 0}, assign.TopicPartition{Topic: "a", Partition: 1}, assign.TopicPartition{Topic: "b", Partition: 2}
+	f := &planForm{topics: []assign.Topic{{Name: "a", Partitions: 2}, {Name: "b", Partitions: 3}}, rates: map[assign.TopicPartition]float64{a0: 90, b2: 10}}
+	for _, tc := range []struct {
+		name     string
+		hasRates bool
+		want     string
+	}{
+		{"without rates", false, "0:0:0:m 0:1:0:uh 1:2"},
+		{"with rates", true, "0:0:9:m 0:1:0:uh 1:2:1"},
+	} {
+		gc := gridContext{f: f, topicIdx: map[string]int{"a": 0, "b": 1}, maxRate: 90, hasRates: tc.hasRates,
+			highlight: highlight{subtask: -1, partition: &a1}}
+		var sb strings.Builder
+		codes, hl := gc.compactCells(&sb, []assign.TopicPartition{a0, a1, b2},
+			map[assign.TopicPartition]bool{a0: true}, map[assign.TopicPartition]bool{a1: true}, false)
+		if codes != tc.want || !hl {
+			t.Errorf("%s: compactCells = %q, highlighted %v; want %q, true", tc.name, codes, hl, tc.want)
+		}
 	}
 }
