@@ -186,7 +186,9 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 // gridsHeader is the request header in which the planner script names the
 // grids it shows, as ID=KEY pairs separated by commas (views.GridView ID and
 // Key): a new rendering sends only their keys, and the script keeps its own
-// copies. Pages are never cached (Cache-Control: no-store), so such an
+// copies. The script keeps its form too (it takes only the field messages
+// and hints from an answer), so an answer to it leaves the pasted rates out
+// of the form. Pages are never cached (Cache-Control: no-store), so such an
 // answer cannot stand in for the full page.
 const gridsHeader = "X-Skewscope-Grids"
 

@@ -191,3 +191,32 @@ func TestCompactCellsMarks(t *testing.T) {
 		}
 	}
 }
+
+// TestPlannerScriptAnswerLeavesOutRates: the planner script keeps its form,
+// so an answer to it (X-Skewscope-Grids, even empty) does not echo the
+// pasted rates; a page does.
+func TestPlannerScriptAnswerLeavesOutRates(t *testing.T) {
+	s := newTestServer(t)
+	target := "/plan?topic=orders:12&parallelism=4&target=6&rates=orders,0,920"
+	for _, tc := range []struct {
+		header bool
+		want   string
+	}{{false, "orders,0,920"}, {true, ""}} {
+		req := httptest.NewRequest("GET", target, nil)
+		if tc.header {
+			req.Header.Set(gridsHeader, "")
+		}
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		doc, err := goquery.NewDocumentFromReader(rec.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := doc.Find("#f-rates").Text(); got != tc.want {
+			t.Errorf("header sent %v: the rates box holds %q, want %q", tc.header, got, tc.want)
+		}
+		if n := doc.Find(testid("grid-target") + " tbody tr").Length(); n != 6 {
+			t.Errorf("header sent %v: the target grid has %d rows, want 6", tc.header, n)
+		}
+	}
+}

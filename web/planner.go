@@ -146,7 +146,11 @@ func (s *Server) newPlannerPage(r *http.Request, f *planForm, res *planResult) v
 	p := views.PlannerPage{Layout: l, Form: newPlannerForm(l, f)}
 	if res != nil {
 		v := newPlanView(l, f, res)
-		keepGrids(r.Header.Get(gridsHeader), &v)
+		if have, ok := r.Header[gridsHeader]; ok {
+			// The planner script asks: it keeps its grids and its form.
+			keepGrids(strings.Join(have, ","), &v)
+			p.Form.Rates = ""
+		}
 		p.Plan = &v
 	}
 	return p

@@ -33,7 +33,9 @@ function enhancePlanner(form) {
       const long = url.length > 30000;
       const signal = inflight.signal;
       const load = async (grids) => {
-        const headers = grids ? { "X-Skewscope-Grids": grids } : {};
+        // The grids shown, which the server leaves out when unchanged; the
+        // header also tells it that the form stays, so it sends no rates.
+        const headers = { "X-Skewscope-Grids": grids };
         if (long) headers["X-Skewscope-Fragment"] = "1";
         const resp = await fetch(long ? `${base}/plan` : url, {
           method: long ? "POST" : "GET",
