@@ -40,8 +40,8 @@ export function prepareGrids(root) {
   }
 }
 
-// drawGrids starts drawing the compact grids under root as their rows come
-// into view, brings a highlighted row into its grid's view, and in idle
+// drawGrids starts drawing the compact grids under root as their groups of
+// rows come into view, brings a highlighted row into its grid's view, and in idle
 // time gives every row its text (so that a screen reader reads all rows,
 // not only those drawn).
 export function drawGrids(root) {
@@ -59,13 +59,15 @@ export function drawGrids(root) {
     const g = grids.get(table);
     if (!g || g.observed) continue;
     g.observed = true;
-    const rows = [...(table.tBodies[0]?.rows || [])];
-    for (const tr of rows) observer.observe(tr);
+    const rows = [...table.tBodies].flatMap((tb) => [...tb.rows]);
+    for (const tb of table.tBodies) observer.observe(tb);
     table.addEventListener("mousemove", (e) => describe(table, e, false));
     table.addEventListener("click", (e) => describe(table, e, true));
     const hl = table.querySelector("tbody tr.hl");
     const box = table.closest("section");
-    if (hl && box) box.scrollTop = Math.max(0, hl.offsetTop - box.clientHeight / 3);
+    if (hl && box) {
+      box.scrollTop = Math.max(0, box.scrollTop + hl.getBoundingClientRect().top - box.getBoundingClientRect().top - box.clientHeight / 3);
+    }
     describeRows(table, g, rows);
   }
 }
@@ -105,13 +107,15 @@ function describeRow(tr, g) {
   }
 }
 
+// onIntersect draws the rows of a group of rows (a tbody) that comes
+// into view.
 function onIntersect(entries) {
   let palette = null;
   for (const e of entries) {
     if (!e.isIntersecting) continue;
     observer.unobserve(e.target);
     palette ??= readPalette();
-    drawRow(e.target, palette);
+    for (const tr of e.target.rows) drawRow(tr, palette);
   }
 }
 
