@@ -32,6 +32,17 @@ const (
 	AttrSpark     = "data-spark"
 	AttrSparkMax  = "data-spark-max"
 	AttrSparkAxis = "data-spark-axis"
+
+	// AttrGridKey is a planner grid's key (views.GridView.Key). A compact
+	// grid's table names its topics in AttrTopics and what colours its
+	// cells in AttrColorBy; each row's cells are codes in AttrCells.
+	AttrGridKey = "data-grid-key"
+	// AttrKept marks the place of a grid the server left out because the
+	// page that asked has it (views.GridView.Kept).
+	AttrKept    = "data-kept"
+	AttrTopics  = "data-topics"
+	AttrColorBy = "data-color"
+	AttrCells   = "data-cells"
 )
 
 // ScriptIDs are the names static/js/ids.js exports, with their values.
@@ -50,4 +61,9 @@ var ScriptIDs = []struct{ Name, Value string }{
 	{"spark", AttrSpark},
 	{"sparkMax", AttrSparkMax},
 	{"sparkAxis", AttrSparkAxis},
+	{"gridKey", AttrGridKey},
+	{"kept", AttrKept},
+	{"topics", AttrTopics},
+	{"colorBy", AttrColorBy},
+	{"cells", AttrCells},
 }

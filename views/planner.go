@@ -27,6 +27,10 @@ type PlannerForm struct {
 	Strategies []Option
 	Colors     []Option
 	Highlight  string
+	// RatesSummary, when set, says how many rates were pasted, and the
+	// rates box stays folded under it until opened: the browser lays out
+	// every line of a box's text, which takes long for thousands.
+	RatesSummary string
 	// History is the source's parallelism history, as typed.
 	History string
 	// Capacity inputs, as typed; CapacityOpen shows them unfolded.
@@ -101,9 +105,30 @@ type GridView struct {
 	// Unit is what a row's Load counts: "records/s" or "partitions".
 	Unit   string
 	Footer string
-	// Compact is set for large grids: cells are drawn without their
-	// partition numbers to keep the page small.
+	// Compact is set for large grids: a row's cells are not elements but
+	// codes (GridRow.Codes) that static/js/gridcells.js draws into a
+	// canvas, beside the row's partitions as text (GridRow.Parts) for
+	// screen readers and pages without script.
 	Compact bool
+	// Topics are the topic names the codes of a compact grid index, and
+	// ByRate says its cells are coloured by rate rather than by topic.
+	Topics []string
+	ByRate bool
+	// MaxParallelism gives a compact grid's script the key-group ranges,
+	// which its rows do not spell out.
+	MaxParallelism int
+	// LoadMax, LoadLow and LoadHigh are the rows' (GridRow), once for
+	// a compact grid's script, which draws its load bars.
+	LoadMax, LoadLow, LoadHigh float64
+	// MaxRate is the highest partition rate (0 without rates): rate band
+	// b of 9 holds the rates up to b/9 of it.
+	MaxRate float64
+	// Key changes whenever anything the grid shows does: the planner
+	// script keeps a grid whose key a new rendering repeats.
+	Key string
+	// Kept: the page that asked has this grid already (with this Key), so
+	// only its place is drawn.
+	Kept bool
 }
 
 // GridRow is one subtask.
@@ -121,6 +146,13 @@ type GridRow struct {
 	LoadLow, LoadHigh float64
 	LoadText          string
 	KeyGroups         string
+	// Codes are a compact grid's cells (Cells is then empty): one
+	// space-separated code per cell, in the row's order,
+	// TOPIC:PARTITION[:BAND[:FLAGS]], with TOPIC an index into
+	// GridView.Topics, BAND the rate band (1..9; 0 without a rate) and
+	// FLAGS letters: m moves to another subtask, u its owner is not fixed
+	// by Flink, h highlighted.
+	Codes string
 }
 
 // Cell is one partition in a subtask's row.

@@ -1,6 +1,9 @@
 package views
 
-import "strconv"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 func kindTitle(kind string) string {
 	switch kind {
@@ -57,4 +60,21 @@ func stClass(r GridRow) string {
 		return "st busiest"
 	}
 	return "st"
+}
+
+// jsonStrings writes ss as a JSON array, for a data attribute (templ
+// escapes it as any attribute value).
+func jsonStrings(ss []string) string {
+	b, err := json.Marshal(ss)
+	if err != nil {
+		return "[]"
+	}
+	return string(b)
+}
+
+func colorBy(byRate bool) string {
+	if byRate {
+		return "rate"
+	}
+	return "topic"
 }

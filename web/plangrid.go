@@ -20,6 +20,30 @@ type gridContext struct {
 	hasRates  bool
 	highlight highlight
 	maxP      int
+	// bands are the partitions' rate bands by topic index and partition,
+	// for compact grids (nil without rates).
+	bands [][]uint8
+}
+
+// rateBands fills gc.bands when the plan has rates and its grids are
+// compact: a slice lookup per cell instead of a map lookup.
+func (gc *gridContext) rateBands() {
+	total := 0
+	for _, t := range gc.f.topics {
+		total += t.Partitions
+	}
+	if !gc.hasRates || total <= compactCells {
+		return
+	}
+	gc.bands = make([][]uint8, len(gc.f.topics))
+	for i, t := range gc.f.topics {
+		gc.bands[i] = make([]uint8, t.Partitions)
+	}
+	for tp, r := range gc.f.rates {
+		if t, ok := gc.topicIdx[tp.Topic]; ok && int(tp.Partition) < len(gc.bands[t]) {
+			gc.bands[t][tp.Partition] = uint8(rateBand(r, gc.maxRate))
+		}
+	}
 }
 
 // highlight is a parsed ?highlight=subtask:N or partition:TOPIC:N.
@@ -64,7 +88,10 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 		maxLoad = max(maxLoad, x)
 	}
 	g.Rows = make([]views.GridRow, side.Parallelism)
-	cellBuf := make([]views.Cell, total)
+	var cellBuf []views.Cell
+	if !g.Compact {
+		cellBuf = make([]views.Cell, total)
+	}
 	names := make([]string, len(gc.f.topics)) // isolated names, once per topic
 	colour := make([]string, len(gc.f.topics))
 	for t, tc := range gc.f.topics {
@@ -73,6 +100,14 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 	}
 	less := func(a, b assign.TopicPartition) int {
 		return cmp.Or(cmp.Compare(gc.topicIdx[a.Topic], gc.topicIdx[b.Topic]), cmp.Compare(a.Partition, b.Partition))
+	}
+	if g.Compact {
+		g.Topics = names
+		g.ByRate = gc.hasRates && gc.f.Color == "rate"
+		g.MaxParallelism = gc.maxP
+		if gc.hasRates {
+			g.MaxRate = gc.maxRate
+		}
 	}
 	var sb strings.Builder
 	for i, ps := range side.Assignment.Subtasks {
@@ -88,25 +123,27 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 			KeyGroups: strconv.Itoa(kr.Start) + "–" + strconv.Itoa(kr.End),
 			Busiest:   side.Parallelism > 1 && maxLoad > 0 && i == sk.Busiest,
 			Highlight: i == gc.highlight.subtask,
-			Cells:     cellBuf[:len(ps):len(ps)],
 		}
+		if g.Compact {
+			row.Codes, row.Highlight = gc.compactCells(&sb, ps, moved, unc, row.Highlight)
+			g.LoadMax, g.LoadLow, g.LoadHigh = row.LoadMax, row.LoadLow, row.LoadHigh
+			g.Rows[i] = row
+			continue
+		}
+		row.Cells = cellBuf[:len(ps):len(ps)]
 		cellBuf = cellBuf[len(ps):]
 		for j, tp := range ps {
 			t := gc.topicIdx[tp.Topic]
 			isMoved, isUnc := moved[tp], unc[tp]
 			c := views.Cell{Class: colour[t], Moved: isMoved, Uncertain: isUnc}
 			part := strconv.Itoa(int(tp.Partition))
+			c.Label = part
 			sb.Reset()
 			sb.WriteString(names[t])
 			sb.WriteByte('-')
 			sb.WriteString(part)
-			if !g.Compact {
-				// Large grids keep the hover text short; the row's
-				// header carries the subtask and key-group range.
-				c.Label = part
-				sb.WriteString(" · subtask ")
-				sb.WriteString(strconv.Itoa(i))
-			}
+			sb.WriteString(" · subtask ")
+			sb.WriteString(strconv.Itoa(i))
 			if gc.hasRates {
 				r := gc.f.rates[tp]
 				sb.WriteString(" · ")
@@ -118,10 +155,8 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 					c.Class += " i" + strconv.Itoa(max(1, rateBand(r, gc.maxRate)))
 				}
 			}
-			if !g.Compact {
-				sb.WriteString(" · key groups ")
-				sb.WriteString(row.KeyGroups)
-			}
+			sb.WriteString(" · key groups ")
+			sb.WriteString(row.KeyGroups)
 			if isMoved {
 				sb.WriteString(" · changes subtask")
 				c.Class += " mv"
@@ -144,7 +179,141 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 	} else {
 		g.Footer = fmt.Sprintf("partitions per subtask · skew %s · max/mean %s · %d idle", format.Percent(sk.FlinkPercent), format.Factor(sk.MaxOverMean), sk.Idle)
 	}
+	g.Key = gridKey(g)
 	return g
+}
+
+// gridsHeader is the request header in which the planner script names the
+// grids it shows, as ID=KEY pairs separated by commas (views.GridView ID and
+// Key): a new rendering sends only their keys, and the script keeps its own
+// copies. The script keeps its form too (it takes only the field messages
+// and hints from an answer), so an answer to it leaves the pasted rates out
+// of the form. Pages are never cached (Cache-Control: no-store), so such an
+// answer cannot stand in for the full page.
+const gridsHeader = "X-Skewscope-Grids"
+
+// keepGrids leaves out of v the grids that have says the page has already.
+func keepGrids(have string, v *views.PlanView) {
+	if have == "" {
+		return
+	}
+	for pair := range strings.SplitSeq(have, ",") {
+		id, key, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if !ok {
+			continue
+		}
+		for _, g := range []*views.GridView{&v.Now, &v.Then} {
+			if g.ID == id && g.Key == key {
+				g.Kept, g.Rows = true, nil
+			}
+		}
+	}
+}
+
+// compactCells writes the codes of one compact row's partitions ps (see
+// views.GridRow), reusing buf's memory. hl says whether the row is
+// highlighted already; it comes back set when the highlighted partition is
+// in the row.
+func (gc gridContext) compactCells(buf *strings.Builder, ps []assign.TopicPartition, moved, unc map[assign.TopicPartition]bool, hl bool) (string, bool) {
+	buf.Reset()
+	var num [20]byte
+	for j, tp := range ps {
+		if j > 0 {
+			buf.WriteByte(' ')
+		}
+		t := gc.topicIdx[tp.Topic]
+		buf.Write(strconv.AppendInt(num[:0], int64(t), 10))
+		buf.WriteByte(':')
+		buf.Write(strconv.AppendInt(num[:0], int64(tp.Partition), 10))
+		var band uint8
+		switch {
+		case gc.bands != nil:
+			band = gc.bands[t][tp.Partition]
+		case gc.hasRates:
+			band = uint8(rateBand(gc.f.rates[tp], gc.maxRate))
+		}
+		isMoved, isUnc := moved[tp], unc[tp]
+		isHl := gc.highlight.partition != nil && *gc.highlight.partition == tp
+		if band == 0 && !isMoved && !isUnc && !isHl {
+			continue
+		}
+		buf.WriteByte(':')
+		buf.WriteByte('0' + band)
+		if !isMoved && !isUnc && !isHl {
+			continue
+		}
+		buf.WriteByte(':')
+		if isMoved {
+			buf.WriteByte('m')
+		}
+		if isUnc {
+			buf.WriteByte('u')
+		}
+		if isHl {
+			buf.WriteByte('h')
+			hl = true
+		}
+	}
+	return buf.String(), hl
+}
+
+// gridKey is a digest of everything g shows, for views.GridView.Key: an
+// FNV-1a hash of its fields, each ended by a zero byte.
+func gridKey(g views.GridView) string {
+	h := fnvHash(14695981039346656037)
+	h.str(g.ID, g.Title, g.Mode, g.Unit, g.Footer)
+	h.int(g.Parallelism, g.MaxParallelism, len(g.Topics), len(g.Rows))
+	h.bool(g.Compact, g.ByRate)
+	h.float(g.MaxRate, g.LoadMax, g.LoadLow, g.LoadHigh)
+	h.str(g.Topics...)
+	for _, r := range g.Rows {
+		h.int(r.Subtask, len(r.Cells))
+		h.str(r.LoadText, r.KeyGroups, r.Codes)
+		h.bool(r.Busiest, r.Idle, r.Highlight)
+		h.float(r.Load, r.LoadMax, r.LoadLow, r.LoadHigh)
+		for _, c := range r.Cells {
+			h.str(c.Label, c.Class, c.Title)
+			h.bool(c.Uncertain, c.Moved)
+		}
+	}
+	return strconv.FormatUint(uint64(h), 36)
+}
+
+type fnvHash uint64
+
+func (h *fnvHash) byte(b byte) { *h = (*h ^ fnvHash(b)) * 1099511628211 }
+
+func (h *fnvHash) str(ss ...string) {
+	for _, s := range ss {
+		for i := range len(s) {
+			h.byte(s[i])
+		}
+		h.byte(0)
+	}
+}
+
+func (h *fnvHash) int(xs ...int) {
+	for _, x := range xs {
+		for i := range 8 {
+			h.byte(byte(uint64(x) >> (8 * i)))
+		}
+	}
+}
+
+func (h *fnvHash) float(xs ...float64) {
+	for _, x := range xs {
+		h.int(int(math.Float64bits(x)))
+	}
+}
+
+func (h *fnvHash) bool(bs ...bool) {
+	for _, b := range bs {
+		if b {
+			h.byte(1)
+		} else {
+			h.byte(0)
+		}
+	}
 }
 
 func rateBand(r, maxRate float64) int {

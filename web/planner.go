@@ -33,6 +33,9 @@ const (
 	// Above it the restore model costs more than the rest of the plan, and
 	// the page asks the reader to choose the restore mode instead.
 	compareRestoreMax = 2000
+	// foldRates: more pasted rates than this are folded away until the
+	// reader opens them.
+	foldRates = 2000
 	// listMoves caps the partition moves listed by name.
 	listMoves = 60
 	// stateRows caps the per-subtask keyed-state table.
@@ -166,6 +169,11 @@ func (s *Server) newPlannerPage(r *http.Request, f *planForm, res *planResult) v
 	if res != nil {
 		v := newPlanView(l, f, res)
 		v.LiveNote = liveNote(f, s.now())
+		if have, ok := r.Header[gridsHeader]; ok {
+			// The planner script asks: it keeps its grids and its form.
+			keepGrids(strings.Join(have, ","), &v)
+			p.Form.Rates = ""
+		}
 		p.Plan = &v
 	}
 	return p
@@ -188,6 +196,9 @@ func newPlannerForm(l views.Layout, f *planForm) views.PlannerForm {
 	}
 	if l.Embed {
 		pf.Action += "?embed=1"
+	}
+	if n := len(f.rates); n > foldRates {
+		pf.RatesSummary = fmt.Sprintf("%s rates given (%s); show them to edit", format.Int(int64(n)), format.Bytes(int64(len(f.Rates))))
 	}
 	if f.current > 0 {
 		d, _ := assign.DefaultMaxParallelism(f.current)
@@ -261,6 +272,7 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 		}
 	}
 	gc := gridContext{f: f, topicIdx: topicIdx, maxRate: maxRate, hasRates: hasRates, highlight: hl, maxP: pl.MaxParallelism}
+	gc.rateBands()
 	v := views.PlanView{
 		SelfURL:  planURL(l, f, map[string]string{"embed": ""}),
 		EmbedURL: planURL(l, f, map[string]string{"embed": "1"}),

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"io"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/skewscope/skewscope/internal/quote"
 )
@@ -26,7 +28,7 @@ func (s *Server) routes() http.Handler {
 	// which checks its Origin itself.
 	root.Use(s.csrf.Handler)
 	root.Use(middleware.GetHead)
-	root.Use(middleware.Compress(1, "text/html", "text/css", "text/javascript", "application/json", "text/csv", "text/plain"))
+	root.Use(compressor().Handler)
 	if s.prefix == "" {
 		s.mount(root)
 		return root
@@ -36,6 +38,21 @@ func (s *Server) routes() http.Handler {
 	})
 	root.Route(s.prefix, s.mount)
 	return root
+}
+
+// compressor gzips text answers at the fastest level, with klauspost's
+// gzip (which the Kafka client links in already): it takes about half the
+// time of compress/gzip for pages like the 10,000-partition planner.
+func compressor() *middleware.Compressor {
+	c := middleware.NewCompressor(1, "text/html", "text/css", "text/javascript", "application/json", "text/csv", "text/plain")
+	c.SetEncoder("gzip", func(w io.Writer, level int) io.Writer {
+		gw, err := gzip.NewWriterLevel(w, level)
+		if err != nil {
+			return nil
+		}
+		return gw
+	})
+	return c
 }
 
 // mount lists the routes under the route prefix.

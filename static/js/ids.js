@@ -17,4 +17,9 @@ export const ids = Object.freeze({
   spark: "data-spark",
   sparkMax: "data-spark-max",
   sparkAxis: "data-spark-axis",
+  gridKey: "data-grid-key",
+  kept: "data-kept",
+  topics: "data-topics",
+  colorBy: "data-color",
+  cells: "data-cells",
 });
