@@ -28,13 +28,19 @@ const hllBits = 14
 // use.
 type Summary struct {
 	maxP      int
+	kgMask    int32 // maxP-1 when maxP is a power of two (x % maxP == x & kgMask for x >= 0), else -1
 	capacity  int
 	records   int64
 	evictions int64
 	keyGroups []int64
 
 	counters []counter
-	index    map[keyID]int32
+	// index finds a key's counter: open addressing with linear probing over
+	// a power-of-two table at most half full, by indexHash, with
+	// backward-shift deletion, so evictions leave no tombstones behind (Go
+	// maps slowed down by a third under this churn).
+	index     []slot
+	indexMask uint64
 	// buckets hold the counters of equal count in a list sorted by count,
 	// lowest first (the Stream-Summary of Metwally et al.), so that an
 	// increment and an eviction are O(1).
@@ -49,16 +55,19 @@ type Summary struct {
 	failed   int64
 }
 
-type keyID struct {
-	text string
-	hash int32
+type slot struct {
+	h uint64 // indexHash of the key's Java hash
+	c int32  // counter index + 1; 0 for an empty slot
 }
 
+// counter is one Space-Saving counter, 64 bytes: one cache line.
 type counter struct {
+	h          uint64 // indexHash
 	text       string
+	count, err int64
 	hash       int32
 	keyGroup   int32
-	count, err int64
+	slot       int32 // its entry in the index
 	bucket     int32
 	prev, next int32 // in the bucket's list of counters; -1 for none
 }
@@ -99,16 +108,25 @@ func NewSummary(capacity int, maxP int) *Summary {
 		panic(fmt.Sprintf("keysample.NewSummary: max parallelism %d: %v", maxP, err))
 	}
 	capacity = max(capacity, 1)
+	size := 1
+	for size < 2*capacity {
+		size <<= 1
+	}
 	s := &Summary{
 		maxP:        maxP,
+		kgMask:      -1,
 		capacity:    capacity,
 		keyGroups:   make([]int64, maxP),
 		counters:    make([]counter, 0, capacity),
-		index:       make(map[keyID]int32, capacity),
+		index:       make([]slot, size),
+		indexMask:   uint64(size - 1),
 		buckets:     make([]bucket, capacity),
 		freeBuckets: make([]int32, capacity),
 		minBucket:   -1,
 		errIndex:    map[string]int{},
+	}
+	if maxP&(maxP-1) == 0 {
+		s.kgMask = int32(maxP - 1)
 	}
 	for i := range s.freeBuckets {
 		s.freeBuckets[i] = int32(capacity - 1 - i)
@@ -131,19 +149,26 @@ func (s *Summary) Counters() int { return len(s.counters) }
 // counters needs.
 func (s *Summary) Add(k Key) {
 	s.records++
-	kg := assign.KeyGroupForHash(k.Hash, s.maxP)
+	var kg int
+	if s.kgMask >= 0 {
+		kg = int(assign.MurmurHash(k.Hash) & s.kgMask) // assign.KeyGroupForHash, without a division
+	} else {
+		kg = assign.KeyGroupForHash(k.Hash, s.maxP)
+	}
 	s.keyGroups[kg]++
-	s.addHLL(k)
-
-	id := keyID{k.Text, k.Hash}
-	if i, ok := s.index[id]; ok {
+	h := indexHash(k.Hash)
+	if i := s.find(h, k); i >= 0 {
 		s.increment(i)
 		return
 	}
+	// A key in the summary was added to the distinct-count sketch when it
+	// took its counter, and adding a key twice leaves the sketch as it is:
+	// only a key new to the summary needs its text hashed.
+	s.addHLL(keyHash(k))
 	if len(s.counters) < s.capacity {
 		i := int32(len(s.counters))
-		s.counters = append(s.counters, counter{text: k.Text, hash: k.Hash, keyGroup: int32(kg), prev: -1, next: -1})
-		s.index[id] = i
+		s.counters = append(s.counters, counter{h: h, text: k.Text, hash: k.Hash, keyGroup: int32(kg), prev: -1, next: -1})
+		s.insert(h, i)
 		if s.minBucket >= 0 && s.buckets[s.minBucket].count == 1 {
 			s.attach(i, s.minBucket)
 		} else {
@@ -156,11 +181,53 @@ func (s *Summary) Add(k Key) {
 	// have occurred up to m times before.
 	s.evictions++
 	i := s.buckets[s.minBucket].head
+	s.remove(i)
 	c := &s.counters[i]
-	delete(s.index, keyID{c.text, c.hash})
-	c.text, c.hash, c.keyGroup, c.err = k.Text, k.Hash, int32(kg), c.count
-	s.index[id] = i
+	c.h, c.text, c.hash, c.keyGroup, c.err = h, k.Text, k.Hash, int32(kg), c.count
+	s.insert(h, i)
 	s.increment(i)
+}
+
+// find returns the counter of key k, whose indexHash is h, or -1.
+func (s *Summary) find(h uint64, k Key) int32 {
+	for j := h & s.indexMask; ; j = (j + 1) & s.indexMask {
+		sl := s.index[j]
+		if sl.c == 0 {
+			return -1
+		}
+		if sl.h == h {
+			if c := &s.counters[sl.c-1]; c.hash == k.Hash && c.text == k.Text {
+				return sl.c - 1
+			}
+		}
+	}
+}
+
+// insert indexes counter i under hash h.
+func (s *Summary) insert(h uint64, i int32) {
+	j := h & s.indexMask
+	for s.index[j].c != 0 {
+		j = (j + 1) & s.indexMask
+	}
+	s.index[j] = slot{h: h, c: i + 1}
+	s.counters[i].slot = int32(j)
+}
+
+// remove takes counter i out of the index, shifting back the entries after
+// it that it had pushed from their home slot.
+func (s *Summary) remove(i int32) {
+	mask := s.indexMask
+	j := uint64(s.counters[i].slot)
+	for k := (j + 1) & mask; s.index[k].c != 0; k = (k + 1) & mask {
+		// The entry at k may move to j if j lies on its probe path:
+		// from its home slot to k.
+		if (k-s.index[k].h)&mask >= (k-j)&mask {
+			s.index[j] = s.index[k]
+			s.counters[s.index[j].c-1].slot = int32(j)
+			j = k
+		}
+	}
+	s.index[j] = slot{}
 }
 
 // newBucket takes a free bucket of the given count and links it between
@@ -332,9 +399,17 @@ func (s *Summary) Distinct() (estimate float64, stdErr float64) {
 	return e, 1.04 / math.Sqrt(m) * e
 }
 
-// addHLL records k in the distinct-count sketch.
-func (s *Summary) addHLL(k Key) {
-	x := fmix64(hashText(k.Text) ^ uint64(uint32(k.Hash)))
+// indexHash spreads a Java hashCode over 64 bits to index counters; keys
+// whose Java hashes collide share a probe sequence and are told apart by
+// their text.
+func indexHash(javaHash int32) uint64 { return fmix64(uint64(uint32(javaHash)) + 0x9e3779b97f4a7c15) }
+
+// keyHash is the 64-bit hash of a key, text and Java hash, that feeds the
+// distinct-count sketch.
+func keyHash(k Key) uint64 { return fmix64(hashText(k.Text) ^ uint64(uint32(k.Hash))) }
+
+// addHLL records a key of keyHash x in the distinct-count sketch.
+func (s *Summary) addHLL(x uint64) {
 	j := x >> (64 - hllBits)
 	w := x<<hllBits | 1<<(hllBits-1) // a guard bit bounds the run of zeros
 	if r := uint8(bits.LeadingZeros64(w) + 1); r > s.hll[j] {
@@ -343,31 +418,40 @@ func (s *Summary) addHLL(k Key) {
 }
 
 // hashText is a 64-bit hash of s, the body of MurmurHash3's x64 mixing over
-// 8-byte blocks; fmix64 finishes it. It is fixed (not seeded per process) so
-// estimates are reproducible.
+// 8-byte blocks, the last block overlapping the one before it when s is
+// not a multiple of 8 bytes; fmix64 finishes it. It is fixed (not seeded
+// per process) so estimates are reproducible.
 func hashText(s string) uint64 {
 	const c1, c2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
-	h := uint64(len(s))
-	for ; len(s) >= 8; s = s[8:] {
-		k := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	mix := func(h, k uint64) uint64 {
 		k *= c1
 		k = bits.RotateLeft64(k, 31)
 		k *= c2
 		h ^= k
-		h = bits.RotateLeft64(h, 27)*5 + 0x52dce729
+		return bits.RotateLeft64(h, 27)*5 + 0x52dce729
 	}
-	if len(s) > 0 {
+	h := uint64(len(s))
+	if len(s) < 8 {
 		var k uint64
 		for i := range len(s) {
 			k |= uint64(s[i]) << (8 * i)
 		}
-		k *= c1
-		k = bits.RotateLeft64(k, 31)
-		k *= c2
-		h ^= k
+		return mix(h, k)
+	}
+	for i := 0; i+8 <= len(s); i += 8 {
+		h = mix(h, load64(s[i:]))
+	}
+	if len(s)%8 != 0 {
+		h = mix(h, load64(s[len(s)-8:]))
 	}
 	return h
+}
+
+// load64 reads the first 8 bytes of s, little-endian.
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // fmix64 is MurmurHash3's 64-bit finaliser.
