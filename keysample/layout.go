@@ -163,8 +163,15 @@ func (s *Summary) Verdict(current, fromP, toP int) Verdict {
 	ps := make([]int, 0, v.To-v.From+1)
 	for p := v.From; p <= v.To; p++ {
 		ps = append(ps, p)
-		l, _ := s.AtParallelism(p)
-		v.Loads = append(v.Loads, ParallelismLoad{Parallelism: p, Busiest: l.Busiest, Share: l.Share, Imbalance: l.Share * float64(p)})
+		per := s.perSubtask(p)
+		busiest := 0
+		for i, n := range per {
+			if n > per[busiest] {
+				busiest = i
+			}
+		}
+		share := ratio(per[busiest], s.records)
+		v.Loads = append(v.Loads, ParallelismLoad{Parallelism: p, Busiest: busiest, Share: share, Imbalance: share * float64(p)})
 	}
 
 	if v.Current > 0 {
@@ -255,7 +262,7 @@ func (sep Separation) sentence(from, to int) string {
 	if len(names) == 2 {
 		who = "the two heaviest keys, " + names[0] + " and " + names[1] + ","
 	} else {
-		who = "the " + strconv.Itoa(len(names)) + " heaviest keys, " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + ","
+		who = "the three heaviest keys, " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + ","
 	}
 	switch {
 	case sep.SameKeyGroup:
@@ -313,13 +320,10 @@ func runs(xs []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// pct writes a share 0..1 as a percentage: whole percents from 10%, one
-// decimal below.
+// pct writes a share 0..1 as a percentage with at most one decimal:
+// "31%", "12.5%", "0.8%".
 func pct(x float64) string {
-	if x >= 0.095 {
-		return strconv.FormatFloat(100*x, 'f', 0, 64) + "%"
-	}
-	return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
+	return strings.TrimSuffix(strconv.FormatFloat(100*x, 'f', 1, 64), ".0") + "%"
 }
 
 func times(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) + "×" }

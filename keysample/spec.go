@@ -385,13 +385,15 @@ func jsonScalarKey(k assign.Kind, leaf json.RawMessage, field string) (Key, erro
 	}
 	text := string(leaf)
 	if k == assign.KindString && leaf[0] != 't' && leaf[0] != 'f' {
-		// Jackson's asText of an integer node is its value in decimal; of a
-		// fractional one, Java's Double.toString, which is not reproduced.
-		v, err := strconv.ParseInt(text, 10, 64)
-		if err != nil {
+		// Jackson's asText of an integer node is its value in decimal, which
+		// is the JSON text but for -0; of a fractional one, Java's
+		// Double.toString, which is not reproduced here.
+		if strings.ContainsAny(text, ".eE") {
 			return Key{}, fmt.Errorf("field %s is the number %s: only an integer number is keyed as string; key it as double or long", field, quote.Clip(text))
 		}
-		text = strconv.FormatInt(v, 10)
+		if text == "-0" {
+			text = "0"
+		}
 	}
 	key, err := scalarKey(k, text)
 	if err != nil {

@@ -100,6 +100,7 @@ func TestKey(t *testing.T) {
 		{[4]string{"value", "json", "customer.id", "long"}, nil, []byte(`{"customer":{"id":"17"}}`), Key{"17", assign.LongHashCode(17)}},
 		{[4]string{"value", "json", "customer.id", "int"}, nil, []byte(`{"customer":{"id":-3}}`), Key{"-3", -3}},
 		{[4]string{"value", "json", "customer.id", "string"}, nil, []byte(`{"customer":{"id":-0}}`), Key{"0", str("0")}},
+		{[4]string{"value", "json", "customer.id", "string"}, nil, []byte(`{"customer":{"id":123456789012345678901234567890}}`), Key{"123456789012345678901234567890", str("123456789012345678901234567890")}},
 		{[4]string{"value", "json", "items.1.sku", ""}, nil, []byte(`{"items":[{"sku":"a"},{"sku":"b\u00e9"}]}`), Key{"bé", str("bé")}},
 		{[4]string{"value", "json", "u", ""}, nil, []byte(`{"u":"\ud800"}`), Key{"\uFFFD", 0xD800}},
 		{[4]string{"value", "json", "u", ""}, nil, []byte(`{"u":"\ud83d\ude00"}`), Key{"😀", str("😀")}},

@@ -145,8 +145,8 @@ func (s *Summary) Counters() int { return len(s.counters) }
 
 // Add counts one record with key k: its key group exactly, its key in the
 // heavy-hitters summary and the distinct-count sketch. It is O(1) amortised
-// and allocates nothing but, for a key new to the summary, what the map of
-// counters needs.
+// and allocates nothing (NewSummary sizes the counters and their index); a
+// key that takes a counter keeps k.Text.
 func (s *Summary) Add(k Key) {
 	s.records++
 	var kg int

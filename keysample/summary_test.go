@@ -305,7 +305,7 @@ func TestVerdict(t *testing.T) {
 		fmt.Sprintf("at the current parallelism 8, subtask %d is the busiest with %s of the records", l8.Busiest, pct(l8.Share)),
 		`key "customer-42" alone carries 31% of the records: no parallelism spreads it; it lands on subtask`,
 		`the two heaviest keys, "customer-42" and "customer-7",`,
-		`the 3 heaviest keys, "customer-42", "customer-7" and "customer-9",`,
+		`the three heaviest keys, "customer-42", "customer-7" and "customer-9",`,
 		"the most even spread in 6–11 is at p = ",
 	} {
 		if !strings.Contains(joined, want) {
@@ -415,4 +415,29 @@ func (s *Summary) indexed() int {
 		}
 	}
 	return n
+}
+
+// TestVerdictKeyOnOneSubtask: a key in key group 0 stays on subtask 0 at
+// every parallelism, and the verdict says so in one sentence.
+func TestVerdictKeyOnOneSubtask(t *testing.T) {
+	const maxP = 128
+	var hot Key
+	for i := 0; ; i++ {
+		if hot = stringKey("k" + strconv.Itoa(i)); assign.KeyGroupForHash(hot.Hash, maxP) == 0 {
+			break
+		}
+	}
+	s := NewSummary(100, maxP)
+	for i := range 100 {
+		s.Add(hot)
+		s.Add(stringKey("cold-" + strconv.Itoa(i)))
+	}
+	v := s.Verdict(8, 6, 11)
+	want := fmt.Sprintf("key %q alone carries 50%% of the records: no parallelism spreads it; it lands on subtask 0 at every p between 6 and 11", hot.Text)
+	if !slices.Contains(v.Sentences, want) {
+		t.Errorf("Verdict sentences lack %q:\n%s", want, strings.Join(v.Sentences, "\n"))
+	}
+	if len(v.HotKeys) != 1 || !slices.Equal(v.HotKeys[0].Subtasks, []int{0, 0, 0, 0, 0, 0}) || v.HotKeys[0].MinShare != 0.5 {
+		t.Errorf("Verdict hot keys = %+v", v.HotKeys)
+	}
 }
