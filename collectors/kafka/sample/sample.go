@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,8 +19,13 @@ import (
 	"github.com/skewscope/skewscope/collectors/kafka"
 )
 
-// ProgressInterval is the longest time between two progress calls.
+// ProgressInterval is the longest time between two progress calls (while
+// the handler takes less than ProgressInterval/64 a record).
 const ProgressInterval = 250 * time.Millisecond
+
+// progressEvery is how many records the sampler takes between two looks at
+// the clock within one fetch.
+const progressEvery = 64
 
 // Why a sample stopped: [Progress.StoppedBy].
 const (
@@ -66,8 +72,12 @@ type Progress struct {
 	Elapsed        time.Duration
 	Done           bool
 	StoppedBy      string // "" while running, then one of the Stopped constants.
-	Skipped        int64  // Skipped records over Limits.MaxRecordBytes, counted but not delivered.
-	Err            string // Err says why StoppedBy is "error".
+	// Skipped records over Limits.MaxRecordBytes, counted but not
+	// delivered; also the offsets of a batch that would decompress past
+	// 32 MiB, which the client does not decompress.
+	Skipped int64
+
+	Err string // Err says why StoppedBy is "error".
 }
 
 // Sample reads the records of req and calls handle with each, in offset
@@ -130,11 +140,13 @@ type sampler struct {
 	p            Progress
 	parts        map[int32]*partState
 	nextProgress time.Time
+	seen         int // records taken from fetches, control records included
 }
 
 type partState struct {
-	end  int64 // end is the offset to stop before; math.MaxInt64 in mode "live".
-	done bool
+	start int64 // start is the first offset read.
+	end   int64 // end is the offset to stop before; math.MaxInt64 in mode "live".
+	done  bool
 }
 
 // partRange is one partition's offsets to read, [start, end).
@@ -205,7 +217,7 @@ func (s *sampler) run(ctx context.Context, cfg kafka.Config, req Request, extra 
 	s.parts = make(map[int32]*partState, len(ranges))
 	offsets := make(map[int32]kgo.Offset, len(ranges))
 	for _, r := range ranges {
-		st := &partState{end: r.end}
+		st := &partState{start: r.start, end: r.end}
 		s.parts[r.partition] = st
 		if r.start >= r.end && !live {
 			st.done = true
@@ -351,7 +363,7 @@ func (s *sampler) consume(ctx context.Context, cl *kgo.Client, windowEnd, deadli
 		if ctx.Err() != nil {
 			return StoppedCancelled, nil
 		}
-		if err := fetchError(fs); err != nil {
+		if err := s.fetchError(cl, fs); err != nil {
 			return StoppedError, err
 		}
 		if stop := s.take(ctx, cl, fs, live); stop != "" {
@@ -362,8 +374,9 @@ func (s *sampler) consume(ctx context.Context, cl *kgo.Client, windowEnd, deadli
 
 // fetchError is the first error of fs that stops the sample. The poll's
 // own deadline, retried broker errors and a reset to a newer log start
-// (records deleted while the sample ran) do not.
-func fetchError(fs kgo.Fetches) error {
+// (records deleted while the sample ran) do not; a batch too large to
+// decompress within the bound is skipped, its offsets counted in Skipped.
+func (s *sampler) fetchError(cl *kgo.Client, fs kgo.Fetches) error {
 	for _, fe := range fs.Errors() {
 		switch {
 		case errors.Is(fe.Err, context.DeadlineExceeded), errors.Is(fe.Err, context.Canceled):
@@ -374,12 +387,35 @@ func fetchError(fs kgo.Fetches) error {
 		if _, ok := errors.AsType[*kgo.ErrDataLoss](fe.Err); ok {
 			continue
 		}
-		if fe.Topic == "" {
-			return fmt.Errorf("fetch: %w", fe.Err)
+		if big, ok := errors.AsType[*kgo.ErrDecompressTooLarge](fe.Err); ok {
+			s.skipBatch(cl, big)
+			continue
 		}
-		return fmt.Errorf("fetch topic %q partition %d: %w", fe.Topic, fe.Partition, fe.Err)
+		err := fe.Err
+		if strings.Contains(err.Error(), "BrokerMaxReadBytes") {
+			err = fmt.Errorf("%w (a record batch over the %d MiB a sample fetches at once)", err, brokerMaxReadBytes>>20)
+		}
+		if fe.Topic == "" {
+			return fmt.Errorf("fetch: %w", err)
+		}
+		return fmt.Errorf("fetch topic %q partition %d: %w", fe.Topic, fe.Partition, err)
 	}
 	return nil
+}
+
+// skipBatch moves past a batch that kgo refused to decompress, counting
+// its offsets as skipped records.
+func (s *sampler) skipBatch(cl *kgo.Client, big *kgo.ErrDecompressTooLarge) {
+	st := s.parts[big.Partition]
+	if st == nil || st.done {
+		return
+	}
+	s.p.Skipped += min(big.NextOffset, st.end) - max(big.Offset, st.start)
+	if big.NextOffset >= st.end {
+		s.finish(cl, big.Partition, st)
+		return
+	}
+	cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{s.topic: {big.Partition: {Epoch: big.Epoch, Offset: big.NextOffset}}})
 }
 
 // take hands the records of fs to the handler and says why to stop, ""
@@ -397,6 +433,11 @@ func (s *sampler) take(ctx context.Context, cl *kgo.Client, fs kgo.Fetches, live
 				for _, r := range fp.Records {
 					if ctx.Err() != nil { // an atomic load
 						return StoppedCancelled
+					}
+					if s.seen++; s.seen%progressEvery == 0 { // a slow handler
+						if now := time.Now(); !now.Before(s.nextProgress) {
+							s.emit(now)
+						}
 					}
 					if st.done {
 						break

@@ -425,6 +425,29 @@ func TestSampleProgress(t *testing.T) {
 	})
 }
 
+// TestSampleProgressSlowHandler: progress keeps coming while a slow
+// handler works through one fetch.
+func TestSampleProgressSlowHandler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tc := newCluster(t, 1)
+		tc.produce(t, 0, 0, 1000, 10)
+		var ps []Progress
+		p, err := run(t.Context(), tc.cfg, Request{Topic: topic, Mode: ModeLast, LastN: 1000},
+			func(Record) { time.Sleep(time.Millisecond) }, func(p Progress) { ps = append(ps, p) }, tc.dial)
+		if err != nil || p.Records != 1000 {
+			t.Fatalf("Sample = %+v, %v; want 1000 records", p, err)
+		}
+		for i := 1; i < len(ps); i++ {
+			if d := ps[i].Elapsed - ps[i-1].Elapsed; d > ProgressInterval+progressEvery*time.Millisecond {
+				t.Errorf("progress %d came %v after the one before, want at most %v", i, d, ProgressInterval+progressEvery*time.Millisecond)
+			}
+		}
+		if len(ps) < 4 {
+			t.Errorf("%d progress calls over a 1s handler, want at least 4", len(ps))
+		}
+	})
+}
+
 // TestSampleCancel: cancelling ctx stops a sample with what it read.
 func TestSampleCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
