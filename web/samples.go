@@ -439,36 +439,83 @@ func (s *Server) serveSampleCancel(w http.ResponseWriter, r *http.Request) (int,
 
 // sampleResponse is GET /api/v1/samples/{id}.
 type sampleResponse struct {
-	ID        string          `json:"id"`
-	Cluster   string          `json:"cluster"`
-	Topic     string          `json:"topic"`
-	Key       string          `json:"key"`
-	Request   sampleRequest   `json:"request"`
-	Started   time.Time       `json:"started"`
-	Progress  sample.Progress `json:"progress"`
-	Done      bool            `json:"done"`
-	Records   int64           `json:"records"`
-	Distinct  *distinctJSON   `json:"distinct"`
-	TopKeys   []topKeyJSON    `json:"topKeys"`
-	KeyGroups []int64         `json:"keyGroupCounts"`
+	ID       string        `json:"id"`
+	Cluster  string        `json:"cluster"`
+	Topic    string        `json:"topic"`
+	Key      string        `json:"key"`
+	Request  sampleRequest `json:"request"`
+	Started  time.Time     `json:"started"`
+	Progress progressJSON  `json:"progress"`
+	Done     bool          `json:"done"`
+	Records  int64         `json:"records"`
+	Distinct *distinctJSON `json:"distinct"`
+	TopKeys  []topKeyJSON  `json:"topKeys"`
+	// KeyGroups are the sampled records per key group, exact.
+	KeyGroups []int64 `json:"keyGroupCounts"`
 	// Now and Target are the sampled records per subtask at the current
-	// and target parallelism (computed from exact key groups).
-	Now     *keysample.Layout      `json:"now"`
-	Target  *keysample.Layout      `json:"target"`
-	Verdict *keysample.Verdict     `json:"verdict"`
-	Errors  []keysample.ErrorCount `json:"errors"`
-	Kinds   map[string]string      `json:"kinds"`
-	Limits  sample.Limits          `json:"limits"`
+	// and target parallelism (computed from the exact key groups).
+	Now     *layoutJSON      `json:"now"`
+	Target  *layoutJSON      `json:"target"`
+	Verdict *verdictJSON     `json:"verdict"`
+	Errors  []errorCountJSON `json:"errors"`
+	// Kinds say which figures are observed, computed or estimated.
+	Kinds map[string]string `json:"kinds"`
+}
+
+type progressJSON struct {
+	Records        int64   `json:"records"`
+	Bytes          int64   `json:"bytes"`
+	Partitions     int     `json:"partitions"`
+	PartitionsDone int     `json:"partitionsDone"`
+	ElapsedSeconds float64 `json:"elapsedSeconds"`
+	Done           bool    `json:"done"`
+	StoppedBy      string  `json:"stoppedBy"`
+	Skipped        int64   `json:"skipped"`
+	Error          string  `json:"error,omitempty"`
+}
+
+type layoutJSON struct {
+	Parallelism int     `json:"parallelism"`
+	PerSubtask  []int64 `json:"perSubtask"`
+	Busiest     int     `json:"busiest"`
+	// Share is the busiest subtask's share of the records.
+	Share float64 `json:"share"`
+}
+
+type verdictJSON struct {
+	Sentences []string `json:"sentences"`
+	From      int      `json:"from"`
+	To        int      `json:"to"`
+}
+
+type errorCountJSON struct {
+	Message string `json:"message"`
+	Count   int64  `json:"count"`
+}
+
+type limitsJSON struct {
+	MaxRecords     int64   `json:"maxRecords"`
+	MaxBytes       int64   `json:"maxBytes"`
+	MaxSeconds     float64 `json:"maxSeconds"`
+	MaxRecordBytes int     `json:"maxRecordBytes"`
+}
+
+func layoutOf(l *keysample.Layout) *layoutJSON {
+	if l == nil {
+		return nil
+	}
+	return &layoutJSON{Parallelism: l.Parallelism, PerSubtask: l.PerSubtask, Busiest: l.Busiest, Share: l.Share}
 }
 
 type sampleRequest struct {
-	Mode           string  `json:"mode"`
-	LastN          int64   `json:"lastN,omitempty"`
-	WindowSeconds  float64 `json:"windowSeconds,omitempty"`
-	Partitions     []int32 `json:"partitions"`
-	Parallelism    int     `json:"parallelism"`
-	Target         int     `json:"target"`
-	MaxParallelism int     `json:"maxParallelism"`
+	Limits         limitsJSON `json:"limits"`
+	Mode           string     `json:"mode"`
+	LastN          int64      `json:"lastN,omitempty"`
+	WindowSeconds  float64    `json:"windowSeconds,omitempty"`
+	Partitions     []int32    `json:"partitions"`
+	Parallelism    int        `json:"parallelism"`
+	Target         int        `json:"target"`
+	MaxParallelism int        `json:"maxParallelism"`
 }
 
 type distinctJSON struct {
@@ -491,25 +538,30 @@ type topKeyJSON struct {
 
 func newSampleResponse(snap sampleSnapshot) sampleResponse {
 	f := snap.Form
+	pr := snap.Progress
+	lim := f.req.WithDefaults().Limits
 	resp := sampleResponse{
 		ID: snap.ID, Cluster: f.Cluster, Topic: f.Topic, Key: f.spec.String(), Started: snap.Started,
-		Progress: snap.Progress, Done: snap.Done, Records: snap.Records, Errors: snap.Errors, Limits: f.req.Limits,
+		Progress: progressJSON{Records: pr.Records, Bytes: pr.Bytes, Partitions: pr.Partitions, PartitionsDone: pr.PartitionsDone,
+			ElapsedSeconds: pr.Elapsed.Seconds(), Done: pr.Done, StoppedBy: pr.StoppedBy, Skipped: pr.Skipped, Error: pr.Err},
+		Done: snap.Done, Records: snap.Records,
 		Request: sampleRequest{Mode: f.req.Mode, LastN: f.req.LastN, WindowSeconds: f.req.Window.Seconds(), Partitions: f.req.Partitions,
-			Parallelism: f.p, Target: f.target, MaxParallelism: f.maxP},
+			Parallelism: f.p, Target: f.target, MaxParallelism: f.maxP,
+			Limits: limitsJSON{MaxRecords: lim.MaxRecords, MaxBytes: lim.MaxBytes, MaxSeconds: lim.MaxTime.Seconds(), MaxRecordBytes: lim.MaxRecordBytes}},
 		Kinds: map[string]string{
 			"keyGroupCounts": "observed: every sampled record's key group is computed exactly",
-			"topKeys":        "estimated: counts are within errorBound above the true count (Space-Saving)",
-			"distinct":       "estimated: within stdError, one standard error",
+			"topKeys":        "estimated: each count is at most errorBound above the true count (Space-Saving)",
+			"distinct":       "estimated: within stdError, one standard error (HyperLogLog)",
 			"now":            "computed from the key-group counts",
 		},
+		TopKeys: []topKeyJSON{}, Errors: []errorCountJSON{},
 	}
 	if resp.Request.Partitions == nil {
 		resp.Request.Partitions = []int32{}
 	}
-	if resp.Errors == nil {
-		resp.Errors = []keysample.ErrorCount{}
+	for _, e := range snap.Errors {
+		resp.Errors = append(resp.Errors, errorCountJSON{Message: e.Message, Count: e.Count})
 	}
-	resp.TopKeys = []topKeyJSON{}
 	if !snap.Done {
 		return resp
 	}
@@ -518,9 +570,11 @@ func newSampleResponse(snap sampleSnapshot) sampleResponse {
 		resp.Distinct.StdError = 0
 	}
 	resp.KeyGroups = snap.KG
-	resp.Now, resp.Target = snap.Now, snap.Target
-	v := snap.Verdict
-	resp.Verdict = &v
+	resp.Now, resp.Target = layoutOf(snap.Now), layoutOf(snap.Target)
+	resp.Verdict = &verdictJSON{Sentences: snap.Verdict.Sentences, From: snap.Verdict.From, To: snap.Verdict.To}
+	if resp.Verdict.Sentences == nil {
+		resp.Verdict.Sentences = []string{}
+	}
 	for _, k := range snap.Top {
 		tk := topKeyJSON{Key: k.Text, JavaHash: k.Hash, KeyGroup: k.KeyGroup, Count: k.Count, ErrorBound: k.ErrorBound,
 			Subtask: assign.OperatorIndex(f.maxP, f.p, k.KeyGroup), TargetSubtask: -1}

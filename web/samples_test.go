@@ -243,3 +243,23 @@ func decodeInto(t *testing.T, resp *http.Response, v any) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpenAPISampleSchema checks a finished sample's answer against
+// openapi.json's SampleResponse, key by key.
+func TestOpenAPISampleSchema(t *testing.T) {
+	fx := newSampleFixture(t, 500)
+	id := fx.start(t, url.Values{"parallelism": {"4"}, "target": {"6"}})
+	fx.wait(t, id)
+	resp, err := http.Get(fx.srv.URL + "/api/v1/samples/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	decodeInto(t, resp, &v)
+	doc := oaLiveLoad(t)
+	c := &oaLiveChecker{t: t, doc: doc, partial: true, seen: map[string]bool{}}
+	c.check("/api/v1/samples/"+id, oaLiveResponseSchema(t, doc, "/api/v1/samples/{id}"), v)
+	if !c.seen["SampleResponse"] || !c.seen["SampleLayout"] {
+		t.Errorf("schemas reached: %v", c.seen)
+	}
+}
