@@ -104,7 +104,10 @@ type Progress struct {
 // Mode "last" stops at the end offsets listed at the start even while
 // producers write. Transaction markers take offsets but are not records, so
 // a partition with them delivers fewer than LastN records; so does a
-// compacted one.
+// compacted one, and one whose records are deleted (retention,
+// DeleteRecords) while the sample runs: the consumer goes on from the new
+// log start, and a partition left with nothing to read is seen done by
+// listing the log starts again after a second without records.
 func Sample(ctx context.Context, cfg kafka.Config, req Request, handle func(Record), progress func(Progress)) (Progress, error) {
 	return run(ctx, cfg, req, handle, progress)
 }
@@ -141,7 +144,19 @@ type sampler struct {
 	parts        map[int32]*partState
 	nextProgress time.Time
 	seen         int // records taken from fetches, control records included
+
+	// Mode "last": after idleRecheck with nothing fetched, the log start
+	// offsets are listed again, to finish the partitions whose records
+	// were all deleted before they were read.
+	adm         *kadm.Client
+	timeout     time.Duration // timeout is the client's request timeout.
+	idleSince   time.Time
+	nextRecheck time.Time
 }
+
+// idleRecheck is how long a "last" sample waits for records before it
+// lists the log start offsets again, and then between two listings.
+const idleRecheck = time.Second
 
 type partState struct {
 	start int64 // start is the first offset read.
@@ -235,6 +250,7 @@ func (s *sampler) run(ctx context.Context, cfg kafka.Config, req Request, extra 
 	if live {
 		windowEnd = listedAt.Add(req.Window)
 	}
+	s.adm, s.timeout = kadm.NewClient(cl), timeout
 	return s.consume(ctx, cl, windowEnd, deadline)
 }
 
@@ -336,11 +352,18 @@ func listRanges(ctx context.Context, adm *kadm.Client, req Request) ([]partRange
 // cancelled.
 func (s *sampler) consume(ctx context.Context, cl *kgo.Client, windowEnd, deadline time.Time) (string, error) {
 	live := !windowEnd.IsZero()
+	s.idleSince = time.Now()
 	for {
 		if !live && s.p.PartitionsDone == s.p.Partitions {
 			return StoppedComplete, nil
 		}
 		now := time.Now()
+		if !live && now.Sub(s.idleSince) >= idleRecheck && !now.Before(s.nextRecheck) {
+			s.emit(now) // the listing takes at most the next interval
+			s.recheckStarts(ctx, cl, deadline)
+			s.nextRecheck = now.Add(idleRecheck)
+			continue
+		}
 		switch {
 		case live && !now.Before(windowEnd) && !windowEnd.After(deadline):
 			return StoppedComplete, nil
@@ -366,8 +389,36 @@ func (s *sampler) consume(ctx context.Context, cl *kgo.Client, windowEnd, deadli
 		if err := s.fetchError(cl, fs); err != nil {
 			return StoppedError, err
 		}
+		seen := s.seen
 		if stop := s.take(ctx, cl, fs, live); stop != "" {
 			return stop, nil
+		}
+		if s.seen != seen {
+			s.idleSince = time.Now()
+		}
+	}
+}
+
+// recheckStarts finishes the unread partitions whose log now starts at or
+// after their end: records deleted (retention, DeleteRecords) after the
+// listing and before the fetch. Nothing is left to fetch there, so no
+// record would say the partition is done. The listing gets at most
+// ProgressInterval, to keep progress coming; a failed one is tried again
+// later.
+func (s *sampler) recheckStarts(ctx context.Context, cl *kgo.Client, deadline time.Time) {
+	until := time.Now().Add(min(s.timeout, ProgressInterval))
+	if deadline.Before(until) {
+		until = deadline
+	}
+	lctx, cancel := context.WithDeadline(ctx, until)
+	defer cancel()
+	starts, err := s.adm.ListStartOffsets(lctx, s.topic)
+	if err != nil {
+		return
+	}
+	for p, st := range s.parts {
+		if o, ok := starts.Lookup(s.topic, p); ok && o.Err == nil && !st.done && o.Offset >= st.end {
+			s.finish(cl, p, st)
 		}
 	}
 }

@@ -663,3 +663,29 @@ func TestWithDefaults(t *testing.T) {
 		t.Errorf("last WithDefaults().Limits.MaxTime = %v, want %v", got, DefaultMaxTime)
 	}
 }
+
+// TestSampleLogDeletedUnderIt: records deleted between the listing and the
+// fetch leave nothing to read; the sample still completes.
+func TestSampleLogDeletedUnderIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tc := newCluster(t, 2)
+		tc.produce(t, 0, 0, 10, 10)
+		tc.produce(t, 1, 0, 10, 10)
+		deleted := false
+		got, p, err := tc.sample(t.Context(), Request{Topic: topic, Mode: ModeLast, LastN: 5}, func(p Progress) {
+			if p.Partitions > 0 && !deleted { // listed, not fetched yet
+				deleted = true
+				deleteRecords(t, tc, 0, -1)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, want := offsets(t, got), span(1, 5, 10); !slices.Equal(g, want) {
+			t.Errorf("read %v, want %v", g, want)
+		}
+		if p.StoppedBy != StoppedComplete || p.PartitionsDone != 2 {
+			t.Errorf("Sample = %+v, want complete, 2 partitions done", p)
+		}
+	})
+}
