@@ -48,7 +48,7 @@ func newSamplePage(l views.Layout, snap sampleSnapshot, now time.Time) views.Sam
 	p := views.SamplePageView{
 		Live:    views.Live{Topic: sampleTopic(snap.ID), Shape: "running"},
 		Cluster: f.Cluster, Topic: f.Topic, TopicURL: topicPath(l, f.Cluster, f.Topic),
-		Spec: "key: " + f.spec.String(), Reading: sampleReading(f),
+		Spec: "key from " + f.spec.String(), Reading: sampleReading(f),
 		Running: !snap.Done, CancelAction: l.URL("/samples/" + snap.ID + "/cancel"), Done: snap.Done,
 		P: f.p, Target: f.target,
 		CSVURL: l.URL("/samples/" + snap.ID + "/keys.csv"), JSONURL: l.URL("/api/v1/samples/" + snap.ID),
@@ -138,12 +138,12 @@ func fillSampleResult(p *views.SamplePageView, snap sampleSnapshot, now time.Tim
 	f := snap.Form
 	n := snap.Records
 	for _, s := range snap.Verdict.Sentences {
-		p.Verdict = append(p.Verdict, views.KindLine{Kind: "estimated", Text: s})
+		p.Verdict = append(p.Verdict, views.KindLine{Kind: "sampled", Text: upperFirst(s) + "."})
 	}
 	p.Figures = append(p.Figures,
 		views.KindLine{Kind: "observed", Text: fmt.Sprintf("%s records sampled; each one's key group is computed exactly (murmurHash of the key's Java hashCode, as KeyGroupRangeAssignment does), so the records per key group and per subtask below are exact for the sample.", format.Int(n))},
-		views.KindLine{Kind: "estimated", Text: fmt.Sprintf("About %s distinct keys (± %s, one standard error).", format.Int(int64(snap.Distinct)), format.Int(int64(snap.DistErr)))},
-		views.KindLine{Kind: "estimated", Text: fmt.Sprintf("Key counts come from a summary of %s counters (Space-Saving): each is at most its error bound above the true count, and every key with more than %s of the records is in it.", format.Int(summaryCounters), format.Percent(100.0/summaryCounters))},
+		distinctLine(snap),
+		views.KindLine{Kind: "estimated", Text: fmt.Sprintf("Key counts come from a summary of %s counters (Space-Saving): each is at most its error bound above the true count (shown when not 0), and every key with more than 1/%s of the records is in it.", format.Int(summaryCounters), format.Int(summaryCounters))},
 	)
 	for i, k := range snap.Top {
 		if i == shownTopKeys {
@@ -193,4 +193,20 @@ func subtaskRows(l *keysample.Layout) []views.SampleSubtaskRow {
 		out[i] = r
 	}
 	return out
+}
+
+// distinctLine says how many distinct keys the sample holds.
+func distinctLine(snap sampleSnapshot) views.KindLine {
+	if snap.DistErr == 0 {
+		return views.KindLine{Kind: "observed", Text: fmt.Sprintf("%s distinct keys, counted exactly (fewer than the summary's counters).", format.Int(int64(snap.Distinct)))}
+	}
+	return views.KindLine{Kind: "estimated", Text: fmt.Sprintf("About %s distinct keys (± %s, one standard error; HyperLogLog).", format.Int(int64(snap.Distinct)), format.Int(int64(snap.DistErr)))}
+}
+
+// upperFirst capitalises a sentence's first letter.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

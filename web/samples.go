@@ -239,8 +239,9 @@ func (run *sampleRun) snapshot(full bool) sampleSnapshot {
 			s.Target = &l
 		}
 	}
+	// From 2: one subtask is trivially "even".
 	hi := min(f.maxP, max(2*f.p, 2*f.target, 16))
-	s.Verdict = run.sum.Verdict(f.p, 1, hi)
+	s.Verdict = run.sum.Verdict(f.p, min(2, hi), hi)
 	return s
 }
 

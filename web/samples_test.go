@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,9 +25,36 @@ import (
 // partitions) holds records keyed by Zipf-distributed customer ids, and a
 // dashboard that may sample it. counts are the records per key.
 type sampleFixture struct {
-	srv    *httptest.Server
-	counts map[string]int
-	total  int
+	srv     *httptest.Server
+	brokers []string
+	counts  map[string]int
+	total   int
+}
+
+// produceWhile keeps producing hot-keyed records until ctx ends, for live
+// windows.
+func (fx *sampleFixture) produceWhile(t *testing.T, ctx context.Context) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(fx.brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer cl.Close()
+		r := rand.New(rand.NewPCG(7, 8))
+		z := rand.NewZipf(r, 1.2, 1, 5000)
+		for ctx.Err() == nil {
+			var rs []*kgo.Record
+			for range 100 {
+				rs = append(rs, &kgo.Record{Topic: "orders", Key: []byte(fmt.Sprintf("customer-%d", z.Uint64()))})
+			}
+			cl.ProduceSync(ctx, rs...)
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond): // paces the producer; nothing waits on it
+			}
+		}
+	}()
 }
 
 func newSampleFixture(t *testing.T, n int) *sampleFixture {
@@ -43,7 +71,7 @@ func newSampleFixture(t *testing.T, n int) *sampleFixture {
 	defer cl.Close()
 	r := rand.New(rand.NewPCG(5, 6))
 	z := rand.NewZipf(r, 1.2, 1, 5000)
-	fx := &sampleFixture{counts: map[string]int{}, total: n}
+	fx := &sampleFixture{counts: map[string]int{}, total: n, brokers: c.ListenAddrs()}
 	var rs []*kgo.Record
 	for i := range n {
 		k := fmt.Sprintf("customer-%d", z.Uint64())
@@ -56,14 +84,17 @@ func newSampleFixture(t *testing.T, n int) *sampleFixture {
 	if err := cl.ProduceSync(context.Background(), rs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewServer(Options{KafkaClusters: []kafka.Config{{Name: "prod", Brokers: c.ListenAddrs()}}})
+	var h atomic.Pointer[Server]
+	fx.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Load().ServeHTTP(w, r) }))
+	s, err := NewServer(Options{KafkaClusters: []kafka.Config{{Name: "prod", Brokers: c.ListenAddrs()}},
+		WebSocket: HubOptions{AllowedOrigins: []string{fx.srv.URL}}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.Store(s)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
-	fx.srv = httptest.NewServer(s)
 	t.Cleanup(func() { fx.srv.Close(); cancel(); <-done })
 	return fx
 }
