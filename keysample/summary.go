@@ -36,7 +36,7 @@ type Summary struct {
 
 	counters []counter
 	// index finds a key's counter: open addressing with linear probing over
-	// a power-of-two table at most half full, by indexHash, with
+	// a power-of-two table at most a quarter full, by indexHash, with
 	// backward-shift deletion, so evictions leave no tombstones behind (Go
 	// maps slowed down by a third under this churn).
 	index     []slot
@@ -109,7 +109,7 @@ func NewSummary(capacity int, maxP int) *Summary {
 	}
 	capacity = max(capacity, 1)
 	size := 1
-	for size < 2*capacity {
+	for size < 4*capacity {
 		size <<= 1
 	}
 	s := &Summary{
