@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -70,7 +71,7 @@ func ParseKeySpec(from, format, path, typ string) (KeySpec, error) {
 		return KeySpec{}, fmt.Errorf("key from %s: want key (the record key) or value", quote.Clip(from))
 	}
 	s.Format = strings.ToLower(strings.TrimSpace(format))
-	if !containsString(formats, s.Format) {
+	if !slices.Contains(formats, s.Format) {
 		return KeySpec{}, fmt.Errorf("key format %s: want string, int, long, json or csv", quote.Clip(format))
 	}
 	s.Path = strings.TrimSpace(path)
@@ -143,15 +144,6 @@ func ParseKeySpec(from, format, path, typ string) (KeySpec, error) {
 	}
 	s.parsed = true
 	return s, nil
-}
-
-func containsString(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // String returns the spec as short canonical text for URLs and notes:

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/skewscope/skewscope/assign"
 )
@@ -178,4 +179,30 @@ func TestKeySpecLiteral(t *testing.T) {
 	if want := (Key{"9", assign.LongHashCode(9)}); err != nil || got != want {
 		t.Errorf("%s.Key = %+v, %v, want %+v", s, got, err, want)
 	}
+}
+
+// FuzzKey: on any bytes, every format returns a key or an error without
+// panicking; a string key's Text is valid UTF-8 that hashes (as Java text)
+// to its Hash, like the raw bytes do.
+func FuzzKey(f *testing.F) {
+	for _, seed := range []string{"customer-42", "caf\xc3", `{"customer":{"id":7}}`, `{"a":["x",{"b":null}]}`, `a,"b""c",d`, "\xed\xa0\x80", "1234", "12345678"} {
+		f.Add([]byte(seed))
+	}
+	specs := []KeySpec{
+		mustSpec(f, "value", "string", "", ""), mustSpec(f, "value", "int", "", ""), mustSpec(f, "value", "long", "", ""),
+		mustSpec(f, "value", "json", "customer.id", "long"), mustSpec(f, "value", "json", "a.1.b", "string"),
+		mustSpec(f, "value", "json", "a.0,customer.id", "tuple<string,int>"),
+		mustSpec(f, "value", "csv", "1", "string"), mustSpec(f, "value", "csv", "0,2", "tuple<string,long>"),
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, s := range specs {
+			k, err := s.Key(nil, b)
+			if err != nil {
+				continue
+			}
+			if s.Format == "string" && (!utf8.ValidString(k.Text) || k.Hash != assign.StringHashCode(string(b)) || assign.StringHashCode(k.Text) != k.Hash) {
+				t.Errorf("%s.Key(% x) = %+v, want valid text hashing to %d", s, b, k, assign.StringHashCode(string(b)))
+			}
+		}
+	})
 }

@@ -36,7 +36,7 @@ type Summary struct {
 
 	counters []counter
 	// index finds a key's counter: open addressing with linear probing over
-	// a power-of-two table at most half full, by indexHash, with
+	// a power-of-two table at most a quarter full, by indexHash, with
 	// backward-shift deletion, so evictions leave no tombstones behind (Go
 	// maps slowed down by a third under this churn).
 	index     []slot
@@ -109,7 +109,7 @@ func NewSummary(capacity int, maxP int) *Summary {
 	}
 	capacity = max(capacity, 1)
 	size := 1
-	for size < 2*capacity {
+	for size < 4*capacity {
 		size <<= 1
 	}
 	s := &Summary{
@@ -264,13 +264,12 @@ func (s *Summary) freeBucket(b int32) {
 
 // attach puts counter i at the head of bucket b and sets its count.
 func (s *Summary) attach(i, b int32) {
-	c := &s.counters[i]
-	c.bucket, c.count, c.prev = b, s.buckets[b].count, -1
-	c.next = s.buckets[b].head
+	c, bk := &s.counters[i], &s.buckets[b]
+	c.bucket, c.count, c.prev, c.next = b, bk.count, -1, bk.head
 	if c.next >= 0 {
 		s.counters[c.next].prev = i
 	}
-	s.buckets[b].head = i
+	bk.head = i
 }
 
 // detach takes counter i out of its bucket's list.
@@ -289,10 +288,11 @@ func (s *Summary) detach(i int32) {
 
 // increment adds one to counter i, moving it to the bucket of the next count.
 func (s *Summary) increment(i int32) {
-	b := s.counters[i].bucket
-	want := s.buckets[b].count + 1
-	next := s.buckets[b].next
-	alone := s.buckets[b].head == i && s.counters[i].next < 0
+	c := &s.counters[i]
+	b := c.bucket
+	bk := &s.buckets[b]
+	want, next := bk.count+1, bk.next
+	alone := bk.head == i && c.next < 0
 	switch {
 	case next >= 0 && s.buckets[next].count == want:
 		s.detach(i)
@@ -301,8 +301,8 @@ func (s *Summary) increment(i int32) {
 			s.freeBucket(b)
 		}
 	case alone:
-		s.buckets[b].count = want
-		s.counters[i].count = want
+		bk.count = want
+		c.count = want
 	default:
 		s.detach(i)
 		s.attach(i, s.newBucket(want, b, next))
