@@ -148,7 +148,7 @@ func ParseKeySpec(from, format, path, typ string) (KeySpec, error) {
 
 // String returns the spec as short canonical text for URLs and notes:
 // "key:string", "value:long", "value:json:customer.id:long",
-// "value:csv:0,3:tuple<string,int>". ParseKeySpecText reads it back.
+// "value:csv:0,3:tuple<string,int>".
 func (s KeySpec) String() string {
 	t := s.Type.String()
 	if t == "" {
@@ -161,25 +161,6 @@ func (s KeySpec) String() string {
 		return s.From + ":" + s.Format + ":" + t
 	}
 	return s.From + ":" + s.Format + ":" + s.Path + ":" + t
-}
-
-// ParseKeySpecText parses the text KeySpec.String writes: from:format,
-// from:format:type, or from:format:path:type (a path may itself hold colons).
-func ParseKeySpecText(text string) (KeySpec, error) {
-	parts := strings.SplitN(text, ":", 3)
-	if len(parts) < 2 {
-		return KeySpec{}, fmt.Errorf("key spec %s: want from:format[:path]:type, such as value:json:customer.id:long", quote.Clip(text))
-	}
-	var path, typ string
-	if len(parts) == 3 {
-		rest := parts[2]
-		if i := strings.LastIndexByte(rest, ':'); i >= 0 {
-			path, typ = rest[:i], rest[i+1:]
-		} else {
-			typ = rest
-		}
-	}
-	return ParseKeySpec(parts[0], parts[1], path, typ)
 }
 
 // Key extracts the key of one record from its Kafka record key and value.

@@ -4,11 +4,14 @@ package web
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/skewscope/skewscope/internal/browsertest"
 )
@@ -71,4 +74,30 @@ func TestBrowserSampleFollowsProgress(t *testing.T) {
 	b.Screenshot(t, "sample-result-390px")
 	b.NoConsoleErrors(t)
 	b.NoDialogs(t)
+}
+
+// produceWhile keeps producing hot-keyed records until ctx ends, for live
+// windows.
+func (fx *sampleFixture) produceWhile(t *testing.T, ctx context.Context) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(fx.brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer cl.Close()
+		r := rand.New(rand.NewPCG(7, 8))
+		z := rand.NewZipf(r, 1.2, 1, 5000)
+		for ctx.Err() == nil {
+			var rs []*kgo.Record
+			for range 100 {
+				rs = append(rs, &kgo.Record{Topic: "orders", Key: []byte(fmt.Sprintf("customer-%d", z.Uint64()))})
+			}
+			cl.ProduceSync(ctx, rs...)
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond): // paces the producer; nothing waits on it
+			}
+		}
+	}()
 }

@@ -183,18 +183,16 @@ func (f *sampleForm) query() url.Values {
 
 // sampleRun is one sample and what it found so far.
 type sampleRun struct {
-	ID                 string
-	form               *sampleForm
-	started            time.Time
-	mu                 sync.Mutex
-	sum                *keysample.Summary
-	progress           sample.Progress
-	managerID          string
-	firstAt, lastAt    time.Time // first and last record's arrival, for the live rate
-	finishedAt         time.Time
-	startErr           string
-	lastPublish        time.Time
-	lastPublishRecords int64
+	ID              string
+	form            *sampleForm
+	started         time.Time
+	mu              sync.Mutex
+	sum             *keysample.Summary
+	progress        sample.Progress
+	managerID       string
+	firstAt, lastAt time.Time // first and last record's arrival, for the live rate
+	finishedAt      time.Time
+	startErr        string
 }
 
 // snapshot is the run's state for one page or answer, taken under its lock.

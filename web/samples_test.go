@@ -31,32 +31,6 @@ type sampleFixture struct {
 	total   int
 }
 
-// produceWhile keeps producing hot-keyed records until ctx ends, for live
-// windows.
-func (fx *sampleFixture) produceWhile(t *testing.T, ctx context.Context) {
-	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(fx.brokers...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		defer cl.Close()
-		r := rand.New(rand.NewPCG(7, 8))
-		z := rand.NewZipf(r, 1.2, 1, 5000)
-		for ctx.Err() == nil {
-			var rs []*kgo.Record
-			for range 100 {
-				rs = append(rs, &kgo.Record{Topic: "orders", Key: []byte(fmt.Sprintf("customer-%d", z.Uint64()))})
-			}
-			cl.ProduceSync(ctx, rs...)
-			select {
-			case <-ctx.Done():
-			case <-time.After(50 * time.Millisecond): // paces the producer; nothing waits on it
-			}
-		}
-	}()
-}
-
 func newSampleFixture(t *testing.T, n int) *sampleFixture {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "orders"))

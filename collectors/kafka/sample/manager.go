@@ -99,7 +99,7 @@ func (m *Manager) run(ctx context.Context, cfg kafka.Config, req Request, sink f
 			final.Err = fmt.Sprintf("internal error: panic: %v\n%s", r, debug.Stack())
 		}
 	}()
-	final, _ = run(ctx, cfg, req, sink, func(p Progress) {
+	final, _ = Sample(ctx, cfg, req, sink, func(p Progress) {
 		last = p
 		if !p.Done {
 			progress(p)

@@ -108,12 +108,10 @@ type Progress struct {
 // DeleteRecords) while the sample runs: the consumer goes on from the new
 // log start, and a partition left with nothing to read is seen done by
 // listing the log starts again after a second without records.
-func Sample(ctx context.Context, cfg kafka.Config, req Request, handle func(Record), progress func(Progress)) (Progress, error) {
-	return run(ctx, cfg, req, handle, progress)
-}
-
-// run is Sample with extra client options (a test's dialer).
-func run(ctx context.Context, cfg kafka.Config, req Request, handle func(Record), progress func(Progress), extra ...kgo.Opt) (Progress, error) {
+//
+// extra are further client options, after the ones cfg gives (tests pass
+// a dialer).
+func Sample(ctx context.Context, cfg kafka.Config, req Request, handle func(Record), progress func(Progress), extra ...kgo.Opt) (Progress, error) {
 	if handle == nil {
 		handle = func(Record) {}
 	}

@@ -74,7 +74,7 @@ func (tc *testCluster) produce(t testing.TB, partition int32, first, n, valueSiz
 // handled.
 func (tc *testCluster) sample(ctx context.Context, req Request, progress func(Progress)) ([]Record, Progress, error) {
 	var got []Record
-	p, err := run(ctx, tc.cfg, req, func(r Record) { got = append(got, r) }, progress, tc.dial)
+	p, err := Sample(ctx, tc.cfg, req, func(r Record) { got = append(got, r) }, progress, tc.dial)
 	return got, p, err
 }
 
@@ -173,7 +173,7 @@ func TestSampleLastN(t *testing.T) {
 					got = append(got, r)
 				}
 				req := Request{Topic: topic, Partitions: tt.partitions, Mode: ModeLast, LastN: 5}
-				p, err := run(t.Context(), tc.cfg, req, handle, nil, tc.dial)
+				p, err := Sample(t.Context(), tc.cfg, req, handle, nil, tc.dial)
 				if err != nil {
 					t.Fatalf("Sample(%+v) error = %v", req, err)
 				}
@@ -432,7 +432,7 @@ func TestSampleProgressSlowHandler(t *testing.T) {
 		tc := newCluster(t, 1)
 		tc.produce(t, 0, 0, 1000, 10)
 		var ps []Progress
-		p, err := run(t.Context(), tc.cfg, Request{Topic: topic, Mode: ModeLast, LastN: 1000},
+		p, err := Sample(t.Context(), tc.cfg, Request{Topic: topic, Mode: ModeLast, LastN: 1000},
 			func(Record) { time.Sleep(time.Millisecond) }, func(p Progress) { ps = append(ps, p) }, tc.dial)
 		if err != nil || p.Records != 1000 {
 			t.Fatalf("Sample = %+v, %v; want 1000 records", p, err)
@@ -456,7 +456,7 @@ func TestSampleCancel(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		var n int
-		p, err := run(ctx, tc.cfg, Request{Topic: topic, Mode: ModeLast, LastN: 100}, func(Record) {
+		p, err := Sample(ctx, tc.cfg, Request{Topic: topic, Mode: ModeLast, LastN: 100}, func(Record) {
 			n++
 			if n == 10 {
 				cancel()
@@ -471,7 +471,7 @@ func TestSampleCancel(t *testing.T) {
 
 		// Cancelled while live and idle.
 		ctx, cancel = context.WithCancel(t.Context())
-		p, err = run(ctx, tc.cfg, Request{Topic: topic, Mode: ModeLive, Window: time.Minute}, nil, func(p Progress) {
+		p, err = Sample(ctx, tc.cfg, Request{Topic: topic, Mode: ModeLive, Window: time.Minute}, nil, func(p Progress) {
 			if p.Partitions > 0 {
 				cancel()
 			}
@@ -533,7 +533,7 @@ func TestSampleUnreachable(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			vn := new(kfake.VirtualNetwork) // nothing listens
 			start := time.Now()
-			p, err := run(t.Context(), kafka.Config{Name: "down", Brokers: []string{"127.0.0.1:19099"}}, req, nil, nil, kgo.Dialer(vn.DialContext))
+			p, err := Sample(t.Context(), kafka.Config{Name: "down", Brokers: []string{"127.0.0.1:19099"}}, req, nil, nil, kgo.Dialer(vn.DialContext))
 			if err == nil || !strings.Contains(err.Error(), "no listener on port 19099") || p.StoppedBy != StoppedError || p.Err != err.Error() {
 				t.Errorf("Sample(down) = %+v, %v; want an error naming the dial failure", p, err)
 			}
@@ -560,7 +560,7 @@ func TestSampleUnreachable(t *testing.T) {
 				return client, nil
 			}
 			start := time.Now()
-			p, err := run(t.Context(), kafka.Config{Name: "silent", Brokers: []string{"127.0.0.1:19099"}}, req, nil, nil, kgo.Dialer(dial))
+			p, err := Sample(t.Context(), kafka.Config{Name: "silent", Brokers: []string{"127.0.0.1:19099"}}, req, nil, nil, kgo.Dialer(dial))
 			if err == nil || !strings.Contains(err.Error(), "no answer within 3s") || p.StoppedBy != StoppedError {
 				t.Errorf("Sample(silent) = %+v, %v; want an error saying no answer came", p, err)
 			}
