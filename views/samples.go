@@ -51,6 +51,9 @@ type SampleKeyRow struct {
 // SampleSubtaskRow is one subtask's sampled records.
 type SampleSubtaskRow struct {
 	Subtask, Records, Share string
+	// Bound is the share's bound for the whole topic: three standard
+	// errors of the sampled share.
+	Bound string
 	// Value and Max are the meter's.
 	Value, Max string
 	Busiest    bool

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -188,7 +189,9 @@ func subtaskRows(l *keysample.Layout) []views.SampleSubtaskRow {
 	for i, v := range l.PerSubtask {
 		r := views.SampleSubtaskRow{Subtask: strconv.Itoa(i), Records: format.Int(v), Value: strconv.FormatInt(v, 10), Max: strconv.FormatInt(max(mx, 1), 10), Busiest: i == l.Busiest}
 		if total > 0 {
-			r.Share = format.Percent(100 * float64(v) / float64(total))
+			sh := float64(v) / float64(total)
+			r.Share = format.Percent(100 * sh)
+			r.Bound = "± " + format.Percent(300*math.Sqrt(sh*(1-sh)/float64(total)))
 		}
 		out[i] = r
 	}
