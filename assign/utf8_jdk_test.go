@@ -407,3 +407,17 @@ func TestJDKDecodeLiteralAgreesOnCases(t *testing.T) {
 		}
 	}
 }
+
+// TestJavaText: JavaText is the JDK's decoding as Go text, so that it
+// hashes like the bytes it came from and is valid UTF-8.
+func TestJavaText(t *testing.T) {
+	for _, c := range jdkUTF8Cases() {
+		got := JavaText(c)
+		if want := string(utf16.Decode(appendJavaUTF16(nil, c))); got != want {
+			t.Fatalf("JavaText(% x) = %q, want %q", c, got, want)
+		}
+		if !utf8.ValidString(got) || StringHashCode(got) != StringHashCode(c) {
+			t.Fatalf("JavaText(% x) = %q: valid %t, hash %d, want hash %d", c, got, utf8.ValidString(got), StringHashCode(got), StringHashCode(c))
+		}
+	}
+}

@@ -226,10 +226,18 @@ func (e *lineEnv) testRouting(t *testing.T) {
 			}
 		}
 	}()
+	observed := make([][]int, len(cases))
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e.checkRouting(t, ids[i], "keys-out-"+c.name, keys, "k", c.keyedP, c.maxP, 1)
+			observed[i] = e.checkRouting(t, ids[i], "keys-out-"+c.name, keys, "k", c.keyedP, c.maxP, 1)
 		})
+	}
+	// A key sample of the input predicts what each keyed subtask received:
+	// exactly from the whole topic, within its stated bound from 10 %.
+	for i, c := range cases {
+		if observed[i] != nil {
+			t.Run(c.name+"/key-sample", func(t *testing.T) { e.checkKeySample(t, in, len(keys), observed[i], c.keyedP, c.maxP) })
+		}
 	}
 	// Key bytes that are not valid UTF-8: the job decodes them with
 	// new String(bytes, UTF_8), which replaces malformed input with U+FFFD;
@@ -263,7 +271,7 @@ func invalidUTF8Keys() []string {
 // hashCode the job saw with StringHashCode, and M and p with what the keyed
 // subtask and REST report. With wantCount > 0 it also checks the per-key
 // state count (2 after a restore proves the state moved with the key).
-func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, tagPrefix string, p, maxP int, wantCount int64) {
+func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, tagPrefix string, p, maxP int, wantCount int64) []int {
 	t.Helper()
 	m := maxP
 	mDesc := fmt.Sprintf("explicit %d", maxP)
@@ -363,6 +371,7 @@ func (e *lineEnv) checkRouting(t *testing.T, jobID, out string, keys []string, t
 	if len(mism)+len(hashMism)+len(cfgMism)+len(countMism)+len(bad) == 0 {
 		t.Logf("MATCH: all %d keys on the predicted subtask", len(keys))
 	}
+	return obsCount
 }
 
 // ---------------------------------------------------------------------------

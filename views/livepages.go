@@ -198,6 +198,9 @@ type VertexLinks struct {
 	// rates, busy ratios, state sizes and history ("" for vertices that
 	// are neither a Kafka source nor keyed).
 	PlanRescale string
+	// Samples open the key sampler on each topic the job reads, for a
+	// keyed vertex.
+	Samples []Link
 	// Embed is the page's embeddable URL, "" on an embedded page; Full is
 	// the page of its own that an embedded page links to, "" otherwise.
 	Embed, Full string
@@ -340,10 +343,12 @@ type KeyLookupForm struct {
 type TopicView struct {
 	Live
 	Cluster, Name, Partitions string
-	Produced                  Text
-	Bar                       LiveBar
-	Error                     string
-	Groups                    []TopicGroupHead
+	// SampleURL opens the key sampler on the topic ("" when it cannot run).
+	SampleURL string
+	Produced  Text
+	Bar       LiveBar
+	Error     string
+	Groups    []TopicGroupHead
 	// States explain the group states shown, once each.
 	States []string
 	Rows   []TopicPartitionRow

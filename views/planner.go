@@ -38,9 +38,10 @@ type PlannerForm struct {
 	KeyedIn, KeyedBusy, KeyedCapacity string
 	Utilization                       string
 	CapacityOpen                      bool
-	// ObservedAt and Job are kept from a plan filled in from a live job.
-	ObservedAt, Job string
-	Errors          map[string]string
+	// ObservedAt and Job are kept from a plan filled in from a live job,
+	// Sample from a plan with a key sample's key groups.
+	ObservedAt, Job, Sample string
+	Errors                  map[string]string
 }
 
 // Err returns the message for field, or "".

@@ -12,7 +12,9 @@ func kindTitle(kind string) string {
 	case "given":
 		return "from the numbers entered on this page"
 	case "estimated":
-		return "estimated: assumes state is spread evenly over each old subtask's key groups"
+		return "estimated: derived from observed or given figures under the assumption the sentence states"
+	case "sampled":
+		return "from a sample of the topic's records, each key routed exactly as Flink routes it"
 	case "observed":
 		return "observed from the running job"
 	}

@@ -259,6 +259,9 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 			Planner:   s.plannerLink(vv),
 		},
 	}
+	if vv.Keyed && s.samples != nil {
+		in.hrefs.Samples = s.sampleLinks(vv, vq)
+	}
 	if vv.Kafka || vv.Keyed {
 		in.hrefs.PlanRescale = s.prefix + views.VertexPath(vv.JobID, vv.ID) + "/plan"
 		if vq.Endpoint != "" {
@@ -389,7 +392,30 @@ func (s *Server) serveTopic(w http.ResponseWriter, r *http.Request) (int, templ.
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, views.TopicPage(s.layout(r, tv.Name, ""), newTopicPage(tv)), nil
+	p := newTopicPage(tv)
+	if s.samples != nil && s.samples.has(tv.Cluster) {
+		p.SampleURL = sampleURL(s.prefix, tv.Cluster, tv.Name, 0, 0, "", "")
+	}
+	return http.StatusOK, views.TopicPage(s.layout(r, tv.Name, ""), p), nil
+}
+
+// sampleLinks open the key sampler from a keyed vertex on each topic its
+// job's Kafka sources read, with the vertex's parallelism filled in.
+func (s *Server) sampleLinks(vv live.VertexView, vq live.VertexQuery) []views.Link {
+	var out []views.Link
+	for _, v := range s.live.JobVertices(vv.Endpoint, vv.JobID) {
+		if !v.Kafka {
+			continue
+		}
+		src, err := s.live.Vertex(vv.JobID, v.ID, live.VertexQuery{Endpoint: vq.Endpoint, Highlight: -1})
+		if err != nil || !s.samples.has(src.Cluster) {
+			continue
+		}
+		for _, t := range src.Topics {
+			out = append(out, views.Link{Text: "sample keys of " + t, URL: sampleURL(s.prefix, src.Cluster, t, vv.Parallelism, vv.MaxParallelism, vv.JobID, vv.ID)})
+		}
+	}
+	return out
 }
 
 func (s *Server) serveTopicJSON(w http.ResponseWriter, r *http.Request) error {

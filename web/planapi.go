@@ -116,6 +116,7 @@ func (s *Server) servePlanJSON(w http.ResponseWriter, r *http.Request) error {
 		vals.Del("embed")
 	}
 	f := parsePlanForm(vals)
+	s.attachSample(f)
 	if err := firstFieldError(f); err != nil {
 		return err
 	}
@@ -141,7 +142,7 @@ func firstFieldError(f *planForm) error {
 		return nil
 	}
 	order := []string{"topics", "parallelism", "target", "maxParallelism", "mode", "strategy", "color", "history", "rates", "state",
-		"busy", "observed", "capacity", "keyedIn", "keyedBusy", "keyedCapacity", "utilization"}
+		"busy", "observed", "capacity", "keyedIn", "keyedBusy", "keyedCapacity", "utilization", "sample"}
 	for _, k := range order {
 		if m, ok := f.Errors[k]; ok {
 			return badInput(k, "%s", m)
@@ -168,7 +169,10 @@ func newPlanResponse(f *planForm, res *planResult) planResponse {
 		Capacity: planCapacityJSON{Source: res.capacity.Source, Keyed: res.capacity.Keyed, SourceRates: res.capacity.SourceRates},
 		Moves:    planMovesJSON{Fresh: pl.MovesFresh},
 	}
-	if res.capacity.KeyGroupLoad != nil {
+	switch {
+	case res.capacity.Sampled != nil:
+		resp.Capacity.KeyGroupLoadKind = "sampled"
+	case res.capacity.KeyGroupLoad != nil:
 		resp.Capacity.KeyGroupLoadKind = "estimated"
 	}
 	resp.Capacity.Autoscaler = []planScalerJSON{}

@@ -51,6 +51,8 @@ type planForm struct {
 	// ObservedAt and Job say that the inputs were filled in from a live
 	// job, and when (RFC 3339).
 	ObservedAt, Job string
+	// Sample is a key sample's id whose key groups give the keyed load.
+	Sample string
 
 	// Parsed values, valid when Errors is empty.
 	topics     []assign.Topic
@@ -70,6 +72,8 @@ type planForm struct {
 	capacity, keyedCapacity            float64
 	utilization                        float64 // share, 0: the default
 	observedAt                         time.Time
+	// sampled is the key sample named by Sample, attached by the server.
+	sampled *sampledLoad
 
 	Errors map[string]string
 
@@ -122,6 +126,7 @@ func parsePlanForm(v url.Values) *planForm {
 		Utilization:    strings.TrimSpace(v.Get("utilization")),
 		ObservedAt:     strings.TrimSpace(v.Get("observedAt")),
 		Job:            strings.TrimSpace(v.Get("job")),
+		Sample:         strings.TrimSpace(v.Get("sample")),
 	}
 	if t := v.Get("topics"); t != "" {
 		if f.Topics != "" {
@@ -590,6 +595,7 @@ func (f *planForm) buildCanonicalQuery() url.Values {
 	set("utilization", f.Utilization, "")
 	set("observedAt", f.ObservedAt, "")
 	set("job", f.Job, "")
+	set("sample", f.Sample, "")
 	if len(f.history) > 1 {
 		v.Set("history", assign.FormatHistory(f.history))
 	} else {

@@ -74,6 +74,9 @@ func (s *Server) servePlanFromLive(w http.ResponseWriter, r *http.Request) (int,
 	}
 	q.Set("observedAt", at.UTC().Format(time.RFC3339))
 	q.Set("job", vv.JobName)
+	if id := r.URL.Query().Get("sample"); id != "" {
+		q.Set("sample", id)
+	}
 	if enc := q.Encode(); len(enc) <= maxRedirectQuery {
 		http.Redirect(w, r, s.prefix+"/plan?"+enc, http.StatusSeeOther)
 		return 0, nil, nil

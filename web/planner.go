@@ -87,6 +87,7 @@ func (s *Server) planFromValues(r *http.Request, vals url.Values) (int, templ.Co
 		return http.StatusOK, views.Planner(s.newPlannerPage(r, newEmptyPlanForm(), nil)), nil
 	}
 	f := parsePlanForm(vals)
+	s.attachSample(f)
 	if len(f.Errors) > 0 {
 		return http.StatusBadRequest, views.Planner(s.newPlannerPage(r, f, nil)), nil
 	}
@@ -186,7 +187,7 @@ func newPlannerForm(l views.Layout, f *planForm) views.PlannerForm {
 		Highlight: f.Highlight, History: f.History, Errors: f.Errors,
 		Busy: f.Busy, Observed: f.Observed, Capacity: f.Capacity,
 		KeyedIn: f.KeyedIn, KeyedBusy: f.KeyedBusy, KeyedCapacity: f.KeyedCapacity, Utilization: f.Utilization,
-		ObservedAt: f.ObservedAt, Job: f.Job,
+		ObservedAt: f.ObservedAt, Job: f.Job, Sample: f.Sample,
 	}
 	pf.CapacityOpen = f.Busy != "" || f.Observed != "" || f.Capacity != "" || f.KeyedIn != "" || f.KeyedBusy != "" || f.KeyedCapacity != "" || f.Utilization != ""
 	for _, k := range []string{"busy", "observed", "capacity", "keyedIn", "keyedBusy", "keyedCapacity", "utilization"} {

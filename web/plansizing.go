@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/internal/format"
@@ -25,6 +26,47 @@ type planCapacity struct {
 	// Scaler is the autoscaler's computation for each vertex with busy
 	// ratios, source first.
 	Scaler []vertexScaler
+	// Sampled is the key sample KeyGroupLoad comes from, nil when it is
+	// spread from records in.
+	Sampled *sampledLoad
+}
+
+// sampledLoad is a finished key sample's key groups, for the planner.
+type sampledLoad struct {
+	ID      string
+	Topic   string
+	Records int64
+	KG      []int64
+	// Rate is the records/s the sample saw (a live window), 0 for a
+	// sample of the last records, which gives shares only.
+	Rate float64
+	At   time.Time
+}
+
+// load is each key group's records/s: its share of the sample times the
+// keyed vertex's records in (given), or times the sample's own rate.
+func (sl *sampledLoad) load(maxP int, keyedIn []float64) ([]float64, error) {
+	if len(sl.KG) != maxP {
+		return nil, fmt.Errorf("sample %s routed keys over %d key groups, the plan has %d: sample with the job's max parallelism", sl.ID, len(sl.KG), maxP)
+	}
+	if sl.Records == 0 {
+		return nil, fmt.Errorf("sample %s holds no records", sl.ID)
+	}
+	total := sl.Rate
+	if keyedIn != nil {
+		total = 0
+		for _, v := range keyedIn {
+			total += v
+		}
+	}
+	if total == 0 {
+		return nil, fmt.Errorf("sample %s gives each key group's share of the records, not a rate: give the keyed vertex's records in/s too", sl.ID)
+	}
+	out := make([]float64, maxP)
+	for i, c := range sl.KG {
+		out[i] = total * float64(c) / float64(sl.Records)
+	}
+	return out, nil
 }
 
 // vertexScaler is the autoscaler's computation for one vertex.
@@ -96,12 +138,20 @@ func (f *planForm) capacityOf(pl assign.Plan) (planCapacity, error) {
 		}
 		scaler("keyed", 0, in, f.keyedIn, f.keyedBusy)
 	}
-	if f.keyedIn != nil {
+	if sl := f.sampled; sl != nil {
+		kg, err := sl.load(pl.MaxParallelism, f.keyedIn)
+		if err != nil {
+			return pc, err
+		}
+		pc.KeyGroupLoad, pc.Sampled = kg, sl
+	} else if f.keyedIn != nil {
 		kg, err := assign.SpreadKeyGroupLoad(pl.MaxParallelism, f.keyedIn)
 		if err != nil {
 			return pc, err
 		}
 		pc.KeyGroupLoad = kg
+	}
+	if f.keyedIn != nil {
 		switch {
 		case f.keyedCapacity > 0:
 			pc.Keyed = assign.CapacityEstimate{PerSubtask: f.keyedCapacity, Kind: "given"}
@@ -200,8 +250,11 @@ func capacityLines(res *planResult) []views.KindLine {
 	}
 	line("source", res.capacity.Source, res.capacity.SourceRates)
 	line("keyed", res.capacity.Keyed, "")
-	if res.capacity.KeyGroupLoad != nil {
-		out = append(out, views.KindLine{Kind: "estimated", Text: "Each key group's records/s is its keyed subtask's records in, spread evenly over the subtask's key groups: a hot key inside a range is not visible from Flink's metrics."})
+	if sl := res.capacity.Sampled; sl != nil {
+		out = append(out, views.KindLine{Kind: "sampled", Text: fmt.Sprintf("Each key group's records/s is its share of key sample %s of %s (%s records, taken %s) times the keyed vertex's records in: the keys were routed exactly as Flink routes them, so a hot key shows in its own key group.",
+			sl.ID, sl.Topic, format.Int(sl.Records), sl.At.UTC().Format("15:04:05 MST"))})
+	} else if res.capacity.KeyGroupLoad != nil {
+		out = append(out, views.KindLine{Kind: "estimated", Text: "Each key group's records/s is its keyed subtask's records in, spread evenly over the subtask's key groups: a hot key inside a range is not visible from Flink's metrics; a key sample (\"sample keys\" on the keyed vertex's page) shows it."})
 	}
 	if len(out) > 0 {
 		out = append(out, views.KindLine{Kind: "given", Text: fmt.Sprintf("Target utilisation %s (the autoscaler's default is 70%%): the share of a subtask's capacity a plan may use, keeping the rest for peaks, catch-up after a restart and checkpoints.", format.Percent(100*res.sizing.Utilization))})

@@ -64,6 +64,11 @@ func (s *Server) mount(r chi.Router) {
 	r.Get("/jobs/{jobID}/vertices/{vertexID}", s.page(s.serveVertex))
 	r.Get("/jobs/{jobID}/vertices/{vertexID}/plan", s.limitHeavy(false, s.page(s.servePlanFromLive)))
 	r.Get("/kafka/{cluster}/topics/{topic}", s.page(s.serveTopic))
+	r.Get("/kafka/{cluster}/topics/{topic}/sample", s.page(s.serveSampleForm))
+	r.Post("/kafka/{cluster}/topics/{topic}/sample", s.page(s.serveSampleForm))
+	r.Get("/samples/{id}", s.page(s.serveSample))
+	r.Get("/samples/{id}/keys.csv", s.api(s.serveSampleCSV))
+	r.Post("/samples/{id}/cancel", s.page(s.serveSampleCancel))
 	r.Post("/sandbox/restore", s.page(s.serveSandboxRestore))
 	r.Get("/ws", s.hub.ServeWS)
 	r.Get("/metrics", s.metrics.ServeHTTP)
@@ -101,6 +106,8 @@ func (s *Server) mount(r chi.Router) {
 		r.Get("/jobs/{jobID}", s.api(s.serveJobJSON))
 		r.Get("/jobs/{jobID}/vertices/{vertexID}", s.api(s.serveVertexJSON))
 		r.Get("/kafka/{cluster}/topics/{topic}", s.api(s.serveTopicJSON))
+		r.Post("/kafka/{cluster}/topics/{topic}/samples", s.api(s.serveSampleStartJSON))
+		r.Get("/samples/{id}", s.api(s.serveSampleJSON))
 		r.NotFound(s.api(func(w http.ResponseWriter, r *http.Request) error {
 			return &inputError{Status: http.StatusNotFound, Msg: "no such API endpoint: " + quote.Clip(r.URL.Path) + "; see /api/v1/openapi.json"}
 		}))

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/static"
 )
@@ -49,6 +50,10 @@ type Options struct {
 	// requests computed at once; more wait briefly, then get 503 with
 	// Retry-After. Zero means 4.
 	MaxHeavyRenders int
+	// KafkaClusters are the clusters whose topics key samples may read,
+	// with the collectors' connection settings (TLS, SASL). Samples read
+	// only: no group, no commits.
+	KafkaClusters []kafka.Config
 }
 
 // Server holds what the handlers share. Create it with NewServer.
@@ -66,6 +71,10 @@ type Server struct {
 	liveInterval   time.Duration
 	metrics        http.Handler
 	now            func() time.Time
+	// samples are the key samples (nil without Kafka clusters), runCtx the
+	// context of Run, under which they read.
+	samples *samples
+	runCtx  atomic.Pointer[context.Context]
 	// heavy holds one token per expensive render in progress (planner,
 	// keys, assignment); see limitHeavy.
 	heavy chan struct{}
@@ -136,6 +145,7 @@ func NewServer(opts Options) (*Server, error) {
 		http.Error(w, "cross-origin "+r.Method+" refused: submit the form from skewscope's own pages", http.StatusForbidden)
 	}))
 	s.metrics = s.newMetrics()
+	s.samples = newSamples(opts.KafkaClusters)
 	s.handler = s.routes()
 	return s, nil
 }
@@ -144,6 +154,7 @@ func NewServer(opts Options) (*Server, error) {
 // then it closes every websocket (code 1001) and returns. Call it beside
 // http.Server.Serve: http.Server.Shutdown does not close websockets.
 func (s *Server) Run(ctx context.Context) {
+	s.runCtx.Store(&ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

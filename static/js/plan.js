@@ -12,7 +12,7 @@ export function plannerQuery(data, embed) {
     if (t) q.append("topic", t);
   }
   const defaults = { mode: "fresh", strategy: "flink", color: "topic" };
-  for (const key of ["parallelism", "target", "maxParallelism", "mode", "strategy", "color", "state", "rates", "highlight", "history", "busy", "observed", "capacity", "keyedIn", "keyedBusy", "keyedCapacity", "utilization", "observedAt", "job"]) {
+  for (const key of ["parallelism", "target", "maxParallelism", "mode", "strategy", "color", "state", "rates", "highlight", "history", "busy", "observed", "capacity", "keyedIn", "keyedBusy", "keyedCapacity", "utilization", "observedAt", "job", "sample"]) {
     const v = data.get(key);
     if (v === null) continue;
     const s = key === "rates" ? String(v) : String(v).trim();

@@ -1,0 +1,60 @@
+package views
+
+// SampleFormView is the key sampler's form: what to read and how the job
+// derives its key.
+type SampleFormView struct {
+	Action, Cluster, Topic, TopicURL string
+	// The fields as typed.
+	Partitions, LastN, Window, Path                   string
+	Parallelism, Target, MaxParallelism               string
+	MaxRecords, MaxMegabytes, MaxSeconds, Job, Vertex string
+	Modes, Froms, Formats, Types                      []Option
+	Errors                                            map[string]string
+}
+
+// Err is the message for a field, "" when it is fine.
+func (f SampleFormView) Err(field string) string { return f.Errors[field] }
+
+// SamplePageView is a key sample: its progress while it reads, then what
+// its keys say.
+type SamplePageView struct {
+	Live
+	Cluster, Topic, TopicURL string
+	// Spec says how keys are derived, Reading what is read and its limits.
+	Spec, Reading string
+	// Status and Progress are live while the sample reads: records,
+	// bytes and time so far, and the share done (0–1).
+	Status       Text
+	Progress     Meter
+	Running      bool
+	CancelAction string
+	// Ended says how the sample ended; Error why it failed.
+	Ended, Error string
+	Done         bool
+	// The result.
+	Verdict []KindLine
+	Figures []KindLine
+	TopKeys []SampleKeyRow
+	// P and Target are the parallelisms the subtask tables are for.
+	P, Target                            int
+	Now, AtTarget                        []SampleSubtaskRow
+	Errors                               []string
+	CSVURL, JSONURL, FormURL, PlannerURL string
+}
+
+// SampleKeyRow is one of the heaviest keys.
+type SampleKeyRow struct {
+	Key, Count, Share, KeyGroup, Subtask, TargetSubtask string
+	Hot                                                 bool
+}
+
+// SampleSubtaskRow is one subtask's sampled records.
+type SampleSubtaskRow struct {
+	Subtask, Records, Share string
+	// Bound is the share's bound for the whole topic: three standard
+	// errors of the sampled share.
+	Bound string
+	// Value and Max are the meter's.
+	Value, Max string
+	Busiest    bool
+}

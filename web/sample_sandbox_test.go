@@ -1,0 +1,164 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/sandbox"
+)
+
+// TestSandboxKeyedPageSamplesItsKeys follows "sample keys of orders" from
+// the sandbox's keyed vertex page: the form comes with the vertex's
+// parallelism and max parallelism, the sample reads the orders topic, and
+// its result names the keys that make the keyed subtasks hot, with the
+// busiest subtask at the vertex's own parallelism; "plan a rescale with
+// these key groups" opens the planner with the sample as the keyed load.
+func TestSandboxKeyedPageSamplesItsKeys(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the sandbox for a while")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sb, err := sandbox.Start(ctx, sandbox.Options{Seed: 33})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	kcfg := kafka.Config{Name: "sandbox", Brokers: sb.KafkaBrokers()}
+	kc, err := kafka.NewKafkaCollector(kcfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	fc, err := flink.NewCollector(flink.Config{Name: "sandbox", URL: sb.FlinkURL(), Kafka: "sandbox"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	st := live.New(live.Options{EndpointKafka: map[string]string{"sandbox": "sandbox"}, Kafka: []string{"sandbox"}, Flink: []live.Endpoint{{Name: "sandbox"}}})
+	var polls sync.WaitGroup
+	pollCtx, stopPolls := context.WithCancel(ctx)
+	polls.Go(func() {
+		for pollCtx.Err() == nil {
+			st.UpdateKafka(kc.PollOnce(pollCtx))
+			st.UpdateFlink(fc.PollOnce(pollCtx))
+			select {
+			case <-pollCtx.Done():
+			case <-time.After(500 * time.Millisecond): // paces the polls; nothing waits on it
+			}
+		}
+	})
+	defer func() { stopPolls(); polls.Wait() }()
+	s, err := NewServer(Options{Live: st, Sandbox: sb, KafkaClusters: []kafka.Config{kcfg}, LiveInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stopRun := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { s.Run(runCtx); close(done) }()
+	defer func() { stopRun(); <-done }()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	var job sandbox.JobInfo
+	for _, j := range sb.Jobs() {
+		if j.Name == "orders-enrichment" {
+			job = j
+		}
+	}
+	// The keyed page links to a sample of each topic once the job's source
+	// is known; the deadline is a hang guard.
+	var link string
+	for guard := time.Now().Add(2 * time.Minute); ; {
+		resp, err := http.Get(ts.URL + "/jobs/" + job.ID + "/vertices/" + job.KeyedVertexID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp) // 404 until the first poll has seen the job
+		doc.Find("[data-testid=sample-link]").Each(func(_ int, a *goquery.Selection) {
+			if strings.HasSuffix(a.Text(), " orders") {
+				link = a.AttrOr("href", "")
+			}
+		})
+		if link != "" {
+			break
+		}
+		if time.Now().After(guard) {
+			t.Fatalf("the keyed page has no sample link for orders")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	u, _ := url.Parse(link)
+	if q := u.Query(); q.Get("parallelism") != "4" || q.Get("maxParallelism") != "128" || q.Get("job") != job.ID || q.Get("vertex") != job.KeyedVertexID {
+		t.Fatalf("sample link %q, want the keyed vertex's p = 4, max 128, job and vertex", link)
+	}
+	form := u.Query()
+	form.Set("n", "3000")
+	fx := &sampleFixture{srv: ts}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.PostForm(ts.URL+u.Path, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	id := strings.TrimPrefix(resp.Header.Get("Location"), "/samples/")
+	if resp.StatusCode != http.StatusSeeOther || id == "" {
+		t.Fatalf("POST %s = %d %q", u.Path, resp.StatusCode, resp.Header.Get("Location"))
+	}
+	sr := fx.wait(t, id)
+	if sr.Records == 0 || sr.Now == nil || len(sr.Now.PerSubtask) != 4 || sr.Verdict == nil || len(sr.Verdict.Sentences) == 0 {
+		t.Fatalf("sample of orders: %d records, layout %+v, verdict %+v", sr.Records, sr.Now, sr.Verdict)
+	}
+	top := sr.TopKeys[0]
+	t.Logf("sample of orders: %d records; busiest keyed subtask at p = 4: %d with %.0f%%; heaviest key %q (%.1f%%) on subtask %d; verdict: %s",
+		sr.Records, sr.Now.Busiest, 100*sr.Now.Share, top.Key, 100*top.Share, top.Subtask, strings.Join(sr.Verdict.Sentences, " | "))
+	if !strings.HasPrefix(top.Key, "customer-") && !strings.Contains(top.Key, "@") {
+		t.Errorf("heaviest key %q, want a customer id or e-mail (the sandbox's orders keys)", top.Key)
+	}
+	// The planner needs the keyed vertex's records in per subtask, known
+	// after a few polls; the deadline is a hang guard.
+	for guard := time.Now().Add(2 * time.Minute); ; {
+		kv, err := st.Vertex(job.ID, job.KeyedVertexID, live.VertexQuery{Highlight: -1})
+		known := err == nil && len(kv.Subtasks) == 4
+		for _, r := range kv.Subtasks {
+			known = known && r.RecordsIn > 0
+		}
+		if known {
+			break
+		}
+		if time.Now().After(guard) {
+			t.Fatalf("the keyed vertex's records in are not known after 2 minutes")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	doc := getDoc(t, ts.URL+"/samples/"+id, 200)
+	planner, ok := doc.Find("[data-testid=sample-planner]").Attr("href")
+	if !ok {
+		t.Fatalf("the sample page has no planner link")
+	}
+	resp, err = client.Get(ts.URL + planner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusSeeOther || loc.Query().Get("sample") != id {
+		t.Fatalf("planner link %s = %d → %q, want the planner with sample=%s", planner, resp.StatusCode, resp.Header.Get("Location"), id)
+	}
+	var pr planResponse
+	getJSONInto(t, ts.URL+"/api/v1/plan?"+loc.RawQuery, &pr)
+	if pr.Capacity.KeyGroupLoadKind != "sampled" {
+		t.Errorf("the plan's keyed load is %q, want sampled", pr.Capacity.KeyGroupLoadKind)
+	}
+}

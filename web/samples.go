@@ -1,0 +1,694 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/csv"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/collectors/kafka/sample"
+	"github.com/skewscope/skewscope/internal/quote"
+	"github.com/skewscope/skewscope/keysample"
+	"github.com/skewscope/skewscope/views"
+)
+
+// Key samples: a bounded, read-only read of a topic's records whose keys
+// are routed exactly as Flink's keyBy routes them, to show which keys make
+// which subtask hot, now and at any parallelism.
+
+const (
+	// keptSamples is how many samples the dashboard keeps in memory,
+	// finished or not; older ones are forgotten.
+	keptSamples = 16
+	// summaryCounters is the heavy-hitter summary's size: keys whose share
+	// is above 1/summaryCounters are always in it.
+	summaryCounters = 4096
+	// shownTopKeys is how many top keys the page lists (the CSV and JSON
+	// have summaryCounters at most).
+	shownTopKeys = 25
+)
+
+// sampleForm is the sampler's input as typed, and parsed.
+type sampleForm struct {
+	Cluster, Topic                            string
+	Partitions, Mode, LastN, Window           string
+	From, Format, Path, Type                  string
+	Parallelism, Target, MaxParallelism       string
+	MaxRecords, MaxMegabytes, MaxSeconds, Job string
+	Vertex                                    string
+
+	req    sample.Request
+	spec   keysample.KeySpec
+	p      int
+	target int
+	maxP   int
+	Errors map[string]string
+}
+
+func (f *sampleForm) fail(field, format string, args ...any) {
+	if f.Errors == nil {
+		f.Errors = map[string]string{}
+	}
+	if _, dup := f.Errors[field]; !dup {
+		f.Errors[field] = fmt.Sprintf(format, args...)
+	}
+}
+
+// parseSampleForm reads a sample request; every bad field gets a message.
+func parseSampleForm(cluster, topic string, v url.Values) *sampleForm {
+	get := func(k, def string) string {
+		if s := strings.TrimSpace(v.Get(k)); s != "" {
+			return s
+		}
+		return def
+	}
+	f := &sampleForm{
+		Cluster: cluster, Topic: topic,
+		Partitions: get("partitions", ""), Mode: get("mode", "last"), LastN: get("n", "10000"), Window: get("window", "10"),
+		From: get("from", "key"), Format: get("format", "string"), Path: get("path", ""), Type: get("type", "string"),
+		Parallelism: get("parallelism", ""), Target: get("target", ""), MaxParallelism: get("maxParallelism", ""),
+		MaxRecords: get("maxRecords", "1000000"), MaxMegabytes: get("maxMegabytes", "256"), MaxSeconds: get("maxSeconds", "60"),
+		Job: get("job", ""), Vertex: get("vertex", ""),
+	}
+	f.req.Topic = topic
+	if f.Partitions != "" {
+		for _, s := range strings.FieldsFunc(f.Partitions, func(r rune) bool { return r == ',' || r == ' ' }) {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 || n >= assign.MaxPartitions {
+				f.fail("partitions", "%s is not a partition number", quote.Clip(s))
+				break
+			}
+			f.req.Partitions = append(f.req.Partitions, int32(n))
+		}
+	}
+	num := func(field, s string, lo, hi int64) int64 {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < lo || n > hi {
+			f.fail(field, "%s: want a whole number in %d..%d", quote.Clip(s), lo, hi)
+			return 0
+		}
+		return n
+	}
+	switch f.Mode {
+	case "last":
+		f.req.Mode, f.req.LastN = "last", num("n", f.LastN, 1, 10_000_000)
+	case "live":
+		f.req.Mode, f.req.Window = "live", time.Duration(num("window", f.Window, 1, 600))*time.Second
+	default:
+		f.fail("mode", "%s: read the last N records of each partition (last) or a live window (live)", quote.Clip(f.Mode))
+	}
+	f.req.Limits = sample.Limits{
+		MaxRecords: num("maxRecords", f.MaxRecords, 1, 10_000_000),
+		MaxBytes:   num("maxMegabytes", f.MaxMegabytes, 1, 1024) << 20,
+		MaxTime:    time.Duration(num("maxSeconds", f.MaxSeconds, 1, 600)) * time.Second,
+	}
+	spec, err := keysample.ParseKeySpec(f.From, f.Format, f.Path, f.Type)
+	if err != nil {
+		f.fail("format", "%v", err)
+	}
+	f.spec = spec
+	par := func(field, s string) int {
+		if s == "" {
+			return 0
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || assign.CheckParallelism(n) != nil {
+			f.fail(field, "%s is not a parallelism: Flink accepts 1..%d", quote.Clip(s), assign.UpperBoundMaxParallelism)
+			return 0
+		}
+		return n
+	}
+	f.p = par("parallelism", f.Parallelism)
+	f.target = par("target", f.Target)
+	f.maxP = par("maxParallelism", f.MaxParallelism)
+	if f.p == 0 && f.Errors["parallelism"] == "" {
+		f.fail("parallelism", "required: the keyed vertex's parallelism, to say which subtask each key lands on")
+	}
+	if f.maxP == 0 && f.p > 0 && f.Errors["maxParallelism"] == "" {
+		f.maxP, _ = assign.DefaultMaxParallelism(f.p)
+		f.MaxParallelism = strconv.Itoa(f.maxP)
+	}
+	if f.maxP > 0 && f.p > f.maxP {
+		f.fail("maxParallelism", "%d is below the parallelism %d: Flink requires max parallelism ≥ parallelism", f.maxP, f.p)
+	}
+	if f.maxP > 0 && f.target > f.maxP {
+		f.fail("target", "%d is above the max parallelism %d, which a restored job keeps", f.target, f.maxP)
+	}
+	if f.Job != "" && !jobIDRE.MatchString(f.Job) || f.Vertex != "" && !jobIDRE.MatchString(f.Vertex) {
+		f.fail("job", "job and vertex are Flink ids (hex)")
+	}
+	return f
+}
+
+// query is the form as a URL query, defaults left out.
+func (f *sampleForm) query() url.Values {
+	q := url.Values{}
+	set := func(k, v, def string) {
+		if v != "" && v != def {
+			q.Set(k, v)
+		}
+	}
+	set("partitions", f.Partitions, "")
+	set("mode", f.Mode, "last")
+	set("n", f.LastN, "10000")
+	set("window", f.Window, "10")
+	set("from", f.From, "key")
+	set("format", f.Format, "string")
+	set("path", f.Path, "")
+	set("type", f.Type, "string")
+	set("parallelism", f.Parallelism, "")
+	set("target", f.Target, "")
+	set("maxParallelism", f.MaxParallelism, "")
+	set("maxRecords", f.MaxRecords, "1000000")
+	set("maxMegabytes", f.MaxMegabytes, "256")
+	set("maxSeconds", f.MaxSeconds, "60")
+	set("job", f.Job, "")
+	set("vertex", f.Vertex, "")
+	return q
+}
+
+// sampleRun is one sample and what it found so far.
+type sampleRun struct {
+	ID              string
+	form            *sampleForm
+	started         time.Time
+	mu              sync.Mutex
+	sum             *keysample.Summary
+	progress        sample.Progress
+	managerID       string
+	firstAt, lastAt time.Time // first and last record's arrival, for the live rate
+	finishedAt      time.Time
+	startErr        string
+}
+
+// snapshot is the run's state for one page or answer, taken under its lock.
+type sampleSnapshot struct {
+	ID       string
+	Form     *sampleForm
+	Started  time.Time
+	Progress sample.Progress
+	Records  int64
+	Top      []keysample.HeavyKey
+	Distinct float64
+	DistErr  float64
+	KG       []int64
+	Errors   []keysample.ErrorCount
+	Now      *keysample.Layout
+	Target   *keysample.Layout
+	Verdict  keysample.Verdict
+	Done     bool
+	Finished time.Time
+}
+
+func (run *sampleRun) snapshot(full bool) sampleSnapshot {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	f := run.form
+	s := sampleSnapshot{ID: run.ID, Form: f, Started: run.started, Progress: run.progress, Records: run.sum.Records(), Done: run.progress.Done, Finished: run.finishedAt}
+	if run.startErr != "" {
+		s.Progress.Err, s.Done = run.startErr, true
+	}
+	if !full {
+		return s
+	}
+	s.Top = run.sum.Top(summaryCounters)
+	s.Distinct, s.DistErr = run.sum.Distinct()
+	s.KG = slices.Clone(run.sum.KeyGroupCounts())
+	s.Errors = run.sum.Errors()
+	if l, err := run.sum.AtParallelism(f.p); err == nil {
+		s.Now = &l
+	}
+	if f.target > 0 && f.target != f.p {
+		if l, err := run.sum.AtParallelism(f.target); err == nil {
+			s.Target = &l
+		}
+	}
+	// From 2: one subtask is trivially "even".
+	hi := min(f.maxP, max(2*f.p, 2*f.target, 16))
+	s.Verdict = run.sum.Verdict(f.p, min(2, hi), hi)
+	return s
+}
+
+// samples holds the dashboard's key samples.
+type samples struct {
+	mgr      *sample.Manager
+	clusters map[string]kafka.Config
+	mu       sync.Mutex
+	runs     map[string]*sampleRun
+	order    []string
+}
+
+func newSamples(clusters []kafka.Config) *samples {
+	if len(clusters) == 0 {
+		return nil
+	}
+	s := &samples{mgr: sample.NewManager(2), clusters: map[string]kafka.Config{}, runs: map[string]*sampleRun{}}
+	for _, c := range clusters {
+		s.clusters[c.Name] = c
+	}
+	return s
+}
+
+// has reports whether cluster is one samples may read.
+func (ss *samples) has(cluster string) bool {
+	_, ok := ss.clusters[cluster]
+	return ok
+}
+
+func (ss *samples) get(id string) (*sampleRun, bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	r, ok := ss.runs[id]
+	return r, ok
+}
+
+func (ss *samples) add(run *sampleRun) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.runs[run.ID] = run
+	ss.order = append(ss.order, run.ID)
+	for len(ss.order) > keptSamples {
+		old := ss.runs[ss.order[0]]
+		if old != nil && !old.snapshot(false).Done {
+			break // never forget a running sample
+		}
+		delete(ss.runs, ss.order[0])
+		ss.order = ss.order[1:]
+	}
+}
+
+func newSampleID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// startSample starts the sample the form describes and returns its run.
+func (s *Server) startSample(f *sampleForm) (*sampleRun, error) {
+	cfg, ok := s.samples.clusters[f.Cluster]
+	if !ok {
+		return nil, &inputError{Status: http.StatusNotFound, Field: "cluster", Msg: "no Kafka cluster " + quote.Clip(f.Cluster) + " is configured"}
+	}
+	run := &sampleRun{ID: newSampleID(), form: f, started: s.now(), sum: keysample.NewSummary(summaryCounters, f.maxP)}
+	sink := func(rec sample.Record) {
+		k, err := f.spec.Key(rec.Key, rec.Value)
+		now := time.Now()
+		run.mu.Lock()
+		if err != nil {
+			run.sum.AddError(err)
+		} else {
+			run.sum.Add(k)
+		}
+		if run.firstAt.IsZero() {
+			run.firstAt = now
+		}
+		run.lastAt = now
+		run.mu.Unlock()
+	}
+	ctx := s.bgContext()
+	mid, err := s.samples.mgr.Start(ctx, cfg, f.req, sink)
+	if err != nil {
+		return nil, &inputError{Status: http.StatusServiceUnavailable, Field: "sample", Msg: err.Error()}
+	}
+	run.managerID = mid
+	s.samples.add(run)
+	ch, stop := s.samples.mgr.Subscribe(mid)
+	go func() {
+		defer stop()
+		for p := range ch {
+			run.mu.Lock()
+			run.progress = p
+			if p.Done && run.finishedAt.IsZero() {
+				run.finishedAt = s.now()
+			}
+			run.mu.Unlock()
+			s.publishSample(run)
+			if p.Done {
+				return
+			}
+		}
+	}()
+	return run, nil
+}
+
+// bgContext is the context samples run under: the server's Run context.
+func (s *Server) bgContext() context.Context {
+	if c := s.runCtx.Load(); c != nil {
+		return *c
+	}
+	return context.Background()
+}
+
+// publishSample pushes a running sample's progress to its page.
+func (s *Server) publishSample(run *sampleRun) {
+	topic := sampleTopic(run.ID)
+	if !s.hub.Subscribed(topic) {
+		return
+	}
+	snap := run.snapshot(run.snapshot(false).Done)
+	s.publish(newSamplePage(views.Layout{Base: s.prefix}, snap, s.now()))
+}
+
+func sampleTopic(id string) string { return "sample:" + id }
+
+// serveSampleForm answers GET (the form) and POST (start a sample) of
+// /kafka/{cluster}/topics/{topic}/sample.
+func (s *Server) serveSampleForm(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	if s.samples == nil {
+		return 0, nil, &inputError{Status: http.StatusNotFound, Msg: "no Kafka cluster is configured, so there is nothing to sample"}
+	}
+	cluster, topic := chi.URLParam(r, "cluster"), chi.URLParam(r, "topic")
+	if !nameRE.MatchString(cluster) || !nameRE.MatchString(topic) {
+		return 0, nil, badInput("topic", "%s/%s is not a cluster and topic name", quote.Clip(cluster), quote.Clip(topic))
+	}
+	l := s.layout(r, "Sample keys of "+topic, "")
+	vals := r.URL.Query()
+	if r.Method == http.MethodPost {
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		if err := r.ParseForm(); err != nil {
+			return 0, nil, badInput("form", "%v", err)
+		}
+		vals = r.PostForm
+	}
+	f := parseSampleForm(cluster, topic, vals)
+	if r.Method == http.MethodGet || len(f.Errors) > 0 {
+		status := http.StatusOK
+		if r.Method == http.MethodPost {
+			status = http.StatusBadRequest
+		}
+		return status, views.SampleFormPage(l, newSampleFormView(l, f)), nil
+	}
+	run, err := s.startSample(f)
+	if err != nil {
+		f.fail("sample", "%v", err)
+		return http.StatusServiceUnavailable, views.SampleFormPage(l, newSampleFormView(l, f)), nil
+	}
+	http.Redirect(w, r, s.prefix+"/samples/"+run.ID, http.StatusSeeOther)
+	return 0, nil, nil
+}
+
+func (s *Server) sampleRunOf(r *http.Request) (*sampleRun, error) {
+	id := chi.URLParam(r, "id")
+	if s.samples == nil {
+		return nil, &inputError{Status: http.StatusNotFound, Msg: "no Kafka cluster is configured, so there are no samples"}
+	}
+	run, ok := s.samples.get(id)
+	if !ok {
+		return nil, &inputError{Status: http.StatusNotFound, Field: "id", Msg: fmt.Sprintf("no sample %s: samples live in memory and the last %d are kept", quote.Clip(id), keptSamples)}
+	}
+	return run, nil
+}
+
+// serveSample answers GET /samples/{id}: the sample's progress, then its
+// result.
+func (s *Server) serveSample(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	run, err := s.sampleRunOf(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	snap := run.snapshot(run.snapshot(false).Done)
+	l := s.layout(r, "Key sample of "+run.form.Topic, "")
+	return http.StatusOK, views.SamplePage(l, newSamplePage(l, snap, s.now())), nil
+}
+
+// serveSampleCancel answers POST /samples/{id}/cancel.
+func (s *Server) serveSampleCancel(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	run, err := s.sampleRunOf(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	s.samples.mgr.Cancel(run.managerID)
+	http.Redirect(w, r, s.prefix+"/samples/"+run.ID, http.StatusSeeOther)
+	return 0, nil, nil
+}
+
+// sampleResponse is GET /api/v1/samples/{id}.
+type sampleResponse struct {
+	ID       string        `json:"id"`
+	Cluster  string        `json:"cluster"`
+	Topic    string        `json:"topic"`
+	Key      string        `json:"key"`
+	Request  sampleRequest `json:"request"`
+	Started  time.Time     `json:"started"`
+	Progress progressJSON  `json:"progress"`
+	Done     bool          `json:"done"`
+	Records  int64         `json:"records"`
+	Distinct *distinctJSON `json:"distinct"`
+	TopKeys  []topKeyJSON  `json:"topKeys"`
+	// KeyGroups are the sampled records per key group, exact.
+	KeyGroups []int64 `json:"keyGroupCounts"`
+	// Now and Target are the sampled records per subtask at the current
+	// and target parallelism (computed from the exact key groups).
+	Now     *layoutJSON      `json:"now"`
+	Target  *layoutJSON      `json:"target"`
+	Verdict *verdictJSON     `json:"verdict"`
+	Errors  []errorCountJSON `json:"errors"`
+	// Kinds say which figures are observed, computed or estimated.
+	Kinds map[string]string `json:"kinds"`
+}
+
+type progressJSON struct {
+	Records        int64   `json:"records"`
+	Bytes          int64   `json:"bytes"`
+	Partitions     int     `json:"partitions"`
+	PartitionsDone int     `json:"partitionsDone"`
+	ElapsedSeconds float64 `json:"elapsedSeconds"`
+	Done           bool    `json:"done"`
+	StoppedBy      string  `json:"stoppedBy"`
+	Skipped        int64   `json:"skipped"`
+	Error          string  `json:"error,omitempty"`
+}
+
+type layoutJSON struct {
+	Parallelism int     `json:"parallelism"`
+	PerSubtask  []int64 `json:"perSubtask"`
+	Busiest     int     `json:"busiest"`
+	// Share is the busiest subtask's share of the records.
+	Share float64 `json:"share"`
+}
+
+type verdictJSON struct {
+	Sentences []string `json:"sentences"`
+	From      int      `json:"from"`
+	To        int      `json:"to"`
+}
+
+type errorCountJSON struct {
+	Message string `json:"message"`
+	Count   int64  `json:"count"`
+}
+
+type limitsJSON struct {
+	MaxRecords     int64   `json:"maxRecords"`
+	MaxBytes       int64   `json:"maxBytes"`
+	MaxSeconds     float64 `json:"maxSeconds"`
+	MaxRecordBytes int     `json:"maxRecordBytes"`
+}
+
+func layoutOf(l *keysample.Layout) *layoutJSON {
+	if l == nil {
+		return nil
+	}
+	return &layoutJSON{Parallelism: l.Parallelism, PerSubtask: l.PerSubtask, Busiest: l.Busiest, Share: l.Share}
+}
+
+type sampleRequest struct {
+	Limits         limitsJSON `json:"limits"`
+	Mode           string     `json:"mode"`
+	LastN          int64      `json:"lastN,omitempty"`
+	WindowSeconds  float64    `json:"windowSeconds,omitempty"`
+	Partitions     []int32    `json:"partitions"`
+	Parallelism    int        `json:"parallelism"`
+	Target         int        `json:"target"`
+	MaxParallelism int        `json:"maxParallelism"`
+}
+
+type distinctJSON struct {
+	Estimate float64 `json:"estimate"`
+	StdError float64 `json:"stdError"`
+}
+
+type topKeyJSON struct {
+	Key        string  `json:"key"`
+	JavaHash   int32   `json:"javaHash"`
+	KeyGroup   int     `json:"keyGroup"`
+	Count      int64   `json:"count"`
+	ErrorBound int64   `json:"errorBound"`
+	Share      float64 `json:"share"`
+	Subtask    int     `json:"subtask"`
+	// TargetSubtask is the key's subtask at the target parallelism, -1
+	// without one.
+	TargetSubtask int `json:"targetSubtask"`
+}
+
+func newSampleResponse(snap sampleSnapshot) sampleResponse {
+	f := snap.Form
+	pr := snap.Progress
+	lim := f.req.WithDefaults().Limits
+	resp := sampleResponse{
+		ID: snap.ID, Cluster: f.Cluster, Topic: f.Topic, Key: f.spec.String(), Started: snap.Started,
+		Progress: progressJSON{Records: pr.Records, Bytes: pr.Bytes, Partitions: pr.Partitions, PartitionsDone: pr.PartitionsDone,
+			ElapsedSeconds: pr.Elapsed.Seconds(), Done: pr.Done, StoppedBy: pr.StoppedBy, Skipped: pr.Skipped, Error: pr.Err},
+		Done: snap.Done, Records: snap.Records,
+		Request: sampleRequest{Mode: f.req.Mode, LastN: f.req.LastN, WindowSeconds: f.req.Window.Seconds(), Partitions: f.req.Partitions,
+			Parallelism: f.p, Target: f.target, MaxParallelism: f.maxP,
+			Limits: limitsJSON{MaxRecords: lim.MaxRecords, MaxBytes: lim.MaxBytes, MaxSeconds: lim.MaxTime.Seconds(), MaxRecordBytes: lim.MaxRecordBytes}},
+		Kinds: map[string]string{
+			"keyGroupCounts": "observed: every sampled record's key group is computed exactly",
+			"topKeys":        "estimated: each count is at most errorBound above the true count (Space-Saving)",
+			"distinct":       "estimated: within stdError, one standard error (HyperLogLog)",
+			"now":            "computed from the key-group counts",
+		},
+		TopKeys: []topKeyJSON{}, Errors: []errorCountJSON{},
+	}
+	if resp.Request.Partitions == nil {
+		resp.Request.Partitions = []int32{}
+	}
+	for _, e := range snap.Errors {
+		resp.Errors = append(resp.Errors, errorCountJSON{Message: e.Message, Count: e.Count})
+	}
+	if !snap.Done {
+		return resp
+	}
+	resp.Distinct = &distinctJSON{Estimate: snap.Distinct, StdError: snap.DistErr}
+	if math.IsNaN(snap.DistErr) || math.IsInf(snap.DistErr, 0) {
+		resp.Distinct.StdError = 0
+	}
+	resp.KeyGroups = snap.KG
+	resp.Now, resp.Target = layoutOf(snap.Now), layoutOf(snap.Target)
+	resp.Verdict = &verdictJSON{Sentences: snap.Verdict.Sentences, From: snap.Verdict.From, To: snap.Verdict.To}
+	if resp.Verdict.Sentences == nil {
+		resp.Verdict.Sentences = []string{}
+	}
+	for _, k := range snap.Top {
+		tk := topKeyJSON{Key: k.Text, JavaHash: k.Hash, KeyGroup: k.KeyGroup, Count: k.Count, ErrorBound: k.ErrorBound,
+			Subtask: assign.OperatorIndex(f.maxP, f.p, k.KeyGroup), TargetSubtask: -1}
+		if snap.Records > 0 {
+			tk.Share = float64(k.Count) / float64(snap.Records)
+		}
+		if f.target > 0 {
+			tk.TargetSubtask = assign.OperatorIndex(f.maxP, f.target, k.KeyGroup)
+		}
+		resp.TopKeys = append(resp.TopKeys, tk)
+	}
+	return resp
+}
+
+// serveSampleJSON answers GET /api/v1/samples/{id}.
+func (s *Server) serveSampleJSON(w http.ResponseWriter, r *http.Request) error {
+	run, err := s.sampleRunOf(r)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newSampleResponse(run.snapshot(run.snapshot(false).Done)))
+}
+
+// serveSampleStartJSON answers POST /api/v1/kafka/{cluster}/topics/{topic}/samples.
+func (s *Server) serveSampleStartJSON(w http.ResponseWriter, r *http.Request) error {
+	if s.samples == nil {
+		return &inputError{Status: http.StatusNotFound, Msg: "no Kafka cluster is configured, so there is nothing to sample"}
+	}
+	cluster, topic := chi.URLParam(r, "cluster"), chi.URLParam(r, "topic")
+	if !nameRE.MatchString(cluster) || !nameRE.MatchString(topic) {
+		return badInput("topic", "%s/%s is not a cluster and topic name", quote.Clip(cluster), quote.Clip(topic))
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		return badInput("form", "%v", err)
+	}
+	f := parseSampleForm(cluster, topic, r.Form)
+	if len(f.Errors) > 0 {
+		keys := make([]string, 0, len(f.Errors))
+		for k := range f.Errors {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		return badInput(keys[0], "%s", f.Errors[keys[0]])
+	}
+	run, err := s.startSample(f)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusAccepted, map[string]string{"id": run.ID, "page": s.prefix + "/samples/" + run.ID, "json": s.prefix + "/api/v1/samples/" + run.ID})
+}
+
+// serveSampleCSV answers GET /samples/{id}.csv: the top keys.
+func (s *Server) serveSampleCSV(w http.ResponseWriter, r *http.Request) error {
+	run, err := s.sampleRunOf(r)
+	if err != nil {
+		return err
+	}
+	resp := newSampleResponse(run.snapshot(true))
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="keys-`+run.form.Topic+`.csv"`)
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"key", "java_hash", "key_group", "count", "error_bound", "share", "subtask", "target_subtask"})
+	for _, k := range resp.TopKeys {
+		cw.Write([]string{csvSafe(k.Key), strconv.Itoa(int(k.JavaHash)), strconv.Itoa(k.KeyGroup), strconv.FormatInt(k.Count, 10),
+			strconv.FormatInt(k.ErrorBound, 10), strconv.FormatFloat(k.Share, 'f', 6, 64), strconv.Itoa(k.Subtask), strconv.Itoa(k.TargetSubtask)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// sampleLinks are the "sample keys" links for a topic, from a keyed vertex
+// (its parallelism and max parallelism filled in) or a topic page.
+func sampleURL(prefix, cluster, topic string, p, maxP int, job, vertex string) string {
+	q := url.Values{}
+	if p > 0 {
+		q.Set("parallelism", strconv.Itoa(p))
+	}
+	if maxP > 0 {
+		q.Set("maxParallelism", strconv.Itoa(maxP))
+	}
+	if job != "" {
+		q.Set("job", job)
+		q.Set("vertex", vertex)
+	}
+	u := prefix + "/kafka/" + url.PathEscape(cluster) + "/topics/" + url.PathEscape(topic) + "/sample"
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return u
+}
+
+// attachSample looks up the key sample a plan names (?sample=ID) and
+// attaches its key groups, or says why it cannot.
+func (s *Server) attachSample(f *planForm) {
+	if f.Sample == "" {
+		return
+	}
+	if s.samples == nil {
+		f.fail("sample", "no Kafka cluster is configured, so there are no key samples")
+		return
+	}
+	run, ok := s.samples.get(f.Sample)
+	if !ok {
+		f.fail("sample", "no sample %s: samples live in memory and the last %d are kept; sample the keys again", quote.Clip(f.Sample), keptSamples)
+		return
+	}
+	snap := run.snapshot(true)
+	if !snap.Done {
+		f.fail("sample", "sample %s is still reading; plan with it once it is done", quote.Clip(f.Sample))
+		return
+	}
+	sl := &sampledLoad{ID: snap.ID, Topic: snap.Form.Topic, Records: snap.Records, KG: snap.KG, At: snap.Finished}
+	if snap.Form.req.Mode == "live" && snap.Progress.Elapsed > 0 {
+		sl.Rate = float64(snap.Records) / snap.Progress.Elapsed.Seconds()
+	}
+	f.sampled = sl
+}

@@ -1,0 +1,270 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/kafka"
+)
+
+// sampleFixture is a kfake cluster "prod" whose topic "orders" (4
+// partitions) holds records keyed by Zipf-distributed customer ids, and a
+// dashboard that may sample it. counts are the records per key.
+type sampleFixture struct {
+	srv     *httptest.Server
+	brokers []string
+	counts  map[string]int
+	total   int
+}
+
+func newSampleFixture(t *testing.T, n int) *sampleFixture {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	r := rand.New(rand.NewPCG(5, 6))
+	z := rand.NewZipf(r, 1.2, 1, 5000)
+	fx := &sampleFixture{counts: map[string]int{}, total: n, brokers: c.ListenAddrs()}
+	var rs []*kgo.Record
+	for i := range n {
+		k := fmt.Sprintf("customer-%d", z.Uint64())
+		if i%7 == 0 {
+			k = fmt.Sprintf("Kunde-Müller-%d", z.Uint64()%50) // non-ASCII keys too
+		}
+		fx.counts[k]++
+		rs = append(rs, &kgo.Record{Topic: "orders", Partition: int32(i % 4), Key: []byte(k), Value: []byte(`{"id":` + fmt.Sprint(i) + `}`)})
+	}
+	if err := cl.ProduceSync(context.Background(), rs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	var h atomic.Pointer[Server]
+	fx.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Load().ServeHTTP(w, r) }))
+	s, err := NewServer(Options{KafkaClusters: []kafka.Config{{Name: "prod", Brokers: c.ListenAddrs()}},
+		WebSocket: HubOptions{AllowedOrigins: []string{fx.srv.URL}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Store(s)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	t.Cleanup(func() { fx.srv.Close(); cancel(); <-done })
+	return fx
+}
+
+// start posts the sample form and returns the sample's id.
+func (fx *sampleFixture) start(t *testing.T, form url.Values) string {
+	t.Helper()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.PostForm(fx.srv.URL+"/kafka/prod/topics/orders/sample", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/samples/") {
+		t.Fatalf("POST sample form = %d, Location %q", resp.StatusCode, loc)
+	}
+	return strings.TrimPrefix(loc, "/samples/")
+}
+
+// wait polls the sample's JSON until it is done; the deadline is a hang
+// guard.
+func (fx *sampleFixture) wait(t *testing.T, id string) sampleResponse {
+	t.Helper()
+	guard := time.Now().Add(2 * time.Minute)
+	for {
+		var sr sampleResponse
+		getJSONInto(t, fx.srv.URL+"/api/v1/samples/"+id, &sr)
+		if sr.Done {
+			return sr
+		}
+		if time.Now().After(guard) {
+			t.Fatalf("sample %s not done after 2 minutes: %+v", id, sr.Progress)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestSampleWholeTopicIsExact samples every record of the topic: the
+// records per key group and per subtask equal a count of the produced keys
+// routed with assign's own functions, and the heaviest key is the true one.
+func TestSampleWholeTopicIsExact(t *testing.T) {
+	fx := newSampleFixture(t, 20000)
+	id := fx.start(t, url.Values{"n": {"1000000"}, "parallelism": {"4"}, "target": {"6"}, "maxParallelism": {"128"}})
+	sr := fx.wait(t, id)
+	if sr.Records != int64(fx.total) || sr.Progress.StoppedBy != "complete" {
+		t.Fatalf("sample read %d records (%s), want all %d", sr.Records, sr.Progress.StoppedBy, fx.total)
+	}
+	wantKG := make([]int64, 128)
+	wantSub := make([]int64, 4)
+	best, bestN := "", 0
+	for k, n := range fx.counts {
+		h, err := assign.HashKey(assign.KeyType{Kind: assign.KindString}, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kg := assign.KeyGroupForHash(h, 128)
+		wantKG[kg] += int64(n)
+		wantSub[assign.OperatorIndex(128, 4, kg)] += int64(n)
+		if n > bestN || n == bestN && k < best {
+			best, bestN = k, n
+		}
+	}
+	for i := range wantKG {
+		if sr.KeyGroups[i] != wantKG[i] {
+			t.Fatalf("key group %d: sampled %d records, the produced keys route %d there", i, sr.KeyGroups[i], wantKG[i])
+		}
+	}
+	for i := range wantSub {
+		if sr.Now.PerSubtask[i] != wantSub[i] {
+			t.Errorf("subtask %d at p = 4: sampled %d, want %d", i, sr.Now.PerSubtask[i], wantSub[i])
+		}
+	}
+	if top := sr.TopKeys[0]; top.Key != best || top.Count < int64(bestN) || top.Count-top.ErrorBound > int64(bestN) {
+		t.Errorf("top key %+v, want %s with %d records within its error bound", top, best, bestN)
+	}
+	if sr.Verdict == nil || len(sr.Verdict.Sentences) == 0 {
+		t.Errorf("no verdict: %+v", sr.Verdict)
+	}
+	// The page shows the same, and the CSV lists the top key first.
+	doc := getDoc(t, fx.srv.URL+"/samples/"+id, 200)
+	if got := doc.Find("[data-testid=sample-key] td").First().Text(); got != best {
+		t.Errorf("page's first key %q, want %q", got, best)
+	}
+	if doc.Find("[data-testid=sample-verdict] p").Length() == 0 || doc.Find("[data-testid=sample-now] tr").Length() != 4 || doc.Find("[data-testid=sample-target] tr").Length() != 6 {
+		t.Errorf("page lacks the verdict or the per-subtask tables")
+	}
+	resp, err := http.Get(fx.srv.URL + "/samples/" + id + "/keys.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var head, first string
+	fmt.Fscanln(resp.Body, &head)
+	fmt.Fscanln(resp.Body, &first)
+	if !strings.HasPrefix(first, best+",") {
+		t.Errorf("CSV first row %q, want %s first", first, best)
+	}
+}
+
+// TestSampleBadInput: every bad field of the form is named; a JSON path
+// that the values lack counts the records as unreadable, with the message.
+func TestSampleBadInput(t *testing.T) {
+	fx := newSampleFixture(t, 200)
+	for _, tc := range []struct{ form, want string }{
+		{"parallelism=0", "is not a parallelism"},
+		{"parallelism=4&format=yaml", "yaml"},
+		{"parallelism=4&mode=sometimes", "read the last N records"},
+		{"parallelism=4&maxRecords=0", "want a whole number"},
+		{"parallelism=4&maxParallelism=2", "below the parallelism 4"},
+		{"", "required: the keyed vertex's parallelism"},
+	} {
+		v, _ := url.ParseQuery(tc.form)
+		resp, err := http.PostForm(fx.srv.URL+"/kafka/prod/topics/orders/sample", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		if resp.StatusCode != 400 || !strings.Contains(doc.Find("[data-error-for]").Text(), tc.want) {
+			t.Errorf("POST %q = %d, errors %q; want 400 with %q", tc.form, resp.StatusCode, doc.Find("[data-error-for]").Text(), tc.want)
+		}
+	}
+	id := fx.start(t, url.Values{"parallelism": {"4"}, "from": {"value"}, "format": {"json"}, "path": {"customer.id"}})
+	sr := fx.wait(t, id)
+	if sr.Records != 0 || len(sr.Errors) != 1 || sr.Errors[0].Count != 200 || !strings.Contains(sr.Errors[0].Message, "customer") {
+		t.Errorf("JSON path missing from every value: records %d, errors %+v", sr.Records, sr.Errors)
+	}
+	getDoc(t, fx.srv.URL+"/samples/0123456789abcdef", 404)
+	getDoc(t, fx.srv.URL+"/kafka/other/topics/orders/sample?parallelism=4", 200)
+	resp, err := http.PostForm(fx.srv.URL+"/kafka/other/topics/orders/sample", url.Values{"parallelism": {"4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc := docOf(t, resp); !strings.Contains(doc.Find("[data-error-for=sample]").Text(), `no Kafka cluster "other"`) {
+		t.Errorf("sample of an unknown cluster: %d %q", resp.StatusCode, doc.Find("[data-error-for]").Text())
+	}
+}
+
+// TestPlanWithSample: a finished sample's key groups become the planner's
+// keyed load, marked sampled.
+func TestPlanWithSample(t *testing.T) {
+	fx := newSampleFixture(t, 5000)
+	id := fx.start(t, url.Values{"parallelism": {"4"}, "maxParallelism": {"128"}})
+	fx.wait(t, id)
+	q := url.Values{"topic": {"orders:4"}, "parallelism": {"4"}, "maxParallelism": {"128"}, "keyedIn": {"100,100,100,100"}, "keyedBusy": {"0.5,0.5,0.5,0.5"}, "sample": {id}}
+	var pr planResponse
+	getJSONInto(t, fx.srv.URL+"/api/v1/plan?"+q.Encode(), &pr)
+	if pr.Capacity.KeyGroupLoadKind != "sampled" || pr.Sizing.Basis != "capacity" {
+		t.Fatalf("plan with sample: load kind %q, basis %q", pr.Capacity.KeyGroupLoadKind, pr.Sizing.Basis)
+	}
+	q.Set("sample", "ffffffffffffffff")
+	var e apiErrorBody
+	resp, err := http.Get(fx.srv.URL + "/api/v1/plan?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	decodeInto(t, resp, &e)
+	if resp.StatusCode != 400 || !strings.Contains(e.Error, "sample: no sample") {
+		t.Errorf("plan with an unknown sample = %d %q", resp.StatusCode, e.Error)
+	}
+}
+
+func docOf(t *testing.T, resp *http.Response) *goquery.Document {
+	t.Helper()
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func decodeInto(t *testing.T, resp *http.Response, v any) {
+	t.Helper()
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenAPISampleSchema checks a finished sample's answer against
+// openapi.json's SampleResponse, key by key.
+func TestOpenAPISampleSchema(t *testing.T) {
+	fx := newSampleFixture(t, 500)
+	id := fx.start(t, url.Values{"parallelism": {"4"}, "target": {"6"}})
+	fx.wait(t, id)
+	resp, err := http.Get(fx.srv.URL + "/api/v1/samples/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	decodeInto(t, resp, &v)
+	doc := oaLiveLoad(t)
+	c := &oaLiveChecker{t: t, doc: doc, partial: true, seen: map[string]bool{}}
+	c.check("/api/v1/samples/"+id, oaLiveResponseSchema(t, doc, "/api/v1/samples/{id}"), v)
+	if !c.seen["SampleResponse"] || !c.seen["SampleLayout"] {
+		t.Errorf("schemas reached: %v", c.seen)
+	}
+}
