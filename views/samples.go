@@ -40,6 +40,8 @@ type SamplePageView struct {
 	Now, AtTarget                        []SampleSubtaskRow
 	Errors                               []string
 	CSVURL, JSONURL, FormURL, PlannerURL string
+	// VertexURL is the keyed vertex page the sample was started from, "" none.
+	VertexURL string
 }
 
 // SampleKeyRow is one of the heaviest keys.

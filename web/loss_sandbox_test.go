@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/live"
@@ -31,32 +30,10 @@ func TestSandboxShowsRecordsDeletedUnread(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sb, err := sandbox.Start(ctx, sandbox.Options{Seed: 13, Retention: 3 * time.Second, TrimEvery: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close()
-	kc, err := kafka.NewKafkaCollector(kafka.Config{Name: "sandbox", Brokers: sb.KafkaBrokers(), LogStartRefresh: time.Nanosecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kc.Close()
-	fc, err := flink.NewCollector(flink.Config{Name: "sandbox", URL: sb.FlinkURL(), Kafka: "sandbox"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fc.Close()
-	st := live.New(live.Options{EndpointKafka: map[string]string{"sandbox": "sandbox"}, Kafka: []string{"sandbox"}, Flink: []live.Endpoint{{Name: "sandbox"}}})
-
-	var job sandbox.JobInfo
-	for _, j := range sb.Jobs() {
-		if j.Name == "orders-enrichment" {
-			job = j
-		}
-	}
-	if job.ID == "" {
-		t.Fatalf("the sandbox runs no orders-enrichment job: %+v", sb.Jobs())
-	}
+	feed := startSandboxFeed(t, sandbox.Options{Seed: 13, Retention: 3 * time.Second, TrimEvery: time.Second},
+		func(c *kafka.Config) { c.LogStartRefresh = time.Nanosecond })
+	sb, st := feed.sb, feed.st
+	job := feed.job(t, "orders-enrichment")
 	// lostCell is the orders cell with the most records deleted unread.
 	lostCell := func() (live.PartitionCell, int, bool) {
 		vv, err := st.Vertex(job.ID, job.SourceVertexID, live.VertexQuery{Highlight: -1})
@@ -78,8 +55,7 @@ func TestSandboxShowsRecordsDeletedUnread(t *testing.T) {
 	hangGuard := time.Now().Add(5 * time.Minute)
 	polls := 0
 	for {
-		st.UpdateKafka(kc.PollOnce(ctx))
-		st.UpdateFlink(fc.PollOnce(ctx))
+		feed.poll(ctx)
 		polls++
 		if _, _, ok := lostCell(); ok {
 			break

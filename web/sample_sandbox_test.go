@@ -6,13 +6,11 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/sandbox"
@@ -30,36 +28,9 @@ func TestSandboxKeyedPageSamplesItsKeys(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sb, err := sandbox.Start(ctx, sandbox.Options{Seed: 33})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close()
-	kcfg := kafka.Config{Name: "sandbox", Brokers: sb.KafkaBrokers()}
-	kc, err := kafka.NewKafkaCollector(kcfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kc.Close()
-	fc, err := flink.NewCollector(flink.Config{Name: "sandbox", URL: sb.FlinkURL(), Kafka: "sandbox"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fc.Close()
-	st := live.New(live.Options{EndpointKafka: map[string]string{"sandbox": "sandbox"}, Kafka: []string{"sandbox"}, Flink: []live.Endpoint{{Name: "sandbox"}}})
-	var polls sync.WaitGroup
-	pollCtx, stopPolls := context.WithCancel(ctx)
-	polls.Go(func() {
-		for pollCtx.Err() == nil {
-			st.UpdateKafka(kc.PollOnce(pollCtx))
-			st.UpdateFlink(fc.PollOnce(pollCtx))
-			select {
-			case <-pollCtx.Done():
-			case <-time.After(500 * time.Millisecond): // paces the polls; nothing waits on it
-			}
-		}
-	})
-	defer func() { stopPolls(); polls.Wait() }()
+	feed := startSandboxFeed(t, sandbox.Options{Seed: 33}, nil)
+	feed.pollInBackground(t)
+	sb, st, kcfg := feed.sb, feed.st, feed.kafka
 	s, err := NewServer(Options{Live: st, Sandbox: sb, KafkaClusters: []kafka.Config{kcfg}, LiveInterval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -71,12 +42,7 @@ func TestSandboxKeyedPageSamplesItsKeys(t *testing.T) {
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 
-	var job sandbox.JobInfo
-	for _, j := range sb.Jobs() {
-		if j.Name == "orders-enrichment" {
-			job = j
-		}
-	}
+	job := feed.job(t, "orders-enrichment")
 	// The keyed page links to a sample of each topic once the job's source
 	// is known; the deadline is a hang guard.
 	var link string
@@ -143,6 +109,9 @@ func TestSandboxKeyedPageSamplesItsKeys(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	doc := getDoc(t, ts.URL+"/samples/"+id, 200)
+	if back := doc.Find("[data-testid=sample-vertex]").AttrOr("href", ""); back != "/jobs/"+job.ID+"/vertices/"+job.KeyedVertexID {
+		t.Errorf("the sample page links back to %q, want the keyed vertex", back)
+	}
 	planner, ok := doc.Find("[data-testid=sample-planner]").Attr("href")
 	if !ok {
 		t.Fatalf("the sample page has no planner link")

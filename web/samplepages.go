@@ -55,6 +55,9 @@ func newSamplePage(l views.Layout, snap sampleSnapshot, now time.Time) views.Sam
 		CSVURL: l.URL("/samples/" + snap.ID + "/keys.csv"), JSONURL: l.URL("/api/v1/samples/" + snap.ID),
 		FormURL: topicPath(l, f.Cluster, f.Topic) + "/sample?" + f.query().Encode(),
 	}
+	if f.Job != "" && f.Vertex != "" {
+		p.VertexURL = l.URL(views.VertexPath(f.Job, f.Vertex))
+	}
 	if snap.Done {
 		p.Shape = "done"
 		if p.Target == f.p {

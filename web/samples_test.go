@@ -268,3 +268,26 @@ func TestOpenAPISampleSchema(t *testing.T) {
 		t.Errorf("schemas reached: %v", c.seen)
 	}
 }
+
+// TestSampleCancel: cancelling a live window ends the sample as cancelled,
+// keeping what it read.
+func TestSampleCancel(t *testing.T) {
+	fx := newSampleFixture(t, 100)
+	id := fx.start(t, url.Values{"parallelism": {"4"}, "mode": {"live"}, "window": {"600"}, "maxSeconds": {"600"}})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.PostForm(fx.srv.URL+"/samples/"+id+"/cancel", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/samples/"+id {
+		t.Fatalf("POST cancel = %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if sr := fx.wait(t, id); sr.Progress.StoppedBy != "cancelled" {
+		t.Errorf("cancelled sample stopped by %q", sr.Progress.StoppedBy)
+	}
+	doc := getDoc(t, fx.srv.URL+"/samples/"+id, 200)
+	if got := doc.Find("[data-testid=sample-ended]").Text(); !strings.Contains(got, "Cancelled") {
+		t.Errorf("page says %q, want Cancelled", got)
+	}
+}

@@ -1,18 +1,14 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/skewscope/skewscope/collectors/flink"
-	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/sandbox"
 )
@@ -31,48 +27,12 @@ func TestSandboxRecommendationCarriesTheLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the sandbox for a while")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sb, err := sandbox.Start(ctx, sandbox.Options{Seed: 21})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close()
-	kc, err := kafka.NewKafkaCollector(kafka.Config{Name: "sandbox", Brokers: sb.KafkaBrokers()}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kc.Close()
-	fc, err := flink.NewCollector(flink.Config{Name: "sandbox", URL: sb.FlinkURL(), Kafka: "sandbox"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fc.Close()
-	st := live.New(live.Options{EndpointKafka: map[string]string{"sandbox": "sandbox"}, Kafka: []string{"sandbox"}, Flink: []live.Endpoint{{Name: "sandbox"}}})
-	var polls sync.WaitGroup
-	pollCtx, stopPolls := context.WithCancel(ctx)
-	polls.Go(func() {
-		for pollCtx.Err() == nil {
-			st.UpdateKafka(kc.PollOnce(pollCtx))
-			st.UpdateFlink(fc.PollOnce(pollCtx))
-			select {
-			case <-pollCtx.Done():
-			case <-time.After(500 * time.Millisecond): // paces the polls; nothing waits on it
-			}
-		}
-	})
-	defer func() { stopPolls(); polls.Wait() }()
+	feed := startSandboxFeed(t, sandbox.Options{Seed: 21}, nil)
+	feed.pollInBackground(t)
+	sb, st := feed.sb, feed.st
 	ts := newLiveServer(t, st, sb)
 
-	job := func(name string) sandbox.JobInfo {
-		for _, j := range sb.Jobs() {
-			if j.Name == name && j.State == "RUNNING" {
-				return j
-			}
-		}
-		t.Fatalf("the sandbox runs no %s job: %+v", name, sb.Jobs())
-		return sandbox.JobInfo{}
-	}
+	job := func(name string) sandbox.JobInfo { return feed.job(t, name) }
 	// known waits until a vertex has a busy ratio for every subtask and a
 	// produced rate for every partition, and cond holds.
 	wait := func(what string, j sandbox.JobInfo, cond func(src, keyed live.VertexView) bool) (live.VertexView, live.VertexView) {
