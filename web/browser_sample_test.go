@@ -6,14 +6,18 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/internal/browsertest"
+	"github.com/skewscope/skewscope/sandbox"
 )
 
 // TestBrowserSampleFollowsProgress starts a live-window key sample from its
@@ -100,4 +104,66 @@ func (fx *sampleFixture) produceWhile(t *testing.T, ctx context.Context) {
 			}
 		}
 	}()
+}
+
+// TestBrowserSandboxKeyedPageSample follows "sample keys of orders" from
+// the sandbox's keyed vertex page in Chromium: the form opens with the
+// vertex's parallelism, the sample runs, and its page turns into the result
+// naming the heaviest orders keys and the busiest keyed subtask.
+func TestBrowserSandboxKeyedPageSample(t *testing.T) {
+	feed := startSandboxFeed(t, sandbox.Options{Seed: 44}, nil)
+	feed.pollInBackground(t)
+	var h atomic.Pointer[Server]
+	base := browsertest.StartServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Load().ServeHTTP(w, r) }))
+	s, err := NewServer(Options{Live: feed.st, Sandbox: feed.sb, KafkaClusters: []kafka.Config{feed.kafka},
+		WebSocket: HubOptions{AllowedOrigins: []string{base}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetReady(true)
+	h.Store(s)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	job := feed.job(t, "orders-enrichment")
+	// The keyed page links to the sample once a poll has seen the job and
+	// its source; the deadline is a hang guard.
+	b := browsertest.New(t, browsertest.WithTimeout(4*time.Minute))
+	for guard := time.Now().Add(2 * time.Minute); ; {
+		b.Navigate(t, base+"/jobs/"+job.ID+"/vertices/"+job.KeyedVertexID)
+		if browsertest.Eval[bool](t, b, `[...document.querySelectorAll('[data-testid="sample-link"]')].some(a => a.textContent.endsWith(" orders"))`) {
+			break
+		}
+		if time.Now().After(guard) {
+			t.Fatalf("the keyed page never linked to a sample of orders")
+		}
+		time.Sleep(300 * time.Millisecond) // the next poll; nothing waits on it
+	}
+	b.ResetConsole() // the 404s while the first poll had not seen the job
+	browsertest.Eval[bool](t, b, `([...document.querySelectorAll('[data-testid="sample-link"]')].find(a => a.textContent.endsWith(" orders")).click(), true)`)
+	b.Do(t, chromedp.WaitVisible(`[data-testid="sample-form"]`))
+	if p := browsertest.Eval[string](t, b, `document.querySelector('[data-testid="in-parallelism"]').value`); p != "4" {
+		t.Errorf("the sample form opens with parallelism %q, want the keyed vertex's 4", p)
+	}
+	browsertest.Eval[bool](t, b, `(document.querySelector('[data-testid="in-n"]').value = '2000', true)`)
+	b.Do(t, chromedp.Click(`[data-testid="sample-start"]`), chromedp.WaitVisible(`[data-testid="sample-bar"]`))
+	started := time.Now()
+	for guard := time.Now().Add(2 * time.Minute); !browsertest.Eval[bool](t, b, `!!document.querySelector('[data-testid="sample-verdict"]')`); {
+		if time.Now().After(guard) {
+			t.Fatalf("the sample page did not turn into its result; it shows %q", browsertest.Eval[string](t, b, `document.querySelector('[data-testid="sample-status"]').textContent`))
+		}
+		time.Sleep(50 * time.Millisecond) // polls the page; nothing waits on it
+	}
+	t.Logf("the sample's page showed its result %s after the start", time.Since(started).Round(time.Millisecond))
+	verdict := browsertest.Eval[string](t, b, `document.querySelector('[data-testid="sample-verdict"]').textContent`)
+	if !strings.Contains(verdict, "At the current parallelism 4, subtask") {
+		t.Errorf("the verdict does not name the busiest keyed subtask at p = 4: %q", verdict)
+	}
+	first := browsertest.Eval[string](t, b, `document.querySelector('[data-testid="sample-key"] td').textContent`)
+	if !strings.HasPrefix(first, "customer-") && !strings.Contains(first, "@") {
+		t.Errorf("heaviest key %q, want a customer id or e-mail", first)
+	}
+	b.Screenshot(t, "sandbox-sample")
+	b.NoConsoleErrors(t)
 }

@@ -40,6 +40,9 @@ const (
 	// shownTopKeys is how many top keys the page lists (the CSV and JSON
 	// have summaryCounters at most).
 	shownTopKeys = 25
+	// finalRepublish is for how many seconds a finished sample's result is
+	// still pushed to its page's subscribers.
+	finalRepublish = 60
 )
 
 // sampleForm is the sampler's input as typed, and parsed.
@@ -338,8 +341,19 @@ func (s *Server) startSample(f *sampleForm) (*sampleRun, error) {
 			run.mu.Unlock()
 			s.publishSample(run)
 			if p.Done {
-				return
+				break
 			}
+		}
+		// A page rendered while the sample read may subscribe only after
+		// its last progress: keep publishing the result for a while, to
+		// whoever watches.
+		for range finalRepublish {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+			s.publishSample(run)
 		}
 	}()
 	return run, nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/gorilla/websocket"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -289,5 +290,35 @@ func TestSampleCancel(t *testing.T) {
 	doc := getDoc(t, fx.srv.URL+"/samples/"+id, 200)
 	if got := doc.Find("[data-testid=sample-ended]").Text(); !strings.Contains(got, "Cancelled") {
 		t.Errorf("page says %q, want Cancelled", got)
+	}
+}
+
+// TestSampleResultReachesALateSubscriber: a page rendered while its sample
+// read may subscribe after the last progress; the finished result is still
+// pushed to it, so the page turns into the result.
+func TestSampleResultReachesALateSubscriber(t *testing.T) {
+	fx := newSampleFixture(t, 100)
+	id := fx.start(t, url.Values{"parallelism": {"4"}})
+	fx.wait(t, id)
+	hdr := http.Header{}
+	hdr.Set("Origin", fx.srv.URL)
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(fx.srv.URL, "http")+"/ws", hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	subscribe(t, c, sampleTopic(id))
+	var m struct {
+		Topic string `json:"topic"`
+		Data  struct {
+			Shape string `json:"shape"`
+		} `json:"data"`
+	}
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second)) // a hang guard
+	if err := c.ReadJSON(&m); err != nil {
+		t.Fatalf("no update for the finished sample: %v", err)
+	}
+	if m.Topic != sampleTopic(id) || m.Data.Shape != "done" {
+		t.Errorf("update %+v, want the sample's topic with shape done", m)
 	}
 }
