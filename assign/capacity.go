@@ -205,8 +205,15 @@ type sizeEval struct {
 	srcBusiest, keyBusiest float64 // records/s (or partitions without rates); -1 unknown
 	srcAt, keyAt           int     // busiest subtask
 	idle                   int
-	util                   float64 // max of the known utilisations, -1 unknown
+	// srcUtil and keyUtil are the busiest loads over a subtask's capacity,
+	// util the larger; -1 unknown.
+	srcUtil, keyUtil, util float64
 	a                      *Assignment
+}
+
+// unknownEval is p with no figure known yet.
+func unknownEval(p int) sizeEval {
+	return sizeEval{p: p, srcBusiest: -1, keyBusiest: -1, srcUtil: -1, keyUtil: -1, util: -1}
 }
 
 // restoreSweepBudget bounds partitions × swept p for layouts computed one
@@ -313,7 +320,8 @@ func Size(in SizingInput) (Sizing, error) {
 		freshBusiest = r.busiestAll(r.upper)
 	}
 	eval := func(p int, a *Assignment, full bool) sizeEval {
-		e := sizeEval{p: p, srcBusiest: -1, keyBusiest: -1, util: -1, a: a}
+		e := unknownEval(p)
+		e.a = a
 		if !r.keyedOnly {
 			var loads []float64
 			switch {
@@ -358,12 +366,14 @@ func Size(in SizingInput) (Sizing, error) {
 		if kgPrefix != nil {
 			e.keyBusiest, e.keyAt = keyedBusiest(kgPrefix, r.maxP, p)
 		}
+		e.srcUtil, e.keyUtil = -1, -1
 		if srcCap > 0 && e.srcBusiest >= 0 {
-			e.util = e.srcBusiest / srcCap
+			e.srcUtil = e.srcBusiest / srcCap
 		}
 		if keyCap > 0 && e.keyBusiest >= 0 {
-			e.util = max(e.util, e.keyBusiest/keyCap)
+			e.keyUtil = e.keyBusiest / keyCap
 		}
+		e.util = max(e.srcUtil, e.keyUtil)
 		return e
 	}
 
@@ -402,7 +412,7 @@ func Size(in SizingInput) (Sizing, error) {
 		}
 		a, err := layoutAt(p)
 		if err != nil {
-			return sizeEval{p: p, srcBusiest: -1, keyBusiest: -1, util: -1}
+			return unknownEval(p)
 		}
 		return eval(p, a, true)
 	}
@@ -507,14 +517,14 @@ func Size(in SizingInput) (Sizing, error) {
 	add(r.target, RoleTarget)
 	add(r.current, RoleCurrent)
 
-	bestEval := sizeEval{util: -1, srcBusiest: -1, keyBusiest: -1}
+	bestEval := unknownEval(0)
 	for _, e := range evals {
 		if e.p == bestP {
 			bestEval = e
 		}
 	}
 	if rec == 0 {
-		sz.Need = r.noneMeets(in, sz, bestEval, srcCap, keyCap, u)
+		sz.Need = r.noneMeets(in, sz, bestEval, srcCap, u)
 	}
 
 	seen := map[int]int{}
@@ -532,16 +542,7 @@ func Size(in SizingInput) (Sizing, error) {
 		c.Utilization, c.Meets = e.util, meets(e, 0)
 		c.SourceBusiest, c.SourceBusiestSubtask = e.srcBusiest, e.srcAt
 		c.KeyedBusiest, c.KeyedBusiestSubtask = e.keyBusiest, e.keyAt
-		if srcCap > 0 && e.srcBusiest >= 0 {
-			c.SourceUtilization = e.srcBusiest / srcCap
-		} else {
-			c.SourceUtilization = -1
-		}
-		if keyCap > 0 && e.keyBusiest >= 0 {
-			c.KeyedUtilization = e.keyBusiest / keyCap
-		} else {
-			c.KeyedUtilization = -1
-		}
+		c.SourceUtilization, c.KeyedUtilization = e.srcUtil, e.keyUtil
 		c.StateMovedBytes = -1
 		if d, err := KeyedRescale(r.maxP, r.current, pk.p, in.StateBytes); err == nil {
 			c.StateMovedFraction = d.MovedFraction
@@ -565,7 +566,7 @@ func Size(in SizingInput) (Sizing, error) {
 }
 
 // noneMeets says, in words, why no swept p meets the sizing's basis.
-func (r *recInput) noneMeets(in SizingInput, sz Sizing, best sizeEval, srcCap, keyCap, u float64) string {
+func (r *recInput) noneMeets(in SizingInput, sz Sizing, best sizeEval, srcCap, u float64) string {
 	if sz.Basis != "capacity" {
 		return fmt.Sprintf("no p in 1..%d carries no more per subtask than the target", r.upper)
 	}

@@ -338,18 +338,25 @@ func plannerURL(prefix string, vv live.VertexView, target int) string {
 		return ""
 	}
 	q := plannerValues(vv, target)
+	if rates := measuredRates(vv, 1); rates != "" && len(rates) < 24000 {
+		q.Set("rates", rates)
+	}
+	return prefix + "/plan?" + q.Encode()
+}
+
+// measuredRates is the planner's rates text for a Kafka source: a
+// topic,partition,rate line per partition with a measured produce rate,
+// rates with prec decimals.
+func measuredRates(vv live.VertexView, prec int) string {
 	var rates strings.Builder
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
 			if c.Rate >= 0 {
-				rates.WriteString(c.Topic + "," + strconv.Itoa(int(c.Partition)) + "," + strconv.FormatFloat(c.Rate, 'f', 1, 64) + "\n")
+				rates.WriteString(c.Topic + "," + strconv.Itoa(int(c.Partition)) + "," + strconv.FormatFloat(c.Rate, 'f', prec, 64) + "\n")
 			}
 		}
 	}
-	if rates.Len() > 0 && rates.Len() < 24000 {
-		q.Set("rates", rates.String())
-	}
-	return prefix + "/plan?" + q.Encode()
+	return rates.String()
 }
 
 // plannerValues are the planner's topics, parallelism, target and history

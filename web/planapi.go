@@ -138,22 +138,27 @@ func cloneValues(v map[string][]string) map[string][]string {
 // firstFieldError is the form's first bad field (in query order of the
 // fields) as an API error, nil when the form is valid.
 func firstFieldError(f *planForm) error {
-	if len(f.Errors) == 0 {
+	return firstError(f.Errors, "topics", "parallelism", "target", "maxParallelism", "mode", "strategy", "color", "history", "rates", "state",
+		"busy", "observed", "capacity", "keyedIn", "keyedBusy", "keyedCapacity", "utilization", "sample")
+}
+
+// firstError is a form's first bad field as an API error: the first of
+// order that has a message, else the first by name; nil when there is none.
+func firstError(errs map[string]string, order ...string) error {
+	if len(errs) == 0 {
 		return nil
 	}
-	order := []string{"topics", "parallelism", "target", "maxParallelism", "mode", "strategy", "color", "history", "rates", "state",
-		"busy", "observed", "capacity", "keyedIn", "keyedBusy", "keyedCapacity", "utilization", "sample"}
 	for _, k := range order {
-		if m, ok := f.Errors[k]; ok {
+		if m, ok := errs[k]; ok {
 			return badInput(k, "%s", m)
 		}
 	}
-	keys := make([]string, 0, len(f.Errors))
-	for k := range f.Errors {
+	keys := make([]string, 0, len(errs))
+	for k := range errs {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	return badInput(keys[0], "%s", f.Errors[keys[0]])
+	return badInput(keys[0], "%s", errs[keys[0]])
 }
 
 func newPlanResponse(f *planForm, res *planResult) planResponse {

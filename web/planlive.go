@@ -93,16 +93,8 @@ func livePlanValues(src live.VertexView, keyed *live.VertexView) url.Values {
 	// adaptive scheduler, from a checkpoint, which redistributes the same
 	// way): candidates are judged under the layout that gives.
 	q.Set("mode", "restore")
-	var rates strings.Builder
-	for _, r := range src.Subtasks {
-		for _, c := range r.Partitions {
-			if c.Rate >= 0 {
-				rates.WriteString(c.Topic + "," + strconv.Itoa(int(c.Partition)) + "," + strconv.FormatFloat(c.Rate, 'f', 2, 64) + "\n")
-			}
-		}
-	}
-	if rates.Len() > 0 {
-		q.Set("rates", rates.String())
+	if rates := measuredRates(src, 2); rates != "" {
+		q.Set("rates", rates)
 	}
 	ratio := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	rate := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }

@@ -94,10 +94,6 @@ func (f *planForm) capacityOf(pl assign.Plan) (planCapacity, error) {
 		}
 		pc.Source = assign.EstimateCapacity(rs)
 	}
-	total := 0
-	for _, t := range f.topics {
-		total += t.Partitions
-	}
 	opts := assign.DefaultAutoscalerOptions()
 	if f.utilization > 0 {
 		opts.TargetUtilization = f.utilization
@@ -129,7 +125,7 @@ func (f *planForm) capacityOf(pl assign.Plan) (planCapacity, error) {
 		for _, v := range pl.Now.Load {
 			produced += v
 		}
-		scaler("source", total, produced, rates, f.busy)
+		scaler("source", f.partitions(), produced, rates, f.busy)
 	}
 	if f.keyedIn != nil && f.keyedBusy != nil {
 		in := 0.0
@@ -219,9 +215,8 @@ func sizingSummary(f *planForm, res *planResult) (string, string) {
 		}
 	}
 	if sz.Basis == "capacity" {
-		kind := "estimated"
 		return fmt.Sprintf("Recommended: p = %d, the smallest parallelism at which every subtask stays under %s of its capacity (busiest at %s).",
-			sz.Recommended, format.Percent(100*sz.Utilization), utilText(c.Utilization)), kind
+			sz.Recommended, format.Percent(100*sz.Utilization), utilText(c.Utilization)), "estimated"
 	}
 	return fmt.Sprintf("Recommended: p = %d, the smallest parallelism whose busiest subtask carries no more than the busiest at your target p = %d. Give busy ratios or a capacity to size by capacity instead.",
 		sz.Recommended, f.target), "computed"

@@ -9,7 +9,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -186,16 +185,17 @@ func (f *sampleForm) query() url.Values {
 
 // sampleRun is one sample and what it found so far.
 type sampleRun struct {
-	ID              string
-	form            *sampleForm
-	started         time.Time
-	mu              sync.Mutex
-	sum             *keysample.Summary
-	progress        sample.Progress
-	managerID       string
-	firstAt, lastAt time.Time // first and last record's arrival, for the live rate
-	finishedAt      time.Time
-	startErr        string
+	ID         string
+	form       *sampleForm
+	started    time.Time
+	mu         sync.Mutex
+	sum        *keysample.Summary
+	progress   sample.Progress
+	managerID  string
+	finishedAt time.Time
+	// final is the snapshot of the finished sample, computed once: the
+	// summary does not change after its last record.
+	final *sampleSnapshot
 }
 
 // snapshot is the run's state for one page or answer, taken under its lock.
@@ -217,20 +217,22 @@ type sampleSnapshot struct {
 	Finished time.Time
 }
 
-func (run *sampleRun) snapshot(full bool) sampleSnapshot {
+// snapshot is the run's state: its progress while it reads, and with it
+// the result once it is done.
+func (run *sampleRun) snapshot() sampleSnapshot {
 	run.mu.Lock()
 	defer run.mu.Unlock()
+	if run.final != nil {
+		return *run.final
+	}
 	f := run.form
 	s := sampleSnapshot{ID: run.ID, Form: f, Started: run.started, Progress: run.progress, Records: run.sum.Records(), Done: run.progress.Done, Finished: run.finishedAt}
-	if run.startErr != "" {
-		s.Progress.Err, s.Done = run.startErr, true
-	}
-	if !full {
+	if !s.Done {
 		return s
 	}
 	s.Top = run.sum.Top(summaryCounters)
 	s.Distinct, s.DistErr = run.sum.Distinct()
-	s.KG = slices.Clone(run.sum.KeyGroupCounts())
+	s.KG = run.sum.KeyGroupCounts()
 	s.Errors = run.sum.Errors()
 	if l, err := run.sum.AtParallelism(f.p); err == nil {
 		s.Now = &l
@@ -243,7 +245,15 @@ func (run *sampleRun) snapshot(full bool) sampleSnapshot {
 	// From 2: one subtask is trivially "even".
 	hi := min(f.maxP, max(2*f.p, 2*f.target, 16))
 	s.Verdict = run.sum.Verdict(f.p, min(2, hi), hi)
+	run.final = &s
 	return s
+}
+
+// done reports whether the sample has ended.
+func (run *sampleRun) done() bool {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.progress.Done
 }
 
 // samples holds the dashboard's key samples.
@@ -286,7 +296,7 @@ func (ss *samples) add(run *sampleRun) {
 	ss.order = append(ss.order, run.ID)
 	for len(ss.order) > keptSamples {
 		old := ss.runs[ss.order[0]]
-		if old != nil && !old.snapshot(false).Done {
+		if old != nil && !old.done() {
 			break // never forget a running sample
 		}
 		delete(ss.runs, ss.order[0])
@@ -309,17 +319,12 @@ func (s *Server) startSample(f *sampleForm) (*sampleRun, error) {
 	run := &sampleRun{ID: newSampleID(), form: f, started: s.now(), sum: keysample.NewSummary(summaryCounters, f.maxP)}
 	sink := func(rec sample.Record) {
 		k, err := f.spec.Key(rec.Key, rec.Value)
-		now := time.Now()
 		run.mu.Lock()
 		if err != nil {
 			run.sum.AddError(err)
 		} else {
 			run.sum.Add(k)
 		}
-		if run.firstAt.IsZero() {
-			run.firstAt = now
-		}
-		run.lastAt = now
 		run.mu.Unlock()
 	}
 	ctx := s.bgContext()
@@ -373,7 +378,7 @@ func (s *Server) publishSample(run *sampleRun) {
 	if !s.hub.Subscribed(topic) {
 		return
 	}
-	snap := run.snapshot(run.snapshot(false).Done)
+	snap := run.snapshot()
 	s.publish(newSamplePage(views.Layout{Base: s.prefix}, snap, s.now()))
 }
 
@@ -385,9 +390,12 @@ func (s *Server) serveSampleForm(w http.ResponseWriter, r *http.Request) (int, t
 	if s.samples == nil {
 		return 0, nil, &inputError{Status: http.StatusNotFound, Msg: "no Kafka cluster is configured, so there is nothing to sample"}
 	}
-	cluster, topic := chi.URLParam(r, "cluster"), chi.URLParam(r, "topic")
-	if !nameRE.MatchString(cluster) || !nameRE.MatchString(topic) {
-		return 0, nil, badInput("topic", "%s/%s is not a cluster and topic name", quote.Clip(cluster), quote.Clip(topic))
+	cluster, topic, err := sampledTopic(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	if !s.samples.has(cluster) {
+		return 0, nil, &inputError{Status: http.StatusNotFound, Field: "cluster", Msg: "no Kafka cluster " + quote.Clip(cluster) + " is configured"}
 	}
 	l := s.layout(r, "Sample keys of "+topic, "")
 	vals := r.URL.Query()
@@ -415,6 +423,15 @@ func (s *Server) serveSampleForm(w http.ResponseWriter, r *http.Request) (int, t
 	return 0, nil, nil
 }
 
+// sampledTopic is the cluster and topic a sample route names.
+func sampledTopic(r *http.Request) (cluster, topic string, err error) {
+	cluster, topic = chi.URLParam(r, "cluster"), chi.URLParam(r, "topic")
+	if !nameRE.MatchString(cluster) || !nameRE.MatchString(topic) {
+		return "", "", badInput("topic", "%s/%s is not a cluster and topic name", quote.Clip(cluster), quote.Clip(topic))
+	}
+	return cluster, topic, nil
+}
+
 func (s *Server) sampleRunOf(r *http.Request) (*sampleRun, error) {
 	id := chi.URLParam(r, "id")
 	if s.samples == nil {
@@ -434,7 +451,7 @@ func (s *Server) serveSample(w http.ResponseWriter, r *http.Request) (int, templ
 	if err != nil {
 		return 0, nil, err
 	}
-	snap := run.snapshot(run.snapshot(false).Done)
+	snap := run.snapshot()
 	l := s.layout(r, "Key sample of "+run.form.Topic, "")
 	return http.StatusOK, views.SamplePage(l, newSamplePage(l, snap, s.now())), nil
 }
@@ -608,7 +625,7 @@ func (s *Server) serveSampleJSON(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newSampleResponse(run.snapshot(run.snapshot(false).Done)))
+	return writeJSON(w, http.StatusOK, newSampleResponse(run.snapshot()))
 }
 
 // serveSampleStartJSON answers POST /api/v1/kafka/{cluster}/topics/{topic}/samples.
@@ -616,22 +633,17 @@ func (s *Server) serveSampleStartJSON(w http.ResponseWriter, r *http.Request) er
 	if s.samples == nil {
 		return &inputError{Status: http.StatusNotFound, Msg: "no Kafka cluster is configured, so there is nothing to sample"}
 	}
-	cluster, topic := chi.URLParam(r, "cluster"), chi.URLParam(r, "topic")
-	if !nameRE.MatchString(cluster) || !nameRE.MatchString(topic) {
-		return badInput("topic", "%s/%s is not a cluster and topic name", quote.Clip(cluster), quote.Clip(topic))
+	cluster, topic, err := sampledTopic(r)
+	if err != nil {
+		return err
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		return badInput("form", "%v", err)
 	}
 	f := parseSampleForm(cluster, topic, r.Form)
-	if len(f.Errors) > 0 {
-		keys := make([]string, 0, len(f.Errors))
-		for k := range f.Errors {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		return badInput(keys[0], "%s", f.Errors[keys[0]])
+	if err := firstError(f.Errors); err != nil {
+		return err
 	}
 	run, err := s.startSample(f)
 	if err != nil {
@@ -646,7 +658,7 @@ func (s *Server) serveSampleCSV(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := newSampleResponse(run.snapshot(true))
+	resp := newSampleResponse(run.snapshot())
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="keys-`+run.form.Topic+`.csv"`)
 	cw := csv.NewWriter(w)
@@ -695,7 +707,7 @@ func (s *Server) attachSample(f *planForm) {
 		f.fail("sample", "no sample %s: samples live in memory and the last %d are kept; sample the keys again", quote.Clip(f.Sample), keptSamples)
 		return
 	}
-	snap := run.snapshot(true)
+	snap := run.snapshot()
 	if !snap.Done {
 		f.fail("sample", "sample %s is still reading; plan with it once it is done", quote.Clip(f.Sample))
 		return

@@ -198,13 +198,17 @@ func TestSampleBadInput(t *testing.T) {
 		t.Errorf("JSON path missing from every value: records %d, errors %+v", sr.Records, sr.Errors)
 	}
 	getDoc(t, fx.srv.URL+"/samples/0123456789abcdef", 404)
-	getDoc(t, fx.srv.URL+"/kafka/other/topics/orders/sample?parallelism=4", 200)
+	// A cluster that is not configured: the form is not offered, and a post
+	// starts nothing; both say why.
+	if got := getDoc(t, fx.srv.URL+"/kafka/other/topics/orders/sample?parallelism=4", 404).Find("[data-testid=error]").Text(); !strings.Contains(got, `no Kafka cluster "other" is configured`) {
+		t.Errorf("form of an unknown cluster says %q", got)
+	}
 	resp, err := http.PostForm(fx.srv.URL+"/kafka/other/topics/orders/sample", url.Values{"parallelism": {"4"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc := docOf(t, resp); !strings.Contains(doc.Find("[data-error-for=sample]").Text(), `no Kafka cluster "other"`) {
-		t.Errorf("sample of an unknown cluster: %d %q", resp.StatusCode, doc.Find("[data-error-for]").Text())
+	if doc := docOf(t, resp); resp.StatusCode != 404 || !strings.Contains(doc.Find("[data-testid=error]").Text(), `no Kafka cluster "other" is configured`) {
+		t.Errorf("sample of an unknown cluster: %d %q", resp.StatusCode, doc.Find("[data-testid=error]").Text())
 	}
 }
 
