@@ -11,7 +11,7 @@ ifneq ($(GOLDEN),)
 export SKEWSCOPE_GOLDEN_DIR := $(abspath $(GOLDEN))
 endif
 
-.PHONY: run build test check vet lint lint-fresh fmt-check templ-check unit js browser prometheus fuzz e2e bench tools golden
+.PHONY: run build test check vet lint lint-fresh api fmt-check templ-check unit js browser prometheus fuzz e2e bench tools golden
 
 run:
 	$(GO) run ./cmd/dashboard --listen $(LISTEN)
@@ -24,7 +24,7 @@ check: fmt-check vet
 	$(GO) test ./...
 
 # Everything CI runs, each tier installing what it needs.
-test: tools fmt-check lint lint-fresh templ-check unit js browser prometheus fuzz e2e
+test: tools fmt-check lint lint-fresh templ-check unit api js browser prometheus fuzz e2e
 	@echo "make test: all tiers passed"
 
 # The tests need Go, Java 17 (the assign tests cross-check the restore model
@@ -67,6 +67,12 @@ templ-check:
 unit:
 	@scripts/ensure-promtool.sh
 	SKEWSCOPE_REQUIRE_PROMTOOL=1 $(GO) test -race -count=1 ./...
+
+# The server against web/openapi.json: Schemathesis (PyPI, pinned, in a
+# virtual environment under ~/.cache) sends 100 generated requests per
+# operation, from a fixed seed, to the dashboard's sandbox.
+api:
+	@scripts/schemathesis.sh
 
 # The small ES modules' pure helpers, with Node's own test runner.
 js:

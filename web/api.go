@@ -338,7 +338,10 @@ func parseTopics(q query) ([]assign.Topic, error) {
 		if i <= 0 {
 			return nil, badInput("topic", "%s: want NAME:PARTITIONS, e.g. orders:12", quote.Clip(v))
 		}
-		name, count := v[:i], v[i+1:]
+		name, count := strings.TrimSpace(v[:i]), v[i+1:]
+		if name == "" {
+			return nil, badInput("topic", "%s: the topic name is blank; want NAME:PARTITIONS, e.g. orders:12", quote.Clip(v))
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(count))
 		if err != nil || n < 1 || n > assign.MaxPartitions {
 			return nil, badInput("topic", "%s: partition count %s is not an integer in 1..%d", quote.Clip(name), quote.Clip(count), assign.MaxPartitions)
@@ -449,8 +452,13 @@ func (s *Server) serveAssignment(w http.ResponseWriter, r *http.Request) error {
 	switch mode {
 	case "", "fresh":
 		resp.Mode = "fresh"
-		if q.has("from") {
-			return badInput("from", "only used with mode=restore")
+		// Restore-only inputs in a fresh query most likely mean a
+		// forgotten mode=restore: say so rather than answer another
+		// question than the one asked.
+		for _, name := range []string{"from", "startingOffsets", "connector"} {
+			if q.has(name) {
+				return badInput(name, "only used with mode=restore")
+			}
 		}
 		if a, err = st.Assign(topics, p); err != nil {
 			return badInput("parallelism", "%v", err)

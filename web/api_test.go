@@ -424,3 +424,24 @@ func TestAPIMethodNotAllowedSaysAllow(t *testing.T) {
 		}
 	}
 }
+
+// What a schema-checked client may send and the server refuses is named:
+// restore-only inputs in a fresh query, and a blank topic name.
+func TestAssignmentRefusesInputsItWouldIgnore(t *testing.T) {
+	s := newTestServer(t)
+	for _, c := range []struct{ query, field, text string }{
+		{"topic=a:4&parallelism=2&connector=null", "connector", "only used with mode=restore"},
+		{"topic=a:4&parallelism=2&startingOffsets=latest", "startingOffsets", "only used with mode=restore"},
+		{"topic=a:4&parallelism=2&mode=fresh&from=2", "from", "only used with mode=restore"},
+		{"topic=a:4&topic=+:1&parallelism=2", "topic", "the topic name is blank"},
+		{"topic=a:4&topic=a+:1&parallelism=2", "topic", "given twice"},
+	} {
+		code, body := do(t, s, "GET", "/api/v1/assignment?"+c.query, nil)
+		if code != http.StatusBadRequest || !strings.Contains(string(body), c.field+": ") || !strings.Contains(string(body), c.text) {
+			t.Errorf("GET /api/v1/assignment?%s = %d %s, want 400 naming %s: %s", c.query, code, body, c.field, c.text)
+		}
+	}
+	if code, body := do(t, s, "GET", "/api/v1/assignment?topic=+a+:4&parallelism=2&connector=", nil); code != http.StatusOK || !strings.Contains(string(body), `"topic":"a"`) {
+		t.Errorf("a name with spaces around it and an empty connector = %d %s, want 200 for topic a", code, body)
+	}
+}

@@ -84,6 +84,9 @@ func (s *Server) jobView(r *http.Request) (live.JobView, error) {
 	if err != nil {
 		return live.JobView{}, err
 	}
+	if err := checkFollow(r.URL.Query()); err != nil {
+		return live.JobView{}, err
+	}
 	jv, err := st.Job(r.URL.Query().Get("endpoint"), id)
 	return jv, notFound(err)
 }
@@ -122,6 +125,9 @@ func (s *Server) serveJobJSON(w http.ResponseWriter, r *http.Request) error {
 // vertexQuery reads the vertex page's query: color, history, highlight.
 func vertexQuery(q url.Values) (live.VertexQuery, error) {
 	vq := live.VertexQuery{Endpoint: q.Get("endpoint"), Highlight: -1}
+	if err := checkFollow(q); err != nil {
+		return vq, err
+	}
 	switch c := q.Get("color"); c {
 	case "", "lag":
 		vq.Color = "lag"

@@ -207,6 +207,16 @@ func (s *Server) followPath(rep live.Replacement) string {
 
 func following(r *http.Request) bool { return r.URL.Query().Get("follow") == "1" }
 
+// checkFollow refuses a follow= other than 1 (or empty), so that a link
+// that meant to follow a replaced job and mistyped it is told so instead
+// of silently showing the old run.
+func checkFollow(q url.Values) error {
+	if f := q.Get("follow"); f != "" && f != "1" {
+		return badInput("follow", "%s: want 1 (go to the current run of a replaced job) or leave it out", quote.Clip(f))
+	}
+	return nil
+}
+
 // serveForgotten answers a link to a job Flink forgot: ?follow=1 redirects
 // to the current run, otherwise a page names the successor (200, not 404:
 // the link was good, the job moved on).

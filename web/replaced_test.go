@@ -412,3 +412,27 @@ func TestHighlightFragment(t *testing.T) {
 		}
 	}
 }
+
+// A follow= that is not 1 is refused by name on every page and JSON twin
+// that takes it, instead of silently showing the replaced run.
+func TestFollowOtherThanOneIsRefused(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st, _ := restoredStore(t, at)
+	ts := restoredServer(t, st, at, "")
+	for _, path := range []string{
+		"/jobs/" + tJob + "?follow=-58800",
+		"/jobs/" + tJob + "/vertices/" + tSource + "?follow=yes",
+		"/api/v1/jobs/" + tJob + "?follow=0",
+		"/api/v1/jobs/" + tJob + "/vertices/" + tKeyed + "?follow=2",
+	} {
+		resp, body := getNoFollow(t, ts.URL+path)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "follow") || !strings.Contains(body, "want 1") {
+			t.Errorf("GET %s = %d %q, want 400 naming follow", path, resp.StatusCode, body)
+		}
+	}
+	for _, path := range []string{"/api/v1/jobs/" + tNewJob + "?follow=", "/api/v1/jobs/" + tNewJob + "?follow=1"} {
+		if resp, body := getNoFollow(t, ts.URL+path); resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s = %d %q, want 200", path, resp.StatusCode, body)
+		}
+	}
+}
