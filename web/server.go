@@ -80,6 +80,8 @@ type Server struct {
 	heavy chan struct{}
 	// csrf refuses cross-origin browser POSTs; see routes.
 	csrf *http.CrossOriginProtection
+	// vertexViews counts the vertex views publishAll built.
+	vertexViews atomic.Uint64
 }
 
 var (
