@@ -73,8 +73,9 @@ const (
 	// heavyRetryAfter is the Retry-After of that 503, in seconds.
 	heavyRetryAfter = 2
 	// defaultMaxAnswer bounds the answer of one expensive request: the
-	// largest plan the planner takes (50,000 partitions, parallelism +
-	// target 8,192) answers about 7 MiB of JSON and 3 MiB of HTML.
+	// largest plan the planner takes (50,000 partitions of a 249-character
+	// topic, parallelism + target 8,191) answers 6 MB of JSON and 3 MB of
+	// HTML; partitions of many topics with long names can pass it.
 	defaultMaxAnswer = 16 << 20
 	// heavyWriteWait bounds the writing of an expensive request's answer,
 	// as the server's write timeout bounds a whole request; a client that
