@@ -35,19 +35,22 @@ const (
 	DefaultMaxConnectionsPerClient = 128
 )
 
+// Bounds on distinct topics of a hub whose HubOptions.MaxTopicsPerClient
+// and MaxHubTopics are zero. A client's tabs mostly watch the same few
+// pages; the hub's total bounds the views built per publish cycle.
+const (
+	DefaultMaxTopicsPerClient = 64
+	DefaultMaxHubTopics       = 512
+)
+
 // Hub defaults; HubOptions fields left zero take these.
 const (
 	defaultSubscribeWait = 10 * time.Second
 	defaultClientBuffer  = 16
 	defaultMaxTopics     = 16
-	// defaultMaxTopicsPerClient is four times the topics of one message:
-	// a client's tabs mostly watch the same few pages.
-	defaultMaxTopicsPerClient = 64
-	// defaultMaxHubTopics bounds the views built per publish cycle.
-	defaultMaxHubTopics = 512
-	defaultReadLimit    = 4096
-	defaultWriteWait    = 10 * time.Second
-	defaultPongWait     = 60 * time.Second
+	defaultReadLimit     = 4096
+	defaultWriteWait     = 10 * time.Second
+	defaultPongWait      = 60 * time.Second
 	// maxTopicLen fits the longest view topics: "topic:" + a 64-character
 	// cluster name + "/" + a 249-character Kafka topic name, and a vertex
 	// topic with a 64-step ?history=, every ?parts= but one, and its grid's
@@ -109,7 +112,8 @@ type HubOptions struct {
 	// MaxTopicsPerClient bounds the distinct topics the sockets of one
 	// client address (see ClientAddress) watch between them; a
 	// subscription past it is refused with close 1008. Zero means 64,
-	// negative no bound.
+	// negative no bound. Behind a reverse proxy that is not in
+	// TrustedProxies, every browser shares the proxy's bound.
 	MaxTopicsPerClient int
 	// MaxHubTopics bounds the distinct topics the hub holds over all
 	// clients, and with them the views built per publish cycle (one per
@@ -228,10 +232,10 @@ func NewHub(logger *slog.Logger, opts HubOptions) (*Hub, error) {
 		opts.MaxTopics = defaultMaxTopics
 	}
 	if opts.MaxTopicsPerClient == 0 {
-		opts.MaxTopicsPerClient = defaultMaxTopicsPerClient
+		opts.MaxTopicsPerClient = DefaultMaxTopicsPerClient
 	}
 	if opts.MaxHubTopics == 0 {
-		opts.MaxHubTopics = defaultMaxHubTopics
+		opts.MaxHubTopics = DefaultMaxHubTopics
 	}
 	if opts.ReadLimit <= 0 {
 		opts.ReadLimit = defaultReadLimit
