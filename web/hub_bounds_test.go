@@ -136,7 +136,7 @@ func TestHubBoundsTopicsPerAddress(t *testing.T) {
 }
 
 // TestHubBoundsTopicsPerAddressCountsAddress: the bound is per address, not
-// per hub: sockets from two addresses each watch their own four topics.
+// per hub: sockets from two addresses each watch their own two topics.
 func TestHubBoundsTopicsPerAddressCountsAddress(t *testing.T) {
 	f := newHubFixture(t, HubOptions{MaxTopicsPerClient: 2, ClientAddress: func(r *http.Request) string { return r.Header.Get("X-Test-Client") }})
 	dialAs := func(addr string) *websocket.Conn {
