@@ -35,6 +35,14 @@ const (
 	DefaultMaxConnectionsPerClient = 128
 )
 
+// Bounds on distinct topics of a hub whose HubOptions.MaxTopicsPerClient
+// and MaxHubTopics are zero. A client's tabs mostly watch the same few
+// pages; the hub's total bounds the views built per publish cycle.
+const (
+	DefaultMaxTopicsPerClient = 64
+	DefaultMaxHubTopics       = 512
+)
+
 // Hub defaults; HubOptions fields left zero take these.
 const (
 	defaultSubscribeWait = 10 * time.Second
@@ -98,9 +106,22 @@ type HubOptions struct {
 	// waiting for one client; each topic keeps only its latest update. A
 	// client that overflows it is dropped.
 	ClientBuffer int
-	// MaxTopics bounds the topics in one subscribe message.
+	// MaxTopics bounds the topics in one subscribe message, and so those
+	// one socket watches (a subscribe message replaces the last).
 	MaxTopics int
-	// ReadLimit bounds an inbound message in bytes.
+	// MaxTopicsPerClient bounds the distinct topics the sockets of one
+	// client address (see ClientAddress) watch between them; a
+	// subscription past it is refused with close 1008. Zero means 64,
+	// negative no bound. Behind a reverse proxy that is not in
+	// TrustedProxies, every browser shares the proxy's bound.
+	MaxTopicsPerClient int
+	// MaxHubTopics bounds the distinct topics the hub holds over all
+	// clients, and with them the views built per publish cycle (one per
+	// topic, however many sockets watch it); a subscription that would
+	// add a topic past it is refused with close 1008. Zero means 512,
+	// negative no bound.
+	MaxHubTopics int
+	// ReadLimit bounds an inbound message in bytes, after decompression.
 	ReadLimit int64
 	// WriteWait bounds one write; a client whose write blocks longer (it
 	// does not read) is dropped.
@@ -124,7 +145,9 @@ type HubStats struct {
 	Sent           uint64 // messages written to clients
 	Encoded        uint64 // updates encoded by Publish (once each, whatever the fan-out)
 	Rejected       uint64 // handshakes refused (origin, connection limit, closed hub)
-	BadSubscribers uint64 // connections closed for a bad subscribe message
+	BadSubscribers uint64 // connections closed for a bad or oversized subscribe message
+	TopicsRefused  uint64 // connections closed for a subscription past MaxTopicsPerClient or MaxHubTopics
+	InboundBytes   uint64 // bytes of inbound messages read, after decompression
 	Unsubscribed   uint64 // connections closed for watching no topic for SubscribeWait
 }
 
@@ -163,6 +186,7 @@ type Hub struct {
 
 	conns                                                          atomic.Int64
 	dropped, sent, encoded, rejected, badSubscribers, unsubscribed atomic.Uint64
+	topicsRefused, inboundBytes                                    atomic.Uint64
 }
 
 type publication struct {
@@ -170,9 +194,12 @@ type publication struct {
 	pm    *websocket.PreparedMessage
 }
 
+// subscription asks Run to replace c's topics; Run answers on refused
+// (capacity 1) with nil or the reason the subscription is refused.
 type subscription struct {
-	c      *client
-	topics []string
+	c       *client
+	topics  []string
+	refused chan error
 }
 
 // NewHub returns a Hub; it serves nothing until Run is started.
@@ -203,6 +230,12 @@ func NewHub(logger *slog.Logger, opts HubOptions) (*Hub, error) {
 	}
 	if opts.MaxTopics <= 0 {
 		opts.MaxTopics = defaultMaxTopics
+	}
+	if opts.MaxTopicsPerClient == 0 {
+		opts.MaxTopicsPerClient = DefaultMaxTopicsPerClient
+	}
+	if opts.MaxHubTopics == 0 {
+		opts.MaxHubTopics = DefaultMaxHubTopics
 	}
 	if opts.ReadLimit <= 0 {
 		opts.ReadLimit = defaultReadLimit
@@ -304,6 +337,8 @@ func (h *Hub) Stats() HubStats {
 		Rejected:       h.rejected.Load(),
 		BadSubscribers: h.badSubscribers.Load(),
 		Unsubscribed:   h.unsubscribed.Load(),
+		TopicsRefused:  h.topicsRefused.Load(),
+		InboundBytes:   h.inboundBytes.Load(),
 	}
 }
 
@@ -336,29 +371,7 @@ func (h *Hub) Publish(topic string, v any) error {
 // connection (close code 1001) and waits for their goroutines.
 // http.Server.Shutdown does not close hijacked connections.
 func (h *Hub) Run(ctx context.Context) {
-	subs := make(map[string]map[*client]struct{})
-	setActive := func(t string, on bool) {
-		h.activeMu.Lock()
-		if on {
-			h.active[t] = true
-		} else {
-			delete(h.active, t)
-		}
-		h.activeMu.Unlock()
-	}
-	leave := func(c *client, t string) {
-		delete(subs[t], c)
-		if len(subs[t]) == 0 {
-			delete(subs, t)
-			setActive(t, false)
-		}
-	}
-	remove := func(c *client) {
-		for t := range c.topics {
-			leave(c, t)
-		}
-		c.topics = nil
-	}
+	r := newRegistry(h)
 	for {
 		select {
 		case <-ctx.Done():
@@ -369,41 +382,152 @@ func (h *Hub) Run(ctx context.Context) {
 			h.wg.Wait()
 			return
 		case c := <-h.unsub:
-			remove(c)
+			r.remove(c)
 			c.gone = true
 		case s := <-h.sub:
 			if s.c.gone {
+				s.refused <- errClientGone
 				continue
 			}
-			// Join the new topics before leaving the old ones, so a topic
-			// kept across the change never looks unwatched to publishers.
-			old := s.c.topics
-			s.c.topics = make(map[string]struct{}, len(s.topics))
-			for _, t := range s.topics {
-				s.c.topics[t] = struct{}{}
-				if subs[t] == nil {
-					subs[t] = make(map[*client]struct{})
-					setActive(t, true)
-				}
-				subs[t][s.c] = struct{}{}
+			if err := r.check(s.c, s.topics); err != nil {
+				s.refused <- err
+				continue
 			}
-			for t := range old {
-				if _, kept := s.c.topics[t]; !kept {
-					leave(s.c, t)
-				}
-			}
+			r.replace(s.c, s.topics)
+			s.refused <- nil
 			if ack, err := subscribedMessage(s.topics); err == nil && !s.c.offer("", ack) {
 				h.drop(s.c)
-				remove(s.c)
+				r.remove(s.c)
 			}
 		case p := <-h.pub:
-			for c := range subs[p.topic] {
+			for c := range r.byTopic[p.topic] {
 				if !c.offer(p.topic, p.pm) {
 					h.drop(c)
-					remove(c)
+					r.remove(c)
 				}
 			}
 		}
+	}
+}
+
+// errClientGone answers the subscription of a client Run already removed.
+var errClientGone = errors.New("connection closed")
+
+// registry is Run's record of who watches what: the subscribers of each
+// topic, and for each client address how many of its sockets watch each
+// topic, for MaxTopicsPerClient. Only Run uses it.
+type registry struct {
+	h       *Hub
+	byTopic map[string]map[*client]struct{}
+	byAddr  map[string]map[string]int
+}
+
+func newRegistry(h *Hub) *registry {
+	return &registry{h: h, byTopic: make(map[string]map[*client]struct{}), byAddr: make(map[string]map[string]int)}
+}
+
+// check returns why c may not watch topics instead of its present ones,
+// or nil: the distinct topics of its address, or of the hub, would pass
+// their bound.
+func (r *registry) check(c *client, topics []string) error {
+	mine := r.byAddr[c.addr]
+	addrTopics, hubTopics := len(mine), len(r.byTopic)
+	next := make(map[string]bool, len(topics))
+	for _, t := range topics {
+		next[t] = true
+		if _, ok := c.topics[t]; ok {
+			continue
+		}
+		if mine[t] == 0 {
+			addrTopics++
+		}
+		if len(r.byTopic[t]) == 0 {
+			hubTopics++
+		}
+	}
+	for t := range c.topics {
+		if next[t] {
+			continue
+		}
+		if mine[t] == 1 {
+			addrTopics--
+		}
+		if len(r.byTopic[t]) == 1 {
+			hubTopics--
+		}
+	}
+	o := r.h.opts
+	switch {
+	case o.MaxTopicsPerClient > 0 && addrTopics > o.MaxTopicsPerClient:
+		return fmt.Errorf("%d distinct topics from your address: at most %d; close other skewscope tabs", addrTopics, o.MaxTopicsPerClient)
+	case o.MaxHubTopics > 0 && hubTopics > o.MaxHubTopics:
+		return fmt.Errorf("the server watches too many distinct views: at most %d; retry later", o.MaxHubTopics)
+	}
+	return nil
+}
+
+// replace makes topics c's subscriptions. It joins the new topics before
+// leaving the old ones, so a topic kept across the change never looks
+// unwatched to publishers.
+func (r *registry) replace(c *client, topics []string) {
+	old := c.topics
+	c.topics = make(map[string]struct{}, len(topics))
+	for _, t := range topics {
+		c.topics[t] = struct{}{}
+		if _, had := old[t]; had {
+			continue
+		}
+		if r.byTopic[t] == nil {
+			r.byTopic[t] = make(map[*client]struct{})
+			r.h.setActive(t, true)
+		}
+		r.byTopic[t][c] = struct{}{}
+		if r.byAddr[c.addr] == nil {
+			r.byAddr[c.addr] = make(map[string]int)
+		}
+		r.byAddr[c.addr][t]++
+	}
+	for t := range old {
+		if _, kept := c.topics[t]; !kept {
+			r.leave(c, t)
+		}
+	}
+}
+
+// leave removes c from topic t.
+func (r *registry) leave(c *client, t string) {
+	delete(r.byTopic[t], c)
+	if len(r.byTopic[t]) == 0 {
+		delete(r.byTopic, t)
+		r.h.setActive(t, false)
+	}
+	if mine := r.byAddr[c.addr]; mine != nil {
+		if mine[t]--; mine[t] <= 0 {
+			delete(mine, t)
+		}
+		if len(mine) == 0 {
+			delete(r.byAddr, c.addr)
+		}
+	}
+}
+
+// remove removes c from all its topics.
+func (r *registry) remove(c *client) {
+	for t := range c.topics {
+		r.leave(c, t)
+	}
+	c.topics = nil
+}
+
+// setActive records whether topic t has a subscriber, for Subscribed and
+// Topics.
+func (h *Hub) setActive(t string, on bool) {
+	h.activeMu.Lock()
+	defer h.activeMu.Unlock()
+	if on {
+		h.active[t] = true
+	} else {
+		delete(h.active, t)
 	}
 }
 
@@ -700,9 +824,14 @@ func (c *client) readPump() {
 		return c.conn.SetReadDeadline(time.Now().Add(h.opts.PongWait))
 	})
 	for {
-		typ, data, err := c.conn.ReadMessage()
+		typ, data, err := h.readMessage(c.conn)
 		if err != nil {
-			if errors.Is(err, websocket.ErrReadLimit) {
+			switch {
+			case errors.Is(err, errInflatedTooBig):
+				h.badSubscribers.Add(1)
+				h.log.Info("websocket subscribe rejected", "remote", c.remote, "error", err)
+				c.closeWith(websocket.CloseMessageTooBig, clip(err.Error(), 120))
+			case errors.Is(err, websocket.ErrReadLimit):
 				h.badSubscribers.Add(1)
 			}
 			return
@@ -720,14 +849,50 @@ func (c *client) readPump() {
 		} else {
 			idle.Reset(h.opts.SubscribeWait)
 		}
+		s := subscription{c, topics, make(chan error, 1)}
 		select {
-		case h.sub <- subscription{c, topics}:
+		case h.sub <- s:
 		case <-h.done:
 			return
 		case <-c.quit:
 			return
 		}
+		if err := <-s.refused; err != nil {
+			if err != errClientGone {
+				h.topicsRefused.Add(1)
+				h.log.Info("websocket subscription refused", "remote", c.remote, "addr", c.addr, "error", err)
+				c.closeWith(websocket.ClosePolicyViolation, clip(err.Error(), 120))
+			}
+			return
+		}
 	}
+}
+
+// errInflatedTooBig is the error of an inbound message past ReadLimit
+// once decompressed.
+var errInflatedTooBig = errors.New("message too big")
+
+// readMessage reads one inbound message of at most ReadLimit bytes after
+// decompression. SetReadLimit alone bounds the frames as received: a
+// 4 KB permessage-deflate frame of spaces inflates to 4 MB. Reading
+// through a LimitReader stops the inflation one byte past the bound,
+// whatever the message would inflate to; inbound compression stays
+// allowed, since browsers that negotiate it compress what they send.
+func (h *Hub) readMessage(conn *websocket.Conn) (int, []byte, error) {
+	typ, r, err := conn.NextReader()
+	if err != nil {
+		return 0, nil, err
+	}
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(r, h.opts.ReadLimit+1))
+	h.inboundBytes.Add(uint64(n))
+	switch {
+	case err != nil:
+		return 0, nil, err
+	case n > h.opts.ReadLimit:
+		return 0, nil, fmt.Errorf("%w: over %d bytes (decompressed)", errInflatedTooBig, h.opts.ReadLimit)
+	}
+	return typ, buf.Bytes(), nil
 }
 
 // parseSubscribe validates {"subscribe":["topic",...]}.

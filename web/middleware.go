@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -8,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/skewscope/skewscope/internal/format"
 )
 
 // securityHeaders sets the headers every response carries. Pages replace
@@ -60,39 +64,125 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 
 const (
 	// defaultHeavyRenders is how many expensive requests (planner, key
-	// lookup, assignment) may run at once. Each may allocate tens of MB.
+	// lookup, assignment) may be computed at once. Each may allocate tens
+	// of MB.
 	defaultHeavyRenders = 4
 	// heavyQueueWait is how long such a request waits for a free slot
 	// before it is answered 503.
 	heavyQueueWait = 2 * time.Second
 	// heavyRetryAfter is the Retry-After of that 503, in seconds.
 	heavyRetryAfter = 2
+	// defaultMaxAnswer bounds the answer of one expensive request: the
+	// largest plan the planner takes (50,000 partitions of a 249-character
+	// topic, parallelism + target 8,191) answers 6 MB of JSON and 3 MB of
+	// HTML; partitions of many topics with long names can pass it.
+	defaultMaxAnswer = 16 << 20
+	// heavyWriteWait bounds the writing of an expensive request's answer,
+	// as the server's write timeout bounds a whole request; a client that
+	// reads slower is cut off, and holds no render slot meanwhile.
+	heavyWriteWait = 60 * time.Second
 )
 
-// limitHeavy lets at most cap(s.heavy) expensive requests run at once: a
-// request waits up to heavyQueueWait for a slot, then is answered 503 with
-// Retry-After (JSON when asJSON), so that many slow clients cannot make
-// the server hold many large pages in memory at the same time.
+// limitHeavy lets at most cap(s.heavy) expensive requests be computed at
+// once: a request waits up to heavyQueueWait for a slot, then is answered
+// 503 with Retry-After (JSON when asJSON), so that many clients cannot
+// make the server compute many large pages at the same time. The slot
+// bounds the computation only: the answer is rendered into a buffer of at
+// most s.maxAnswer bytes, the slot is released, and then the answer is
+// written under a write deadline, so clients that read slowly do not lock
+// everyone else out of the planner. An answer past the bound is a 413.
 func (s *Server) limitHeavy(asJSON bool, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case s.heavy <- struct{}{}:
-		default:
-			t := time.NewTimer(heavyQueueWait)
-			select {
-			case s.heavy <- struct{}{}:
-				t.Stop()
-			case <-t.C:
-				s.busy(w, asJSON)
-				return
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			}
+		if !s.takeHeavy(w, r, asJSON) {
+			return
 		}
-		defer func() { <-s.heavy }()
-		next(w, r)
+		a := &answerBuffer{header: w.Header(), limit: s.maxAnswer}
+		func() {
+			defer func() { <-s.heavy }()
+			next(a, r)
+		}()
+		if a.size > a.limit {
+			s.tooLarge(w, a, asJSON)
+			return
+		}
+		// Without a deadline of its own (a ResponseWriter that cannot set
+		// one), the server's write timeout still bounds the write.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(heavyWriteWait))
+		if a.code == 0 {
+			a.code = http.StatusOK
+		}
+		w.WriteHeader(a.code)
+		// A failed write means the client went away; there is no one to tell.
+		w.Write(a.buf.Bytes())
 	}
+}
+
+// takeHeavy takes a render slot, waiting up to heavyQueueWait; it answers
+// 503 and reports false when none frees up.
+func (s *Server) takeHeavy(w http.ResponseWriter, r *http.Request, asJSON bool) bool {
+	select {
+	case s.heavy <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(heavyQueueWait)
+	defer t.Stop()
+	select {
+	case s.heavy <- struct{}{}:
+		return true
+	case <-t.C:
+		s.busy(w, asJSON)
+	case <-r.Context().Done():
+	}
+	return false
+}
+
+// answerBuffer is the ResponseWriter an expensive handler renders into:
+// it keeps the status and up to limit bytes of the body, and counts the
+// bytes past the limit so that the refusal can say how large the answer
+// would be. Its header is the real writer's.
+type answerBuffer struct {
+	header http.Header
+	code   int
+	buf    bytes.Buffer
+	size   int
+	limit  int
+}
+
+func (a *answerBuffer) Header() http.Header { return a.header }
+
+func (a *answerBuffer) WriteHeader(code int) {
+	if a.code == 0 {
+		a.code = code
+	}
+}
+
+func (a *answerBuffer) Write(p []byte) (int, error) {
+	if a.code == 0 {
+		a.code = http.StatusOK
+	}
+	a.size += len(p)
+	switch {
+	case a.size <= a.limit:
+		a.buf.Write(p)
+	case a.buf.Cap() > 0:
+		a.buf = bytes.Buffer{} // over the bound: keep counting only
+	}
+	return len(p), nil
+}
+
+// tooLarge answers 413 for an answer of a.size bytes past the bound.
+func (s *Server) tooLarge(w http.ResponseWriter, a *answerBuffer, asJSON bool) {
+	msg := fmt.Sprintf("the answer would be %s, at most %s; narrow the query: fewer partitions, a smaller parallelism or target, or fewer keys",
+		format.Bytes(int64(a.size)), format.Bytes(int64(a.limit)))
+	for _, k := range []string{"Content-Disposition", "Content-Length", "Content-Type"} {
+		w.Header().Del(k)
+	}
+	if asJSON {
+		writeJSON(w, http.StatusRequestEntityTooLarge, apiErrorBody{Error: msg})
+		return
+	}
+	http.Error(w, msg, http.StatusRequestEntityTooLarge)
 }
 
 func (s *Server) busy(w http.ResponseWriter, asJSON bool) {

@@ -53,22 +53,105 @@ type planSideJSON struct {
 	RateSkew      assign.Skew `json:"rateSkew"`
 	KeyGroupSkew  assign.Skew `json:"keyGroupSkew"`
 	// Uncertain lists partitions the restore model cannot place exactly.
-	Uncertain []assign.TopicPartition `json:"uncertain,omitempty"`
+	Uncertain []topicPartitionsJSON `json:"uncertain,omitempty"`
 }
 
 type planSubtaskJSON struct {
-	Subtask    int                     `json:"subtask"`
-	Partitions []assign.TopicPartition `json:"partitions"`
+	Subtask int `json:"subtask"`
+	// Partitions are the subtask's partitions in its reading order, a
+	// topic named once for each run of its partitions.
+	Partitions []topicPartitionsJSON `json:"partitions"`
 	// Load is the sum of its partitions' rates, -1 without rates.
 	Load      float64              `json:"load"`
 	KeyGroups assign.KeyGroupRange `json:"keyGroups"`
 }
 
 type planMovesJSON struct {
-	Fresh assign.SourceRescaleDiff `json:"fresh"`
+	Fresh planRescaleJSON `json:"fresh"`
 	// Restore is what a restore from a savepoint would move; null when not
 	// modelled (a comparison strategy).
-	Restore *assign.SourceRescaleDiff `json:"restore"`
+	Restore *planRescaleJSON `json:"restore"`
+}
+
+// The plan's partition lists name a topic once for each run of its
+// partitions rather than once per partition: with 50,000 partitions of a
+// long topic name, the names were nine tenths of the answer.
+
+// topicPartitionsJSON is a run of one topic's partitions.
+type topicPartitionsJSON struct {
+	Topic      string  `json:"topic"`
+	Partitions []int32 `json:"partitions"`
+}
+
+// planRescaleJSON is assign.SourceRescaleDiff with its lists by topic.
+type planRescaleJSON struct {
+	FromParallelism int `json:"fromParallelism"`
+	ToParallelism   int `json:"toParallelism"`
+	// Moves are the partitions in both layouts whose subtask differs:
+	// partitions[i] moves from from[i] to to[i].
+	Moves         []topicMovesJSON `json:"moves"`
+	Moved         int              `json:"moved"`
+	Common        int              `json:"common"`
+	MovedFraction float64          `json:"movedFraction"`
+	// Added are the partitions only in the target (with their new
+	// subtask), Removed those only in the current layout (with their old).
+	Added   []topicPlacementsJSON `json:"added"`
+	Removed []topicPlacementsJSON `json:"removed"`
+}
+
+// topicMovesJSON is a run of one topic's partition moves, by column.
+type topicMovesJSON struct {
+	Topic      string  `json:"topic"`
+	Partitions []int32 `json:"partitions"`
+	From       []int   `json:"from"`
+	To         []int   `json:"to"`
+}
+
+// topicPlacementsJSON is a run of one topic's partitions with the subtask
+// of each.
+type topicPlacementsJSON struct {
+	Topic      string  `json:"topic"`
+	Partitions []int32 `json:"partitions"`
+	Subtasks   []int   `json:"subtasks"`
+}
+
+// byTopic groups tps into runs of one topic, in order; never nil.
+func byTopic(tps []assign.TopicPartition) []topicPartitionsJSON {
+	out := []topicPartitionsJSON{}
+	for _, tp := range tps {
+		if n := len(out); n == 0 || out[n-1].Topic != tp.Topic {
+			out = append(out, topicPartitionsJSON{Topic: tp.Topic})
+		}
+		out[len(out)-1].Partitions = append(out[len(out)-1].Partitions, tp.Partition)
+	}
+	return out
+}
+
+// rescaleJSON is d with its lists grouped by topic.
+func rescaleJSON(d assign.SourceRescaleDiff) planRescaleJSON {
+	out := planRescaleJSON{FromParallelism: d.FromParallelism, ToParallelism: d.ToParallelism,
+		Moved: d.Moved, Common: d.Common, MovedFraction: d.MovedFraction,
+		Moves: []topicMovesJSON{}, Added: placementsJSON(d.Added), Removed: placementsJSON(d.Removed)}
+	for _, m := range d.Moves {
+		if n := len(out.Moves); n == 0 || out.Moves[n-1].Topic != m.Partition.Topic {
+			out.Moves = append(out.Moves, topicMovesJSON{Topic: m.Partition.Topic})
+		}
+		r := &out.Moves[len(out.Moves)-1]
+		r.Partitions, r.From, r.To = append(r.Partitions, m.Partition.Partition), append(r.From, m.From), append(r.To, m.To)
+	}
+	return out
+}
+
+func placementsJSON(ps []assign.PartitionPlacement) []topicPlacementsJSON {
+	out := []topicPlacementsJSON{}
+	for _, p := range ps {
+		if n := len(out); n == 0 || out[n-1].Topic != p.Partition.Topic {
+			out = append(out, topicPlacementsJSON{Topic: p.Partition.Topic})
+		}
+		r := &out[len(out)-1]
+		r.Partitions, r.Subtasks = append(r.Partitions, p.Partition.Partition), append(r.Subtasks, p.Subtask)
+	}
+	return out
 }
 
 type planCapacityJSON struct {
@@ -172,7 +255,7 @@ func newPlanResponse(f *planForm, res *planResult) planResponse {
 		MaxParallelism: pl.MaxParallelism, MaxParallelismDefaulted: pl.MaxParallelismDefaulted,
 		Keyed: pl.Keyed, Sizing: res.sizing,
 		Capacity: planCapacityJSON{Source: res.capacity.Source, Keyed: res.capacity.Keyed, SourceRates: res.capacity.SourceRates},
-		Moves:    planMovesJSON{Fresh: pl.MovesFresh},
+		Moves:    planMovesJSON{Fresh: rescaleJSON(pl.MovesFresh)},
 	}
 	switch {
 	case res.capacity.Sampled != nil:
@@ -191,7 +274,7 @@ func newPlanResponse(f *planForm, res *planResult) planResponse {
 	}
 	resp.Summary, _ = sizingSummary(f, res)
 	if pl.Restore != nil {
-		mr := pl.MovesRestore
+		mr := rescaleJSON(pl.MovesRestore)
 		resp.Moves.Restore = &mr
 	}
 	layout := func(restored bool) string {
@@ -205,11 +288,11 @@ func newPlanResponse(f *planForm, res *planResult) planResponse {
 	}
 	resp.Now = planSide(pl.Now, layout(res.nowRestore != nil))
 	if res.nowRestore != nil {
-		resp.Now.Uncertain = res.nowRestore.Uncertain
+		resp.Now.Uncertain = uncertainJSON(res.nowRestore.Uncertain)
 	}
 	resp.Target = planSide(pl.Target, layout(pl.Start == assign.StartRestore))
 	if pl.Start == assign.StartRestore && pl.Restore != nil {
-		resp.Target.Uncertain = pl.Restore.Uncertain
+		resp.Target.Uncertain = uncertainJSON(pl.Restore.Uncertain)
 	}
 	return resp
 }
@@ -218,15 +301,20 @@ func planSide(s assign.PlanSide, layout string) planSideJSON {
 	out := planSideJSON{Parallelism: s.Parallelism, Layout: layout, PartitionSkew: s.PartitionSkew, RateSkew: s.RateSkew, KeyGroupSkew: s.KeyGroupSkew}
 	out.Subtasks = make([]planSubtaskJSON, s.Parallelism)
 	for i := range out.Subtasks {
-		ps := s.Assignment.Subtasks[i]
-		if ps == nil {
-			ps = []assign.TopicPartition{}
-		}
-		st := planSubtaskJSON{Subtask: i, Partitions: ps, Load: -1, KeyGroups: s.Ranges[i]}
+		st := planSubtaskJSON{Subtask: i, Partitions: byTopic(s.Assignment.Subtasks[i]), Load: -1, KeyGroups: s.Ranges[i]}
 		if s.Load != nil {
 			st.Load = s.Load[i]
 		}
 		out.Subtasks[i] = st
 	}
 	return out
+}
+
+// uncertainJSON is the uncertain partitions by topic, nil (omitted) when
+// there are none.
+func uncertainJSON(tps []assign.TopicPartition) []topicPartitionsJSON {
+	if len(tps) == 0 {
+		return nil
+	}
+	return byTopic(tps)
 }

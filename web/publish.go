@@ -2,8 +2,10 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/views"
 )
 
@@ -47,13 +49,23 @@ func (s *Server) publishAll() {
 			s.publish(newJobPage(pl, jv, replacedBanner(l, jv.ReplacedBy, now, false)))
 		}
 	}
+	// Topics that differ only in their page's parts or grid share a view:
+	// it is built once per cycle for each (job, vertex, query).
+	built := make(map[vertexViewKey]builtVertex)
 	for _, topic := range hub.Topics("vertex:") {
 		job, vertex, q, parts, grid, ok := parseVertexTopic(topic)
 		if !ok {
 			continue // a topic no page subscribes to
 		}
-		if vv, err := st.Vertex(job, vertex, q); err == nil {
-			s.publish(newVertexPage(vertexPageInput{links: pl, topic: topic, parts: parts, grid: grid, replaced: replacedBanner(l, vv.ReplacedBy, now, true)}, vv))
+		k := keyOfVertexView(job, vertex, q)
+		b, ok := built[k]
+		if !ok {
+			b.vv, b.err = st.Vertex(job, vertex, q)
+			s.vertexViews.Add(1)
+			built[k] = b
+		}
+		if b.err == nil {
+			s.publish(newVertexPage(vertexPageInput{links: pl, topic: topic, parts: parts, grid: grid, replaced: replacedBanner(l, b.vv.ReplacedBy, now, true)}, b.vv))
 		}
 	}
 	for _, t := range st.Backends().Topics {
@@ -76,4 +88,23 @@ func (s *Server) publish(p views.LivePage) {
 		return
 	}
 	s.hub.Publish(p.LiveHead().Topic, u)
+}
+
+// vertexViewKey names a vertex view as the store builds it: a job's
+// vertex under one query.
+type vertexViewKey struct {
+	job, vertex, endpoint, color, history, highlightTopic string
+	highlight                                             int
+	highlightPartition                                    int32
+}
+
+func keyOfVertexView(job, vertex string, q live.VertexQuery) vertexViewKey {
+	return vertexViewKey{job: job, vertex: vertex, endpoint: q.Endpoint, color: q.Color, history: fmt.Sprint(q.History),
+		highlightTopic: q.HighlightTopic, highlight: q.Highlight, highlightPartition: q.HighlightPartition}
+}
+
+// builtVertex is a vertex view publishAll built in this cycle.
+type builtVertex struct {
+	vv  live.VertexView
+	err error
 }

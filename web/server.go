@@ -78,8 +78,12 @@ type Server struct {
 	// heavy holds one token per expensive render in progress (planner,
 	// keys, assignment); see limitHeavy.
 	heavy chan struct{}
+	// maxAnswer bounds the answer of one heavy request in bytes.
+	maxAnswer int
 	// csrf refuses cross-origin browser POSTs; see routes.
 	csrf *http.CrossOriginProtection
+	// vertexViews counts the vertex views publishAll built.
+	vertexViews atomic.Uint64
 }
 
 var (
@@ -127,6 +131,7 @@ func NewServer(opts Options) (*Server, error) {
 		opts.MaxHeavyRenders = defaultHeavyRenders
 	}
 	s.heavy = make(chan struct{}, opts.MaxHeavyRenders)
+	s.maxAnswer = defaultMaxAnswer
 	s.csrf = http.NewCrossOriginProtection()
 	for _, o := range opts.WebSocket.AllowedOrigins {
 		// The origins trusted to open the websocket (that of

@@ -142,6 +142,40 @@ func checkWSMax(n int) error {
 	return nil
 }
 
+// wsTopicsBound is --web.ws-max-topics-per-address, else the file's
+// web.wsMaxTopicsPerAddress, else the hub's default; a bad value is a
+// problem naming where it came from.
+func wsTopicsBound(p *problems, inFile *int, flagGiven bool, flagValue string) int {
+	check := func(n int) error {
+		if n < 1 || n > web.DefaultMaxHubTopics {
+			return fmt.Errorf("want a whole number from 1 to %d (the bound on all live views)", web.DefaultMaxHubTopics)
+		}
+		return nil
+	}
+	n := web.DefaultMaxTopicsPerClient
+	if inFile != nil {
+		if err := check(*inFile); err != nil {
+			p.at("web.wsMaxTopicsPerAddress", "%d: %v", *inFile, err)
+		} else {
+			n = *inFile
+		}
+	}
+	if flagGiven {
+		v, err := strconv.Atoi(strings.TrimSpace(flagValue))
+		if err == nil {
+			err = check(v)
+		} else {
+			err = check(0)
+		}
+		if err != nil {
+			p.addf("--web.ws-max-topics-per-address=%q: %v", flagValue, err)
+		} else {
+			n = v
+		}
+	}
+	return n
+}
+
 // parseProxy reads a trusted proxy: a CIDR prefix, or one address (its
 // /32 or /128). IPv4-mapped IPv6 prefixes are taken as the IPv4 ones they
 // map, as request addresses are compared unmapped.

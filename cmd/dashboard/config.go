@@ -34,6 +34,9 @@ type appConfig struct {
 	// WSMaxPerAddress bounds the live-update websockets of one client
 	// address (web.HubOptions.MaxConnectionsPerClient).
 	WSMaxPerAddress int
+	// WSMaxTopicsPerAddress bounds the distinct live views the websockets
+	// of one client address watch (web.HubOptions.MaxTopicsPerClient).
+	WSMaxTopicsPerAddress int
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client address the per-address bound applies to.
 	TrustedProxies []netip.Prefix
@@ -164,6 +167,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (a
 			cfg.WSMaxPerAddress = n
 		}
 	}
+	cfg.WSMaxTopicsPerAddress = wsTopicsBound(&p, ws.WSMaxTopicsPerAddress, given["web.ws-max-topics-per-address"], f.wsMaxTopicsPerAddress)
 	for i, v := range ws.TrustedProxies {
 		if pr, err := parseProxy(v); err != nil {
 			p.at(fmt.Sprintf("web.trustedProxies[%d]", i), "%q: %v", v, err)

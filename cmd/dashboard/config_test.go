@@ -88,21 +88,22 @@ func envMap(m map[string]string) func(string) string {
 // the README lists the existing ones.
 func TestEnvNames(t *testing.T) {
 	for flagName, want := range map[string]string{
-		"listen":                 "SKEWSCOPE_LISTEN",
-		"log.format":             "SKEWSCOPE_LOG_FORMAT",
-		"log.level":              "SKEWSCOPE_LOG_LEVEL",
-		"web.external-url":       "SKEWSCOPE_WEB_EXTERNAL_URL",
-		"web.route-prefix":       "SKEWSCOPE_WEB_ROUTE_PREFIX",
-		"web.frame-ancestors":    "SKEWSCOPE_WEB_FRAME_ANCESTORS",
-		"web.allowed-origins":    "SKEWSCOPE_WEB_ALLOWED_ORIGINS",
-		"web.ws-max-per-address": "SKEWSCOPE_WEB_WS_MAX_PER_ADDRESS",
-		"web.trusted-proxies":    "SKEWSCOPE_WEB_TRUSTED_PROXIES",
-		"config.file":            "SKEWSCOPE_CONFIG_FILE",
-		"kafka.brokers":          "SKEWSCOPE_KAFKA_BROKERS",
-		"kafka.name":             "SKEWSCOPE_KAFKA_NAME",
-		"flink.url":              "SKEWSCOPE_FLINK_URL",
-		"flink.name":             "SKEWSCOPE_FLINK_NAME",
-		"sandbox":                "SKEWSCOPE_SANDBOX",
+		"listen":                        "SKEWSCOPE_LISTEN",
+		"log.format":                    "SKEWSCOPE_LOG_FORMAT",
+		"log.level":                     "SKEWSCOPE_LOG_LEVEL",
+		"web.external-url":              "SKEWSCOPE_WEB_EXTERNAL_URL",
+		"web.route-prefix":              "SKEWSCOPE_WEB_ROUTE_PREFIX",
+		"web.frame-ancestors":           "SKEWSCOPE_WEB_FRAME_ANCESTORS",
+		"web.allowed-origins":           "SKEWSCOPE_WEB_ALLOWED_ORIGINS",
+		"web.ws-max-per-address":        "SKEWSCOPE_WEB_WS_MAX_PER_ADDRESS",
+		"web.ws-max-topics-per-address": "SKEWSCOPE_WEB_WS_MAX_TOPICS_PER_ADDRESS",
+		"web.trusted-proxies":           "SKEWSCOPE_WEB_TRUSTED_PROXIES",
+		"config.file":                   "SKEWSCOPE_CONFIG_FILE",
+		"kafka.brokers":                 "SKEWSCOPE_KAFKA_BROKERS",
+		"kafka.name":                    "SKEWSCOPE_KAFKA_NAME",
+		"flink.url":                     "SKEWSCOPE_FLINK_URL",
+		"flink.name":                    "SKEWSCOPE_FLINK_NAME",
+		"sandbox":                       "SKEWSCOPE_SANDBOX",
 	} {
 		if got := envName(flagName); got != want {
 			t.Errorf("envName(%q) = %q, want %q", flagName, got, want)
@@ -746,6 +747,24 @@ func TestWebsocketLimitSettings(t *testing.T) {
 			t.Errorf("parseConfig(%q, %v) (-want +got):\n%s", tc.args, tc.env, diff)
 		}
 	}
+	// The distinct live views of one address: default, file, environment,
+	// flag over file.
+	topicsFile := writeConfig(t, t.TempDir(), "web:\n  wsMaxTopicsPerAddress: 200\n")
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want int
+	}{
+		{nil, nil, 64},
+		{[]string{"--config.file=" + topicsFile}, nil, 200},
+		{nil, map[string]string{"SKEWSCOPE_WEB_WS_MAX_TOPICS_PER_ADDRESS": "512"}, 512},
+		{[]string{"--config.file=" + topicsFile, "--web.ws-max-topics-per-address=8"}, nil, 8},
+	} {
+		c, err := parseConfig(tc.args, envMap(tc.env), io.Discard)
+		if err != nil || c.WSMaxTopicsPerAddress != tc.want {
+			t.Errorf("parseConfig(%q, %v) = topics per address %d, %v; want %d", tc.args, tc.env, c.WSMaxTopicsPerAddress, err, tc.want)
+		}
+	}
 	c, err := parseConfig([]string{"--web.trusted-proxies=0.0.0.0/0"}, noEnv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -776,7 +795,11 @@ func TestWebsocketLimitErrors(t *testing.T) {
 		{nil, "web:\n  wsMaxPerAddress: 0\n", "web.wsMaxPerAddress: 0: want a whole number from 1 to 1000"},
 		{nil, "web:\n  trustedProxies: [10.0.0.0/8, 300.1.1.1]\n", `web.trustedProxies[1]: "300.1.1.1": want a CIDR`},
 		{nil, "web:\n  wsMaxPerAddress: many\n", "line 2: cannot unmarshal !!str `many` into int"},
-		{nil, "web:\n  maxSockets: 3\n", "line 2: field maxSockets not found in web (known keys: wsMaxPerAddress, trustedProxies)"},
+		{nil, "web:\n  maxSockets: 3\n", "line 2: field maxSockets not found in web (known keys: wsMaxPerAddress, wsMaxTopicsPerAddress, trustedProxies)"},
+		{[]string{"--web.ws-max-topics-per-address=0"}, "", `--web.ws-max-topics-per-address="0": want a whole number from 1 to 512`},
+		{[]string{"--web.ws-max-topics-per-address=513"}, "", `--web.ws-max-topics-per-address="513": want a whole number from 1 to 512`},
+		{[]string{"--web.ws-max-topics-per-address=some"}, "", `--web.ws-max-topics-per-address="some": want a whole number`},
+		{nil, "web:\n  wsMaxTopicsPerAddress: 0\n", "web.wsMaxTopicsPerAddress: 0: want a whole number from 1 to 512"},
 	} {
 		args := tc.args
 		if tc.yaml != "" {

@@ -31,8 +31,9 @@ type fileConfig struct {
 // webSection holds the server settings a flag can also set; the flag
 // wins.
 type webSection struct {
-	WSMaxPerAddress *int     `yaml:"wsMaxPerAddress"`
-	TrustedProxies  []string `yaml:"trustedProxies"`
+	WSMaxPerAddress       *int     `yaml:"wsMaxPerAddress"`
+	WSMaxTopicsPerAddress *int     `yaml:"wsMaxTopicsPerAddress"`
+	TrustedProxies        []string `yaml:"trustedProxies"`
 }
 
 type kafkaSection struct {

@@ -32,6 +32,7 @@ type flagValues struct {
 	externalURL, routePrefix, frameAncestors     string
 	allowedOrigins, configFile                   string
 	wsMaxPerAddress, trustedProxies              string
+	wsMaxTopicsPerAddress                        string
 	kafkaBrokers, kafkaName, flinkURL, flinkName string
 	sandbox                                      optionalBool
 }
@@ -68,6 +69,7 @@ func newFlagSet(f *flagValues, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.frameAncestors, "web.frame-ancestors", "", "comma-separated origins allowed to embed pages in a frame; default 'self'")
 	fs.StringVar(&f.allowedOrigins, "web.allowed-origins", "", "comma-separated origins, besides that of --web.external-url, allowed to open a websocket")
 	fs.StringVar(&f.wsMaxPerAddress, "web.ws-max-per-address", strconv.Itoa(web.DefaultMaxConnectionsPerClient), fmt.Sprintf("live-update websockets one client address may open, 1 to %d; behind a reverse proxy not in --web.trusted-proxies every browser has the proxy's address", web.DefaultMaxConnections))
+	fs.StringVar(&f.wsMaxTopicsPerAddress, "web.ws-max-topics-per-address", strconv.Itoa(web.DefaultMaxTopicsPerClient), fmt.Sprintf("distinct live views the websockets of one client address may watch between them, 1 to %d; behind a reverse proxy not in --web.trusted-proxies every browser shares the proxy's", web.DefaultMaxHubTopics))
 	fs.StringVar(&f.trustedProxies, "web.trusted-proxies", "", "comma-separated CIDRs (or addresses) of reverse proxies whose X-Forwarded-For names the client address for --web.ws-max-per-address; other peers' forwarded headers are ignored")
 	fs.StringVar(&f.configFile, "config.file", "", "YAML file with kafka.clusters, flink.endpoints and links (see docs/configuration.md)")
 	fs.StringVar(&f.kafkaBrokers, "kafka.brokers", "", "comma-separated seed brokers of one Kafka cluster without TLS or SASL (quick start; use --config.file for more)")

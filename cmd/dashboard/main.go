@@ -104,7 +104,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// Updates name their elements by key and compress well: the hub
 		// deflates each once, for every client that offers it.
 		WebSocket: web.HubOptions{AllowedOrigins: cfg.websocketOrigins(ln.Addr().String()),
-			MaxConnectionsPerClient: cfg.WSMaxPerAddress, TrustedProxies: cfg.TrustedProxies, EnableCompression: true},
+			MaxConnectionsPerClient: cfg.WSMaxPerAddress, MaxTopicsPerClient: cfg.WSMaxTopicsPerAddress,
+			TrustedProxies: cfg.TrustedProxies, EnableCompression: true},
 	}
 	if sb != nil {
 		opts.Sandbox = sb
