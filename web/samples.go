@@ -536,7 +536,7 @@ func (s *Server) serveSample(w http.ResponseWriter, r *http.Request) (int, templ
 // serveSampleCancel answers POST /samples/{id}/cancel, from the sample's
 // page (back to it) or the list (?back=list, back to the list).
 func (s *Server) serveSampleCancel(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
-	run, err := s.cancelSample(r)
+	run, _, err := s.cancelSample(r)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -549,21 +549,21 @@ func (s *Server) serveSampleCancel(w http.ResponseWriter, r *http.Request) (int,
 }
 
 // cancelSample cancels the sample r names, for whoever sends r if they may
-// sample its topic, and logs who did. Cancelling a sample that has ended
-// changes nothing.
-func (s *Server) cancelSample(r *http.Request) (*sampleRun, error) {
-	run, err := s.sampleRunOf(r)
+// sample its topic, and logs who did; cancelled is false when the sample
+// had ended or been cancelled already, which changes nothing.
+func (s *Server) cancelSample(r *http.Request) (run *sampleRun, cancelled bool, err error) {
+	run, err = s.sampleRunOf(r)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := s.samples.access.allow(run.form.Cluster, run.form.Topic); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	by := s.requesterOf(r)
 	// Under the run's lock, so that the sample's final snapshot, taken
 	// under it too, names who cancelled it.
 	run.mu.Lock()
-	cancelled := run.cancelledBy == nil && s.samples.mgr.Cancel(run.managerID)
+	cancelled = run.cancelledBy == nil && s.samples.mgr.Cancel(run.managerID)
 	if cancelled {
 		run.cancelledBy = &by
 	}
@@ -571,7 +571,7 @@ func (s *Server) cancelSample(r *http.Request) (*sampleRun, error) {
 	if cancelled {
 		s.auditSample("key sample cancelled", run, by, s.now())
 	}
-	return run, nil
+	return run, cancelled, nil
 }
 
 // sampleResponse is GET /api/v1/samples/{id}.
@@ -891,13 +891,10 @@ func (s *Server) serveSamplesJSON(w http.ResponseWriter, r *http.Request) error 
 // serveSampleCancelJSON answers POST /api/v1/samples/{id}/cancel:
 // cancelled is false when the sample had ended already.
 func (s *Server) serveSampleCancelJSON(w http.ResponseWriter, r *http.Request) error {
-	run, err := s.cancelSample(r)
+	run, cancelled, err := s.cancelSample(r)
 	if err != nil {
 		return err
 	}
-	run.mu.Lock()
-	cancelled := run.cancelledBy != nil
-	run.mu.Unlock()
 	return writeJSON(w, http.StatusOK, map[string]any{"id": run.ID, "cancelled": cancelled, "json": s.prefix + "/api/v1/samples/" + run.ID})
 }
 
