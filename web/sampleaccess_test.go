@@ -371,8 +371,8 @@ func TestSampleListLinks(t *testing.T) {
 // keys are hashed.
 func TestRedactQuoted(t *testing.T) {
 	for in, want := range map[string]string{
-		`field id: long key "abc": not an integer`:   `field id: long key "…": not an integer`,
-		`tuple key "[\"a\\\"b\"]"…: want`:            `tuple key "…": want`,
+		`field id: long key "abc": not an integer`:  `field id: long key "…": not an integer`,
+		`tuple key "[\"a\\\"b\"]"…: want`:           `tuple key "…": want`,
 		`record key is 3 bytes, an int key needs 4`: `record key is 3 bytes, an int key needs 4`,
 	} {
 		if got := redactQuoted(in); got != want {

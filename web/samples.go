@@ -576,10 +576,10 @@ func (s *Server) cancelSample(r *http.Request) (run *sampleRun, cancelled bool, 
 
 // sampleResponse is GET /api/v1/samples/{id}.
 type sampleResponse struct {
-	ID       string        `json:"id"`
-	Cluster  string        `json:"cluster"`
-	Topic    string        `json:"topic"`
-	Key      string        `json:"key"`
+	ID      string `json:"id"`
+	Cluster string `json:"cluster"`
+	Topic   string `json:"topic"`
+	Key     string `json:"key"`
 	// Keys says what topKeys[].key holds: "clear" (the key's text) or
 	// "hashed" (a short keyed hash of it, and no javaHash).
 	Keys string `json:"keys"`
@@ -588,12 +588,12 @@ type sampleResponse struct {
 	StartedBy   string        `json:"startedBy"`
 	CancelledBy *string       `json:"cancelledBy"`
 	Request     sampleRequest `json:"request"`
-	Started  time.Time     `json:"started"`
-	Progress progressJSON  `json:"progress"`
-	Done     bool          `json:"done"`
-	Records  int64         `json:"records"`
-	Distinct *distinctJSON `json:"distinct"`
-	TopKeys  []topKeyJSON  `json:"topKeys"`
+	Started     time.Time     `json:"started"`
+	Progress    progressJSON  `json:"progress"`
+	Done        bool          `json:"done"`
+	Records     int64         `json:"records"`
+	Distinct    *distinctJSON `json:"distinct"`
+	TopKeys     []topKeyJSON  `json:"topKeys"`
 	// KeyGroups are the sampled records per key group, exact.
 	KeyGroups []int64 `json:"keyGroupCounts"`
 	// Now and Target are the sampled records per subtask at the current
