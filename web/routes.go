@@ -20,11 +20,10 @@ func (s *Server) routes() http.Handler {
 	root.Use(securityHeaders)
 	// Every POST is refused when a browser sends it from another origin.
 	// Only /sandbox/restore and the key samples' start and cancel change
-	// state; the planner, key lookup and
-	// bulk API posts only compute, and each has a GET form (or is meant
-	// for non-browser clients, which send neither Sec-Fetch-Site nor
-	// Origin), so refusing them loses nothing and keeps any future
-	// state-changing route protected by default. GET, HEAD and OPTIONS
+	// state; the planner, key lookup and bulk API posts only compute, and
+	// each has a GET form (or is meant for non-browser clients, which send
+	// neither Sec-Fetch-Site nor Origin), so refusing them loses nothing
+	// and keeps any future state-changing route protected by default. GET, HEAD and OPTIONS
 	// always pass: links from portals and alerts, and the /ws handshake,
 	// which checks its Origin itself.
 	root.Use(s.csrf.Handler)
