@@ -8,7 +8,8 @@ type Layout struct {
 	Title string
 	// Base is the route prefix ("" or "/skewscope"); every link starts with it.
 	Base string
-	// Nav is the active navigation entry: "home", "plan" or "keys".
+	// Nav is the active navigation entry: "home", "plan", "keys" or
+	// "samples".
 	Nav string
 	// Embed drops navigation and chrome (?embed=1).
 	Embed bool
@@ -20,6 +21,9 @@ type Layout struct {
 	Version string
 	// Sandbox is true when the built-in sandbox feeds the live pages.
 	Sandbox bool
+	// Samples is true when key samples can be listed (a Kafka cluster is
+	// configured): the navigation then links to them.
+	Samples bool
 }
 
 // URL joins the route prefix and a path that starts with "/".
@@ -31,4 +35,8 @@ var navItems = []navItem{
 	{"home", "/", "Overview"},
 	{"plan", "/plan", "Planner"},
 	{"keys", "/keys", "Key lookup"},
+	{"samples", "/samples", "Key samples"},
 }
+
+// shown reports whether the navigation shows n.
+func (l Layout) shown(n navItem) bool { return n.id != "samples" || l.Samples }

@@ -4,6 +4,10 @@ package views
 // derives its key.
 type SampleFormView struct {
 	Action, Cluster, Topic, TopicURL string
+	// ListURL lists the running and recent samples; Hashed says keys
+	// will be shown as keyed hashes.
+	ListURL string
+	Hashed  bool
 	// The fields as typed.
 	Partitions, LastN, Window, Path                   string
 	Parallelism, Target, MaxParallelism               string
@@ -42,6 +46,30 @@ type SamplePageView struct {
 	CSVURL, JSONURL, FormURL, PlannerURL string
 	// VertexURL is the keyed vertex page the sample was started from, "" none.
 	VertexURL string
+	// StartedBy is who started the sample (and when), CancelledBy who
+	// cancelled it ("" nobody); ListURL the running and recent samples.
+	StartedBy, CancelledBy, ListURL string
+	// Hashed says the keys are shown as keyed hashes; KeysNote says how.
+	Hashed   bool
+	KeysNote string
+}
+
+// SamplesView lists the running and recent key samples.
+type SamplesView struct {
+	// Off says why samples are off ("" when they are on); nothing else is
+	// shown then.
+	Off string
+	// Bounds says how many samples may run, in all and per user.
+	Bounds string
+	Rows   []SampleListRow
+}
+
+// SampleListRow is one sample of the list.
+type SampleListRow struct {
+	URL, Cluster, Topic, StartedBy, State, Progress, Started, Limits string
+	// CancelAction is the cancel form's action, "" when the sample is
+	// not running.
+	CancelAction string
 }
 
 // SampleKeyRow is one of the heaviest keys.

@@ -88,6 +88,7 @@ func (s *Server) layout(r *http.Request, title, nav string) views.Layout {
 		Icon:    s.prefix + "/static/" + s.assets.Hashed("img/icon.svg"),
 		Version: s.version,
 		Sandbox: s.sandbox != nil,
+		Samples: s.samples != nil,
 	}
 }
 

@@ -19,11 +19,11 @@ func (s *Server) routes() http.Handler {
 	root.Use(s.logRequests)
 	root.Use(securityHeaders)
 	// Every POST is refused when a browser sends it from another origin.
-	// Only /sandbox/restore changes state; the planner, key lookup and
-	// bulk API posts only compute, and each has a GET form (or is meant
-	// for non-browser clients, which send neither Sec-Fetch-Site nor
-	// Origin), so refusing them loses nothing and keeps any future
-	// state-changing route protected by default. GET, HEAD and OPTIONS
+	// Only /sandbox/restore and the key samples' start and cancel change
+	// state; the planner, key lookup and bulk API posts only compute, and
+	// each has a GET form (or is meant for non-browser clients, which send
+	// neither Sec-Fetch-Site nor Origin), so refusing them loses nothing
+	// and keeps any future state-changing route protected by default. GET, HEAD and OPTIONS
 	// always pass: links from portals and alerts, and the /ws handshake,
 	// which checks its Origin itself.
 	root.Use(s.csrf.Handler)
@@ -66,6 +66,7 @@ func (s *Server) mount(r chi.Router) {
 	r.Get("/kafka/{cluster}/topics/{topic}", s.page(s.serveTopic))
 	r.Get("/kafka/{cluster}/topics/{topic}/sample", s.page(s.serveSampleForm))
 	r.Post("/kafka/{cluster}/topics/{topic}/sample", s.page(s.serveSampleForm))
+	r.Get("/samples", s.page(s.serveSamples))
 	r.Get("/samples/{id}", s.page(s.serveSample))
 	r.Get("/samples/{id}/keys.csv", s.api(s.serveSampleCSV))
 	r.Post("/samples/{id}/cancel", s.page(s.serveSampleCancel))
@@ -107,7 +108,9 @@ func (s *Server) mount(r chi.Router) {
 		r.Get("/jobs/{jobID}/vertices/{vertexID}", s.api(s.serveVertexJSON))
 		r.Get("/kafka/{cluster}/topics/{topic}", s.api(s.serveTopicJSON))
 		r.Post("/kafka/{cluster}/topics/{topic}/samples", s.api(s.serveSampleStartJSON))
+		r.Get("/samples", s.api(s.serveSamplesJSON))
 		r.Get("/samples/{id}", s.api(s.serveSampleJSON))
+		r.Post("/samples/{id}/cancel", s.api(s.serveSampleCancelJSON))
 		r.NotFound(s.api(func(w http.ResponseWriter, r *http.Request) error {
 			return &inputError{Status: http.StatusNotFound, Msg: "no such API endpoint: " + quote.Clip(r.URL.Path) + "; see /api/v1/openapi.json"}
 		}))

@@ -19,8 +19,9 @@ func topicPath(l views.Layout, cluster, topic string) string {
 	return l.URL("/kafka/" + url.PathEscape(cluster) + "/topics/" + url.PathEscape(topic))
 }
 
-func newSampleFormView(l views.Layout, f *sampleForm) views.SampleFormView {
+func newSampleFormView(l views.Layout, f *sampleForm, hashed bool) views.SampleFormView {
 	v := views.SampleFormView{
+		ListURL: l.URL("/samples"), Hashed: hashed,
 		Action: topicPath(l, f.Cluster, f.Topic) + "/sample", Cluster: f.Cluster, Topic: f.Topic, TopicURL: topicPath(l, f.Cluster, f.Topic),
 		Partitions: f.Partitions, LastN: f.LastN, Window: f.Window, Path: f.Path,
 		Parallelism: f.Parallelism, Target: f.Target, MaxParallelism: f.MaxParallelism,
@@ -53,7 +54,15 @@ func newSamplePage(l views.Layout, snap sampleSnapshot, now time.Time) views.Sam
 		Running: !snap.Done, CancelAction: l.URL("/samples/" + snap.ID + "/cancel"), Done: snap.Done,
 		P: f.p, Target: f.target,
 		CSVURL: l.URL("/samples/" + snap.ID + "/keys.csv"), JSONURL: l.URL("/api/v1/samples/" + snap.ID),
-		FormURL: topicPath(l, f.Cluster, f.Topic) + "/sample?" + f.query().Encode(),
+		FormURL:   topicPath(l, f.Cluster, f.Topic) + "/sample?" + f.query().Encode(),
+		StartedBy: snap.By.String() + " at " + stampText(snap.Started), ListURL: l.URL("/samples"),
+		Hashed: snap.Keys == "hashed",
+	}
+	if c := snap.CancelledBy; c != nil {
+		p.CancelledBy = c.String()
+	}
+	if p.Hashed {
+		p.KeysNote = fmt.Sprintf("Keys are shown as keyed hashes (samples.keys = hashed): the first %d hex digits of HMAC-SHA256 under a key drawn when skewscope started, so equal keys have equal hashes until it restarts and the keys cannot be read back. Key groups and subtasks are exact: they come from the real keys.", hashedKeyLen)
 	}
 	if f.Job != "" && f.Vertex != "" {
 		p.VertexURL = l.URL(views.VertexPath(f.Job, f.Vertex))
@@ -215,4 +224,34 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// stampText is a sample's start time as pages show it.
+func stampText(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+
+// newSamplesView builds the list of samples from the API's answer.
+func newSamplesView(l views.Layout, resp sampleListResponse, now time.Time) views.SamplesView {
+	v := views.SamplesView{Bounds: fmt.Sprintf("At most %d run at once, %d per user (or client address when no user is known); %d running.", resp.MaxRunning, resp.MaxPerUser, resp.Running)}
+	for _, it := range resp.Samples {
+		pr, rq := it.Progress, it.Request
+		row := views.SampleListRow{
+			URL: l.URL("/samples/" + it.ID), Cluster: it.Cluster, Topic: it.Topic, StartedBy: it.StartedBy, State: it.State,
+			Progress: fmt.Sprintf("%s records, %s, %s", format.Int(pr.Records), format.Bytes(pr.Bytes), format.Seconds(pr.ElapsedSeconds)),
+			Started:  stampText(it.Started) + " (" + format.Seconds(now.Sub(it.Started).Seconds()) + " ago)",
+			Limits:   fmt.Sprintf("%s records, %s, %s", format.Int(rq.Limits.MaxRecords), format.Bytes(rq.Limits.MaxBytes), format.Seconds(rq.Limits.MaxSeconds)),
+		}
+		if rq.Mode == "live" {
+			row.Limits = format.Seconds(rq.WindowSeconds) + " live window; " + row.Limits
+		} else {
+			row.Limits = "last " + format.Int(rq.LastN) + " per partition; " + row.Limits
+		}
+		if it.CancelledBy != nil {
+			row.State += " by " + *it.CancelledBy
+		}
+		if it.State == "running" {
+			row.CancelAction = l.URL("/samples/" + it.ID + "/cancel?back=list")
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	return v
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/csv"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -193,6 +194,11 @@ type sampleRun struct {
 	progress   sample.Progress
 	managerID  string
 	finishedAt time.Time
+	// by started the sample; keys is "clear" or "hashed", as its texts
+	// are kept; cancelledBy cancelled it (nil: nobody).
+	by          requester
+	keys        string
+	cancelledBy *requester
 	// final is the snapshot of the finished sample, computed once: the
 	// summary does not change after its last record.
 	final *sampleSnapshot
@@ -215,6 +221,10 @@ type sampleSnapshot struct {
 	Verdict  keysample.Verdict
 	Done     bool
 	Finished time.Time
+	By       requester
+	Keys     string
+	// CancelledBy is who cancelled the sample, nil when nobody did.
+	CancelledBy *requester
 }
 
 // snapshot is the run's state: its progress while it reads, and with it
@@ -226,7 +236,8 @@ func (run *sampleRun) snapshot() sampleSnapshot {
 		return *run.final
 	}
 	f := run.form
-	s := sampleSnapshot{ID: run.ID, Form: f, Started: run.started, Progress: run.progress, Records: run.sum.Records(), Done: run.progress.Done, Finished: run.finishedAt}
+	s := sampleSnapshot{ID: run.ID, Form: f, Started: run.started, Progress: run.progress, Records: run.sum.Records(), Done: run.progress.Done, Finished: run.finishedAt,
+		By: run.by, Keys: run.keys, CancelledBy: run.cancelledBy}
 	if !s.Done {
 		return s
 	}
@@ -260,20 +271,55 @@ func (run *sampleRun) done() bool {
 type samples struct {
 	mgr      *sample.Manager
 	clusters map[string]kafka.Config
-	mu       sync.Mutex
-	runs     map[string]*sampleRun
-	order    []string
+	access   *sampleAccess
+	// startMu makes a start's check of the per-user bound and its start
+	// one step.
+	startMu sync.Mutex
+	mu      sync.Mutex
+	runs    map[string]*sampleRun
+	order   []string
 }
 
-func newSamples(clusters []kafka.Config) *samples {
+func newSamples(clusters []kafka.Config, opts SampleOptions) (*samples, error) {
 	if len(clusters) == 0 {
-		return nil
+		return nil, nil
 	}
-	s := &samples{mgr: sample.NewManager(2), clusters: map[string]kafka.Config{}, runs: map[string]*sampleRun{}}
+	a, err := newSampleAccess(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &samples{mgr: sample.NewManager(sample.DefaultConcurrent), clusters: map[string]kafka.Config{}, access: a, runs: map[string]*sampleRun{}}
 	for _, c := range clusters {
 		s.clusters[c.Name] = c
 	}
-	return s
+	return s, nil
+}
+
+// list is every kept sample, newest first.
+func (ss *samples) list() []*sampleRun {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	out := make([]*sampleRun, 0, len(ss.order))
+	for i := len(ss.order) - 1; i >= 0; i-- {
+		if r := ss.runs[ss.order[i]]; r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// running counts the samples in flight that count under quota.
+func (ss *samples) running(quota string) int {
+	n := 0
+	for _, r := range ss.list() {
+		if r.by.quotaKey() != quota {
+			continue
+		}
+		if p, ok := ss.mgr.Progress(r.managerID); ok && !p.Done {
+			n++
+		}
+	}
+	return n
 }
 
 // has reports whether cluster is one samples may read.
@@ -310,30 +356,54 @@ func newSampleID() string {
 	return hex.EncodeToString(b)
 }
 
-// startSample starts the sample the form describes and returns its run.
-func (s *Server) startSample(f *sampleForm) (*sampleRun, error) {
-	cfg, ok := s.samples.clusters[f.Cluster]
+// startSample starts the sample the form describes for by, and returns
+// its run: refused (403) when the topic may not be sampled, (429) when by
+// runs as many samples as one user may, (503) when as many run as may.
+func (s *Server) startSample(f *sampleForm, by requester) (*sampleRun, error) {
+	ss := s.samples
+	cfg, ok := ss.clusters[f.Cluster]
 	if !ok {
 		return nil, &inputError{Status: http.StatusNotFound, Field: "cluster", Msg: "no Kafka cluster " + quote.Clip(f.Cluster) + " is configured"}
 	}
-	run := &sampleRun{ID: newSampleID(), form: f, started: s.now(), sum: keysample.NewSummary(summaryCounters, f.maxP)}
+	if err := ss.access.allow(f.Cluster, f.Topic); err != nil {
+		return nil, err
+	}
+	run := &sampleRun{ID: newSampleID(), form: f, started: s.now(), sum: keysample.NewSummary(summaryCounters, f.maxP), by: by, keys: ss.access.keysMode()}
+	var hasher *keyHasher
+	if ss.access.hashKey != nil {
+		hasher = newKeyHasher(ss.access.hashKey)
+	}
 	sink := func(rec sample.Record) {
 		k, err := f.spec.Key(rec.Key, rec.Value)
+		if err == nil && hasher != nil {
+			k.Text = hasher.text(k.Text)
+		}
 		run.mu.Lock()
-		if err != nil {
+		switch {
+		case err != nil && hasher != nil:
+			run.sum.AddError(errors.New(redactQuoted(err.Error())))
+		case err != nil:
 			run.sum.AddError(err)
-		} else {
+		default:
 			run.sum.Add(k)
 		}
 		run.mu.Unlock()
 	}
+	ss.startMu.Lock()
+	defer ss.startMu.Unlock()
+	if n := ss.running(by.quotaKey()); n >= ss.access.maxPerUser {
+		return nil, &inputError{Status: http.StatusTooManyRequests, Field: "sample",
+			Msg: fmt.Sprintf("%s already runs %d key sample(s), the most one user may (samples.maxPerUser = %d); wait for it to end or cancel it on %s/samples",
+				by.quotaKey(), n, ss.access.maxPerUser, s.prefix)}
+	}
 	ctx := s.bgContext()
-	mid, err := s.samples.mgr.Start(ctx, cfg, f.req, sink)
+	mid, err := ss.mgr.Start(ctx, cfg, f.req, sink)
 	if err != nil {
-		return nil, &inputError{Status: http.StatusServiceUnavailable, Field: "sample", Msg: err.Error()}
+		return nil, &inputError{Status: http.StatusServiceUnavailable, Field: "sample", Msg: err.Error() + " on " + s.prefix + "/samples"}
 	}
 	run.managerID = mid
-	s.samples.add(run)
+	ss.add(run)
+	s.auditSample("key sample started", run, by, run.started)
 	ch, stop := s.samples.mgr.Subscribe(mid)
 	go func() {
 		defer stop()
@@ -397,7 +467,10 @@ func (s *Server) serveSampleForm(w http.ResponseWriter, r *http.Request) (int, t
 	if !s.samples.has(cluster) {
 		return 0, nil, &inputError{Status: http.StatusNotFound, Field: "cluster", Msg: "no Kafka cluster " + quote.Clip(cluster) + " is configured"}
 	}
-	l := s.layout(r, "Sample keys of "+topic, "")
+	if err := s.samples.access.allow(cluster, topic); err != nil {
+		return 0, nil, err
+	}
+	l := s.layout(r, "Sample keys of "+topic, "samples")
 	vals := r.URL.Query()
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
@@ -412,12 +485,13 @@ func (s *Server) serveSampleForm(w http.ResponseWriter, r *http.Request) (int, t
 		if r.Method == http.MethodPost {
 			status = http.StatusBadRequest
 		}
-		return status, views.SampleFormPage(l, newSampleFormView(l, f)), nil
+		return status, views.SampleFormPage(l, newSampleFormView(l, f, s.samples.access.hashKey != nil)), nil
 	}
-	run, err := s.startSample(f)
+	run, err := s.startSample(f, s.requesterOf(r))
 	if err != nil {
+		status, _ := statusOf(err)
 		f.fail("sample", "%v", err)
-		return http.StatusServiceUnavailable, views.SampleFormPage(l, newSampleFormView(l, f)), nil
+		return status, views.SampleFormPage(l, newSampleFormView(l, f, s.samples.access.hashKey != nil)), nil
 	}
 	http.Redirect(w, r, s.prefix+"/samples/"+run.ID, http.StatusSeeOther)
 	return 0, nil, nil
@@ -437,6 +511,9 @@ func (s *Server) sampleRunOf(r *http.Request) (*sampleRun, error) {
 	if s.samples == nil {
 		return nil, &inputError{Status: http.StatusNotFound, Msg: "no Kafka cluster is configured, so there are no samples"}
 	}
+	if s.samples.access.off {
+		return nil, s.samples.access.offError()
+	}
 	run, ok := s.samples.get(id)
 	if !ok {
 		return nil, &inputError{Status: http.StatusNotFound, Field: "id", Msg: fmt.Sprintf("no sample %s: samples live in memory and the last %d are kept", quote.Clip(id), keptSamples)}
@@ -452,34 +529,71 @@ func (s *Server) serveSample(w http.ResponseWriter, r *http.Request) (int, templ
 		return 0, nil, err
 	}
 	snap := run.snapshot()
-	l := s.layout(r, "Key sample of "+run.form.Topic, "")
+	l := s.layout(r, "Key sample of "+run.form.Topic, "samples")
 	return http.StatusOK, views.SamplePage(l, newSamplePage(l, snap, s.now())), nil
 }
 
-// serveSampleCancel answers POST /samples/{id}/cancel.
+// serveSampleCancel answers POST /samples/{id}/cancel, from the sample's
+// page (back to it) or the list (?back=list, back to the list).
 func (s *Server) serveSampleCancel(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
-	run, err := s.sampleRunOf(r)
+	run, _, err := s.cancelSample(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	s.samples.mgr.Cancel(run.managerID)
-	http.Redirect(w, r, s.prefix+"/samples/"+run.ID, http.StatusSeeOther)
+	back := s.prefix + "/samples/" + run.ID
+	if r.URL.Query().Get("back") == "list" {
+		back = s.prefix + "/samples"
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
 	return 0, nil, nil
+}
+
+// cancelSample cancels the sample r names, for whoever sends r if they may
+// sample its topic, and logs who did; cancelled is false when the sample
+// had ended or been cancelled already, which changes nothing.
+func (s *Server) cancelSample(r *http.Request) (run *sampleRun, cancelled bool, err error) {
+	run, err = s.sampleRunOf(r)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := s.samples.access.allow(run.form.Cluster, run.form.Topic); err != nil {
+		return nil, false, err
+	}
+	by := s.requesterOf(r)
+	// Under the run's lock, so that the sample's final snapshot, taken
+	// under it too, names who cancelled it.
+	run.mu.Lock()
+	cancelled = run.cancelledBy == nil && s.samples.mgr.Cancel(run.managerID)
+	if cancelled {
+		run.cancelledBy = &by
+	}
+	run.mu.Unlock()
+	if cancelled {
+		s.auditSample("key sample cancelled", run, by, s.now())
+	}
+	return run, cancelled, nil
 }
 
 // sampleResponse is GET /api/v1/samples/{id}.
 type sampleResponse struct {
-	ID       string        `json:"id"`
-	Cluster  string        `json:"cluster"`
-	Topic    string        `json:"topic"`
-	Key      string        `json:"key"`
-	Request  sampleRequest `json:"request"`
-	Started  time.Time     `json:"started"`
-	Progress progressJSON  `json:"progress"`
-	Done     bool          `json:"done"`
-	Records  int64         `json:"records"`
-	Distinct *distinctJSON `json:"distinct"`
-	TopKeys  []topKeyJSON  `json:"topKeys"`
+	ID      string `json:"id"`
+	Cluster string `json:"cluster"`
+	Topic   string `json:"topic"`
+	Key     string `json:"key"`
+	// Keys says what topKeys[].key holds: "clear" (the key's text) or
+	// "hashed" (a short keyed hash of it, and no javaHash).
+	Keys string `json:"keys"`
+	// StartedBy is who started the sample: the user a trusted proxy
+	// named, or "anonymous (address)"; CancelledBy who cancelled it.
+	StartedBy   string        `json:"startedBy"`
+	CancelledBy *string       `json:"cancelledBy"`
+	Request     sampleRequest `json:"request"`
+	Started     time.Time     `json:"started"`
+	Progress    progressJSON  `json:"progress"`
+	Done        bool          `json:"done"`
+	Records     int64         `json:"records"`
+	Distinct    *distinctJSON `json:"distinct"`
+	TopKeys     []topKeyJSON  `json:"topKeys"`
 	// KeyGroups are the sampled records per key group, exact.
 	KeyGroups []int64 `json:"keyGroupCounts"`
 	// Now and Target are the sampled records per subtask at the current
@@ -554,8 +668,10 @@ type distinctJSON struct {
 }
 
 type topKeyJSON struct {
-	Key        string  `json:"key"`
-	JavaHash   int32   `json:"javaHash"`
+	Key string `json:"key"`
+	// JavaHash is the key's Java hashCode, left out when keys are hashed
+	// (for a short key it gives the key away).
+	JavaHash   *int32  `json:"javaHash,omitempty"`
 	KeyGroup   int     `json:"keyGroup"`
 	Count      int64   `json:"count"`
 	ErrorBound int64   `json:"errorBound"`
@@ -571,7 +687,7 @@ func newSampleResponse(snap sampleSnapshot) sampleResponse {
 	pr := snap.Progress
 	lim := f.req.WithDefaults().Limits
 	resp := sampleResponse{
-		ID: snap.ID, Cluster: f.Cluster, Topic: f.Topic, Key: f.spec.String(), Started: snap.Started,
+		ID: snap.ID, Cluster: f.Cluster, Topic: f.Topic, Key: f.spec.String(), Keys: snap.Keys, StartedBy: snap.By.String(), Started: snap.Started,
 		Progress: progressJSON{Records: pr.Records, Bytes: pr.Bytes, Partitions: pr.Partitions, PartitionsDone: pr.PartitionsDone,
 			ElapsedSeconds: pr.Elapsed.Seconds(), Done: pr.Done, StoppedBy: pr.StoppedBy, Skipped: pr.Skipped, Error: pr.Err},
 		Done: snap.Done, Records: snap.Records,
@@ -588,6 +704,10 @@ func newSampleResponse(snap sampleSnapshot) sampleResponse {
 	}
 	if resp.Request.Partitions == nil {
 		resp.Request.Partitions = []int32{}
+	}
+	if c := snap.CancelledBy; c != nil {
+		name := c.String()
+		resp.CancelledBy = &name
 	}
 	for _, e := range snap.Errors {
 		resp.Errors = append(resp.Errors, errorCountJSON{Message: e.Message, Count: e.Count})
@@ -606,8 +726,11 @@ func newSampleResponse(snap sampleSnapshot) sampleResponse {
 		resp.Verdict.Sentences = []string{}
 	}
 	for _, k := range snap.Top {
-		tk := topKeyJSON{Key: k.Text, JavaHash: k.Hash, KeyGroup: k.KeyGroup, Count: k.Count, ErrorBound: k.ErrorBound,
+		tk := topKeyJSON{Key: k.Text, KeyGroup: k.KeyGroup, Count: k.Count, ErrorBound: k.ErrorBound,
 			Subtask: assign.OperatorIndex(f.maxP, f.p, k.KeyGroup), TargetSubtask: -1}
+		if snap.Keys != "hashed" {
+			tk.JavaHash = &k.Hash
+		}
 		if snap.Records > 0 {
 			tk.Share = float64(k.Count) / float64(snap.Records)
 		}
@@ -637,6 +760,12 @@ func (s *Server) serveSampleStartJSON(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
+	if !s.samples.has(cluster) {
+		return &inputError{Status: http.StatusNotFound, Field: "cluster", Msg: "no Kafka cluster " + quote.Clip(cluster) + " is configured"}
+	}
+	if err := s.samples.access.allow(cluster, topic); err != nil {
+		return err
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		return badInput("form", "%v", err)
@@ -645,7 +774,7 @@ func (s *Server) serveSampleStartJSON(w http.ResponseWriter, r *http.Request) er
 	if err := firstError(f.Errors); err != nil {
 		return err
 	}
-	run, err := s.startSample(f)
+	run, err := s.startSample(f, s.requesterOf(r))
 	if err != nil {
 		return err
 	}
@@ -662,13 +791,124 @@ func (s *Server) serveSampleCSV(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="keys-`+run.form.Topic+`.csv"`)
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"key", "java_hash", "key_group", "count", "error_bound", "share", "subtask", "target_subtask"})
+	// Hashed keys come without their Java hash, which would give a short
+	// key away.
+	hashed := resp.Keys == "hashed"
+	head := []string{"key", "java_hash"}
+	if hashed {
+		head = []string{"key_hash"}
+	}
+	cw.Write(append(head, "key_group", "count", "error_bound", "share", "subtask", "target_subtask"))
 	for _, k := range resp.TopKeys {
-		cw.Write([]string{csvSafe(k.Key), strconv.Itoa(int(k.JavaHash)), strconv.Itoa(k.KeyGroup), strconv.FormatInt(k.Count, 10),
-			strconv.FormatInt(k.ErrorBound, 10), strconv.FormatFloat(k.Share, 'f', 6, 64), strconv.Itoa(k.Subtask), strconv.Itoa(k.TargetSubtask)})
+		row := []string{csvSafe(k.Key)}
+		if !hashed && k.JavaHash != nil {
+			row = append(row, strconv.Itoa(int(*k.JavaHash)))
+		}
+		cw.Write(append(row, strconv.Itoa(k.KeyGroup), strconv.FormatInt(k.Count, 10),
+			strconv.FormatInt(k.ErrorBound, 10), strconv.FormatFloat(k.Share, 'f', 6, 64), strconv.Itoa(k.Subtask), strconv.Itoa(k.TargetSubtask)))
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// sampleState is a sample's state in a word: running, done, stopped (at
+// a limit, partial), cancelled or failed.
+func sampleState(snap sampleSnapshot) string {
+	if !snap.Done {
+		return "running"
+	}
+	switch snap.Progress.StoppedBy {
+	case sample.StoppedComplete:
+		return "done"
+	case sample.StoppedCancelled:
+		return "cancelled"
+	case sample.StoppedError:
+		return "failed"
+	}
+	return "stopped"
+}
+
+// sampleListItem is one sample of GET /api/v1/samples.
+type sampleListItem struct {
+	ID          string        `json:"id"`
+	Cluster     string        `json:"cluster"`
+	Topic       string        `json:"topic"`
+	StartedBy   string        `json:"startedBy"`
+	CancelledBy *string       `json:"cancelledBy"`
+	State       string        `json:"state"`
+	Started     time.Time     `json:"started"`
+	Progress    progressJSON  `json:"progress"`
+	Request     sampleRequest `json:"request"`
+	Page        string        `json:"page"`
+	JSON        string        `json:"json"`
+}
+
+// sampleListResponse is GET /api/v1/samples: the kept samples, newest
+// first, and the bounds on running ones.
+type sampleListResponse struct {
+	Samples    []sampleListItem `json:"samples"`
+	Running    int              `json:"running"`
+	MaxRunning int              `json:"maxRunning"`
+	MaxPerUser int              `json:"maxPerUser"`
+	Keys       string           `json:"keys"`
+}
+
+func (s *Server) newSampleListResponse() sampleListResponse {
+	resp := sampleListResponse{Samples: []sampleListItem{}, MaxRunning: sample.DefaultConcurrent, MaxPerUser: s.samples.access.maxPerUser, Keys: s.samples.access.keysMode()}
+	for _, run := range s.samples.list() {
+		snap := run.snapshot()
+		full := newSampleResponse(snap)
+		it := sampleListItem{ID: snap.ID, Cluster: full.Cluster, Topic: full.Topic, StartedBy: full.StartedBy, CancelledBy: full.CancelledBy,
+			State: sampleState(snap), Started: snap.Started, Progress: full.Progress, Request: full.Request,
+			Page: s.prefix + "/samples/" + snap.ID, JSON: s.prefix + "/api/v1/samples/" + snap.ID}
+		if it.State == "running" {
+			resp.Running++
+		}
+		resp.Samples = append(resp.Samples, it)
+	}
+	return resp
+}
+
+// samplesOn is nil when samples may be listed, else why not.
+func (s *Server) samplesOn() error {
+	if s.samples == nil {
+		return &inputError{Status: http.StatusNotFound, Msg: "no Kafka cluster is configured, so there are no samples"}
+	}
+	if s.samples.access.off {
+		return s.samples.access.offError()
+	}
+	return nil
+}
+
+// serveSamplesJSON answers GET /api/v1/samples.
+func (s *Server) serveSamplesJSON(w http.ResponseWriter, r *http.Request) error {
+	if err := s.samplesOn(); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, s.newSampleListResponse())
+}
+
+// serveSampleCancelJSON answers POST /api/v1/samples/{id}/cancel:
+// cancelled is false when the sample had ended already.
+func (s *Server) serveSampleCancelJSON(w http.ResponseWriter, r *http.Request) error {
+	run, cancelled, err := s.cancelSample(r)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"id": run.ID, "cancelled": cancelled, "json": s.prefix + "/api/v1/samples/" + run.ID})
+}
+
+// serveSamples answers GET /samples: the running and recent samples, with
+// a cancel button for each running one.
+func (s *Server) serveSamples(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
+	if s.samples == nil {
+		return 0, nil, &inputError{Status: http.StatusNotFound, Msg: "no Kafka cluster is configured, so there are no samples"}
+	}
+	l := s.layout(r, "Key samples", "samples")
+	if s.samples.access.off {
+		return http.StatusOK, views.SamplesPage(l, views.SamplesView{Off: upperFirst(s.samples.access.offError().(*inputError).Msg) + "."}), nil
+	}
+	return http.StatusOK, views.SamplesPage(l, newSamplesView(l, s.newSampleListResponse(), s.now())), nil
 }
 
 // sampleLinks are the "sample keys" links for a topic, from a keyed vertex

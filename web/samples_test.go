@@ -59,10 +59,22 @@ func newSampleFixture(t *testing.T, n int) *sampleFixture {
 	if err := cl.ProduceSync(context.Background(), rs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
+	fx.srv = fx.serve(t, nil)
+	return fx
+}
+
+// serve starts a dashboard that may sample the fixture's cluster, with
+// its options changed by opts (nil: as they are).
+func (fx *sampleFixture) serve(t *testing.T, opts func(*Options)) *httptest.Server {
+	t.Helper()
 	var h atomic.Pointer[Server]
-	fx.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Load().ServeHTTP(w, r) }))
-	s, err := NewServer(Options{KafkaClusters: []kafka.Config{{Name: "prod", Brokers: c.ListenAddrs()}},
-		WebSocket: HubOptions{AllowedOrigins: []string{fx.srv.URL}}})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Load().ServeHTTP(w, r) }))
+	o := Options{KafkaClusters: []kafka.Config{{Name: "prod", Brokers: fx.brokers}},
+		WebSocket: HubOptions{AllowedOrigins: []string{srv.URL}}}
+	if opts != nil {
+		opts(&o)
+	}
+	s, err := NewServer(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +82,8 @@ func newSampleFixture(t *testing.T, n int) *sampleFixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
-	t.Cleanup(func() { fx.srv.Close(); cancel(); <-done })
-	return fx
+	t.Cleanup(func() { srv.Close(); cancel(); <-done })
+	return srv
 }
 
 // start posts the sample form and returns the sample's id.

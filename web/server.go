@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -54,6 +55,14 @@ type Options struct {
 	// with the collectors' connection settings (TLS, SASL). Samples read
 	// only: no group, no commits.
 	KafkaClusters []kafka.Config
+	// Samples govern key samples: off, limited to topics, keys hashed,
+	// per-user bound.
+	Samples SampleOptions
+	// UserHeader is the request header in which a trusted proxy
+	// (WebSocket.TrustedProxies) names the signed-in user, e.g.
+	// X-Forwarded-User; key samples record and log that user. From any
+	// other peer it is ignored. "" means no user is known.
+	UserHeader string
 }
 
 // Server holds what the handlers share. Create it with NewServer.
@@ -75,6 +84,11 @@ type Server struct {
 	// context of Run, under which they read.
 	samples *samples
 	runCtx  atomic.Pointer[context.Context]
+	// userHeader names the user behind a trusted proxy, trustedProxies;
+	// clientIP resolves X-Forwarded-For from them (nil without any).
+	userHeader     string
+	trustedProxies []netip.Prefix
+	clientIP       func(http.Handler) http.Handler
 	// heavy holds one token per expensive render in progress (planner,
 	// keys, assignment); see limitHeavy.
 	heavy chan struct{}
@@ -150,7 +164,19 @@ func NewServer(opts Options) (*Server, error) {
 		http.Error(w, "cross-origin "+r.Method+" refused: submit the form from skewscope's own pages", http.StatusForbidden)
 	}))
 	s.metrics = s.newMetrics()
-	s.samples = newSamples(opts.KafkaClusters)
+	if s.samples, err = newSamples(opts.KafkaClusters, opts.Samples); err != nil {
+		return nil, fmt.Errorf("key samples: %w", err)
+	}
+	if h := strings.TrimSpace(opts.UserHeader); h != "" {
+		if !headerNameRE.MatchString(h) {
+			return nil, fmt.Errorf("user header %q: not an HTTP header name", opts.UserHeader)
+		}
+		s.userHeader = h
+	}
+	s.trustedProxies = opts.WebSocket.TrustedProxies
+	if s.clientIP, err = newClientIP(s.trustedProxies); err != nil {
+		return nil, err
+	}
 	s.handler = s.routes()
 	return s, nil
 }

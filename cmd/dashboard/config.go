@@ -54,6 +54,9 @@ type appConfig struct {
 	SourceGroups []SourceGroupLink
 	// Sandbox runs the dashboard on built-in example data without backends.
 	Sandbox bool
+	// Samples and UserHeader govern key samples (samplesconfig.go).
+	Samples    web.SampleOptions
+	UserHeader string
 }
 
 // SourceGroupLink ties a Flink source vertex to the Kafka consumer group it
@@ -206,6 +209,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (a
 	default:
 		cfg.Sandbox = f.sandbox.value
 	}
+	cfg.Samples, cfg.UserHeader = parseSamples(f.samples, given, ws, sampledClusters(cfg.Kafka, cfg.Sandbox), &p)
 	if err := p.err(); err != nil {
 		return appConfig{}, err
 	}
@@ -243,6 +247,7 @@ func (c appConfig) warnings() []string {
 			w = append(w, fmt.Sprintf("trusted proxies include %s: every peer is trusted, so any client can choose the address its websockets count under", p))
 		}
 	}
+	w = append(w, c.sampleWarnings()...)
 	for _, e := range c.Flink {
 		if e.TLS.InsecureSkipVerify {
 			w = append(w, fmt.Sprintf("flink endpoint %q: tls.insecureSkipVerify is true: the endpoint's certificate is not checked", e.Name))
@@ -302,6 +307,7 @@ func (c appConfig) LogValue() slog.Value {
 		slog.Any("trusted_proxies", c.TrustedProxies),
 		slog.String("config_file", c.ConfigFile),
 		slog.Bool("sandbox", c.Sandbox),
+		c.samplesLogValue(),
 	}
 	for i, k := range c.Kafka {
 		attrs = append(attrs, slog.Group(fmt.Sprintf("kafka_%d", i),

@@ -104,6 +104,11 @@ func TestEnvNames(t *testing.T) {
 		"flink.url":                     "SKEWSCOPE_FLINK_URL",
 		"flink.name":                    "SKEWSCOPE_FLINK_NAME",
 		"sandbox":                       "SKEWSCOPE_SANDBOX",
+		"samples.enabled":               "SKEWSCOPE_SAMPLES_ENABLED",
+		"samples.keys":                  "SKEWSCOPE_SAMPLES_KEYS",
+		"samples.topics":                "SKEWSCOPE_SAMPLES_TOPICS",
+		"samples.max-per-user":          "SKEWSCOPE_SAMPLES_MAX_PER_USER",
+		"web.user-header":               "SKEWSCOPE_WEB_USER_HEADER",
 	} {
 		if got := envName(flagName); got != want {
 			t.Errorf("envName(%q) = %q, want %q", flagName, got, want)
@@ -795,7 +800,7 @@ func TestWebsocketLimitErrors(t *testing.T) {
 		{nil, "web:\n  wsMaxPerAddress: 0\n", "web.wsMaxPerAddress: 0: want a whole number from 1 to 1000"},
 		{nil, "web:\n  trustedProxies: [10.0.0.0/8, 300.1.1.1]\n", `web.trustedProxies[1]: "300.1.1.1": want a CIDR`},
 		{nil, "web:\n  wsMaxPerAddress: many\n", "line 2: cannot unmarshal !!str `many` into int"},
-		{nil, "web:\n  maxSockets: 3\n", "line 2: field maxSockets not found in web (known keys: wsMaxPerAddress, wsMaxTopicsPerAddress, trustedProxies)"},
+		{nil, "web:\n  maxSockets: 3\n", "line 2: field maxSockets not found in web (known keys: wsMaxPerAddress, wsMaxTopicsPerAddress, trustedProxies"},
 		{[]string{"--web.ws-max-topics-per-address=0"}, "", `--web.ws-max-topics-per-address="0": want a whole number from 1 to 512`},
 		{[]string{"--web.ws-max-topics-per-address=513"}, "", `--web.ws-max-topics-per-address="513": want a whole number from 1 to 512`},
 		{[]string{"--web.ws-max-topics-per-address=some"}, "", `--web.ws-max-topics-per-address="some": want a whole number`},

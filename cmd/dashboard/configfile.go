@@ -34,6 +34,9 @@ type webSection struct {
 	WSMaxPerAddress       *int     `yaml:"wsMaxPerAddress"`
 	WSMaxTopicsPerAddress *int     `yaml:"wsMaxTopicsPerAddress"`
 	TrustedProxies        []string `yaml:"trustedProxies"`
+	// UserHeader and Samples: see samplesconfig.go.
+	UserHeader string      `yaml:"userHeader"`
+	Samples    samplesYAML `yaml:"samples"`
 }
 
 type kafkaSection struct {
@@ -145,6 +148,7 @@ var yamlPaths = map[string]struct {
 }{
 	"fileConfig":        {"the top level", reflect.TypeFor[fileConfig]()},
 	"webSection":        {"web", reflect.TypeFor[webSection]()},
+	"samplesYAML":       {"web.samples", reflect.TypeFor[samplesYAML]()},
 	"kafkaSection":      {"kafka", reflect.TypeFor[kafkaSection]()},
 	"kafkaClusterYAML":  {"kafka.clusters[]", reflect.TypeFor[kafkaClusterYAML]()},
 	"kafkaTLSYAML":      {"kafka.clusters[].tls", reflect.TypeFor[kafkaTLSYAML]()},

@@ -35,6 +35,7 @@ type flagValues struct {
 	wsMaxTopicsPerAddress                        string
 	kafkaBrokers, kafkaName, flinkURL, flinkName string
 	sandbox                                      optionalBool
+	samples                                      sampleFlags
 }
 
 // optionalBool is a boolean flag that knows whether it was set.
@@ -76,6 +77,7 @@ func newFlagSet(f *flagValues, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.kafkaName, "kafka.name", defaultBackendName, "name of the --kafka.brokers cluster")
 	fs.StringVar(&f.flinkURL, "flink.url", "", "REST URL of one Flink JobManager without authentication (quick start; use --config.file for more)")
 	fs.StringVar(&f.flinkName, "flink.name", defaultBackendName, "name of the --flink.url endpoint")
+	addSampleFlags(fs, &f.samples)
 	fs.Var(&f.sandbox, "sandbox", "serve built-in example data; default true exactly when no Kafka cluster and no Flink endpoint is configured")
 	fs.VisitAll(func(fl *flag.Flag) { fl.Usage += " (env " + envName(fl.Name) + ")" })
 	return fs
