@@ -572,6 +572,20 @@ func (j *job) stop() {
 	}
 }
 
+// checkRestorable refuses, before anything stops, the restore that
+// stopWithSavepoint would fail on: the split model of a job whose history
+// (the parallelisms it started and was restored at) is longer than
+// assign.MaxRestoreHistory.
+func (j *job) checkRestorable() error {
+	j.mu.Lock()
+	n := len(j.history)
+	j.mu.Unlock()
+	if n > assign.MaxRestoreHistory {
+		return fmt.Errorf("sandbox: job %s has been restored %d times; its parallelism history of %d entries is longer than the %d the restore model follows, so it is not restored again", j.id, n-1, n, assign.MaxRestoreHistory)
+	}
+	return nil
+}
+
 // stopWithSavepoint stops the sources, takes a savepoint of their splits
 // (committing its offsets) and finishes the job.
 func (j *job) stopWithSavepoint() (*savepoint, error) {
