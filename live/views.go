@@ -15,7 +15,9 @@ const (
 
 // Age is the freshness of a backend's data as pages show it.
 type Age struct {
-	// At is when the data was collected (the poll's start).
+	// At is when the data was collected: the start of the latest poll that
+	// refreshed it, which for a backend that is failing is the last
+	// successful poll, not the latest try.
 	At time.Time `json:"at"`
 	// Seconds is now − At, rounded down.
 	Seconds int64 `json:"ageSeconds"`
@@ -68,8 +70,12 @@ type EndpointSummary struct {
 	URL          string `json:"url"`
 	FlinkVersion string `json:"flinkVersion"`
 	Jobs         int    `json:"jobs"`
-	PollMillis   int64  `json:"pollMillis"`
-	Age          Age    `json:"freshness"`
+	// DroppedJobs counts the finished jobs the endpoint lists beyond
+	// MaxJobs, left out (flink.Config.MaxJobs).
+	DroppedJobs int   `json:"droppedJobs"`
+	MaxJobs     int   `json:"maxJobs"`
+	PollMillis  int64 `json:"pollMillis"`
+	Age         Age   `json:"freshness"`
 	// Cost is what the latest poll asked of the JobManager, Budget what
 	// skewscope allows itself there.
 	Cost   PollCost      `json:"cost"`
@@ -134,6 +140,9 @@ type TopicSummary struct {
 	Partitions int     `json:"partitions"`
 	Rate       float64 `json:"rate"`
 	Groups     int     `json:"groups"`
+	// Age is the age of the topic's data: stale, with the cluster's data
+	// age, while its cluster is not fresh.
+	Age Age `json:"freshness"`
 }
 
 // OverviewView is the overview page and /api/v1/overview.

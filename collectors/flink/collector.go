@@ -167,6 +167,7 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	s := c.pollRecovering(ctx, c.latest.Load())
 	s.Cost = c.client.stats.cost().sub(before)
 	s.MaxInFlight, s.MaxRequestsPerSecond = c.cfg.MaxInFlight, c.cfg.MaxRequestsPerSecond
+	s.MaxJobs = c.cfg.MaxJobs
 	// Running out of RequestTimeout is a result worth publishing (stale
 	// values, errors); cancellation by the caller or Close is not.
 	if errors.Is(ctx.Err(), context.Canceled) {
@@ -267,6 +268,7 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 			for i, j := range prev.Jobs {
 				s.Jobs[i] = staleJob(j, at)
 			}
+			s.DroppedJobs = prev.DroppedJobs
 		}
 		s.PollDuration = c.now().Sub(at)
 		return s
@@ -283,6 +285,11 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 		if c.selected(j) {
 			selected = append(selected, j)
 		}
+	}
+	jobs = nil // the whole list of a session cluster can be large
+	selected, s.DroppedJobs = limitJobs(selected, c.cfg.MaxJobs)
+	if s.DroppedJobs > 0 {
+		log.Debug("flink job list longer than maxJobs; leaving out the oldest finished jobs", "dropped", s.DroppedJobs, "max_jobs", c.cfg.MaxJobs)
 	}
 	s.Jobs = make([]JobSnapshot, len(selected))
 	for i, j := range selected {

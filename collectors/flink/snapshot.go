@@ -30,6 +30,11 @@ type Snapshot struct {
 	// budget (Config, defaults applied).
 	MaxInFlight          int
 	MaxRequestsPerSecond float64
+	// DroppedJobs counts the finished jobs the job list held beyond
+	// MaxJobs (Config, default applied), left out of Jobs, the oldest
+	// first; nothing else was asked about them.
+	DroppedJobs int
+	MaxJobs     int
 }
 
 // JobSnapshot is one job as seen by a poll.

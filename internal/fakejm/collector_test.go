@@ -14,6 +14,12 @@ import (
 
 // startFake serves a fake JobManager and returns a collector polling it.
 func startFake(t testing.TB, cfg fakejm.Config) (*fakejm.Handler, *flink.Collector) {
+	return startFakeWith(t, cfg, flink.Config{})
+}
+
+// startFakeWith is startFake with the collector's configuration fc (its
+// name, URL and request timeout filled in).
+func startFakeWith(t testing.TB, cfg fakejm.Config, fc flink.Config) (*fakejm.Handler, *flink.Collector) {
 	t.Helper()
 	h, err := fakejm.New(cfg)
 	if err != nil {
@@ -21,7 +27,8 @@ func startFake(t testing.TB, cfg fakejm.Config) (*fakejm.Handler, *flink.Collect
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c, err := flink.NewCollector(flink.Config{Name: "fake", URL: srv.URL, RequestTimeout: time.Minute}, nil)
+	fc.Name, fc.URL, fc.RequestTimeout = "fake", srv.URL, time.Minute
+	c, err := flink.NewCollector(fc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,4 +143,47 @@ func BenchmarkPoll(b *testing.B) {
 	b.ReportMetric(float64(st.Total.Requests)/n, "requests/op")
 	b.ReportMetric(float64(st.Total.Bytes)/n, "resp-B/op")
 	b.ReportMetric(float64(st.Kind(fakejm.KindMetricList).Bytes)/n, "list-B/op")
+}
+
+// TestCollectorCapsFinishedJobs: a session cluster listing 50,000 finished
+// jobs besides its running ones. The snapshot keeps every running job and
+// the most recently ended finished ones up to MaxJobs, counts the others,
+// and asks the JobManager about nothing but the running jobs.
+func TestCollectorCapsFinishedJobs(t *testing.T) {
+	cfg := fakejm.Config{Jobs: 3, Parallelism: 2, Partitions: 4, Finished: 50_000}
+	for _, c := range []struct {
+		maxJobs, wantJobs int
+	}{
+		{0, flink.DefaultMaxJobs}, // the default
+		{2, 3},                    // fewer than the running jobs: all of them, no finished one
+	} {
+		h, col := startFakeWith(t, cfg, flink.Config{MaxJobs: c.maxJobs})
+		s := col.PollOnce(context.Background())
+		st := h.Stats()
+		if s.Err != nil || len(s.Jobs) != c.wantJobs || s.DroppedJobs != cfg.Jobs+cfg.Finished-c.wantJobs {
+			t.Fatalf("maxJobs %d: snapshot err %v, %d jobs, %d dropped; want no error, %d jobs, %d dropped",
+				c.maxJobs, s.Err, len(s.Jobs), s.DroppedJobs, c.wantJobs, cfg.Jobs+cfg.Finished-c.wantJobs)
+		}
+		running, newest := 0, map[string]bool{}
+		for i := range c.wantJobs - cfg.Jobs {
+			newest[fakejm.FinishedJobID(i)] = true
+		}
+		for _, j := range s.Jobs {
+			switch {
+			case j.State == "RUNNING":
+				running++
+			case !newest[j.ID]:
+				t.Errorf("maxJobs %d: kept finished job %s (%s), not one of the %d most recently ended", c.maxJobs, j.Name, j.ID, len(newest))
+			}
+		}
+		if running != cfg.Jobs {
+			t.Errorf("maxJobs %d: %d running jobs kept, want all %d", c.maxJobs, running, cfg.Jobs)
+		}
+		if got := st.Kind(fakejm.KindJob).Requests; got != int64(cfg.Jobs) {
+			t.Errorf("maxJobs %d: %d job detail requests, want %d (the running jobs only)", c.maxJobs, got, cfg.Jobs)
+		}
+		if st.Failed() != 0 || st.Kind(fakejm.KindJobsOverview).Requests != 1 {
+			t.Errorf("maxJobs %d: %d unanswered requests (%q), %d job lists; want none, 1", c.maxJobs, st.Failed(), st.Unanswered, st.Kind(fakejm.KindJobsOverview).Requests)
+		}
+	}
 }
