@@ -79,10 +79,10 @@ func TestConfiguredBackendsBeforeTheirFirstPoll(t *testing.T) {
 	s.UpdateFlink(&flink.Snapshot{Endpoint: "gone", URL: "http://gone:8081", CollectedAt: t0, Err: down})
 	got := state()
 	for name, want := range map[string]Age{
-		"kafka prod":                  {At: t0, Seconds: 3, State: StateOK},
-		"kafka lost":                  {Stale: true, Err: down.Error(), State: StateNeverReached}, // no data: no age
-		"flink jm ":                   {At: t0, Seconds: 3, State: StateOK},
-		"flink gone http://gone:8081": {Stale: true, Err: down.Error(), State: StateNeverReached},
+		"kafka prod":                  {At: t0, Seconds: 3, Tried: t0, State: StateOK},
+		"kafka lost":                  {Tried: t0, Stale: true, Err: down.Error(), State: StateNeverReached}, // no data: no age
+		"flink jm ":                   {At: t0, Seconds: 3, Tried: t0, State: StateOK},
+		"flink gone http://gone:8081": {Tried: t0, Stale: true, Err: down.Error(), State: StateNeverReached},
 	} {
 		if a, ok := got[name]; !ok || a != want {
 			t.Errorf("%s after its first poll = %+v (listed %v), want %+v", name, a, ok, want)
@@ -119,7 +119,7 @@ func TestFailingBackendDataAge(t *testing.T) {
 		if a.Err == "" {
 			t.Errorf("%s: no error, want the failing poll's", what)
 		}
-		a.Err = ""
+		a.Err, a.Tried = "", time.Time{}
 		if a != want {
 			t.Errorf("%s = %+v, want %+v", what, a, want)
 		}
@@ -128,6 +128,9 @@ func TestFailingBackendDataAge(t *testing.T) {
 		t.Fatalf("overview has %d endpoints, %d jobs, %d clusters; want 1 each", len(ov.Endpoints), len(ov.Jobs), len(ov.Clusters))
 	}
 	check("endpoint", ov.Endpoints[0].Age)
+	if tried := ov.Endpoints[0].Age.Tried; !tried.Equal(t0.Add(75 * time.Second)) {
+		t.Errorf("endpoint tried at %v, want the latest poll's start %v", tried, t0.Add(75*time.Second))
+	}
 	check("job row", ov.Jobs[0].Age)
 	check("cluster", ov.Clusters[0].Age)
 	// The failing Kafka snapshot lists no topics; the cluster's last good

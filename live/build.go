@@ -43,17 +43,20 @@ func itemAge(f flink.Freshness, collected, now time.Time, err error) Age {
 
 // backendAge is the age of a Kafka cluster's or Flink endpoint's data:
 // good is when its latest successful poll started (ok false when none
-// did), err the latest poll's error. It is failing (and stale) when the
-// latest poll failed, never reached (stale, At zero) when no poll ever
-// succeeded; At and Seconds are always those of the data, not of the
-// latest try.
-func backendAge(good time.Time, ok bool, now time.Time, err error) Age {
-	if !ok {
-		a := ageOf(time.Time{}, now, true, err)
+// did), tried when its latest poll started, err that poll's error. It is
+// failing (and stale) when the latest poll failed, never reached (stale,
+// At zero) when no poll ever succeeded; At and Seconds are always those
+// of the data, not of the latest try.
+func backendAge(good time.Time, ok bool, tried, now time.Time, err error) Age {
+	var a Age
+	if ok {
+		a = ageOf(good, now, err != nil, err)
+	} else {
+		a = ageOf(time.Time{}, now, true, err)
 		a.State = StateNeverReached
-		return a
 	}
-	return ageOf(good, now, err != nil, err)
+	a.Tried = tried
+	return a
 }
 
 // fresh reports whether an age is of data from the latest poll.

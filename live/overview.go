@@ -88,7 +88,7 @@ func (s *Store) backends(now time.Time) OverviewView {
 // endpointAge is the age of a Flink endpoint's data.
 func (s *Store) endpointAge(fs *flink.Snapshot, now time.Time) Age {
 	good, ok := s.good[backendKey{"flink", fs.Endpoint}]
-	return backendAge(good, ok, now, fs.Err)
+	return backendAge(good, ok, fs.CollectedAt, now, fs.Err)
 }
 
 // notPolled is the age of a configured backend whose first poll has not

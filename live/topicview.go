@@ -116,5 +116,5 @@ func topicAge(ks *kafka.Snapshot, t *kafka.Topic, now time.Time) Age {
 // clusterAge is the age of a Kafka cluster's data.
 func (s *Store) clusterAge(ks *kafka.Snapshot, now time.Time) Age {
 	good, ok := s.good[backendKey{"kafka", ks.Cluster}]
-	return backendAge(good, ok, now, ks.Err)
+	return backendAge(good, ok, ks.CollectedAt, now, ks.Err)
 }

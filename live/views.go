@@ -25,6 +25,10 @@ type Age struct {
 	Stale bool `json:"stale"`
 	// Err is the latest poll's error for this item, "" when none.
 	Err string `json:"error,omitempty"`
+	// Tried is when the latest poll of a Kafka cluster or Flink endpoint
+	// started, successful or not; zero for other items and before the
+	// first poll.
+	Tried time.Time `json:"triedAt,omitzero"`
 	// State is StateOK, StateFailing (the latest poll could not refresh
 	// the data: Stale), StateNeverReached (no poll ever did: there is no
 	// data, whatever the counts say) or, for a configured backend whose
