@@ -108,7 +108,7 @@ func backendNames[S any](configured []string, snaps map[string]S) []string {
 
 // jobSummary is a job's line on the overview.
 func jobSummary(jv JobView) JobSummary {
-	js := JobSummary{Endpoint: jv.Endpoint, ID: jv.ID, Name: jv.Name, State: jv.State, Vertices: len(jv.Vertices), Lag: -1, MaxBusy: -1, Age: jv.Age}
+	js := JobSummary{Endpoint: jv.Endpoint, ID: jv.ID, Name: jv.Name, State: jv.State, Vertices: len(jv.Vertices), Lag: -1, MaxBusy: -1, Age: jv.Age, Unlisted: jv.Unlisted}
 	for _, v := range jv.Vertices {
 		if v.Lag >= 0 {
 			js.Lag = max(js.Lag, 0) + v.Lag

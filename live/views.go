@@ -132,6 +132,8 @@ type JobSummary struct {
 	// started.
 	RecordsLost int64 `json:"recordsLost"`
 	Age         Age   `json:"freshness"`
+	// Unlisted is JobView.Unlisted.
+	Unlisted int `json:"unlistedPolls"`
 	// ReplacedBy is set when a later job with the same name replaced this
 	// one (a restore gives the job a new id).
 	ReplacedBy *Replacement `json:"replacedBy,omitempty"`
@@ -199,6 +201,9 @@ type JobView struct {
 	Restarts int64           `json:"restarts"`
 	Vertices []VertexSummary `json:"vertices"`
 	Age      Age             `json:"freshness"`
+	// Unlisted counts the latest job lists of its endpoint that left the
+	// job out (its values are then the last ones, stale); 0 when listed.
+	Unlisted int `json:"unlistedPolls"`
 	// ReplacedBy is set when a later job with the same name replaced this
 	// one.
 	ReplacedBy *Replacement `json:"replacedBy,omitempty"`

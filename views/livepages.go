@@ -72,6 +72,9 @@ type JobRow struct {
 	// endpoint failing, or its details); DataAge is then its age.
 	Stale   bool
 	DataAge Age
+	// Unlisted says that the endpoint's latest job list left the job out
+	// ("" when it did not).
+	Unlisted string
 }
 
 // ClusterRow is a Kafka cluster on the overview.

@@ -165,3 +165,29 @@ func TestOverviewDroppedJobs(t *testing.T) {
 		t.Errorf("/api/v1/overview endpoints = %+v, want droppedJobs 49503, maxJobs 500", ov.Endpoints)
 	}
 }
+
+// TestOverviewUnlistedJob: a job the latest job list left out is on the
+// overview with its last values, said to be not listed and stale.
+func TestOverviewUnlistedJob(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	now := at.Add(10 * time.Second)
+	st := live.New(live.Options{Now: func() time.Time { return now }})
+	ts := newLiveServer(t, st, nil)
+	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at, Jobs: []flink.JobSnapshot{{ID: "j1", Name: "orders-enrich", State: "RUNNING", Freshness: flink.Freshness{UpdatedAt: at}}}})
+	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: now, Jobs: []flink.JobSnapshot{
+		{ID: "j1", Name: "orders-enrich", State: "RUNNING", Unlisted: 1, Freshness: flink.Freshness{UpdatedAt: at, Stale: true, Age: 10 * time.Second}}}})
+	doc := getDoc(t, ts.URL+"/", 200)
+	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.Overview()))
+	row := doc.Find(`[data-testid=job-row]`)
+	if got, want := row.Find(`[data-testid=job-unlisted]`).Text(), "not listed in the last poll"; got != want {
+		t.Errorf("job row unlisted note = %q, want %q", got, want)
+	}
+	if mark := strings.Join(strings.Fields(row.Find(`[data-testid=row-stale]`).Text()), " "); mark != "stale · data from 10 s ago" {
+		t.Errorf("job row stale mark = %q, want %q", mark, "stale · data from 10 s ago")
+	}
+	var ov live.OverviewView
+	getJSONInto(t, ts.URL+"/api/v1/overview", &ov)
+	if len(ov.Jobs) != 1 || ov.Jobs[0].Unlisted != 1 {
+		t.Errorf("/api/v1/overview jobs = %+v, want the job with unlistedPolls 1", ov.Jobs)
+	}
+}

@@ -108,7 +108,7 @@ func overviewShape(ov live.OverviewView) string {
 		parts = append(parts, "e", e.Name, e.FlinkVersion, strconv.Itoa(e.Jobs), strconv.FormatBool(stale(e.Age)), e.Age.State)
 	}
 	for _, j := range ov.Jobs {
-		parts = append(parts, "j", j.ID, j.State, strconv.FormatBool(j.RecordsLost > 0), strconv.FormatBool(j.Age.Stale), strconv.FormatBool(j.Age.At.IsZero()))
+		parts = append(parts, "j", j.ID, j.State, strconv.FormatBool(j.RecordsLost > 0), strconv.FormatBool(j.Age.Stale), strconv.FormatBool(j.Age.At.IsZero()), strconv.Itoa(j.Unlisted))
 		if j.ReplacedBy != nil {
 			parts = append(parts, "replaced by", j.ReplacedBy.Current)
 		}
@@ -149,6 +149,7 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
 			Backpressure: text(k+"bp", orDash(j.Backpressure)),
 		}
 		row.Stale, row.DataAge = rowAge(k+"age", j.Age)
+		row.Unlisted = unlistedText(j.Unlisted)
 		if j.ReplacedBy != nil {
 			row.ReplacedBy = &views.Link{Text: j.ReplacedBy.Current, URL: pl.url(views.JobPath(j.ReplacedBy.Current))}
 		} else {

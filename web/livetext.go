@@ -453,3 +453,15 @@ func droppedJobs(n, maxJobs int) string {
 	}
 	return format.Int(int64(n)) + " finished jobs not shown: more than maxJobs (" + strconv.Itoa(maxJobs) + ")"
 }
+
+// unlistedText says that the latest job lists left a job out; "" when
+// listed.
+func unlistedText(polls int) string {
+	switch {
+	case polls <= 0:
+		return ""
+	case polls == 1:
+		return "not listed in the last poll"
+	}
+	return "not listed in the last " + strconv.Itoa(polls) + " polls"
+}

@@ -281,7 +281,11 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 		}
 	}
 	var selected []JobOverview
+	listed := make(map[string]bool, len(prevJobs))
 	for _, j := range jobs {
+		if prevJobs[j.ID] != nil {
+			listed[j.ID] = true
+		}
 		if c.selected(j) {
 			selected = append(selected, j)
 		}
@@ -311,6 +315,7 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 		})
 	}
 	wg.Wait()
+	s.Jobs = append(s.Jobs, unlistedJobs(prev, listed, at)...)
 	slices.SortStableFunc(s.Jobs, func(a, b JobSnapshot) int {
 		ra, rb := a.State == "RUNNING", b.State == "RUNNING"
 		if ra != rb {
@@ -325,6 +330,33 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 	s.PollDuration = c.now().Sub(at)
 	c.log.Debug("flink poll done", "jobs", len(s.Jobs), "duration", s.PollDuration)
 	return s
+}
+
+// MaxUnlistedPolls is how many consecutive job lists may leave out a job
+// of the previous snapshot before it goes: a JobManager's list can miss a
+// job for a poll (while it is being recovered, or behind a load balancer
+// over JobManagers that disagree for a moment), and a job that disappears
+// and comes back would otherwise flicker on every page. Until then it is
+// kept with its last values, stale, its JobSnapshot.Unlisted counting the
+// lists that missed it.
+const MaxUnlistedPolls = 2
+
+// unlistedJobs returns the jobs of prev that the job list left out (not
+// in listed), carried over stale, while MaxUnlistedPolls allows.
+func unlistedJobs(prev *Snapshot, listed map[string]bool, at time.Time) []JobSnapshot {
+	if prev == nil {
+		return nil
+	}
+	var out []JobSnapshot
+	for _, j := range prev.Jobs {
+		if listed[j.ID] || j.Unlisted >= MaxUnlistedPolls {
+			continue
+		}
+		carried := staleJob(j, at)
+		carried.Unlisted++
+		out = append(out, carried)
+	}
+	return out
 }
 
 // selected reports whether Config.Jobs (names or ids) selects the job.

@@ -55,7 +55,11 @@ type JobSnapshot struct {
 	// NumRestarts is the job's numRestarts metric (job scope), −1 when
 	// unknown.
 	NumRestarts int64
-	Err         error
+	// Unlisted counts the consecutive job lists, up to the latest, that
+	// left the job out; 0 when the latest listed it. Such a job is the
+	// previous snapshot's, stale (MaxUnlistedPolls).
+	Unlisted int
+	Err      error
 	Freshness
 }
 

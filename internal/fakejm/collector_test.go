@@ -2,8 +2,11 @@ package fakejm_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -184,6 +187,111 @@ func TestCollectorCapsFinishedJobs(t *testing.T) {
 		}
 		if st.Failed() != 0 || st.Kind(fakejm.KindJobsOverview).Requests != 1 {
 			t.Errorf("maxJobs %d: %d unanswered requests (%q), %d job lists; want none, 1", c.maxJobs, st.Failed(), st.Unanswered, st.Kind(fakejm.KindJobsOverview).Requests)
+		}
+	}
+}
+
+// flapping serves h, with the first job left out of the job lists that
+// omit says to (counted from 1).
+type flapping struct {
+	h     *fakejm.Handler
+	mu    sync.Mutex
+	lists int
+	omit  func(list int) bool
+}
+
+func (f *flapping) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/jobs/overview" {
+		f.h.ServeHTTP(w, r)
+		return
+	}
+	f.mu.Lock()
+	f.lists++
+	omit := f.omit(f.lists)
+	f.mu.Unlock()
+	rec := httptest.NewRecorder()
+	f.h.ServeHTTP(rec, r)
+	var body struct {
+		Jobs []json.RawMessage `json:"jobs"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if omit {
+		body.Jobs = body.Jobs[1:]
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(body)
+}
+
+// TestCollectorKeepsFlappingJob: a JobManager whose job list leaves a
+// running job out every other poll. The job stays in every snapshot, marked
+// as not listed (stale, its last values) in the polls that missed it, and
+// is not asked about then; once lists leave it out more than
+// MaxUnlistedPolls times in a row, it goes.
+func TestCollectorKeepsFlappingJob(t *testing.T) {
+	h, err := fakejm.New(fakejm.Config{Jobs: 3, Parallelism: 2, Partitions: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const alternating = 5 // polls 2 and 4 miss the job, 5 lists it, 6 on miss it
+	f := &flapping{h: h, omit: func(list int) bool { return list <= alternating && list%2 == 0 || list > alternating }}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	col, err := flink.NewCollector(flink.Config{Name: "fake", URL: srv.URL, RequestTimeout: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(col.Close)
+	first := col.PollOnce(context.Background())
+	if len(first.Jobs) != 3 {
+		t.Fatalf("first poll: %d jobs, want 3", len(first.Jobs))
+	}
+	flapper := ""
+	for poll := 2; poll <= alternating+flink.MaxUnlistedPolls+1; poll++ {
+		before := h.Stats()
+		s := col.PollOnce(context.Background())
+		jobDetails := h.Stats().Sub(before).Kind(fakejm.KindJob).Requests
+		omitted := poll <= alternating && poll%2 == 0 || poll > alternating
+		gone := poll > alternating+flink.MaxUnlistedPolls
+		want := 3
+		if gone {
+			want = 2
+		}
+		if s.Err != nil || len(s.Jobs) != want {
+			t.Fatalf("poll %d: err %v, %d jobs; want no error, %d jobs", poll, s.Err, len(s.Jobs), want)
+		}
+		unlisted := 0
+		for _, j := range s.Jobs {
+			if j.Unlisted == 0 {
+				if j.Stale || j.Err != nil {
+					t.Errorf("poll %d: listed job %s stale %v, err %v; want fresh", poll, j.Name, j.Stale, j.Err)
+				}
+				continue
+			}
+			unlisted++
+			if flapper == "" {
+				flapper = j.ID
+			}
+			wantUnlisted := 1
+			if poll > alternating {
+				wantUnlisted = poll - alternating
+			}
+			if j.ID != flapper || !j.Stale || j.State != "RUNNING" || len(j.Vertices) != 3 || j.Unlisted != wantUnlisted {
+				t.Errorf("poll %d: unlisted job %s (%s): stale %v, state %s, %d vertices, unlisted %d; want the omitted job, stale, RUNNING, 3 vertices, unlisted %d",
+					poll, j.Name, j.ID, j.Stale, j.State, len(j.Vertices), j.Unlisted, wantUnlisted)
+			}
+		}
+		if wantN := map[bool]int{true: 1, false: 0}[omitted && !gone]; unlisted != wantN {
+			t.Errorf("poll %d: %d unlisted jobs, want %d", poll, unlisted, wantN)
+		}
+		wantDetails := int64(3)
+		if omitted {
+			wantDetails = 2
+		}
+		if jobDetails != wantDetails {
+			t.Errorf("poll %d: %d job detail requests, want %d (the listed jobs)", poll, jobDetails, wantDetails)
 		}
 	}
 }
