@@ -6,6 +6,10 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +17,8 @@ import (
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/internal/fakejm"
+	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/web"
 )
 
 // startFake serves a fake JobManager and returns a collector polling it.
@@ -294,4 +300,73 @@ func TestCollectorKeepsFlappingJob(t *testing.T) {
 			t.Errorf("poll %d: %d job detail requests, want %d (the listed jobs)", poll, jobDetails, wantDetails)
 		}
 	}
+}
+
+// BenchmarkOverviewManyFinishedJobs measures a session cluster listing
+// 50,000 finished jobs besides 3 running ones, from the JobManager to the
+// rendered overview: one poll, the store update, GET / and GET
+// /api/v1/overview, at the default maxJobs and with the limit at its
+// largest (every job kept, as before there was one). It reports the jobs
+// kept, the page's bytes and the heap in use afterwards (after a GC, with
+// the fake's own encoded answers in it).
+func BenchmarkOverviewManyFinishedJobs(b *testing.B) {
+	for _, maxJobs := range []int{0, flink.MaxMaxJobs} {
+		b.Run("maxJobs="+strconv.Itoa(maxJobs), func(b *testing.B) {
+			_, col := startFakeWith(b, fakejm.Config{Jobs: 3, Parallelism: 2, Partitions: 4, Finished: 50_000}, flink.Config{MaxJobs: maxJobs})
+			var page, api int
+			var jobs int
+			var heap uint64
+			b.ReportAllocs()
+			for b.Loop() {
+				st := live.New(live.Options{})
+				srv, err := web.NewServer(web.Options{Live: st})
+				if err != nil {
+					b.Fatal(err)
+				}
+				s := col.PollOnce(context.Background())
+				st.UpdateFlink(s)
+				jobs = len(s.Jobs)
+				page = len(get(b, srv, "/"))
+				api = len(get(b, srv, "/api/v1/overview"))
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				heap = ms.HeapInuse
+				runtime.KeepAlive(st)
+			}
+			b.ReportMetric(float64(jobs), "jobs")
+			b.ReportMetric(float64(page), "page-B")
+			b.ReportMetric(float64(api), "api-B")
+			b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+			if hwm := peakRSS(); hwm > 0 {
+				b.ReportMetric(float64(hwm)/(1<<20), "peak-rss-MiB") // the process's, so run one case per process
+			}
+		})
+	}
+}
+
+// peakRSS is the process's peak resident set (Linux VmHWM), 0 when unknown.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+func get(b *testing.B, h http.Handler, path string) []byte {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	if rec.Code != http.StatusOK {
+		b.Fatalf("GET %s = %d", path, rec.Code)
+	}
+	return rec.Body.Bytes()
 }
