@@ -207,7 +207,7 @@ func (c *Collector) pollRecovering(ctx context.Context, prev *Snapshot) (s *Snap
 		if r := recover(); r != nil {
 			s = &Snapshot{Endpoint: c.cfg.Name, URL: c.client.base.Redacted(), CollectedAt: at, Err: recovered(c.log, "poll", r)}
 			if prev != nil {
-				s.FlinkVersion = prev.FlinkVersion
+				s.FlinkVersion, s.DroppedJobs = prev.FlinkVersion, prev.DroppedJobs
 				s.Jobs = make([]JobSnapshot, len(prev.Jobs))
 				for i, j := range prev.Jobs {
 					s.Jobs[i] = staleJob(j, at)
