@@ -41,15 +41,47 @@ func itemAge(f flink.Freshness, collected, now time.Time, err error) Age {
 	return a
 }
 
-// backendAge is the age of a Kafka cluster's or Flink endpoint's latest
-// poll: failing (and stale) when it failed, never reached when no poll of
-// it ever succeeded.
-func backendAge(at, now time.Time, err error, reached bool) Age {
-	a := ageOf(at, now, err != nil, err)
-	if !reached {
-		a.State, a.Stale = StateNeverReached, true
+// backendAge is the age of a Kafka cluster's or Flink endpoint's data:
+// good is when its latest successful poll started (ok false when none
+// did), tried when its latest poll started, err that poll's error. It is
+// failing (and stale) when the latest poll failed, never reached (stale,
+// At zero) when no poll ever succeeded; At and Seconds are always those
+// of the data, not of the latest try.
+func backendAge(good time.Time, ok bool, tried, now time.Time, err error) Age {
+	var a Age
+	if ok {
+		a = ageOf(good, now, err != nil, err)
+	} else {
+		a = ageOf(time.Time{}, now, true, err)
+		a.State = StateNeverReached
 	}
+	a.Tried = tried
 	return a
+}
+
+// fresh reports whether an age is of data from the latest poll.
+func (a Age) fresh() bool { return a.State == StateOK && !a.Stale && a.Err == "" }
+
+// within returns the age of an item of a backend: the item's own age
+// while the backend is fresh; otherwise stale, failing like its backend,
+// and no newer than the backend's data (an item carried over from the last
+// good poll is that old, whatever poll carried it).
+func within(item, backend Age) Age {
+	if backend.fresh() {
+		return item
+	}
+	out := item
+	out.Stale = true
+	if out.State == StateOK {
+		out.State = backend.State
+	}
+	if out.Err == "" {
+		out.Err = backend.Err
+	}
+	if out.At.IsZero() || out.At.After(backend.At) {
+		out.At, out.Seconds = backend.At, backend.Seconds
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {

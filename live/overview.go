@@ -3,6 +3,8 @@ package live
 import (
 	"slices"
 	"time"
+
+	"github.com/skewscope/skewscope/collectors/flink"
 )
 
 // Overview returns the overview: clusters, endpoints, jobs and topics.
@@ -38,7 +40,7 @@ func (s *Store) backends(now time.Time) OverviewView {
 			continue
 		}
 		cs := ClusterSummary{Name: name, Topics: len(ks.Topics), Groups: len(ks.Groups), PollMillis: ks.PollDuration.Milliseconds(),
-			Age: backendAge(ks.CollectedAt, now, ks.Err, s.reached[backendKey{"kafka", name}])}
+			Age: s.clusterAge(ks, now)}
 		groups := map[string]int{} // topic → groups with commits on it
 		for _, g := range ks.Groups {
 			seen := map[string]bool{}
@@ -50,7 +52,7 @@ func (s *Store) backends(now time.Time) OverviewView {
 			}
 		}
 		for _, t := range ks.Topics {
-			ts := TopicSummary{Cluster: name, Name: t.Name, Partitions: len(t.Partitions), Groups: groups[t.Name]}
+			ts := TopicSummary{Cluster: name, Name: t.Name, Partitions: len(t.Partitions), Groups: groups[t.Name], Age: within(topicAge(ks, &t, now), cs.Age)}
 			for _, p := range t.Partitions {
 				if p.RateOK {
 					ts.Rate += p.Rate
@@ -74,12 +76,19 @@ func (s *Store) backends(now time.Time) OverviewView {
 			continue
 		}
 		ov.Endpoints = append(ov.Endpoints, EndpointSummary{Name: name, URL: fs.URL, FlinkVersion: fs.FlinkVersion, Jobs: len(fs.Jobs),
-			PollMillis: fs.PollDuration.Milliseconds(), Age: backendAge(fs.CollectedAt, now, fs.Err, s.reached[backendKey{"flink", name}]),
+			DroppedJobs: fs.DroppedJobs, MaxJobs: fs.MaxJobs,
+			PollMillis: fs.PollDuration.Milliseconds(), Age: s.endpointAge(fs, now),
 			Cost: PollCost{Requests: fs.Cost.Requests, Failed: fs.Cost.Failed, Bytes: fs.Cost.Bytes},
 			Budget: RequestBudget{MaxInFlight: fs.MaxInFlight, MaxRequestsPerSecond: fs.MaxRequestsPerSecond,
 				PauseMillis: fs.Backoff.Pause.Milliseconds(), BackoffPolls: fs.Backoff.Polls, BackoffReason: fs.Backoff.Reason}})
 	}
 	return ov
+}
+
+// endpointAge is the age of a Flink endpoint's data.
+func (s *Store) endpointAge(fs *flink.Snapshot, now time.Time) Age {
+	good, ok := s.good[backendKey{"flink", fs.Endpoint}]
+	return backendAge(good, ok, fs.CollectedAt, now, fs.Err)
 }
 
 // notPolled is the age of a configured backend whose first poll has not
@@ -99,7 +108,7 @@ func backendNames[S any](configured []string, snaps map[string]S) []string {
 
 // jobSummary is a job's line on the overview.
 func jobSummary(jv JobView) JobSummary {
-	js := JobSummary{Endpoint: jv.Endpoint, ID: jv.ID, Name: jv.Name, State: jv.State, Vertices: len(jv.Vertices), Lag: -1, MaxBusy: -1, Age: jv.Age}
+	js := JobSummary{Endpoint: jv.Endpoint, ID: jv.ID, Name: jv.Name, State: jv.State, Vertices: len(jv.Vertices), Lag: -1, MaxBusy: -1, Age: jv.Age, Unlisted: jv.Unlisted}
 	for _, v := range jv.Vertices {
 		if v.Lag >= 0 {
 			js.Lag = max(js.Lag, 0) + v.Lag

@@ -6,6 +6,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/bidi"
 )
 
 // The collectors validate what Flink and Kafka answer; the store checks the
@@ -46,8 +47,10 @@ func vertexProblem(v *flink.VertexSnapshot) string {
 }
 
 // sanitizeFlink returns snap, or a copy of it where impossible vertices are
-// broken and non-finite figures unknown. snap itself is never modified.
+// broken, non-finite figures unknown and bidi controls escaped. snap
+// itself is never modified.
 func sanitizeFlink(snap *flink.Snapshot) *flink.Snapshot {
+	snap = escapeFlink(snap)
 	var jobs []flink.JobSnapshot // copied on the first change
 	for ji := range snap.Jobs {
 		var vs []flink.VertexSnapshot
@@ -103,8 +106,10 @@ func sanitizeVertex(v *flink.VertexSnapshot) (flink.VertexSnapshot, bool) {
 }
 
 // sanitizeKafka returns snap, or a copy where non-finite rates are unknown
-// (RateOK false) and non-finite lag seconds unknown (0, TimeLagUnknown).
+// (RateOK false), non-finite lag seconds unknown (0, TimeLagUnknown) and
+// bidi controls escaped.
 func sanitizeKafka(snap *kafka.Snapshot) *kafka.Snapshot {
+	snap = escapeKafka(snap)
 	bad := func(f float64) bool { return math.IsInf(f, 0) || math.IsNaN(f) }
 	need := false
 	for _, t := range snap.Topics {
@@ -138,6 +143,148 @@ func sanitizeKafka(snap *kafka.Snapshot) *kafka.Snapshot {
 			if gp := &g.Partitions[j]; bad(gp.LagSeconds) {
 				gp.LagSeconds, gp.LagKind = 0, kafka.TimeLagUnknown
 			}
+		}
+		out.Groups[i] = g
+	}
+	return &out
+}
+
+// Backend texts (names, states, error messages) reach the store with any
+// bidi control (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C)
+// written out visibly (bidi.Escape): a job named with a right-to-left
+// override cannot reorder a page, a sentence or an alert around it, and the
+// reader sees that the name holds one. Errors keep what they wrap.
+
+// flinkHasControl reports whether any text of snap holds a bidi control.
+func flinkHasControl(snap *flink.Snapshot) bool {
+	has := bidi.HasControl
+	if has(snap.FlinkVersion) || errHas(snap.Err) {
+		return true
+	}
+	for ji := range snap.Jobs {
+		j := &snap.Jobs[ji]
+		if has(j.Name) || has(j.State) || errHas(j.Err) || j.Restored != nil && has(j.Restored.ExternalPath) {
+			return true
+		}
+		for vi := range j.Vertices {
+			v := &j.Vertices[vi]
+			if has(v.Name) || has(v.BackpressureLevel) || errHas(v.Err) {
+				return true
+			}
+			for _, st := range v.Subtasks {
+				if has(st.Status) || has(st.Endpoint) {
+					return true
+				}
+			}
+			if v.Kafka != nil {
+				for _, ps := range v.Kafka.States {
+					if has(ps.Topic) || has(ps.Cluster) || has(ps.Operator) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func errHas(err error) bool { return err != nil && bidi.HasControl(err.Error()) }
+
+// escapeFlink returns snap, or a copy of it whose texts hold no bidi
+// control (escaped). snap itself is never modified.
+func escapeFlink(snap *flink.Snapshot) *flink.Snapshot {
+	if !flinkHasControl(snap) {
+		return snap
+	}
+	esc, escErr := bidi.Escape, bidi.EscapeError
+	out := *snap
+	out.FlinkVersion, out.Err = esc(snap.FlinkVersion), escErr(snap.Err)
+	out.Jobs = make([]flink.JobSnapshot, len(snap.Jobs))
+	for ji, j := range snap.Jobs {
+		j.Name, j.State, j.Err = esc(j.Name), esc(j.State), escErr(j.Err)
+		if j.Restored != nil {
+			r := *j.Restored
+			r.ExternalPath = esc(r.ExternalPath)
+			j.Restored = &r
+		}
+		j.Vertices = append([]flink.VertexSnapshot(nil), j.Vertices...)
+		for vi := range j.Vertices {
+			v := &j.Vertices[vi]
+			v.Name, v.BackpressureLevel, v.Err = esc(v.Name), esc(v.BackpressureLevel), escErr(v.Err)
+			v.Subtasks = append([]flink.SubtaskSnapshot(nil), v.Subtasks...)
+			for si := range v.Subtasks {
+				st := &v.Subtasks[si]
+				st.Status, st.Endpoint = esc(st.Status), esc(st.Endpoint)
+			}
+			if v.Kafka != nil {
+				k := *v.Kafka
+				k.States = append([]flink.KafkaPartitionState(nil), k.States...)
+				for i := range k.States {
+					ps := &k.States[i]
+					ps.Topic, ps.Cluster, ps.Operator = esc(ps.Topic), esc(ps.Cluster), esc(ps.Operator)
+				}
+				v.Kafka = &k
+			}
+		}
+		out.Jobs[ji] = j
+	}
+	return &out
+}
+
+// kafkaHasControl reports whether any text of snap holds a bidi control.
+func kafkaHasControl(snap *kafka.Snapshot) bool {
+	has := bidi.HasControl
+	if errHas(snap.Err) {
+		return true
+	}
+	for _, t := range snap.Topics {
+		if has(t.Name) || errHas(t.Err) {
+			return true
+		}
+		for _, p := range t.Partitions {
+			if errHas(p.Err) {
+				return true
+			}
+		}
+	}
+	for _, g := range snap.Groups {
+		if has(g.Name) || has(g.State) || has(g.ProtocolType) || errHas(g.Err) {
+			return true
+		}
+		for _, gp := range g.Partitions {
+			if has(gp.Topic) || errHas(gp.Err) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// escapeKafka returns snap, or a copy of it whose texts hold no bidi
+// control (escaped). snap itself is never modified.
+func escapeKafka(snap *kafka.Snapshot) *kafka.Snapshot {
+	if !kafkaHasControl(snap) {
+		return snap
+	}
+	esc, escErr := bidi.Escape, bidi.EscapeError
+	out := *snap
+	out.Err = escErr(snap.Err)
+	out.Topics = make([]kafka.Topic, len(snap.Topics))
+	for i, t := range snap.Topics {
+		t.Name, t.Err = esc(t.Name), escErr(t.Err)
+		t.Partitions = append([]kafka.Partition(nil), t.Partitions...)
+		for j := range t.Partitions {
+			t.Partitions[j].Err = escErr(t.Partitions[j].Err)
+		}
+		out.Topics[i] = t
+	}
+	out.Groups = make([]kafka.Group, len(snap.Groups))
+	for i, g := range snap.Groups {
+		g.Name, g.State, g.ProtocolType, g.Err = esc(g.Name), esc(g.State), esc(g.ProtocolType), escErr(g.Err)
+		g.Partitions = append([]kafka.GroupPartition(nil), g.Partitions...)
+		for j := range g.Partitions {
+			gp := &g.Partitions[j]
+			gp.Topic, gp.Err = esc(gp.Topic), escErr(gp.Err)
 		}
 		out.Groups[i] = g
 	}

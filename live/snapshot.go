@@ -30,7 +30,7 @@ func (s *Store) snapshot() *Store {
 		parts:   maps.Clone(s.parts),
 		topics:  maps.Clone(s.topics),
 		owners:  maps.Clone(s.owners),
-		reached: maps.Clone(s.reached),
+		good:    maps.Clone(s.good),
 		seq:     s.seq,
 		succ:    s.succ.clone(),
 		lineage: make(map[vertexKey]*lineage, len(s.lineage)),

@@ -113,8 +113,9 @@ type Store struct {
 	// list theirs, and such a partition must not vanish from the page.
 	seen map[vertexKey]map[flink.KafkaPartition]bool
 	seq  uint64
-	// reached holds the backends a poll ever succeeded on.
-	reached map[backendKey]bool
+	// good holds, per backend, when its latest successful poll started:
+	// the time of the data it shows (absent: no poll ever succeeded).
+	good map[backendKey]time.Time
 	// succ remembers which job replaced which (succession.go).
 	succ *succession
 	// srcReads and grpReads track each reader of each partition, a
@@ -157,7 +158,7 @@ func New(opts Options) *Store {
 		topics:  map[string]map[string]string{},
 		owners:  map[vertexKey]observedOwners{},
 		seen:    map[vertexKey]map[flink.KafkaPartition]bool{},
-		reached: map[backendKey]bool{},
+		good:    map[backendKey]time.Time{},
 		succ:    newSuccession(MaxReplacements),
 		changed: make(chan struct{}, 1),
 
@@ -195,7 +196,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 	s.mu.Lock()
 	s.kafka[snap.Cluster] = snap
 	if snap.Err == nil {
-		s.reached[backendKey{"kafka", snap.Cluster}] = true
+		s.good[backendKey{"kafka", snap.Cluster}] = snap.CollectedAt
 	}
 	n := 0
 	for _, t := range snap.Topics {
@@ -297,7 +298,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	s.mu.Lock()
 	s.flink[snap.Endpoint] = snap
 	if snap.Err == nil {
-		s.reached[backendKey{"flink", snap.Endpoint}] = true
+		s.good[backendKey{"flink", snap.Endpoint}] = snap.CollectedAt
 	}
 	s.followSuccession(snap)
 	for k := range s.owners {

@@ -2,6 +2,7 @@ package live
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/internal/quote"
@@ -20,17 +21,7 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 		if t.Name != topic {
 			continue
 		}
-		// The topic's data is as old as its oldest partition value.
-		at, stale := ks.CollectedAt, false
-		for _, p := range t.Partitions {
-			if p.Stale {
-				stale = true
-				if !p.UpdatedAt.IsZero() && p.UpdatedAt.Before(at) {
-					at = p.UpdatedAt
-				}
-			}
-		}
-		tv := TopicView{Cluster: cluster, Name: topic, Age: ageOf(at, now, stale, ks.Err)}
+		tv := TopicView{Cluster: cluster, Name: topic, Age: within(topicAge(ks, &t, now), s.clusterAge(ks, now))}
 		if t.Err != nil {
 			tv.Error = t.Err.Error()
 		}
@@ -105,4 +96,25 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 		return tv, nil
 	}
 	return TopicView{}, fmt.Errorf("topic %s in cluster %s: %w", quote.Clip(topic), quote.Clip(cluster), ErrNotFound)
+}
+
+// topicAge is the age of a topic's data: as old as its oldest partition
+// value.
+func topicAge(ks *kafka.Snapshot, t *kafka.Topic, now time.Time) Age {
+	at, stale := ks.CollectedAt, false
+	for _, p := range t.Partitions {
+		if p.Stale {
+			stale = true
+			if !p.UpdatedAt.IsZero() && p.UpdatedAt.Before(at) {
+				at = p.UpdatedAt
+			}
+		}
+	}
+	return ageOf(at, now, stale, ks.Err)
+}
+
+// clusterAge is the age of a Kafka cluster's data.
+func (s *Store) clusterAge(ks *kafka.Snapshot, now time.Time) Age {
+	good, ok := s.good[backendKey{"kafka", ks.Cluster}]
+	return backendAge(good, ok, ks.CollectedAt, now, ks.Err)
 }

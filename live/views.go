@@ -15,7 +15,9 @@ const (
 
 // Age is the freshness of a backend's data as pages show it.
 type Age struct {
-	// At is when the data was collected (the poll's start).
+	// At is when the data was collected: the start of the latest poll that
+	// refreshed it, which for a backend that is failing is the last
+	// successful poll, not the latest try.
 	At time.Time `json:"at"`
 	// Seconds is now − At, rounded down.
 	Seconds int64 `json:"ageSeconds"`
@@ -23,6 +25,10 @@ type Age struct {
 	Stale bool `json:"stale"`
 	// Err is the latest poll's error for this item, "" when none.
 	Err string `json:"error,omitempty"`
+	// Tried is when the latest poll of a Kafka cluster or Flink endpoint
+	// started, successful or not; zero for other items and before the
+	// first poll.
+	Tried time.Time `json:"triedAt,omitzero"`
 	// State is StateOK, StateFailing (the latest poll could not refresh
 	// the data: Stale), StateNeverReached (no poll ever did: there is no
 	// data, whatever the counts say) or, for a configured backend whose
@@ -68,8 +74,12 @@ type EndpointSummary struct {
 	URL          string `json:"url"`
 	FlinkVersion string `json:"flinkVersion"`
 	Jobs         int    `json:"jobs"`
-	PollMillis   int64  `json:"pollMillis"`
-	Age          Age    `json:"freshness"`
+	// DroppedJobs counts the finished jobs the endpoint lists beyond
+	// MaxJobs, left out (flink.Config.MaxJobs).
+	DroppedJobs int   `json:"droppedJobs"`
+	MaxJobs     int   `json:"maxJobs"`
+	PollMillis  int64 `json:"pollMillis"`
+	Age         Age   `json:"freshness"`
 	// Cost is what the latest poll asked of the JobManager, Budget what
 	// skewscope allows itself there.
 	Cost   PollCost      `json:"cost"`
@@ -122,6 +132,8 @@ type JobSummary struct {
 	// started.
 	RecordsLost int64 `json:"recordsLost"`
 	Age         Age   `json:"freshness"`
+	// Unlisted is JobView.Unlisted.
+	Unlisted int `json:"unlistedPolls"`
 	// ReplacedBy is set when a later job with the same name replaced this
 	// one (a restore gives the job a new id).
 	ReplacedBy *Replacement `json:"replacedBy,omitempty"`
@@ -134,6 +146,9 @@ type TopicSummary struct {
 	Partitions int     `json:"partitions"`
 	Rate       float64 `json:"rate"`
 	Groups     int     `json:"groups"`
+	// Age is the age of the topic's data: stale, with the cluster's data
+	// age, while its cluster is not fresh.
+	Age Age `json:"freshness"`
 }
 
 // OverviewView is the overview page and /api/v1/overview.
@@ -186,6 +201,9 @@ type JobView struct {
 	Restarts int64           `json:"restarts"`
 	Vertices []VertexSummary `json:"vertices"`
 	Age      Age             `json:"freshness"`
+	// Unlisted counts the latest job lists of its endpoint that left the
+	// job out (its values are then the last ones, stale); 0 when listed.
+	Unlisted int `json:"unlistedPolls"`
 	// ReplacedBy is set when a later job with the same name replaced this
 	// one.
 	ReplacedBy *Replacement `json:"replacedBy,omitempty"`

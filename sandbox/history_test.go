@@ -2,7 +2,10 @@ package sandbox
 
 import (
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/skewscope/skewscope/assign"
 )
 
 // TestFinishedJobsExpire: each restore finishes a job; like Flink's job
@@ -56,5 +59,34 @@ func TestFinishedJobsExpire(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("GET /jobs/%s (newest finished) = %d, want 200", last, resp.StatusCode)
+	}
+}
+
+// TestRestoreRefusedBeforeStopping: the sandbox models a job's splits after
+// at most assign.MaxRestoreHistory parallelisms, so the restore that would
+// need more is refused with a message, and refused before anything stops:
+// the job goes on running under its id.
+func TestRestoreRefusedBeforeStopping(t *testing.T) {
+	sb := startSandbox(t, Options{})
+	const name = "clickstream-sessions"
+	for i := range assign.MaxRestoreHistory {
+		if err := sb.Restore(name, 2+i%3); err != nil {
+			t.Fatalf("Restore(%q) #%d error = %v", name, i+1, err)
+		}
+	}
+	before := jobNamed(t, sb, name)
+	err := sb.Restore(name, 3)
+	if err == nil || !strings.Contains(err.Error(), "history") {
+		t.Fatalf("Restore(%q) #%d error = %v, want a refusal naming the history", name, assign.MaxRestoreHistory+1, err)
+	}
+	after := jobNamed(t, sb, name)
+	if after.ID != before.ID || after.State != "RUNNING" {
+		t.Errorf("after the refused restore the job is %s %s, want %s RUNNING", after.ID, after.State, before.ID)
+	}
+	if err := sb.Restore(name, 0); err == nil {
+		t.Errorf("Restore(%q, 0) error = nil, want parallelism out of range", name)
+	}
+	if again := jobNamed(t, sb, name); again.ID != before.ID || again.State != "RUNNING" {
+		t.Errorf("after Restore(0) the job is %s %s, want %s RUNNING", again.ID, again.State, before.ID)
 	}
 }

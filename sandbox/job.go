@@ -572,6 +572,38 @@ func (j *job) stop() {
 	}
 }
 
+// restoreInput is what the job's split model needs, with topics its
+// topics' partition counts now. Called with j.mu held or before the job
+// stops (history and baseTopics do not change).
+func (j *job) restoreInput(topics []assign.Topic) assign.RestoreInput {
+	in := assign.RestoreInput{Topics: j.baseTopics, History: j.history}
+	for i, t := range topics {
+		if i < len(j.baseTopics) && t.Partitions > j.baseTopics[i].Partitions {
+			in.NewTopics = append(in.NewTopics, t)
+		}
+	}
+	return in
+}
+
+// checkRestorable refuses, before anything stops, the restore that
+// stopWithSavepoint would fail on after stopping the job: the split model
+// of a job whose history (the parallelisms it started and was restored
+// at) is longer than assign.MaxRestoreHistory, or any other input the
+// model refuses (it is computed once here, on the topics as they are now).
+func (j *job) checkRestorable() error {
+	if n := len(j.history); n > assign.MaxRestoreHistory {
+		return fmt.Errorf("sandbox: job %s has been restored %d times; its parallelism history of %d entries is longer than the %d the restore model follows, so it is not restored again", j.id, n-1, n, assign.MaxRestoreHistory)
+	}
+	topics, err := j.listTopics()
+	if err != nil {
+		return err
+	}
+	if _, err := assign.Restore(j.restoreInput(topics)); err != nil {
+		return fmt.Errorf("sandbox: job %s cannot be restored: restore model: %w", j.id, err)
+	}
+	return nil
+}
+
 // stopWithSavepoint stops the sources, takes a savepoint of their splits
 // (committing its offsets) and finishes the job.
 func (j *job) stopWithSavepoint() (*savepoint, error) {
@@ -600,13 +632,7 @@ func (j *job) stopWithSavepoint() (*savepoint, error) {
 
 	// Each reader writes its splits in SourceReaderBase.snapshotState's
 	// HashMap order; assign.Restore models that order as Snapshot.
-	in := assign.RestoreInput{Topics: j.baseTopics, History: j.history}
-	for i, t := range topics {
-		if t.Partitions > j.baseTopics[i].Partitions {
-			in.NewTopics = append(in.NewTopics, t)
-		}
-	}
-	model, err := assign.Restore(in)
+	model, err := assign.Restore(j.restoreInput(topics))
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: restore model: %w", err)
 	}

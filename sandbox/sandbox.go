@@ -109,6 +109,8 @@ const (
 	// jobstore.expiration-time): older ones are forgotten, so restores do
 	// not grow memory without bound.
 	maxFinishedPerName = 8
+	// maxRestoreParallelism is the highest parallelism Restore accepts.
+	maxRestoreParallelism = 128
 
 	defaultGrowEvery       = 45 * time.Second
 	defaultDiscoverEvery   = 10 * time.Second
@@ -275,10 +277,12 @@ func (s *Sandbox) AllJobs() []JobInfo {
 // Its splits are the saved per-subtask split lists concatenated and cut into
 // contiguous chunks, as assign.Restore models; partitions discovered later get
 // assign.KafkaSplitOwner at the new parallelism. Keyed state (the per key
-// group state sizes) moves with its key groups.
+// group state sizes) moves with its key groups. Whatever it refuses (the
+// parallelism, a history longer than assign.MaxRestoreHistory) it refuses
+// before stopping the job, which then goes on running.
 func (s *Sandbox) Restore(jobName string, parallelism int) error {
-	if parallelism < 1 || parallelism > 128 {
-		return fmt.Errorf("sandbox: parallelism %d out of range 1..128", parallelism)
+	if parallelism < 1 || parallelism > maxRestoreParallelism {
+		return fmt.Errorf("sandbox: parallelism %d out of range 1..%d", parallelism, maxRestoreParallelism)
 	}
 	s.restoreMu.Lock()
 	defer s.restoreMu.Unlock()
@@ -296,6 +300,9 @@ func (s *Sandbox) Restore(jobName string, parallelism int) error {
 	s.mu.Unlock()
 	if old == nil {
 		return fmt.Errorf("sandbox: no running job named %q", jobName)
+	}
+	if err := old.checkRestorable(); err != nil {
+		return err
 	}
 	sp, err := old.stopWithSavepoint()
 	if err != nil {

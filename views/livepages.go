@@ -49,6 +49,9 @@ type EndpointRow struct {
 	Name, URL, Version string
 	Stale              bool
 	Jobs               string
+	// Dropped says how many finished jobs the endpoint lists beyond
+	// maxJobs, left out; "" when none.
+	Dropped            Text
 	Poll, Cost, Budget Text
 	Backoff            Text
 	State              BackendState
@@ -65,6 +68,13 @@ type JobRow struct {
 	Lossy      bool
 	Drift      *Text
 	ReplacedBy *Link
+	// Stale is set while the job's data is not from the latest poll (its
+	// endpoint failing, or its details); DataAge is then its age.
+	Stale   bool
+	DataAge Age
+	// Unlisted says that the endpoint's latest job list left the job out
+	// ("" when it did not).
+	Unlisted string
 }
 
 // ClusterRow is a Kafka cluster on the overview.
@@ -81,6 +91,10 @@ type ClusterRow struct {
 type TopicRow struct {
 	Name, URL, Cluster, Partitions, Groups string
 	Produced                               Text
+	// Stale is set while the topic's data is not from the latest poll of
+	// its cluster; DataAge is then its age.
+	Stale   bool
+	DataAge Age
 }
 
 // JobView is a job's vertices at a glance.

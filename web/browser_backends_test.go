@@ -52,7 +52,7 @@ func TestBrowserOverviewBackendStates(t *testing.T) {
 		b.Do(t, chromedp.Sleep(50*time.Millisecond))
 	}
 	parts := strings.Split(got, " | ")
-	if len(parts) != 3 || !strings.HasSuffix(parts[0], "s ago") || !strings.HasPrefix(parts[1], "never reached · last try ") ||
+	if len(parts) != 3 || !strings.HasSuffix(parts[0], "s ago") || !strings.HasPrefix(parts[1], "never reached · no data") ||
 		!strings.Contains(parts[1], "connection refused") || !strings.HasSuffix(parts[2], "s ago") {
 		t.Errorf("after the first polls the states read %q, want jm ok, lost never reached with its error, prod ok", got)
 	}

@@ -67,9 +67,23 @@ func liveBar(flink live.Age, kafka *live.Age) views.LiveBar {
 	return b
 }
 
+// rowAge is an overview row's stale mark: whether its data is not from
+// the latest poll (an error beside fresh data is not) and, then, the
+// data's age (no key when there is none, or the row is fresh: the page
+// shows no age to update).
+func rowAge(key string, a live.Age) (bool, views.Age) {
+	if !a.Stale {
+		return false, views.Age{}
+	}
+	if a.At.IsZero() {
+		return true, views.Age{}
+	}
+	return true, ageOf(key, a)
+}
+
 func backendState(key string, a live.Age) views.BackendState {
 	st := views.BackendState{NotPolled: a.State == live.StateNotPolled, Age: ageOf(key, a), Err: a.Err}
-	if st.NotPolled {
+	if st.NotPolled || a.At.IsZero() { // no data, no age
 		st.Age = views.Age{}
 	}
 	if a.State != live.StateOK {
@@ -94,7 +108,7 @@ func overviewShape(ov live.OverviewView) string {
 		parts = append(parts, "e", e.Name, e.FlinkVersion, strconv.Itoa(e.Jobs), strconv.FormatBool(stale(e.Age)), e.Age.State)
 	}
 	for _, j := range ov.Jobs {
-		parts = append(parts, "j", j.ID, j.State, strconv.FormatBool(j.RecordsLost > 0))
+		parts = append(parts, "j", j.ID, j.State, strconv.FormatBool(j.RecordsLost > 0), strconv.FormatBool(j.Age.Stale), strconv.FormatBool(j.Age.At.IsZero()), strconv.Itoa(j.Unlisted))
 		if j.ReplacedBy != nil {
 			parts = append(parts, "replaced by", j.ReplacedBy.Current)
 		}
@@ -103,7 +117,7 @@ func overviewShape(ov live.OverviewView) string {
 		parts = append(parts, "c", c.Name, strconv.Itoa(c.Topics), strconv.Itoa(c.Partitions), strconv.Itoa(c.Groups), strconv.FormatBool(stale(c.Age)), c.Age.State)
 	}
 	for _, t := range ov.Topics {
-		parts = append(parts, "t", t.Cluster, t.Name, strconv.Itoa(t.Partitions), strconv.Itoa(t.Groups))
+		parts = append(parts, "t", t.Cluster, t.Name, strconv.Itoa(t.Partitions), strconv.Itoa(t.Groups), strconv.FormatBool(t.Age.Stale), strconv.FormatBool(t.Age.At.IsZero()))
 	}
 	return shapeHash(parts...)
 }
@@ -116,6 +130,7 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
 		p.Endpoints = append(p.Endpoints, views.EndpointRow{
 			Name: e.Name, URL: e.URL, Version: e.FlinkVersion, Stale: stale(e.Age),
 			Jobs:    backendFigure(e.Age, strconv.Itoa(e.Jobs)),
+			Dropped: text(k+"dropped", droppedJobs(e.DroppedJobs, e.MaxJobs)),
 			Poll:    text(k+"poll", pollText(e.Age, e.PollMillis)),
 			Cost:    text(k+"cost", endpointCost(e)),
 			Budget:  text(k+"budget", endpointBudget(e)),
@@ -133,6 +148,8 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
 			MaxBusy:      text(k+"busy", format.Ratio(j.MaxBusy)),
 			Backpressure: text(k+"bp", orDash(j.Backpressure)),
 		}
+		row.Stale, row.DataAge = rowAge(k+"age", j.Age)
+		row.Unlisted = unlistedText(j.Unlisted)
 		if j.ReplacedBy != nil {
 			row.ReplacedBy = &views.Link{Text: j.ReplacedBy.Current, URL: pl.url(views.JobPath(j.ReplacedBy.Current))}
 		} else {
@@ -154,11 +171,13 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
 		})
 	}
 	for _, t := range ov.Topics {
-		p.Topics = append(p.Topics, views.TopicRow{
+		row := views.TopicRow{
 			Name: t.Name, URL: pl.url(views.TopicPath(t.Cluster, t.Name)), Cluster: t.Cluster,
 			Partitions: strconv.Itoa(t.Partitions), Groups: strconv.Itoa(t.Groups),
 			Produced: text("t/"+t.Cluster+"/"+t.Name, format.Rate(t.Rate)),
-		})
+		}
+		row.Stale, row.DataAge = rowAge("t/"+t.Cluster+"/"+t.Name+"/age", t.Age)
+		p.Topics = append(p.Topics, row)
 	}
 	return p
 }

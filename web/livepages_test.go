@@ -41,13 +41,13 @@ func TestNewOverviewPage(t *testing.T) {
 	want := views.OverviewView{
 		Live: views.Live{Topic: "overview", Shape: overviewShape(ov)},
 		Endpoints: []views.EndpointRow{
-			{Name: "jm", URL: "http://jm:8081", Version: "2.3.0", Jobs: "2",
+			{Name: "jm", URL: "http://jm:8081", Version: "2.3.0", Jobs: "2", Dropped: views.Text{Key: "e/jm/dropped"},
 				Poll:    views.Text{Key: "e/jm/poll", Text: "412 ms"},
 				Cost:    views.Text{Key: "e/jm/cost", Text: "412 requests, 3.0 MiB, 1 failed"},
 				Budget:  views.Text{Key: "e/jm/budget", Text: "4 in flight, 50/s"},
 				Backoff: views.Text{Key: "e/jm/backoff", Text: "backing off after 2 slow polls: polls 40 s apart"},
 				State:   views.BackendState{Age: views.Age{Key: "e/jm/age", At: ms, Text: "4 s ago"}}},
-			{Name: "new", URL: "http://new:8081", Stale: true, Jobs: "–",
+			{Name: "new", URL: "http://new:8081", Stale: true, Jobs: "–", Dropped: views.Text{Key: "e/new/dropped"},
 				Poll: views.Text{Key: "e/new/poll", Text: "–"}, Cost: views.Text{Key: "e/new/cost", Text: "–"},
 				Budget: views.Text{Key: "e/new/budget", Text: "–"}, Backoff: views.Text{Key: "e/new/backoff"},
 				State: views.BackendState{NotPolled: true, State: live.StateNotPolled}},

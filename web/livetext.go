@@ -441,3 +441,27 @@ func endpointBackoff(e live.EndpointSummary) string {
 func verdictClass(kind string) string {
 	return "v-" + strings.ReplaceAll(kind, " ", "-")
 }
+
+// droppedJobs says how many finished jobs an endpoint's list holds beyond
+// maxJobs; "" when none.
+func droppedJobs(n, maxJobs int) string {
+	switch {
+	case n <= 0:
+		return ""
+	case n == 1:
+		return "1 finished job not shown: more than maxJobs (" + strconv.Itoa(maxJobs) + ")"
+	}
+	return format.Int(int64(n)) + " finished jobs not shown: more than maxJobs (" + strconv.Itoa(maxJobs) + ")"
+}
+
+// unlistedText says that the latest job lists left a job out; "" when
+// listed.
+func unlistedText(polls int) string {
+	switch {
+	case polls <= 0:
+		return ""
+	case polls == 1:
+		return "not listed in the last poll"
+	}
+	return "not listed in the last " + strconv.Itoa(polls) + " polls"
+}

@@ -227,7 +227,7 @@ func backendMetrics(ch chan<- prometheus.Metric, kind, name string, a live.Age, 
 	if a.State == live.StateNotPolled {
 		return
 	}
-	gauge(ch, descLastPoll, float64(a.At.UnixMilli())/1000, kind, name)
+	gauge(ch, descLastPoll, float64(a.Tried.UnixMilli())/1000, kind, name)
 	gauge(ch, descPollDuration, float64(pollMillis)/1000, kind, name)
 }
 

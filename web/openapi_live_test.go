@@ -231,18 +231,18 @@ func oaLiveMarshal(t *testing.T, v any) any {
 // field described as an integer is caught).
 func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live.VertexView, live.TopicView) {
 	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	age := live.Age{At: at, Seconds: 3, Stale: true, Err: "poll: timeout", State: live.StateFailing}
+	age := live.Age{At: at, Seconds: 3, Stale: true, Err: "poll: timeout", Tried: at.Add(time.Second), State: live.StateFailing}
 	replaced := &live.Replacement{OldID: "a1b2", Endpoint: "prod", Name: "orders", NewID: "c3d4", At: at, Chain: []string{"c3d4", "e5f6"}, Current: "e5f6",
 		VertexName: "Source: orders", VertexID: "c3"}
 	job := live.JobSummary{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 120, MaxBusy: 0.5, NotModelled: 1, RecordsLost: 2200,
-		Backpressure: "low", Drift: 1, Age: age, ReplacedBy: replaced}
+		Backpressure: "low", Drift: 1, Age: age, Unlisted: 1, ReplacedBy: replaced}
 	ov := live.OverviewView{
 		Clusters: []live.ClusterSummary{{Name: "main", Topics: 2, Partitions: 12, Groups: 3, Rate: 10.5, PollMillis: 40, Age: age}},
-		Endpoints: []live.EndpointSummary{{Name: "prod", URL: "http://flink:8081", FlinkVersion: "1.20.0", Jobs: 1, PollMillis: 30, Age: age,
+		Endpoints: []live.EndpointSummary{{Name: "prod", URL: "http://flink:8081", FlinkVersion: "1.20.0", Jobs: 1, DroppedJobs: 2, MaxJobs: 500, PollMillis: 30, Age: age,
 			Cost:   live.PollCost{Requests: 9, Bytes: 81234},
 			Budget: live.RequestBudget{MaxInFlight: 4, MaxRequestsPerSecond: 50, PauseMillis: 40000, BackoffPolls: 2, BackoffReason: "failing"}}},
 		Jobs:   []live.JobSummary{job},
-		Topics: []live.TopicSummary{{Cluster: "main", Name: "orders", Partitions: 12, Rate: 10.5, Groups: 1}},
+		Topics: []live.TopicSummary{{Cluster: "main", Name: "orders", Partitions: 12, Rate: 10.5, Groups: 1, Age: age}},
 	}
 	restored := &live.Restored{CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", At: at}
 	reading := live.Reading{State: live.ReaderLost, Trend: live.TrendGrowing, PositionRate: 1.5, ProducedRate: 2.5, CatchUp: live.CatchUpUnknown,
@@ -250,7 +250,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 	jv := live.JobView{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", StartTime: at, Restored: restored,
 		Vertices: []live.VertexSummary{{ID: "c3", Name: "Source: orders", Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true, PredictionMode: "fresh",
 			Skew: 12.5, Busiest: 1, MaxBusy: 0.5, Backpressure: "ok", Partitions: 4, Lag: 120, Drift: 1, RecordsLost: 2200, Error: "metrics: timeout"}},
-		Age: age, ReplacedBy: replaced}
+		Age: age, Unlisted: 1, ReplacedBy: replaced}
 	vv := live.VertexView{Endpoint: "prod", Cluster: "main", JobID: "a1b2", JobName: "orders", JobState: "RUNNING", ID: "c3", Name: "Source: orders",
 		Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true,
 		Group:       &live.GroupLink{Name: "orders-app", How: "from configuration"},

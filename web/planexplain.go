@@ -61,7 +61,7 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 			owners := make([]string, 0, len(hot))
 			seen := map[int]bool{}
 			for i, h := range hot {
-				names[i] = fmt.Sprintf("%s-%d (%s rec/s)", isolate(h.tp.Topic), h.tp.Partition, format.Num(h.r))
+				names[i] = fmt.Sprintf("%s-%d (%s rec/s)", views.Isolate(h.tp.Topic), h.tp.Partition, format.Num(h.r))
 				if o, ok := side.Assignment.OwnerOf(h.tp); ok && !seen[o] {
 					seen[o] = true
 					owners = append(owners, strconv.Itoa(o))
@@ -79,7 +79,7 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 				joinAnd(names), verb, format.Percent(100*share/total), p, where)})
 			floor := hot[0].r
 			if side.RateSkew.Max <= floor*1.0001 {
-				out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d the busiest subtask carries %s rec/s, which is the hottest partition alone: more subtasks cannot bring it lower. Spreading the hot keys, or more partitions for %s, can.", p, format.Num(side.RateSkew.Max), isolate(hot[0].tp.Topic))})
+				out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d the busiest subtask carries %s rec/s, which is the hottest partition alone: more subtasks cannot bring it lower. Spreading the hot keys, or more partitions for %s, can.", p, format.Num(side.RateSkew.Max), views.Isolate(hot[0].tp.Topic))})
 			} else {
 				out = append(out, views.WhyLine{Text: fmt.Sprintf("More subtasks cannot bring the busiest one below %s rec/s (the hottest partition); at p = %d it carries %s rec/s.", format.Num(floor), p, format.Num(side.RateSkew.Max))})
 			}
@@ -196,20 +196,6 @@ func formula(f *planForm, pl assign.Plan) (views.Formula, []string) {
 	return fm, notes
 }
 
-// isolate wraps a user-given name in Unicode first-strong isolates when it
-// holds right-to-left characters or bidi controls, so that a right-to-left
-// override inside a topic name cannot reorder the text around it (in
-// titles and sentences, where no <bdi> element can go).
-func isolate(s string) string {
-	for _, r := range s {
-		if r >= 0x0590 && r <= 0x08FF || r >= 0xFB1D && r <= 0xFEFF || r >= 0x200E && r <= 0x200F ||
-			r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r >= 0x10800 && r <= 0x10FFF || r >= 0x1E800 && r <= 0x1EFFF {
-			return "\u2068" + s + "\u2069"
-		}
-	}
-	return s
-}
-
 func joinAnd(xs []string) string {
 	switch len(xs) {
 	case 0:
@@ -233,7 +219,7 @@ func startTogether(labels []string, start int) string {
 func quoteAll(xs []string) []string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
-		out[i] = "“" + isolate(x) + "”"
+		out[i] = "“" + views.Isolate(x) + "”"
 	}
 	return out
 }

@@ -95,7 +95,7 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 	names := make([]string, len(gc.f.topics)) // isolated names, once per topic
 	colour := make([]string, len(gc.f.topics))
 	for t, tc := range gc.f.topics {
-		names[t] = isolate(tc.Name)
+		names[t] = views.Isolate(tc.Name)
 		colour[t] = "c t" + strconv.Itoa(t%8)
 	}
 	less := func(a, b assign.TopicPartition) int {

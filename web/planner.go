@@ -414,7 +414,7 @@ func movesView(f *planForm, pl assign.Plan) views.MovesView {
 				mv.More = fmt.Sprintf("Lists are cut at %d partitions; the JSON API has them all.", listMoves)
 				break
 			}
-			out = append(out, fmt.Sprintf("%s-%d: subtask %d → %d", isolate(m.Partition.Topic), m.Partition.Partition, m.From, m.To))
+			out = append(out, fmt.Sprintf("%s-%d: subtask %d → %d", views.Isolate(m.Partition.Topic), m.Partition.Partition, m.From, m.To))
 		}
 		return out
 	}

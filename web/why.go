@@ -137,9 +137,9 @@ func whySentences(vv live.VertexView, l live.WhyLine) []sentence {
 		add(live.Observed, "%s %s%s busy and not backpressured.", subtasksVerb(l.Subtasks, "is", "are"), upTo, format.Ratio(f[live.FactBusy]))
 		pr := l.Peer
 		if pr.Relation == live.RelUpstream {
-			add(live.Observed, "%s, which sends to it in the job plan, is backpressured up to %s of the time: it waits on this vertex.", isolate(pr.Name), format.Ratio(f[live.FactPeerBackPressured]))
+			add(live.Observed, "%s, which sends to it in the job plan, is backpressured up to %s of the time: it waits on this vertex.", views.Isolate(pr.Name), format.Ratio(f[live.FactPeerBackPressured]))
 		} else {
-			add(live.Observed, "%s, earlier in the job's plan order, is backpressured up to %s of the time (the job's edges are not known, so no link is claimed).", isolate(pr.Name), format.Ratio(f[live.FactPeerBackPressured]))
+			add(live.Observed, "%s, earlier in the job's plan order, is backpressured up to %s of the time (the job's edges are not known, so no link is claimed).", views.Isolate(pr.Name), format.Ratio(f[live.FactPeerBackPressured]))
 		}
 	case live.WhyBalanced:
 		what := "carries %s of the produced records"
@@ -245,7 +245,7 @@ func reachSentence(pl *live.WhyPlacement) string {
 }
 
 func downstreamSentence(pr *live.WhyPeer, f facts) string {
-	name := isolate(pr.Name)
+	name := views.Isolate(pr.Name)
 	busy := format.Ratio(f[live.FactPeerBusy])
 	switch {
 	case pr.Relation == live.RelLater:
@@ -255,7 +255,7 @@ func downstreamSentence(pr *live.WhyPeer, f facts) string {
 	case len(pr.Via) > 0:
 		via := make([]string, len(pr.Via))
 		for i, v := range pr.Via {
-			via[i] = isolate(v)
+			via[i] = views.Isolate(v)
 		}
 		return fmt.Sprintf("Downstream in the job plan, past %s (backpressured too), %s has subtask %d %s busy and no subtask backpressured: that is where the backpressure starts.", joinAnd(via), name, pr.Subtask, busy)
 	}
@@ -283,7 +283,7 @@ func whyPlanner(base string, vv live.VertexView, l live.WhyLine) (*views.Link, s
 func partitionNames(ps []live.WhyPartition) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
-		out[i] = isolate(p.Topic) + "-" + strconv.Itoa(int(p.Partition))
+		out[i] = views.Isolate(p.Topic) + "-" + strconv.Itoa(int(p.Partition))
 	}
 	return out
 }

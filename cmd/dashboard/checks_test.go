@@ -81,7 +81,7 @@ func badConfigs() (ks []kafka.Config, fs []flink.Config) {
 	f(func(c *flink.Config) { c.TLS = flink.TLSConfig{KeyFile: missing} })
 	f(func(c *flink.Config) {
 		c.Jobs, c.PollInterval, c.RequestTimeout = []string{"a", ""}, time.Millisecond, -1
-		c.MaxInFlight, c.MaxRequestsPerSecond = 65, -1
+		c.MaxInFlight, c.MaxRequestsPerSecond, c.MaxJobs = 65, -1, -1
 	})
 	f(func(c *flink.Config) { c.IDRefresh = time.Second })
 	return ks, fs

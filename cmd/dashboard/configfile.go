@@ -106,6 +106,7 @@ type flinkEndpointYAML struct {
 	MaxInFlight          int             `yaml:"maxInFlight"`
 	MaxRequestsPerSecond float64         `yaml:"maxRequestsPerSecond"`
 	MetricIDRefresh      time.Duration   `yaml:"metricIdRefresh"`
+	MaxJobs              int             `yaml:"maxJobs"`
 	Authorization        *flinkAuthYAML  `yaml:"authorization"`
 	BasicAuth            *flinkBasicYAML `yaml:"basicAuth"`
 	TLS                  flinkTLSYAML    `yaml:"tls"`
@@ -314,6 +315,7 @@ func (fc fileConfig) backends(dir string, p *problems) backends {
 			MaxInFlight:          y.MaxInFlight,
 			MaxRequestsPerSecond: y.MaxRequestsPerSecond,
 			IDRefresh:            y.MetricIDRefresh,
+			MaxJobs:              y.MaxJobs,
 			TLS: flink.TLSConfig{
 				CAFile:             resolve(dir, y.TLS.CAFilepath),
 				CertFile:           resolve(dir, y.TLS.CertFilepath),

@@ -81,14 +81,22 @@ func (c *Client) Overview(ctx context.Context) (*Overview, error) {
 
 // JobOverview is one entry of GET /jobs/overview.
 type JobOverview struct {
-	ID               string         `json:"jid"`
-	Name             string         `json:"name"`
-	State            string         `json:"state"`
-	StartTime        int64          `json:"start-time"`
-	EndTime          int64          `json:"end-time"`
-	Duration         int64          `json:"duration"`
-	LastModification int64          `json:"last-modification"`
-	Tasks            map[string]int `json:"tasks"` // lower-case ExecutionState keys
+	ID               string   `json:"jid"`
+	Name             string   `json:"name"`
+	State            string   `json:"state"`
+	StartTime        int64    `json:"start-time"`
+	EndTime          int64    `json:"end-time"`
+	Duration         int64    `json:"duration"`
+	LastModification int64    `json:"last-modification"`
+	Tasks            JobTasks `json:"tasks"`
+}
+
+// JobTasks is the part of a job's task counts (lower-case ExecutionState
+// keys) that skewscope reads: fixed fields, not a map, so that a list of
+// many jobs decodes without a map per job.
+type JobTasks struct {
+	Total   int `json:"total"`
+	Running int `json:"running"`
 }
 
 // JobsOverview lists the jobs.

@@ -167,6 +167,7 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	s := c.pollRecovering(ctx, c.latest.Load())
 	s.Cost = c.client.stats.cost().sub(before)
 	s.MaxInFlight, s.MaxRequestsPerSecond = c.cfg.MaxInFlight, c.cfg.MaxRequestsPerSecond
+	s.MaxJobs = c.cfg.MaxJobs
 	// Running out of RequestTimeout is a result worth publishing (stale
 	// values, errors); cancellation by the caller or Close is not.
 	if errors.Is(ctx.Err(), context.Canceled) {
@@ -206,7 +207,7 @@ func (c *Collector) pollRecovering(ctx context.Context, prev *Snapshot) (s *Snap
 		if r := recover(); r != nil {
 			s = &Snapshot{Endpoint: c.cfg.Name, URL: c.client.base.Redacted(), CollectedAt: at, Err: recovered(c.log, "poll", r)}
 			if prev != nil {
-				s.FlinkVersion = prev.FlinkVersion
+				s.FlinkVersion, s.DroppedJobs = prev.FlinkVersion, prev.DroppedJobs
 				s.Jobs = make([]JobSnapshot, len(prev.Jobs))
 				for i, j := range prev.Jobs {
 					s.Jobs[i] = staleJob(j, at)
@@ -267,6 +268,7 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 			for i, j := range prev.Jobs {
 				s.Jobs[i] = staleJob(j, at)
 			}
+			s.DroppedJobs = prev.DroppedJobs
 		}
 		s.PollDuration = c.now().Sub(at)
 		return s
@@ -279,10 +281,19 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 		}
 	}
 	var selected []JobOverview
+	listed := make(map[string]bool, len(prevJobs))
 	for _, j := range jobs {
+		if prevJobs[j.ID] != nil {
+			listed[j.ID] = true
+		}
 		if c.selected(j) {
 			selected = append(selected, j)
 		}
+	}
+	jobs = nil // the whole list of a session cluster can be large
+	selected, s.DroppedJobs = limitJobs(selected, c.cfg.MaxJobs)
+	if s.DroppedJobs > 0 {
+		log.Debug("flink job list longer than maxJobs; leaving out the oldest finished jobs", "dropped", s.DroppedJobs, "max_jobs", c.cfg.MaxJobs)
 	}
 	s.Jobs = make([]JobSnapshot, len(selected))
 	for i, j := range selected {
@@ -304,6 +315,7 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 		})
 	}
 	wg.Wait()
+	s.Jobs = append(s.Jobs, unlistedJobs(prev, listed, at)...)
 	slices.SortStableFunc(s.Jobs, func(a, b JobSnapshot) int {
 		ra, rb := a.State == "RUNNING", b.State == "RUNNING"
 		if ra != rb {
@@ -318,6 +330,33 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 	s.PollDuration = c.now().Sub(at)
 	c.log.Debug("flink poll done", "jobs", len(s.Jobs), "duration", s.PollDuration)
 	return s
+}
+
+// MaxUnlistedPolls is how many consecutive job lists may leave out a job
+// of the previous snapshot before it goes: a JobManager's list can miss a
+// job for a poll (while it is being recovered, or behind a load balancer
+// over JobManagers that disagree for a moment), and a job that disappears
+// and comes back would otherwise flicker on every page. Until then it is
+// kept with its last values, stale, its JobSnapshot.Unlisted counting the
+// lists that missed it.
+const MaxUnlistedPolls = 2
+
+// unlistedJobs returns the jobs of prev that the job list left out (not
+// in listed), carried over stale, while MaxUnlistedPolls allows.
+func unlistedJobs(prev *Snapshot, listed map[string]bool, at time.Time) []JobSnapshot {
+	if prev == nil {
+		return nil
+	}
+	var out []JobSnapshot
+	for _, j := range prev.Jobs {
+		if listed[j.ID] || j.Unlisted >= MaxUnlistedPolls {
+			continue
+		}
+		carried := staleJob(j, at)
+		carried.Unlisted++
+		out = append(out, carried)
+	}
+	return out
 }
 
 // selected reports whether Config.Jobs (names or ids) selects the job.

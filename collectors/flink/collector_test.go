@@ -1100,6 +1100,8 @@ func TestConfigValidate(t *testing.T) {
 		}, "\n")},
 		{"empty job", func(c *Config) { c.Jobs = []string{"a", " "} }, "jobs[1]: empty"},
 		{"fast poll", func(c *Config) { c.PollInterval = 500 * time.Millisecond }, "pollInterval: 500ms is below the minimum of 1s"},
+		{"negative maxJobs", func(c *Config) { c.MaxJobs = -1 }, "maxJobs: -1 is outside 1..100000 (0 means 500)"},
+		{"huge maxJobs", func(c *Config) { c.MaxJobs = 100_001 }, "maxJobs: 100001 is outside 1..100000 (0 means 500)"},
 		{"negative durations", func(c *Config) { c.PollInterval, c.RequestTimeout = -time.Second, -time.Second }, "pollInterval: -1s is below the minimum of 1s\nrequestTimeout: -1s is negative"},
 		{"everything wrong", func(c *Config) { *c = Config{BearerToken: "t", BearerTokenFile: file} }, "name: required\nurl: required\nauthorization.bearerToken, authorization.bearerTokenFile, basicAuth: at most one may be set"},
 	}

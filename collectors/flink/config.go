@@ -62,6 +62,14 @@ type Config struct {
 	// least its requests divided by this, which the collector adds to
 	// RequestTimeout from the second poll on.
 	MaxRequestsPerSecond float64
+
+	// MaxJobs bounds the jobs a snapshot holds: every job that is not
+	// finished (FINISHED, CANCELED, FAILED) is kept, and finished ones,
+	// the most recently ended first, while the total stays within it; the
+	// rest are counted (Snapshot.DroppedJobs). A session cluster keeps
+	// its finished jobs listed until its job store expires them. 0 means
+	// DefaultMaxJobs (500).
+	MaxJobs int
 }
 
 // BasicAuth is HTTP basic authentication; the password is inline or in a file.
@@ -107,6 +115,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxRequestsPerSecond == 0 {
 		c.MaxRequestsPerSecond = DefaultMaxRequestsPerSecond
+	}
+	if c.MaxJobs == 0 {
+		c.MaxJobs = DefaultMaxJobs
 	}
 	return c
 }
@@ -195,6 +206,9 @@ func (c Config) Validate() error {
 	if r := c.MaxRequestsPerSecond; r < 0 || r > 10000 || r != r {
 		errs.Add("maxRequestsPerSecond", "%v is outside (0, 10000] (0 means %d)", r, DefaultMaxRequestsPerSecond)
 	}
+	if c.MaxJobs < 0 || c.MaxJobs > MaxMaxJobs {
+		errs.Add("maxJobs", "%d is outside 1..%d (0 means %d)", c.MaxJobs, MaxMaxJobs, DefaultMaxJobs)
+	}
 	if c.RequestTimeout < 0 {
 		errs.Add("requestTimeout", "%v is negative", c.RequestTimeout)
 	}
@@ -224,7 +238,7 @@ func (c Config) String() string {
 	if len(c.Jobs) > 0 {
 		fmt.Fprintf(&b, " jobs=%s", strings.Join(c.Jobs, ","))
 	}
-	fmt.Fprintf(&b, " poll_interval=%v request_timeout=%v id_refresh=%v max_in_flight=%d max_requests_per_second=%v", c.PollInterval, c.RequestTimeout, c.IDRefresh, c.MaxInFlight, c.MaxRequestsPerSecond)
+	fmt.Fprintf(&b, " poll_interval=%v request_timeout=%v id_refresh=%v max_in_flight=%d max_requests_per_second=%v max_jobs=%d", c.PollInterval, c.RequestTimeout, c.IDRefresh, c.MaxInFlight, c.MaxRequestsPerSecond, c.MaxJobs)
 	return b.String()
 }
 
@@ -250,7 +264,7 @@ func (c Config) LogValue() slog.Value {
 		attrs = append(attrs, slog.Any("jobs", c.Jobs))
 	}
 	attrs = append(attrs, slog.Duration("poll_interval", c.PollInterval), slog.Duration("request_timeout", c.RequestTimeout), slog.Duration("id_refresh", c.IDRefresh),
-		slog.Int("max_in_flight", c.MaxInFlight), slog.Float64("max_requests_per_second", c.MaxRequestsPerSecond))
+		slog.Int("max_in_flight", c.MaxInFlight), slog.Float64("max_requests_per_second", c.MaxRequestsPerSecond), slog.Int("max_jobs", c.MaxJobs))
 	return slog.GroupValue(attrs...)
 }
 

@@ -223,7 +223,7 @@ func TestRecordedResponses(t *testing.T) {
 			}
 
 			jobs, err := c.JobsOverview(ctx)
-			if err != nil || len(jobs) != 1 || jobs[0].ID != jobID || jobs[0].State != "RUNNING" || jobs[0].Tasks["total"] != 7 {
+			if err != nil || len(jobs) != 1 || jobs[0].ID != jobID || jobs[0].State != "RUNNING" || jobs[0].Tasks.Total != 7 {
 				t.Fatalf("JobsOverview = %+v, %v", jobs, err)
 			}
 

@@ -670,9 +670,12 @@ func TestCollectorRescaleInPlace(t *testing.T) {
 		t.Errorf("failover, refreshed: owners %s, want %s", got, want)
 	}
 
-	// The job goes away: its tracker with it.
+	// The job goes away: its tracker with it, once the job lists have left
+	// it out for longer than MaxUnlistedPolls.
 	f.setFault("/jobs/overview", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"jobs":[]}`)) })
-	c.PollOnce(context.Background())
+	for range MaxUnlistedPolls + 1 {
+		c.PollOnce(context.Background())
+	}
 	c.stateMu.Lock()
 	n := len(c.kafka)
 	c.stateMu.Unlock()

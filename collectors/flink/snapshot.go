@@ -30,6 +30,11 @@ type Snapshot struct {
 	// budget (Config, defaults applied).
 	MaxInFlight          int
 	MaxRequestsPerSecond float64
+	// DroppedJobs counts the finished jobs the job list held beyond
+	// MaxJobs (Config, default applied), left out of Jobs, the oldest
+	// first; nothing else was asked about them.
+	DroppedJobs int
+	MaxJobs     int
 }
 
 // JobSnapshot is one job as seen by a poll.
@@ -50,7 +55,11 @@ type JobSnapshot struct {
 	// NumRestarts is the job's numRestarts metric (job scope), −1 when
 	// unknown.
 	NumRestarts int64
-	Err         error
+	// Unlisted counts the consecutive job lists, up to the latest, that
+	// left the job out; 0 when the latest listed it. Such a job is the
+	// previous snapshot's, stale (MaxUnlistedPolls).
+	Unlisted int
+	Err      error
 	Freshness
 }
 

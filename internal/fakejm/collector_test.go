@@ -2,18 +2,33 @@ package fakejm_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"net/http"
 	"net/http/httptest"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/internal/fakejm"
+	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/web"
 )
 
 // startFake serves a fake JobManager and returns a collector polling it.
 func startFake(t testing.TB, cfg fakejm.Config) (*fakejm.Handler, *flink.Collector) {
+	return startFakeWith(t, cfg, flink.Config{})
+}
+
+// startFakeWith is startFake with the collector's configuration fc (its
+// name, URL and request timeout filled in).
+func startFakeWith(t testing.TB, cfg fakejm.Config, fc flink.Config) (*fakejm.Handler, *flink.Collector) {
 	t.Helper()
 	h, err := fakejm.New(cfg)
 	if err != nil {
@@ -21,7 +36,8 @@ func startFake(t testing.TB, cfg fakejm.Config) (*fakejm.Handler, *flink.Collect
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c, err := flink.NewCollector(flink.Config{Name: "fake", URL: srv.URL, RequestTimeout: time.Minute}, nil)
+	fc.Name, fc.URL, fc.RequestTimeout = "fake", srv.URL, time.Minute
+	c, err := flink.NewCollector(fc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,4 +152,221 @@ func BenchmarkPoll(b *testing.B) {
 	b.ReportMetric(float64(st.Total.Requests)/n, "requests/op")
 	b.ReportMetric(float64(st.Total.Bytes)/n, "resp-B/op")
 	b.ReportMetric(float64(st.Kind(fakejm.KindMetricList).Bytes)/n, "list-B/op")
+}
+
+// TestCollectorCapsFinishedJobs: a session cluster listing 50,000 finished
+// jobs besides its running ones. The snapshot keeps every running job and
+// the most recently ended finished ones up to MaxJobs, counts the others,
+// and asks the JobManager about nothing but the running jobs.
+func TestCollectorCapsFinishedJobs(t *testing.T) {
+	cfg := fakejm.Config{Jobs: 3, Parallelism: 2, Partitions: 4, Finished: 50_000}
+	for _, c := range []struct {
+		maxJobs, wantJobs int
+	}{
+		{0, flink.DefaultMaxJobs}, // the default
+		{2, 3},                    // fewer than the running jobs: all of them, no finished one
+	} {
+		h, col := startFakeWith(t, cfg, flink.Config{MaxJobs: c.maxJobs})
+		s := col.PollOnce(context.Background())
+		st := h.Stats()
+		if s.Err != nil || len(s.Jobs) != c.wantJobs || s.DroppedJobs != cfg.Jobs+cfg.Finished-c.wantJobs {
+			t.Fatalf("maxJobs %d: snapshot err %v, %d jobs, %d dropped; want no error, %d jobs, %d dropped",
+				c.maxJobs, s.Err, len(s.Jobs), s.DroppedJobs, c.wantJobs, cfg.Jobs+cfg.Finished-c.wantJobs)
+		}
+		running, newest := 0, map[string]bool{}
+		for i := range c.wantJobs - cfg.Jobs {
+			newest[fakejm.FinishedJobID(i)] = true
+		}
+		for _, j := range s.Jobs {
+			switch {
+			case j.State == "RUNNING":
+				running++
+			case !newest[j.ID]:
+				t.Errorf("maxJobs %d: kept finished job %s (%s), not one of the %d most recently ended", c.maxJobs, j.Name, j.ID, len(newest))
+			}
+		}
+		if running != cfg.Jobs {
+			t.Errorf("maxJobs %d: %d running jobs kept, want all %d", c.maxJobs, running, cfg.Jobs)
+		}
+		if got := st.Kind(fakejm.KindJob).Requests; got != int64(cfg.Jobs) {
+			t.Errorf("maxJobs %d: %d job detail requests, want %d (the running jobs only)", c.maxJobs, got, cfg.Jobs)
+		}
+		if st.Failed() != 0 || st.Kind(fakejm.KindJobsOverview).Requests != 1 {
+			t.Errorf("maxJobs %d: %d unanswered requests (%q), %d job lists; want none, 1", c.maxJobs, st.Failed(), st.Unanswered, st.Kind(fakejm.KindJobsOverview).Requests)
+		}
+	}
+}
+
+// flapping serves h, with the first job left out of the job lists that
+// omit says to (counted from 1).
+type flapping struct {
+	h     *fakejm.Handler
+	mu    sync.Mutex
+	lists int
+	omit  func(list int) bool
+}
+
+func (f *flapping) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/jobs/overview" {
+		f.h.ServeHTTP(w, r)
+		return
+	}
+	f.mu.Lock()
+	f.lists++
+	omit := f.omit(f.lists)
+	f.mu.Unlock()
+	rec := httptest.NewRecorder()
+	f.h.ServeHTTP(rec, r)
+	var body struct {
+		Jobs []json.RawMessage `json:"jobs"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if omit {
+		body.Jobs = body.Jobs[1:]
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(body)
+}
+
+// TestCollectorKeepsFlappingJob: a JobManager whose job list leaves a
+// running job out every other poll. The job stays in every snapshot, marked
+// as not listed (stale, its last values) in the polls that missed it, and
+// is not asked about then; once lists leave it out more than
+// MaxUnlistedPolls times in a row, it goes.
+func TestCollectorKeepsFlappingJob(t *testing.T) {
+	h, err := fakejm.New(fakejm.Config{Jobs: 3, Parallelism: 2, Partitions: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const alternating = 5 // polls 2 and 4 miss the job, 5 lists it, 6 on miss it
+	f := &flapping{h: h, omit: func(list int) bool { return list <= alternating && list%2 == 0 || list > alternating }}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	col, err := flink.NewCollector(flink.Config{Name: "fake", URL: srv.URL, RequestTimeout: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(col.Close)
+	first := col.PollOnce(context.Background())
+	if len(first.Jobs) != 3 {
+		t.Fatalf("first poll: %d jobs, want 3", len(first.Jobs))
+	}
+	flapper := ""
+	for poll := 2; poll <= alternating+flink.MaxUnlistedPolls+1; poll++ {
+		before := h.Stats()
+		s := col.PollOnce(context.Background())
+		jobDetails := h.Stats().Sub(before).Kind(fakejm.KindJob).Requests
+		omitted := poll <= alternating && poll%2 == 0 || poll > alternating
+		gone := poll > alternating+flink.MaxUnlistedPolls
+		want := 3
+		if gone {
+			want = 2
+		}
+		if s.Err != nil || len(s.Jobs) != want {
+			t.Fatalf("poll %d: err %v, %d jobs; want no error, %d jobs", poll, s.Err, len(s.Jobs), want)
+		}
+		unlisted := 0
+		for _, j := range s.Jobs {
+			if j.Unlisted == 0 {
+				if j.Stale || j.Err != nil {
+					t.Errorf("poll %d: listed job %s stale %v, err %v; want fresh", poll, j.Name, j.Stale, j.Err)
+				}
+				continue
+			}
+			unlisted++
+			if flapper == "" {
+				flapper = j.ID
+			}
+			wantUnlisted := 1
+			if poll > alternating {
+				wantUnlisted = poll - alternating
+			}
+			if j.ID != flapper || !j.Stale || j.State != "RUNNING" || len(j.Vertices) != 3 || j.Unlisted != wantUnlisted {
+				t.Errorf("poll %d: unlisted job %s (%s): stale %v, state %s, %d vertices, unlisted %d; want the omitted job, stale, RUNNING, 3 vertices, unlisted %d",
+					poll, j.Name, j.ID, j.Stale, j.State, len(j.Vertices), j.Unlisted, wantUnlisted)
+			}
+		}
+		if wantN := map[bool]int{true: 1, false: 0}[omitted && !gone]; unlisted != wantN {
+			t.Errorf("poll %d: %d unlisted jobs, want %d", poll, unlisted, wantN)
+		}
+		wantDetails := int64(3)
+		if omitted {
+			wantDetails = 2
+		}
+		if jobDetails != wantDetails {
+			t.Errorf("poll %d: %d job detail requests, want %d (the listed jobs)", poll, jobDetails, wantDetails)
+		}
+	}
+}
+
+// BenchmarkOverviewManyFinishedJobs measures a session cluster listing
+// 50,000 finished jobs besides 3 running ones, from the JobManager to the
+// rendered overview: one poll, the store update, GET / and GET
+// /api/v1/overview, at the default maxJobs and with the limit at its
+// largest (every job kept, as before there was one). It reports the jobs
+// kept, the page's bytes and the heap in use afterwards (after a GC, with
+// the fake's own encoded answers in it).
+func BenchmarkOverviewManyFinishedJobs(b *testing.B) {
+	for _, maxJobs := range []int{0, flink.MaxMaxJobs} {
+		b.Run("maxJobs="+strconv.Itoa(maxJobs), func(b *testing.B) {
+			_, col := startFakeWith(b, fakejm.Config{Jobs: 3, Parallelism: 2, Partitions: 4, Finished: 50_000}, flink.Config{MaxJobs: maxJobs})
+			var page, api int
+			var jobs int
+			var heap uint64
+			b.ReportAllocs()
+			for b.Loop() {
+				st := live.New(live.Options{})
+				srv, err := web.NewServer(web.Options{Live: st})
+				if err != nil {
+					b.Fatal(err)
+				}
+				s := col.PollOnce(context.Background())
+				st.UpdateFlink(s)
+				jobs = len(s.Jobs)
+				page = len(get(b, srv, "/"))
+				api = len(get(b, srv, "/api/v1/overview"))
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				heap = ms.HeapInuse
+				runtime.KeepAlive(st)
+			}
+			b.ReportMetric(float64(jobs), "jobs")
+			b.ReportMetric(float64(page), "page-B")
+			b.ReportMetric(float64(api), "api-B")
+			b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+			if hwm := peakRSS(); hwm > 0 {
+				b.ReportMetric(float64(hwm)/(1<<20), "peak-rss-MiB") // the process's, so run one case per process
+			}
+		})
+	}
+}
+
+// peakRSS is the process's peak resident set (Linux VmHWM), 0 when unknown.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+func get(b *testing.B, h http.Handler, path string) []byte {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	if rec.Code != http.StatusOK {
+		b.Fatalf("GET %s = %d", path, rec.Code)
+	}
+	return rec.Body.Bytes()
 }

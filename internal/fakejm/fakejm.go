@@ -69,6 +69,12 @@ const DefaultCheckpointEvery = 6
 type Config struct {
 	// Jobs is the number of running jobs (≥ 1).
 	Jobs int
+	// Finished is the number of finished jobs /jobs/overview lists after
+	// the running ones, as a session cluster keeps them until its job
+	// store expires them: FINISHED, CANCELED and FAILED in turn, each
+	// ended a minute before the one before it. Only the list has them:
+	// anything asked about one is a 404 (KindNotFound).
+	Finished int
 	// Parallelism is the parallelism of every vertex (1..32768).
 	Parallelism int
 	// Partitions is the number of partitions each job's source reads,
@@ -114,6 +120,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if err := assign.CheckMaxParallelism(c.MaxParallelism, c.Parallelism); err != nil {
 		add("Parallelism %d, MaxParallelism %d: %w", c.Parallelism, c.MaxParallelism, err)
+	}
+	if c.Finished < 0 {
+		add("Finished: %d, want at least 0", c.Finished)
 	}
 	if c.CheckpointEvery < 1 {
 		add("CheckpointEvery: %d, want at least 1", c.CheckpointEvery)

@@ -1,6 +1,7 @@
 package fakejm
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -62,8 +63,25 @@ func (l *layout) jobsOverviewBody(jobs []*job) ([]byte, error) {
 			LastModification: startMs + 5_000, Tasks: tasks,
 		})
 	}
+	states := [...]string{"FINISHED", "CANCELED", "FAILED"}
+	done := map[string]int{
+		"running": 0, "canceling": 0, "canceled": 0, "total": n, "created": 0, "scheduled": 0,
+		"deploying": 0, "reconciling": 0, "finished": n, "initializing": 0, "failed": 0,
+	}
+	for i := range l.cfg.Finished {
+		end := startMs - int64(i)*60_000
+		body.Jobs = append(body.Jobs, wireJobOverview{
+			JID: FinishedJobID(i), Name: fmt.Sprintf("done-job-%05d", i), JobType: "STREAMING", SchedulerType: "Default",
+			StartTime: end - jobDuration, EndTime: end, Duration: jobDuration, State: states[i%len(states)],
+			LastModification: end, Tasks: done,
+		})
+	}
 	return marshal(body)
 }
+
+// FinishedJobID is the id of the i-th finished job (Config.Finished), the
+// most recently ended first.
+func FinishedJobID(i int) string { return hexID("finished job " + strconv.Itoa(i)) }
 
 type wireJob struct {
 	JID              string           `json:"jid"`
