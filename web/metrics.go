@@ -74,6 +74,9 @@ var (
 	descWSConnections = prometheus.NewDesc("skewscope_websocket_connections", "Open websocket connections.", nil, nil)
 	descWSDropped     = prometheus.NewDesc("skewscope_websocket_dropped_clients_total", "Slow websocket clients dropped.", nil, nil)
 	descWSSent        = prometheus.NewDesc("skewscope_websocket_messages_sent_total", "Websocket messages written.", nil, nil)
+	descWSRefused     = prometheus.NewDesc("skewscope_websocket_refused_total",
+		"Websockets refused or closed by a bound, by reason: handshake (origin, connection bounds), subscribe (a bad or too large subscribe message), topics (distinct views per address or in all), idle (no subscription in time).", []string{"reason"}, nil)
+	descWSInbound = prometheus.NewDesc("skewscope_websocket_inbound_bytes_total", "Bytes of inbound websocket messages read, after decompression.", nil, nil)
 )
 
 // liveCollector exports the live store's figures at scrape time.
@@ -82,7 +85,7 @@ type liveCollector struct{ s *Server }
 func (c liveCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPartitionLag, descPartitionLagSeconds, descPartitionBehindStart, descPartitionLost, descGroupLost, descSubtaskBusy, descVertexSkew,
 		descVertexMaxBusy, descDrift, descGroupLag, descGroupLagSeconds, descUp, descState, descLastPoll, descPollDuration,
-		descFlinkRequests, descFlinkBytes, descFlinkBackoff, descWSConnections, descWSDropped, descWSSent} {
+		descFlinkRequests, descFlinkBytes, descFlinkBackoff, descWSConnections, descWSDropped, descWSSent, descWSRefused, descWSInbound} {
 		ch <- d
 	}
 }
@@ -104,6 +107,13 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(ch, descWSConnections, float64(st.Connections))
 	ch <- prometheus.MustNewConstMetric(descWSDropped, prometheus.CounterValue, float64(st.Dropped))
 	ch <- prometheus.MustNewConstMetric(descWSSent, prometheus.CounterValue, float64(st.Sent))
+	for _, r := range []struct {
+		reason string
+		n      uint64
+	}{{"handshake", st.Rejected}, {"subscribe", st.BadSubscribers}, {"topics", st.TopicsRefused}, {"idle", st.Unsubscribed}} {
+		ch <- prometheus.MustNewConstMetric(descWSRefused, prometheus.CounterValue, float64(r.n), r.reason)
+	}
+	ch <- prometheus.MustNewConstMetric(descWSInbound, prometheus.CounterValue, float64(st.InboundBytes))
 	store := c.s.live
 	if store == nil {
 		return

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +176,39 @@ func TestMetricsCountRecordsLost(t *testing.T) {
 	}
 	if got := scrapeSeries(t, deletedBeforeReadStore(t, at, false, true), metric); len(got) != 0 {
 		t.Errorf("stale Flink figures: /metrics has %s series, want none (nothing counted from them):\n%s", metric, strings.Join(got, "\n"))
+	}
+}
+
+// The websocket bounds' refusals are counted on /metrics by reason, so an
+// operator sees a proxy whose browsers share one address's bounds.
+func TestMetricsCountWebsocketRefusals(t *testing.T) {
+	s := newTestServer(t)
+	for range 2 {
+		req := httptest.NewRequest("GET", "/ws", nil)
+		req.Header.Set("Connection", "Upgrade")
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Sec-WebSocket-Version", "13")
+		req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+		req.Header.Set("Origin", "https://evil.example")
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code != http.StatusForbidden {
+			t.Fatalf("cross-origin websocket handshake = %d, want 403", w.Code)
+		}
+	}
+	code, body := do(t, s, "GET", "/metrics", nil)
+	if code != http.StatusOK {
+		t.Fatalf("GET /metrics = %d", code)
+	}
+	for _, want := range []string{
+		`skewscope_websocket_refused_total{reason="handshake"} 2`,
+		`skewscope_websocket_refused_total{reason="subscribe"} 0`,
+		`skewscope_websocket_refused_total{reason="topics"} 0`,
+		`skewscope_websocket_refused_total{reason="idle"} 0`,
+		`skewscope_websocket_inbound_bytes_total 0`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
 	}
 }

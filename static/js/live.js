@@ -8,7 +8,7 @@
 // shape, or a key the page does not have), the page's own server rendering
 // is fetched and swapped in.
 
-import { formatAge, sparkData, sparkRange } from "./livefmt.js";
+import { formatAge, reconnectDelay, sparkData, sparkRange } from "./livefmt.js";
 import { ids } from "./ids.js";
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 
@@ -152,7 +152,6 @@ export function startLive(root) {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     ws = new WebSocket(`${proto}//${location.host}${base}/ws`);
     ws.addEventListener("open", () => {
-      retry = 500;
       ws.send(JSON.stringify({ subscribe: [topic] }));
     });
     ws.addEventListener("message", (ev) => {
@@ -162,12 +161,14 @@ export function startLive(root) {
       } catch {
         return;
       }
+      if (msg && Array.isArray(msg.subscribed)) retry = 500;
       if (msg && msg.topic === topic && msg.data) apply(msg.data);
     });
-    ws.addEventListener("close", () => {
-      setState("reconnecting");
-      setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 15000);
+    ws.addEventListener("close", (ev) => {
+      const d = reconnectDelay(ev.code, retry);
+      setState(d.refused ? `refused: ${ev.reason || "over a limit"}; retrying in ${Math.round(d.wait / 1000)} s` : "reconnecting");
+      setTimeout(connect, d.wait);
+      retry = d.next;
     });
   };
 

@@ -26,3 +26,23 @@ export function sparkRange(max) {
   const m = typeof max === "number" && max > 0 ? max : 1;
   return [-0.08 * m, 1.08 * m];
 }
+
+// Close codes with which the server refuses a socket for what it asked
+// (1008: a subscription over a bound, 1009: a message too big): asking
+// again at once would be refused again, so the page waits longer.
+const refusedCodes = new Set([1008, 1009]);
+
+// reconnectDelay says how long to wait before reconnecting after a close
+// with code, given the current back-off in ms, and the back-off after
+// that: doubling from 0.5 s to 15 s, and from 30 s to 2 min after a
+// refusal. The back-off resets only once the server answers a
+// subscription, so a socket that opens and is refused at once never
+// reconnects in a tight loop.
+export function reconnectDelay(code, current) {
+  if (refusedCodes.has(code)) {
+    const wait = Math.min(Math.max(current, 30000), 120000);
+    return { wait, next: Math.min(wait * 2, 120000), refused: true };
+  }
+  const wait = Math.min(current, 15000);
+  return { wait, next: Math.min(wait * 2, 15000), refused: false };
+}

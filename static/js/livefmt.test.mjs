@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatAge, sparkData, sparkRange } from "./livefmt.js";
+import { formatAge, reconnectDelay, sparkData, sparkRange } from "./livefmt.js";
 
 test("formatAge matches the server's wording", () => {
   assert.equal(formatAge(0), "0 s ago");
@@ -27,4 +27,14 @@ test("sparkRange spans 0 to the column's max, whatever the series' own max", () 
   assert.deepEqual(sparkRange(1000), [-80, 1080]);
   assert.deepEqual(sparkRange(0), [-0.08, 1.08]);
   assert.deepEqual(sparkRange(undefined), [-0.08, 1.08]);
+});
+
+test("reconnectDelay backs off, and longer after a refusal", () => {
+  assert.deepEqual(reconnectDelay(1006, 500), { wait: 500, next: 1000, refused: false });
+  assert.deepEqual(reconnectDelay(1001, 15000), { wait: 15000, next: 15000, refused: false });
+  assert.deepEqual(reconnectDelay(1008, 500), { wait: 30000, next: 60000, refused: true });
+  assert.deepEqual(reconnectDelay(1009, 60000), { wait: 60000, next: 120000, refused: true });
+  assert.deepEqual(reconnectDelay(1008, 120000), { wait: 120000, next: 120000, refused: true });
+  // After a refusal an ordinary close still waits no more than 15 s.
+  assert.deepEqual(reconnectDelay(1006, 120000), { wait: 15000, next: 15000, refused: false });
 });
