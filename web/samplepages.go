@@ -10,6 +10,7 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/kafka/sample"
+	"github.com/skewscope/skewscope/internal/bidi"
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/keysample"
 	"github.com/skewscope/skewscope/views"
@@ -151,7 +152,7 @@ func fillSampleResult(p *views.SamplePageView, snap sampleSnapshot, now time.Tim
 	f := snap.Form
 	n := snap.Records
 	for _, s := range snap.Verdict.Sentences {
-		p.Verdict = append(p.Verdict, views.KindLine{Kind: "sampled", Text: upperFirst(s) + "."})
+		p.Verdict = append(p.Verdict, views.KindLine{Kind: "sampled", Text: bidi.Escape(upperFirst(s) + ".")})
 	}
 	p.Figures = append(p.Figures,
 		views.KindLine{Kind: "observed", Text: fmt.Sprintf("%s records sampled; each one's key group is computed exactly (murmurHash of the key's Java hashCode, as KeyGroupRangeAssignment does), so the records per key group and per subtask below are exact for the sample.", format.Int(n))},
@@ -162,7 +163,7 @@ func fillSampleResult(p *views.SamplePageView, snap sampleSnapshot, now time.Tim
 		if i == shownTopKeys {
 			break
 		}
-		row := views.SampleKeyRow{Key: k.Text, KeyGroup: strconv.Itoa(k.KeyGroup), Subtask: strconv.Itoa(assign.OperatorIndex(f.maxP, f.p, k.KeyGroup))}
+		row := views.SampleKeyRow{Key: bidi.Escape(k.Text), KeyGroup: strconv.Itoa(k.KeyGroup), Subtask: strconv.Itoa(assign.OperatorIndex(f.maxP, f.p, k.KeyGroup))}
 		row.Count = format.Int(k.Count)
 		if k.ErrorBound > 0 {
 			row.Count += " (≤ " + format.Int(k.ErrorBound) + " over)"
@@ -183,7 +184,7 @@ func fillSampleResult(p *views.SamplePageView, snap sampleSnapshot, now time.Tim
 		p.AtTarget = subtaskRows(snap.Target)
 	}
 	for _, e := range snap.Errors {
-		p.Errors = append(p.Errors, fmt.Sprintf("%s records: %s", format.Int(e.Count), e.Message))
+		p.Errors = append(p.Errors, fmt.Sprintf("%s records: %s", format.Int(e.Count), bidi.Escape(e.Message)))
 	}
 	_ = now
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -337,4 +338,52 @@ func TestSampleResultReachesALateSubscriber(t *testing.T) {
 	if m.Topic != sampleTopic(id) || m.Data.Shape != "done" {
 		t.Errorf("update %+v, want the sample's topic with shape done", m)
 	}
+}
+
+// A record key carrying bidi controls cannot reorder the sample page
+// around it: the page writes them out visibly, and the CSV, which is data,
+// keeps the key as it is.
+func TestSampleKeysHoldNoBidiControls(t *testing.T) {
+	fx := newSampleFixture(t, 200)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(fx.brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const evil = "cust\u202eomer\u2066-1"
+	var rs []*kgo.Record
+	for range 500 {
+		rs = append(rs, &kgo.Record{Topic: "orders", Partition: 1, Key: []byte(evil), Value: []byte(`{}`)})
+	}
+	err = cl.ProduceSync(context.Background(), rs...).FirstErr()
+	cl.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := fx.start(t, url.Values{"n": {"1000000"}, "parallelism": {"4"}, "maxParallelism": {"128"}})
+	fx.wait(t, id)
+	page := getText(t, fx.srv.URL+"/samples/"+id)
+	if strings.ContainsAny(page, "\u202e\u2066") {
+		t.Errorf("the sample page carries the key's bidi controls")
+	}
+	if !strings.Contains(page, "cust[U+202E]omer[U+2066]-1") {
+		t.Errorf("the sample page does not show the key with its controls written out")
+	}
+	if csv := getText(t, fx.srv.URL+"/samples/"+id+"/keys.csv"); !strings.Contains(csv, evil) {
+		t.Errorf("the CSV lost the key as it is")
+	}
+}
+
+// getText is the body of a 200 answer to GET u.
+func getText(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d (%v)", u, resp.StatusCode, err)
+	}
+	return string(b)
 }
