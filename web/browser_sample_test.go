@@ -167,3 +167,41 @@ func TestBrowserSandboxKeyedPageSample(t *testing.T) {
 	b.Screenshot(t, "sandbox-sample")
 	b.NoConsoleErrors(t)
 }
+
+// TestBrowserSamplesList opens /samples while a live-window sample reads:
+// the running sample is listed with who started it and a cancel button,
+// which anyone allowed to sample may press; the list then shows it
+// cancelled. Screenshots in light, dark and at 390 px.
+func TestBrowserSamplesList(t *testing.T) {
+	fx := newSampleFixture(t, 500)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fx.produceWhile(t, ctx)
+	id := fx.start(t, map[string][]string{"mode": {"live"}, "window": {"50"}, "parallelism": {"4"}, "maxParallelism": {"128"}})
+	b := browsertest.New(t)
+	b.Navigate(t, fx.srv.URL+"/samples")
+	if n := browsertest.Eval[int](t, b, `document.querySelectorAll('[data-testid="samples-row"]').length`); n != 1 {
+		t.Fatalf("/samples lists %d samples, want the running one", n)
+	}
+	if by := browsertest.Eval[string](t, b, `document.querySelector('[data-testid="samples-by"]').textContent`); !strings.Contains(by, "anonymous") || !strings.Contains(by, "127.0.0.1") {
+		t.Errorf("started by %q, want anonymous with the client address", by)
+	}
+	if !browsertest.Eval[bool](t, b, `!!document.querySelector('[data-testid="samples-cancel"]')`) {
+		t.Fatalf("the running sample has no cancel button")
+	}
+	b.Screenshot(t, "samples-list-light")
+	b.Do(t, colorScheme("dark"))
+	b.Screenshot(t, "samples-list-dark")
+	b.Do(t, colorScheme("light"), chromedp.EmulateViewport(390, 844))
+	if w := browsertest.Eval[[2]int](t, b, `[document.documentElement.scrollWidth, innerWidth]`); w[0] > w[1] {
+		t.Errorf("the samples list is %d px wide at 390 px", w[0])
+	}
+	b.Screenshot(t, "samples-list-390px")
+	b.Do(t, chromedp.Click(`[data-testid="samples-cancel"]`), chromedp.WaitReady(`body`))
+	sr := fx.wait(t, id)
+	if sr.Progress.StoppedBy != "cancelled" {
+		t.Errorf("after cancel from the list the sample stopped by %q, want cancelled", sr.Progress.StoppedBy)
+	}
+	b.NoConsoleErrors(t)
+	b.NoDialogs(t)
+}

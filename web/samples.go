@@ -398,8 +398,13 @@ func (s *Server) startSample(f *sampleForm, by requester) (*sampleRun, error) {
 	}
 	ctx := s.bgContext()
 	mid, err := ss.mgr.Start(ctx, cfg, f.req, sink)
-	if err != nil {
+	switch {
+	case errors.Is(err, sample.ErrTooMany):
 		return nil, &inputError{Status: http.StatusServiceUnavailable, Field: "sample", Msg: err.Error() + " on " + s.prefix + "/samples"}
+	case err != nil:
+		// The form let through what the sampler refuses (limits that
+		// contradict each other): the request is at fault, not the server.
+		return nil, &inputError{Status: http.StatusBadRequest, Field: "sample", Msg: err.Error()}
 	}
 	run.managerID = mid
 	ss.add(run)

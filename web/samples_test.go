@@ -387,3 +387,20 @@ func getText(t *testing.T, u string) string {
 	}
 	return string(b)
 }
+
+// Limits that contradict each other (a live window longer than the time
+// limit) are the request's fault: 400 naming them, not a 503 that says
+// the server is busy.
+func TestSampleContradictoryLimitsAreBadInput(t *testing.T) {
+	fx := newSampleFixture(t, 10)
+	resp, err := http.PostForm(fx.srv.URL+"/api/v1/kafka/prod/topics/orders/samples",
+		url.Values{"mode": {"live"}, "window": {"120"}, "parallelism": {"4"}, "maxParallelism": {"128"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "window") {
+		t.Errorf("a 120 s window over the 60 s time limit = %d %s, want 400 naming the window", resp.StatusCode, b)
+	}
+}
