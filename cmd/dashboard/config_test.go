@@ -684,7 +684,7 @@ func TestConfigHardening(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--config.file=/dev/zero"}, "--config.file: /dev/zero is larger than 4 MiB"},
+		{[]string{"--config.file=/dev/zero"}, "--config.file: /dev/zero is a character device, not a regular file"},
 		{[]string{"--config.file=" + big}, "is larger than 4 MiB"},
 		{[]string{"--config.file=" + badName}, `kafka.clusters[0].name: kafka cluster name "prod eu<b>" must match ^[A-Za-z0-9._-]{1,249}$`},
 		{[]string{"--kafka.brokers=x:1", "--kafka.name=prod eu<b>"}, `--kafka.name: kafka cluster name "prod eu<b>" must match`},
