@@ -38,6 +38,9 @@ type Options struct {
 	Live *live.Store
 	// WebSocket configures the /ws hub (origins, limits).
 	WebSocket HubOptions
+	// Hosts are the Host headers answered (DNS rebinding); see
+	// HostPolicy. The zero value answers every Host.
+	Hosts HostPolicy
 	// Sandbox is set when the built-in sandbox runs: pages say so once and
 	// offer its restore control.
 	Sandbox SandboxControl
@@ -80,6 +83,8 @@ type Server struct {
 	heavy chan struct{}
 	// csrf refuses cross-origin browser POSTs; see routes.
 	csrf *http.CrossOriginProtection
+	// hosts answers 421 to Host headers not allowed; see checkHost.
+	hosts *hostMatcher
 }
 
 var (
@@ -117,6 +122,9 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s.frameAncestors = strings.Join(fa, " ")
 	var err error
+	if s.hosts, err = newHostMatcher(opts.Hosts, s.prefix); err != nil {
+		return nil, err
+	}
 	if s.assets, err = static.Load(); err != nil {
 		return nil, err
 	}

@@ -97,6 +97,7 @@ func TestEnvNames(t *testing.T) {
 		"web.allowed-origins":    "SKEWSCOPE_WEB_ALLOWED_ORIGINS",
 		"web.ws-max-per-address": "SKEWSCOPE_WEB_WS_MAX_PER_ADDRESS",
 		"web.trusted-proxies":    "SKEWSCOPE_WEB_TRUSTED_PROXIES",
+		"web.allowed-hosts":      "SKEWSCOPE_WEB_ALLOWED_HOSTS",
 		"config.file":            "SKEWSCOPE_CONFIG_FILE",
 		"kafka.brokers":          "SKEWSCOPE_KAFKA_BROKERS",
 		"kafka.name":             "SKEWSCOPE_KAFKA_NAME",
@@ -563,7 +564,7 @@ flink:
       url: https://c
       authorization: {bearerTokenFile: $DIR/token}
 `)
-	c, err := parseConfig([]string{"--config.file=" + file, "--web.external-url=https://user:ext-url-pw@tools.example.com/s"}, noEnv, io.Discard)
+	c, err := parseConfig([]string{"--config.file=" + file, "--web.external-url=https://tools.example.com/s"}, noEnv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,7 +572,7 @@ flink:
 		var buf bytes.Buffer
 		newLogger(appConfig{LogFormat: format, LogLevel: slog.LevelDebug}, &buf).Debug("effective configuration", "config", c)
 		out := buf.String()
-		for _, s := range []string{"kafka-inline-pw", "kafka-static-token", "oauth-inline-secret", "flink-inline-token", "flink-basic-pw", "ext-url-pw", "s3cret-from-file", "token-from-file"} {
+		for _, s := range []string{"kafka-inline-pw", "kafka-static-token", "oauth-inline-secret", "flink-inline-token", "flink-basic-pw", "s3cret-from-file", "token-from-file"} {
 			if strings.Contains(out, s) {
 				t.Errorf("%s log contains secret %q:\n%s", format, s, out)
 			}
@@ -776,7 +777,7 @@ func TestWebsocketLimitErrors(t *testing.T) {
 		{nil, "web:\n  wsMaxPerAddress: 0\n", "web.wsMaxPerAddress: 0: want a whole number from 1 to 1000"},
 		{nil, "web:\n  trustedProxies: [10.0.0.0/8, 300.1.1.1]\n", `web.trustedProxies[1]: "300.1.1.1": want a CIDR`},
 		{nil, "web:\n  wsMaxPerAddress: many\n", "line 2: cannot unmarshal !!str `many` into int"},
-		{nil, "web:\n  maxSockets: 3\n", "line 2: field maxSockets not found in web (known keys: wsMaxPerAddress, trustedProxies)"},
+		{nil, "web:\n  maxSockets: 3\n", "line 2: field maxSockets not found in web (known keys: wsMaxPerAddress, trustedProxies, allowedHosts)"},
 	} {
 		args := tc.args
 		if tc.yaml != "" {

@@ -33,6 +33,7 @@ type fileConfig struct {
 type webSection struct {
 	WSMaxPerAddress *int     `yaml:"wsMaxPerAddress"`
 	TrustedProxies  []string `yaml:"trustedProxies"`
+	AllowedHosts    []string `yaml:"allowedHosts"`
 }
 
 type kafkaSection struct {

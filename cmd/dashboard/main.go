@@ -100,7 +100,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	opts := web.Options{
 		Logger: log, Version: version,
 		RoutePrefix: cfg.RoutePrefix, FrameAncestors: cfg.FrameAncestors,
-		Live: store, KafkaClusters: cfg.Kafka,
+		Live: store, KafkaClusters: cfg.Kafka, Hosts: cfg.hostPolicy(),
 		// Updates name their elements by key and compress well: the hub
 		// deflates each once, for every client that offers it.
 		WebSocket: web.HubOptions{AllowedOrigins: cfg.websocketOrigins(ln.Addr().String()),
