@@ -85,6 +85,7 @@ type hostMatcher struct {
 	exact    map[string]bool
 	suffixes []string // ".example.com" for "*.example.com"
 	exempt   map[string]bool
+	api      string // the API's path prefix: its 421 is JSON like its other errors
 }
 
 // newHostMatcher checks and prepares p; exempt paths already carry the
@@ -108,6 +109,7 @@ func newHostMatcher(p HostPolicy, prefix string) (*hostMatcher, error) {
 	for _, path := range []string{"/healthz", "/readyz", "/-/healthy", "/-/ready"} {
 		m.exempt[prefix+path] = true
 	}
+	m.api = prefix + "/api/"
 	return m, nil
 }
 
@@ -161,6 +163,11 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		http.Error(w, fmt.Sprintf("misdirected request: skewscope does not answer to the host %s; if it should, add it to %s", quote.Clip(requestHost(r.Host)), hostSetting), http.StatusMisdirectedRequest)
+		msg := fmt.Sprintf("misdirected request: skewscope does not answer to the host %s; if it should, add it to %s", quote.Clip(requestHost(r.Host)), hostSetting)
+		if strings.HasPrefix(r.URL.Path, m.api) {
+			writeJSON(w, http.StatusMisdirectedRequest, apiErrorBody{Error: msg})
+			return
+		}
+		http.Error(w, msg, http.StatusMisdirectedRequest)
 	})
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -55,10 +56,13 @@ func TestHostPolicyRefusesRebinding(t *testing.T) {
 					w := serve(host, rq)
 					if w.Code != http.StatusMisdirectedRequest {
 						t.Errorf("%s %s with Host %q = %d, want 421", rq.method, rq.path, host, w.Code)
-					} else if body := w.Body.String(); !strings.Contains(body, "--web.allowed-hosts") || !strings.Contains(body, `host "`+requestHost(host)+`"`) {
+					} else if body := errorText(w); !strings.Contains(body, "--web.allowed-hosts") || !strings.Contains(body, `host "`+requestHost(host)+`"`) {
 						t.Errorf("%s %s with Host %q: body %q, want it to name the host and --web.allowed-hosts", rq.method, rq.path, host, body)
 					}
 				}
+			}
+			if w := serve("rebind.evil.example", req{"GET", "/api/v1/version", ""}); !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") || !strings.Contains(w.Body.String(), `{"error":"misdirected request`) {
+				t.Errorf("GET /api/v1/version with a rebinding Host: %s %q, want a JSON error like the API's others", w.Header().Get("Content-Type"), w.Body)
 			}
 			if sb.calls != 0 {
 				t.Errorf("sandbox restored %d times by refused requests, want 0", sb.calls)
@@ -85,6 +89,16 @@ func TestHostPolicyRefusesRebinding(t *testing.T) {
 			}
 		})
 	}
+}
+
+// errorText is the message of an error answer: the JSON error of an API
+// answer, else the body.
+func errorText(w *httptest.ResponseRecorder) string {
+	var e apiErrorBody
+	if strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") && json.Unmarshal(w.Body.Bytes(), &e) == nil {
+		return e.Error
+	}
+	return w.Body.String()
 }
 
 // TestHostPolicyWebsocket: the websocket handshake of a rebinding page is
