@@ -18,6 +18,9 @@ func (s *Server) routes() http.Handler {
 	root.Use(s.recoverer)
 	root.Use(s.logRequests)
 	root.Use(securityHeaders)
+	// Before any route, the prefix redirect included: a Host the policy
+	// does not name is answered 421 (DNS rebinding).
+	root.Use(s.checkHost)
 	// Every POST is refused when a browser sends it from another origin.
 	// Only /sandbox/restore and the key samples' start and cancel change
 	// state; the planner, key lookup and bulk API posts only compute, and

@@ -39,6 +39,9 @@ type Options struct {
 	Live *live.Store
 	// WebSocket configures the /ws hub (origins, limits).
 	WebSocket HubOptions
+	// Hosts are the Host headers answered (DNS rebinding); see
+	// HostPolicy. The zero value answers every Host.
+	Hosts HostPolicy
 	// Sandbox is set when the built-in sandbox runs: pages say so once and
 	// offer its restore control.
 	Sandbox SandboxControl
@@ -98,6 +101,8 @@ type Server struct {
 	csrf *http.CrossOriginProtection
 	// vertexViews counts the vertex views publishAll built.
 	vertexViews atomic.Uint64
+	// hosts answers 421 to Host headers not allowed; see checkHost.
+	hosts *hostMatcher
 }
 
 var (
@@ -135,6 +140,9 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s.frameAncestors = strings.Join(fa, " ")
 	var err error
+	if s.hosts, err = newHostMatcher(opts.Hosts, s.prefix); err != nil {
+		return nil, err
+	}
 	if s.assets, err = static.Load(); err != nil {
 		return nil, err
 	}

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"github.com/skewscope/skewscope/collectors"
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/smallfile"
 	"github.com/skewscope/skewscope/web"
 )
 
@@ -404,7 +403,7 @@ func checkSecretFile(pl place, key, name string, p *problems) {
 	if name == "" {
 		return
 	}
-	b, err := os.ReadFile(name)
+	b, err := smallfile.Read(name, smallfile.SecretLimit)
 	switch {
 	case err != nil:
 		p.in(pl, key, "%v", err)
@@ -417,7 +416,7 @@ func checkSecretFile(pl place, key, name string, p *problems) {
 // files. (The collectors' Validate requires certificate and key together.)
 func checkTLSFiles(pl place, ca, cert, key string, p *problems) {
 	if ca != "" {
-		b, err := os.ReadFile(ca)
+		b, err := smallfile.Read(ca, smallfile.SecretLimit)
 		switch {
 		case err != nil:
 			p.in(pl, "tls.caFilepath", "%v", err)
@@ -430,13 +429,13 @@ func checkTLSFiles(pl place, ca, cert, key string, p *problems) {
 		if f.name == "" {
 			continue
 		}
-		if _, err := os.ReadFile(f.name); err != nil {
+		if _, err := smallfile.Read(f.name, smallfile.SecretLimit); err != nil {
 			p.in(pl, f.key, "%v", err)
 			load = false
 		}
 	}
 	if load {
-		if _, err := tls.LoadX509KeyPair(cert, key); err != nil {
+		if _, err := smallfile.X509KeyPair(cert, key); err != nil {
 			p.in(pl, "tls.certFilepath", "with keyFilepath: %v", err)
 		}
 	}

@@ -8,11 +8,13 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/web"
 )
 
@@ -40,6 +42,9 @@ type appConfig struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client address the per-address bound applies to.
 	TrustedProxies []netip.Prefix
+	// AllowedHosts are the Host headers answered besides the defaults of
+	// hostPolicy, normalised by web.NormalizeHost.
+	AllowedHosts []string
 
 	// ConfigFile is the YAML file read, "" when none.
 	ConfigFile string
@@ -110,9 +115,18 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (a
 	}
 	if f.externalURL != "" {
 		u, err := url.Parse(f.externalURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			p.addf("--web.external-url=%q: want an absolute http or https URL, e.g. https://tools.example.com/skewscope", f.externalURL)
-		} else {
+		switch {
+		case err != nil:
+			p.addf("--web.external-url: not a URL: want an absolute http or https URL, e.g. https://tools.example.com/skewscope") // the text may hold a password
+		case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			p.addf("--web.external-url=%s: want an absolute http or https URL, e.g. https://tools.example.com/skewscope", quote.Clip(u.Redacted()))
+		case u.User != nil:
+			// Links and websocket origins are built from it: a password
+			// would be shown in every page.
+			p.addf("--web.external-url=%s: must not contain user info (user:password@); give the URL browsers open", quote.Clip(u.Redacted()))
+		case u.RawQuery != "" || u.ForceQuery || strings.Contains(f.externalURL, "#"):
+			p.addf("--web.external-url=%s: must not have a query or fragment: give scheme://host[:port][/path]", quote.Clip(f.externalURL))
+		default:
 			u.Path = strings.TrimSuffix(u.Path, "/")
 			cfg.ExternalURL = u
 			cfg.RoutePrefix = u.Path
@@ -171,6 +185,23 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (a
 		}
 	}
 	cfg.WSMaxTopicsPerAddress = wsTopicsBound(&p, ws.WSMaxTopicsPerAddress, given["web.ws-max-topics-per-address"], f.wsMaxTopicsPerAddress)
+	for i, h := range ws.AllowedHosts {
+		if n, err := web.NormalizeHost(h); err != nil {
+			p.at(fmt.Sprintf("web.allowedHosts[%d]", i), "%v", err)
+		} else {
+			cfg.AllowedHosts = appendUnique(cfg.AllowedHosts, n)
+		}
+	}
+	if given["web.allowed-hosts"] {
+		cfg.AllowedHosts = nil // the flag replaces the file's list
+		for _, h := range splitList(f.allowedHosts) {
+			if n, err := web.NormalizeHost(h); err != nil {
+				p.addf("--web.allowed-hosts: %v", err)
+			} else {
+				cfg.AllowedHosts = appendUnique(cfg.AllowedHosts, n)
+			}
+		}
+	}
 	for i, v := range ws.TrustedProxies {
 		if pr, err := parseProxy(v); err != nil {
 			p.at(fmt.Sprintf("web.trustedProxies[%d]", i), "%q: %v", v, err)
@@ -239,9 +270,45 @@ func (c appConfig) websocketOrigins(listenAddr string) []string {
 	return out
 }
 
+// loopbackHosts are always answered: only local clients reach them, and a
+// rebinding page cannot take their names.
+var loopbackHosts = []string{"localhost", "127.0.0.1", "::1"}
+
+// hostPolicy returns the Host headers answered (web.HostPolicy): the
+// loopback names, the host of --web.external-url, that of --listen and
+// --web.allowed-hosts, all with any port. A listen address on all
+// addresses (0.0.0.0, ::, or no host) lets every IP address through, so
+// that probes and scrapes by pod IP work, but no name: the names that lead
+// to a machine (its host name, DNS aliases, ingress names) are not known
+// from inside it, and a rebinding attack needs nothing but a name; list
+// them with --web.allowed-hosts.
+func (c appConfig) hostPolicy() web.HostPolicy {
+	hosts := append([]string(nil), loopbackHosts...)
+	if c.ExternalURL != nil {
+		if n, err := web.NormalizeHost(c.ExternalURL.Hostname()); err == nil {
+			hosts = appendUnique(hosts, n)
+		}
+	}
+	var anyIP bool
+	if host, _, err := net.SplitHostPort(c.Listen); err == nil {
+		if a, err := netip.ParseAddr(host); host == "" || (err == nil && a.IsUnspecified()) {
+			anyIP = true
+		} else if n, err := web.NormalizeHost(host); err == nil {
+			hosts = appendUnique(hosts, n)
+		}
+	}
+	for _, h := range c.AllowedHosts {
+		hosts = appendUnique(hosts, h)
+	}
+	return web.HostPolicy{Allowed: hosts, AnyIP: anyIP}
+}
+
 // warnings are valid but risky settings, for main to log at warn level.
 func (c appConfig) warnings() []string {
 	var w []string
+	if slices.Contains(c.AllowedHosts, "*") {
+		w = append(w, "allowed hosts include *: the Host header is not checked, so a page of any site whose name points at this address (DNS rebinding) can read and post to skewscope; use it only behind a proxy that checks Host")
+	}
 	for _, p := range c.TrustedProxies {
 		if p.Bits() == 0 {
 			w = append(w, fmt.Sprintf("trusted proxies include %s: every peer is trusted, so any client can choose the address its websockets count under", p))
@@ -305,6 +372,7 @@ func (c appConfig) LogValue() slog.Value {
 		slog.Any("allowed_origins", c.AllowedOrigins),
 		slog.Int("ws_max_per_address", c.WSMaxPerAddress),
 		slog.Any("trusted_proxies", c.TrustedProxies),
+		slog.Any("allowed_hosts", c.AllowedHosts),
 		slog.String("config_file", c.ConfigFile),
 		slog.Bool("sandbox", c.Sandbox),
 		c.samplesLogValue(),

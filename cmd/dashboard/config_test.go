@@ -109,6 +109,7 @@ func TestEnvNames(t *testing.T) {
 		"samples.topics":                "SKEWSCOPE_SAMPLES_TOPICS",
 		"samples.max-per-user":          "SKEWSCOPE_SAMPLES_MAX_PER_USER",
 		"web.user-header":               "SKEWSCOPE_WEB_USER_HEADER",
+		"web.allowed-hosts":             "SKEWSCOPE_WEB_ALLOWED_HOSTS",
 	} {
 		if got := envName(flagName); got != want {
 			t.Errorf("envName(%q) = %q, want %q", flagName, got, want)
@@ -572,7 +573,7 @@ flink:
       url: https://c
       authorization: {bearerTokenFile: $DIR/token}
 `)
-	c, err := parseConfig([]string{"--config.file=" + file, "--web.external-url=https://user:ext-url-pw@tools.example.com/s"}, noEnv, io.Discard)
+	c, err := parseConfig([]string{"--config.file=" + file, "--web.external-url=https://tools.example.com/s"}, noEnv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,7 +581,7 @@ flink:
 		var buf bytes.Buffer
 		newLogger(appConfig{LogFormat: format, LogLevel: slog.LevelDebug}, &buf).Debug("effective configuration", "config", c)
 		out := buf.String()
-		for _, s := range []string{"kafka-inline-pw", "kafka-static-token", "oauth-inline-secret", "flink-inline-token", "flink-basic-pw", "ext-url-pw", "s3cret-from-file", "token-from-file"} {
+		for _, s := range []string{"kafka-inline-pw", "kafka-static-token", "oauth-inline-secret", "flink-inline-token", "flink-basic-pw", "s3cret-from-file", "token-from-file"} {
 			if strings.Contains(out, s) {
 				t.Errorf("%s log contains secret %q:\n%s", format, s, out)
 			}
@@ -693,7 +694,7 @@ func TestConfigHardening(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--config.file=/dev/zero"}, "--config.file: /dev/zero is larger than 4 MiB"},
+		{[]string{"--config.file=/dev/zero"}, "--config.file: /dev/zero is a character device, not a regular file"},
 		{[]string{"--config.file=" + big}, "is larger than 4 MiB"},
 		{[]string{"--config.file=" + badName}, `kafka.clusters[0].name: kafka cluster name "prod eu<b>" must match ^[A-Za-z0-9._-]{1,249}$`},
 		{[]string{"--kafka.brokers=x:1", "--kafka.name=prod eu<b>"}, `--kafka.name: kafka cluster name "prod eu<b>" must match`},
@@ -803,7 +804,7 @@ func TestWebsocketLimitErrors(t *testing.T) {
 		{nil, "web:\n  wsMaxPerAddress: 0\n", "web.wsMaxPerAddress: 0: want a whole number from 1 to 1000"},
 		{nil, "web:\n  trustedProxies: [10.0.0.0/8, 300.1.1.1]\n", `web.trustedProxies[1]: "300.1.1.1": want a CIDR`},
 		{nil, "web:\n  wsMaxPerAddress: many\n", "line 2: cannot unmarshal !!str `many` into int"},
-		{nil, "web:\n  maxSockets: 3\n", "line 2: field maxSockets not found in web (known keys: wsMaxPerAddress, wsMaxTopicsPerAddress, trustedProxies"},
+		{nil, "web:\n  maxSockets: 3\n", "line 2: field maxSockets not found in web (known keys: wsMaxPerAddress, wsMaxTopicsPerAddress, trustedProxies, allowedHosts"},
 		{[]string{"--web.ws-max-topics-per-address=0"}, "", `--web.ws-max-topics-per-address="0": want a whole number from 1 to 512`},
 		{[]string{"--web.ws-max-topics-per-address=513"}, "", `--web.ws-max-topics-per-address="513": want a whole number from 1 to 512`},
 		{[]string{"--web.ws-max-topics-per-address=some"}, "", `--web.ws-max-topics-per-address="some": want a whole number`},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/smallfile"
 )
 
 // The file's shape. Every struct is named so that yaml's "field x not found
@@ -34,6 +34,7 @@ type webSection struct {
 	WSMaxPerAddress       *int     `yaml:"wsMaxPerAddress"`
 	WSMaxTopicsPerAddress *int     `yaml:"wsMaxTopicsPerAddress"`
 	TrustedProxies        []string `yaml:"trustedProxies"`
+	AllowedHosts          []string `yaml:"allowedHosts"`
 	// UserHeader and Samples: see samplesconfig.go.
 	UserHeader string      `yaml:"userHeader"`
 	Samples    samplesYAML `yaml:"samples"`
@@ -228,7 +229,7 @@ func decodeConfigFile(name string, data []byte, p *problems) (fileConfig, bool) 
 // maxConfigFile caps the config file: a few clusters and endpoints take a
 // few kilobytes, and a device such as /dev/zero must not be read until
 // memory runs out.
-const maxConfigFile = 4 << 20
+const maxConfigFile = smallfile.ConfigLimit
 
 // loadConfigFile reads, decodes and converts the config file; problems are
 // recorded in p. Relative file paths inside it are resolved against the
@@ -246,21 +247,11 @@ func loadConfigFile(name string, p *problems) (backends, webSection) {
 	return fc.backends(filepath.Dir(name), p), fc.Web
 }
 
-// readConfigFile reads at most maxConfigFile bytes of name.
+// readConfigFile reads at most maxConfigFile bytes of name, which must be
+// a regular file: a named pipe would block start-up until something writes
+// to it.
 func readConfigFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxConfigFile {
-		return nil, fmt.Errorf("%s is larger than %d MiB: a configuration file takes a few kilobytes; is it the right file?", name, maxConfigFile>>20)
-	}
-	return data, nil
+	return smallfile.Read(name, maxConfigFile)
 }
 
 // backends converts the decoded file into collector configs, checking each

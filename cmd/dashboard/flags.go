@@ -33,6 +33,7 @@ type flagValues struct {
 	allowedOrigins, configFile                   string
 	wsMaxPerAddress, trustedProxies              string
 	wsMaxTopicsPerAddress                        string
+	allowedHosts                                 string
 	kafkaBrokers, kafkaName, flinkURL, flinkName string
 	sandbox                                      optionalBool
 	samples                                      sampleFlags
@@ -69,6 +70,7 @@ func newFlagSet(f *flagValues, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.routePrefix, "web.route-prefix", "", "path prefix of every route; defaults to the path of --web.external-url")
 	fs.StringVar(&f.frameAncestors, "web.frame-ancestors", "", "comma-separated origins allowed to embed pages in a frame; default 'self'")
 	fs.StringVar(&f.allowedOrigins, "web.allowed-origins", "", "comma-separated origins, besides that of --web.external-url, allowed to open a websocket")
+	fs.StringVar(&f.allowedHosts, "web.allowed-hosts", "", "comma-separated host names (or *.example.com, or IP addresses) requests may name in Host, besides those of --web.external-url and --listen and localhost; others get 421 (DNS rebinding); * turns the check off")
 	fs.StringVar(&f.wsMaxPerAddress, "web.ws-max-per-address", strconv.Itoa(web.DefaultMaxConnectionsPerClient), fmt.Sprintf("live-update websockets one client address may open, 1 to %d; behind a reverse proxy not in --web.trusted-proxies every browser has the proxy's address", web.DefaultMaxConnections))
 	fs.StringVar(&f.wsMaxTopicsPerAddress, "web.ws-max-topics-per-address", strconv.Itoa(web.DefaultMaxTopicsPerClient), fmt.Sprintf("distinct live views the websockets of one client address may watch between them, 1 to %d; behind a reverse proxy not in --web.trusted-proxies every browser shares the proxy's", web.DefaultMaxHubTopics))
 	fs.StringVar(&f.trustedProxies, "web.trusted-proxies", "", "comma-separated CIDRs (or addresses) of reverse proxies whose X-Forwarded-For names the client address for --web.ws-max-per-address; other peers' forwarded headers are ignored")

@@ -36,8 +36,13 @@ const (
 )
 
 func main() {
+	// Signals are caught before anything else, the configuration included,
+	// and every start-up step gives way to them (startStep).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal starts the graceful shutdown; a second one ends the
+	// process at once (the default disposition comes back).
+	context.AfterFunc(ctx, stop)
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "dashboard:", err)
 		os.Exit(1)
@@ -45,9 +50,13 @@ func main() {
 }
 
 // run starts the server and blocks until ctx is done, then shuts down
-// gracefully. It reports the address it listens on through the log.
+// gracefully. It reports the address it listens on through the log. When
+// ctx is done during start-up, run returns at once with an error saying
+// so, whatever step it was at.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := parseConfig(args, getenv, stderr)
+	cfg, err := startStep(ctx, "reading the configuration", func() (appConfig, error) {
+		return parseConfig(args, getenv, stderr)
+	}, nil)
 	if err != nil {
 		return err
 	}
@@ -59,6 +68,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log.Debug("effective configuration", "config", cfg)
 
+	if err := interrupted(ctx, "listening"); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
@@ -77,7 +89,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	var sb *sandbox.Sandbox
 	if cfg.Sandbox {
 		start := time.Now()
-		if sb, err = sandbox.Start(bg, sandbox.Options{Logger: log.With("component", "sandbox")}); err != nil {
+		// A sandbox that starts after a signal closes itself: bg is
+		// cancelled when run returns.
+		sb, err = startStep(ctx, "starting the sandbox", func() (*sandbox.Sandbox, error) {
+			return sandbox.Start(bg, sandbox.Options{Logger: log.With("component", "sandbox")})
+		}, func(sb *sandbox.Sandbox) { sb.Close() })
+		if errors.Is(err, errInterrupted) {
+			return err
+		}
+		if err != nil {
 			return fmt.Errorf("start the sandbox: %w", err)
 		}
 		defer sb.Close()
@@ -90,6 +110,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			"kafka", sb.KafkaBrokers(), "flink", sb.FlinkURL())
 	}
 
+	if err := interrupted(ctx, "starting the collectors"); err != nil {
+		return err
+	}
 	var store *live.Store
 	if len(cfg.Kafka) > 0 || len(cfg.Flink) > 0 {
 		store, err = startCollectors(bg, &wg, cfg, log)
@@ -100,7 +123,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	opts := web.Options{
 		Logger: log, Version: version,
 		RoutePrefix: cfg.RoutePrefix, FrameAncestors: cfg.FrameAncestors,
-		Live: store, KafkaClusters: cfg.Kafka, Samples: cfg.Samples, UserHeader: cfg.UserHeader,
+		Live: store, KafkaClusters: cfg.Kafka, Samples: cfg.Samples, UserHeader: cfg.UserHeader, Hosts: cfg.hostPolicy(),
 		// Updates name their elements by key and compress well: the hub
 		// deflates each once, for every client that offers it.
 		WebSocket: web.HubOptions{AllowedOrigins: cfg.websocketOrigins(ln.Addr().String()),
@@ -112,6 +135,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	srv, err := web.NewServer(opts)
 	if err != nil {
+		return err
+	}
+	if err := interrupted(ctx, "starting the web server"); err != nil {
 		return err
 	}
 	wg.Add(1)
@@ -154,6 +180,52 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// errInterrupted is the error run returns when ctx is done before it
+// serves: a signal during start-up.
+var errInterrupted = errors.New("start-up interrupted")
+
+// interrupted returns an error naming the step about to start when ctx is
+// done, and nil otherwise.
+func interrupted(ctx context.Context, step string) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("%w before %s: %v", errInterrupted, step, context.Cause(ctx))
+}
+
+// startStep runs a start-up step that may be slow (a file on a stuck
+// mount, the sandbox's start) and returns its result, or returns as soon as
+// ctx is done with an error naming the step. A result that arrives after
+// that is given to undo, if not nil, so that nothing started stays open.
+func startStep[T any](ctx context.Context, step string, f func() (T, error), undo func(T)) (T, error) {
+	var zero T
+	if err := interrupted(ctx, step); err != nil {
+		return zero, err
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		if undo != nil {
+			go func() {
+				if r := <-done; r.err == nil {
+					undo(r.v)
+				}
+			}()
+		}
+		return zero, fmt.Errorf("%w while %s: %v", errInterrupted, step, context.Cause(ctx))
+	}
 }
 
 // startCollectors creates one poller per Kafka cluster and Flink endpoint,

@@ -1091,12 +1091,12 @@ func TestConfigValidate(t *testing.T) {
 		{"basic auth", func(c *Config) { c.BasicAuth = &BasicAuth{Password: "p", PasswordFile: missing} }, strings.Join([]string{
 			"basicAuth.username: required",
 			"basicAuth.password, basicAuth.passwordFile: at most one may be set",
-			"basicAuth.passwordFile: open " + missing + ": no such file or directory",
+			"basicAuth.passwordFile: stat " + missing + ": no such file or directory",
 		}, "\n")},
 		{"cert without key", func(c *Config) { c.TLS.CertFile = file }, "tls.certFilepath, tls.keyFilepath: set both or neither"},
 		{"files missing", func(c *Config) { c.BearerTokenFile = missing; c.TLS.CAFile = missing }, strings.Join([]string{
-			"authorization.bearerTokenFile: open " + missing + ": no such file or directory",
-			"tls.caFilepath: open " + missing + ": no such file or directory",
+			"authorization.bearerTokenFile: stat " + missing + ": no such file or directory",
+			"tls.caFilepath: stat " + missing + ": no such file or directory",
 		}, "\n")},
 		{"empty job", func(c *Config) { c.Jobs = []string{"a", " "} }, "jobs[1]: empty"},
 		{"fast poll", func(c *Config) { c.PollInterval = 500 * time.Millisecond }, "pollInterval: 500ms is below the minimum of 1s"},

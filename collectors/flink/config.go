@@ -7,12 +7,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/skewscope/skewscope/collectors"
+	"github.com/skewscope/skewscope/internal/smallfile"
 )
 
 // Config describes one Flink REST endpoint to watch (one JobManager, or one
@@ -164,12 +164,10 @@ func (c Config) Validate() error {
 		if name == "" {
 			return
 		}
-		f, err := os.Open(name)
-		if err != nil {
+		// Only a stat: opening a named pipe would wait for a writer.
+		if err := smallfile.Check(name); err != nil {
 			errs.Add(path, "%v", err)
-			return
 		}
-		f.Close()
 	}
 	checkFile("authorization.bearerTokenFile", c.BearerTokenFile)
 	if b := c.BasicAuth; b != nil {
@@ -305,7 +303,7 @@ func redactURL(s string) string {
 // readSecretFile returns the file's content without surrounding white
 // space (a trailing newline is usual in mounted secrets).
 func readSecretFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := smallfile.Read(path, smallfile.SecretLimit)
 	if err != nil {
 		return "", err // names the path, not the content
 	}
@@ -325,7 +323,7 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 		InsecureSkipVerify: t.InsecureSkipVerify, //nolint:gosec // explicit opt-in
 	}
 	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
+		pem, err := smallfile.Read(t.CAFile, smallfile.SecretLimit)
 		if err != nil {
 			return nil, fmt.Errorf("tls.caFilepath: %w", err)
 		}
@@ -336,12 +334,12 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 		tc.RootCAs = pool
 	}
 	if t.CertFile != "" {
-		if _, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile); err != nil {
+		if _, err := smallfile.X509KeyPair(t.CertFile, t.KeyFile); err != nil {
 			return nil, fmt.Errorf("tls.certFilepath: with keyFilepath: %w", err)
 		}
 		certFile, keyFile := t.CertFile, t.KeyFile
 		tc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
-			cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+			cert, err := smallfile.X509KeyPair(certFile, keyFile)
 			if err != nil {
 				return nil, fmt.Errorf("client certificate: %w", err)
 			}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/skewscope/skewscope/collectors"
+	"github.com/skewscope/skewscope/internal/smallfile"
 )
 
 // Defaults applied by [Config.WithDefaults].
@@ -183,12 +183,12 @@ func (c Config) Validate() error {
 }
 
 // fileExists records a problem at path when the file name, if given, is
-// missing.
+// missing or not a regular file (it is read on use, with smallfile.Read).
 func fileExists(errs *collectors.FieldErrors, path, name string) {
 	if name == "" {
 		return
 	}
-	if _, err := os.Stat(name); err != nil {
+	if err := smallfile.Check(name); err != nil {
 		errs.Add(path, "%v", err)
 	}
 }
@@ -342,7 +342,7 @@ func (c Config) ClientOptions() ([]kgo.Opt, error) {
 func (t TLSConfig) load() (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName}
 	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
+		pem, err := smallfile.Read(t.CAFile, smallfile.SecretLimit)
 		if err != nil {
 			return nil, fmt.Errorf("tls.caFilepath: %w", err)
 		}
@@ -353,7 +353,7 @@ func (t TLSConfig) load() (*tls.Config, error) {
 		tc.RootCAs = pool
 	}
 	if t.CertFile != "" {
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		cert, err := smallfile.X509KeyPair(t.CertFile, t.KeyFile)
 		if err != nil {
 			return nil, fmt.Errorf("tls.certFilepath: with keyFilepath: %w", err)
 		}
@@ -368,7 +368,7 @@ func (s SASLConfig) password() (string, error) {
 	if s.PasswordFile == "" {
 		return s.Password, nil
 	}
-	b, err := os.ReadFile(s.PasswordFile)
+	b, err := smallfile.Read(s.PasswordFile, smallfile.SecretLimit)
 	if err != nil {
 		return "", fmt.Errorf("sasl.passwordFile: %w", err)
 	}

@@ -74,11 +74,15 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestConfigValidateOAuthBearerForms(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(file, []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range []SASLConfig{
 		{Mechanism: SASLOAuthBearer, Token: "t"},
-		{Mechanism: SASLOAuthBearer, TokenFile: os.DevNull},
+		{Mechanism: SASLOAuthBearer, TokenFile: file},
 		{Mechanism: SASLOAuthBearer, OAuth: OAuthConfig{TokenEndpoint: "https://idp.example/oauth2/token", ClientID: "c", ClientSecret: "s", Scope: "kafka"}},
-		{Mechanism: SASLOAuthBearer, OAuth: OAuthConfig{TokenEndpoint: "http://127.0.0.1:8080/token", ClientID: "c", ClientSecretFile: os.DevNull}},
+		{Mechanism: SASLOAuthBearer, OAuth: OAuthConfig{TokenEndpoint: "http://127.0.0.1:8080/token", ClientID: "c", ClientSecretFile: file}},
 		{Mechanism: SASLOAuthBearer, OAuth: OAuthConfig{TokenEndpoint: "http://localhost/token", ClientID: "c", ClientSecret: "s"}},
 	} {
 		c := Config{Name: "prod", Brokers: []string{"k1:9092"}, SASL: s}

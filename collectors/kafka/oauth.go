@@ -8,12 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/skewscope/skewscope/internal/quote"
+	"github.com/skewscope/skewscope/internal/smallfile"
 )
 
 // OAuthConfig is an OAuth 2.0 client-credentials grant (RFC 6749 §4.4) that
@@ -107,7 +107,7 @@ func (s *tokenSource) fetch(ctx context.Context) (token string, lifetime time.Du
 	}
 	secret := s.cfg.ClientSecret
 	if s.cfg.ClientSecretFile != "" {
-		b, err := os.ReadFile(s.cfg.ClientSecretFile)
+		b, err := smallfile.Read(s.cfg.ClientSecretFile, smallfile.SecretLimit)
 		if err != nil {
 			return "", 0, fmt.Errorf("sasl.oauth.clientSecretFile: %w", err)
 		}
@@ -166,7 +166,7 @@ func (s *tokenSource) fetch(ctx context.Context) (token string, lifetime time.Du
 
 // readToken returns the token in path, surrounding whitespace removed.
 func readToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := smallfile.Read(path, smallfile.SecretLimit)
 	if err != nil {
 		return "", fmt.Errorf("sasl.tokenFile: %w", err)
 	}
