@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,8 +102,11 @@ func TestOverviewBackendsNotYetPolled(t *testing.T) {
 // and its live update carries the same ages; /api/v1/overview agrees.
 func TestOverviewStaleRows(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	now := at
-	st := live.New(live.Options{Now: func() time.Time { return now }})
+	// The clock is read by the server's publishing goroutine while the
+	// test moves it.
+	var clock atomic.Int64
+	clock.Store(at.UnixNano())
+	st := live.New(live.Options{Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
 	ts := newLiveServer(t, st, nil)
 	job := flink.JobSnapshot{ID: "j1", Name: "orders-enrich", State: "RUNNING", NumRestarts: 0, Freshness: flink.Freshness{UpdatedAt: at}}
 	part := kafka.Partition{Partition: 0, End: 10, Rate: 2, RateOK: true, Freshness: kafka.Freshness{UpdatedAt: at}}
@@ -113,8 +117,10 @@ func TestOverviewStaleRows(t *testing.T) {
 	if n := doc.Find(`[data-testid=row-stale]`).Length(); n != 0 {
 		t.Fatalf("fresh overview has %d stale marks, want none", n)
 	}
+	now := at
 	for polls := 0; polls < 5; polls++ { // a poll every 15 s, each failing
 		now = now.Add(15 * time.Second)
+		clock.Store(now.UnixNano())
 		old := job
 		old.Freshness = flink.Freshness{UpdatedAt: at, Stale: true, Age: now.Sub(at)}
 		st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: now, Err: errors.New("GET /jobs/overview: 500 Internal Server Error"), Jobs: []flink.JobSnapshot{old}})
