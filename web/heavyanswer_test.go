@@ -145,3 +145,52 @@ func TestPlanJSONNamesEachTopicOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowReadersAreBoundedInBytes: rendered answers held for clients that
+// do not read them count against one budget; past it, a further heavy
+// request is answered 503 (it would be held too), and once the stalled
+// answers are written the budget is back and the request is served.
+func TestSlowReadersAreBoundedInBytes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newTestServer(t)
+		const big = "/api/v1/plan?topic=orders:4000&parallelism=200&target=300"
+		probe := httptest.NewRecorder()
+		s.ServeHTTP(probe, httptest.NewRequest("GET", big, nil))
+		if probe.Code != http.StatusOK {
+			t.Fatalf("GET %s = %d", big, probe.Code)
+		}
+		// Room for two such answers, not three.
+		s.answerBudget = int64(probe.Body.Len()*2 + probe.Body.Len()/2)
+		writing, release := make(chan struct{}), make(chan struct{})
+		var wg sync.WaitGroup
+		var stalled []*stalledWriter
+		for range 2 {
+			w := &stalledWriter{header: http.Header{}, writing: writing, release: release}
+			stalled = append(stalled, w)
+			wg.Go(func() { s.ServeHTTP(w, httptest.NewRequest("GET", big, nil)) })
+		}
+		for range stalled {
+			<-writing
+		}
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest("GET", big, nil))
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), "sent") {
+			t.Errorf("a third large plan while two are held for slow readers = %d %.200q, want 503 with Retry-After", rec.Code, rec.Body)
+		}
+		small := httptest.NewRecorder()
+		s.ServeHTTP(small, httptest.NewRequest("GET", "/api/v1/plan?topic=a:12&parallelism=4", nil))
+		if small.Code != http.StatusOK {
+			t.Errorf("a small plan within the budget left = %d, want 200", small.Code)
+		}
+		close(release)
+		wg.Wait()
+		if got := s.answerBytes.Load(); got != 0 {
+			t.Errorf("%d answer bytes still counted after every answer was written", got)
+		}
+		rec = httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest("GET", big, nil))
+		if rec.Code != http.StatusOK {
+			t.Errorf("a large plan after the stalled answers were written = %d, want 200", rec.Code)
+		}
+	})
+}

@@ -81,6 +81,11 @@ const (
 	// as the server's write timeout bounds a whole request; a client that
 	// reads slower is cut off, and holds no render slot meanwhile.
 	heavyWriteWait = 60 * time.Second
+	// defaultAnswerBudget bounds the bytes of rendered answers held while
+	// they are written, all requests together: a slot bounds computing,
+	// this bounds the memory slow readers make the server keep (eight
+	// answers of the largest size).
+	defaultAnswerBudget = 8 * defaultMaxAnswer
 )
 
 // limitHeavy lets at most cap(s.heavy) expensive requests be computed at
@@ -105,6 +110,16 @@ func (s *Server) limitHeavy(asJSON bool, next http.HandlerFunc) http.HandlerFunc
 			s.tooLarge(w, a, asJSON)
 			return
 		}
+		// The rendered answer is held until the client has read it: past
+		// the budget of all answers being written, the request is refused
+		// as when no slot is free.
+		n := int64(a.buf.Len())
+		if s.answerBytes.Add(n) > s.answerBudget {
+			s.answerBytes.Add(-n)
+			s.busy(w, asJSON)
+			return
+		}
+		defer s.answerBytes.Add(-n)
 		// Without a deadline of its own (a ResponseWriter that cannot set
 		// one), the server's write timeout still bounds the write.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(heavyWriteWait))
@@ -186,7 +201,7 @@ func (s *Server) tooLarge(w http.ResponseWriter, a *answerBuffer, asJSON bool) {
 }
 
 func (s *Server) busy(w http.ResponseWriter, asJSON bool) {
-	const msg = "server busy: too many large plans or lookups are being computed; retry in a few seconds"
+	const msg = "server busy: too many large plans or lookups are being computed or sent; retry in a few seconds"
 	w.Header().Set("Retry-After", strconv.Itoa(heavyRetryAfter))
 	if asJSON {
 		writeJSON(w, http.StatusServiceUnavailable, apiErrorBody{Error: msg})

@@ -97,6 +97,10 @@ type Server struct {
 	heavy chan struct{}
 	// maxAnswer bounds the answer of one heavy request in bytes.
 	maxAnswer int
+	// answerBytes are the bytes of heavy answers rendered and not yet
+	// written, at most answerBudget; see limitHeavy.
+	answerBytes  atomic.Int64
+	answerBudget int64
 	// csrf refuses cross-origin browser POSTs; see routes.
 	csrf *http.CrossOriginProtection
 	// vertexViews counts the vertex views publishAll built.
@@ -154,6 +158,7 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s.heavy = make(chan struct{}, opts.MaxHeavyRenders)
 	s.maxAnswer = defaultMaxAnswer
+	s.answerBudget = defaultAnswerBudget
 	s.csrf = http.NewCrossOriginProtection()
 	for _, o := range opts.WebSocket.AllowedOrigins {
 		// The origins trusted to open the websocket (that of
