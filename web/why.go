@@ -290,7 +290,7 @@ func rescaleSentence(rs *live.WhyRescale, ps []live.WhyPartition, p int) sentenc
 	case rs.Target > 0 && rs.Capacity > 0:
 		return sentence{kind, fmt.Sprintf("Restored from a savepoint at p = %d (p %s, the path a running job takes), %s land on different subtasks and %s.", rs.Target, path(rs.Target), them, busiest(rs.Utilization, rs.Busiest))}
 	case rs.Target > 0:
-		return sentence{kind, fmt.Sprintf("Restored from a savepoint at p = %d (p %s, the path a running job takes), %s land on different subtasks; its load is not judged: the subtasks' busy ratios are not known yet.", rs.Target, path(rs.Target), them)}
+		return sentence{kind, fmt.Sprintf("Restored from a savepoint at p = %d (p %s, the path a running job takes), %s land on different subtasks; its load is not judged: no subtask's capacity can be estimated from its busy ratio yet.", rs.Target, path(rs.Target), them)}
 	case rs.None == live.NoTargetHistory:
 		return sentence{"", "No rescale target is computed: the job was restored before skewscope saw it and its parallelism history is not known, so where a restore puts the partitions is not either (add ?history=P0,P1,… to model it)."}
 	case rs.None == live.NoTargetPartition:
