@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/views"
@@ -284,7 +285,11 @@ func rescaleSentence(rs *live.WhyRescale, ps []live.WhyPartition, p int) sentenc
 	}
 	path := func(q int) string { return historyArrows(append(slices.Clone(rs.History), q)) }
 	busiest := func(u float64, at int) string {
-		return fmt.Sprintf("the busiest, subtask %d, needs about %s of a subtask's capacity (%s at 100%% busy)", at, pct(u), format.Rate(rs.Capacity))
+		t := fmt.Sprintf("the busiest, subtask %d, needs about %s of a subtask's capacity (%s at 100%% busy)", at, pct(u), format.Rate(rs.Capacity))
+		if u > assign.DefaultTargetUtilization && u <= 1 && pct(u) != pct(assign.DefaultTargetUtilization) {
+			t += fmt.Sprintf(", within it but above the %s the planner sizes by", pct(assign.DefaultTargetUtilization))
+		}
+		return t
 	}
 	switch {
 	case rs.Target > 0 && rs.Capacity > 0:
@@ -298,7 +303,7 @@ func rescaleSentence(rs *live.WhyRescale, ps []live.WhyPartition, p int) sentenc
 		t := fmt.Sprintf("No parallelism carries the load: %s alone needs %s of a source subtask's capacity (%s of %s), and a partition is read by one subtask.",
 			views.Isolate(hot.Topic)+"-"+strconv.Itoa(int(hot.Partition)), pct(hot.Rate/rs.Capacity), format.Rate(hot.Rate), format.Rate(rs.Capacity))
 		if rs.Apart > 0 {
-			t += fmt.Sprintf(" A restore at p = %d would put %s on different subtasks, with that subtask still over its capacity.", rs.Apart, them)
+			t += fmt.Sprintf(" A restore at p = %d would put %s on different subtasks, with that subtask still over its capacity.", rs.Apart, plural(len(ps), "it", "them"))
 		}
 		t += fmt.Sprintf(" More partitions for %s would spread its records (a fresh start or any parallelism would not).", quoteAll([]string{hot.Topic})[0])
 		return sentence{kind, t}

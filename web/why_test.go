@@ -348,3 +348,52 @@ func TestNewWhyPanel(t *testing.T) {
 		t.Error("a view without why lines has a panel")
 	}
 }
+
+// TestWhyRescaleSentences: a hot line says where a restore from a
+// savepoint parts its partitions, or why none does and what would; a
+// fresh start is offered only as a labelled alternative with its cost.
+func TestWhyRescaleSentences(t *testing.T) {
+	hot := func(rs *live.WhyRescale) live.VertexView {
+		return live.VertexView{JobID: "j1", ID: "v1", Parallelism: 4, Kafka: true, Source: true, Topics: []string{"orders"},
+			Subtasks: []live.SubtaskRow{{Subtask: 0, Busy: 1, RecordsOut: 120, Partitions: []live.PartitionCell{{Topic: "orders", Partition: 0, Rate: 128}}}},
+			Why: &live.WhyView{Lines: []live.WhyLine{{Kind: live.WhyHot, Subtasks: []int{3},
+				Partitions: []live.WhyPartition{{Topic: "orders", Partition: 0, Rate: 128}, {Topic: "orders", Partition: 4, Rate: 60}},
+				Facts:      []live.WhyFact{obs(live.FactShare, 0.5), obs(live.FactUnknownRates, 0)}, Target: rs.Target, Rescale: rs}}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		rs    *live.WhyRescale
+		want  string
+		fresh string
+	}{
+		{"over capacity", &live.WhyRescale{History: []int{4}, Limit: 15, Capacity: 120, Utilization: 1.07, Busiest: 6, None: live.NoTargetPartition, Apart: 8,
+			Partition: &live.WhyPartition{Topic: "orders", Partition: 0, Rate: 128}, Lag: 30000},
+			"No parallelism carries the load: orders-0 alone needs 107% of a source subtask's capacity (128/s of 120/s), and a partition is read by one subtask. " +
+				"A restore at p = 8 would put them on different subtasks, with that subtask still over its capacity. More partitions for “orders” would spread its records (a fresh start or any parallelism would not).", ""},
+		{"only a fresh start parts them", &live.WhyRescale{History: []int{2, 4}, Limit: 15, Capacity: 120, Utilization: -1, Busiest: -1, None: live.NoTargetApart,
+			Fresh: 5, FreshUtilization: 0.6, Lag: 30000},
+			"No restore from a savepoint up to p = 15 puts them on different subtasks: a restore deals the saved split lists out in contiguous runs, and these stay in one. " +
+				"A fresh start at p = 5 would part them, the busiest at about 60% of its capacity, but it drops the source's offsets state (a new source uid, restored with --allowNonRestoredState): " +
+				"the source starts again from its configured starting offsets, re-reading every retained record when it starts from the earliest offsets, or skipping the 30,000 records not yet read when it starts from the latest.",
+			"open in planner at p = 5 as a fresh start, which drops the source's offsets"},
+		{"history unknown", &live.WhyRescale{History: []int{4}, Utilization: -1, Busiest: -1, None: live.NoTargetHistory, Lag: -1},
+			"No rescale target is computed: the job was restored before skewscope saw it and its parallelism history is not known, so where a restore puts the partitions is not either (add ?history=P0,P1,… to model it).", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWhyPanel("/sk", hot(tc.rs), nil, time.Time{})
+			c := w.Causes[0]
+			if got := c.Clauses[len(c.Clauses)-1].Text.Text; got != tc.want {
+				t.Errorf("rescale sentence\n got %q\nwant %q", got, tc.want)
+			}
+			if c.Planner == nil || strings.Contains(c.Planner.Text, "at p =") || !strings.Contains(c.Planner.URL, "mode=restore") {
+				t.Errorf("planner link %+v: want the current parallelism, restored", c.Planner)
+			}
+			switch {
+			case tc.fresh == "" && c.Fresh != nil:
+				t.Errorf("a fresh start is offered: %+v", c.Fresh)
+			case tc.fresh != "" && (c.Fresh == nil || c.Fresh.Text != tc.fresh || !strings.Contains(c.Fresh.URL, "mode=fresh") || !strings.Contains(c.Fresh.URL, "target=5")):
+				t.Errorf("fresh-start link %+v, want %q at target 5 in fresh mode", c.Fresh, tc.fresh)
+			}
+		})
+	}
+}
