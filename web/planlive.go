@@ -124,7 +124,9 @@ func openAt(q, req url.Values) error {
 	if err != nil {
 		return nil
 	}
-	if p := answerTarget(res.sizing); p > 0 {
+	// The planner draws both sides; a target it could not draw stays
+	// where it was.
+	if p := answerTarget(res.sizing); p > 0 && f.current+p <= maxPlannerSubtasks {
 		q.Set("target", strconv.Itoa(p))
 	}
 	return nil
