@@ -2,6 +2,7 @@ package live
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 	"strconv"
 
@@ -164,8 +165,11 @@ type WhyLine struct {
 	// Peer is the other vertex of a backpressure line.
 	Peer *WhyPeer `json:"peer,omitempty"`
 	// Target is a parallelism that removes this cause in the layout the
-	// planner link models (PlannerModelOf), 0 when none is computed.
+	// planner link models (PlannerModelOf: a restore from a savepoint taken
+	// now), 0 when none is computed.
 	Target int `json:"targetParallelism,omitempty"`
+	// Rescale is how a hot line's Target was judged, or why there is none.
+	Rescale *WhyRescale `json:"rescale,omitempty"`
 	// Missing names what a WhyUnknown line lacks.
 	Missing []string `json:"missing,omitempty"`
 }
@@ -207,6 +211,64 @@ type WhyTopic struct {
 	Start      int    `json:"start"`
 }
 
+// Reasons a hot line has no restore target (WhyRescale.None).
+const (
+	// NoTargetHistory: the source was restored before skewscope saw it and
+	// its parallelism history is not known, so no restore is modelled.
+	NoTargetHistory = "history"
+	// NoTargetPartition: a named partition alone needs more than a source
+	// subtask's capacity; a partition is read by one subtask, so no
+	// parallelism carries it.
+	NoTargetPartition = "partition"
+	// NoTargetApart: no restore up to the limit puts the partitions on
+	// different subtasks.
+	NoTargetApart = "apart"
+	// NoTargetCapacity: where a restore parts them, its busiest subtask
+	// needs more than its capacity, up to the limit.
+	NoTargetCapacity = "capacity"
+)
+
+// WhyRescale is a hot line's rescale target, judged on the path a running
+// job takes: a restore from a savepoint (or checkpoint) taken now, under
+// the restore model over the source's history, at the smallest p above
+// the current one that puts the named partitions on different subtasks
+// and whose busiest subtask the capacity model carries.
+type WhyRescale struct {
+	// History is the parallelism history the restore continues, ending at
+	// the current parallelism.
+	History []int `json:"history"`
+	// Target is the parallelism, 0 when none up to Limit.
+	Target int `json:"targetParallelism"`
+	// Limit is the highest parallelism judged: the source's max
+	// parallelism and partition count, within the model's work bounds.
+	Limit int `json:"limit"`
+	// Capacity is what a source subtask processes at 100 % busy, records/s,
+	// estimated from its busy ratios as the planner does; 0 unknown.
+	Capacity float64 `json:"capacity"`
+	// Utilization is the busiest subtask's predicted share of Capacity at
+	// Target (at Apart when there is no Target), Busiest that subtask;
+	// -1 unknown.
+	Utilization float64 `json:"utilization"`
+	Busiest     int     `json:"busiestSubtask"`
+	// None says why there is no Target (NoTarget*), "" when there is one.
+	None string `json:"none,omitempty"`
+	// Apart is the smallest parallelism at which a restore parts the
+	// partitions, whatever its load; 0 none.
+	Apart int `json:"apart,omitempty"`
+	// Partition is the partition that alone needs more than Capacity
+	// (NoTargetPartition).
+	Partition *WhyPartition `json:"partition,omitempty"`
+	// Fresh is the smallest parallelism whose fresh start (no source
+	// state) parts them and carries the load, offered only when no restore
+	// does, with FreshUtilization its busiest subtask's share; 0 none.
+	Fresh            int     `json:"freshParallelism,omitempty"`
+	FreshUtilization float64 `json:"freshUtilization,omitempty"`
+	// Lag is the records of the source's partitions not read yet
+	// (observed), which a fresh start from the latest offsets skips; -1
+	// unknown.
+	Lag int64 `json:"lag"`
+}
+
 // WhyPeer is the other vertex of a backpressure line.
 type WhyPeer struct {
 	ID   string `json:"id"`
@@ -222,16 +284,22 @@ type WhyPeer struct {
 	Culprit bool `json:"culprit"`
 }
 
-// PlannerModel is the layout a planner link of a Kafka source models:
-// the topics with the partition counts its metric ids show, a restore from
-// a savepoint when the job was restored, and the parallelism history the
-// link carries. The why lines' targets are computed over it, so the
-// planner shows what they say.
+// PlannerModel is the layout a planner link of a Kafka source models and
+// its targets are judged under: the topics with the partition counts its
+// metric ids show, and the parallelism history as the vertex page's
+// restore model has it. A running job is rescaled from a savepoint or a
+// checkpoint, so every target is the restore from one taken now:
+// History + the target. A fresh start is only ever offered as such.
 type PlannerModel struct {
-	Topics  []assign.Topic
+	Topics []assign.Topic
+	// Restore is true: targets are judged as a restore (kept for the
+	// planner link's mode).
 	Restore bool
-	// History ends at the current parallelism; one entry unless the
-	// link carries the restore model's history.
+	// Unknown is true when the source was restored before skewscope saw it
+	// and its history is not known: no restore layout can be computed.
+	Unknown bool
+	// History ends at the current parallelism: the fresh start's alone
+	// when the job was not restored, else the restore model's history.
 	History []int
 	// layouts keeps the restore model's layouts by parallelism, so that
 	// the lines of one view share them.
@@ -252,12 +320,16 @@ func PlannerModelOf(vv *VertexView) PlannerModel {
 			counts[c.Topic] = max(counts[c.Topic], int(c.Partition)+1)
 		}
 	}
-	m := PlannerModel{Restore: vv.Restored != nil, History: []int{vv.Parallelism}, layouts: map[int]modelLayout{}}
+	m := PlannerModel{Restore: true, History: []int{vv.Parallelism}, layouts: map[int]modelLayout{}}
 	for _, t := range vv.Topics {
 		m.Topics = append(m.Topics, assign.Topic{Name: t, Partitions: counts[t]})
 	}
-	if pr := vv.Prediction; pr != nil && pr.Mode == ModeRestore && len(pr.History) > 1 {
+	pr := vv.Prediction
+	switch {
+	case pr != nil && (pr.Mode == ModeRestore || pr.Mode == ModeInferred) && len(pr.History) > 1:
 		m.History = slices.Clone(pr.History)
+	case vv.Restored != nil && (pr == nil || pr.Mode != ModeFresh):
+		m.Unknown = true
 	}
 	return m
 }
@@ -270,12 +342,11 @@ func (m PlannerModel) partitions() int {
 	return n
 }
 
-// layout is the model's assignment at parallelism p and its uncertain
-// partitions.
+// layout is the restore model's assignment at parallelism p (History + p)
+// and its uncertain partitions.
 func (m PlannerModel) layout(p int) (assign.Assignment, []assign.TopicPartition, error) {
-	if !m.Restore {
-		a, err := assign.FreshAssignment(m.Topics, p)
-		return a, nil, err
+	if m.Unknown {
+		return assign.Assignment{}, nil, errors.New("the source's parallelism history is not known")
 	}
 	if l, ok := m.layouts[p]; ok {
 		return l.a, l.uncertain, l.err
@@ -287,43 +358,25 @@ func (m PlannerModel) layout(p int) (assign.Assignment, []assign.TopicPartition,
 	return rr.Assignment, rr.Uncertain, err
 }
 
-// targetLimit is the highest target the planner accepts for a link from
-// parallelism p (it checks the target against Flink's default max
-// parallelism for p) that still gives every subtask a partition.
-func (m PlannerModel) targetLimit(p int) int {
-	dm, err := assign.DefaultMaxParallelism(p)
-	if err != nil {
-		return 0
+// targetLimit is the highest target considered from parallelism p: the
+// source's max parallelism (Flink's default for p when not reported) and
+// its partition count, beyond which subtasks only idle.
+func (m PlannerModel) targetLimit(p, maxP int) int {
+	if maxP <= 0 {
+		dm, err := assign.DefaultMaxParallelism(p)
+		if err != nil {
+			return 0
+		}
+		maxP = dm
 	}
-	return min(dm, m.partitions())
+	return min(maxP, m.partitions())
 }
 
-// separating is the smallest parallelism above p at which the model puts
-// the partitions on different subtasks, 0 when none up to its limit.
-func (m PlannerModel) separating(p int, tps []assign.TopicPartition) int {
-	hi := min(m.targetLimit(p), p+maxTargetSteps)
-	if m.Restore {
-		hi = min(hi, p+max(1, maxRestoreWork/max(1, m.partitions())))
-	}
-	for q := p + 1; q <= hi; q++ {
-		if m.Restore {
-			a, unc, err := m.layout(q)
-			if err != nil {
-				return 0
-			}
-			if apart(tps, unc, a.OwnerOf) {
-				return q
-			}
-			continue
-		}
-		if apart(tps, nil, func(tp assign.TopicPartition) (int, bool) {
-			o, err := assign.KafkaSplitOwner(tp, q)
-			return o, err == nil
-		}) {
-			return q
-		}
-	}
-	return 0
+// judged is the highest target the model computes from p: the limit, and
+// no more than maxTargetSteps above p nor maxRestoreWork partitions ×
+// candidates.
+func (m PlannerModel) judged(p, maxP int) int {
+	return min(m.targetLimit(p, maxP), p+maxTargetSteps, p+max(1, maxRestoreWork/max(1, m.partitions())))
 }
 
 func apart(tps, uncertain []assign.TopicPartition, owner func(assign.TopicPartition) (int, bool)) bool {
@@ -338,29 +391,21 @@ func apart(tps, uncertain []assign.TopicPartition, owner func(assign.TopicPartit
 	return true
 }
 
-// filling is the largest parallelism below p at which the model gives
-// every subtask a partition, 0 when none.
+// filling is the largest parallelism below p at which a restore from a
+// savepoint taken now gives every subtask a partition, 0 when none.
 func (m PlannerModel) filling(p int) int {
 	n := m.partitions()
-	if n == 0 {
+	if n == 0 || m.Unknown {
 		return 0
 	}
-	if m.Restore {
-		// A restore deals the saved splits out in contiguous chunks: every
-		// subtask gets one once there are as many splits as subtasks.
-		q := min(p-1, n)
-		if q < 1 {
-			return 0
-		}
-		if a, unc, err := m.layout(q); err == nil && len(unc) == 0 && !hasIdle(a) {
-			return q
-		}
+	// A restore deals the saved splits out in contiguous chunks: every
+	// subtask gets one once there are as many splits as subtasks.
+	q := min(p-1, n)
+	if q < 1 {
 		return 0
 	}
-	for q := p - 1; q >= 1 && q >= p-maxTargetSteps; q-- {
-		if len(reached(m.Topics, q)) == q {
-			return q
-		}
+	if a, unc, err := m.layout(q); err == nil && len(unc) == 0 && !hasIdle(a) {
+		return q
 	}
 	return 0
 }
@@ -531,11 +576,18 @@ type sourceExplainer struct {
 	maybe []bool
 	// model is the planner link's layout model, for targets.
 	model PlannerModel
+	// rates are the known produce rates by partition; capacity is what a
+	// subtask processes at 100 % busy (0 unknown); lag the records not
+	// read yet (-1 unknown).
+	rates    map[assign.TopicPartition]float64
+	capacity float64
+	lag      int64
 }
 
 func newSourceExplainer(vv *VertexView) *sourceExplainer {
 	p := vv.Parallelism
-	e := &sourceExplainer{vv: vv, p: p, cells: make([][]PartitionCell, p), load: make([]float64, p), maybe: make([]bool, p), model: PlannerModelOf(vv)}
+	e := &sourceExplainer{vv: vv, p: p, cells: make([][]PartitionCell, p), load: make([]float64, p), maybe: make([]bool, p), model: PlannerModelOf(vv),
+		rates: map[assign.TopicPartition]float64{}}
 	for i, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
 			e.nCells++
@@ -543,6 +595,12 @@ func newSourceExplainer(vv *VertexView) *sourceExplainer {
 				e.unknownRates++
 			} else {
 				e.total += c.Rate
+				e.rates[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}] = c.Rate
+			}
+			if c.Lag < 0 || e.lag < 0 {
+				e.lag = -1
+			} else {
+				e.lag += c.Lag
 			}
 			if c.OwnerUndetermined {
 				if len(c.Candidates) == 0 {
@@ -561,7 +619,101 @@ func newSourceExplainer(vv *VertexView) *sourceExplainer {
 			e.load[i] += max(c.Rate, 0)
 		}
 	}
+	e.capacity = e.sourceCapacity()
 	return e
+}
+
+// sourceCapacity is what a source subtask processes at 100 % busy, as the
+// planner estimates it from the same figures (assign.EstimateCapacity
+// over each subtask's records out, or its partitions' produced records
+// where records out is not known, and busy ratio); 0 unless every
+// subtask's busy ratio is known.
+func (e *sourceExplainer) sourceCapacity() float64 {
+	rs := make([]assign.SubtaskReading, len(e.vv.Subtasks))
+	for i, r := range e.vv.Subtasks {
+		if r.Busy < 0 {
+			return 0
+		}
+		rs[i] = assign.SubtaskReading{Rate: r.RecordsOut, Busy: r.Busy}
+	}
+	if slices.ContainsFunc(e.vv.Subtasks, func(r SubtaskRow) bool { return r.RecordsOut < 0 }) {
+		for i := range rs {
+			rs[i].Rate = e.load[i]
+		}
+	}
+	return assign.EstimateCapacity(rs).PerSubtask
+}
+
+// busiest is the busiest subtask of layout a by the known rates, and its
+// share of the capacity (-1 unknown).
+func (e *sourceExplainer) busiest(a assign.Assignment) (float64, int) {
+	top, at := -1.0, -1
+	for s, ps := range a.Subtasks {
+		sum := 0.0
+		for _, tp := range ps {
+			sum += e.rates[tp]
+		}
+		if sum > top {
+			top, at = sum, s
+		}
+	}
+	if e.capacity <= 0 {
+		return -1, at
+	}
+	return top / e.capacity, at
+}
+
+// rescale judges the targets that part the named partitions tps: under
+// the restore model, the smallest p above the current one that parts them
+// and whose busiest subtask the capacity carries (any that parts them
+// when the capacity is not known); when none does, why, and the fresh
+// start that would, if any.
+func (e *sourceExplainer) rescale(tps []assign.TopicPartition, named []PartitionCell) *WhyRescale {
+	m := e.model
+	rs := &WhyRescale{History: slices.Clone(m.History), Capacity: e.capacity, Utilization: -1, Busiest: -1, Lag: e.lag}
+	if m.Unknown {
+		rs.None = NoTargetHistory
+		return rs
+	}
+	rs.Limit = max(e.p, m.judged(e.p, e.vv.MaxParallelism))
+	for q := e.p + 1; q <= rs.Limit; q++ {
+		a, unc, err := m.layout(q)
+		if err != nil {
+			break
+		}
+		if !apart(tps, unc, a.OwnerOf) {
+			continue
+		}
+		u, at := e.busiest(a)
+		if rs.Apart == 0 {
+			rs.Apart, rs.Utilization, rs.Busiest = q, u, at
+		}
+		if u <= 1 {
+			rs.Target, rs.Utilization, rs.Busiest = q, u, at
+			return rs
+		}
+	}
+	for _, c := range named {
+		if e.capacity > 0 && c.Rate > e.capacity {
+			rs.None, rs.Partition = NoTargetPartition, &WhyPartition{Topic: c.Topic, Partition: c.Partition, Rate: c.Rate}
+			return rs
+		}
+	}
+	rs.None = NoTargetApart
+	if rs.Apart > 0 {
+		rs.None = NoTargetCapacity
+	}
+	for q := e.p + 1; q <= rs.Limit; q++ {
+		a, err := assign.FreshAssignment(m.Topics, q)
+		if err != nil {
+			break
+		}
+		if u, _ := e.busiest(a); apart(tps, nil, a.OwnerOf) && u <= 1 {
+			rs.Fresh, rs.FreshUtilization = q, u
+			break
+		}
+	}
+	return rs
 }
 
 // readRate is what a source subtask reads, records/s: the reader's
@@ -640,7 +792,8 @@ func (e *sourceExplainer) hotLine(s int) WhyLine {
 		l.Facts = append(l.Facts, computed(FactOnePartition, named[0].Rate))
 	} else {
 		l.Placement = e.placement(s, named)
-		l.Target = e.model.separating(e.p, tps)
+		l.Rescale = e.rescale(tps, named)
+		l.Target = l.Rescale.Target
 	}
 	l.Facts = append(l.Facts, loadFacts(r, e.load[s])...)
 	return l
@@ -1083,6 +1236,12 @@ func appendWhyShape(buf []byte, w *WhyView) []byte {
 		buf = strconv.AppendInt(buf, int64(l.Target), 10)
 		if l.Placement != nil {
 			buf = append(buf, l.Placement.Model...)
+		}
+		if rs := l.Rescale; rs != nil {
+			buf = append(buf, rs.None...)
+			buf = strconv.AppendBool(buf, rs.Capacity > 0)
+			buf = strconv.AppendInt(buf, int64(rs.Fresh), 10)
+			buf = strconv.AppendInt(buf, int64(rs.Apart), 10)
 		}
 		if l.Peer != nil {
 			buf = append(buf, l.Peer.ID...)

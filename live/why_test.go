@@ -112,8 +112,11 @@ func TestExplain(t *testing.T) {
 		Facts: []WhyFact{observed(FactShare, 160.0/220), observed(FactProduced, 160), observed(FactTotal, 220), observed(FactUnknownRates, 0),
 			observed(FactBusy, 0.99), observed(FactRead, 120), {FactLagGrowth, 40, Estimated}},
 		Placement: &WhyPlacement{Model: ModeFresh, Parallelism: 4, Topics: []WhyTopic{{"orders", 8, 3}}},
-		// (3 + 0) mod 5 ≠ (3 + 4) mod 5.
-		Target: 5,
+		// A restore 4 → 5 parts them, but orders-0 alone needs 150 % of a
+		// subtask (100/s of the 66.7/s that 20/s at 30 % busy gives): no
+		// parallelism carries it.
+		Rescale: &WhyRescale{History: []int{4}, Limit: 8, Capacity: 20 / 0.3, Utilization: 1.5, Busiest: 3, None: NoTargetPartition, Apart: 5,
+			Partition: &WhyPartition{Topic: "orders", Partition: 0, Rate: 100}},
 	}
 
 	// A hot subtask reading more partitions than the ones that make it
@@ -131,13 +134,14 @@ func TestExplain(t *testing.T) {
 	idle := freshView(4, whyClicks, func(assign.TopicPartition) float64 { return -1 })
 	idleLine := WhyLine{Kind: WhyIdle, Subtasks: []int{0, 3}, Facts: []WhyFact{observed(FactPartitions, 4)},
 		Placement: &WhyPlacement{Model: ModeFresh, Parallelism: 4, Topics: []WhyTopic{{"clicks", 2, 1}, {"pageviews", 2, 1}}, Reached: []int{1, 2}},
-		// At p = 3 both start at 0 and subtask 2 idles; at p = 2 none.
-		Target: 2,
+		// A fresh start at p = 3 would idle subtask 2; a restore 4 → 3
+		// deals the four splits out in contiguous chunks, one or two each.
+		Target: 3,
 	}
 
 	// Fewer partitions than subtasks, after a restore.
 	few := freshView(4, []assign.Topic{{Name: "orders", Partitions: 3}}, func(assign.TopicPartition) float64 { return -1 })
-	few.Restored, few.Prediction.Mode = &Restored{CheckpointID: 3}, ModeRestore
+	few.Restored, few.Prediction.Mode, few.Prediction.History = &Restored{CheckpointID: 3}, ModeRestore, []int{3, 4}
 
 	// Keyed: subtask 3 receives 70% with a quarter of the key groups.
 	keys := keyedView(4, 128, []float64{10, 10, 10, 70})
@@ -366,11 +370,16 @@ func checkHot(t *testing.T, p int, topics []assign.Topic, l WhyLine) {
 	if len(tps) < 2 {
 		return
 	}
+	// A running job is rescaled by a restore from a savepoint taken now.
 	apartAt := func(q int) bool {
+		rr, err := assign.Restore(assign.RestoreInput{Topics: topics, History: []int{p, q}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		seen := map[int]bool{}
 		for _, tp := range tps {
-			o, _ := assign.KafkaSplitOwner(tp, q)
-			if seen[o] {
+			o, _ := rr.Assignment.OwnerOf(tp)
+			if seen[o] || slices.Contains(rr.Uncertain, tp) {
 				return false
 			}
 			seen[o] = true
@@ -389,7 +398,7 @@ func checkHot(t *testing.T, p int, topics []assign.Topic, l WhyLine) {
 		}
 	}
 	if l.Target != first {
-		t.Errorf("p=%d %v: target %d for %v, want %d (the smallest p above at which assign puts them apart)", p, topics, l.Target, tps, first)
+		t.Errorf("p=%d %v: target %d for %v, want %d (the smallest p above at which assign's restore from p puts them apart)", p, topics, l.Target, tps, first)
 	}
 }
 
@@ -418,14 +427,17 @@ func checkIdle(t *testing.T, p int, topics []assign.Topic, fresh assign.Assignme
 	}
 	want := 0
 	for q := p - 1; q >= 1; q-- {
-		a, _ := assign.FreshAssignment(topics, q)
-		if !hasIdle(a) {
+		rr, err := assign.Restore(assign.RestoreInput{Topics: topics, History: []int{p, q}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasIdle(rr.Assignment) && len(rr.Uncertain) == 0 {
 			want = q
 			break
 		}
 	}
 	if l.Target != want {
-		t.Errorf("p=%d %v: idle target %d, want %d (the largest p below at which assign gives every subtask a partition)", p, topics, l.Target, want)
+		t.Errorf("p=%d %v: idle target %d, want %d (the largest p below at which assign's restore from p gives every subtask a partition)", p, topics, l.Target, want)
 	}
 }
 
@@ -506,5 +518,129 @@ func TestWhyRestoreClaimsMatchAssign(t *testing.T) {
 	}
 	if l.Target != want || want == 0 {
 		t.Errorf("target %d, want %d: the smallest p above 6 at which the restore model puts %v apart", l.Target, want, named)
+	}
+}
+
+// sandboxOrders is the sandbox's orders source at p = 4 from a fresh
+// start: orders-0 and orders-4 hot, both on subtask 3; subtask 3 saturated,
+// the others busy in proportion to what they read (capacity cap records/s).
+func sandboxOrders(t *testing.T, hot0, hot4, capacity float64) VertexView {
+	t.Helper()
+	topics := []assign.Topic{{Name: "inventory.events", Partitions: 3}, {Name: "orders", Partitions: 12}}
+	vv := freshView(4, topics, func(tp assign.TopicPartition) float64 {
+		switch {
+		case tp.Topic == "orders" && tp.Partition == 0:
+			return hot0
+		case tp.Topic == "orders" && tp.Partition == 4:
+			return hot4
+		}
+		return 10
+	})
+	for i := range vv.Subtasks {
+		r := &vv.Subtasks[i]
+		r.BackPressured, r.RecordsOut = 0, min(r.Rate, capacity)
+		r.Busy = min(1, r.Rate/capacity)
+	}
+	if o0, _ := assign.KafkaSplitOwner(assign.TopicPartition{Topic: "orders", Partition: 0}, 4); o0 != 3 {
+		t.Fatalf("orders-0 starts on subtask %d at p = 4, want 3", o0)
+	}
+	return vv
+}
+
+// TestWhyTargetIsARestore: the hot line's target on the sandbox's orders
+// source is judged as the restore from a savepoint a running job gets, not
+// as a fresh start. A fresh start at p = 5 parts orders-0 and orders-4,
+// but the restore 4 → 5 keeps them together; the target is the smallest p
+// at which assign.Restore parts them, with its busiest subtask within the
+// capacity, and its planner history continues the job's.
+func TestWhyTargetIsARestore(t *testing.T) {
+	vv := sandboxOrders(t, 85, 40, 150)
+	w := explain(&vv, jobOf(vv))
+	if w == nil || w.Lines[0].Kind != WhyHot || w.Lines[0].Subtasks[0] != 3 {
+		t.Fatalf("lines %+v, want subtask 3 hot first", w)
+	}
+	l := w.Lines[0]
+	named := []assign.TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 4}}
+	if got := []assign.TopicPartition{{Topic: l.Partitions[0].Topic, Partition: l.Partitions[0].Partition}, {Topic: l.Partitions[1].Topic, Partition: l.Partitions[1].Partition}}; len(l.Partitions) != 2 || !slices.Equal(got, named) {
+		t.Fatalf("the hot line names %+v, want orders-0 and orders-4", l.Partitions)
+	}
+	topics := []assign.Topic{{Name: "inventory.events", Partitions: 3}, {Name: "orders", Partitions: 12}}
+	restoreAt := func(q int) assign.RestoreResult {
+		rr, err := assign.Restore(assign.RestoreInput{Topics: topics, History: []int{4, q}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rr
+	}
+	if r5 := restoreAt(5); apart(named, r5.Uncertain, r5.Assignment.OwnerOf) {
+		t.Fatal("the restore model parts orders-0 and orders-4 at 4 → 5; this test wants the case where only a fresh start does")
+	}
+	if l.Target == 5 {
+		t.Fatal("target p = 5: that is where a fresh start parts them, a restore 4 → 5 keeps them on one subtask")
+	}
+	want := 0
+	for q := 5; q <= 15 && want == 0; q++ {
+		if rr := restoreAt(q); apart(named, rr.Uncertain, rr.Assignment.OwnerOf) {
+			want = q
+		}
+	}
+	if want == 0 || l.Target != want {
+		t.Fatalf("target %d, want %d: the smallest p at which assign.Restore from p = 4 parts them", l.Target, want)
+	}
+	rs := l.Rescale
+	if rs == nil || rs.None != "" || !slices.Equal(rs.History, []int{4}) || rs.Capacity < 149 || rs.Capacity > 151 || rs.Utilization < 0 || rs.Utilization > 1 {
+		t.Fatalf("rescale %+v, want history [4], capacity 150 and the busiest within it", rs)
+	}
+	// The busiest subtask at the target, by assign's own layout.
+	rr := restoreAt(want)
+	busiest := 0.0
+	for _, ps := range rr.Assignment.Subtasks {
+		sum := 0.0
+		for _, tp := range ps {
+			switch tp {
+			case named[0]:
+				sum += 85
+			case named[1]:
+				sum += 40
+			default:
+				sum += 10
+			}
+		}
+		busiest = max(busiest, sum)
+	}
+	if got := rs.Utilization * rs.Capacity; got < busiest-0.01 || got > busiest+0.01 {
+		t.Errorf("busiest at the target %.2f records/s, assign.Restore's layout gives %.2f", got, busiest)
+	}
+	if m := PlannerModelOf(&vv); !m.Restore || !slices.Equal(m.History, []int{4}) {
+		t.Errorf("planner model %+v, want a restore continuing history [4]", m)
+	}
+}
+
+// TestWhyNoRestoreTarget: when the hottest partition alone needs more than
+// a subtask's capacity no parallelism carries it, and the line says so
+// instead of offering one; when the history of a restored source is not
+// known, no restore is modelled.
+func TestWhyNoRestoreTarget(t *testing.T) {
+	vv := sandboxOrders(t, 128, 60, 120)
+	w := explain(&vv, jobOf(vv))
+	l := w.Lines[0]
+	if l.Kind != WhyHot || l.Target != 0 || l.Rescale == nil || l.Rescale.None != NoTargetPartition || l.Rescale.Partition == nil || l.Rescale.Partition.Partition != 0 {
+		t.Fatalf("line %+v rescale %+v, want no target: orders-0 alone needs more than 120/s", l, l.Rescale)
+	}
+	if l.Rescale.Apart == 0 {
+		t.Errorf("rescale %+v: it should still say where a restore parts them", l.Rescale)
+	}
+
+	lost := sandboxOrders(t, 85, 40, 150)
+	lost.Restored = &Restored{CheckpointID: 7}
+	lost.Prediction = &Prediction{Mode: ModeNone}
+	for i := range lost.Subtasks {
+		for k := range lost.Subtasks[i].Partitions {
+			lost.Subtasks[i].Partitions[k].Basis, lost.Subtasks[i].Partitions[k].Predicted = BasisNotModelled, -1
+		}
+	}
+	l = explain(&lost, jobOf(lost)).Lines[0]
+	if l.Target != 0 || l.Rescale == nil || l.Rescale.None != NoTargetHistory {
+		t.Errorf("restored before skewscope saw it: line %+v rescale %+v, want no target for lack of history", l, l.Rescale)
 	}
 }

@@ -61,7 +61,10 @@ type Figure struct {
 // PlanView is everything the planner shows for valid input.
 type PlanView struct {
 	// LiveNote says the inputs were filled in from a live job, and when.
-	LiveNote   string
+	LiveNote string
+	// Answer is the recommendation and the verdict on the target shown,
+	// at the top of the results, before the grids.
+	Answer     PlanAnswer
 	Figures    []Figure
 	Now, Then  GridView
 	Why        []WhyLine
@@ -230,14 +233,21 @@ type MovesView struct {
 	RestoreOnRequest string
 }
 
+// PlanAnswer is the plan's answer: the recommendation (or why there is
+// none) and the verdict on the target the page shows, each with its kind.
+type PlanAnswer struct {
+	Summary, SummaryKind string
+	Target, TargetKind   string
+	// Meets is true when the target shown meets the sizing's basis.
+	Meets bool
+}
+
 // CandidatesView is the ranked list of parallelisms.
 type CandidatesView struct {
 	Caption string
 	HasRate bool
 	// ByCapacity: candidates are judged by predicted utilisation.
 	ByCapacity bool
-	// Summary is the recommendation in a sentence, SummaryKind its kind.
-	Summary, SummaryKind string
 	// Capacity says what a subtask processes and where that comes from.
 	Capacity []KindLine
 	// Autoscaler compares the autoscaler's choice with the real layout.

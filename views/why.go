@@ -25,6 +25,9 @@ type WhyCause struct {
 	// PlannerKind is the provenance of the figure in the link's text,
 	// "" when it names none.
 	PlannerKind string
+	// Fresh opens the planner at a fresh start that removes the cause when
+	// no restore does, labelled as one; nil when none.
+	Fresh *Link
 }
 
 // WhyClause is one sentence of a line. Kind is observed, computed or

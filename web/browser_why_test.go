@@ -44,20 +44,22 @@ func TestBrowserWhyPanel(t *testing.T) {
 	open(sbOrdersJob, sbOrdersSrc, "hot-partitions", "backpressured")
 	first := browsertest.Eval[string](t, b, whyLineJS("0"))
 	for _, want := range []string{"Subtask 3 carries 48% of the produced records, most of it from orders-0 and orders-4 (37%).",
-		"“orders” starts at subtask 3.", "So its lag grows by about 42/s.", "open in planner at p = 5"} {
+		"“orders” starts at subtask 3.", "So its lag grows by about 42/s.",
+		"Restored from a savepoint at p = 8 (p 4 → 8, the path a running job takes), they land on different subtasks",
+		"open in planner at p = 8, restored from a savepoint"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the hot line reads %q, want %q in it", first, want)
 		}
 	}
 	kinds := browsertest.Eval[[]string](t, b, `[...document.querySelectorAll('[data-testid="why-line"]')[0].querySelectorAll('.kind')].map(e => e.textContent)`)
-	if want := []string{"observed", "computed", "observed", "estimated", "computed"}; !slices.Equal(kinds, want) {
+	if want := []string{"observed", "computed", "observed", "estimated", "estimated", "computed"}; !slices.Equal(kinds, want) {
 		t.Errorf("the hot line's provenance marks %v, want %v", kinds, want)
 	}
 	if calm := browsertest.Eval[bool](t, b, `document.querySelector('[data-testid="why"]').classList.contains("calm")`); calm {
 		t.Error("a panel with hot lines is calm")
 	}
-	if href := browsertest.Eval[string](t, b, `document.querySelector('[data-testid="why-planner"]').getAttribute("href")`); !strings.Contains(href, "target=5") {
-		t.Errorf("the hot line's planner link %s does not open the planner at p = 5", href)
+	if href := browsertest.Eval[string](t, b, `document.querySelector('[data-testid="why-planner"]').getAttribute("href")`); !strings.Contains(href, "target=8") || !strings.Contains(href, "mode=restore") || !strings.Contains(href, "busy=") {
+		t.Errorf("the hot line's planner link %s does not open the planner at p = 8 restored from a savepoint with the busy ratios", href)
 	}
 	screenshots(t, b, "why-orders-source", `[data-testid="why"]`)
 
@@ -108,6 +110,23 @@ func TestBrowserWhyPanel(t *testing.T) {
 		t.Errorf("%d lines of the balanced panel are marked hot", n)
 	}
 	screenshots(t, b, "why-calm", `[data-testid="why"]`)
+
+	// "Plan a rescale" opens on the answer: the recommended target, the
+	// recommendation and its verdict above the grids.
+	if code := b.Navigate(t, base+"/jobs/"+sbOrdersJob+"/vertices/"+sbOrdersSrc+"/plan"); code != 200 {
+		t.Fatalf("plan a rescale = %d", code)
+	}
+	b.Do(t, chromedp.WaitVisible(`[data-testid="plan-answer"]`))
+	if above := browsertest.Eval[bool](t, b, `document.querySelector('[data-testid="plan-answer"]').getBoundingClientRect().bottom <= document.querySelector('[data-testid="grid-now"]').getBoundingClientRect().top`); !above {
+		t.Error("the plan's answer is not above the grids")
+	}
+	if txt := browsertest.Eval[string](t, b, `document.querySelector('[data-testid="plan-answer"]').textContent`); !strings.Contains(txt, "Recommended: p = ") || !strings.Contains(txt, "the recommended parallelism") {
+		t.Errorf("the plan's answer reads %q", txt)
+	}
+	if tgt := browsertest.Eval[string](t, b, `document.querySelector('[data-testid="in-target"]').value`); tgt == "4" {
+		t.Error("plan a rescale opened at the current parallelism 4")
+	}
+	screenshots(t, b, "plan-rescale", `[data-testid="plan-answer"]`)
 	b.NoConsoleErrors(t)
 	b.NoDialogs(t)
 }

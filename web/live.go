@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
@@ -234,6 +235,7 @@ func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.VertexView, vq live.VertexQuery, parts vertexParts, grid gridQuery) vertexPageInput {
 	base := s.prefix + views.VertexPath(vv.JobID, vv.ID)
 	q := r.URL.Query()
+	keyed := s.keyedBehind(vv, vq)
 	with := func(kv ...string) string {
 		c := url.Values{}
 		for key, vals := range q {
@@ -256,13 +258,13 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 		parts: parts,
 		peers: s.peerLinks(l, vv, vq),
 		topic: vertexTopic(vv.JobID, vv.ID, vv.Color, vq.History, parts, grid),
-		grid:  grid, gridURL: with, query: q, at: s.now(),
+		grid:  grid, gridURL: with, query: q, at: s.now(), keyed: keyed,
 		hrefs: views.VertexLinks{
 			JSON:      s.prefix + "/api/v1" + views.VertexPath(vv.JobID, vv.ID),
 			ColorLag:  with("color", ""),
 			ColorRate: with("color", "rate"),
 			Highlight: q.Get("highlight"),
-			Planner:   s.plannerLink(vv),
+			Planner:   s.plannerLink(vv, keyed),
 		},
 	}
 	if vv.Keyed && s.samples != nil {
@@ -287,6 +289,22 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 	}
 	in.replaced = replacedBanner(l, vv.ReplacedBy, s.now(), true)
 	return in
+}
+
+// keyedBehind is the keyed vertex of a Kafka source's job (the first the
+// job lists), nil for other vertices or when the job has none.
+func (s *Server) keyedBehind(vv live.VertexView, vq live.VertexQuery) *live.VertexView {
+	if !vv.Kafka || s.live == nil {
+		return nil
+	}
+	for _, v := range s.live.JobVertices(vv.Endpoint, vv.JobID) {
+		if v.Keyed {
+			if x, err := s.live.Vertex(vv.JobID, v.ID, vq); err == nil {
+				return &x
+			}
+		}
+	}
+	return nil
 }
 
 // peerLinks link a Kafka source's page to the job's keyed vertices and a
@@ -330,24 +348,59 @@ func (s *Server) peerLinks(l views.Layout, vv live.VertexView, vq live.VertexQue
 	return out
 }
 
-// plannerLink opens the planner on this source with the measured rates.
-func (s *Server) plannerLink(vv live.VertexView) string {
-	return plannerURL(s.prefix, vv, vv.Parallelism)
+// plannerLink opens the planner on this source with the figures "plan a
+// rescale" fills in, at the current parallelism.
+func (s *Server) plannerLink(vv live.VertexView, keyed *live.VertexView) string {
+	return plannerURL(s.prefix, vv, keyed, vv.Parallelism, s.now())
 }
 
-// plannerURL opens the planner under prefix on a Kafka source with its
-// measured rates and the layout live.PlannerModelOf models (so that the
-// planner's "now" is the layout the page shows, not a fresh start at p),
-// at target parallelism; "" for other vertices.
-func plannerURL(prefix string, vv live.VertexView, target int) string {
-	if !vv.Kafka || vv.Parallelism <= 0 {
+// maxPageLinkQuery is the longest planner query a live page puts into a
+// link; a longer one links the live route, which fills in the same values
+// when followed.
+const maxPageLinkQuery = 24 << 10
+
+// plannerURL opens the planner under prefix on a Kafka source at target
+// parallelism, with what "plan a rescale" fills in (livePlanQuery: a
+// restore from a savepoint continuing the source's history, its measured
+// rates, busy ratios and records/s, and the keyed vertex's figures when
+// keyed is not nil), so that the planner opens on the question the page
+// asked; "" for other vertices. now dates figures whose poll time is not
+// known.
+func plannerURL(prefix string, src live.VertexView, keyed *live.VertexView, target int, now time.Time) string {
+	if !src.Kafka || src.Parallelism <= 0 {
 		return ""
 	}
-	q := plannerValues(vv, target)
-	if rates := measuredRates(vv, 1); rates != "" && len(rates) < 24000 {
-		q.Set("rates", rates)
+	q := livePlanQuery(src, keyed, now)
+	q.Set("target", strconv.Itoa(target))
+	return plannerLinkOf(prefix, src, q)
+}
+
+// freshPlannerURL is plannerURL for a fresh start at target: no source
+// state, the current layout still the restored one.
+func freshPlannerURL(prefix string, src live.VertexView, keyed *live.VertexView, target int, now time.Time) string {
+	if !src.Kafka || src.Parallelism <= 0 {
+		return ""
 	}
-	return prefix + "/plan?" + q.Encode()
+	q := livePlanQuery(src, keyed, now)
+	q.Set("target", strconv.Itoa(target))
+	q.Set("mode", "fresh")
+	return plannerLinkOf(prefix, src, q)
+}
+
+// plannerLinkOf is the planner link for q, or the live route's for a q too
+// long for a link.
+func plannerLinkOf(prefix string, src live.VertexView, q url.Values) string {
+	if enc := q.Encode(); len(enc) <= maxPageLinkQuery {
+		return prefix + "/plan?" + enc
+	}
+	lq := url.Values{"target": {q.Get("target")}}
+	if q.Get("mode") == "fresh" {
+		lq.Set("mode", "fresh")
+	}
+	if src.Endpoint != "" {
+		lq.Set("endpoint", src.Endpoint)
+	}
+	return prefix + views.VertexPath(src.JobID, src.ID) + "/plan?" + lq.Encode()
 }
 
 // measuredRates is the planner's rates text for a Kafka source: a

@@ -248,6 +248,10 @@ type vertexPageInput struct {
 	gridURL func(kv ...string) string
 	query   url.Values
 	at      time.Time
+	// keyed is the keyed vertex behind a Kafka source, whose figures its
+	// planner links carry; nil when none (or on an update, which carries
+	// texts, not links).
+	keyed *live.VertexView
 }
 
 // cellRef names a partition.
@@ -303,7 +307,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		}
 		p.Prediction = v
 	}
-	p.Why = newWhyPanel(pl.base, vv)
+	p.Why = newWhyPanel(pl.base, vv, in.keyed, in.at)
 	if lv := vv.Lineage; lv != nil && len(lv.Events) > 0 {
 		l := &views.LineageView{Intro: lineageIntro(*lv)}
 		for _, e := range lv.Events {

@@ -278,7 +278,9 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 				Reached: []int{1}, History: []int{2, 4}},
 			KeyGroups: &live.KeyGroupSpan{Start: 0, End: 63, Size: 64},
 			Peer:      &live.WhyPeer{ID: "d4", Name: "Window", Relation: live.RelDownstream, Via: []string{"Map"}, Subtask: 1, Culprit: true},
-			Target:    3, Missing: []string{live.MissingRates}}}},
+			Target:    3, Missing: []string{live.MissingRates},
+			Rescale: &live.WhyRescale{History: []int{2}, Target: 3, Limit: 4, Capacity: 120, Utilization: 0.6, Busiest: 1, None: live.NoTargetApart, Apart: 3,
+				Partition: &live.WhyPartition{Topic: "orders", Partition: 0, Rate: 9}, Fresh: 3, FreshUtilization: 0.5, Lag: 10}}}},
 		Restored: restored, Color: "rate", Thresholds: [3]float64{1, 2, 3}, Flink: age, KafkaAge: &age, Error: "metrics: timeout", Shape: "x1",
 		ReplacedBy: replaced,
 	}
@@ -344,7 +346,7 @@ func TestOpenAPILiveSchemasMatchViews(t *testing.T) {
 		"Replacement": live.Replacement{}, "PollCost": live.PollCost{}, "RequestBudget": live.RequestBudget{},
 		"Reading": live.Reading{}, "Loss": live.Loss{}, "StateCount": live.StateCount{},
 		"WhyView": live.WhyView{}, "WhyLine": live.WhyLine{}, "WhyPartition": live.WhyPartition{}, "WhyFact": live.WhyFact{},
-		"WhyPlacement": live.WhyPlacement{}, "WhyTopic": live.WhyTopic{}, "WhyPeer": live.WhyPeer{},
+		"WhyPlacement": live.WhyPlacement{}, "WhyTopic": live.WhyTopic{}, "WhyPeer": live.WhyPeer{}, "WhyRescale": live.WhyRescale{},
 	}
 	for name := range zeros {
 		if !c.seen[name] {

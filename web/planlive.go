@@ -3,13 +3,16 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/a-h/templ"
 
+	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/live"
 )
 
@@ -63,25 +66,85 @@ func (s *Server) servePlanFromLive(w http.ResponseWriter, r *http.Request) (int,
 	if src == nil || src.Parallelism <= 0 {
 		return 0, nil, badInput("vertexID", "job %s has no Kafka source that skewscope reads: the planner models a Kafka source and the keyed vertex behind it", vv.JobName)
 	}
-	q := livePlanValues(*src, keyed)
-	// The figures are as old as the older of the two polls they come from.
-	at := src.Flink.At
-	if k := src.KafkaAge; k != nil && (at.IsZero() || !k.At.IsZero() && k.At.Before(at)) {
-		at = k.At
-	}
-	if at.IsZero() {
-		at = s.now()
-	}
-	q.Set("observedAt", at.UTC().Format(time.RFC3339))
-	q.Set("job", vv.JobName)
+	q := livePlanQuery(*src, keyed, s.now())
 	if id := r.URL.Query().Get("sample"); id != "" {
 		q.Set("sample", id)
+	}
+	if err := openAt(q, r.URL.Query()); err != nil {
+		return 0, nil, err
 	}
 	if enc := q.Encode(); len(enc) <= maxRedirectQuery {
 		http.Redirect(w, r, s.prefix+"/plan?"+enc, http.StatusSeeOther)
 		return 0, nil, nil
 	}
 	return s.planFromValues(r, q)
+}
+
+// livePlanQuery is the planner query for a Kafka source and the keyed
+// vertex behind it (livePlanValues), dated by the older of the polls its
+// figures come from (now when neither is known), and naming the job.
+func livePlanQuery(src live.VertexView, keyed *live.VertexView, now time.Time) url.Values {
+	q := livePlanValues(src, keyed)
+	at := src.Flink.At
+	if k := src.KafkaAge; k != nil && (at.IsZero() || !k.At.IsZero() && k.At.Before(at)) {
+		at = k.At
+	}
+	if at.IsZero() {
+		at = now
+	}
+	if !at.IsZero() {
+		q.Set("observedAt", at.UTC().Format(time.RFC3339))
+		q.Set("job", src.JobName)
+	}
+	return q
+}
+
+// openAt sets the target the planner opens at: the one the request names
+// (a link from the "why is it hot?" panel, which may ask for a fresh start
+// with mode=fresh), else the answer to "plan a rescale": the recommended
+// parallelism, or, when none carries the load, the best candidate (the
+// page then says why none is recommended first).
+func openAt(q, req url.Values) error {
+	if t := strings.TrimSpace(req.Get("target")); t != "" {
+		p, err := strconv.Atoi(t)
+		if err != nil || p < 1 || p > assign.UpperBoundMaxParallelism {
+			return badInput("target", "%s is not a parallelism: Flink accepts 1..%d", quote.Clip(t), assign.UpperBoundMaxParallelism)
+		}
+		q.Set("target", t)
+		if req.Get("mode") == "fresh" {
+			q.Set("mode", "fresh")
+		}
+		return nil
+	}
+	f := parsePlanForm(q)
+	if len(f.Errors) > 0 {
+		return nil // the planner shows what is wrong
+	}
+	res, err := f.computePlan()
+	if err != nil {
+		return nil
+	}
+	// The planner draws both sides; a target it could not draw stays
+	// where it was.
+	if p := answerTarget(res.sizing); p > 0 && f.current+p <= maxPlannerSubtasks {
+		q.Set("target", strconv.Itoa(p))
+	}
+	return nil
+}
+
+// answerTarget is the parallelism a plan's answer opens at: the
+// recommended one, else the candidate with the lowest busiest subtask; 0
+// when the sizing has neither.
+func answerTarget(sz assign.Sizing) int {
+	if sz.Recommended > 0 {
+		return sz.Recommended
+	}
+	for _, c := range sz.Candidates {
+		if slices.Contains(c.Roles, assign.RoleBest) {
+			return c.Parallelism
+		}
+	}
+	return 0
 }
 
 // livePlanValues is the planner query for a Kafka source and the keyed

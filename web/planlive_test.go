@@ -3,9 +3,13 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 // TestPlanRescaleFromLivePage follows "plan a rescale" from a source and a
@@ -63,4 +67,92 @@ func TestPlanRescaleFromLivePage(t *testing.T) {
 	}
 	// A vertex id that is not in the job: 404.
 	getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/cccccccccccccccccccccccccccccccc/plan", 404)
+}
+
+// TestPlanRescaleOpensOnTheAnswer: "plan a rescale" opens the planner at
+// the recommended parallelism, not at the current one, with the
+// recommendation and the verdict on the target shown before the grids;
+// when no parallelism carries the load it opens at the best candidate and
+// says why none is recommended first.
+func TestPlanRescaleOpensOnTheAnswer(t *testing.T) {
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	open := func(t *testing.T, base, job, vertex string) (*url.URL, planResponse) {
+		t.Helper()
+		resp, err := client.Get(base + "/jobs/" + job + "/vertices/" + vertex + "/plan")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		u, err := url.Parse(resp.Header.Get("Location"))
+		if err != nil || resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("plan a rescale: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		var pr planResponse
+		getJSONInto(t, base+"/api/v1/plan?"+u.RawQuery, &pr)
+		return u, pr
+	}
+	// order is the page's answer, grids and candidates in document order.
+	order := func(t *testing.T, base string, u *url.URL) []string {
+		t.Helper()
+		doc := getDoc(t, base+u.String(), 200)
+		var got []string
+		doc.Find("[data-testid=plan-answer], [data-testid=grid-now], [data-testid=grid-target], [data-testid=candidates]").Each(func(_ int, s *goquery.Selection) {
+			got = append(got, s.AttrOr("data-testid", ""))
+		})
+		if doc.Find("[data-testid=plan-answer] [data-testid=sizing-summary]").Length() != 1 || doc.Find("[data-testid=sizing-summary]").Length() != 1 {
+			t.Errorf("the recommendation is not (only) in the answer block")
+		}
+		if want := []string{"plan-answer", "grid-now", "grid-target", "candidates"}; !slices.Equal(got, want) {
+			t.Errorf("planner blocks in order %v, want %v", got, want)
+		}
+		return append(got, doc.Find("[data-testid=sizing-summary]").Text(), doc.Find("[data-testid=target-verdict]").Text(), doc.Find("[data-testid=in-target]").AttrOr("value", ""))
+	}
+
+	t.Run("recommended", func(t *testing.T) {
+		at := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+		st, _ := sandboxStore(t, at)
+		ts := newLiveServer(t, st, nil)
+		u, pr := open(t, ts.URL, sbOrdersJob, sbOrdersSrc)
+		rec := pr.Sizing.Recommended
+		if rec == 0 || rec == 4 || u.Query().Get("target") != strconv.Itoa(rec) || u.Query().Get("mode") != "restore" {
+			t.Fatalf("plan a rescale opens at %s (mode %s), the plan recommends p = %d: %s", u.Query().Get("target"), u.Query().Get("mode"), rec, pr.Summary)
+		}
+		got := order(t, ts.URL, u)
+		summary, verdict, target := got[4], got[5], got[6]
+		if !strings.Contains(summary, "Recommended: p = "+strconv.Itoa(rec)) || target != strconv.Itoa(rec) ||
+			!strings.Contains(verdict, "Shown: p = 4 → "+strconv.Itoa(rec)+" (restored from a savepoint taken at p = 4), the recommended parallelism: busiest") {
+			t.Errorf("answer %q / %q at target %s, want p = %d recommended and shown", summary, verdict, target, rec)
+		}
+	})
+	t.Run("none carries the load", func(t *testing.T) {
+		at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+		ts := newLiveServer(t, liveStore(t, at), nil)
+		u, pr := open(t, ts.URL, tJob, tSource)
+		best := 0
+		for _, c := range pr.Sizing.Candidates {
+			if slices.Contains(c.Roles, "best") {
+				best = c.Parallelism
+			}
+		}
+		if pr.Sizing.Recommended != 0 || best == 0 || u.Query().Get("target") != strconv.Itoa(best) {
+			t.Fatalf("plan a rescale opens at %s; recommended %d, best %d", u.Query().Get("target"), pr.Sizing.Recommended, best)
+		}
+		got := order(t, ts.URL, u)
+		if summary, verdict := got[4], got[5]; !strings.Contains(summary, "No parallelism is recommended: partition") ||
+			!strings.Contains(verdict, "the lowest busiest subtask any parallelism reaches: cannot carry the load") {
+			t.Errorf("answer %q / %q, want the reason first, then the best candidate's verdict", summary, verdict)
+		}
+	})
+	// A target the link names is kept; a bad one is a 400 naming it.
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	ts := newLiveServer(t, liveStore(t, at), nil)
+	resp, err := client.Get(ts.URL + "/jobs/" + tJob + "/vertices/" + tSource + "/plan?target=7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if u, _ := url.Parse(resp.Header.Get("Location")); u == nil || u.Query().Get("target") != "7" {
+		t.Errorf("?target=7 redirects to %q", resp.Header.Get("Location"))
+	}
+	getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"/plan?target=seven", 400)
 }

@@ -308,6 +308,7 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 	v.State = stateView(pl)
 	v.Moves = movesView(f, pl)
 	v.Candidates = candidatesView(l, f, res)
+	v.Answer = planAnswer(f, res)
 	v.Legend = legend(f, maxRate, pl)
 	v.Formula, v.Notes = formula(f, pl)
 	jq := url.Values{}
@@ -443,7 +444,6 @@ func candidatesView(l views.Layout, f *planForm, res *planResult) views.Candidat
 	if sz.SweptNote != "" {
 		v.Caption += "; " + sz.SweptNote
 	}
-	v.Summary, v.SummaryKind = sizingSummary(f, res)
 	v.Capacity = capacityLines(res)
 	v.Autoscaler = autoscalerLine(f, res)
 	for _, c := range sz.Candidates {

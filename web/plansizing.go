@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -220,6 +221,45 @@ func sizingSummary(f *planForm, res *planResult) (string, string) {
 	}
 	return fmt.Sprintf("Recommended: p = %d, the smallest parallelism whose busiest subtask carries no more than the busiest at your target p = %d. Give busy ratios or a capacity to size by capacity instead.",
 		sz.Recommended, f.target), "computed"
+}
+
+// planAnswer is the top of the plan: the recommendation, or why none
+// is, and then the verdict on the target shown under the layout the
+// candidates are judged by.
+func planAnswer(f *planForm, res *planResult) views.PlanAnswer {
+	var a views.PlanAnswer
+	a.Summary, a.SummaryKind = sizingSummary(f, res)
+	sz := res.sizing
+	i := slices.IndexFunc(sz.Candidates, func(c assign.Candidate) bool { return c.Parallelism == f.target })
+	if i < 0 {
+		return a
+	}
+	c := sz.Candidates[i]
+	a.Meets = c.Meets
+	a.TargetKind = "computed"
+	if sz.Basis == "capacity" {
+		a.TargetKind = "estimated"
+	}
+	how := "a fresh start"
+	switch {
+	case f.strat.Comparison:
+		how = f.strat.Label + "'s own layout"
+	case sz.Layout == "restore":
+		how = fmt.Sprintf("restored from a savepoint taken at p = %d", f.current)
+	}
+	var what string
+	switch {
+	case f.target == sz.Recommended:
+		what = "the recommended parallelism"
+	case slices.Contains(c.Roles, assign.RoleBest) && sz.Recommended == 0:
+		what = "the lowest busiest subtask any parallelism reaches"
+	case f.target == f.current:
+		what = "the current parallelism"
+	default:
+		what = "your target"
+	}
+	a.Target = fmt.Sprintf("Shown: p = %d → %d (%s), %s: %s.", f.current, f.target, how, what, c.Verdict)
+	return a
 }
 
 // capacityLines say what a subtask can process and where the figure comes

@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/views"
@@ -14,10 +16,14 @@ import (
 // newWhyPanel writes a vertex's "why is it hot?" from the lines the store
 // found: each line's sentences, every figure written once and marked with
 // its provenance, and for a Kafka source a planner link at the
-// parallelism that removes the cause when one is computed. base is the
-// route prefix. Keys are the line's and the sentence's positions, which
-// the view's shape fixes (live appendWhyShape).
-func newWhyPanel(base string, vv live.VertexView) *views.WhyPanel {
+// parallelism that removes the cause when one is computed, judged as the
+// restore from a savepoint a running job gets (and a fresh start's, when
+// only that would, labelled as one). base is the route prefix; keyed the
+// keyed vertex behind the source, whose figures the links carry (nil
+// none); now dates figures of unknown age. Keys are the line's and the
+// sentence's positions, which the view's shape fixes (live
+// appendWhyShape).
+func newWhyPanel(base string, vv live.VertexView, keyed *live.VertexView, now time.Time) *views.WhyPanel {
 	if vv.Why == nil || len(vv.Why.Lines) == 0 {
 		return nil
 	}
@@ -32,7 +38,11 @@ func newWhyPanel(base string, vv live.VertexView) *views.WhyPanel {
 			c.Clauses = append(c.Clauses, views.WhyClause{Kind: s.kind, Text: text("why/"+strconv.Itoa(i)+"/"+strconv.Itoa(k), s.text)})
 		}
 		if c.Hot && vv.Kafka {
-			c.Planner, c.PlannerKind = whyPlanner(base, vv, l)
+			c.Planner, c.PlannerKind = whyPlanner(base, vv, keyed, l, now)
+			if rs := l.Rescale; rs != nil && rs.Fresh > 0 {
+				c.Fresh = &views.Link{Text: fmt.Sprintf("open in planner at p = %d as a fresh start, which drops the source's offsets", rs.Fresh),
+					URL: freshPlannerURL(base, vv, keyed, rs.Fresh, now)}
+			}
 		}
 		w.Causes = append(w.Causes, c)
 	}
@@ -80,6 +90,9 @@ func whySentences(vv live.VertexView, l live.WhyLine) []sentence {
 			add(live.Computed, "%s", placementSentence(pl, len(l.Partitions), s))
 		}
 		out = append(out, loadSentences(f, "It", "")...)
+		if rs := l.Rescale; rs != nil {
+			out = append(out, rescaleSentence(rs, l.Partitions, p))
+		}
 		if l.More > 0 {
 			add("", "%s like this.", moreSubtasks(l.More))
 		}
@@ -262,22 +275,80 @@ func downstreamSentence(pr *live.WhyPeer, f facts) string {
 	return fmt.Sprintf("It sends to %s in the job plan, which has subtask %d %s busy and no subtask backpressured: that is where the backpressure starts.", name, pr.Subtask, busy)
 }
 
+// rescaleSentence says where a restore from a savepoint parts a hot
+// line's partitions ps at what load, or why none does and what would.
+func rescaleSentence(rs *live.WhyRescale, ps []live.WhyPartition, p int) sentence {
+	them := plural(len(ps), "it", "they")
+	kind := live.Computed
+	if rs.Capacity > 0 {
+		kind = live.Estimated // the capacity is estimated from busy ratios
+	}
+	path := func(q int) string { return historyArrows(append(slices.Clone(rs.History), q)) }
+	busiest := func(u float64, at int) string {
+		t := fmt.Sprintf("the busiest, subtask %d, needs about %s of a subtask's capacity (%s at 100%% busy)", at, pct(u), format.Rate(rs.Capacity))
+		if u > assign.DefaultTargetUtilization && u <= 1 && pct(u) != pct(assign.DefaultTargetUtilization) {
+			t += fmt.Sprintf(", within it but above the %s the planner sizes by", pct(assign.DefaultTargetUtilization))
+		}
+		return t
+	}
+	switch {
+	case rs.Target > 0 && rs.Capacity > 0:
+		return sentence{kind, fmt.Sprintf("Restored from a savepoint at p = %d (p %s, the path a running job takes), %s land on different subtasks and %s.", rs.Target, path(rs.Target), them, busiest(rs.Utilization, rs.Busiest))}
+	case rs.Target > 0:
+		return sentence{kind, fmt.Sprintf("Restored from a savepoint at p = %d (p %s, the path a running job takes), %s land on different subtasks; its load is not judged: no subtask's capacity can be estimated from its busy ratio yet.", rs.Target, path(rs.Target), them)}
+	case rs.None == live.NoTargetHistory:
+		return sentence{"", "No rescale target is computed: the job was restored before skewscope saw it and its parallelism history is not known, so where a restore puts the partitions is not either (add ?history=P0,P1,… to model it)."}
+	case rs.None == live.NoTargetPartition:
+		hot := rs.Partition
+		t := fmt.Sprintf("No parallelism carries the load: %s alone needs %s of a source subtask's capacity (%s of %s), and a partition is read by one subtask.",
+			views.Isolate(hot.Topic)+"-"+strconv.Itoa(int(hot.Partition)), pct(hot.Rate/rs.Capacity), format.Rate(hot.Rate), format.Rate(rs.Capacity))
+		if rs.Apart > 0 {
+			t += fmt.Sprintf(" A restore at p = %d would put %s on different subtasks, with that subtask still over its capacity.", rs.Apart, plural(len(ps), "it", "them"))
+		}
+		t += fmt.Sprintf(" More partitions for %s would spread its records (a fresh start or any parallelism would not).", quoteAll([]string{hot.Topic})[0])
+		return sentence{kind, t}
+	}
+	var t string
+	if rs.None == live.NoTargetCapacity {
+		t = fmt.Sprintf("No restore from a savepoint up to p = %d carries the load where it parts them: at p = %d (p %s) %s land on different subtasks, but %s.", rs.Limit, rs.Apart, path(rs.Apart), them, busiest(rs.Utilization, rs.Busiest))
+	} else if rs.Limit <= p {
+		t = fmt.Sprintf("No rescale above p = %d puts %s on different subtasks: p = %d is the source's limit (its partition count, beyond which subtasks only idle, or its max parallelism).", p, plural(len(ps), "it", "them"), rs.Limit)
+	} else {
+		t = fmt.Sprintf("No restore from a savepoint up to p = %d puts %s on different subtasks: a restore deals the saved split lists out in contiguous runs, and these stay in one.", rs.Limit, plural(len(ps), "it", "them"))
+	}
+	if rs.Fresh > 0 {
+		cost := "re-reading every retained record when it starts from the earliest offsets, or skipping the records not yet read when it starts from the latest"
+		if rs.Lag >= 0 {
+			cost = fmt.Sprintf("re-reading every retained record when it starts from the earliest offsets, or skipping the %s records not yet read when it starts from the latest", format.Int(rs.Lag))
+		}
+		load := ""
+		if rs.Capacity > 0 {
+			load = fmt.Sprintf(", the busiest at about %s of its capacity", pct(rs.FreshUtilization))
+		}
+		t += fmt.Sprintf(" A fresh start at p = %d would part them%s, but it drops the source's offsets state (a new source uid, restored with --allowNonRestoredState): the source starts again from its configured starting offsets, %s.", rs.Fresh, load, cost)
+	} else {
+		t += " Nor would a fresh start: more partitions would."
+	}
+	return sentence{kind, t}
+}
+
 // whyPlanner is a source line's planner link: at the target parallelism
-// when one is computed, else at the current one.
-func whyPlanner(base string, vv live.VertexView, l live.WhyLine) (*views.Link, string) {
+// when one is computed, else at the current one; both as a restore from a
+// savepoint continuing the source's history, with its figures.
+func whyPlanner(base string, vv live.VertexView, keyed *live.VertexView, l live.WhyLine, now time.Time) (*views.Link, string) {
 	if l.Target <= 0 {
-		return &views.Link{Text: "open in planner with these rates", URL: plannerURL(base, vv, vv.Parallelism)}, ""
+		return &views.Link{Text: "open in planner with these rates", URL: plannerURL(base, vv, keyed, vv.Parallelism, now)}, ""
 	}
 	var what string
 	switch l.Kind {
 	case live.WhyHot:
-		what = plural(len(l.Partitions), "it", "they") + " land on different subtasks"
+		what = plural(len(l.Partitions), "it lands", "they land") + " on different subtasks"
 	case live.WhyIdle:
 		what = "every subtask reads a partition"
 	default:
 		what = "this changes"
 	}
-	return &views.Link{Text: fmt.Sprintf("open in planner at p = %d, where %s", l.Target, what), URL: plannerURL(base, vv, l.Target)}, live.Computed
+	return &views.Link{Text: fmt.Sprintf("open in planner at p = %d, restored from a savepoint, where %s", l.Target, what), URL: plannerURL(base, vv, keyed, l.Target, now)}, live.Computed
 }
 
 func partitionNames(ps []live.WhyPartition) []string {

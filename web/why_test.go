@@ -163,7 +163,9 @@ func TestWhyPanelOnTheSandboxLikeStore(t *testing.T) {
 			"Subtask 3 carries 48% of the produced records, most of it from orders-0 and orders-4 (37%). [observed] " +
 				"At p = 4 Flink's owner rule, (start index + partition) mod p, puts both on subtask 3: “orders” starts at subtask 3. [computed] " +
 				"It is 100% busy and reads 120/s of the 162/s produced on its partitions. [observed] " +
-				"So its lag grows by about 42/s. [estimated] «open in planner at p = 5, where they land on different subtasks» [computed]",
+				"So its lag grows by about 42/s. [estimated] " +
+				"Restored from a savepoint at p = 8 (p 4 → 8, the path a running job takes), they land on different subtasks and the busiest, subtask 6, needs about 70% of a subtask's capacity (151/s at 100% busy). [estimated] " +
+				"«open in planner at p = 8, restored from a savepoint, where they land on different subtasks» [computed]",
 			"Subtasks 0–2 are backpressured up to 60% of the time: waiting to send downstream. [observed] " +
 				"It sends to Enrich Orders in the job plan, which has subtask 1 99% busy and no subtask backpressured: that is where the backpressure starts. [observed] " +
 				"«open in planner with these rates»",
@@ -178,14 +180,16 @@ func TestWhyPanelOnTheSandboxLikeStore(t *testing.T) {
 			"Subtask 1 reads pageviews-0 and clicks-0, which carry 50% of the produced records. [observed] " +
 				"At p = 4 Flink's owner rule, (start index + partition) mod p, puts both on subtask 1: “pageviews” and “clicks” both start at subtask 1. [computed] " +
 				"It is 100% busy and reads 120/s of the 157/s produced on its partitions. [observed] So its lag grows by about 37/s. [estimated] " +
+				"No rescale above p = 4 puts them on different subtasks: p = 4 is the source's limit (its partition count, beyond which subtasks only idle, or its max parallelism). Nor would a fresh start: more partitions would. [estimated] " +
 				"«open in planner with these rates»",
 			"Subtask 2 reads pageviews-1 and clicks-1, which carry 50% of the produced records. [observed] " +
 				"At p = 4 Flink's owner rule, (start index + partition) mod p, puts both on subtask 2: “pageviews” and “clicks” both start at subtask 1. [computed] " +
 				"It is 100% busy and reads 120/s of the 157/s produced on its partitions. [observed] So its lag grows by about 37/s. [estimated] " +
+				"No rescale above p = 4 puts them on different subtasks: p = 4 is the source's limit (its partition count, beyond which subtasks only idle, or its max parallelism). Nor would a fresh start: more partitions would. [estimated] " +
 				"«open in planner with these rates»",
 			"Subtasks 0 and 3 read nothing. [observed] " +
 				"At p = 4 “clicks” (2 partitions) and “pageviews” (2 partitions) both start at subtask 1, so together they reach subtasks 1 and 2 only. [computed] " +
-				"«open in planner at p = 2, where every subtask reads a partition» [computed]",
+				"«open in planner at p = 3, restored from a savepoint, where every subtask reads a partition» [computed]",
 		}},
 		{"Sessionize", sbClickJob, sbSession, []string{
 			"No subtask stands out: each receives 21–28% of the records at p = 4, and none is backpressured. [observed]",
@@ -206,7 +210,7 @@ func TestWhyPanelOnTheSandboxLikeStore(t *testing.T) {
 				if tl := vv.Why.Lines[i].Target; tl > 0 {
 					target = tl
 				}
-				if want := plannerURL("/sk", vv, target); c.Planner.URL != want {
+				if want := plannerURL("/sk", vv, nil, target, time.Time{}); c.Planner.URL != want {
 					t.Errorf("line %d links %s, want %s", i, c.Planner.URL, want)
 				}
 			}
@@ -267,14 +271,14 @@ func TestNewWhyPanel(t *testing.T) {
 			"Subtask 1 reads orders-1, orders-2 and orders-3, which carry 60% of the produced records. [observed] " +
 				"The restore model (p 4 → 6) puts all 3 on subtask 1: a restore deals the saved split lists out to the subtasks in contiguous runs. [computed] " +
 				"It reads 60/s of the 60/s produced on its partitions. [observed] So it keeps up. [estimated] " +
-				"And 2 more subtasks like this. «open in planner at p = 7, where they land on different subtasks» [computed]"}},
+				"And 2 more subtasks like this. «open in planner at p = 7, restored from a savepoint, where they land on different subtasks» [computed]"}},
 		{"behind", src(4, live.WhyLine{Kind: live.WhyBehind, Subtasks: []int{2},
 			Facts: []live.WhyFact{obs(live.FactProduced, 50), obs(live.FactUnknownRates, 0), obs(live.FactBusy, 1), obs(live.FactRead, 30),
 				{Name: live.FactLagGrowth, Value: 20, Kind: live.Estimated}}}), false, []string{
 			"Subtask 2 is 100% busy and reads 30/s of the 50/s produced on its partitions. [observed] So its lag grows by about 20/s. [estimated] «open in planner with these rates»"}},
 		{"idle: fewer partitions than subtasks", src(6, live.WhyLine{Kind: live.WhyIdle, Subtasks: []int{3, 4, 5}, Target: 3,
 			Facts: []live.WhyFact{obs(live.FactPartitions, 3)}}), false, []string{
-			"Subtasks 3–5 read nothing: the source reads 3 partitions at p = 6. [observed] «open in planner at p = 3, where every subtask reads a partition» [computed]"}},
+			"Subtasks 3–5 read nothing: the source reads 3 partitions at p = 6. [observed] «open in planner at p = 3, restored from a savepoint, where every subtask reads a partition» [computed]"}},
 		{"idle: topics starting at different subtasks", src(8, live.WhyLine{Kind: live.WhyIdle, Subtasks: []int{1, 2, 3},
 			Facts: []live.WhyFact{obs(live.FactPartitions, 8)},
 			Placement: &live.WhyPlacement{Model: live.ModeFresh, Parallelism: 8, Reached: []int{0, 4, 5, 6, 7},
@@ -320,7 +324,7 @@ func TestNewWhyPanel(t *testing.T) {
 			"Not enough figures yet to say what makes it hot: this needs the records in of every subtask (Flink's metrics) and its maxParallelism."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWhyPanel("", tc.vv)
+			w := newWhyPanel("", tc.vv, nil, time.Time{})
 			if diff := cmp.Diff(tc.want, panelText(w)); diff != "" {
 				t.Errorf("panel (-want +got):\n%s", diff)
 			}
@@ -331,16 +335,65 @@ func TestNewWhyPanel(t *testing.T) {
 	}
 	// The keys: the line's and the sentence's position.
 	w := newWhyPanel("/sk", src(4, live.WhyLine{Kind: live.WhyBehind, Subtasks: []int{2},
-		Facts: []live.WhyFact{obs(live.FactProduced, 50), obs(live.FactUnknownRates, 0), obs(live.FactRead, 30), {Name: live.FactLagGrowth, Value: 20, Kind: live.Estimated}}}))
+		Facts: []live.WhyFact{obs(live.FactProduced, 50), obs(live.FactUnknownRates, 0), obs(live.FactRead, 30), {Name: live.FactLagGrowth, Value: 20, Kind: live.Estimated}}}), nil, time.Time{})
 	want := &views.WhyPanel{Causes: []views.WhyCause{{Kind: live.WhyBehind, Hot: true, Subtasks: []string{"2"},
 		Clauses: []views.WhyClause{
 			{Kind: live.Observed, Text: views.Text{Key: "why/0/0", Text: "Subtask 2 reads 30/s of the 50/s produced on its partitions."}},
 			{Kind: live.Estimated, Text: views.Text{Key: "why/0/1", Text: "So its lag grows by about 20/s."}}},
-		Planner: &views.Link{Text: "open in planner with these rates", URL: "/sk/plan?parallelism=4&rates=orders%2C5%2C2.0%0A&target=4&topic=orders%3A6"}}}}
+		Planner: &views.Link{Text: "open in planner with these rates", URL: "/sk/plan?busy=0.000&mode=restore&observed=0.00&parallelism=4&rates=orders%2C5%2C2.00%0A&target=4&topic=orders%3A6"}}}}
 	if diff := cmp.Diff(want, w); diff != "" {
 		t.Errorf("panel (-want +got):\n%s", diff)
 	}
-	if newWhyPanel("", live.VertexView{}) != nil {
+	if newWhyPanel("", live.VertexView{}, nil, time.Time{}) != nil {
 		t.Error("a view without why lines has a panel")
+	}
+}
+
+// TestWhyRescaleSentences: a hot line says where a restore from a
+// savepoint parts its partitions, or why none does and what would; a
+// fresh start is offered only as a labelled alternative with its cost.
+func TestWhyRescaleSentences(t *testing.T) {
+	hot := func(rs *live.WhyRescale) live.VertexView {
+		return live.VertexView{JobID: "j1", ID: "v1", Parallelism: 4, Kafka: true, Source: true, Topics: []string{"orders"},
+			Subtasks: []live.SubtaskRow{{Subtask: 0, Busy: 1, RecordsOut: 120, Partitions: []live.PartitionCell{{Topic: "orders", Partition: 0, Rate: 128}}}},
+			Why: &live.WhyView{Lines: []live.WhyLine{{Kind: live.WhyHot, Subtasks: []int{3},
+				Partitions: []live.WhyPartition{{Topic: "orders", Partition: 0, Rate: 128}, {Topic: "orders", Partition: 4, Rate: 60}},
+				Facts:      []live.WhyFact{obs(live.FactShare, 0.5), obs(live.FactUnknownRates, 0)}, Target: rs.Target, Rescale: rs}}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		rs    *live.WhyRescale
+		want  string
+		fresh string
+	}{
+		{"over capacity", &live.WhyRescale{History: []int{4}, Limit: 15, Capacity: 120, Utilization: 1.07, Busiest: 6, None: live.NoTargetPartition, Apart: 8,
+			Partition: &live.WhyPartition{Topic: "orders", Partition: 0, Rate: 128}, Lag: 30000},
+			"No parallelism carries the load: orders-0 alone needs 107% of a source subtask's capacity (128/s of 120/s), and a partition is read by one subtask. " +
+				"A restore at p = 8 would put them on different subtasks, with that subtask still over its capacity. More partitions for “orders” would spread its records (a fresh start or any parallelism would not).", ""},
+		{"only a fresh start parts them", &live.WhyRescale{History: []int{2, 4}, Limit: 15, Capacity: 120, Utilization: -1, Busiest: -1, None: live.NoTargetApart,
+			Fresh: 5, FreshUtilization: 0.6, Lag: 30000},
+			"No restore from a savepoint up to p = 15 puts them on different subtasks: a restore deals the saved split lists out in contiguous runs, and these stay in one. " +
+				"A fresh start at p = 5 would part them, the busiest at about 60% of its capacity, but it drops the source's offsets state (a new source uid, restored with --allowNonRestoredState): " +
+				"the source starts again from its configured starting offsets, re-reading every retained record when it starts from the earliest offsets, or skipping the 30,000 records not yet read when it starts from the latest.",
+			"open in planner at p = 5 as a fresh start, which drops the source's offsets"},
+		{"history unknown", &live.WhyRescale{History: []int{4}, Utilization: -1, Busiest: -1, None: live.NoTargetHistory, Lag: -1},
+			"No rescale target is computed: the job was restored before skewscope saw it and its parallelism history is not known, so where a restore puts the partitions is not either (add ?history=P0,P1,… to model it).", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWhyPanel("/sk", hot(tc.rs), nil, time.Time{})
+			c := w.Causes[0]
+			if got := c.Clauses[len(c.Clauses)-1].Text.Text; got != tc.want {
+				t.Errorf("rescale sentence\n got %q\nwant %q", got, tc.want)
+			}
+			if c.Planner == nil || strings.Contains(c.Planner.Text, "at p =") || !strings.Contains(c.Planner.URL, "mode=restore") {
+				t.Errorf("planner link %+v: want the current parallelism, restored", c.Planner)
+			}
+			switch {
+			case tc.fresh == "" && c.Fresh != nil:
+				t.Errorf("a fresh start is offered: %+v", c.Fresh)
+			case tc.fresh != "" && (c.Fresh == nil || c.Fresh.Text != tc.fresh || !strings.Contains(c.Fresh.URL, "mode=fresh") || !strings.Contains(c.Fresh.URL, "target=5")):
+				t.Errorf("fresh-start link %+v, want %q at target 5 in fresh mode", c.Fresh, tc.fresh)
+			}
+		})
 	}
 }
