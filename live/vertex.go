@@ -473,7 +473,7 @@ func figures(vv *VertexView, since time.Time) []Figure {
 	}
 	if len(rates) == len(vv.Subtasks) && len(rates) > 0 {
 		sk := assign.MeasureSkew(rates)
-		fs = append(fs, Figure{Label: label, Value: sk.FlinkPercent, Text: strconv.FormatFloat(sk.FlinkPercent, 'f', 0, 64) + "%", Kind: Computed,
+		fs = append(fs, Figure{Label: label, Value: sk.FlinkPercent, Text: format.Percent(sk.FlinkPercent), Kind: Computed,
 			Note: fmt.Sprintf("of observed records/s per subtask; max/mean %.2f", sk.MaxOverMean)})
 	} else {
 		fs = append(fs, Figure{Label: label, Value: -1, Text: "–", Kind: Computed, Note: "records/s not reported for every subtask"})
