@@ -174,7 +174,10 @@ type FigureView struct {
 type PredictionView struct {
 	Drift bool
 	// Kind is the headline's verdict, KindClass its class.
-	Kind, KindClass, Summary, Counts string
+	Kind, KindClass string
+	// Summary and Counts are the verdict in words and its partitions'
+	// verdicts; live, as the rows' marks are, so that they never disagree.
+	Summary, Counts Text
 	// History is the parallelism history line, "" when none. History,
 	// Notes and Source explain the model; an embedded page has none.
 	History string

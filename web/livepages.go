@@ -291,8 +291,8 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	}
 	if pr := vv.Prediction; pr != nil {
 		v := &views.PredictionView{
-			Drift: pr.Drift > 0, Kind: pr.Headline.Kind, KindClass: verdictClass(pr.Headline.Kind), Summary: pr.Summary,
-			Counts: headlineCounts(pr.Headline), Notes: pr.Notes, Source: pr.Source,
+			Drift: pr.Drift > 0, Kind: pr.Headline.Kind, KindClass: verdictClass(pr.Headline.Kind), Summary: text("pr/summary", pr.Summary),
+			Counts: text("pr/counts", headlineCounts(pr.Headline)), Notes: pr.Notes, Source: pr.Source,
 		}
 		if len(pr.History) > 0 {
 			v.History = "Parallelism history " + historyText(pr.History) + ", " + pr.HistorySource + "."
@@ -457,7 +457,8 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 			catch = "–" // idle: nothing to catch up on
 		}
 		row := views.SourceRow{
-			Subtask: n, ID: "subtask-" + n, Highlight: r.Highlight, Drift: r.Drift > 0, Lossy: r.RecordsLost > 0,
+			// Its cells' verdicts (a topic filter shows some of them).
+			Subtask: n, ID: "subtask-" + n, Highlight: r.Highlight, Drift: live.TallyOf(r.Partitions, r.Subtask).Drift > 0, Lossy: r.RecordsLost > 0,
 			Rate:       text(k+"rate", format.Rate(r.Rate)),
 			RecordsOut: text(k+"out", format.Rate(r.RecordsOut)),
 			Lag:        text(k+"lag", format.Int(r.Lag)),
