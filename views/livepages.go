@@ -134,10 +134,13 @@ type VertexView struct {
 	Topics                      []Link
 	// Peers link to the job's vertices of the other kind (a source's keyed
 	// vertices, a keyed vertex's Kafka sources), keeping the highlight.
-	Peers          []PeerLink
-	Bar            LiveBar
-	Error          string
-	Restored       string
+	Peers    []PeerLink
+	Bar      LiveBar
+	Error    string
+	Restored string
+	// HighlightNote says that the page's ?highlight= names a subtask or a
+	// partition the vertex does not have, "" otherwise.
+	HighlightNote  string
 	Figures        []FigureView
 	Prediction     *PredictionView
 	Why            *WhyPanel

@@ -282,6 +282,7 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 	if vq.HighlightTopic != "" {
 		in.cell = &cellRef{topic: vq.HighlightTopic, partition: vq.HighlightPartition}
 	}
+	in.highlightNote = highlightNote(vv, vq)
 	if s.sandbox != nil {
 		in.sandboxRestore = s.prefix + "/sandbox/restore"
 	}
