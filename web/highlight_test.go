@@ -59,3 +59,26 @@ func TestStaleHighlightSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// The planner says so too when its highlight names a subtask neither
+// layout has, a partition its topics do not have, or is not a highlight.
+func TestPlannerStaleHighlightSaysSo(t *testing.T) {
+	s := newTestServer(t)
+	const plan = "/plan?topic=orders:12&topic=payments:6&parallelism=4&target=6&highlight="
+	for _, tc := range []struct{ highlight, note string }{
+		{"subtask:99", "Subtask 99 is in neither layout: now has 4 subtasks (0–3), the target 6 (0–5); the job may have been rescaled since the link was made."},
+		{"partition:orders:99", `Partition 99 of topic "orders" is not highlighted: the plan gives that topic 12 partitions (0–11); it may have had more when the link was made.`},
+		{"partition:t:1", `Partition 1 of topic "t" is not highlighted: the plan's topics do not include it.`},
+		{"row:1", `Nothing is highlighted: highlight="row:1" is not subtask:N or partition:TOPIC:N.`},
+		{"subtask:5", ""},
+		{"partition:orders:11", ""},
+	} {
+		rec, doc := get(t, s, plan+tc.highlight)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s%s = %d", plan, tc.highlight, rec.Code)
+		}
+		if got := strings.TrimSpace(doc.Find(testid("highlight-note")).Text()); got != tc.note {
+			t.Errorf("highlight=%s: note %q, want %q", tc.highlight, got, tc.note)
+		}
+	}
+}
