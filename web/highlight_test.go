@@ -41,6 +41,9 @@ func TestStaleHighlightSaysSo(t *testing.T) {
 		if first := doc.Find("[data-testid=highlight-note], [data-testid=figures], [data-testid=prediction]").First(); first.AttrOr("data-testid", "") != "highlight-note" {
 			t.Errorf("GET %s: the note comes after the figures", tc.path)
 		}
+		if strings.Contains(doc.Text(), "Highlighted from the link") {
+			t.Errorf("GET %s: the page says the link highlights what it does not have", tc.path)
+		}
 		if n := doc.Find("tr.hl, .pc.hl").Length(); n != 0 {
 			t.Errorf("GET %s: %d elements highlighted, want none", tc.path, n)
 		}
