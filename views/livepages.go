@@ -134,13 +134,10 @@ type VertexView struct {
 	Topics                      []Link
 	// Peers link to the job's vertices of the other kind (a source's keyed
 	// vertices, a keyed vertex's Kafka sources), keeping the highlight.
-	Peers    []PeerLink
-	Bar      LiveBar
-	Error    string
-	Restored string
-	// HighlightNote says that the page's ?highlight= names a subtask or a
-	// partition the vertex does not have, "" otherwise.
-	HighlightNote  string
+	Peers          []PeerLink
+	Bar            LiveBar
+	Error          string
+	Restored       string
 	Figures        []FigureView
 	Prediction     *PredictionView
 	Why            *WhyPanel
@@ -154,6 +151,10 @@ type VertexView struct {
 	// the time to catch up mean (Kafka sources).
 	LagMethod bool
 	Links     VertexLinks
+
+	// HighlightNote says that the page's ?highlight= names a subtask or a
+	// partition the vertex does not have, "" otherwise.
+	HighlightNote string
 }
 
 // PeerLink is another vertex of the job: Kind is "keyed vertex" or

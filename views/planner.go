@@ -61,21 +61,18 @@ type Figure struct {
 // PlanView is everything the planner shows for valid input.
 type PlanView struct {
 	// LiveNote says the inputs were filled in from a live job, and when.
-	LiveNote string
-	// HighlightNote says that ?highlight= names a subtask or a partition
-	// neither layout has, "" otherwise.
-	HighlightNote string
-	Figures       []Figure
-	Now, Then     GridView
-	Why           []WhyLine
-	Strip         KeyGroupStrip
-	State         StateView
-	Moves         MovesView
-	Candidates    CandidatesView
-	Legend        []LegendItem
-	Formula       Formula
-	Notes         []string
-	JSONURL       string
+	LiveNote   string
+	Figures    []Figure
+	Now, Then  GridView
+	Why        []WhyLine
+	Strip      KeyGroupStrip
+	State      StateView
+	Moves      MovesView
+	Candidates CandidatesView
+	Legend     []LegendItem
+	Formula    Formula
+	Notes      []string
+	JSONURL    string
 	// Embedded: links that leave the embedded view open a new window.
 	Embedded bool
 	EmbedURL string
@@ -84,6 +81,10 @@ type PlanView struct {
 	Comparison string
 	// TooLongForLink explains why SelfURL and EmbedURL are empty.
 	TooLongForLink string
+
+	// HighlightNote says that ?highlight= names a subtask or a partition
+	// neither layout has, "" otherwise.
+	HighlightNote string
 }
 
 // Formula is the rule that placed the partitions, with its Flink source.
