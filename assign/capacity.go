@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/internal/quote"
 )
 
@@ -84,7 +85,7 @@ func EstimateCapacity(rs []SubtaskReading) CapacityEstimate {
 		ce.Notes = append(ce.Notes, fmt.Sprintf("%d subtasks without a rate or busy ratio", unknown))
 	}
 	if idle > 0 {
-		ce.Notes = append(ce.Notes, fmt.Sprintf("%d nearly idle subtasks (busy below %.0f%% or no records): rate ÷ busy is noise there", idle, 100*minBusyForCapacity))
+		ce.Notes = append(ce.Notes, fmt.Sprintf("%d nearly idle subtasks (busy below %s or no records): rate ÷ busy is noise there", idle, pct(minBusyForCapacity)))
 	}
 	if len(tprs) == 0 {
 		return ce
@@ -613,9 +614,10 @@ func verdict(c Candidate, sz Sizing, u, refSrc, refKey float64) string {
 	return "carries no more per subtask than the target"
 }
 
-func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
+// pct and pts write a 0–1 share as the planner's tables do (format.Percent).
+func pct(x float64) string { return format.Percent(100 * x) }
 
-func pts(x float64) string { return fmt.Sprintf("%.0f points", 100*x) }
+func pts(x float64) string { return format.Points(100 * x) }
 
 func fmtFactor(x float64) string { return fmt.Sprintf("%.2f", x) }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/skewscope/skewscope/internal/format"
 )
 
 func TestEstimateCapacity(t *testing.T) {
@@ -478,5 +480,28 @@ func TestSizeKeyedSparseSweep(t *testing.T) {
 	}
 	if sz.Recommended != 4096 || sz.Swept >= 32768 || !strings.Contains(sz.SweptNote, "values of 1..32768 are judged") {
 		t.Errorf("Size(keyed, M=32768) = recommended %d, swept %d, note %q; want 4096 from a subset, said so", sz.Recommended, sz.Swept, sz.SweptNote)
+	}
+}
+
+// A candidate's verdict writes its utilisation as the planner's table does
+// (format.Percent, half away from zero): 114.5 % is "115%" in both, never
+// "115%" in the table and "needs 114%" in the sentence.
+func TestVerdictPercentReadsAsTheTable(t *testing.T) {
+	sz := Sizing{Basis: "capacity"}
+	for _, tc := range []struct {
+		util float64
+		want string
+	}{
+		{1.145, "cannot carry the load: source subtask 3 needs 115% of its capacity"},
+		{0.725, "over the 70% target: source subtask 3 at 73%"},
+		{0.585, "busiest: source subtask 3 at 59%, 12 points headroom to the target"},
+	} {
+		c := Candidate{Utilization: tc.util, SourceUtilization: tc.util, SourceBusiestSubtask: 3, KeyedUtilization: -1}
+		if got := verdict(c, sz, 0.7, 0, 0); got != tc.want {
+			t.Errorf("verdict at %v = %q, want %q", tc.util, got, tc.want)
+		}
+		if table := format.Percent(100 * tc.util); !strings.Contains(verdict(c, sz, 0.7, 0, 0), table) {
+			t.Errorf("the table reads %s for %v; the verdict does not", table, tc.util)
+		}
 	}
 }

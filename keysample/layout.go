@@ -2,10 +2,12 @@ package keysample
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/internal/quote"
 )
 
@@ -208,15 +210,55 @@ func (s *Summary) Verdict(current, fromP, toP int) Verdict {
 		v.say("%s", sep.sentence(v.From, v.To))
 	}
 
-	best := v.Loads[0]
+	v.sayLoads(s)
+	return v
+}
+
+// sayLoads says which parallelism gives the busiest subtask the least of
+// the records, and which spreads them most evenly when that is an option
+// worth taking. Evenness alone is no finding: few subtasks are always even
+// (p = 1 perfectly, p = 2 nearly), because each takes many keys, yet every
+// one of them is busier. So the most even p is offered only when it also
+// takes load off the busiest subtask of today (the current parallelism, or
+// the range's smallest without one) and is not the current parallelism.
+func (v *Verdict) sayLoads(s *Summary) {
+	lowest := v.Loads[0]
 	for _, l := range v.Loads[1:] {
-		if l.Imbalance < best.Imbalance {
-			best = l
+		if l.Share < lowest.Share {
+			lowest = l
 		}
 	}
-	v.say("the most even spread in %d–%d is at p = %d: the busiest subtask, %d, carries %s of the records (%s the even share)",
-		v.From, v.To, best.Parallelism, best.Busiest, pct(best.Share), times(best.Imbalance))
-	return v
+	// The smallest p within 1 % of the lowest share: more subtasks than
+	// that cost without relief.
+	for _, l := range v.Loads {
+		if l.Share <= lowest.Share*1.01 {
+			lowest = l
+			break
+		}
+	}
+	ref := v.Loads[0]
+	if v.Current > 0 {
+		per := s.perSubtask(v.Current)
+		ref = ParallelismLoad{Parallelism: v.Current, Share: ratio(slices.Max(per), s.records)}
+	}
+	switch {
+	case lowest.Parallelism == v.Current || lowest.Share >= ref.Share:
+		v.say("no p in %d–%d gives the busiest subtask less than %s of the records, its share at p = %d", v.From, v.To, pct(ref.Share), ref.Parallelism)
+	default:
+		v.say("the busiest subtask carries the least at p = %d: subtask %d, %s of the records (%s the even share), against %s at p = %d",
+			lowest.Parallelism, lowest.Busiest, pct(lowest.Share), times(lowest.Imbalance), pct(ref.Share), ref.Parallelism)
+	}
+	even, ok := ParallelismLoad{}, false
+	for _, l := range v.Loads {
+		if l.Parallelism > 1 && (!ok || l.Imbalance < even.Imbalance) {
+			even, ok = l, true
+		}
+	}
+	if !ok || even.Parallelism == lowest.Parallelism || even.Parallelism == v.Current || even.Share >= ref.Share {
+		return
+	}
+	v.say("the most even spread in %d–%d is at p = %d: the busiest subtask, %d, carries %s of the records (%s the even share), less than the %s at p = %d",
+		v.From, v.To, even.Parallelism, even.Busiest, pct(even.Share), times(even.Imbalance), pct(ref.Share), ref.Parallelism)
 }
 
 func (v *Verdict) say(format string, args ...any) {
@@ -320,10 +362,8 @@ func runs(xs []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// pct writes a share 0..1 as a percentage with at most one decimal:
-// "31%", "12.5%", "0.8%".
-func pct(x float64) string {
-	return strings.TrimSuffix(strconv.FormatFloat(100*x, 'f', 1, 64), ".0") + "%"
-}
+// pct writes a share 0..1 as a percentage, as the sample page's tables do
+// (format.Percent): "31%", "0.8%".
+func pct(x float64) string { return format.Percent(100 * x) }
 
 func times(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) + "×" }

@@ -306,7 +306,7 @@ func TestVerdict(t *testing.T) {
 		`key "customer-42" alone carries 31% of the records: no parallelism spreads it; it lands on subtask`,
 		`the two heaviest keys, "customer-42" and "customer-7",`,
 		`the three heaviest keys, "customer-42", "customer-7" and "customer-9",`,
-		"the most even spread in 6–11 is at p = ",
+		"the busiest subtask carries the least at p = ",
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("Verdict sentences lack %q:\n%s", want, joined)
@@ -330,6 +330,36 @@ func TestVerdict(t *testing.T) {
 		!slices.Equal(v.Sentences, []string{"parallelism runs from 1 to the max parallelism 128: the range 4–200 is cut to 4–128", "no records sampled yet"}) {
 		t.Errorf("empty Verdict(0, 200, 4) = %+v", v)
 	}
+}
+
+// Few subtasks are always evenly loaded, each taking many keys, and always
+// busier: with one key at 45 %, p = 2 is the most even in 2–12 and every
+// subtask carries more than today's busiest at p = 6. The verdict does not
+// offer it; it says where the busiest subtask carries the least.
+func TestVerdictOffersNoTrivialEvenSpread(t *testing.T) {
+	const maxP = 128
+	s := NewSummary(1000, maxP)
+	for range 450 {
+		s.Add(stringKey("customer-42"))
+	}
+	for i := range 550 {
+		s.Add(stringKey("other-" + strconv.Itoa(i)))
+	}
+	v := s.Verdict(6, 2, 12)
+	joined := strings.Join(v.Sentences, "\n")
+	if strings.Contains(joined, "most even spread") {
+		t.Errorf("the verdict offers an even spread that loads the busiest subtask more than p = 6 does:\n%s", joined)
+	}
+	best := v.Loads[0]
+	for _, l := range v.Loads {
+		if l.Share < best.Share*0.99 {
+			best = l
+		}
+	}
+	if want := fmt.Sprintf("the busiest subtask carries the least at p = %d: subtask %d, %s", best.Parallelism, best.Busiest, pct(best.Share)); best.Parallelism != 6 && !strings.Contains(joined, want) {
+		t.Errorf("the verdict lacks %q:\n%s", want, joined)
+	}
+	t.Logf("verdict:\n%s", joined)
 }
 
 func TestRuns(t *testing.T) {

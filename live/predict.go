@@ -27,7 +27,8 @@ const (
 )
 
 // Headline is a source's one verdict: how much of its layout skewscope can
-// vouch for, with the count of each kind of cell.
+// vouch for, with the count of each kind of cell (by basis) and of each
+// verdict (Verdicts: what the page's rows show).
 type Headline struct {
 	Kind        string `json:"kind"` // a Basis* value: the weakest that applies
 	Text        string `json:"text"`
@@ -35,6 +36,89 @@ type Headline struct {
 	Inferred    int    `json:"inferred"`
 	Uncertain   int    `json:"uncertain"`
 	NotModelled int    `json:"notModelled"`
+	Verdicts    Tally  `json:"verdicts"`
+}
+
+// Verdicts of one partition: how its observed reader compares with the
+// model (Judge).
+const (
+	VerdictMatch        = "match"        // where the model puts it, exactly
+	VerdictGuessed      = "guessed"      // where the model's best guess puts it; the model cannot place it exactly
+	VerdictNotGuessed   = "not guessed"  // elsewhere than the model's best guess: not drift
+	VerdictUndetermined = "undetermined" // Flink's metric ids do not tell which subtask reads it
+	VerdictDrift        = "drift"        // elsewhere than the model puts it exactly
+	VerdictNotModelled  = "not modelled" // no prediction
+)
+
+// Judge is the one judgement of a partition shown under subtask: the
+// headline counts its verdicts over the vertex (Headline.Verdicts), the
+// figures and each row of the page show them over their cells (TallyOf),
+// so that no row says "as predicted" of a partition the headline calls
+// not determined.
+func Judge(c PartitionCell, subtask int) string {
+	switch {
+	case c.Predicted < 0 || c.Basis == BasisNotModelled:
+		return VerdictNotModelled
+	case c.OwnerUndetermined:
+		return VerdictUndetermined
+	case c.Uncertain && c.Predicted == subtask:
+		return VerdictGuessed
+	case c.Uncertain:
+		return VerdictNotGuessed
+	case c.Predicted == subtask:
+		return VerdictMatch
+	}
+	return VerdictDrift
+}
+
+// Tally counts partitions by verdict (Judge).
+type Tally struct {
+	Match        int `json:"match"`
+	Guessed      int `json:"guessed"`
+	NotGuessed   int `json:"notGuessed"`
+	Undetermined int `json:"undetermined"`
+	Drift        int `json:"drift"`
+	NotModelled  int `json:"notModelled"`
+}
+
+// TallyOf judges the cells shown under subtask.
+func TallyOf(cells []PartitionCell, subtask int) Tally {
+	var t Tally
+	for _, c := range cells {
+		switch Judge(c, subtask) {
+		case VerdictMatch:
+			t.Match++
+		case VerdictGuessed:
+			t.Guessed++
+		case VerdictNotGuessed:
+			t.NotGuessed++
+		case VerdictUndetermined:
+			t.Undetermined++
+		case VerdictDrift:
+			t.Drift++
+		default:
+			t.NotModelled++
+		}
+	}
+	return t
+}
+
+// Total is the number of partitions judged.
+func (t Tally) Total() int {
+	return t.Match + t.Guessed + t.NotGuessed + t.Undetermined + t.Drift + t.NotModelled
+}
+
+// Placed counts the partitions where the model puts them, exactly or as
+// its best guess.
+func (t Tally) Placed() int { return t.Match + t.Guessed }
+
+func (t *Tally) add(o Tally) {
+	t.Match += o.Match
+	t.Guessed += o.Guessed
+	t.NotGuessed += o.NotGuessed
+	t.Undetermined += o.Undetermined
+	t.Drift += o.Drift
+	t.NotModelled += o.NotModelled
 }
 
 // currentLineage is the lineage of the vertex's source when it follows
@@ -183,26 +267,23 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 			}
 			c.Predicted = o
 			c.Uncertain = uncertain[tp] || c.OwnerUndetermined
-			switch {
-			case c.Uncertain:
+			c.Basis = basis
+			if c.Uncertain {
 				c.Basis = BasisUncertain
-				pr.Uncertain++
-				if c.Predicted == r.Subtask {
-					pr.Matched++
-				} else {
-					pr.UncertainDiffer++
-				}
-			case c.Predicted == r.Subtask:
-				c.Basis = basis
-				pr.Matched++
-			default:
-				c.Basis = basis
-				pr.Drift++
-				r.Drift++
 			}
 		}
 	}
-	pr.Headline = headline(vv, pr)
+	var verdicts Tally
+	for i := range vv.Subtasks {
+		r := &vv.Subtasks[i]
+		t := TallyOf(r.Partitions, r.Subtask)
+		r.Drift = t.Drift
+		verdicts.add(t)
+	}
+	pr.Matched, pr.Drift = verdicts.Placed(), verdicts.Drift
+	pr.Uncertain = verdicts.Guessed + verdicts.NotGuessed + verdicts.Undetermined
+	pr.UncertainDiffer = verdicts.NotGuessed
+	pr.Headline = headline(vv, pr, verdicts)
 	if pr.Summary == "" {
 		pr.Summary = pr.Headline.Text
 	}
@@ -216,9 +297,10 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 	return pr
 }
 
-// headline counts the cells by basis and says the verdict.
-func headline(vv *VertexView, pr *Prediction) Headline {
-	var h Headline
+// headline counts the cells by basis and says the verdict, in the counts
+// of the cells' verdicts (Judge) that the rows show.
+func headline(vv *VertexView, pr *Prediction, verdicts Tally) Headline {
+	h := Headline{Verdicts: verdicts}
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
 			switch c.Basis {
@@ -259,16 +341,34 @@ func headline(vv *VertexView, pr *Prediction) Headline {
 	case ModeInferred:
 		model = "the restore model" + hist + " (inferred history)"
 	}
-	sure := h.Exact + h.Inferred
+	v := verdicts
 	switch {
-	case pr.Drift > 0 && pr.Mode == ModeFresh:
-		h.Text = fmt.Sprintf("%d of %d partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource.", pr.Drift, total)
-	case pr.Drift > 0:
-		h.Text = fmt.Sprintf("%d of %d partitions differ from %s.", pr.Drift, total, model)
-	case h.Kind == BasisUncertain:
-		h.Text = fmt.Sprintf("%d of %d partitions are where %s puts them; %d not determined", sure, total, model, h.Uncertain+h.NotModelled)
-	default:
+	case v.Drift > 0 && pr.Mode == ModeFresh:
+		h.Text = fmt.Sprintf("%d of %d partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource.", v.Drift, total)
+	case v.Drift > 0:
+		h.Text = fmt.Sprintf("%d of %d partitions differ from %s.", v.Drift, total, model)
+	case v.Match == total:
 		h.Text = fmt.Sprintf("all %d partitions are where %s puts them", total, model)
+	default:
+		h.Text = fmt.Sprintf("%d of %d partitions are where %s puts them", v.Placed(), total, model)
+		switch {
+		case v.Guessed > 0 && v.Guessed == v.Placed():
+			h.Text += ", as its best guess: the model cannot place them exactly"
+		case v.Guessed > 0:
+			h.Text += fmt.Sprintf(", %d of them as its best guess (the model cannot place those exactly)", v.Guessed)
+		}
+		for _, o := range []struct {
+			n    int
+			what string
+		}{
+			{v.NotGuessed, "elsewhere than its best guess (not counted as drift)"},
+			{v.Undetermined, "whose reader Flink's metric ids do not determine yet"},
+			{v.NotModelled, "not modelled"},
+		} {
+			if o.n > 0 {
+				h.Text += fmt.Sprintf("; %d %s", o.n, o.what)
+			}
+		}
 	}
 	return h
 }

@@ -473,7 +473,7 @@ func figures(vv *VertexView, since time.Time) []Figure {
 	}
 	if len(rates) == len(vv.Subtasks) && len(rates) > 0 {
 		sk := assign.MeasureSkew(rates)
-		fs = append(fs, Figure{Label: label, Value: sk.FlinkPercent, Text: strconv.FormatFloat(sk.FlinkPercent, 'f', 0, 64) + "%", Kind: Computed,
+		fs = append(fs, Figure{Label: label, Value: sk.FlinkPercent, Text: format.Percent(sk.FlinkPercent), Kind: Computed,
 			Note: fmt.Sprintf("of observed records/s per subtask; max/mean %.2f", sk.MaxOverMean)})
 	} else {
 		fs = append(fs, Figure{Label: label, Value: -1, Text: "–", Kind: Computed, Note: "records/s not reported for every subtask"})
@@ -486,13 +486,20 @@ func figures(vv *VertexView, since time.Time) []Figure {
 		case h.Kind == BasisNotModelled:
 			f.Text, f.Note = fmt.Sprintf("%d partitions", pr.Total), "not modelled"
 		default:
-			f.Text = fmt.Sprintf("%d / %d partitions", pr.Matched, pr.Total)
+			// The headline's verdicts, in the words the rows use.
+			v := h.Verdicts
+			f.Text = fmt.Sprintf("%d / %d partitions", v.Placed(), pr.Total)
 			f.Note = h.Kind + " · " + pr.Mode
-			if pr.Drift > 0 {
-				f.Note = fmt.Sprintf("%d differ from the %s prediction", pr.Drift, pr.Mode)
+			if v.Drift > 0 {
+				f.Note = fmt.Sprintf("%d differ from the %s prediction", v.Drift, pr.Mode)
 			}
-			if h.Uncertain+h.NotModelled > 0 {
-				f.Note += fmt.Sprintf(" · %d not determined", h.Uncertain+h.NotModelled)
+			for _, o := range []struct {
+				n    int
+				what string
+			}{{v.Guessed, "as guessed"}, {v.NotGuessed, "not as guessed"}, {v.Undetermined, "reader not determined"}, {v.NotModelled, "not modelled"}} {
+				if o.n > 0 {
+					f.Note += fmt.Sprintf(" · %d %s", o.n, o.what)
+				}
 			}
 		}
 		fs = append(fs, f)

@@ -329,10 +329,13 @@ type Prediction struct {
 	// HistorySource says where History came from ("observed by skewscope",
 	// "from the URL").
 	HistorySource string `json:"historySource,omitempty"`
-	Matched       int    `json:"matched"`
-	Total         int    `json:"total"`
-	Drift         int    `json:"drift"`
-	Uncertain     int    `json:"uncertain"`
+	// Matched, Drift, Uncertain and UncertainDiffer are counted from the
+	// cells' verdicts (Judge; Headline.Verdicts): Matched is match +
+	// guessed, Uncertain guessed + not guessed + undetermined.
+	Matched   int `json:"matched"`
+	Total     int `json:"total"`
+	Drift     int `json:"drift"`
+	Uncertain int `json:"uncertain"`
 	// UncertainDiffer counts uncertain partitions found elsewhere than the
 	// model's best guess; they are not drift.
 	UncertainDiffer int `json:"uncertainDiffer"`

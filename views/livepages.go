@@ -151,6 +151,10 @@ type VertexView struct {
 	// the time to catch up mean (Kafka sources).
 	LagMethod bool
 	Links     VertexLinks
+
+	// HighlightNote says that the page's ?highlight= names a subtask or a
+	// partition the vertex does not have, "" otherwise.
+	HighlightNote string
 }
 
 // PeerLink is another vertex of the job: Kind is "keyed vertex" or
@@ -174,7 +178,10 @@ type FigureView struct {
 type PredictionView struct {
 	Drift bool
 	// Kind is the headline's verdict, KindClass its class.
-	Kind, KindClass, Summary, Counts string
+	Kind, KindClass string
+	// Summary and Counts are the verdict in words and its partitions'
+	// verdicts; live, as the rows' marks are, so that they never disagree.
+	Summary, Counts Text
 	// History is the parallelism history line, "" when none. History,
 	// Notes and Source explain the model; an embedded page has none.
 	History string

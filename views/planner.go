@@ -84,6 +84,10 @@ type PlanView struct {
 	Comparison string
 	// TooLongForLink explains why SelfURL and EmbedURL are empty.
 	TooLongForLink string
+
+	// HighlightNote says that ?highlight= names a subtask or a partition
+	// neither layout has, "" otherwise.
+	HighlightNote string
 }
 
 // Formula is the rule that placed the partitions, with its Flink source.

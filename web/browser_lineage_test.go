@@ -5,6 +5,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,8 +83,16 @@ func TestBrowserLineage(t *testing.T) {
 	if got := b.Text(t, `[data-testid="headline-kind"]`); got != "uncertain" {
 		t.Errorf("headline kind %q, want uncertain (one reader not determined)", got)
 	}
-	if got := b.Text(t, `[data-testid="headline-counts"]`); got != "Cells: 17 exact · 1 uncertain" {
+	// The counts are the rows' verdicts, in the rows' words.
+	if got := b.Text(t, `[data-testid="headline-counts"]`); got != "Cells: 17 as predicted · 1 reader not determined" {
 		t.Errorf("headline counts %q", got)
+	}
+	if got := b.Text(t, `[data-testid="prediction-summary"]`); !strings.HasPrefix(got, "17 of 18 partitions are where the restore model for 4→6 puts them; 1 whose reader") {
+		t.Errorf("summary %q", got)
+	}
+	marks := browsertest.Eval[[]string](t, b, `[...document.querySelectorAll('[data-testid="row-vs"]')].map(e => e.textContent.trim())`)
+	if undetermined := slices.Index(marks, "~ 1 reader not determined"); undetermined < 0 || slices.ContainsFunc(marks, func(m string) bool { return m != "✓ as predicted" && m != marks[undetermined] }) {
+		t.Errorf("rows' marks %q, want one \"~ 1 reader not determined\" and the others \"✓ as predicted\"", marks)
 	}
 	kinds := browsertest.Eval[[]string](t, b, `[...document.querySelectorAll('[data-testid="lineage-event"]')].map(e => e.dataset.kind)`)
 	if strings.Join(kinds, ",") != "start,rescale" {

@@ -284,6 +284,9 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 	if vq.HighlightTopic != "" {
 		in.cell = &cellRef{topic: vq.HighlightTopic, partition: vq.HighlightPartition}
 	}
+	if in.highlightNote = highlightNote(vv, vq); in.highlightNote != "" {
+		in.hrefs.Highlight = "" // nothing is highlighted: the note says why
+	}
 	if s.sandbox != nil {
 		in.sandboxRestore = s.prefix + "/sandbox/restore"
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"hash/fnv"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/views"
 )
@@ -240,6 +242,9 @@ type vertexPageInput struct {
 	peers []views.PeerLink
 	// cell is the partition ?highlight=partition:TOPIC:N marks, if any.
 	cell *cellRef
+	// highlightNote says that ?highlight= names what the vertex does not
+	// have (highlightNote), "" otherwise.
+	highlightNote string
 	// grid is the source grid's order and filter; gridURL, set when the
 	// page is rendered (nil on an update), is the page's URL with the given
 	// parameters set ("" deletes one), query its parameters and at the
@@ -289,14 +294,15 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	if vv.Restored != nil && !pl.embed {
 		p.Restored = restoredText(vv.Restored)
 	}
+	p.HighlightNote = in.highlightNote
 	for i, f := range vv.Figures {
 		k := "f/" + strconv.Itoa(i) + "/"
 		p.Figures = append(p.Figures, views.FigureView{Label: f.Label, Kind: f.Kind, Text: text(k+"value", f.Text), Note: text(k+"note", f.Note)})
 	}
 	if pr := vv.Prediction; pr != nil {
 		v := &views.PredictionView{
-			Drift: pr.Drift > 0, Kind: pr.Headline.Kind, KindClass: verdictClass(pr.Headline.Kind), Summary: pr.Summary,
-			Counts: headlineCounts(pr.Headline), Notes: pr.Notes, Source: pr.Source,
+			Drift: pr.Drift > 0, Kind: pr.Headline.Kind, KindClass: verdictClass(pr.Headline.Kind), Summary: text("pr/summary", pr.Summary),
+			Counts: text("pr/counts", headlineCounts(pr.Headline)), Notes: pr.Notes, Source: pr.Source,
 		}
 		if len(pr.History) > 0 {
 			v.History = "Parallelism history " + historyText(pr.History) + ", " + pr.HistorySource + "."
@@ -461,7 +467,8 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 			catch = "–" // idle: nothing to catch up on
 		}
 		row := views.SourceRow{
-			Subtask: n, ID: "subtask-" + n, Highlight: r.Highlight, Drift: r.Drift > 0, Lossy: r.RecordsLost > 0,
+			// Its cells' verdicts (a topic filter shows some of them).
+			Subtask: n, ID: "subtask-" + n, Highlight: r.Highlight, Drift: live.TallyOf(r.Partitions, r.Subtask).Drift > 0, Lossy: r.RecordsLost > 0,
 			Rate:       text(k+"rate", format.Rate(r.Rate)),
 			RecordsOut: text(k+"out", format.Rate(r.RecordsOut)),
 			Lag:        text(k+"lag", format.Int(r.Lag)),
@@ -496,6 +503,46 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 		g.Rows = append(g.Rows, row)
 	}
 	return g
+}
+
+// highlightNote says when ?highlight= names a subtask or a partition the
+// vertex does not have: a link copied before a rescale, or from another
+// vertex. The page then marks nothing, and says why rather than failing
+// silently. "" when the highlight is on the page or none was asked for.
+func highlightNote(vv live.VertexView, q live.VertexQuery) string {
+	if q.Highlight >= 0 && !slices.ContainsFunc(vv.Subtasks, func(r live.SubtaskRow) bool { return r.Subtask == q.Highlight }) {
+		n := len(vv.Subtasks)
+		switch n {
+		case 0:
+			return fmt.Sprintf("Subtask %d is not highlighted: Flink lists no subtasks of this vertex yet.", q.Highlight)
+		case 1:
+			return fmt.Sprintf("Subtask %d is not one of this vertex's subtasks: it has 1, subtask 0; the job may have been rescaled since the link was made.", q.Highlight)
+		}
+		return fmt.Sprintf("Subtask %d is not one of this vertex's %d subtasks (0–%d); the job may have been rescaled since the link was made.", q.Highlight, n, n-1)
+	}
+	if q.HighlightTopic == "" {
+		return ""
+	}
+	what := fmt.Sprintf("Partition %d of topic %s", q.HighlightPartition, quote.Clip(q.HighlightTopic))
+	if !vv.Kafka {
+		return what + " is not highlighted: this vertex reads no Kafka partitions; a partition is highlighted on its Kafka source's page."
+	}
+	of := 0
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			if c.Topic != q.HighlightTopic {
+				continue
+			}
+			if c.Partition == q.HighlightPartition {
+				return ""
+			}
+			of++
+		}
+	}
+	if of == 0 {
+		return what + " is not one this source reads: Flink's metrics list no partition of that topic here."
+	}
+	return fmt.Sprintf("%s is not one of the %d partitions of that topic this source reads; the topic may have fewer partitions than the link assumes.", what, of)
 }
 
 // stepTime is a colour step's time: "10 s", "1 min", "5 min".

@@ -142,15 +142,28 @@ func lineageIntro(l live.LineageView) string {
 	return s + " Partitions moved are computed by the restore model."
 }
 
-// headlineCounts lists a headline's cells by kind.
+// verdictMarks are the marks and words of the partitions' verdicts
+// (live.Judge), weakest first: a row shows its weakest, the headline's
+// counts all of them, in the same words.
+var verdictMarks = []struct {
+	verdict, mark, words string
+	count                func(live.Tally) int
+}{
+	{live.VerdictDrift, "✗", "not as predicted", func(t live.Tally) int { return t.Drift }},
+	{live.VerdictUndetermined, "~", "reader not determined", func(t live.Tally) int { return t.Undetermined }},
+	{live.VerdictNotGuessed, "~", "not as guessed (uncertain)", func(t live.Tally) int { return t.NotGuessed }},
+	{live.VerdictNotModelled, "–", "not modelled", func(t live.Tally) int { return t.NotModelled }},
+	{live.VerdictGuessed, "≈", "as guessed (uncertain)", func(t live.Tally) int { return t.Guessed }},
+	{live.VerdictMatch, "✓", "as predicted", func(t live.Tally) int { return t.Match }},
+}
+
+// headlineCounts lists the headline's verdicts, in the rows' words:
+// "Cells: 16 as predicted · 2 reader not determined".
 func headlineCounts(h live.Headline) string {
 	var parts []string
-	for _, c := range []struct {
-		n    int
-		what string
-	}{{h.Exact, "exact"}, {h.Inferred, "inferred"}, {h.Uncertain, "uncertain"}, {h.NotModelled, "not modelled"}} {
-		if c.n > 0 {
-			parts = append(parts, strconv.Itoa(c.n)+" "+c.what)
+	for i := len(verdictMarks) - 1; i >= 0; i-- {
+		if n := verdictMarks[i].count(h.Verdicts); n > 0 {
+			parts = append(parts, strconv.Itoa(n)+" "+verdictMarks[i].words)
 		}
 	}
 	if len(parts) == 0 {
@@ -357,30 +370,26 @@ func meterValue(x float64) string {
 	return strconv.FormatFloat(x, 'f', 3, 64)
 }
 
-// rowVs is the "vs prediction" text of a row.
+// rowVs is the "vs prediction" text of a row: the weakest verdict (live.Judge)
+// of the cells it shows, with their count, in the headline's words.
 func rowVs(v live.VertexView, r live.SubtaskRow) string {
-	if v.Prediction == nil || v.Prediction.Mode == "none" {
+	if v.Prediction == nil || v.Prediction.Mode == live.ModeNone {
 		return "not modelled"
 	}
-	unc, undetermined := 0, 0
-	for _, c := range r.Partitions {
+	t := live.TallyOf(r.Partitions, r.Subtask)
+	for _, m := range verdictMarks {
+		n := m.count(t)
 		switch {
-		case c.OwnerUndetermined:
-			undetermined++
-		case c.Uncertain && c.Predicted != r.Subtask:
-			unc++
+		case n == 0:
+			continue
+		case m.verdict == live.VerdictMatch:
+			return m.mark + " " + m.words
+		case m.verdict == live.VerdictNotModelled && n == len(r.Partitions):
+			return m.words
 		}
+		return m.mark + " " + strconv.Itoa(n) + " " + m.words
 	}
-	if r.Drift == 0 && undetermined > 0 {
-		return "~ " + strconv.Itoa(undetermined) + " reader not determined"
-	}
-	if r.Drift == 0 && unc > 0 {
-		return "~ " + strconv.Itoa(unc) + " not as guessed (uncertain)"
-	}
-	if r.Drift == 0 {
-		return "✓ as predicted"
-	}
-	return "✗ " + strconv.Itoa(r.Drift) + " not as predicted"
+	return "✓ as predicted" // no partition: none is elsewhere than predicted
 }
 
 // groupLagTime is a group's lag in time on a partition.

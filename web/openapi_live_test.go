@@ -342,7 +342,7 @@ func TestOpenAPILiveSchemasMatchViews(t *testing.T) {
 		"PartitionCell": live.PartitionCell{}, "SubtaskRow": live.SubtaskRow{}, "KeyGroupSpan": live.KeyGroupSpan{},
 		"Prediction": live.Prediction{}, "VertexView": live.VertexView{}, "TopicPartitionRow": live.TopicPartitionRow{},
 		"GroupOffset": live.GroupOffset{}, "TopicGroup": live.TopicGroup{}, "TopicView": live.TopicView{},
-		"Headline": live.Headline{}, "LineageView": live.LineageView{}, "LineageEvent": live.LineageEvent{},
+		"Headline": live.Headline{}, "Tally": live.Tally{}, "LineageView": live.LineageView{}, "LineageEvent": live.LineageEvent{},
 		"Replacement": live.Replacement{}, "PollCost": live.PollCost{}, "RequestBudget": live.RequestBudget{},
 		"Reading": live.Reading{}, "Loss": live.Loss{}, "StateCount": live.StateCount{},
 		"WhyView": live.WhyView{}, "WhyLine": live.WhyLine{}, "WhyPartition": live.WhyPartition{}, "WhyFact": live.WhyFact{},

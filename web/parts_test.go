@@ -124,7 +124,7 @@ func TestNewVertexPageEmbedded(t *testing.T) {
 		t.Errorf("embedded grid: figures %v, lineage %v, restored %q, lag method %t, sandbox form %v; want none of them",
 			got.Figures, got.Lineage, got.Restored, got.LagMethod, got.SandboxRestore)
 	}
-	if pr := got.Prediction; pr == nil || pr.Kind != "exact" || pr.Summary == "" || pr.Explained() {
+	if pr := got.Prediction; pr == nil || pr.Kind != "exact" || pr.Summary.Text == "" || pr.Explained() {
 		t.Errorf("embedded prediction %+v, want the verdict and summary without how it was modelled", pr)
 	}
 	if got.Grid == nil || !slices.Equal(got.Peers, peers) {

@@ -301,6 +301,7 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 		thenUnc = uncertain
 	}
 	v.Then = gc.grid("target", "Target", pl.Target, thenMode, nowMoves, thenUnc)
+	v.HighlightNote = planHighlightNote(f, hl)
 
 	v.Figures = planFigures(pl, hasRates)
 	v.Why = explainSkew(f, pl)

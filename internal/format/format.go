@@ -167,14 +167,33 @@ func Ratio(x float64) string {
 
 // Percent writes a percentage (0–100 and beyond, as Flink's skew is):
 // whole, or with one decimal below 1 so that a small skew does not read 0%.
+// It is the one rounding rule for percentages: every table, figure and
+// sentence writes one with Percent (or Points), so a candidate's 114.5 %
+// reads "115%" in the planner's table and in its verdict alike.
 func Percent(v float64) string {
 	if math.IsNaN(v) {
 		return Unknown
 	}
-	if v != 0 && math.Abs(v) < 1 {
-		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
+	return percent(v) + "%"
+}
+
+// Points writes a difference of two percentages in percentage points,
+// rounded as Percent rounds: "12 points".
+func Points(v float64) string {
+	if math.IsNaN(v) {
+		return Unknown
 	}
-	return strconv.FormatFloat(math.Round(v), 'f', 0, 64) + "%"
+	return percent(v) + " points"
+}
+
+// percent is v rounded half away from zero (math.Round) to a whole number,
+// or to one decimal below 1. strconv and fmt's %.0f round half to even
+// (114.5 → 114), so they are not used for the whole numbers.
+func percent(v float64) string {
+	if v != 0 && math.Abs(v) < 1 {
+		return strconv.FormatFloat(math.Round(v*10)/10, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 }
 
 // Factor writes a ratio of two figures with two decimals: "1.37".

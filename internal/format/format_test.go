@@ -19,6 +19,9 @@ func TestFigures(t *testing.T) {
 		{Seconds(-1), "–"}, {Seconds(0.4), "0 s"}, {Seconds(200), "3 m 20 s"}, {Seconds(7500), "2 h 5 m"}, {Seconds(273600), "3 d 4 h"},
 		{Ratio(-1), "–"}, {Ratio(0.534), "53%"}, {Ratio(1), "100%"},
 		{Percent(0.26), "0.3%"}, {Percent(0), "0%"}, {Percent(137.4), "137%"},
+		// Half away from zero, as math.Round: never fmt's half to even.
+		{Percent(114.5), "115%"}, {Percent(22.5), "23%"}, {Percent(-2.5), "-3%"}, {Percent(0.25), "0.3%"},
+		{Points(12.5), "13 points"}, {Percent(math.NaN()), "–"},
 		{Factor(1.366), "1.37"}, {Millis(412), "412 ms"}, {Millis(1500), "1500 ms"}, {Millis(-1), "–"},
 		{Bytes(-1), "–"}, {Bytes(512), "512 B"}, {Bytes(1536), "1.5 KiB"}, {Bytes(3 << 30), "3.0 GiB"},
 		{Bytes(5 << 40), "5.0 TiB"}, {Bytes(10 << 20), "10.0 MiB"},
