@@ -387,7 +387,7 @@ type VertexView struct {
 	// (Kafka sources whose cluster was read), observed, by topic name.
 	Retention  []TopicRetention `json:"retention,omitempty"`
 	Prediction *Prediction      `json:"prediction,omitempty"`
-	Subtasks    []SubtaskRow `json:"subtasks"`
+	Subtasks   []SubtaskRow     `json:"subtasks"`
 	// SparkTimes are the times of the subtasks' spark samples (Unix
 	// seconds, oldest first), shared by every subtask's SparkLag and
 	// SparkRate.
@@ -468,5 +468,5 @@ type TopicView struct {
 	// read.
 	Retention *TopicRetention `json:"retention,omitempty"`
 	Age       Age             `json:"freshness"`
-	Error      string              `json:"error,omitempty"`
+	Error     string          `json:"error,omitempty"`
 }
