@@ -1,7 +1,9 @@
 package live
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,6 +62,14 @@ func TestTimeToRetentionWarnsBeforeTheLoss(t *testing.T) {
 			}
 		}
 		if sec == 100 {
+			f := figure(t, vv, "Time to retention")
+			want := fmt.Sprintf("at this rate subtask %d falls past the 2-minute retention of orders-0 in about 2 min", row.Subtask)
+			if f.Kind != Estimated || !strings.HasPrefix(f.Note, want) || f.Text != "≈ 2 m 20 s" {
+				t.Errorf("at 100 s: time-to-retention figure %+v, want %q, estimated", f, want)
+			}
+			if r := figure(t, vv, "Retention"); r.Kind != Observed || r.Text != "2 m 0 s" || !strings.Contains(r.Note, "orders: 2 m 0 s, cleanup delete") {
+				t.Errorf("at 100 s: retention figure %+v", r)
+			}
 			warnAt100 = row.TimeToRetentionSeconds
 			if row.RetentionPartition != "orders-0" || row.RetentionSeconds != 120 {
 				t.Errorf("at 100 s: row retention %q %v, want orders-0 at 120 s", row.RetentionPartition, row.RetentionSeconds)

@@ -474,7 +474,7 @@ func figures(vv *VertexView, since time.Time) []Figure {
 		if !known {
 			f.Value, f.Text, f.Note = -1, "–", "needs two Kafka polls"
 		}
-		fs = append(fs, f, lossFigure(vv, since), statesFigure(vv))
+		fs = append(fs, f, lossFigure(vv, since), retentionFigure(vv), timeToRetentionFigure(vv), statesFigure(vv))
 	}
 	rates := make([]float64, 0, len(vv.Subtasks))
 	for _, r := range vv.Subtasks {

@@ -112,6 +112,8 @@ func TestOpenAPIPlanSchema(t *testing.T) {
 	restore.Set("state", "1 GiB")
 	restore.Set("keyedIn", "40,50,60,70")
 	restore.Set("keyedBusy", "0.4,0.5,0.6,0.7")
+	restore.Set("backlog", "orders,3,27000\n")
+	restore.Set("retention", "orders,120000\n")
 	for _, q := range []string{
 		planQuery().Encode(),
 		restore.Encode(),
@@ -130,7 +132,7 @@ func TestOpenAPIPlanSchema(t *testing.T) {
 		sch := oaLiveResponseSchema(t, doc, "/api/v1/plan")
 		c.check("/api/v1/plan?"+q, sch, v)
 	}
-	for _, name := range []string{"PlanResponse", "Sizing", "Candidate", "CapacityEstimate", "KeyedRescaleDiff", "SourceRescaleDiff", "PlanSide"} {
+	for _, name := range []string{"PlanResponse", "Sizing", "Candidate", "CapacityEstimate", "KeyedRescaleDiff", "SourceRescaleDiff", "PlanSide", "SubtaskBacklog"} {
 		if !c.seen[name] {
 			t.Errorf("schema %s is not reached from /api/v1/plan's answers", name)
 		}
