@@ -23,7 +23,8 @@ type SubtaskBacklog struct {
 	// none is known (or every one is infinite); LossStops reports that its
 	// lag time stays under it: the subtask reads faster than its
 	// partitions are written, so the lag time falls and records stop being
-	// deleted unread. False without a known retention.
+	// deleted unread. False without a known retention; true for a subtask
+	// without partitions.
 	RetentionSeconds float64 `json:"retentionSeconds"`
 	LossStops        bool    `json:"lossStops"`
 }
@@ -49,7 +50,8 @@ func backlogOf(a Assignment, rates, backlog map[TopicPartition]float64, retentio
 		}
 		b.ClearSeconds = ClearSeconds(b.Records, capacity, b.InputRate)
 		b.RetentionSeconds = shortest.Seconds()
-		b.LossStops = shortest > 0 && capacity > b.InputRate
+		// A subtask without partitions loses nothing.
+		b.LossStops = len(ps) == 0 || shortest > 0 && capacity > b.InputRate
 		out[i] = b
 	}
 	return out
@@ -72,18 +74,20 @@ func ClearSeconds(backlog, capacity, inputRate float64) float64 {
 }
 
 // slowestClear is the longest clearance over bs (-1 when one never
-// clears) and whether every subtask's loss stops.
+// clears) and whether every subtask's loss stops: false when no subtask's
+// retention is known, since nothing can then be said of it.
 func slowestClear(bs []SubtaskBacklog) (float64, bool) {
-	worst, stops := 0.0, true
+	worst, stops, known := 0.0, true, false
 	for _, b := range bs {
 		if b.ClearSeconds < 0 {
 			worst = -1
 		} else if worst >= 0 {
 			worst = max(worst, b.ClearSeconds)
 		}
+		known = known || b.RetentionSeconds > 0
 		stops = stops && b.LossStops
 	}
-	return worst, stops
+	return worst, stops && known
 }
 
 // backlogVerdict is the clearance in words, appended to a candidate's

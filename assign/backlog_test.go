@@ -62,6 +62,15 @@ func TestSizeBacklogClears(t *testing.T) {
 	if len(sz.Candidates) == 0 || sz.Candidates[0].Backlog == nil {
 		t.Errorf("Size with a backlog: candidates %+v carry no backlog", sz.Candidates)
 	}
+	// p = 6 leaves subtasks idle: they lose nothing, and the candidate's
+	// loss stops when every reading subtask keeps up.
+	sz, _ = Size(SizingInput{RecommendInput: RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 128, Current: 4, Target: 6, UpperLimit: 6},
+		SourceCapacity: 150, Backlog: backlog, Retention: map[string]time.Duration{"orders": 2 * time.Minute}})
+	for _, c := range sz.Candidates {
+		if c.Parallelism == 6 && (!c.LossStops || c.ClearSeconds != 600) {
+			t.Errorf("Size[p=6] = loss stops %v, clear %v; want true, 600 (two idle subtasks lose nothing)", c.LossStops, c.ClearSeconds)
+		}
+	}
 	// Without a retention the clearance is still given, loss not judged.
 	sz, _ = Size(SizingInput{RecommendInput: RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 128, Current: 4}, SourceCapacity: 150, Backlog: backlog})
 	for _, c := range sz.Candidates {

@@ -21,6 +21,9 @@ import (
 // set reads them at once.
 const retentionRefresh = time.Minute
 
+// retentionBatchSize bounds the topics of one DescribeConfigs request.
+const retentionBatchSize = 500
+
 // Retention is a topic's retention settings as its brokers report them
 // (DescribeConfigs: retention.ms, retention.bytes, cleanup.policy). Every
 // value is validated here: a value that does not parse, or is negative
@@ -140,8 +143,8 @@ func retentionOf(rc kadm.ResourceConfig, now time.Time) Retention {
 
 // refreshRetention re-reads the retention settings of names when they are
 // due (once a retentionRefresh, or when the topic set changed). A failed
-// read keeps each topic's last values, marked stale with the error. It
-// only reads (DescribeConfigs).
+// read keeps each topic's last values, marked stale with the error, until
+// the next read is due. It only reads (DescribeConfigs).
 func (c *Collector) refreshRetention(ctx context.Context, now time.Time, names []string) error {
 	due := !slices.Equal(names, c.retentionNames) || c.retentionAt.IsZero() ||
 		now.Sub(c.retentionAt) >= retentionRefresh || now.Before(c.retentionAt)
@@ -149,12 +152,21 @@ func (c *Collector) refreshRetention(ctx context.Context, now time.Time, names [
 		c.ageRetention(now)
 		return nil
 	}
-	rcs, err := c.adm.DescribeTopicConfigs(ctx, names...)
-	next := make(map[string]Retention, len(names))
+	// Batches bound each answer: a broker sends every config of every
+	// topic asked for (some 30 each).
+	var errs []error
 	got := map[string]kadm.ResourceConfig{}
-	for _, rc := range rcs {
-		got[rc.Name] = rc
+	for batch := range slices.Chunk(names, retentionBatchSize) {
+		rcs, err := c.adm.DescribeTopicConfigs(ctx, batch...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, rc := range rcs {
+			got[rc.Name] = rc
+		}
 	}
+	err := errors.Join(errs...)
+	next := make(map[string]Retention, len(names))
 	for _, name := range names {
 		rc, ok := got[name]
 		switch {
@@ -168,10 +180,9 @@ func (c *Collector) refreshRetention(ctx context.Context, now time.Time, names [
 			next[name] = staleRetention(c.retention[name], now, fmt.Errorf("topic %q configs: %w", name, cmp.Or(err, errors.New("no answer"))))
 		}
 	}
-	c.retention = next
-	if err == nil {
-		c.retentionAt, c.retentionNames = now, slices.Clone(names)
-	}
+	// A failed read is retried a retentionRefresh later too: a broker that
+	// refuses DescribeConfigs (no ACL) is not asked at every poll.
+	c.retention, c.retentionAt, c.retentionNames = next, now, slices.Clone(names)
 	return err
 }
 

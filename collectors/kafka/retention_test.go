@@ -93,8 +93,10 @@ func TestCollectorRetentionReadFails(t *testing.T) {
 	alterTopic(t, adm, "orders", map[string]string{"retention.ms": "120000"})
 	col, now := newTestCollector(t, c, Config{Topics: []string{"orders"}})
 	col.PollOnce(context.Background())
+	var refused atomic.Int32
 	c.ControlKey(int16(kmsg.DescribeConfigs), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
+		refused.Add(1)
 		resp := req.ResponseKind().(*kmsg.DescribeConfigsResponse)
 		for _, rr := range req.(*kmsg.DescribeConfigsRequest).Resources {
 			r := kmsg.NewDescribeConfigsResponseResource()
@@ -108,6 +110,12 @@ func TestCollectorRetentionReadFails(t *testing.T) {
 	r := topicOf(t, s, "orders").Retention
 	if d, ok := r.Duration(); !ok || d != 2*time.Minute || !r.Stale || r.Err == nil || r.Age != 2*time.Minute {
 		t.Errorf("retention after a failed read = %v %v %+v; want the last 2m0s, stale, with an error, 2m old", d, ok, r)
+	}
+	// A refusing broker is asked again a minute later, not at every poll.
+	*now = t0.Add(2*time.Minute + 10*time.Second)
+	s = col.PollOnce(context.Background())
+	if r := topicOf(t, s, "orders").Retention; refused.Load() != 1 || !r.Stale || r.Age != 2*time.Minute+10*time.Second {
+		t.Errorf("10 s after a refused read: %d reads, retention %+v; want 1 read, the old values stale and aged", refused.Load(), r)
 	}
 }
 
