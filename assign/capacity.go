@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/internal/quote"
@@ -158,6 +159,12 @@ type SizingInput struct {
 	// StateBytes is each current subtask's keyed state, for the state each
 	// candidate moves; nil unknown.
 	StateBytes []int64
+	// Backlog is each partition's records not yet read (the source's
+	// observed lag), nil unknown: then no candidate says when its backlog
+	// clears. Retention is each topic's retention time (absent: unknown or
+	// infinite).
+	Backlog   map[TopicPartition]float64
+	Retention map[string]time.Duration
 }
 
 // Candidate roles, in the order Size lists them.
@@ -267,6 +274,16 @@ func Size(in SizingInput) (Sizing, error) {
 	}
 	if in.KeyGroupLoad != nil && len(in.KeyGroupLoad) != r.maxP {
 		return Sizing{}, fmt.Errorf("key-group load has %d entries: want one per key group (%d)", len(in.KeyGroupLoad), r.maxP)
+	}
+	for tp, v := range in.Backlog {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return Sizing{}, fmt.Errorf("backlog of partition %s is %v: want a finite number of records ≥ 0", quote.Clip(tp.SplitID()), v)
+		}
+	}
+	for t, d := range in.Retention {
+		if d < 0 {
+			return Sizing{}, fmt.Errorf("retention of topic %s is %v: want a duration ≥ 0", quote.Clip(t), d)
+		}
 	}
 	if in.Restore && in.Assign != nil {
 		return Sizing{}, errors.New("restore from a savepoint is modelled for Flink's KafkaSource only")
@@ -551,7 +568,19 @@ func Size(in SizingInput) (Sizing, error) {
 				c.StateMovedBytes = d.MovedBytes
 			}
 		}
-		c.Verdict = verdict(c, sz, u, refSrc, refKey)
+		if in.Backlog != nil && r.hasRates && !r.keyedOnly {
+			a := e.a
+			if a == nil {
+				if fa, err := FreshAssignment(in.Topics, pk.p); err == nil {
+					a = &fa
+				}
+			}
+			if a != nil {
+				c.Backlog = backlogOf(*a, in.Rates, in.Backlog, in.Retention, srcCap)
+				c.ClearSeconds, c.LossStops = slowestClear(c.Backlog)
+			}
+		}
+		c.Verdict = verdict(c, sz, u, refSrc, refKey) + backlogVerdict(c)
 		seen[pk.p] = len(sz.Candidates)
 		sz.Candidates = append(sz.Candidates, c)
 	}

@@ -339,6 +339,14 @@ type Candidate struct {
 	// from Current; StateMovedBytes the keyed state they hold (-1 unknown).
 	StateMovedFraction float64 `json:"stateMovedFraction"`
 	StateMovedBytes    int64   `json:"stateMovedBytes"`
+	// Backlog is each subtask's backlog and when it clears at the source's
+	// capacity (Size with a backlog and a capacity; nil otherwise).
+	// ClearSeconds is the slowest subtask's (-1 never), LossStops that
+	// every subtask's lag time falls, so records stop being deleted unread
+	// (false when a retention is unknown).
+	Backlog      []SubtaskBacklog `json:"backlog,omitempty"`
+	ClearSeconds float64          `json:"clearSeconds"`
+	LossStops    bool             `json:"lossStops"`
 	// Verdict is the judgement in words.
 	Verdict string `json:"verdict,omitempty"`
 }

@@ -25,6 +25,9 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 		if t.Err != nil {
 			tv.Error = t.Err.Error()
 		}
+		if tr, ok := retentionView(topic, t.Retention, now); ok {
+			tv.Retention = &tr
+		}
 		type gp struct {
 			g  int
 			gp kafka.GroupPartition

@@ -143,6 +143,14 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		a := ageOf(at, now, stale, ks.Err)
 		vv.KafkaAge = &a
 	}
+	// The retention settings of the cluster's topics, for the topics the
+	// source reads and each partition's time to retention.
+	retention := map[string]kafka.Retention{}
+	if ks != nil {
+		for _, t := range ks.Topics {
+			retention[t.Name] = t.Retention
+		}
+	}
 	parts := s.parts[cluster]
 	oo, ok := s.owners[vertexKey{fs.Endpoint, j.ID, v.ID}]
 	if !ok {
@@ -161,7 +169,7 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		topic := s.resolve(cluster, st.Topic)
 		topicSet[topic] = true
 		c := PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
-			End: -1, Lag: -1, Rate: -1, Predicted: -1, LagKind: kafka.TimeLagUnknown.String()}
+			End: -1, Lag: -1, Rate: -1, Predicted: -1, LagKind: kafka.TimeLagUnknown.String(), TimeToRetentionSeconds: -1}
 		var rs *readStatus
 		if r, ok := reads[topicPart{topic, st.Partition}]; ok {
 			rs = &r
@@ -182,6 +190,12 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 			(v.Subtasks[st.Subtask].Status == "RUNNING" || v.Subtasks[st.Subtask].Status == "")
 		fresh := determined && !v.Stale && ok && !p.Stale
 		c.Reading = reading(rs, c.Lag, running, fresh, now)
+		if d, ok := retention[topic].Duration(); ok {
+			c.RetentionSeconds = d.Seconds()
+			if fresh && running {
+				c.TimeToRetentionSeconds = timeToRetention(c.LagSeconds, c.LagKind, c.Reading, c.RetentionSeconds)
+			}
+		}
 		return c
 	}
 	// A partition whose reader the metric ids do not determine is shown
@@ -229,6 +243,11 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		vv.Topics = append(vv.Topics, t)
 	}
 	sort.Strings(vv.Topics)
+	for _, t := range vv.Topics {
+		if tr, ok := retentionView(t, retention[t], now); ok {
+			vv.Retention = append(vv.Retention, tr)
+		}
+	}
 	labels := topicLabels(vv.Topics)
 	for i := range vv.Subtasks {
 		r := &vv.Subtasks[i]
@@ -455,7 +474,7 @@ func figures(vv *VertexView, since time.Time) []Figure {
 		if !known {
 			f.Value, f.Text, f.Note = -1, "–", "needs two Kafka polls"
 		}
-		fs = append(fs, f, lossFigure(vv, since), statesFigure(vv))
+		fs = append(fs, f, lossFigure(vv, since), retentionFigure(vv), timeToRetentionFigure(vv), statesFigure(vv))
 	}
 	rates := make([]float64, 0, len(vv.Subtasks))
 	for _, r := range vv.Subtasks {
@@ -673,6 +692,7 @@ func shapeOf(vv *VertexView) string {
 // and says when the subtask catches up.
 func sumRow(r *SubtaskRow, q VertexQuery) {
 	r.Lag, r.Rate, r.LagSeconds, r.LagKind, r.Highlight = -1, -1, 0, kafka.TimeLagUnknown.String(), q.Highlight == r.Subtask
+	r.TimeToRetentionSeconds = -1
 	if len(r.Partitions) == 0 {
 		// An idle reader has nothing to catch up on.
 		r.Lag, r.Rate = 0, 0
@@ -697,6 +717,10 @@ func sumRow(r *SubtaskRow, q VertexQuery) {
 		}
 		if c.Reading.Lost != nil {
 			r.RecordsLost += c.Reading.Lost.Records
+		}
+		if t := c.TimeToRetentionSeconds; t >= 0 && (r.TimeToRetentionSeconds < 0 || t < r.TimeToRetentionSeconds) {
+			r.TimeToRetentionSeconds, r.RetentionSeconds = t, c.RetentionSeconds
+			r.RetentionPartition = c.Topic + "-" + strconv.Itoa(int(c.Partition))
 		}
 		if q.HighlightTopic != "" && c.Topic == q.HighlightTopic && c.Partition == q.HighlightPartition {
 			r.Highlight = true

@@ -248,6 +248,13 @@ type PartitionCell struct {
 	// Rate is the produce rate in records/s, observed from end-offset
 	// deltas; -1 unknown.
 	Rate float64 `json:"rate"`
+	// RetentionSeconds is the topic's retention.ms in seconds when it
+	// deletes records (observed), 0 unknown or no limit.
+	// TimeToRetentionSeconds is, estimated, when the lag in time reaches
+	// it at the lag time's trend (timeToRetention): -1 when the lag is not
+	// growing or the retention is unknown, 0 when it is there already.
+	RetentionSeconds       float64 `json:"retentionSeconds"`
+	TimeToRetentionSeconds float64 `json:"timeToRetentionSeconds"`
 	// Predicted is the subtask Flink's formula gives, -1 when not modelled.
 	Predicted int `json:"predicted"`
 	// Uncertain is true when the owner is not determined: the restore model
@@ -287,6 +294,12 @@ type SubtaskRow struct {
 	// RecordsLost is the records of its partitions Kafka deleted before it
 	// read them (their Reading.Lost), observed.
 	RecordsLost int64 `json:"recordsLost"`
+	// TimeToRetentionSeconds is the soonest of its partitions' (-1 none),
+	// RetentionSeconds and RetentionPartition that partition's retention
+	// and split id. Estimated.
+	TimeToRetentionSeconds float64 `json:"timeToRetentionSeconds"`
+	RetentionSeconds       float64 `json:"retentionSeconds,omitempty"`
+	RetentionPartition     string  `json:"retentionPartition,omitempty"`
 	// CatchUp says whether and when the subtask catches up at its observed
 	// rates (CatchUp* constants), CatchUpSeconds the estimate for
 	// CatchUpETA: its lag over records out/s minus its partitions'
@@ -372,9 +385,12 @@ type VertexView struct {
 	States []StateCount `json:"states,omitempty"`
 	// RecordsLost is the records of the source's partitions Kafka deleted
 	// before it read them, observed since skewscope started.
-	RecordsLost int64        `json:"recordsLost"`
-	Prediction  *Prediction  `json:"prediction,omitempty"`
-	Subtasks    []SubtaskRow `json:"subtasks"`
+	RecordsLost int64 `json:"recordsLost"`
+	// Retention is the retention settings of the topics the source reads
+	// (Kafka sources whose cluster was read), observed, by topic name.
+	Retention  []TopicRetention `json:"retention,omitempty"`
+	Prediction *Prediction      `json:"prediction,omitempty"`
+	Subtasks   []SubtaskRow     `json:"subtasks"`
 	// SparkTimes are the times of the subtasks' spark samples (Unix
 	// seconds, oldest first), shared by every subtask's SparkLag and
 	// SparkRate.
@@ -451,6 +467,9 @@ type TopicView struct {
 	Rate       float64             `json:"rate"`
 	Groups     []TopicGroup        `json:"groups"`
 	Partitions []TopicPartitionRow `json:"partitions"`
-	Age        Age                 `json:"freshness"`
-	Error      string              `json:"error,omitempty"`
+	// Retention is the topic's retention settings, nil before they were
+	// read.
+	Retention *TopicRetention `json:"retention,omitempty"`
+	Age       Age             `json:"freshness"`
+	Error     string          `json:"error,omitempty"`
 }

@@ -21,7 +21,9 @@
 //     name contains a dot, which Flink's metric ids turn into an underscore.
 //
 // Old records are deleted with DeleteRecords two minutes after they were
-// written (Options.Retention), so memory stays bounded however long the
+// written (Options.Retention, which every topic also carries as its
+// retention.ms, cleanup.policy delete, so DescribeConfigs reports it as a
+// broker would), so memory stays bounded however long the
 // sandbox runs; the hot orders subtask, which falls behind, reaches that
 // age after a few minutes, and Kafka deletes records it has not read: the
 // dashboard shows them as lost. kfake

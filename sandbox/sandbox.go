@@ -185,6 +185,9 @@ func (s *Sandbox) start() error {
 		return fmt.Errorf("sandbox: admin client: %w", err)
 	}
 	s.adm = kadm.NewClient(s.admCl)
+	if err := s.setRetention(); err != nil {
+		return err
+	}
 
 	s.traffic, err = newTraffic(s)
 	if err != nil {
@@ -395,4 +398,36 @@ func (s *Sandbox) subRand() *rand.Rand {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return rand.New(rand.NewPCG(s.rng.Uint64(), s.rng.Uint64()))
+}
+
+// setRetention gives every sandbox topic the retention its trimmer applies
+// (retention.ms = Options.Retention, cleanup.policy delete), so the topics
+// report their real retention to DescribeConfigs as a broker's do. kfake
+// enforces retention.ms itself only on its cleaner's interval
+// (log.cleaner.backoff.ms, an hour); the trimmer deletes on time.
+func (s *Sandbox) setRetention() error {
+	ms := strconv.FormatInt(s.opts.Retention.Milliseconds(), 10)
+	del := "delete"
+	names := make([]string, 0, len(sandboxTopics))
+	for _, t := range sandboxTopics {
+		names = append(names, t.name)
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+	defer cancel()
+	rs, err := s.adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{
+		{Op: kadm.SetConfig, Name: "retention.ms", Value: &ms},
+		{Op: kadm.SetConfig, Name: "cleanup.policy", Value: &del},
+	}, names...)
+	if err == nil {
+		for _, r := range rs {
+			if r.Err != nil {
+				err = fmt.Errorf("topic %s: %w", r.Name, r.Err)
+				break
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("sandbox: set retention.ms: %w", err)
+	}
+	return nil
 }

@@ -534,3 +534,32 @@ func BenchmarkStart(b *testing.B) {
 		sb.Close()
 	}
 }
+
+// Every sandbox topic reports the retention its trimmer applies, so the
+// dashboard shows the sandbox's real retention (2 minutes by default).
+func TestTopicsReportTheirRetention(t *testing.T) {
+	sb := startSandbox(t, Options{})
+	adm := newAdmin(t, sb)
+	var names []string
+	for _, tp := range sandboxTopics {
+		names = append(names, tp.name)
+	}
+	rcs, err := adm.DescribeTopicConfigs(t.Context(), names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rcs) != len(names) {
+		t.Fatalf("DescribeTopicConfigs answered %d topics, want %d", len(rcs), len(names))
+	}
+	for _, rc := range rcs {
+		got := map[string]string{}
+		for _, c := range rc.Configs {
+			if c.Value != nil {
+				got[c.Key] = *c.Value
+			}
+		}
+		if rc.Err != nil || got["retention.ms"] != "120000" || got["cleanup.policy"] != "delete" {
+			t.Errorf("topic %s: retention.ms %q, cleanup.policy %q, err %v; want 120000, delete", rc.Name, got["retention.ms"], got["cleanup.policy"], rc.Err)
+		}
+	}
+}

@@ -367,9 +367,13 @@ type TopicView struct {
 	// SampleURL opens the key sampler on the topic ("" when it cannot run).
 	SampleURL string
 	Produced  Text
-	Bar       LiveBar
-	Error     string
-	Groups    []TopicGroupHead
+	// Retention is the topic's retention settings in words and
+	// RetentionAge when they were read, observed; "" texts before the
+	// first read (then the line is not shown).
+	Retention, RetentionAge Text
+	Bar                     LiveBar
+	Error                   string
+	Groups                  []TopicGroupHead
 	// States explain the group states shown, once each.
 	States []string
 	Rows   []TopicPartitionRow

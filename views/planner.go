@@ -37,7 +37,10 @@ type PlannerForm struct {
 	Busy, Observed, Capacity          string
 	KeyedIn, KeyedBusy, KeyedCapacity string
 	Utilization                       string
-	CapacityOpen                      bool
+	// Backlog and Retention are the source's backlog per partition and
+	// each topic's retention.ms, as typed.
+	Backlog, Retention string
+	CapacityOpen       bool
 	// ObservedAt and Job are kept from a plan filled in from a live job,
 	// Sample from a plan with a key sample's key groups.
 	ObservedAt, Job, Sample string

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/skewscope/skewscope/internal/format"
@@ -604,7 +605,7 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 }
 
 func topicShape(tv live.TopicView) string {
-	parts := []string{strconv.Itoa(len(tv.Partitions)), tv.Error}
+	parts := []string{strconv.Itoa(len(tv.Partitions)), tv.Error, strconv.FormatBool(tv.Retention != nil)}
 	for _, g := range tv.Groups {
 		parts = append(parts, g.Name, g.State, strconv.FormatBool(g.RecordsLost > 0))
 	}
@@ -624,6 +625,17 @@ func newTopicPage(tv live.TopicView) views.TopicView {
 		Cluster: tv.Cluster, Name: tv.Name, Partitions: strconv.Itoa(len(tv.Partitions)),
 		Produced: text("rate", format.Rate(tv.Rate)),
 		Bar:      liveBar(tv.Age, nil), Error: tv.Error,
+	}
+	if tr := tv.Retention; tr != nil {
+		p.Retention = text("retention", live.RetentionText(*tr))
+		age := format.Seconds(float64(tr.Age.Seconds)) + " ago"
+		if tr.Age.Stale || tr.Age.Err != "" {
+			age += " (the latest read failed)"
+		}
+		if len(tr.Errors) > 0 {
+			age += " · " + strings.Join(tr.Errors, "; ")
+		}
+		p.RetentionAge = text("retention-age", age)
 	}
 	seen := map[string]bool{}
 	for i, g := range tv.Groups {

@@ -28,6 +28,9 @@ var (
 	descPartitionLagSeconds = prometheus.NewDesc("skewscope_source_partition_lag_seconds",
 		"Estimated time lag of the same partition (offset→time interpolation over the Kafka polls; a lower bound when older than the samples).",
 		[]string{"endpoint", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition", "job_name", "vertex_name"}, nil)
+	descPartitionTimeToRetention = prometheus.NewDesc("skewscope_source_partition_time_to_retention_seconds",
+		"Estimated seconds until the lag time of the same partition reaches its topic's retention (retention.ms, read from the brokers), at the lag time's trend over the recent polls: after it Kafka deletes records before the source reads them; 0 once there. Exported only while the lag time grows, the retention is finite and the cleanup policy deletes, and Flink's and Kafka's figures are fresh.",
+		[]string{"endpoint", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition", "job_name", "vertex_name"}, nil)
 	descPartitionBehindStart = prometheus.NewDesc("skewscope_source_partition_behind_log_start_records",
 		"Records of a partition read by a Flink Kafka source subtask that were deleted (retention, DeleteRecords) before it read them: log start offset − (currentOffset + 1), 0 while the reader is at or past the log start. Exported while Flink's and Kafka's figures are both fresh and the reader is determined.",
 		[]string{"endpoint", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition", "job_name", "vertex_name"}, nil)
@@ -83,7 +86,7 @@ var (
 type liveCollector struct{ s *Server }
 
 func (c liveCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descPartitionLag, descPartitionLagSeconds, descPartitionBehindStart, descPartitionLost, descGroupLost, descSubtaskBusy, descVertexSkew,
+	for _, d := range []*prometheus.Desc{descPartitionLag, descPartitionLagSeconds, descPartitionTimeToRetention, descPartitionBehindStart, descPartitionLost, descGroupLost, descSubtaskBusy, descVertexSkew,
 		descVertexMaxBusy, descDrift, descGroupLag, descGroupLagSeconds, descUp, descState, descLastPoll, descPollDuration,
 		descFlinkRequests, descFlinkBytes, descFlinkBackoff, descWSConnections, descWSDropped, descWSSent, descWSRefused, descWSInbound} {
 		ch <- d
@@ -206,6 +209,9 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 					gauge(ch, descPartitionLag, float64(p.Lag), j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
 					if p.LagKind != "unknown" {
 						gauge(ch, descPartitionLagSeconds, p.LagSeconds, j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
+					}
+					if p.TimeToRetentionSeconds >= 0 {
+						gauge(ch, descPartitionTimeToRetention, p.TimeToRetentionSeconds, j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
 					}
 					if start, ok := starts[logStartKey{vv.Cluster, p.Topic, p.Partition}]; ok && bothFresh && p.Current >= 0 && !p.OwnerUndetermined {
 						gauge(ch, descPartitionBehindStart, float64(max(0, start-(p.Current+1))), j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -210,5 +211,71 @@ func TestMetricsCountWebsocketRefusals(t *testing.T) {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+}
+
+// retentionStore returns a store whose job reads "orders" (4 partitions)
+// at p=2, written at 100 records/s each; partition 1's reader reads 50
+// records/s from 0 (its lag time grows by half a second a second), the
+// others keep up. The topic's retention.ms is retentionMs (-1 no limit).
+func retentionStore(t *testing.T, at time.Time, retentionMs int64) *live.Store {
+	t.Helper()
+	now := at
+	st := live.New(live.Options{Now: func() time.Time { return now }})
+	topics := []assign.Topic{{Name: "orders", Partitions: 4}}
+	ret := kafka.Retention{Time: kafka.RetentionLimit{Value: retentionMs, Known: true, Infinite: retentionMs < 0},
+		Bytes: kafka.RetentionLimit{Value: -1, Known: true, Infinite: true}, CleanupPolicy: "delete", Freshness: kafka.Freshness{UpdatedAt: at}}
+	subtasks := make([]flink.SubtaskSnapshot, 2)
+	for i := range subtasks {
+		subtasks[i] = flink.SubtaskSnapshot{Index: i, Status: "RUNNING", BusyRatio: 0.5, IdleRatio: 0.5, RecordsInPerSecond: 100, RecordsOutPerSecond: 100, StateSize: -1}
+	}
+	for i := range 10 {
+		now = at.Add(time.Duration(i) * 10 * time.Second)
+		end := int64(1000 * i)
+		ks := &kafka.Snapshot{Cluster: "prod", CollectedAt: now}
+		topic := kafka.Topic{Name: "orders", Retention: ret}
+		for p := range int32(4) {
+			topic.Partitions = append(topic.Partitions, kafka.Partition{Partition: p, End: end, Rate: 100, RateOK: i > 0, Freshness: kafka.Freshness{UpdatedAt: now}})
+		}
+		ks.Topics = []kafka.Topic{topic}
+		st.UpdateKafka(ks)
+		var ids []string
+		var vals []flink.Metric
+		for _, tp := range assign.Partitions(topics) {
+			o, _ := assign.KafkaSplitOwner(tp, 2)
+			base := fmt.Sprintf("%d.Source__Kafka_Source.KafkaSourceReader.topic.orders.partition.%d.", o, tp.Partition)
+			cur := end - 1
+			if tp.Partition == 1 {
+				cur = end/2 - 1
+			}
+			ids = append(ids, base+"currentOffset", base+"committedOffset")
+			vals = append(vals, flink.Metric{ID: base + "currentOffset", Raw: fmt.Sprint(cur)}, flink.Metric{ID: base + "committedOffset", Raw: fmt.Sprint(max(cur, 0))})
+		}
+		obs := flink.ParseKafkaSourceMetricIDs(ids)
+		obs.ApplyValues(vals)
+		st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: now, FlinkVersion: "2.2.1", Jobs: []flink.JobSnapshot{{
+			ID: tJob, Name: "orders/v2", State: "RUNNING", StartTime: at,
+			Vertices: []flink.VertexSnapshot{{ID: tSource, Name: "Source: Kafka Source", Parallelism: 2, MaxParallelism: 128, Source: true,
+				Kafka: obs, Subtasks: slices.Clone(subtasks), BackpressureLevel: "ok", Freshness: flink.Freshness{UpdatedAt: now}}},
+		}}})
+	}
+	return st
+}
+
+// The time to retention is exported for the partition whose lag time
+// grows toward a finite retention, with the partition lag's labels; not
+// for the partitions that keep up, nor without a retention limit.
+func TestMetricsTimeToRetention(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	const metric = "skewscope_source_partition_time_to_retention_seconds"
+	got := scrapeSeries(t, retentionStore(t, at, 120000), metric)
+	o, _ := assign.KafkaSplitOwner(assign.TopicPartition{Topic: "orders", Partition: 1}, 2)
+	// At 90 s the lag time is 45 s and grows by 0.5 s/s: (120 − 45) / 0.5.
+	want := fmt.Sprintf(`%s{cluster="prod",endpoint="jm",job_id="%s",job_name="orders/v2",partition="1",subtask="%d",topic="orders",vertex_id="%s",vertex_name="Source: Kafka Source"} 150`, metric, tJob, o, tSource)
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("/metrics %s:\n%s\nwant\n%s", metric, strings.Join(got, "\n"), want)
+	}
+	if got := scrapeSeries(t, retentionStore(t, at, -1), metric); len(got) != 0 {
+		t.Errorf("no retention limit: /metrics has %s series, want none:\n%s", metric, strings.Join(got, "\n"))
 	}
 }

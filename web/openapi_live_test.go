@@ -245,6 +245,9 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		Topics: []live.TopicSummary{{Cluster: "main", Name: "orders", Partitions: 12, Rate: 10.5, Groups: 1, Age: age}},
 	}
 	restored := &live.Restored{CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", At: at}
+	ms, bytes := int64(120000), int64(-1)
+	retention := live.TopicRetention{Topic: "orders", RetentionMs: &ms, RetentionBytes: &bytes, CleanupPolicy: "delete", Deletes: true,
+		Errors: []string{"the latest read failed, these are older values: timeout"}, Basis: "observed", Age: age}
 	reading := live.Reading{State: live.ReaderLost, Trend: live.TrendGrowing, PositionRate: 1.5, ProducedRate: 2.5, CatchUp: live.CatchUpUnknown,
 		CatchUpSeconds: 0.5, Samples: 12, WindowSeconds: 55.5, Lost: &live.Loss{Records: 2200, FirstSeen: at, LastSeen: at, Behind: 300}}
 	jv := live.JobView{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", StartTime: at, Restored: restored,
@@ -258,14 +261,16 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		Figures:     []live.Figure{{Label: "Total lag", Value: 120.5, Text: "120", Kind: live.Observed, Note: "log end − (Flink currentOffset + 1)"}},
 		States:      []live.StateCount{{State: live.ReaderLost, Count: 1}},
 		RecordsLost: 2200,
+		Retention:   []live.TopicRetention{retention},
 		Prediction: &live.Prediction{Mode: "restore", History: []int{2, 4}, HistorySource: "from the URL (?history=)", Matched: 3, Total: 4, Drift: 1,
 			Uncertain: 1, Ambiguous: 1, Summary: "1 of 4 partitions differ", Notes: []string{"a note"}, Source: "flink-connector-kafka",
 			Headline: live.Headline{Kind: live.BasisUncertain, Text: "uncertain: 3 of 4", Exact: 3, Uncertain: 1}},
 		Subtasks: []live.SubtaskRow{{Subtask: 0, Status: "RUNNING",
 			Partitions: []live.PartitionCell{{Topic: "orders", Partition: 3, Label: "o3", Current: 10, Committed: 9, End: 20, Lag: 9, LagSeconds: 1.5,
-				LagKind: "interpolated", Reading: reading, Rate: 2.5, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Level: 2}},
-			KeyGroups: &live.KeyGroupSpan{Start: 0, End: 63, Size: 64},
-			Rate:      2.5, Lag: 9, LagSeconds: 1.5, LagKind: "at-least", RecordsLost: 2200, CatchUp: live.CatchUpETA, CatchUpSeconds: 12.5, Trend: live.TrendShrinking,
+				LagKind: "interpolated", Reading: reading, Rate: 2.5, RetentionSeconds: 120, TimeToRetentionSeconds: 75, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Level: 2}},
+			KeyGroups:              &live.KeyGroupSpan{Start: 0, End: 63, Size: 64},
+			TimeToRetentionSeconds: 75, RetentionSeconds: 120, RetentionPartition: "orders-3",
+			Rate: 2.5, Lag: 9, LagSeconds: 1.5, LagKind: "at-least", RecordsLost: 2200, CatchUp: live.CatchUpETA, CatchUpSeconds: 12.5, Trend: live.TrendShrinking,
 			Busy: 0.25, BackPressured: 0.5, Idle: 0.25, RecordsIn: 1.5, RecordsOut: 2.5, StateSize: 1024, Drift: 1,
 			SparkLag: []float64{1.5}, SparkRate: []float64{2.5}, Highlight: true}},
 		SparkTimes: []float64{1764547200.5},
@@ -288,7 +293,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		Groups: []live.TopicGroup{{Name: "orders-app", State: "Stable", Lag: 9, RecordsLost: 2200, States: []live.StateCount{{State: live.ReaderLost, Count: 1}}}},
 		Partitions: []live.TopicPartitionRow{{Partition: 3, Start: 0, End: 20, Rate: 2.5, Error: "offsets: timeout", Stale: true,
 			Groups: []live.GroupOffset{{Committed: 10, Lag: 9, LagSeconds: 1.5, LagKind: "at-least", Reading: reading}}}},
-		Age: age, Error: "metadata: timeout"}
+		Retention: &retention, Age: age, Error: "metadata: timeout"}
 	return ov, ov.Jobs, jv, vv, tv
 }
 
@@ -347,6 +352,7 @@ func TestOpenAPILiveSchemasMatchViews(t *testing.T) {
 		"Reading": live.Reading{}, "Loss": live.Loss{}, "StateCount": live.StateCount{},
 		"WhyView": live.WhyView{}, "WhyLine": live.WhyLine{}, "WhyPartition": live.WhyPartition{}, "WhyFact": live.WhyFact{},
 		"WhyPlacement": live.WhyPlacement{}, "WhyTopic": live.WhyTopic{}, "WhyPeer": live.WhyPeer{}, "WhyRescale": live.WhyRescale{},
+		"TopicRetention": live.TopicRetention{},
 	}
 	for name := range zeros {
 		if !c.seen[name] {

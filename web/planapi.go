@@ -171,7 +171,12 @@ type planCapacityJSON struct {
 // planScalerJSON is assign.AutoscalerResult for one vertex, with figures
 // that can be infinite (a band without an upper end) as null.
 type planScalerJSON struct {
-	Vertex             string           `json:"vertex"`
+	Vertex string `json:"vertex"`
+	// Lag is the records pending for the vertex that the catch-up term
+	// reads (the source's backlog; 0 when none was given), CatchUpRate
+	// Lag / catch-up.duration.
+	Lag                float64          `json:"lag"`
+	CatchUpRate        *float64         `json:"catchUpRate"`
 	TargetCapacity     *float64         `json:"targetCapacity"`
 	ScaleFactor        *float64         `json:"scaleFactor"`
 	Computed           int              `json:"computed"`
@@ -267,7 +272,7 @@ func newPlanResponse(f *planForm, res *planResult) planResponse {
 	for _, sc := range res.capacity.Scaler {
 		r := sc.Result
 		resp.Capacity.Autoscaler = append(resp.Capacity.Autoscaler, planScalerJSON{
-			Vertex: sc.Vertex, TargetCapacity: finite(r.TargetCapacity), ScaleFactor: finite(r.ScaleFactor),
+			Vertex: sc.Vertex, Lag: sc.Lag, CatchUpRate: finite(r.CatchUpRate), TargetCapacity: finite(r.TargetCapacity), ScaleFactor: finite(r.ScaleFactor),
 			Computed: r.Computed, Aligned: r.Aligned, ScaleUpThreshold: finite(r.ScaleUpThreshold),
 			ScaleDownThreshold: finite(r.ScaleDownThreshold), OutsideBand: r.OutsideBand, Parallelism: r.Parallelism, Steps: r.Steps,
 		})

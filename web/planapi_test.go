@@ -112,6 +112,8 @@ func TestOpenAPIPlanSchema(t *testing.T) {
 	restore.Set("state", "1 GiB")
 	restore.Set("keyedIn", "40,50,60,70")
 	restore.Set("keyedBusy", "0.4,0.5,0.6,0.7")
+	restore.Set("backlog", "orders,3,27000\n")
+	restore.Set("retention", "orders,120000\n")
 	for _, q := range []string{
 		planQuery().Encode(),
 		restore.Encode(),
@@ -130,9 +132,77 @@ func TestOpenAPIPlanSchema(t *testing.T) {
 		sch := oaLiveResponseSchema(t, doc, "/api/v1/plan")
 		c.check("/api/v1/plan?"+q, sch, v)
 	}
-	for _, name := range []string{"PlanResponse", "Sizing", "Candidate", "CapacityEstimate", "KeyedRescaleDiff", "SourceRescaleDiff", "PlanSide"} {
+	for _, name := range []string{"PlanResponse", "Sizing", "Candidate", "CapacityEstimate", "KeyedRescaleDiff", "SourceRescaleDiff", "PlanSide", "SubtaskBacklog"} {
 		if !c.seen[name] {
 			t.Errorf("schema %s is not reached from /api/v1/plan's answers", name)
 		}
 	}
+}
+
+// A plan given the source's backlog says when each candidate's backlog
+// clears and whether its loss stops, and the autoscaler's catch-up term
+// reads the backlog (Lag / catch-up.duration) as the operator's does.
+func TestPlanBacklogAndCatchUp(t *testing.T) {
+	s := newTestServer(t)
+	q := planQuery()
+	var before planResponse
+	if code := getJSON(t, s, "/api/v1/plan?"+q.Encode(), &before); code != 200 {
+		t.Fatalf("GET /api/v1/plan = %d", code)
+	}
+	q.Set("backlog", "orders,3,27000\norders,7,9000\n")
+	q.Set("retention", "orders,120000\ninventory.events,-1")
+	var resp planResponse
+	if code := getJSON(t, s, "/api/v1/plan?"+q.Encode(), &resp); code != 200 {
+		t.Fatalf("GET /api/v1/plan with a backlog = %d", code)
+	}
+	if len(resp.Capacity.Autoscaler) == 0 || len(before.Capacity.Autoscaler) == 0 {
+		t.Fatalf("no autoscaler computation: %+v", resp.Capacity)
+	}
+	src := resp.Capacity.Autoscaler[0]
+	// 36,000 records over catch-up.duration's 1800 s: 20 records/s.
+	if src.Vertex != "source" || src.Lag != 36000 || src.CatchUpRate == nil || *src.CatchUpRate != 20 {
+		t.Errorf("source autoscaler lag %v, catch-up %v; want 36000, 20 records/s", src.Lag, src.CatchUpRate)
+	}
+	if *src.TargetCapacity <= *before.Capacity.Autoscaler[0].TargetCapacity {
+		t.Errorf("target capacity with a backlog %v, without %v: want the catch-up term added", *src.TargetCapacity, *before.Capacity.Autoscaler[0].TargetCapacity)
+	}
+	if !strings.Contains(strings.Join(src.Steps, "\n"), "catch-up 20") {
+		t.Errorf("steps %q do not show the catch-up term 20", src.Steps)
+	}
+	for _, c := range resp.Sizing.Candidates {
+		if len(c.Backlog) != c.Parallelism {
+			t.Errorf("candidate p=%d has %d subtask backlogs, want one per subtask", c.Parallelism, len(c.Backlog))
+			continue
+		}
+		total := 0.0
+		for _, b := range c.Backlog {
+			total += b.Records
+			want := assignClear(b.Records, resp.Capacity.Source.PerSubtask, b.InputRate)
+			if b.ClearSeconds != want {
+				t.Errorf("candidate p=%d subtask %d clears in %v s, want %v", c.Parallelism, b.Subtask, b.ClearSeconds, want)
+			}
+		}
+		if total != 36000 {
+			t.Errorf("candidate p=%d backlog sums to %v, want 36000", c.Parallelism, total)
+		}
+		if !strings.Contains(c.Verdict, "backlog") {
+			t.Errorf("candidate p=%d verdict %q says nothing of the backlog", c.Parallelism, c.Verdict)
+		}
+	}
+	q.Set("backlog", "orders,99,5")
+	var e apiErrorBody
+	if code := getJSON(t, s, "/api/v1/plan?"+q.Encode(), &e); code != 400 || !strings.Contains(e.Error, "backlog") {
+		t.Errorf("backlog on a partition orders lacks: %d %q, want 400 naming backlog", code, e.Error)
+	}
+}
+
+// assignClear is the clearance the candidate table should show.
+func assignClear(records, capacity, in float64) float64 {
+	switch {
+	case records <= 0:
+		return 0
+	case capacity <= in:
+		return -1
+	}
+	return records / (capacity - in)
 }

@@ -53,6 +53,10 @@ type planForm struct {
 	ObservedAt, Job string
 	// Sample is a key sample's id whose key groups give the keyed load.
 	Sample string
+	// Backlog is the source's records not yet read per partition, CSV
+	// "topic,partition,records"; Retention each topic's retention.ms, CSV
+	// "topic,retention.ms".
+	Backlog, Retention string
 
 	// Parsed values, valid when Errors is empty.
 	topics     []assign.Topic
@@ -72,6 +76,9 @@ type planForm struct {
 	capacity, keyedCapacity            float64
 	utilization                        float64 // share, 0: the default
 	observedAt                         time.Time
+	// backlog and retention are Backlog and Retention parsed; nil unknown.
+	backlog   map[assign.TopicPartition]float64
+	retention map[string]time.Duration
 	// sampled is the key sample named by Sample, attached by the server.
 	sampled *sampledLoad
 
@@ -127,6 +134,8 @@ func parsePlanForm(v url.Values) *planForm {
 		ObservedAt:     strings.TrimSpace(v.Get("observedAt")),
 		Job:            strings.TrimSpace(v.Get("job")),
 		Sample:         strings.TrimSpace(v.Get("sample")),
+		Backlog:        v.Get("backlog"),
+		Retention:      v.Get("retention"),
 	}
 	if t := v.Get("topics"); t != "" {
 		if f.Topics != "" {
@@ -180,6 +189,8 @@ func parsePlanForm(v url.Values) *planForm {
 	}
 	f.parseHistory()
 	f.parseRates()
+	f.parseBacklog()
+	f.parseRetention()
 	f.parseState()
 	f.parseCapacity()
 	if f.ObservedAt != "" {
@@ -402,22 +413,74 @@ func (f *planForm) parseTopics() {
 // allowed). Rates for partitions the topics do not have are an error: they
 // usually mean the partition count is wrong.
 func (f *planForm) parseRates() {
-	if strings.TrimSpace(f.Rates) == "" {
+	if m := f.parsePartitionCSV("rates", f.Rates, "rate"); len(m) > 0 {
+		f.rates = m
+	}
+}
+
+// parseBacklog reads the source's backlog per partition, CSV lines
+// "topic,partition,records" as the rates are given.
+func (f *planForm) parseBacklog() {
+	if m := f.parsePartitionCSV("backlog", f.Backlog, "records"); m != nil {
+		f.backlog = m
+	}
+}
+
+// parseRetention reads each topic's retention.ms, CSV lines
+// "topic,retention.ms"; -1 (no limit) is taken as no retention.
+func (f *planForm) parseRetention() {
+	text := strings.TrimSpace(f.Retention)
+	if text == "" {
 		return
 	}
-	if len(f.Rates) > maxRatesBytes {
-		f.fail("rates", "%.1f MB pasted; at most %d MB (about %d rows of topic,partition,rate)", float64(len(f.Rates))/(1<<20), maxRatesBytes>>20, maxRatesRows)
+	if len(text) > maxStateBytes {
+		f.fail("retention", "%d KB pasted; at most %d KB", len(text)>>10, maxStateBytes>>10)
 		return
+	}
+	out := map[string]time.Duration{}
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		topic, ms, ok := strings.Cut(line, ",")
+		topic, ms = strings.TrimSpace(topic), strings.TrimSpace(ms)
+		n, err := strconv.ParseInt(ms, 10, 64)
+		switch {
+		case !ok || topic == "":
+			f.fail("retention", "line %d: write topic,retention.ms", i+1)
+			return
+		case err != nil || n < -1 || n > math.MaxInt64/int64(time.Millisecond):
+			f.fail("retention", "line %d: retention.ms %s is not a number of milliseconds (or -1, no limit)", i+1, quote.Clip(ms))
+			return
+		}
+		if n > 0 {
+			out[topic] = time.Duration(n) * time.Millisecond
+		}
+	}
+	f.retention = out
+}
+
+// parsePartitionCSV reads CSV lines "topic,partition,value" of field (a
+// header line "topic,partition,<noun>" is allowed) into a map; nil when
+// the text is empty or wrong (the error is recorded).
+func (f *planForm) parsePartitionCSV(field, text, noun string) map[assign.TopicPartition]float64 {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	if len(text) > maxRatesBytes {
+		f.fail(field, "%.1f MB pasted; at most %d MB (about %d rows of topic,partition,%s)", float64(len(text))/(1<<20), maxRatesBytes>>20, maxRatesRows, noun)
+		return nil
 	}
 	counts := map[string]int{}
 	for _, t := range f.topics {
 		counts[t.Name] = t.Partitions
 	}
-	r := csv.NewReader(strings.NewReader(f.Rates))
+	r := csv.NewReader(strings.NewReader(text))
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
 	r.ReuseRecord = true
-	rates := map[assign.TopicPartition]float64{}
+	values := map[assign.TopicPartition]float64{}
 	for row := 0; ; row++ {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -426,57 +489,55 @@ func (f *planForm) parseRates() {
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				f.fail("rates", "line %d: %v", pe.Line, pe.Err)
+				f.fail(field, "line %d: %v", pe.Line, pe.Err)
 			} else {
-				f.fail("rates", "%v", err)
+				f.fail(field, "%v", err)
 			}
-			return
+			return nil
 		}
 		line, _ := r.FieldPos(0)
 		if row >= maxRatesRows {
-			f.fail("rates", "more than %d rows", maxRatesRows)
-			return
+			f.fail(field, "more than %d rows", maxRatesRows)
+			return nil
 		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
 		if len(rec) != 3 {
-			f.fail("rates", "line %d has %d fields; write topic,partition,rate", line, len(rec))
-			return
+			f.fail(field, "line %d has %d fields; write topic,partition,%s", line, len(rec), noun)
+			return nil
 		}
-		if row == 0 && strings.EqualFold(strings.TrimSpace(rec[0]), "topic") && strings.EqualFold(strings.TrimSpace(rec[2]), "rate") {
+		if row == 0 && strings.EqualFold(strings.TrimSpace(rec[0]), "topic") && strings.EqualFold(strings.TrimSpace(rec[2]), noun) {
 			continue
 		}
 		topic := strings.TrimSpace(rec[0])
 		part, err := strconv.Atoi(strings.TrimSpace(rec[1]))
 		if err != nil || part < 0 {
-			f.fail("rates", "line %d: partition %s is not a partition number", line, quote.Clip(rec[1]))
-			return
+			f.fail(field, "line %d: partition %s is not a partition number", line, quote.Clip(rec[1]))
+			return nil
 		}
-		rate, err := strconv.ParseFloat(strings.TrimSpace(rec[2]), 64)
-		if err != nil || rate < 0 || math.IsInf(rate, 0) || math.IsNaN(rate) {
-			f.fail("rates", "line %d: rate %s is not a non-negative number", line, quote.Clip(rec[2]))
-			return
+		v, err := strconv.ParseFloat(strings.TrimSpace(rec[2]), 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			f.fail(field, "line %d: %s %s is not a non-negative number", line, noun, quote.Clip(rec[2]))
+			return nil
 		}
 		n, known := counts[topic]
 		switch {
 		case len(f.topics) > 0 && !known:
-			f.fail("rates", "line %d: topic %s is not in the topic list", line, quote.Clip(topic))
-			return
+			f.fail(field, "line %d: topic %s is not in the topic list", line, quote.Clip(topic))
+			return nil
 		case known && part >= n:
-			f.fail("rates", "line %d: %s has %d partitions (0..%d), not partition %d", line, quote.Clip(topic), n, n-1, part)
-			return
+			f.fail(field, "line %d: %s has %d partitions (0..%d), not partition %d", line, quote.Clip(topic), n, n-1, part)
+			return nil
 		}
 		tp := assign.TopicPartition{Topic: topic, Partition: int32(part)}
-		if _, dup := rates[tp]; dup {
-			f.fail("rates", "line %d: %s-%d is given twice", line, quote.Clip(topic), part)
-			return
+		if _, dup := values[tp]; dup {
+			f.fail(field, "line %d: %s-%d is given twice", line, quote.Clip(topic), part)
+			return nil
 		}
-		rates[tp] = rate
+		values[tp] = v
 	}
-	if len(rates) > 0 {
-		f.rates = rates
-	}
+	return values
 }
 
 // parseState reads keyed state sizes: one per current subtask, or a single
@@ -596,6 +657,8 @@ func (f *planForm) buildCanonicalQuery() url.Values {
 	set("observedAt", f.ObservedAt, "")
 	set("job", f.Job, "")
 	set("sample", f.Sample, "")
+	set("backlog", strings.TrimSpace(f.Backlog), "")
+	set("retention", strings.TrimSpace(f.Retention), "")
 	if len(f.history) > 1 {
 		v.Set("history", assign.FormatHistory(f.history))
 	} else {

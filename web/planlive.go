@@ -159,6 +159,28 @@ func livePlanValues(src live.VertexView, keyed *live.VertexView) url.Values {
 	if rates := measuredRates(src, 2); rates != "" {
 		q.Set("rates", rates)
 	}
+	// The backlog and the retention, so each candidate says when its
+	// backlog clears and the autoscaler's catch-up term reads it.
+	var backlog strings.Builder
+	for _, r := range src.Subtasks {
+		for _, c := range r.Partitions {
+			if c.Lag >= 0 {
+				backlog.WriteString(c.Topic + "," + strconv.Itoa(int(c.Partition)) + "," + strconv.FormatInt(c.Lag, 10) + "\n")
+			}
+		}
+	}
+	if backlog.Len() > 0 {
+		q.Set("backlog", backlog.String())
+	}
+	var retention strings.Builder
+	for _, tr := range src.Retention {
+		if tr.Deletes && tr.RetentionMs != nil {
+			retention.WriteString(tr.Topic + "," + strconv.FormatInt(*tr.RetentionMs, 10) + "\n")
+		}
+	}
+	if retention.Len() > 0 {
+		q.Set("retention", retention.String())
+	}
 	ratio := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	rate := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 	// all formats one figure of every subtask, or "" when any is unknown.

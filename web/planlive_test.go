@@ -156,3 +156,30 @@ func TestPlanRescaleOpensOnTheAnswer(t *testing.T) {
 	}
 	getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"/plan?target=seven", 400)
 }
+
+// "Plan a rescale" carries the source's observed backlog per partition and
+// its topics' retention, so the planner's candidates say when their
+// backlog clears and the autoscaler's catch-up term reads it.
+func TestPlanRescaleCarriesBacklogAndRetention(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	ts := newLiveServer(t, retentionStore(t, at, 120000), nil)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(ts.URL + "/jobs/" + tJob + "/vertices/" + tSource + "/plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	u, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	// At 90 s partition 1's reader is at 4500 of 9000; the others keep up.
+	if !strings.Contains(q.Get("backlog"), "orders,1,4500\n") || !strings.Contains(q.Get("backlog"), "orders,0,0\n") || q.Get("retention") != "orders,120000\n" {
+		t.Fatalf("planner URL backlog %q retention %q, want orders-1 at 4500 and orders at 120000 ms", q.Get("backlog"), q.Get("retention"))
+	}
+	pdoc := getDoc(t, ts.URL+u.String(), 200)
+	if v := pdoc.Find("[data-testid=in-backlog]").Text(); !strings.Contains(v, "orders,1,4500") {
+		t.Errorf("planner backlog input %q, want the observed backlog", v)
+	}
+}

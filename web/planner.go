@@ -187,9 +187,10 @@ func newPlannerForm(l views.Layout, f *planForm) views.PlannerForm {
 		Highlight: f.Highlight, History: f.History, Errors: f.Errors,
 		Busy: f.Busy, Observed: f.Observed, Capacity: f.Capacity,
 		KeyedIn: f.KeyedIn, KeyedBusy: f.KeyedBusy, KeyedCapacity: f.KeyedCapacity, Utilization: f.Utilization,
+		Backlog: f.Backlog, Retention: f.Retention,
 		ObservedAt: f.ObservedAt, Job: f.Job, Sample: f.Sample,
 	}
-	pf.CapacityOpen = f.Busy != "" || f.Observed != "" || f.Capacity != "" || f.KeyedIn != "" || f.KeyedBusy != "" || f.KeyedCapacity != "" || f.Utilization != ""
+	pf.CapacityOpen = f.Busy != "" || f.Observed != "" || f.Capacity != "" || f.KeyedIn != "" || f.KeyedBusy != "" || f.KeyedCapacity != "" || f.Utilization != "" || f.Backlog != "" || f.Retention != ""
 	for _, k := range []string{"busy", "observed", "capacity", "keyedIn", "keyedBusy", "keyedCapacity", "utilization"} {
 		if f.Errors[k] != "" {
 			pf.CapacityOpen = true

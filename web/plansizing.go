@@ -73,6 +73,7 @@ func (sl *sampledLoad) load(maxP int, keyedIn []float64) ([]float64, error) {
 // vertexScaler is the autoscaler's computation for one vertex.
 type vertexScaler struct {
 	Vertex string                  `json:"vertex"`
+	Lag    float64                 `json:"lag"`
 	Result assign.AutoscalerResult `json:"result"`
 }
 
@@ -99,9 +100,16 @@ func (f *planForm) capacityOf(pl assign.Plan) (planCapacity, error) {
 	if f.utilization > 0 {
 		opts.TargetUtilization = f.utilization
 	}
+	// The source's backlog is the operator's LAG (the sum of the source's
+	// pendingRecords), which its catch-up term reads: Lag / catch-up.duration.
+	backlog := 0.0
+	for _, v := range f.backlog {
+		backlog += v
+	}
 	// scaler runs the autoscaler's computation for a vertex whose busy
-	// ratios are known: input rate inRate, records/s processed rates.
-	scaler := func(vertex string, n int, inRate float64, rates, busy []float64) {
+	// ratios are known: input rate inRate, records/s processed rates and
+	// lag records pending for it.
+	scaler := func(vertex string, n int, inRate float64, rates, busy []float64, lag float64) {
 		ms := make([]float64, len(busy))
 		sum := 0.0
 		for i, b := range busy {
@@ -111,10 +119,10 @@ func (f *planForm) capacityOf(pl assign.Plan) (planCapacity, error) {
 		tpr := assign.TrueProcessingRate(sum, assign.AggregateBusyTime(assign.DefaultBusyTimeAggregator, ms))
 		r, err := assign.ScaleTargetParallelism(assign.AutoscalerInput{
 			Current: f.current, MaxParallelism: pl.MaxParallelism, NumPartitions: n,
-			InputRate: inRate, TrueProcessingRate: tpr, Options: opts,
+			InputRate: inRate, TrueProcessingRate: tpr, Lag: lag, Options: opts,
 		})
 		if err == nil {
-			pc.Scaler = append(pc.Scaler, vertexScaler{Vertex: vertex, Result: r})
+			pc.Scaler = append(pc.Scaler, vertexScaler{Vertex: vertex, Lag: lag, Result: r})
 		}
 	}
 	if f.busy != nil && pl.Now.Load != nil {
@@ -126,14 +134,28 @@ func (f *planForm) capacityOf(pl assign.Plan) (planCapacity, error) {
 		for _, v := range pl.Now.Load {
 			produced += v
 		}
-		scaler("source", f.partitions(), produced, rates, f.busy)
+		scaler("source", f.partitions(), produced, rates, f.busy, backlog)
 	}
 	if f.keyedIn != nil && f.keyedBusy != nil {
 		in := 0.0
 		for _, v := range f.keyedIn {
 			in += v
 		}
-		scaler("keyed", 0, in, f.keyedIn, f.keyedBusy)
+		// A downstream vertex's lag is the source's times the edge's
+		// output ratio (its records in over the source's records out).
+		srcOut := f.observed
+		if srcOut == nil {
+			srcOut = pl.Now.Load
+		}
+		out := 0.0
+		for _, v := range srcOut {
+			out += v
+		}
+		lag := 0.0
+		if out > 0 {
+			lag = backlog * in / out
+		}
+		scaler("keyed", 0, in, f.keyedIn, f.keyedBusy, lag)
 	}
 	if sl := f.sampled; sl != nil {
 		kg, err := sl.load(pl.MaxParallelism, f.keyedIn)
@@ -169,6 +191,7 @@ func (f *planForm) sizingInput(pl assign.Plan, pc planCapacity) assign.SizingInp
 		RecommendInput: f.recommendInput(pl.MaxParallelism),
 		SourceCapacity: pc.Source.PerSubtask, KeyedCapacity: pc.Keyed.PerSubtask,
 		KeyGroupLoad: pc.KeyGroupLoad, Utilization: f.utilization, StateBytes: f.stateBytes,
+		Backlog: f.backlog, Retention: f.retention,
 	}
 	if f.strat.Comparison {
 		in.Assign = f.strat.Assign

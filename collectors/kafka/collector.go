@@ -50,6 +50,8 @@ type Topic struct {
 	Name       string
 	Err        error       // Err is the topic-level error of this poll (e.g. unknown topic).
 	Partitions []Partition // sorted by partition
+	// Retention is the topic's retention settings, re-read once a minute.
+	Retention Retention
 }
 
 // Partition holds one partition's offsets and its produce rate.
@@ -93,7 +95,7 @@ type GroupPartition struct {
 
 // Collector polls one Kafka cluster in the background and publishes
 // snapshots. It only reads: Metadata, ListOffsets, ListGroups,
-// FindCoordinator and OffsetFetch.
+// FindCoordinator, OffsetFetch and DescribeConfigs.
 type Collector struct {
 	cfg    Config
 	log    *slog.Logger
@@ -117,6 +119,11 @@ type Collector struct {
 	metaStale bool
 	// startsAt is when the log start offsets were last asked for.
 	startsAt time.Time
+	// retention holds each watched topic's retention settings, read at
+	// retentionAt for the topic set retentionNames.
+	retention      map[string]Retention
+	retentionAt    time.Time
+	retentionNames []string
 }
 
 // metadataRefresh is how often the topic list, the partitions and (unless
@@ -235,6 +242,15 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 		}()
 		gf = c.fetchGroups(ctx)
 	})
+	var retErr error
+	wg.Go(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				retErr = c.recovered("topic configs", r)
+			}
+		}()
+		retErr = c.refreshRetention(ctx, now, names)
+	})
 	withStarts := refresh || c.startsAt.IsZero() || now.Sub(c.startsAt) >= c.cfg.LogStartRefresh || now.Before(c.startsAt)
 	if withStarts {
 		c.startsAt = now
@@ -245,6 +261,13 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	s.Topics, err = c.pollOffsets(log, now, names, ends, starts, err)
 	if err != nil {
 		errs = append(errs, err)
+	}
+	if retErr != nil {
+		log.Warn("kafka topic configs failed; keeping the last retention settings, stale", "error", retErr)
+		errs = append(errs, fmt.Errorf("describe topic configs: %w", retErr))
+	}
+	for i := range s.Topics {
+		s.Topics[i].Retention = c.retention[s.Topics[i].Name]
 	}
 	s.Groups, err = c.pollGroups(log, now, names, gf)
 	if err != nil {
