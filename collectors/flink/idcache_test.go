@@ -273,8 +273,8 @@ func TestBackpressureFromMetrics(t *testing.T) {
 	}
 }
 
-// TestHintMetricIDs: a hint reads the list again once hintEvery has
-// passed since the last read, at most maxHints times while the list read
+// TestHintMetricIDs: a hint reads the list again on the next poll (at
+// most once per poll interval), at most maxHints times while the list read
 // stays the same; without a hint the list waits for IDRefresh.
 func TestHintMetricIDs(t *testing.T) {
 	f := newFakeFlink(t, "2.3.0")
@@ -282,32 +282,39 @@ func TestHintMetricIDs(t *testing.T) {
 	src := f.jobPath("vertices", f.sourceID, "metrics")
 	lc := countLists(f, src)
 	clock := newTestClock()
-	c := newTestCollector(t, Config{URL: srv.URL, IDRefresh: time.Hour})
+	c := newTestCollector(t, Config{URL: srv.URL, IDRefresh: time.Hour, PollInterval: 10 * time.Second})
 	clock.install(c)
-	poll := func() {
+	poll := func(d time.Duration) {
 		c.PollOnce(context.Background())
-		clock.add(10 * time.Second)
+		clock.add(d)
 	}
-	poll()
-	c.HintMetricIDs(f.jobID, f.sourceID)
-	poll() // 10 s after the read: too soon
+	poll(10 * time.Second)
+	poll(10 * time.Second)
 	if l, _ := lc.counts(src); l != 1 {
-		t.Errorf("a hint 10 s after the read: %d lists, want 1", l)
+		t.Fatalf("two polls without a hint: %d lists, want 1", l)
 	}
-	for range 5 {
-		poll()
-	}
+	c.HintMetricIDs(f.jobID, f.sourceID)
+	poll(2 * time.Second) // the next poll
 	if l, _ := lc.counts(src); l != 2 {
-		t.Errorf("a hint a minute after the read: %d lists, want 2", l)
+		t.Errorf("the poll after a hint: %d lists, want 2", l)
+	}
+	c.HintMetricIDs(f.jobID, f.sourceID)
+	poll(8 * time.Second) // 2 s after the read: within the poll interval
+	if l, _ := lc.counts(src); l != 2 {
+		t.Errorf("a hint 2 s after the read: %d lists, want 2", l)
+	}
+	poll(10 * time.Second) // the hint is kept for the next poll
+	if l, _ := lc.counts(src); l != 3 {
+		t.Errorf("the hint a poll interval after the read: %d lists, want 3", l)
 	}
 	// The same list keeps coming back: maxHints reads, then the hints wait
 	// for IDRefresh.
-	for range 30 * maxHints {
+	for range 3 * maxHints {
 		c.HintMetricIDs(f.jobID, f.sourceID)
-		poll()
+		poll(10 * time.Second)
 	}
 	if l, _ := lc.counts(src); l != 1+maxHints {
-		t.Errorf("hints on every poll for %d minutes: %d lists, want %d", 5*maxHints, l, 1+maxHints)
+		t.Errorf("hints on every poll: %d lists, want %d", l, 1+maxHints)
 	}
 }
 
