@@ -39,7 +39,7 @@ type Snapshot struct {
 	// on HintMetadata); zero before any read succeeded.
 	MetadataAt time.Time
 	Topics     []Topic // sorted by name
-	Groups []Group // sorted by name; only groups with commits on a watched topic
+	Groups     []Group // sorted by name; only groups with commits on a watched topic
 }
 
 // Freshness says whether a value is from this poll or an older one.
@@ -231,7 +231,14 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	if refresh || forced {
 		refresh = true
 		before := c.meta
-		if err := c.refreshMetadata(ctx, now); err != nil {
+		mctx := ctx
+		if forced {
+			// kadm answers from kgo's metadata cache (up to MetadataMinAge,
+			// 5 s, old) unless authorized operations are asked for: a
+			// forced read goes to a broker, past the cache.
+			mctx = kadm.WithAuthorizedOps(ctx)
+		}
+		if err := c.refreshMetadata(mctx, now); err != nil {
 			log.Warn("kafka topic list failed; keeping the last topics", "error", err)
 			errs = append(errs, fmt.Errorf("list topics: %w", err))
 			refresh = false

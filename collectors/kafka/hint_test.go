@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // partitionsOf returns how many partitions topic has in s.
@@ -24,10 +22,7 @@ func partitionsOf(s *Snapshot, topic string) int {
 // maxHints times while the metadata they read stays the same.
 func TestHintMetadataReadsGrowthAtOnce(t *testing.T) {
 	c, _, adm := newCluster(t)
-	// kgo serves metadata from its cache for MetadataMinAge (5 s by
-	// default, 10 ms at least); the test's clock is fake, the cache's is
-	// not, so the cache is kept to its minimum and outlived by a sleep.
-	col, now := newTestCollector(t, c, Config{Topics: []string{"orders"}, PollInterval: 5 * time.Second}, kgo.MetadataMinAge(10*time.Millisecond))
+	col, now := newTestCollector(t, c, Config{Topics: []string{"orders"}, PollInterval: 5 * time.Second})
 	ctx := context.Background()
 	poll := func() *Snapshot {
 		s := col.PollOnce(ctx)
@@ -43,11 +38,13 @@ func TestHintMetadataReadsGrowthAtOnce(t *testing.T) {
 	if s := poll(); partitionsOf(s, "orders") != 3 {
 		t.Fatalf("no hint, 5 s after the read: orders has %d partitions, want the cached 3", partitionsOf(s, "orders"))
 	}
-	time.Sleep(20 * time.Millisecond) // past kgo's metadata cache
 	col.HintMetadata()
 	s := poll()
 	if got := partitionsOf(s, "orders"); got != 5 {
 		t.Errorf("the poll after a hint: orders has %d partitions, want 5", got)
+	}
+	if p := findPartition(t, s, "orders", 4); p.Err != nil || p.Stale {
+		t.Errorf("the poll after a hint: orders-4 err %v stale %v, want its end offset read", p.Err, p.Stale)
 	}
 	if !s.MetadataAt.Equal(t0.Add(10 * time.Second)) {
 		t.Errorf("the poll after a hint: metadata at %v, want %v", s.MetadataAt, t0.Add(10*time.Second))
