@@ -53,6 +53,10 @@ type modelInput struct {
 	in       assign.RestoreInput // History of one entry: a fresh start
 	source   string              // where History came from
 	allGuess bool                // every owner is the model's best guess (see grewBefore)
+	// unsure is set when NewTopics appeared after the latest restore or
+	// rescale at a time that does not say on which side of it the source
+	// discovered them (lineage.unsure).
+	unsure bool
 }
 
 // predict compares the observed owners with Flink's formulas.
@@ -74,6 +78,14 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 		mi = &modelInput{mode: ModeRestore, in: assign.RestoreInput{Topics: topics, History: h}, source: "from the URL (?history=)"}
 		if len(h) == 1 {
 			mi.mode = ModeFresh
+		} else if lin != nil && len(lin.prevTopics) > 0 {
+			// The URL gives the parallelisms, skewscope saw the growth:
+			// partitions first seen after the latest restore were
+			// discovered after it (or maybe before: unsure), not present
+			// from the fresh start.
+			mi.in.Topics = lin.prevTopics
+			mi.in.NewTopics, _ = newTopics(lin.prevTopics, topics)
+			mi.unsure = lin.unsure
 		}
 	case lin != nil && (lin.known || lin.inferred != nil):
 		mi = &modelInput{mode: ModeRestore, in: assign.RestoreInput{Topics: topics, History: lin.history}, source: historySource(lin)}
@@ -87,6 +99,7 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 			mi.mode = ModeFresh
 		}
 		mi.allGuess = lin.grewBefore
+		mi.unsure = lin.unsure
 	case j.Restored != nil || lin != nil:
 		pr.Mode = ModeNone
 		what := "a checkpoint"
@@ -141,6 +154,9 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 					uncertain[u] = true
 				}
 				owners = ownerMap(res.Assignment)
+				if mi.unsure && len(mi.in.NewTopics) > 0 {
+					pr.Notes = unsureDiscovery(pr.Notes, mi, res, owners, uncertain)
+				}
 				if mi.allGuess {
 					// Splits discovered before the latest restore joined the
 					// readers' lists in an order the checkpoint keeps but
@@ -271,6 +287,57 @@ func headline(vv *VertexView, pr *Prediction) Headline {
 		h.Text = fmt.Sprintf("all %d partitions are where %s puts them", total, model)
 	}
 	return h
+}
+
+// unsureDiscovery marks what depends on when the partitions that appeared
+// after the latest restore were discovered: the model places them after
+// it (at the last parallelism); had the source found them before it, they
+// were in the saved split lists and the restore dealt them out with the
+// rest. Each new partition is uncertain, and so is every partition whose
+// owner differs between the two; with more than one restore the earlier
+// steps' lists are not modelled with the partitions found in between, so
+// every cell is. It returns notes with the model's "discovered after the
+// last restore" replaced by what is known.
+func unsureDiscovery(notes []string, mi *modelInput, res assign.RestoreResult, owners map[assign.TopicPartition]int, uncertain map[assign.TopicPartition]bool) []string {
+	grown := maxTopics(mi.in.Topics, mi.in.NewTopics)
+	old := map[string]int{}
+	for _, t := range mi.in.Topics {
+		old[t.Name] = t.Partitions
+	}
+	n := 0
+	for _, tp := range assign.Partitions(grown) {
+		if int(tp.Partition) >= old[tp.Topic] {
+			uncertain[tp] = true
+			n++
+		}
+	}
+	h := mi.in.History
+	before, err := assign.Restore(assign.RestoreInput{Topics: grown, History: h, ConnectorLine: mi.in.ConnectorLine, StartingOffsets: mi.in.StartingOffsets})
+	if len(h) > 2 || err != nil {
+		for tp := range owners {
+			uncertain[tp] = true
+		}
+	} else {
+		for tp, o := range ownerMap(before.Assignment) {
+			if owners[tp] != o {
+				uncertain[tp] = true
+			}
+		}
+		for _, tp := range before.Uncertain {
+			uncertain[tp] = true
+		}
+	}
+	out := make([]string, 0, len(notes)+1)
+	for _, note := range notes {
+		if !strings.Contains(note, "discovered after the last restore") {
+			out = append(out, note)
+		}
+	}
+	what := fmt.Sprintf("%d partitions", n)
+	if n == 1 {
+		what = "1 partition"
+	}
+	return append(out, fmt.Sprintf("%s appeared after the latest restore or rescale, and no Kafka metadata read between the restore and their first sight says whether the source discovered them before it (at p=%d, so that the restore dealt them out) or after it (at p=%d, by the hash rule): their cells, and those whose owner depends on it, are uncertain, not drift.", what, h[len(h)-2], h[len(h)-1]))
 }
 
 // historySource says where a lineage's history came from.

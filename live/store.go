@@ -230,6 +230,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 		}
 	}
 	s.trackGroups(snap)
+	s.confirmPartitions(snap)
 	s.trackSourceStarts(snap.Cluster, snap.CollectedAt)
 	var unlisted []vertexKey
 	if s.opts.OnUnlisted != nil {
