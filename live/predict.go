@@ -218,6 +218,9 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 			}
 		}
 	}
+	if pr.Mode != ModeNone {
+		pr.Missing, pr.UnknownToKafka = s.partitionGaps(vv, v)
+	}
 	pr.Headline = headline(vv, pr)
 	if pr.Summary == "" {
 		pr.Summary = pr.Headline.Text
@@ -233,8 +236,7 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 }
 
 // headline counts the cells by basis and says the verdict.
-func headline(vv *VertexView, pr *Prediction) Headline {
-	var h Headline
+func headline(vv *VertexView, pr *Prediction) (h Headline) {
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
 			switch c.Basis {
@@ -275,12 +277,21 @@ func headline(vv *VertexView, pr *Prediction) Headline {
 	case ModeInferred:
 		model = "the restore model" + hist + " (inferred history)"
 	}
+	unsettled := pr.Missing > 0 || pr.UnknownToKafka > 0
+	if unsettled {
+		// A partition set Kafka and Flink do not agree on is not exact,
+		// whatever the cells shown say.
+		h.Kind = BasisUncertain
+	}
 	sure := h.Exact + h.Inferred
+	defer func() { h.Text += gapText(pr) }()
 	switch {
 	case pr.Drift > 0 && pr.Mode == ModeFresh:
 		h.Text = fmt.Sprintf("%d of %d partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource.", pr.Drift, total)
 	case pr.Drift > 0:
 		h.Text = fmt.Sprintf("%d of %d partitions differ from %s.", pr.Drift, total, model)
+	case h.Uncertain+h.NotModelled == 0 && unsettled:
+		h.Text = fmt.Sprintf("the %d partitions shown are where %s puts them", total, model)
 	case h.Kind == BasisUncertain:
 		h.Text = fmt.Sprintf("%d of %d partitions are where %s puts them; %d not determined", sure, total, model, h.Uncertain+h.NotModelled)
 	default:
@@ -338,6 +349,59 @@ func unsureDiscovery(notes []string, mi *modelInput, res assign.RestoreResult, o
 		what = "1 partition"
 	}
 	return append(out, fmt.Sprintf("%s appeared after the latest restore or rescale, and no Kafka metadata read between the restore and their first sight says whether the source discovered them before it (at p=%d, so that the restore dealt them out) or after it (at p=%d, by the hash rule): their cells, and those whose owner depends on it, are uncertain, not drift.", what, h[len(h)-2], h[len(h)-1]))
+}
+
+// gapText says how the partition set is unsettled, "" when it is not.
+func gapText(pr *Prediction) string {
+	out := ""
+	if pr.Missing > 0 {
+		out += fmt.Sprintf("; may be missing %d %s: Kafka lists %s that no metric id of this source names yet", pr.Missing, plural(pr.Missing, "partition", "partitions"), plural(pr.Missing, "it", "them"))
+	}
+	if pr.UnknownToKafka > 0 {
+		out += fmt.Sprintf("; Kafka's metadata does not list %d %s the metric ids name yet (the topic grew since it was read)", pr.UnknownToKafka, plural(pr.UnknownToKafka, "partition", "partitions"))
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// partitionGaps counts the partitions Kafka's metadata lists for the
+// source's topics that no cell shows (missing), and those the metric ids
+// name that the metadata does not list (unknown). Both are 0 without
+// metadata. Called with s.mu held or on a snapshot.
+func (s *Store) partitionGaps(vv *VertexView, v *flink.VertexSnapshot) (missing, unknown int) {
+	ks := s.kafka[vv.Cluster]
+	if ks == nil || v.Kafka == nil {
+		return 0, 0
+	}
+	shown := map[assign.TopicPartition]bool{}
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			shown[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}] = true
+		}
+	}
+	topics := map[string]bool{}
+	for _, st := range v.Kafka.States {
+		if st.Cluster == "" {
+			topics[s.resolve(vv.Cluster, st.Topic)] = true
+		}
+	}
+	for _, t := range ks.Topics {
+		if !topics[t.Name] {
+			continue
+		}
+		for _, p := range t.Partitions {
+			if !shown[assign.TopicPartition{Topic: t.Name, Partition: p.Partition}] {
+				missing++
+			}
+		}
+	}
+	return missing, len(s.unknownOf(vv.Cluster, v))
 }
 
 // historySource says where a lineage's history came from.

@@ -13,6 +13,7 @@
 package live
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -123,6 +124,10 @@ type Store struct {
 	good map[backendKey]time.Time
 	// succ remembers which job replaced which (succession.go).
 	succ *succession
+	// recheck holds the Kafka clusters whose metadata is worth reading at
+	// once: a source reading them was restored or rescaled, and only a
+	// read after that says which partitions existed then (lineage.unsure).
+	recheck map[string]bool
 	// srcReads and grpReads track each reader of each partition, a
 	// source by name (endpoint, job name, vertex name) and a group
 	// (readers.go); srcStatus and grpStatus are what views read of them,
@@ -461,7 +466,13 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	var unknown []string
 	if s.opts.OnUnknownPartitions != nil {
 		unknown = s.unknownClusters(snap.Endpoint)
+		for c := range s.recheck {
+			if !slices.Contains(unknown, c) {
+				unknown = append(unknown, c)
+			}
+		}
 	}
+	clear(s.recheck)
 	s.seq++
 	s.mu.Unlock()
 	s.notify()

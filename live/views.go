@@ -338,8 +338,16 @@ type Prediction struct {
 	UncertainDiffer int `json:"uncertainDiffer"`
 	// Ambiguous counts partitions listed under several subtasks in the
 	// metric ids (stale metric groups after a reassignment).
-	Ambiguous int      `json:"ambiguous"`
-	Summary   string   `json:"summary"`
+	Ambiguous int `json:"ambiguous"`
+	// Missing counts the partitions of the source's topics that Kafka's
+	// metadata lists and no metric id names yet: the source may read them
+	// (discovered since its ids were read) and the page not show them.
+	// UnknownToKafka counts the partitions the metric ids name that the
+	// metadata does not list (a topic grown since it was read). Either
+	// leaves the partition set unsettled: the headline is not exact.
+	Missing        int      `json:"missing"`
+	UnknownToKafka int      `json:"unknownToKafka"`
+	Summary        string   `json:"summary"`
 	Notes     []string `json:"notes,omitempty"`
 	Source    string   `json:"source"`
 	// Headline is the one verdict on the layout, with the count of each

@@ -330,8 +330,8 @@ func (c *Collector) recovered(what string, r any) error {
 func (c *Collector) OnSnapshot(fn func(*Snapshot)) { c.notify.Store(&fn) }
 
 // A metadata hint is honoured at most once per PollInterval, and at most
-// maxHints times while the metadata it reads stays the same (Flink may name
-// a topic this cluster does not watch).
+// maxHints times between two regular reads while the metadata it reads
+// stays the same (Flink may name a topic this cluster does not watch).
 const maxHints = 5
 
 // HintMetadata tells the collector that Flink names partitions (or topics)
@@ -356,8 +356,8 @@ func (c *Collector) takeHint(now time.Time) bool {
 }
 
 // countHint counts a forced read that found the same partitions as before;
-// any read that found a change starts the count over. Called with c.mu
-// held.
+// a read that found a change, and the regular read once a minute, start
+// the count over. Called with c.mu held.
 func (c *Collector) countHint(before map[string][]int32, forced bool) {
 	same := len(before) == len(c.meta)
 	for name, ps := range c.meta {
@@ -368,9 +368,9 @@ func (c *Collector) countHint(before map[string][]int32, forced bool) {
 		same = ok && slices.Equal(old, ps)
 	}
 	switch {
-	case !same:
+	case !same || !forced:
 		c.hints = 0
-	case forced:
+	default:
 		c.hints++
 	}
 }
