@@ -348,8 +348,8 @@ type Prediction struct {
 	Missing        int      `json:"missing"`
 	UnknownToKafka int      `json:"unknownToKafka"`
 	Summary        string   `json:"summary"`
-	Notes     []string `json:"notes,omitempty"`
-	Source    string   `json:"source"`
+	Notes          []string `json:"notes,omitempty"`
+	Source         string   `json:"source"`
 	// Headline is the one verdict on the layout, with the count of each
 	// kind of cell.
 	Headline Headline `json:"headline"`
