@@ -132,3 +132,37 @@ func TestGrowthAfterARescaleIsModelledAfterIt(t *testing.T) {
 		t.Errorf("?history=5: drift %d, matched %d of %d (%s); want the growth after the restore, no drift", pr.Drift, pr.Matched, pr.Total, pr.Headline.Text)
 	}
 }
+
+// TestGrowthAfterAnInferredRestoreIsModelledAfterIt: a dashboard started
+// after a restore 6 → 4 infers the history from the layout; the topic then
+// grows 10 → 14, after Kafka's metadata (read after the restore) listed 10.
+// Flink placed the 4 new partitions at p = 4 after the restore: the page
+// models them so, drift 0, instead of as present from the fresh start.
+func TestGrowthAfterAnInferredRestoreIsModelledAfterIt(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0 }})
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	o64 := restoreOwner(t, assign.RestoreInput{Topics: events10, History: []int{6, 4}, ConnectorLine: assign.ConnectorLine5})
+	sp := &flink.RestoreInfo{CheckpointID: 8, IsSavepoint: true, ExternalPath: "file:/sp/2", At: t0.Add(-time.Minute)}
+	s.UpdateKafka(kafkaSnap(t0, eventEnds(10)))
+	s.UpdateFlink(flinkSnap(t0, job("bb", sp, sourceVertex("src", 4, events10, o64, cur))))
+	vv := mustVertex(t, s, "bb", "src")
+	if pr := vv.Prediction; pr.Mode != ModeInferred || pr.Drift != 0 {
+		t.Fatalf("first sight: mode %s drift %d (%s), want 6 → 4 inferred", pr.Mode, pr.Drift, pr.Summary)
+	}
+	events14 := []assign.Topic{{Name: "events", Partitions: 14}}
+	grown := restoreOwner(t, assign.RestoreInput{Topics: events10, NewTopics: events14, History: []int{6, 4}, ConnectorLine: assign.ConnectorLine5})
+	s.UpdateKafka(kafkaSnap(t0.Add(10*time.Second), eventEnds(14)))
+	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), job("bb", sp, sourceVertex("src", 4, events14, grown, cur))))
+	vv = mustVertex(t, s, "bb", "src")
+	pr := vv.Prediction
+	if pr.Mode != ModeInferred || pr.Drift != 0 || pr.Total != 14 || pr.Matched != 14 {
+		t.Errorf("after growth to 14: mode %s drift %d matched %d of %d (%s); want inferred, all 14 matched", pr.Mode, pr.Drift, pr.Matched, pr.Total, pr.Headline.Text)
+	}
+	vh, err := s.Vertex("bb", "src", VertexQuery{Highlight: -1, History: []int{6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr := vh.Prediction; pr.Drift != 0 || pr.Matched != 14 {
+		t.Errorf("?history=6 after growth to 14: drift %d matched %d of %d (%s); want all 14 matched", pr.Drift, pr.Matched, pr.Total, pr.Headline.Text)
+	}
+}
