@@ -161,6 +161,10 @@ func (d *dashboard) check(t *testing.T, w dashWant) {
 		t.Errorf("prediction mode %q matched %d total %d drift %d uncertain %d ambiguous %d (%q); want mode %q, %d of %d matched, no drift",
 			pr.Mode, pr.Matched, pr.Total, pr.Drift, pr.Uncertain, pr.Ambiguous, pr.Summary, w.mode, total, total)
 	}
+	if pr.Missing != 0 || pr.UnknownToKafka != 0 || pr.Headline.Kind != live.BasisExact && pr.Headline.Kind != live.BasisInferred {
+		t.Errorf("settled view: missing %d, unknown to Kafka %d, headline %s %q; want the partition set settled and the headline exact",
+			pr.Missing, pr.UnknownToKafka, pr.Headline.Kind, pr.Headline.Text)
+	}
 	if w.mode == "restore" {
 		if !slices.Equal(pr.History, w.history) || !strings.Contains(pr.HistorySource, w.historySource) {
 			t.Errorf("prediction history %v from %q, want %v from %q…", pr.History, pr.HistorySource, w.history, w.historySource)

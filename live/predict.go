@@ -358,7 +358,7 @@ func gapText(pr *Prediction) string {
 		out += fmt.Sprintf("; may be missing %d %s: Kafka lists %s that no metric id of this source names yet", pr.Missing, plural(pr.Missing, "partition", "partitions"), plural(pr.Missing, "it", "them"))
 	}
 	if pr.UnknownToKafka > 0 {
-		out += fmt.Sprintf("; Kafka's metadata does not list %d %s the metric ids name yet (the topic grew since it was read)", pr.UnknownToKafka, plural(pr.UnknownToKafka, "partition", "partitions"))
+		out += fmt.Sprintf("; Kafka's metadata does not list %d %s the metric ids name (a topic created or grown since it was read, or one the cluster does not watch)", pr.UnknownToKafka, plural(pr.UnknownToKafka, "partition", "partitions"))
 	}
 	return out
 }
