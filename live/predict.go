@@ -1,6 +1,7 @@
 package live
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -155,7 +156,7 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 				}
 				owners = ownerMap(res.Assignment)
 				if mi.unsure && len(mi.in.NewTopics) > 0 {
-					pr.Notes = unsureDiscovery(pr.Notes, mi, res, owners, uncertain)
+					pr.Notes = unsureDiscovery(pr.Notes, mi, owners, uncertain)
 				}
 				if mi.allGuess {
 					// Splits discovered before the latest restore joined the
@@ -309,7 +310,7 @@ func headline(vv *VertexView, pr *Prediction) (h Headline) {
 // steps' lists are not modelled with the partitions found in between, so
 // every cell is. It returns notes with the model's "discovered after the
 // last restore" replaced by what is known.
-func unsureDiscovery(notes []string, mi *modelInput, res assign.RestoreResult, owners map[assign.TopicPartition]int, uncertain map[assign.TopicPartition]bool) []string {
+func unsureDiscovery(notes []string, mi *modelInput, owners map[assign.TopicPartition]int, uncertain map[assign.TopicPartition]bool) []string {
 	grown := maxTopics(mi.in.Topics, mi.in.NewTopics)
 	old := map[string]int{}
 	for _, t := range mi.in.Topics {
@@ -323,8 +324,12 @@ func unsureDiscovery(notes []string, mi *modelInput, res assign.RestoreResult, o
 		}
 	}
 	h := mi.in.History
-	before, err := assign.Restore(assign.RestoreInput{Topics: grown, History: h, ConnectorLine: mi.in.ConnectorLine, StartingOffsets: mi.in.StartingOffsets})
-	if len(h) > 2 || err != nil {
+	var before assign.RestoreResult
+	err := errors.New("the steps before the latest are not modelled with partitions found between them")
+	if len(h) == 2 {
+		before, err = assign.Restore(assign.RestoreInput{Topics: grown, History: h, ConnectorLine: mi.in.ConnectorLine, StartingOffsets: mi.in.StartingOffsets})
+	}
+	if err != nil {
 		for tp := range owners {
 			uncertain[tp] = true
 		}
