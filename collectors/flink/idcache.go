@@ -33,9 +33,11 @@ import (
 //   - the subtask details could not be read (a restart would go unseen);
 //   - Kafka lists partitions of the source's topics that no id names
 //     (HintMetricIDs): a partition the source may have discovered since;
-//     on the next poll, at most once per PollInterval and maxHints times
-//     while the list stays the same, since a source may read only some
-//     partitions of a topic;
+//     on the next poll; while the lists read for hints stay the same, the
+//     wait doubles from PollInterval (the source finds partitions only
+//     every partition.discovery.interval.ms, 5 minutes by default), up to
+//     maxHints reads, since a source may read only some partitions of a
+//     topic;
 //   - IDRefresh passed since the last read, for the partitions a running
 //     source discovers (KafkaSource's partition.discovery.interval.ms).
 //     Each vertex's deadline is spread over the last half of IDRefresh by
@@ -48,8 +50,11 @@ import (
 // parallelism read the list again, at least.
 const settlePolls = 3
 
-// A hint is honoured at most once per PollInterval (on the next poll),
-// and at most maxHints times while the list read stays the same.
+// A hint is honoured on the next poll at least PollInterval after the last
+// read, then after twice as long for every read for a hint that found the
+// same list, at most maxHints times while the list stays the same: at a
+// 10 s poll, reads 10 s, 20 s, 40 s, 80 s and 160 s apart, about five
+// minutes in all.
 const maxHints = 5
 
 // DefaultIDRefresh is Config.IDRefresh when 0: how long a source vertex's
@@ -86,7 +91,7 @@ func (c *Collector) idReason(e *idEntry, key stateKey, par int, attempts map[int
 		return "an offset id was missing from the values"
 	case prev != nil && prev.Kafka != nil && (len(prev.Kafka.AwaitingRefresh) > 0 || len(prev.Kafka.Registering) > 0):
 		return "restarted subtasks not yet settled"
-	case e.hinted && e.hints < maxHints && (at.Sub(e.readAt) >= c.cfg.PollInterval || at.Before(e.readAt)):
+	case e.hinted && e.hints < maxHints && (at.Sub(e.readAt) >= c.cfg.PollInterval<<e.hints || at.Before(e.readAt)):
 		return hintReason
 	case at.Sub(e.readAt) >= c.idDeadline(key):
 		return "refresh interval"

@@ -273,9 +273,10 @@ func TestBackpressureFromMetrics(t *testing.T) {
 	}
 }
 
-// TestHintMetricIDs: a hint reads the list again on the next poll (at
-// most once per poll interval), at most maxHints times while the list read
-// stays the same; without a hint the list waits for IDRefresh.
+// TestHintMetricIDs: a hint reads the list again on the next poll at
+// least a poll interval after the last read; while the lists read for
+// hints stay the same, the wait doubles, for maxHints reads; without a
+// hint the list waits for IDRefresh.
 func TestHintMetricIDs(t *testing.T) {
 	f := newFakeFlink(t, "2.3.0")
 	srv := f.start()
@@ -284,37 +285,33 @@ func TestHintMetricIDs(t *testing.T) {
 	clock := newTestClock()
 	c := newTestCollector(t, Config{URL: srv.URL, IDRefresh: time.Hour, PollInterval: 10 * time.Second})
 	clock.install(c)
+	var readAt []time.Duration
+	start := clock.now()
 	poll := func(d time.Duration) {
+		before, _ := lc.counts(src)
+		at := clock.now().Sub(start)
 		c.PollOnce(context.Background())
+		if n, _ := lc.counts(src); n > before {
+			readAt = append(readAt, at)
+		}
 		clock.add(d)
 	}
 	poll(10 * time.Second)
 	poll(10 * time.Second)
-	if l, _ := lc.counts(src); l != 1 {
-		t.Fatalf("two polls without a hint: %d lists, want 1", l)
-	}
 	c.HintMetricIDs(f.jobID, f.sourceID)
-	poll(2 * time.Second) // the next poll
-	if l, _ := lc.counts(src); l != 2 {
-		t.Errorf("the poll after a hint: %d lists, want 2", l)
-	}
+	poll(2 * time.Second) // the next poll, at 20 s
 	c.HintMetricIDs(f.jobID, f.sourceID)
-	poll(8 * time.Second) // 2 s after the read: within the poll interval
-	if l, _ := lc.counts(src); l != 2 {
-		t.Errorf("a hint 2 s after the read: %d lists, want 2", l)
-	}
-	poll(10 * time.Second) // the hint is kept for the next poll
-	if l, _ := lc.counts(src); l != 3 {
-		t.Errorf("the hint a poll interval after the read: %d lists, want 3", l)
-	}
-	// The same list keeps coming back: maxHints reads, then the hints wait
-	// for IDRefresh.
-	for range 3 * maxHints {
+	poll(8 * time.Second) // at 22 s: within the poll interval; the hint is kept
+	for range 60 {        // a hint before every poll, for 10 minutes
 		c.HintMetricIDs(f.jobID, f.sourceID)
 		poll(10 * time.Second)
 	}
-	if l, _ := lc.counts(src); l != 1+maxHints {
-		t.Errorf("hints on every poll: %d lists, want %d", l, 1+maxHints)
+	want := []time.Duration{0, 20 * time.Second, 40 * time.Second, 80 * time.Second, 160 * time.Second, 320 * time.Second, 640 * time.Second}
+	// The first read, then maxHints reads for hints, the waits doubling
+	// from 20 s, then nothing until IDRefresh.
+	want = want[:1+maxHints]
+	if !slices.Equal(readAt, want) {
+		t.Errorf("lists read at %v, want %v", readAt, want)
 	}
 }
 
