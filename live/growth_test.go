@@ -166,3 +166,26 @@ func TestGrowthAfterAnInferredRestoreIsModelledAfterIt(t *testing.T) {
 		t.Errorf("?history=6 after growth to 14: drift %d matched %d of %d (%s); want all 14 matched", pr.Drift, pr.Matched, pr.Total, pr.Headline.Text)
 	}
 }
+
+// TestGrowthJustBeforeASecondRescaleLeavesEveryCellUncertain: with two
+// restores in the history, partitions that may have been found before the
+// latest one sit somewhere in the lists the model does not rebuild: every
+// cell is uncertain, none is drift.
+func TestGrowthJustBeforeASecondRescaleLeavesEveryCellUncertain(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0 }})
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	s.UpdateKafka(kafkaSnap(t0, eventEnds(10)))
+	s.UpdateFlink(flinkSnap(t0, job("aa", nil, sourceVertex("src", 5, events10, freshOwner(5), cur))))
+	o52 := restoreOwner(t, assign.RestoreInput{Topics: events10, History: []int{5, 2}, ConnectorLine: assign.ConnectorLine5})
+	ck := &flink.RestoreInfo{CheckpointID: 4, At: t0.Add(25 * time.Second)}
+	s.UpdateFlink(flinkSnap(t0.Add(30*time.Second), job("aa", ck, sourceVertex("src", 2, events10, o52, cur))))
+	// Whatever Flink shows after the second rescale: its own owners are
+	// not known to the model, so the cells are shown where they are.
+	ck2 := &flink.RestoreInfo{CheckpointID: 6, At: t0.Add(55 * time.Second)}
+	s.UpdateFlink(flinkSnap(t0.Add(60*time.Second), job("aa", ck2, sourceVertex("src", 3, events13, freshOwner(3), cur))))
+	vv := mustVertex(t, s, "aa", "src")
+	pr := vv.Prediction
+	if pr.Mode != ModeRestore || pr.Drift != 0 || pr.Uncertain != 13 {
+		t.Errorf("mode %s drift %d uncertain %d of %d (%s), want restore, no drift, all 13 uncertain", pr.Mode, pr.Drift, pr.Uncertain, pr.Total, pr.Headline.Text)
+	}
+}
