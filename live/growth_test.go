@@ -112,6 +112,13 @@ func TestGrowthAfterARescaleIsModelledAfterIt(t *testing.T) {
 	s.UpdateFlink(flinkSnap(t0.Add(50*time.Second), job("aa", ck, sourceVertex("src", 2, events10, o52, cur))))
 	vv := mustVertex(t, s, "aa", "src")
 	notExactWithGaps(t, "Kafka lists 13, the ids 10", vv.Prediction, 3, 0)
+	jv, err := s.Job("jm", "aa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := jv.Vertices[0]; v.Partitions != 10 || v.MissingPartitions != 3 {
+		t.Errorf("Kafka lists 13, the ids 10: job JSON partitions %d, missing %d; want 10 and 3", v.Partitions, v.MissingPartitions)
+	}
 	if vv.Prediction.Drift != 0 {
 		t.Errorf("Kafka lists 13, the ids 10: drift %d, want 0", vv.Prediction.Drift)
 	}

@@ -176,8 +176,11 @@ type VertexSummary struct {
 	MaxBusy      float64 `json:"maxBusy"` // -1 unknown
 	Backpressure string  `json:"backpressure"`
 	Partitions   int     `json:"partitions"`
-	Lag          int64   `json:"lag"` // -1 unknown or not a Kafka source
-	Drift        int     `json:"drift"`
+	// MissingPartitions is the source's Prediction.Missing: partitions
+	// Kafka lists that its metric ids do not name yet.
+	MissingPartitions int   `json:"missingPartitions"`
+	Lag               int64 `json:"lag"` // -1 unknown or not a Kafka source
+	Drift             int   `json:"drift"`
 	// RecordsLost is the records of its partitions Kafka deleted before the
 	// source read them (Loss), observed since skewscope started; 0 for
 	// other vertices.
