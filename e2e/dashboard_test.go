@@ -22,16 +22,20 @@ import (
 	"github.com/skewscope/skewscope/assign"
 	fcollect "github.com/skewscope/skewscope/collectors/flink"
 	kcollect "github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/app"
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/web"
 )
 
-// The dashboard's own pages against the real job: the real collectors
-// poll the line's broker and MiniCluster into one live.Store (kept for the
-// whole line, so it follows a job across stop-with-savepoint and restore),
-// web.NewServer serves it, and the checks read the vertex JSON and HTML
-// over HTTP.
+// The dashboard's own pages against the real job: the dashboard as
+// cmd/dashboard builds it (internal/app: the real collectors, the live
+// store with the hints each side gives the other, web's server) polls the
+// line's broker and MiniCluster into one live.Store (kept for the whole
+// line, so it follows a job across stop-with-savepoint and restore), and
+// the checks read the vertex JSON and HTML over HTTP. The checks poll the
+// collectors themselves (PollOnce publishes to the store, as Run does), so
+// that every round is one Flink and one Kafka poll.
 
 const (
 	dashEndpoint = "e2e-flink"
@@ -43,38 +47,38 @@ type dashboard struct {
 	env   *lineEnv
 	store *live.Store
 	fcol  *fcollect.Collector
+	kcol  *kcollect.Collector
 	srv   *httptest.Server
 	hc    *http.Client
 	log   *slog.Logger
 }
 
-// newDashboard starts the store, the Flink collector and the web server;
-// the Kafka collector is made per check (see check).
+// newDashboard builds the dashboard for the line's MiniCluster and broker.
 func newDashboard(t *testing.T, env *lineEnv) *dashboard {
 	t.Helper()
 	return newDashboardAt(t, env, env.flink.REST.base)
 }
 
 // newDashboardAt is newDashboard with the Flink collector polling restURL
-// (another MiniCluster, or a recording proxy in front of one).
+// (another MiniCluster, or a recording proxy in front of one). The Kafka
+// collector watches every topic of the line's broker.
 func newDashboardAt(t *testing.T, env *lineEnv, restURL string) *dashboard {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	fcol, err := fcollect.NewCollector(fcollect.Config{Name: dashEndpoint, URL: restURL, Kafka: dashCluster,
-		PollInterval: fcollect.MinPollInterval, RequestTimeout: 30 * time.Second}, logger)
+	a, err := app.New(app.Config{
+		Flink: []fcollect.Config{{Name: dashEndpoint, URL: restURL, Kafka: dashCluster,
+			PollInterval: fcollect.MinPollInterval, RequestTimeout: 30 * time.Second}},
+		Kafka: []kcollect.Config{{Name: dashCluster, Brokers: []string{env.kafka.Bootstrap}, RequestTimeout: 30 * time.Second}},
+		Web:   web.Options{Logger: logger, Version: "e2e"},
+	}, logger)
 	if err != nil {
-		t.Fatalf("flink collector: %v", err)
+		t.Fatalf("app.New: %v", err)
 	}
-	t.Cleanup(fcol.Close)
-	store := live.New(live.Options{EndpointKafka: map[string]string{dashEndpoint: dashCluster}})
-	srv, err := web.NewServer(web.Options{Live: store, Logger: logger, Version: "e2e"})
-	if err != nil {
-		t.Fatalf("web.NewServer: %v", err)
-	}
-	srv.SetReady(true)
-	hs := httptest.NewServer(srv)
+	t.Cleanup(a.Close)
+	a.Server.SetReady(true)
+	hs := httptest.NewServer(a.Server)
 	t.Cleanup(hs.Close)
-	return &dashboard{env: env, store: store, fcol: fcol, srv: hs, hc: &http.Client{Timeout: 30 * time.Second}, log: logger}
+	return &dashboard{env: env, store: a.Store, fcol: a.Flink[0], kcol: a.Kafka[0], srv: hs, hc: &http.Client{Timeout: 30 * time.Second}, log: logger}
 }
 
 // dashWant is what one check expects of a running job's source vertex.
@@ -111,12 +115,6 @@ func (d *dashboard) check(t *testing.T, w dashWant) {
 	start := time.Now()
 	srcID := w.vertex
 	names := topicNames(w.topics)
-	kcol, err := kcollect.NewKafkaCollector(kcollect.Config{Name: dashCluster, Brokers: []string{d.env.kafka.Bootstrap},
-		Topics: names, RequestTimeout: 30 * time.Second}, d.log)
-	if err != nil {
-		t.Fatalf("kafka collector: %v", err)
-	}
-	defer kcol.Close()
 	stop := d.trickle(t, w.topics)
 	defer stop()
 
@@ -127,7 +125,7 @@ func (d *dashboard) check(t *testing.T, w dashWant) {
 	rounds := 0
 	for n := 1; ; n++ {
 		rounds = n
-		r = d.poll(t, kcol, names, w.jobID, srcID, w.query)
+		r = d.poll(t, names, w.jobID, srcID, w.query)
 		why = settled(r, w)
 		if n >= minRounds && why == "" {
 			break
@@ -162,6 +160,10 @@ func (d *dashboard) check(t *testing.T, w dashWant) {
 	if pr.Mode != w.mode || pr.Matched != total || pr.Total != total || pr.Drift != 0 || pr.Uncertain != 0 || pr.Ambiguous != 0 {
 		t.Errorf("prediction mode %q matched %d total %d drift %d uncertain %d ambiguous %d (%q); want mode %q, %d of %d matched, no drift",
 			pr.Mode, pr.Matched, pr.Total, pr.Drift, pr.Uncertain, pr.Ambiguous, pr.Summary, w.mode, total, total)
+	}
+	if pr.Missing != 0 || pr.UnknownToKafka != 0 || pr.Headline.Kind != live.BasisExact && pr.Headline.Kind != live.BasisInferred {
+		t.Errorf("settled view: missing %d, unknown to Kafka %d, headline %s %q; want the partition set settled and the headline exact",
+			pr.Missing, pr.UnknownToKafka, pr.Headline.Kind, pr.Headline.Text)
 	}
 	if w.mode == "restore" {
 		if !slices.Equal(pr.History, w.history) || !strings.Contains(pr.HistorySource, w.historySource) {
@@ -275,17 +277,16 @@ func (d *dashboard) trickle(t *testing.T, topics []assign.Topic) (stop func()) {
 }
 
 // poll reads Flink, then Kafka (so the end offsets are not older than the
-// current offsets), feeds the store and fetches the vertex JSON.
-func (d *dashboard) poll(t *testing.T, kcol *kcollect.Collector, topics []string, jobID, vertexID, query string) dashRound {
+// current offsets), each publishing to the store, and fetches the vertex
+// JSON.
+func (d *dashboard) poll(t *testing.T, topics []string, jobID, vertexID, query string) dashRound {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	r := dashRound{endsLow: d.endOffsets(t, ctx, topics)}
 	r.fs = d.fcol.PollOnce(ctx)
-	r.ks = kcol.PollOnce(ctx)
+	r.ks = d.kcol.PollOnce(ctx)
 	r.endsHigh = d.endOffsets(t, ctx, topics)
-	d.store.UpdateKafka(r.ks)
-	d.store.UpdateFlink(r.fs)
 	d.getJSON(t, "/api/v1/jobs/"+jobID+"/vertices/"+vertexID+query, &r.vv)
 	return r
 }

@@ -580,7 +580,7 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 		}
 		history := []int{c.from, c.to}
 		t.Run("dashboard-restore-lineage", func(t *testing.T) {
-			e.dash.pollOnce(t, topicNames(grown))
+			e.dash.pollOnce(t)
 			e.dash.checkRestoreLineage(t, idA, idB, a.Name, src.Name, src.ID, history)
 		})
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/skewscope/skewscope/assign"
-	kcollect "github.com/skewscope/skewscope/collectors/kafka"
 )
 
 // lifecycleDashboardChecks turns on the dashboard's checks of in-place
@@ -94,7 +93,7 @@ func (d *dashboard) checkLifecycle(t *testing.T, w lifeWant) {
 		defer cancel()
 		for i := 0; i < 30 && undeterminedCells(vv) > 0; i++ {
 			time.Sleep(time.Second)
-			d.store.UpdateFlink(d.fcol.PollOnce(ctx))
+			d.fcol.PollOnce(ctx)
 			d.getJSON(t, "/api/v1/jobs/"+w.jobID+"/vertices/"+w.vertexID, &vv)
 		}
 	}
@@ -256,7 +255,7 @@ func (e *lineEnv) checkInferred(t *testing.T, jobID, vertexID string, topics []a
 	var vv lifeVertexJSON
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		d.pollOnce(t, topicNames(topics))
+		d.pollOnce(t)
 		d.getJSON(t, "/api/v1/jobs/"+jobID+"/vertices/"+vertexID, &vv)
 		if vv.Prediction != nil && vv.Prediction.Mode == "inferred" {
 			break
@@ -270,20 +269,12 @@ func (e *lineEnv) checkInferred(t *testing.T, jobID, vertexID string, topics []a
 }
 
 // pollOnce polls Flink, then Kafka, once into the store.
-func (d *dashboard) pollOnce(t *testing.T, topics []string) {
+func (d *dashboard) pollOnce(t *testing.T) {
 	t.Helper()
-	kcol, err := kcollect.NewKafkaCollector(kcollect.Config{Name: dashCluster, Brokers: []string{d.env.kafka.Bootstrap},
-		Topics: topics, RequestTimeout: 30 * time.Second}, d.log)
-	if err != nil {
-		t.Fatalf("kafka collector: %v", err)
-	}
-	defer kcol.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	fs := d.fcol.PollOnce(ctx)
-	ks := kcol.PollOnce(ctx)
-	d.store.UpdateKafka(ks)
-	d.store.UpdateFlink(fs)
+	d.fcol.PollOnce(ctx)
+	d.kcol.PollOnce(ctx)
 }
 
 // undeterminedCells counts the cells whose reader the metric ids do not

@@ -61,13 +61,7 @@ func (e *lineEnv) testLifecycle(t *testing.T) {
 	flink := startFlinkScheduler(t, e.line, e.kafka.Bootstrap, "adaptive")
 	rec := newRESTRecorder(t, flink.REST.base)
 	lr := &lifecycleRun{e: e, flink: flink, rec: rec, dash: newDashboardAt(t, e, rec.URL())}
-	kcol, err := kcollect.NewKafkaCollector(kcollect.Config{Name: dashCluster, Brokers: []string{e.kafka.Bootstrap},
-		Topics: lifeJob.Topics, RequestTimeout: 30 * time.Second}, lr.dash.log)
-	if err != nil {
-		t.Fatalf("kafka collector: %v", err)
-	}
-	t.Cleanup(kcol.Close)
-	lr.kcol = kcol
+	lr.kcol = lr.dash.kcol
 
 	e.kc.createTopics(t, lifeTopics...)
 	e.kc.createTopics(t, lifeOut)
@@ -295,9 +289,7 @@ func (lr *lifecycleRun) step(t *testing.T, name, scenario, what string, history 
 		t.Fatal(err)
 	}
 	calls := lr.rec.take()
-	ks := lr.kcol.PollOnce(ctx)
-	lr.dash.store.UpdateKafka(ks)
-	lr.dash.store.UpdateFlink(fs)
+	lr.kcol.PollOnce(ctx)
 	if fs.Err != nil {
 		t.Logf("step %s: Flink snapshot error (kept in the recording): %v", name, fs.Err)
 	}

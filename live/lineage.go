@@ -8,6 +8,7 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
 )
 
 // A source's life as skewscope sees it. Flink changes a job's shape in
@@ -112,6 +113,17 @@ type lineage struct {
 	// grewBefore when that happened before it (the saved split lists'
 	// order is then not known).
 	grewNow, grewBefore bool
+	// stepAt is when skewscope saw the latest restore or rescale (for a
+	// run first seen already restored, when it restored); checkedAt the
+	// newest Kafka metadata read that listed every topic of the source:
+	// a partition absent from it did not exist then. unsure is set when
+	// partitions appeared after the latest step that the metadata cannot
+	// place after it (checkedAt before stepAt): the source may have
+	// discovered them before the step, at the previous parallelism.
+	stepAt, checkedAt time.Time
+	unsure            bool
+	// cluster is the Kafka cluster the source reads.
+	cluster string
 	// inferred is set when the history before the first step skewscope
 	// saw was inferred from the observed layout; inferNote says what the
 	// search found, also when nothing fit.
@@ -151,11 +163,83 @@ func restoreEvent(kind string, at time.Time, jobID string, from, to int, r *flin
 }
 
 // followLineage records the source's parallelism history across restores,
-// in-place rescales and failovers. It runs only when every subtask of the
-// vertex runs. Called with s.mu held.
+// in-place rescales and failovers, and when Kafka's metadata last
+// confirmed the source's partitions. It runs only when every subtask of
+// the vertex runs. Called with s.mu held.
 func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, at time.Time) {
+	cluster := s.clusterFor(endpoint, v)
+	topics := s.observedTopics(cluster, v)
+	s.followShape(endpoint, j, v, topics, at)
+	if l := s.lineage[vertexKey{endpoint, j.Name, v.Name}]; l != nil && l.jobID == j.ID {
+		l.cluster = cluster
+		if l.stepAt.Equal(at) && s.kafka[cluster] != nil {
+			if s.recheck == nil {
+				s.recheck = map[string]bool{}
+			}
+			s.recheck[cluster] = true
+		}
+		if m := s.metadataAt(cluster, topics); m.After(l.checkedAt) {
+			l.checkedAt = m
+		}
+	}
+}
+
+// confirmPartitions moves on checkedAt of every lineage reading snap's
+// cluster whose topics the metadata lists with no partition the lineage
+// has not seen: a partition that appears later did not exist when it was
+// read. Called with s.mu held.
+func (s *Store) confirmPartitions(snap *kafka.Snapshot) {
+	if snap.MetadataAt.IsZero() {
+		return
+	}
+	counts := make(map[string]int, len(snap.Topics))
+	for _, t := range snap.Topics {
+		if t.Err == nil && len(t.Partitions) > 0 {
+			counts[t.Name] = len(t.Partitions)
+		}
+	}
+	for _, l := range s.lineage {
+		if l.cluster != snap.Cluster || !snap.MetadataAt.After(l.checkedAt) || len(l.topics) == 0 {
+			continue
+		}
+		ok := true
+		for _, t := range l.topics {
+			if n, listed := counts[t.Name]; !listed || n > t.Partitions {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			l.checkedAt = snap.MetadataAt
+		}
+	}
+}
+
+// metadataAt is when cluster's metadata was read, if it lists every topic
+// of topics; zero otherwise. Called with s.mu held.
+func (s *Store) metadataAt(cluster string, topics []assign.Topic) time.Time {
+	ks := s.kafka[cluster]
+	if ks == nil || ks.MetadataAt.IsZero() {
+		return time.Time{}
+	}
+	listed := make(map[string]bool, len(ks.Topics))
+	for _, t := range ks.Topics {
+		if t.Err == nil && len(t.Partitions) > 0 {
+			listed[t.Name] = true
+		}
+	}
+	for _, t := range topics {
+		if !listed[t.Name] {
+			return time.Time{}
+		}
+	}
+	return ks.MetadataAt
+}
+
+// followShape is followLineage's history: restores, rescales, failovers
+// and partition discovery. Called with s.mu held.
+func (s *Store) followShape(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, topics []assign.Topic, at time.Time) {
 	key := vertexKey{endpoint, j.Name, v.Name}
-	topics := s.observedTopics(s.clusterFor(endpoint, v), v)
 	p := v.Parallelism
 	l := s.lineage[key]
 	if l != nil && l.jobID != j.ID {
@@ -171,6 +255,12 @@ func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.Ve
 			l.addEvent(LineageEvent{At: orTime(j.StartTime, at), Kind: EventStart, JobID: j.ID, To: p, MovedCount: -1})
 		} else {
 			l.addEvent(restoreEvent(EventFirstSeen, at, j.ID, 0, p, j.Restored))
+			// The partitions of the first sight are taken as restored (the
+			// history inferred from them says so); those that appear later
+			// were discovered after the restore, at p, when the metadata
+			// read after the restore lacked them (unsure otherwise).
+			l.prevTopics = maxTopics(topics, nil)
+			l.stepAt = orTime(j.Restored.At, at)
 		}
 		s.lineage[key] = l
 		return
@@ -207,6 +297,11 @@ func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.Ve
 	}
 	if _, n := newTopics(l.topics, topics); n > 0 && len(l.topics) > 0 {
 		l.grewNow = true
+		if len(l.prevTopics) > 0 && l.checkedAt.Before(l.stepAt) {
+			// No metadata read after the step lacked them: they may have
+			// been discovered before it.
+			l.unsure = true
+		}
 		l.addEvent(LineageEvent{At: at, Kind: EventPartitions, JobID: j.ID, From: p, To: p, NewPartitions: n, MovedCount: -1})
 	}
 	l.topics = maxTopics(l.topics, topics)
@@ -224,6 +319,11 @@ func (s *Store) step(l *lineage, kind, endpoint string, j *flink.JobSnapshot, p 
 	l.prevTopics = maxTopics(l.topics, nil)
 	l.grewBefore = l.grewBefore || l.grewNow
 	l.grewNow = false
+	// Partitions first seen with the step itself may have been discovered
+	// on either side of it.
+	_, grown := newTopics(l.prevTopics, topics)
+	l.unsure = grown > 0
+	l.stepAt = at
 	l.history = append(slices.Clone(l.history), p)
 	l.restored = j.Restored
 	l.topics = maxTopics(l.topics, topics)

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -137,6 +138,10 @@ type modelInput struct {
 	in       assign.RestoreInput // History of one entry: a fresh start
 	source   string              // where History came from
 	allGuess bool                // every owner is the model's best guess (see grewBefore)
+	// unsure is set when NewTopics appeared after the latest restore or
+	// rescale at a time that does not say on which side of it the source
+	// discovered them (lineage.unsure).
+	unsure bool
 }
 
 // predict compares the observed owners with Flink's formulas.
@@ -158,6 +163,14 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 		mi = &modelInput{mode: ModeRestore, in: assign.RestoreInput{Topics: topics, History: h}, source: "from the URL (?history=)"}
 		if len(h) == 1 {
 			mi.mode = ModeFresh
+		} else if lin != nil && len(lin.prevTopics) > 0 {
+			// The URL gives the parallelisms, skewscope saw the growth:
+			// partitions first seen after the latest restore were
+			// discovered after it (or maybe before: unsure), not present
+			// from the fresh start.
+			mi.in.Topics = lin.prevTopics
+			mi.in.NewTopics, _ = newTopics(lin.prevTopics, topics)
+			mi.unsure = lin.unsure
 		}
 	case lin != nil && (lin.known || lin.inferred != nil):
 		mi = &modelInput{mode: ModeRestore, in: assign.RestoreInput{Topics: topics, History: lin.history}, source: historySource(lin)}
@@ -171,6 +184,7 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 			mi.mode = ModeFresh
 		}
 		mi.allGuess = lin.grewBefore
+		mi.unsure = lin.unsure
 	case j.Restored != nil || lin != nil:
 		pr.Mode = ModeNone
 		what := "a checkpoint"
@@ -225,6 +239,9 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 					uncertain[u] = true
 				}
 				owners = ownerMap(res.Assignment)
+				if mi.unsure && len(mi.in.NewTopics) > 0 {
+					pr.Notes = unsureDiscovery(pr.Notes, mi, owners, uncertain)
+				}
 				if mi.allGuess {
 					// Splits discovered before the latest restore joined the
 					// readers' lists in an order the checkpoint keeps but
@@ -283,6 +300,9 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 	pr.Matched, pr.Drift = verdicts.Placed(), verdicts.Drift
 	pr.Uncertain = verdicts.Guessed + verdicts.NotGuessed + verdicts.Undetermined
 	pr.UncertainDiffer = verdicts.NotGuessed
+	if pr.Mode != ModeNone {
+		pr.Missing, pr.UnknownToKafka = s.partitionGaps(vv, v)
+	}
 	pr.Headline = headline(vv, pr, verdicts)
 	if pr.Summary == "" {
 		pr.Summary = pr.Headline.Text
@@ -299,8 +319,8 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 
 // headline counts the cells by basis and says the verdict, in the counts
 // of the cells' verdicts (Judge) that the rows show.
-func headline(vv *VertexView, pr *Prediction, verdicts Tally) Headline {
-	h := Headline{Verdicts: verdicts}
+func headline(vv *VertexView, pr *Prediction, verdicts Tally) (h Headline) {
+	h.Verdicts = verdicts
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
 			switch c.Basis {
@@ -341,12 +361,21 @@ func headline(vv *VertexView, pr *Prediction, verdicts Tally) Headline {
 	case ModeInferred:
 		model = "the restore model" + hist + " (inferred history)"
 	}
+	unsettled := pr.Missing > 0 || pr.UnknownToKafka > 0
+	if unsettled {
+		// A partition set Kafka and Flink do not agree on is not exact,
+		// whatever the cells shown say.
+		h.Kind = BasisUncertain
+	}
+	defer func() { h.Text += gapText(pr) }()
 	v := verdicts
 	switch {
 	case v.Drift > 0 && pr.Mode == ModeFresh:
 		h.Text = fmt.Sprintf("%d of %d partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource.", v.Drift, total)
 	case v.Drift > 0:
 		h.Text = fmt.Sprintf("%d of %d partitions differ from %s.", v.Drift, total, model)
+	case v.Match == total && unsettled:
+		h.Text = fmt.Sprintf("the %d partitions shown are where %s puts them", total, model)
 	case v.Match == total:
 		h.Text = fmt.Sprintf("all %d partitions are where %s puts them", total, model)
 	default:
@@ -371,6 +400,114 @@ func headline(vv *VertexView, pr *Prediction, verdicts Tally) Headline {
 		}
 	}
 	return h
+}
+
+// unsureDiscovery marks what depends on when the partitions that appeared
+// after the latest restore were discovered: the model places them after
+// it (at the last parallelism); had the source found them before it, they
+// were in the saved split lists and the restore dealt them out with the
+// rest. Each new partition is uncertain, and so is every partition whose
+// owner differs between the two; with more than one restore the earlier
+// steps' lists are not modelled with the partitions found in between, so
+// every cell is. It returns notes with the model's "discovered after the
+// last restore" replaced by what is known.
+func unsureDiscovery(notes []string, mi *modelInput, owners map[assign.TopicPartition]int, uncertain map[assign.TopicPartition]bool) []string {
+	grown := maxTopics(mi.in.Topics, mi.in.NewTopics)
+	old := map[string]int{}
+	for _, t := range mi.in.Topics {
+		old[t.Name] = t.Partitions
+	}
+	n := 0
+	for _, tp := range assign.Partitions(grown) {
+		if int(tp.Partition) >= old[tp.Topic] {
+			uncertain[tp] = true
+			n++
+		}
+	}
+	h := mi.in.History
+	var before assign.RestoreResult
+	err := errors.New("the steps before the latest are not modelled with partitions found between them")
+	if len(h) == 2 {
+		before, err = assign.Restore(assign.RestoreInput{Topics: grown, History: h, ConnectorLine: mi.in.ConnectorLine, StartingOffsets: mi.in.StartingOffsets})
+	}
+	if err != nil {
+		for tp := range owners {
+			uncertain[tp] = true
+		}
+	} else {
+		for tp, o := range ownerMap(before.Assignment) {
+			if owners[tp] != o {
+				uncertain[tp] = true
+			}
+		}
+		for _, tp := range before.Uncertain {
+			uncertain[tp] = true
+		}
+	}
+	out := make([]string, 0, len(notes)+1)
+	for _, note := range notes {
+		if !strings.Contains(note, "discovered after the last restore") {
+			out = append(out, note)
+		}
+	}
+	what := fmt.Sprintf("%d partitions", n)
+	if n == 1 {
+		what = "1 partition"
+	}
+	return append(out, fmt.Sprintf("%s appeared after the latest restore or rescale, and no Kafka metadata read between the restore and their first sight says whether the source discovered them before it (at p=%d, so that the restore dealt them out) or after it (at p=%d, by the hash rule): their cells, and those whose owner depends on it, are uncertain, not drift.", what, h[len(h)-2], h[len(h)-1]))
+}
+
+// gapText says how the partition set is unsettled, "" when it is not.
+func gapText(pr *Prediction) string {
+	out := ""
+	if pr.Missing > 0 {
+		out += fmt.Sprintf("; may be missing %d %s: Kafka lists %s that no metric id of this source names yet", pr.Missing, plural(pr.Missing, "partition", "partitions"), plural(pr.Missing, "it", "them"))
+	}
+	if pr.UnknownToKafka > 0 {
+		out += fmt.Sprintf("; Kafka's metadata does not list %d %s the metric ids name (a topic created or grown since it was read, or one the cluster does not watch)", pr.UnknownToKafka, plural(pr.UnknownToKafka, "partition", "partitions"))
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// partitionGaps counts the partitions Kafka's metadata lists for the
+// source's topics that no cell shows (missing), and those the metric ids
+// name that the metadata does not list (unknown). Both are 0 without
+// metadata. Called with s.mu held or on a snapshot.
+func (s *Store) partitionGaps(vv *VertexView, v *flink.VertexSnapshot) (missing, unknown int) {
+	ks := s.kafka[vv.Cluster]
+	if ks == nil || v.Kafka == nil {
+		return 0, 0
+	}
+	shown := map[assign.TopicPartition]bool{}
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			shown[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}] = true
+		}
+	}
+	topics := map[string]bool{}
+	for _, st := range v.Kafka.States {
+		if st.Cluster == "" {
+			topics[s.resolve(vv.Cluster, st.Topic)] = true
+		}
+	}
+	for _, t := range ks.Topics {
+		if !topics[t.Name] {
+			continue
+		}
+		for _, p := range t.Partitions {
+			if !shown[assign.TopicPartition{Topic: t.Name, Partition: p.Partition}] {
+				missing++
+			}
+		}
+	}
+	return missing, len(s.unknownOf(vv.Cluster, v))
 }
 
 // historySource says where a lineage's history came from.

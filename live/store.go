@@ -13,6 +13,7 @@
 package live
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -58,6 +59,11 @@ type Options struct {
 	// is called after every update that finds one, without the store's
 	// lock held.
 	OnUnlisted func(endpoint, jobID, vertexID string)
+	// OnUnknownPartitions, when set, is told of each Kafka cluster whose
+	// metadata lacks a partition (or a topic) that a running source's
+	// metric ids name: the topic may have grown since the metadata was
+	// read (kafka.Collector.HintMetadata). Called like OnUnlisted.
+	OnUnknownPartitions func(cluster string)
 	// Kafka and Flink name the configured backends, so that the overview
 	// lists each from the start: "not yet polled" until its first poll
 	// ends. A backend that hands in a snapshot is listed either way.
@@ -118,6 +124,10 @@ type Store struct {
 	good map[backendKey]time.Time
 	// succ remembers which job replaced which (succession.go).
 	succ *succession
+	// recheck holds the Kafka clusters whose metadata is worth reading at
+	// once: a source reading them was restored or rescaled, and only a
+	// read after that says which partitions existed then (lineage.unsure).
+	recheck map[string]bool
 	// srcReads and grpReads track each reader of each partition, a
 	// source by name (endpoint, job name, vertex name) and a group
 	// (readers.go); srcStatus and grpStatus are what views read of them,
@@ -225,6 +235,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 		}
 	}
 	s.trackGroups(snap)
+	s.confirmPartitions(snap)
 	s.trackSourceStarts(snap.Cluster, snap.CollectedAt)
 	var unlisted []vertexKey
 	if s.opts.OnUnlisted != nil {
@@ -232,10 +243,15 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 			unlisted = append(unlisted, s.unlisted(endpoint)...)
 		}
 	}
+	var unknown []string
+	if s.opts.OnUnknownPartitions != nil && len(s.unknownIn(snap.Cluster)) > 0 {
+		unknown = []string{snap.Cluster}
+	}
 	s.seq++
 	s.mu.Unlock()
 	s.notify()
 	s.tellUnlisted(unlisted)
+	s.tellUnknown(unknown)
 }
 
 // unlisted returns the running Kafka source vertices of endpoint whose
@@ -280,6 +296,93 @@ func (s *Store) unlisted(endpoint string) []vertexKey {
 		}
 	}
 	return out
+}
+
+// unknownIn returns the partitions that the metric ids of endpoint's
+// running Kafka sources reading cluster name and the cluster's metadata
+// does not have, for every endpoint. Called with s.mu held.
+func (s *Store) unknownIn(cluster string) []assign.TopicPartition {
+	var out []assign.TopicPartition
+	for _, endpoint := range sortedKeys(s.flink) {
+		out = append(out, s.unknownPartitions(endpoint)[cluster]...)
+	}
+	return out
+}
+
+// unknownClusters lists the clusters whose metadata lacks partitions that
+// endpoint's running sources name. Called with s.mu held.
+func (s *Store) unknownClusters(endpoint string) []string {
+	return sortedKeys(s.unknownPartitions(endpoint))
+}
+
+// unknownPartitions returns, per Kafka cluster with metadata, the
+// partitions the metric ids of endpoint's running Kafka sources name that
+// the cluster's metadata does not have. Called with s.mu held.
+func (s *Store) unknownPartitions(endpoint string) map[string][]assign.TopicPartition {
+	snap := s.flink[endpoint]
+	if snap == nil {
+		return nil
+	}
+	var out map[string][]assign.TopicPartition
+	for i := range snap.Jobs {
+		j := &snap.Jobs[i]
+		if j.State != "RUNNING" {
+			continue
+		}
+		for k := range j.Vertices {
+			v := &j.Vertices[k]
+			if v.Kafka == nil || v.Stale {
+				continue
+			}
+			cluster := s.clusterFor(endpoint, v)
+			if s.kafka[cluster] == nil {
+				continue // no metadata to refresh
+			}
+			for _, tp := range s.unknownOf(cluster, v) {
+				if out == nil {
+					out = map[string][]assign.TopicPartition{}
+				}
+				out[cluster] = append(out[cluster], tp)
+			}
+		}
+	}
+	return out
+}
+
+// unknownOf returns the partitions v's metric ids name that cluster's
+// metadata does not have (a topic it lacks, or a partition beyond its
+// count), sorted and once each. Called with s.mu held or on a snapshot.
+func (s *Store) unknownOf(cluster string, v *flink.VertexSnapshot) []assign.TopicPartition {
+	parts := s.parts[cluster]
+	seen := map[assign.TopicPartition]bool{}
+	var out []assign.TopicPartition
+	for _, st := range v.Kafka.States {
+		if st.Cluster != "" {
+			continue // DynamicKafkaSource: its clusters are not this one
+		}
+		t := s.resolve(cluster, st.Topic)
+		if _, ok := parts[topicPart{t, st.Partition}]; ok {
+			continue
+		}
+		tp := assign.TopicPartition{Topic: t, Partition: st.Partition}
+		if !seen[tp] {
+			seen[tp] = true
+			out = append(out, tp)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Topic != out[j].Topic {
+			return out[i].Topic < out[j].Topic
+		}
+		return out[i].Partition < out[j].Partition
+	})
+	return out
+}
+
+func (s *Store) tellUnknown(clusters []string) {
+	for _, c := range clusters {
+		s.opts.OnUnknownPartitions(c)
+	}
 }
 
 func (s *Store) tellUnlisted(ks []vertexKey) {
@@ -360,10 +463,21 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	if s.opts.OnUnlisted != nil {
 		unlisted = s.unlisted(snap.Endpoint)
 	}
+	var unknown []string
+	if s.opts.OnUnknownPartitions != nil {
+		unknown = s.unknownClusters(snap.Endpoint)
+		for c := range s.recheck {
+			if !slices.Contains(unknown, c) {
+				unknown = append(unknown, c)
+			}
+		}
+	}
+	clear(s.recheck)
 	s.seq++
 	s.mu.Unlock()
 	s.notify()
 	s.tellUnlisted(unlisted)
+	s.tellUnknown(unknown)
 	if len(jobs) > 0 {
 		s.runInfer(jobs)
 	}

@@ -15,9 +15,10 @@ import (
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-// kafkaSnap builds a Kafka snapshot with the given end offsets per topic.
+// kafkaSnap builds a Kafka snapshot with the given end offsets per topic,
+// its metadata read by the same poll.
 func kafkaSnap(at time.Time, ends map[string][]int64, groups ...kafka.Group) *kafka.Snapshot {
-	s := &kafka.Snapshot{Cluster: "prod", CollectedAt: at, Groups: groups}
+	s := &kafka.Snapshot{Cluster: "prod", CollectedAt: at, MetadataAt: at, Groups: groups}
 	for _, name := range sortedKeys(ends) {
 		t := kafka.Topic{Name: name}
 		for p, end := range ends[name] {

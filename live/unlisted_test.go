@@ -54,3 +54,76 @@ func TestOnUnlistedNamesSourcesMissingPartitions(t *testing.T) {
 		t.Errorf("Flink lists all 14: told %v, want nothing", g)
 	}
 }
+
+// TestOnUnknownPartitionsNamesClustersMissingPartitions: when a source's
+// metric ids name a partition the Kafka metadata does not have (the topic
+// grew, or was created, after the metadata was read) the store names the
+// cluster, on the Flink update and on the next Kafka update while the
+// metadata still lacks it; once the metadata has it, nothing.
+func TestOnUnknownPartitionsNamesClustersMissingPartitions(t *testing.T) {
+	var mu sync.Mutex
+	var told []string
+	s := New(Options{Now: func() time.Time { return t0 }, OnUnknownPartitions: func(cluster string) {
+		mu.Lock()
+		told = append(told, cluster)
+		mu.Unlock()
+	}})
+	got := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := told
+		told = nil
+		return out
+	}
+	job := func(topics []assign.Topic) flink.JobSnapshot {
+		v := sourceVertex("src", 4, topics, freshOwner(4), func(assign.TopicPartition) int64 { return 10 })
+		return flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}
+	}
+	s.UpdateKafka(kafkaSnap(t0, ends(1000)))
+	s.UpdateFlink(flinkSnap(t0, job(testTopics)))
+	if g := got(); len(g) != 0 {
+		t.Fatalf("the metadata has every partition named: told %v, want nothing", g)
+	}
+	grown := []assign.Topic{{Name: "orders", Partitions: 14}, testTopics[1]}
+	s.UpdateFlink(flinkSnap(t0.Add(time.Second), job(grown)))
+	if g := got(); !slices.Equal(g, []string{"prod"}) {
+		t.Errorf("Flink names orders-12 and -13, the metadata 12: told %v, want [prod]", g)
+	}
+	s.UpdateKafka(kafkaSnap(t0.Add(2*time.Second), ends(1000)))
+	if g := got(); !slices.Equal(g, []string{"prod"}) {
+		t.Errorf("the metadata still lists 12: told %v, want [prod]", g)
+	}
+	more := ends(1000)
+	more["orders"] = append(more["orders"], 1000, 1000)
+	s.UpdateKafka(kafkaSnap(t0.Add(3*time.Second), more))
+	s.UpdateFlink(flinkSnap(t0.Add(4*time.Second), job(grown)))
+	if g := got(); len(g) != 0 {
+		t.Errorf("the metadata lists all 14: told %v, want nothing", g)
+	}
+}
+
+// TestARescaleAsksForKafkaMetadata: a rescale seen makes the store ask for
+// the source's cluster's metadata at once, so that partitions that appear
+// afterwards can be placed after the rescale.
+func TestARescaleAsksForKafkaMetadata(t *testing.T) {
+	var told []string
+	s := New(Options{Now: func() time.Time { return t0 }, OnUnknownPartitions: func(cluster string) { told = append(told, cluster) }})
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	s.UpdateKafka(kafkaSnap(t0, ends(100)))
+	s.UpdateFlink(flinkSnap(t0, job("aa", nil, sourceVertex("src", 4, testTopics, freshOwner(4), cur))))
+	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), job("aa", nil, sourceVertex("src", 4, testTopics, freshOwner(4), cur))))
+	if len(told) != 0 {
+		t.Fatalf("no change: told %v, want nothing", told)
+	}
+	ck := &flink.RestoreInfo{CheckpointID: 3, At: t0.Add(15 * time.Second)}
+	o46 := restoreOwner(t, assign.RestoreInput{Topics: testTopics, History: []int{4, 6}, ConnectorLine: assign.ConnectorLine5})
+	s.UpdateFlink(flinkSnap(t0.Add(20*time.Second), job("aa", ck, sourceVertex("src", 6, testTopics, o46, cur))))
+	if !slices.Equal(told, []string{"prod"}) {
+		t.Errorf("after the rescale 4 → 6: told %v, want [prod]", told)
+	}
+	told = nil
+	s.UpdateFlink(flinkSnap(t0.Add(30*time.Second), job("aa", ck, sourceVertex("src", 6, testTopics, o46, cur))))
+	if len(told) != 0 {
+		t.Errorf("the poll after: told %v, want nothing", told)
+	}
+}

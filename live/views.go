@@ -176,8 +176,11 @@ type VertexSummary struct {
 	MaxBusy      float64 `json:"maxBusy"` // -1 unknown
 	Backpressure string  `json:"backpressure"`
 	Partitions   int     `json:"partitions"`
-	Lag          int64   `json:"lag"` // -1 unknown or not a Kafka source
-	Drift        int     `json:"drift"`
+	// MissingPartitions is the source's Prediction.Missing: partitions
+	// Kafka lists that its metric ids do not name yet.
+	MissingPartitions int   `json:"missingPartitions"`
+	Lag               int64 `json:"lag"` // -1 unknown or not a Kafka source
+	Drift             int   `json:"drift"`
 	// RecordsLost is the records of its partitions Kafka deleted before the
 	// source read them (Loss), observed since skewscope started; 0 for
 	// other vertices.
@@ -354,10 +357,18 @@ type Prediction struct {
 	UncertainDiffer int `json:"uncertainDiffer"`
 	// Ambiguous counts partitions listed under several subtasks in the
 	// metric ids (stale metric groups after a reassignment).
-	Ambiguous int      `json:"ambiguous"`
-	Summary   string   `json:"summary"`
-	Notes     []string `json:"notes,omitempty"`
-	Source    string   `json:"source"`
+	Ambiguous int `json:"ambiguous"`
+	// Missing counts the partitions of the source's topics that Kafka's
+	// metadata lists and no metric id names yet: the source may read them
+	// (discovered since its ids were read) and the page not show them.
+	// UnknownToKafka counts the partitions the metric ids name that the
+	// metadata does not list (a topic grown since it was read). Either
+	// leaves the partition set unsettled: the headline is not exact.
+	Missing        int      `json:"missing"`
+	UnknownToKafka int      `json:"unknownToKafka"`
+	Summary        string   `json:"summary"`
+	Notes          []string `json:"notes,omitempty"`
+	Source         string   `json:"source"`
 	// Headline is the one verdict on the layout, with the count of each
 	// kind of cell.
 	Headline Headline `json:"headline"`

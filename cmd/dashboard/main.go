@@ -20,6 +20,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/app"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/sandbox"
 	"github.com/skewscope/skewscope/web"
@@ -113,17 +114,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := interrupted(ctx, "starting the collectors"); err != nil {
 		return err
 	}
-	var store *live.Store
-	if len(cfg.Kafka) > 0 || len(cfg.Flink) > 0 {
-		store, err = startCollectors(bg, &wg, cfg, log)
-		if err != nil {
-			return err
-		}
+	links := make([]live.Link, 0, len(cfg.SourceGroups))
+	for _, l := range cfg.SourceGroups {
+		links = append(links, live.Link{Endpoint: l.Endpoint, Job: l.Job, Vertex: l.Vertex, Group: l.Group})
 	}
 	opts := web.Options{
 		Logger: log, Version: version,
 		RoutePrefix: cfg.RoutePrefix, FrameAncestors: cfg.FrameAncestors,
-		Live: store, KafkaClusters: cfg.Kafka, Samples: cfg.Samples, UserHeader: cfg.UserHeader, Hosts: cfg.hostPolicy(),
+		KafkaClusters: cfg.Kafka, Samples: cfg.Samples, UserHeader: cfg.UserHeader, Hosts: cfg.hostPolicy(),
 		// Updates name their elements by key and compress well: the hub
 		// deflates each once, for every client that offers it.
 		WebSocket: web.HubOptions{AllowedOrigins: cfg.websocketOrigins(ln.Addr().String()),
@@ -133,10 +131,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if sb != nil {
 		opts.Sandbox = sb
 	}
-	srv, err := web.NewServer(opts)
+	dash, err := app.New(app.Config{Kafka: cfg.Kafka, Flink: cfg.Flink, Links: links, Web: opts}, log)
 	if err != nil {
 		return err
 	}
+	dash.Start(bg, &wg)
+	srv := dash.Server
 	if err := interrupted(ctx, "starting the web server"); err != nil {
 		return err
 	}
@@ -226,76 +226,6 @@ func startStep[T any](ctx context.Context, step string, f func() (T, error), und
 		}
 		return zero, fmt.Errorf("%w while %s: %v", errInterrupted, step, context.Cause(ctx))
 	}
-}
-
-// startCollectors creates one poller per Kafka cluster and Flink endpoint,
-// each feeding the store on its own schedule. The store knows every one
-// from the start, so that the overview lists those not yet polled.
-func startCollectors(ctx context.Context, wg *sync.WaitGroup, cfg appConfig, log *slog.Logger) (*live.Store, error) {
-	opts := live.Options{EndpointKafka: map[string]string{}}
-	for _, f := range cfg.Flink {
-		opts.EndpointKafka[f.Name] = f.Kafka
-	}
-	for _, l := range cfg.SourceGroups {
-		opts.Links = append(opts.Links, live.Link{Endpoint: l.Endpoint, Job: l.Job, Vertex: l.Vertex, Group: l.Group})
-	}
-	var kcs []*kafka.Collector
-	var fcs []*flink.Collector
-	flinkCols := make(map[string]*flink.Collector, len(cfg.Flink))
-	closeAll := func() {
-		for _, c := range kcs {
-			c.Close()
-		}
-		for _, c := range fcs {
-			c.Close()
-		}
-	}
-	for _, kc := range cfg.Kafka {
-		col, err := kafka.NewKafkaCollector(kc, log.With("kafka", kc.Name))
-		if err != nil {
-			closeAll()
-			return nil, fmt.Errorf("kafka cluster %s: %w", kc.Name, err)
-		}
-		kcs = append(kcs, col)
-		opts.Kafka = append(opts.Kafka, kc.Name)
-	}
-	for _, fc := range cfg.Flink {
-		col, err := flink.NewCollector(fc, log.With("flink", fc.Name))
-		if err != nil {
-			closeAll()
-			return nil, fmt.Errorf("flink endpoint %s: %w", fc.Name, err)
-		}
-		fcs = append(fcs, col)
-		flinkCols[fc.Name] = col
-		opts.Flink = append(opts.Flink, live.Endpoint{Name: fc.Name, URL: col.URL()})
-	}
-	// The store hints a Flink collector at partitions that Kafka lists and
-	// its source's metric ids do not name yet.
-	opts.OnUnlisted = func(endpoint, jobID, vertexID string) {
-		if c := flinkCols[endpoint]; c != nil {
-			c.HintMetricIDs(jobID, vertexID)
-		}
-	}
-	store := live.New(opts)
-	for _, col := range kcs {
-		col.OnSnapshot(store.UpdateKafka)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer col.Close()
-			col.Run(ctx)
-		}()
-	}
-	for _, col := range fcs {
-		col.OnSnapshot(store.UpdateFlink)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer col.Close()
-			col.Run(ctx)
-		}()
-	}
-	return store, nil
 }
 
 // buildVersion returns the module version or VCS revision of this binary.

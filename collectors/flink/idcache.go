@@ -33,8 +33,11 @@ import (
 //   - the subtask details could not be read (a restart would go unseen);
 //   - Kafka lists partitions of the source's topics that no id names
 //     (HintMetricIDs): a partition the source may have discovered since;
-//     at most once per hintEvery and maxHints times while the list stays
-//     the same, since a source may read only some partitions of a topic;
+//     on the next poll; while the lists read for hints stay the same, the
+//     wait doubles from PollInterval (the source finds partitions only
+//     every partition.discovery.interval.ms, 5 minutes by default), up to
+//     maxHints reads, since a source may read only some partitions of a
+//     topic;
 //   - IDRefresh passed since the last read, for the partitions a running
 //     source discovers (KafkaSource's partition.discovery.interval.ms).
 //     Each vertex's deadline is spread over the last half of IDRefresh by
@@ -47,12 +50,12 @@ import (
 // parallelism read the list again, at least.
 const settlePolls = 3
 
-// A hint is honoured at most once per hintEvery, and at most maxHints
-// times while the list read stays the same.
-const (
-	hintEvery = time.Minute
-	maxHints  = 5
-)
+// A hint is honoured on the next poll at least PollInterval after the last
+// read, then after twice as long for every read for a hint that found the
+// same list, at most maxHints times while the list stays the same: at a
+// 10 s poll, reads 10 s, 20 s, 40 s, 80 s and 160 s apart, about five
+// minutes in all.
+const maxHints = 5
 
 // DefaultIDRefresh is Config.IDRefresh when 0: how long a source vertex's
 // metric-id list is used without a change of attempts or parallelism.
@@ -88,7 +91,7 @@ func (c *Collector) idReason(e *idEntry, key stateKey, par int, attempts map[int
 		return "an offset id was missing from the values"
 	case prev != nil && prev.Kafka != nil && (len(prev.Kafka.AwaitingRefresh) > 0 || len(prev.Kafka.Registering) > 0):
 		return "restarted subtasks not yet settled"
-	case e.hinted && e.hints < maxHints && at.Sub(e.readAt) >= hintEvery:
+	case e.hinted && e.hints < maxHints && (at.Sub(e.readAt) >= c.cfg.PollInterval<<e.hints || at.Before(e.readAt)):
 		return hintReason
 	case at.Sub(e.readAt) >= c.idDeadline(key):
 		return "refresh interval"
@@ -172,8 +175,8 @@ func (c *Collector) sourceIDs(ids func() ([]string, error), key stateKey, vs *Ve
 
 // HintMetricIDs tells the collector that Kafka lists partitions of the
 // topics a source vertex reads that none of its metric ids names: the
-// source may have discovered them, so its list is worth reading again
-// before IDRefresh passes (idcache.go bounds how often). Safe for
+// source may have discovered them, so its list is read again on the next
+// poll rather than when IDRefresh passes (idcache.go bounds how often). Safe for
 // concurrent use; unknown vertices are ignored.
 func (c *Collector) HintMetricIDs(jobID, vertexID string) {
 	c.stateMu.Lock()

@@ -273,41 +273,45 @@ func TestBackpressureFromMetrics(t *testing.T) {
 	}
 }
 
-// TestHintMetricIDs: a hint reads the list again once hintEvery has
-// passed since the last read, at most maxHints times while the list read
-// stays the same; without a hint the list waits for IDRefresh.
+// TestHintMetricIDs: a hint reads the list again on the next poll at
+// least a poll interval after the last read; while the lists read for
+// hints stay the same, the wait doubles, for maxHints reads; without a
+// hint the list waits for IDRefresh.
 func TestHintMetricIDs(t *testing.T) {
 	f := newFakeFlink(t, "2.3.0")
 	srv := f.start()
 	src := f.jobPath("vertices", f.sourceID, "metrics")
 	lc := countLists(f, src)
 	clock := newTestClock()
-	c := newTestCollector(t, Config{URL: srv.URL, IDRefresh: time.Hour})
+	c := newTestCollector(t, Config{URL: srv.URL, IDRefresh: time.Hour, PollInterval: 10 * time.Second})
 	clock.install(c)
-	poll := func() {
+	var readAt []time.Duration
+	start := clock.now()
+	poll := func(d time.Duration) {
+		before, _ := lc.counts(src)
+		at := clock.now().Sub(start)
 		c.PollOnce(context.Background())
-		clock.add(10 * time.Second)
+		if n, _ := lc.counts(src); n > before {
+			readAt = append(readAt, at)
+		}
+		clock.add(d)
 	}
-	poll()
+	poll(10 * time.Second)
+	poll(10 * time.Second)
 	c.HintMetricIDs(f.jobID, f.sourceID)
-	poll() // 10 s after the read: too soon
-	if l, _ := lc.counts(src); l != 1 {
-		t.Errorf("a hint 10 s after the read: %d lists, want 1", l)
-	}
-	for range 5 {
-		poll()
-	}
-	if l, _ := lc.counts(src); l != 2 {
-		t.Errorf("a hint a minute after the read: %d lists, want 2", l)
-	}
-	// The same list keeps coming back: maxHints reads, then the hints wait
-	// for IDRefresh.
-	for range 30 * maxHints {
+	poll(2 * time.Second) // the next poll, at 20 s
+	c.HintMetricIDs(f.jobID, f.sourceID)
+	poll(8 * time.Second) // at 22 s: within the poll interval; the hint is kept
+	for range 60 {        // a hint before every poll, for 10 minutes
 		c.HintMetricIDs(f.jobID, f.sourceID)
-		poll()
+		poll(10 * time.Second)
 	}
-	if l, _ := lc.counts(src); l != 1+maxHints {
-		t.Errorf("hints on every poll for %d minutes: %d lists, want %d", 5*maxHints, l, 1+maxHints)
+	want := []time.Duration{0, 20 * time.Second, 40 * time.Second, 80 * time.Second, 160 * time.Second, 320 * time.Second, 640 * time.Second}
+	// The first read, then maxHints reads for hints, the waits doubling
+	// from 20 s, then nothing until IDRefresh.
+	want = want[:1+maxHints]
+	if !slices.Equal(readAt, want) {
+		t.Errorf("lists read at %v, want %v", readAt, want)
 	}
 }
 

@@ -33,9 +33,13 @@ type Snapshot struct {
 	PollDuration time.Duration // PollDuration is how long the poll took.
 	// Err is set when a whole step failed (listing topics or groups); the
 	// items it would have refreshed keep their last good values, marked stale.
-	Err    error
-	Topics []Topic // sorted by name
-	Groups []Group // sorted by name; only groups with commits on a watched topic
+	Err error
+	// MetadataAt is when the topic list and partitions this snapshot
+	// shows were read (the metadata is re-read once a minute, or at once
+	// on HintMetadata); zero before any read succeeded.
+	MetadataAt time.Time
+	Topics     []Topic // sorted by name
+	Groups     []Group // sorted by name; only groups with commits on a watched topic
 }
 
 // Freshness says whether a value is from this poll or an older one.
@@ -124,6 +128,12 @@ type Collector struct {
 	retention      map[string]Retention
 	retentionAt    time.Time
 	retentionNames []string
+	// hinted is set by HintMetadata; hintAt is when a hint last forced a
+	// metadata read, hints the forced reads that found the metadata
+	// unchanged since.
+	hinted atomic.Bool
+	hintAt time.Time
+	hints  int
 }
 
 // metadataRefresh is how often the topic list, the partitions and (unless
@@ -219,11 +229,28 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 	var errs []error
 
 	refresh := c.meta == nil || c.metaStale || now.Sub(c.metaAt) >= metadataRefresh || now.Before(c.metaAt)
+	forced := false
 	if refresh {
-		if err := c.refreshMetadata(ctx, now); err != nil {
+		c.hinted.Store(false) // this read answers it
+	} else {
+		forced = c.takeHint(now)
+	}
+	if refresh || forced {
+		refresh = true
+		before := c.meta
+		mctx := ctx
+		if forced {
+			// kadm answers from kgo's metadata cache (up to MetadataMinAge,
+			// 5 s, old) unless authorized operations are asked for: a
+			// forced read goes to a broker, past the cache.
+			mctx = kadm.WithAuthorizedOps(ctx)
+		}
+		if err := c.refreshMetadata(mctx, now); err != nil {
 			log.Warn("kafka topic list failed; keeping the last topics", "error", err)
 			errs = append(errs, fmt.Errorf("list topics: %w", err))
 			refresh = false
+		} else {
+			c.countHint(before, forced)
 		}
 	}
 	names := slices.Sorted(maps.Keys(c.meta))
@@ -274,6 +301,9 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 		errs = append(errs, err)
 	}
 	s.Err = errors.Join(errs...)
+	if c.meta != nil {
+		s.MetadataAt = c.metaAt
+	}
 	s.PollDuration = c.now().Sub(now)
 	c.latest.Store(s)
 	if fn := c.notify.Load(); fn != nil {
@@ -321,6 +351,52 @@ func (c *Collector) recovered(what string, r any) error {
 // OnSnapshot sets a function that receives every snapshot the collector
 // publishes, on the polling goroutine. It must not modify the snapshot.
 func (c *Collector) OnSnapshot(fn func(*Snapshot)) { c.notify.Store(&fn) }
+
+// A metadata hint is honoured at most once per PollInterval, and at most
+// maxHints times between two regular reads while the metadata it reads
+// stays the same (Flink may name a topic this cluster does not watch).
+const maxHints = 5
+
+// HintMetadata tells the collector that Flink names partitions (or topics)
+// that its last metadata does not have: a topic may have grown, or been
+// created, since the metadata was read. The next poll reads the metadata
+// again instead of waiting for the minute to pass (bounded, see maxHints).
+// Safe for concurrent use, also from the snapshot callback.
+func (c *Collector) HintMetadata() { c.hinted.Store(true) }
+
+// takeHint reports whether a hint forces a metadata read at now. Called
+// with c.mu held.
+func (c *Collector) takeHint(now time.Time) bool {
+	if !c.hinted.Swap(false) || c.hints >= maxHints {
+		return false
+	}
+	if !c.hintAt.IsZero() && now.Sub(c.hintAt) < c.cfg.PollInterval && !now.Before(c.hintAt) {
+		c.hinted.Store(true) // honoured on a later poll
+		return false
+	}
+	c.hintAt = now
+	return true
+}
+
+// countHint counts a forced read that found the same partitions as before;
+// a read that found a change, and the regular read once a minute, start
+// the count over. Called with c.mu held.
+func (c *Collector) countHint(before map[string][]int32, forced bool) {
+	same := len(before) == len(c.meta)
+	for name, ps := range c.meta {
+		if !same {
+			break
+		}
+		old, ok := before[name]
+		same = ok && slices.Equal(old, ps)
+	}
+	switch {
+	case !same || !forced:
+		c.hints = 0
+	default:
+		c.hints++
+	}
+}
 
 // refreshMetadata reads the watched topics and their partitions.
 func (c *Collector) refreshMetadata(ctx context.Context, now time.Time) error {
