@@ -33,6 +33,7 @@ func (s *Store) snapshot() *Store {
 		good:    maps.Clone(s.good),
 		seq:     s.seq,
 		succ:    s.succ.clone(),
+		runs:    maps.Clone(s.runs),
 		lineage: make(map[vertexKey]*lineage, len(s.lineage)),
 		sparks:  make(map[vertexKey]*spark, len(s.sparks)),
 		// Each status map is replaced, not changed, by an update.

@@ -118,6 +118,9 @@ type Store struct {
 	good map[backendKey]time.Time
 	// succ remembers which job replaced which (succession.go).
 	succ *succession
+	// runs holds what Flink last reported of each job while it ran
+	// (lastrun.go), each replaced, not changed, by an update.
+	runs map[succKey]*lastRun
 	// srcReads and grpReads track each reader of each partition, a
 	// source by name (endpoint, job name, vertex name) and a group
 	// (readers.go); srcStatus and grpStatus are what views read of them,
@@ -160,6 +163,7 @@ func New(opts Options) *Store {
 		seen:    map[vertexKey]map[flink.KafkaPartition]bool{},
 		good:    map[backendKey]time.Time{},
 		succ:    newSuccession(MaxReplacements),
+		runs:    map[succKey]*lastRun{},
 		changed: make(chan struct{}, 1),
 
 		srcReads:  map[vertexKey]*sourceReads{},
@@ -296,6 +300,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	}
 	snap = sanitizeFlink(snap)
 	s.mu.Lock()
+	snap = s.keepLastRuns(snap)
 	s.flink[snap.Endpoint] = snap
 	if snap.Err == nil {
 		s.good[backendKey{"flink", snap.Endpoint}] = snap.CollectedAt

@@ -97,7 +97,7 @@ func (s *Server) serveJob(w http.ResponseWriter, r *http.Request) (int, templ.Co
 		if rep, ok := s.forgotten(r, false); ok {
 			return s.serveForgotten(w, r, rep)
 		}
-		return 0, nil, err
+		return 0, nil, s.explainUnknown(r, err, false)
 	}
 	if jv.ReplacedBy != nil && following(r) {
 		http.Redirect(w, r, s.withQuery(s.followPath(*jv.ReplacedBy), r.URL.Query()), http.StatusFound)
@@ -113,7 +113,7 @@ func (s *Server) serveJobJSON(w http.ResponseWriter, r *http.Request) error {
 		if rep, ok := s.forgotten(r, false); ok {
 			return s.serveForgottenJSON(w, r, rep)
 		}
-		return err
+		return s.explainUnknown(r, err, false)
 	}
 	if jv.ReplacedBy != nil && following(r) {
 		http.Redirect(w, r, s.withQuery("/api/v1"+s.followPath(*jv.ReplacedBy), r.URL.Query()), http.StatusFound)
@@ -202,7 +202,7 @@ func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ
 		if rep, ok := s.forgotten(r, true); ok {
 			return s.serveForgotten(w, r, rep)
 		}
-		return 0, nil, err
+		return 0, nil, s.explainUnknown(r, err, true)
 	}
 	if vv.ReplacedBy != nil && following(r) {
 		http.Redirect(w, r, s.withQuery(s.followPath(*vv.ReplacedBy), r.URL.Query()), http.StatusFound)
@@ -219,7 +219,7 @@ func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
 		if rep, ok := s.forgotten(r, true); ok {
 			return s.serveForgottenJSON(w, r, rep)
 		}
-		return err
+		return s.explainUnknown(r, err, true)
 	}
 	if vv.ReplacedBy != nil && following(r) {
 		http.Redirect(w, r, s.withQuery("/api/v1"+s.followPath(*vv.ReplacedBy), r.URL.Query()), http.StatusFound)

@@ -199,7 +199,7 @@ func newJobPage(pl pageLinks, jv live.JobView, replaced *views.Replaced) views.J
 	p := views.JobView{
 		Live:     views.Live{Topic: jobTopic(jv.ID), Shape: jobShape(jv), Stale: stale(jv.Age)},
 		Replaced: replaced, Endpoint: jv.Endpoint, Name: jv.Name, ID: jv.ID, State: jv.State,
-		Bar: liveBar(jv.Age, nil),
+		Bar: liveBar(jv.Age, nil), Ended: jobEndedText(jv.State, jv.LastReported),
 	}
 	if jv.Restarts >= 0 {
 		p.Restarts = restartsText(jv.Restarts)
@@ -222,6 +222,17 @@ func newJobPage(pl pageLinks, jv live.JobView, replaced *views.Replaced) views.J
 		})
 	}
 	return p
+}
+
+// jobEndedText says that a job in state has ended and that its figures are
+// what Flink last reported at *at; "" when at is nil (the job runs, or
+// skewscope never saw it run).
+func jobEndedText(state string, at *time.Time) string {
+	if at == nil {
+		return ""
+	}
+	return "Job " + state + ": Flink reports no metrics for a job that has ended; these are the figures it last reported, at " +
+		at.UTC().Format("2006-01-02 15:04:05 UTC") + "."
 }
 
 // vertexPageInput is what a vertex page shows beside the store's view: its
@@ -267,6 +278,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		Peers: in.peers,
 		Bar:   liveBar(vv.Flink, vv.KafkaAge),
 		Error: vv.Error, LagMethod: vv.Kafka && !pl.embed, Links: in.hrefs,
+		Ended: jobEndedText(vv.JobState, vv.LastReported),
 	}
 	if vv.Keyed {
 		p.MaxParallelism = strconv.Itoa(vv.MaxParallelism)

@@ -250,7 +250,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 	jv := live.JobView{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", StartTime: at, Restored: restored,
 		Vertices: []live.VertexSummary{{ID: "c3", Name: "Source: orders", Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true, PredictionMode: "fresh",
 			Skew: 12.5, Busiest: 1, MaxBusy: 0.5, Backpressure: "ok", Partitions: 4, Lag: 120, Drift: 1, RecordsLost: 2200, Error: "metrics: timeout"}},
-		Age: age, Unlisted: 1, ReplacedBy: replaced}
+		Age: age, Unlisted: 1, ReplacedBy: replaced, LastReported: &at}
 	vv := live.VertexView{Endpoint: "prod", Cluster: "main", JobID: "a1b2", JobName: "orders", JobState: "RUNNING", ID: "c3", Name: "Source: orders",
 		Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true,
 		Group:       &live.GroupLink{Name: "orders-app", How: "from configuration"},
@@ -280,7 +280,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			Peer:      &live.WhyPeer{ID: "d4", Name: "Window", Relation: live.RelDownstream, Via: []string{"Map"}, Subtask: 1, Culprit: true},
 			Target:    3, Missing: []string{live.MissingRates}}}},
 		Restored: restored, Color: "rate", Thresholds: [3]float64{1, 2, 3}, Flink: age, KafkaAge: &age, Error: "metrics: timeout", Shape: "x1",
-		ReplacedBy: replaced,
+		ReplacedBy: replaced, LastReported: &at,
 	}
 	tv := live.TopicView{Cluster: "main", Name: "orders", Rate: 10.5,
 		Groups: []live.TopicGroup{{Name: "orders-app", State: "Stable", Lag: 9, RecordsLost: 2200, States: []live.StateCount{{State: live.ReaderLost, Count: 1}}}},

@@ -60,6 +60,14 @@ func subtasks(p int) []flink.SubtaskSnapshot {
 // A second job, named slashy, runs beside it.
 func restoredStore(t *testing.T, at time.Time) (*live.Store, *flink.Snapshot) {
 	t.Helper()
+	return restoredStoreListing(t, at, true)
+}
+
+// restoredStoreListing is restoredStore; withOldVertices false lists the
+// ended job as the collector does, without vertices (Flink has no metrics
+// for it and skewscope asks nothing more of it).
+func restoredStoreListing(t *testing.T, at time.Time, withOldVertices bool) (*live.Store, *flink.Snapshot) {
+	t.Helper()
 	st := liveStore(t, at)
 	res, err := assign.Restore(assign.RestoreInput{Topics: liveTopics, History: []int{4, 6}})
 	if err != nil {
@@ -80,6 +88,9 @@ func restoredStore(t *testing.T, at time.Time) (*live.Store, *flink.Snapshot) {
 			{ID: tSource, Name: "Source: Kafka Source", Parallelism: 4, MaxParallelism: 128, Source: true, Subtasks: subtasks(4)},
 			{ID: tKeyed, Name: "Enrich <b>Orders</b>", Parallelism: 3, MaxParallelism: 128, Keyed: true, Subtasks: subtasks(3)},
 		}}
+	if !withOldVertices {
+		old.Vertices, old.NumRestarts = nil, -1
+	}
 	other := flink.JobSnapshot{ID: tOtherJob, Name: slashy, State: "RUNNING", StartTime: at,
 		Vertices: []flink.VertexSnapshot{{ID: tKeyed, Name: "Enrich", Parallelism: 2, MaxParallelism: 128, Keyed: true, Subtasks: subtasks(2)}}}
 	fs := &flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(30 * time.Second), FlinkVersion: "2.2.1", Jobs: []flink.JobSnapshot{cur, other, old}}
@@ -328,6 +339,69 @@ func TestForgottenJobLinksToItsSuccessor(t *testing.T) {
 	// Ids skewscope never saw replaced are still 404.
 	getDoc(t, ts.URL+"/jobs/ffff", 404)
 	getDoc(t, ts.URL+"/jobs/"+tNewJob+"/vertices/ffff", 404)
+}
+
+// After a restore Flink lists the stopped job without metrics, and the
+// collector reports it without vertices: its links (copied into tickets
+// while it ran) still answer with what Flink last reported, under the
+// banner; follow=1 goes to the current run; an id skewscope never saw is a
+// 404 that names what it knows.
+func TestEndedJobLinksKeepTheirLastData(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st, _ := restoredStoreListing(t, at, false)
+	ts := restoredServer(t, st, at, "")
+
+	jdoc := getDoc(t, ts.URL+"/jobs/"+tJob, 200)
+	if n := jdoc.Find("[data-testid=vertex-row]").Length(); n != 2 {
+		t.Errorf("the stopped job's page lists %d vertices, want its 2 as Flink last reported them", n)
+	}
+	if jdoc.Find("[data-testid=replaced-banner]").Length() != 1 {
+		t.Error("the stopped job's page has no replaced banner")
+	}
+	for _, c := range []struct {
+		vertex, newVertex string
+		rows              int
+	}{{tSource, tNewSource, 4}, {tKeyed, tNewKeyed, 3}} {
+		path := "/jobs/" + tJob + "/vertices/" + c.vertex
+		vdoc := getDoc(t, ts.URL+path, 200)
+		if href := vdoc.Find("[data-testid=replaced-banner] [data-testid=replaced-link]").AttrOr("href", ""); href != "/jobs/"+tNewJob+"/vertices/"+c.newVertex {
+			t.Errorf("%s: banner links to %q, want the current run's vertex", path, href)
+		}
+		if n := vdoc.Find("[data-testid=subtask-row]").Length(); n != c.rows {
+			t.Errorf("%s: %d subtask rows, want the last reported %d", path, n, c.rows)
+		}
+		if note := vdoc.Find("[data-testid=ended-note]").Text(); !strings.Contains(note, "last reported") || !strings.Contains(note, "FINISHED") {
+			t.Errorf("%s: ended note %q, want it to say the job FINISHED and the figures are the last reported", path, note)
+		}
+		resp, _ := getNoFollow(t, ts.URL+path+"?follow=1")
+		if want := "/jobs/" + tNewJob + "/vertices/" + c.newVertex; resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != want {
+			t.Errorf("%s?follow=1 = %d %q, want 302 to %s", path, resp.StatusCode, resp.Header.Get("Location"), want)
+		}
+		resp, body := getNoFollow(t, ts.URL+"/api/v1"+path)
+		var vv live.VertexView
+		if err := json.Unmarshal([]byte(body), &vv); resp.StatusCode != 200 || err != nil || vv.LastReported == nil ||
+			vv.ReplacedBy == nil || vv.ReplacedBy.VertexID != c.newVertex || len(vv.Subtasks) != c.rows {
+			t.Errorf("GET /api/v1%s = %d %.300s, want 200 with lastReported and replacedBy", path, resp.StatusCode, body)
+		}
+	}
+	vdoc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	if n := vdoc.Find("[data-testid=pcell]").Length(); n != 18 {
+		t.Errorf("the stopped source shows %d partition cells, want its 18", n)
+	}
+
+	// Ids never seen: the 404 names what skewscope knows.
+	_, body := getNoFollow(t, ts.URL+"/jobs/"+tJob+"/vertices/ffff")
+	if !strings.Contains(body, "replaced by "+tNewJob) || !strings.Contains(body, "/jobs/by-name/") {
+		t.Errorf("unknown vertex of a replaced job: %.600s, want the 404 to name the successor and the by-name link", body)
+	}
+	resp, body := getNoFollow(t, ts.URL+"/api/v1/jobs/"+tJob+"/vertices/ffff")
+	if resp.StatusCode != 404 || !strings.Contains(body, "replaced by "+tNewJob) {
+		t.Errorf("unknown vertex JSON of a replaced job = %d %s, want 404 naming the successor", resp.StatusCode, body)
+	}
+	resp, body = getNoFollow(t, ts.URL+"/api/v1/jobs/ffff")
+	if resp.StatusCode != 404 || !strings.Contains(body, "never seen") {
+		t.Errorf("never-seen job = %d %s, want 404 saying skewscope never saw it", resp.StatusCode, body)
+	}
 }
 
 // TestPlannerLinkShowsTheRestoredLayout: the live page of a restored job
