@@ -155,7 +155,7 @@ func restoreEvent(kind string, at time.Time, jobID string, from, to int, r *flin
 // vertex runs. Called with s.mu held.
 func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, at time.Time) {
 	key := vertexKey{endpoint, j.Name, v.Name}
-	topics := s.observedTopics(s.clusterFor(endpoint, v), v)
+	topics := s.sourceTopics(endpoint, j.ID, s.clusterFor(endpoint, v), v)
 	p := v.Parallelism
 	l := s.lineage[key]
 	if l != nil && l.jobID != j.ID {

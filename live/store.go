@@ -121,6 +121,9 @@ type Store struct {
 	// runs holds what Flink last reported of each job while it ran
 	// (lastrun.go), each replaced, not changed, by an update.
 	runs map[succKey]*lastRun
+	// withheld holds the sources (endpoint, job id, vertex id) whose
+	// reader metrics Flink withheld (withheld.go), rebuilt by each update.
+	withheld map[vertexKey]withheldNote
 	// srcReads and grpReads track each reader of each partition, a
 	// source by name (endpoint, job name, vertex name) and a group
 	// (readers.go); srcStatus and grpStatus are what views read of them,
@@ -151,20 +154,21 @@ func New(opts Options) *Store {
 		opts.TimeTableSize = 120
 	}
 	return &Store{
-		opts:    opts,
-		kafka:   map[string]*kafka.Snapshot{},
-		flink:   map[string]*flink.Snapshot{},
-		tables:  map[tpKey]*kafka.TimeTable{},
-		lineage: map[vertexKey]*lineage{},
-		sparks:  map[vertexKey]*spark{},
-		parts:   map[string]map[topicPart]kafka.Partition{},
-		topics:  map[string]map[string]string{},
-		owners:  map[vertexKey]observedOwners{},
-		seen:    map[vertexKey]map[flink.KafkaPartition]bool{},
-		good:    map[backendKey]time.Time{},
-		succ:    newSuccession(MaxReplacements),
-		runs:    map[succKey]*lastRun{},
-		changed: make(chan struct{}, 1),
+		opts:     opts,
+		kafka:    map[string]*kafka.Snapshot{},
+		flink:    map[string]*flink.Snapshot{},
+		tables:   map[tpKey]*kafka.TimeTable{},
+		lineage:  map[vertexKey]*lineage{},
+		sparks:   map[vertexKey]*spark{},
+		parts:    map[string]map[topicPart]kafka.Partition{},
+		topics:   map[string]map[string]string{},
+		owners:   map[vertexKey]observedOwners{},
+		seen:     map[vertexKey]map[flink.KafkaPartition]bool{},
+		good:     map[backendKey]time.Time{},
+		succ:     newSuccession(MaxReplacements),
+		runs:     map[succKey]*lastRun{},
+		withheld: map[vertexKey]withheldNote{},
+		changed:  make(chan struct{}, 1),
 
 		srcReads:  map[vertexKey]*sourceReads{},
 		grpReads:  map[groupKey]map[topicPart]*readTrack{},
@@ -301,6 +305,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	snap = sanitizeFlink(snap)
 	s.mu.Lock()
 	snap = s.keepLastRuns(snap)
+	snap = s.markWithheld(snap)
 	s.flink[snap.Endpoint] = snap
 	if snap.Err == nil {
 		s.good[backendKey{"flink", snap.Endpoint}] = snap.CollectedAt

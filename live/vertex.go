@@ -108,6 +108,10 @@ func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vertex
 	if at, ok := s.endedAt(fs.Endpoint, j.ID); ok {
 		vv.LastReported = &at
 	}
+	if w, ok := s.withheld[vertexKey{fs.Endpoint, j.ID, v.ID}]; ok {
+		wv := w.view
+		vv.Withheld = &wv
+	}
 	return vv
 }
 

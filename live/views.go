@@ -407,6 +407,10 @@ type VertexView struct {
 	// LastReported is set when the job has ended and the view is what
 	// Flink last reported of the vertex while the job ran, at this time.
 	LastReported *time.Time `json:"lastReported,omitempty"`
+	// Withheld is set when Flink withheld the source's reader metrics (a
+	// metric dump over its size limit): the cells it concerns are the
+	// prediction alone.
+	Withheld *Withheld `json:"withheld,omitempty"`
 }
 
 // TopicPartitionRow is one partition of a topic page.

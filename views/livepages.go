@@ -129,10 +129,13 @@ type VertexView struct {
 	Replaced *Replaced
 	// Ended says the job has ended and the figures are the last Flink
 	// reported; "" for a running job.
-	Ended   string
-	Cluster string
-	Job     Link
-	Name    string
+	Ended string
+	// Withheld says what Flink withheld of the source's metrics, why, and
+	// which setting governs it; "" when nothing.
+	Withheld string
+	Cluster  string
+	Job      Link
+	Name     string
 	// Parallelism and MaxParallelism are texts; MaxParallelism is shown
 	// for keyed vertices only ("" otherwise).
 	Parallelism, MaxParallelism string

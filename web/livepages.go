@@ -280,6 +280,9 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		Error: vv.Error, LagMethod: vv.Kafka && !pl.embed, Links: in.hrefs,
 		Ended: jobEndedText(vv.JobState, vv.LastReported),
 	}
+	if vv.Withheld != nil {
+		p.Withheld = vv.Withheld.Text
+	}
 	if vv.Keyed {
 		p.MaxParallelism = strconv.Itoa(vv.MaxParallelism)
 	}
