@@ -124,6 +124,10 @@ type Store struct {
 	// withheld holds the sources (endpoint, job id, vertex id) whose
 	// reader metrics Flink withheld (withheld.go), rebuilt by each update.
 	withheld map[vertexKey]withheldNote
+	// shapes holds each running job's vertex parallelisms as of its latest
+	// poll with every vertex running (lineage.go), to tell a restart for a
+	// rescale elsewhere in the job from a failover.
+	shapes map[succKey]*jobShape
 	// srcReads and grpReads track each reader of each partition, a
 	// source by name (endpoint, job name, vertex name) and a group
 	// (readers.go); srcStatus and grpStatus are what views read of them,
@@ -168,6 +172,7 @@ func New(opts Options) *Store {
 		succ:     newSuccession(MaxReplacements),
 		runs:     map[succKey]*lastRun{},
 		withheld: map[vertexKey]withheldNote{},
+		shapes:   map[succKey]*jobShape{},
 		changed:  make(chan struct{}, 1),
 
 		srcReads:  map[vertexKey]*sourceReads{},
@@ -365,6 +370,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 			s.trackSource(snap.Endpoint, j, v, snap.CollectedAt, true)
 		}
 	}
+	s.recordShapes(snap)
 	jobs := s.inferJobs(snap)
 	var unlisted []vertexKey
 	if s.opts.OnUnlisted != nil {

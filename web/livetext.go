@@ -175,7 +175,7 @@ func eventFrom(e live.LineageEvent) string {
 		return "savepoint " + strconv.FormatInt(e.CheckpointID, 10)
 	case e.CheckpointID > 0:
 		return "checkpoint " + strconv.FormatInt(e.CheckpointID, 10)
-	case e.Kind == live.EventRescale || e.Kind == live.EventRestore || e.Kind == live.EventFailover || e.Kind == live.EventFirstSeen:
+	case e.Kind == live.EventRescale || e.Kind == live.EventRestore || e.Kind == live.EventFailover || e.Kind == live.EventRescaleElsewhere || e.Kind == live.EventFirstSeen:
 		return "not named by Flink"
 	}
 	return "–"
