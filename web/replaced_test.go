@@ -385,6 +385,16 @@ func TestEndedJobLinksKeepTheirLastData(t *testing.T) {
 		}
 	}
 	vdoc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	vv, err := st.Vertex(tJob, tSource, live.VertexQuery{Color: "lag", Highlight: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkUpdateMatchesPage(t, vdoc, vertexUpdate(t, vv))
+	jv, err := st.Job("", tJob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkUpdateMatchesPage(t, jdoc, jobUpdate(t, jv))
 	if n := vdoc.Find("[data-testid=pcell]").Length(); n != 18 {
 		t.Errorf("the stopped source shows %d partition cells, want its 18", n)
 	}
