@@ -212,13 +212,16 @@ func (s *Store) partlyWithheld(snap *flink.Snapshot, key vertexKey, j *flink.Job
 		named[assign.TopicPartition{Topic: s.resolve(cluster, st.Topic), Partition: st.Partition}] = true
 	}
 	topics := maxTopics(s.observedTopics(cluster, v), s.knownTopics(snap.Endpoint, key, j, v))
-	missing := 0
+	missing, total := 0, 0
 	for _, tp := range assign.Partitions(topics) {
+		total++
 		if !named[tp] {
 			missing++
 		}
 	}
-	if missing == 0 {
+	// With fewer partitions than subtasks some subtasks read none, and
+	// list nothing, by design.
+	if missing == 0 || total < v.Parallelism {
 		return withheldNote{}, false
 	}
 	w := Withheld{Cause: CauseMetricDumpLimit, Setting: frameSetting(snap.FlinkVersion), Subtasks: silent, Missing: missing}
