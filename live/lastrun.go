@@ -31,8 +31,9 @@ type lastRun struct {
 	ended    bool
 }
 
-// keepLastRuns records the vertices of the running jobs and fills those of
-// the ended jobs the snapshot lists without vertices from their last run.
+// keepLastRuns records the vertices of the running jobs and puts the last
+// run's into the ended jobs the snapshot lists (with no vertices, or with
+// the bare vertices of their job graph).
 // It returns the snapshot to store (a copy when it filled any job) and
 // drops the runs of jobs the endpoint no longer lists. Called with s.mu
 // held.
@@ -47,7 +48,9 @@ func (s *Store) keepLastRuns(snap *flink.Snapshot) *flink.Snapshot {
 		case j.State == "RUNNING" && len(j.Vertices) > 0 && j.Unlisted == 0:
 			s.runs[k] = &lastRun{name: j.Name, start: j.StartTime, vertices: j.Vertices, restored: j.Restored,
 				restarts: j.NumRestarts, at: snap.CollectedAt}
-		case j.State != "RUNNING" && len(j.Vertices) == 0:
+		case j.State != "RUNNING":
+			// The collector lists an ended job's vertices without figures
+			// (or none at all); the last run has them.
 			r := s.runs[k]
 			if r == nil {
 				continue

@@ -225,14 +225,17 @@ func newJobPage(pl pageLinks, jv live.JobView, replaced *views.Replaced) views.J
 }
 
 // jobEndedText says that a job in state has ended and that its figures are
-// what Flink last reported at *at; "" when at is nil (the job runs, or
-// skewscope never saw it run).
+// what Flink last reported at *at; with at nil, for an ended job skewscope
+// never saw run, that only its job graph is shown; "" for a job that runs.
 func jobEndedText(state string, at *time.Time) string {
-	if at == nil {
-		return ""
+	switch {
+	case at != nil:
+		return "Job " + state + ": Flink reports no metrics for a job that has ended; these are the figures it last reported, at " +
+			at.UTC().Format("2006-01-02 15:04:05 UTC") + "."
+	case state == "FINISHED" || state == "CANCELED" || state == "FAILED" || state == "SUSPENDED":
+		return "Job " + state + ": Flink reports no metrics for a job that has ended, and skewscope did not see this one run: only its vertices and their parallelisms are shown."
 	}
-	return "Job " + state + ": Flink reports no metrics for a job that has ended; these are the figures it last reported, at " +
-		at.UTC().Format("2006-01-02 15:04:05 UTC") + "."
+	return ""
 }
 
 // vertexPageInput is what a vertex page shows beside the store's view: its

@@ -414,6 +414,31 @@ func TestEndedJobLinksKeepTheirLastData(t *testing.T) {
 	}
 }
 
+// A dashboard started after the restore never saw the old job run: Flink's
+// job graph (the collector reads an ended job's vertices once) still
+// answers its vertex links, with the banner and a note saying what is
+// missing.
+func TestEndedJobNeverSeenRunningAnswersItsVertexLinks(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := live.New(live.Options{Now: func() time.Time { return at.Add(time.Minute) }})
+	cur := flink.JobSnapshot{ID: tNewJob, Name: "orders <enrichment>", State: "RUNNING", StartTime: at.Add(20 * time.Second),
+		Vertices: []flink.VertexSnapshot{{ID: tNewSource, Name: "Source: Kafka Source", Parallelism: 6, MaxParallelism: 128, Source: true, Subtasks: subtasks(6)}}}
+	old := flink.JobSnapshot{ID: tJob, Name: "orders <enrichment>", State: "FINISHED", StartTime: at, NumRestarts: -1,
+		Vertices: []flink.VertexSnapshot{{ID: tSource, Name: "Source: Kafka Source", Parallelism: 4, MaxParallelism: 128, Source: true}}}
+	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(30 * time.Second), FlinkVersion: "2.2.1", Jobs: []flink.JobSnapshot{cur, old}})
+	ts := restoredServer(t, st, at, "")
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	if href := doc.Find("[data-testid=replaced-banner] [data-testid=replaced-link]").AttrOr("href", ""); href != "/jobs/"+tNewJob+"/vertices/"+tNewSource {
+		t.Errorf("banner links to %q, want the current run's vertex", href)
+	}
+	if note := doc.Find("[data-testid=ended-note]").Text(); !strings.Contains(note, "did not see this one run") {
+		t.Errorf("ended note %q, want it to say skewscope did not see the job run", note)
+	}
+	if n := doc.Find("[data-testid=subtask-row]").Length(); n != 4 {
+		t.Errorf("%d subtask rows, want the job graph's 4", n)
+	}
+}
+
 // TestPlannerLinkShowsTheRestoredLayout: the live page of a restored job
 // models the restore 4→6; its planner link must carry that history, or the
 // planner's "now" would be a fresh start at 6 and contradict the page.
