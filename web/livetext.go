@@ -94,8 +94,13 @@ func vertexDrift(v live.VertexSummary) string {
 	return driftText(v.Drift)
 }
 
-// jobDrift is a job's assignment text on the overview.
+// jobDrift is a job's assignment text on the overview. An ended job's
+// layout is not compared (its figures are the last Flink reported).
 func jobDrift(j live.JobSummary) string {
+	switch j.State {
+	case "FINISHED", "CANCELED", "FAILED", "SUSPENDED":
+		return "not compared: the job has ended"
+	}
 	if j.NotModelled > 0 && j.Drift == 0 {
 		return "not modelled"
 	}

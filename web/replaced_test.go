@@ -545,3 +545,24 @@ func TestFollowOtherThanOneIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A job cancelled without a successor keeps its last data too; the
+// overview does not judge an ended job's layout.
+func TestCanceledJobKeepsItsLastDataUnjudged(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(30 * time.Second), FlinkVersion: "2.2.1",
+		Jobs: []flink.JobSnapshot{{ID: tJob, Name: "orders <enrichment>", State: "CANCELED", StartTime: at, NumRestarts: -1}}})
+	ts := restoredServer(t, st, at, "")
+	row := getDoc(t, ts.URL+"/", 200).Find("[data-testid=job-row]")
+	if txt := row.Text(); !strings.Contains(txt, "not compared: the job has ended") || strings.Contains(txt, "as predicted") || strings.Contains(txt, "not modelled") {
+		t.Errorf("overview row of the cancelled job reads %q, want its layout not judged", txt)
+	}
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	if note := doc.Find("[data-testid=ended-note]").Text(); !strings.Contains(note, "Job CANCELED") || doc.Find("[data-testid=pcell]").Length() != 18 {
+		t.Errorf("cancelled source: note %q, %d cells; want the last reported 18", note, doc.Find("[data-testid=pcell]").Length())
+	}
+	if doc.Find("[data-testid=replaced-banner]").Length() != 0 {
+		t.Error("a job nothing replaced shows the replaced banner")
+	}
+}
