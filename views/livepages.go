@@ -133,9 +133,12 @@ type VertexView struct {
 	// Withheld says what Flink withheld of the source's metrics, why, and
 	// which setting governs it; "" when nothing.
 	Withheld string
-	Cluster  string
-	Job      Link
-	Name     string
+	// HighlightMissing says the link highlights a subtask or partition
+	// the page does not have; "" otherwise.
+	HighlightMissing string
+	Cluster          string
+	Job              Link
+	Name             string
 	// Parallelism and MaxParallelism are texts; MaxParallelism is shown
 	// for keyed vertices only ("" otherwise).
 	Parallelism, MaxParallelism string

@@ -296,25 +296,30 @@ func (s *Server) peerLinks(l views.Layout, vv live.VertexView, vq live.VertexQue
 	if !vv.Kafka && !vv.Keyed {
 		return nil
 	}
-	q := url.Values{}
+	hl := -1
 	for _, r := range vv.Subtasks {
 		if r.Highlight {
-			q.Set("highlight", "subtask:"+strconv.Itoa(r.Subtask))
+			hl = r.Subtask
 			break
 		}
 	}
-	if vq.Endpoint != "" {
-		q.Set("endpoint", vq.Endpoint)
-	}
-	if l.Embed {
-		q.Set("embed", "1")
-	}
-	query := ""
-	if len(q) > 0 {
-		query = "?" + q.Encode()
-	}
 	var out []views.PeerLink
 	for _, v := range s.live.JobVertices(vv.Endpoint, vv.JobID) {
+		// The highlighted subtask goes along where the peer has it.
+		q := url.Values{}
+		if hl >= 0 && hl < v.Parallelism {
+			q.Set("highlight", "subtask:"+strconv.Itoa(hl))
+		}
+		if vq.Endpoint != "" {
+			q.Set("endpoint", vq.Endpoint)
+		}
+		if l.Embed {
+			q.Set("embed", "1")
+		}
+		query := ""
+		if len(q) > 0 {
+			query = "?" + q.Encode()
+		}
 		kind := ""
 		switch {
 		case v.ID == vv.ID:

@@ -1,12 +1,14 @@
 package web
 
 import (
+	"fmt"
 	"hash/fnv"
 	"io"
 	"math"
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/skewscope/skewscope/internal/format"
@@ -238,6 +240,34 @@ func jobEndedText(state string, at *time.Time) string {
 	return ""
 }
 
+// highlightMissing says that the link's highlight names a subtask or a
+// partition the page does not have (a link from before a rescale, a
+// mistyped one), so that nothing is highlighted without a word; "" when
+// the highlight is on the page or there is none.
+func highlightMissing(vv live.VertexView, highlight string, cell *cellRef) string {
+	if n, ok := strings.CutPrefix(highlight, "subtask:"); ok {
+		i, err := strconv.Atoi(n)
+		if err != nil || i < len(vv.Subtasks) {
+			return ""
+		}
+		return fmt.Sprintf("The link highlights subtask %d, but this vertex has subtasks 0–%d (p = %d): nothing is highlighted.", i, len(vv.Subtasks)-1, vv.Parallelism)
+	}
+	if cell == nil {
+		return ""
+	}
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			if c.Topic == cell.topic && c.Partition == cell.partition {
+				return ""
+			}
+		}
+	}
+	if !vv.Kafka {
+		return fmt.Sprintf("The link highlights partition %s-%d, but this vertex reads no Kafka partitions: nothing is highlighted.", cell.topic, cell.partition)
+	}
+	return fmt.Sprintf("The link highlights partition %s-%d, which this source does not read (its topics: %s): nothing is highlighted.", cell.topic, cell.partition, strings.Join(vv.Topics, ", "))
+}
+
 // vertexPageInput is what a vertex page shows beside the store's view: its
 // topic, links and banner, which depend on the request.
 type vertexPageInput struct {
@@ -281,7 +311,8 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		Peers: in.peers,
 		Bar:   liveBar(vv.Flink, vv.KafkaAge),
 		Error: vv.Error, LagMethod: vv.Kafka && !pl.embed, Links: in.hrefs,
-		Ended: jobEndedText(vv.JobState, vv.LastReported),
+		Ended:            jobEndedText(vv.JobState, vv.LastReported),
+		HighlightMissing: highlightMissing(vv, in.query.Get("highlight"), in.cell),
 	}
 	if vv.Withheld != nil {
 		p.Withheld = vv.Withheld.Text

@@ -566,3 +566,39 @@ func TestCanceledJobKeepsItsLastDataUnjudged(t *testing.T) {
 		t.Error("a job nothing replaced shows the replaced banner")
 	}
 }
+
+// A highlight that names a subtask or partition the page does not have
+// (a link from before a rescale) says so on the page.
+func TestStaleHighlightSaysSo(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st, _ := restoredStore(t, at)
+	ts := restoredServer(t, st, at, "")
+	src := "/jobs/" + tNewJob + "/vertices/" + tNewSource
+	for _, c := range []struct{ query, want string }{
+		{"?highlight=subtask:99", "subtask 99, but this vertex has subtasks 0–5 (p = 6)"},
+		{"?highlight=partition:orders:40", "partition orders-40, which this source does not read"},
+		{"?highlight=partition:nope:1", "partition nope-1"},
+	} {
+		doc := getDoc(t, ts.URL+src+c.query, 200)
+		if got := doc.Find("[data-testid=highlight-missing]").Text(); !strings.Contains(got, c.want) || !strings.Contains(got, "nothing is highlighted") {
+			t.Errorf("%s: note %q, want it to say %q", c.query, got, c.want)
+		}
+	}
+	for _, q := range []string{"?highlight=subtask:5", "?highlight=partition:orders:3", ""} {
+		if n := getDoc(t, ts.URL+src+q, 200).Find("[data-testid=highlight-missing]").Length(); n != 0 {
+			t.Errorf("%s: %d highlight-missing notes for a highlight the page has", q, n)
+		}
+	}
+	// A peer link carries the highlight only where the peer has the
+	// subtask: the old job's source runs at 4, its keyed vertex at 3.
+	for q, want := range map[string]string{"?highlight=subtask:3": "/jobs/" + tJob + "/vertices/" + tKeyed, "?highlight=subtask:2": "/jobs/" + tJob + "/vertices/" + tKeyed + "?highlight=subtask%3A2"} {
+		doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+q, 200)
+		if href := doc.Find("[data-testid=peer-link]").AttrOr("href", ""); href != want {
+			t.Errorf("source %s: peer link %q, want %q", q, href, want)
+		}
+	}
+	keyed := "/jobs/" + tNewJob + "/vertices/" + tNewKeyed + "?highlight=partition:orders:3"
+	if got := getDoc(t, ts.URL+keyed, 200).Find("[data-testid=highlight-missing]").Text(); !strings.Contains(got, "reads no Kafka partitions") {
+		t.Errorf("keyed vertex: note %q, want it to say it reads no partitions", got)
+	}
+}
