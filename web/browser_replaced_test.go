@@ -150,6 +150,15 @@ func TestBrowserWithheldSource(t *testing.T) {
 		t.Errorf("%d partition cells, want the prediction's 18", n)
 	}
 	screenshots(t, b, "withheld", `[data-testid="withheld-note"]`)
+	// A link from before a rescale highlights a subtask the page lacks.
+	if code := b.Navigate(t, base+"/jobs/"+tJob+"/vertices/"+tSource+"?highlight=subtask:9"); code != 200 {
+		t.Fatalf("stale highlight page = %d", code)
+	}
+	b.Do(t, chromedp.WaitVisible(`[data-testid="highlight-missing"]`))
+	if txt := b.Text(t, `[data-testid="highlight-missing"]`); !strings.Contains(txt, "subtask 9") {
+		t.Errorf("highlight note reads %q", txt)
+	}
+	screenshots(t, b, "highlight-missing", `[data-testid="highlight-missing"]`)
 	b.NoConsoleErrors(t)
 	b.NoDialogs(t)
 }
