@@ -49,6 +49,9 @@ func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (Jo
 	jv := JobView{Endpoint: fs.Endpoint, ID: j.ID, Name: j.Name, State: j.State, StartTime: j.StartTime,
 		Restored: restoredOf(j), Restarts: j.NumRestarts, Unlisted: j.Unlisted, Age: within(itemAge(j.Freshness, fs.CollectedAt, now, j.Err), s.endpointAge(fs, now))}
 	jv.ReplacedBy = s.replacedBy(fs.Endpoint, j.ID)
+	if at, ok := s.endedAt(fs.Endpoint, j.ID); ok {
+		jv.LastReported = &at
+	}
 	for k := range j.Vertices {
 		v := &j.Vertices[k]
 		vs := VertexSummary{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism,

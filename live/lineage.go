@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/skewscope/skewscope/assign"
@@ -41,6 +42,10 @@ const (
 	EventRescale    = "rescale"    // the same job id at another parallelism
 	EventFailover   = "failover"   // the same job id restarted from a checkpoint at the same parallelism
 	EventPartitions = "partitions" // partition discovery found new partitions
+	// EventRescaleElsewhere is a restart from a checkpoint at the same
+	// parallelism because another vertex of the job was rescaled in place
+	// (the adaptive scheduler restarts the whole job): not a failover.
+	EventRescaleElsewhere = "rescale-elsewhere"
 )
 
 // maxLineageEvents bounds the events kept per source.
@@ -73,6 +78,16 @@ type LineageEvent struct {
 	// the model cannot say exactly.
 	Moved      []string `json:"moved,omitempty"`
 	MovedCount int      `json:"movedCount"`
+	// Rescaled names, for a rescale-elsewhere event, the job's other
+	// vertices whose parallelism changed at that restart.
+	Rescaled []VertexRescale `json:"rescaled,omitempty"`
+}
+
+// VertexRescale is a vertex whose parallelism changed from From to To.
+type VertexRescale struct {
+	Name string `json:"name"`
+	From int    `json:"from"`
+	To   int    `json:"to"`
 }
 
 const maxMovedListed = 48
@@ -168,7 +183,7 @@ func restoreEvent(kind string, at time.Time, jobID string, from, to int, r *flin
 // the vertex runs. Called with s.mu held.
 func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, at time.Time) {
 	cluster := s.clusterFor(endpoint, v)
-	topics := s.observedTopics(cluster, v)
+	topics := s.sourceTopics(endpoint, j.ID, cluster, v)
 	s.followShape(endpoint, j, v, topics, at)
 	if l := s.lineage[vertexKey{endpoint, j.Name, v.Name}]; l != nil && l.jobID == j.ID {
 		l.cluster = cluster
@@ -290,6 +305,10 @@ func (s *Store) followShape(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 			// The checkpoint of a rescale that REST named a poll later.
 			e := &l.events[n-1]
 			e.CheckpointID, e.Savepoint, e.Path = j.Restored.CheckpointID, j.Restored.IsSavepoint, j.Restored.ExternalPath
+		} else if moved := s.rescaledElsewhere(endpoint, j, v, at); len(moved) > 0 {
+			e := restoreEvent(EventRescaleElsewhere, at, j.ID, p, p, j.Restored)
+			e.Rescaled = moved
+			l.addEvent(e)
 		} else {
 			l.addEvent(restoreEvent(EventFailover, at, j.ID, p, p, j.Restored))
 		}
@@ -398,6 +417,12 @@ func EventText(e LineageEvent) string {
 		return fmt.Sprintf("rescaled in place, p %s→%d", from, e.To)
 	case EventFailover:
 		return fmt.Sprintf("failover at p=%d: restarted from its checkpoint, layout unchanged", e.To)
+	case EventRescaleElsewhere:
+		parts := make([]string, 0, len(e.Rescaled))
+		for _, r := range e.Rescaled {
+			parts = append(parts, fmt.Sprintf("%s %d→%d", r.Name, r.From, r.To))
+		}
+		return fmt.Sprintf("restarted at p=%d from its checkpoint because the job rescaled %s in place; layout unchanged", e.To, strings.Join(parts, ", "))
 	case EventPartitions:
 		if e.NewPartitions == 1 {
 			return fmt.Sprintf("1 new partition discovered at p=%d", e.To)
@@ -412,4 +437,105 @@ func orTime(t, alt time.Time) time.Time {
 		return alt
 	}
 	return t
+}
+
+// jobShape is what the store keeps of a running job's shape: each
+// vertex's parallelism (by vertex id, with its name) as of the latest poll
+// in which all of them ran, the restore that poll saw, and the rescales
+// seen since the job last restarted from a checkpoint (REST can name the
+// restart's checkpoint a poll after it shows the new parallelism).
+type jobShape struct {
+	pars     map[string]VertexRescale
+	restored *flink.RestoreInfo
+	pending  []pendingRescale
+}
+
+type pendingRescale struct {
+	id string
+	r  VertexRescale
+	at time.Time
+}
+
+// pendingFor is how long a rescale seen without a restart waits for the
+// restart that REST names later.
+const pendingFor = 5 * time.Minute
+
+// rescaledElsewhere lists the vertices of j other than v that were
+// rescaled since the job last restarted: a restart of v at its own
+// parallelism then came from their rescale. Called with s.mu held.
+func (s *Store) rescaledElsewhere(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, at time.Time) []VertexRescale {
+	sh := s.shapes[succKey{endpoint, j.ID}]
+	if sh == nil {
+		return nil
+	}
+	var out []VertexRescale
+	for _, pr := range sh.pending {
+		if pr.id != v.ID && at.Sub(pr.at) <= pendingFor {
+			out = append(out, pr.r)
+		}
+	}
+	for _, r := range shapeDiff(sh.pars, j, v.ID) {
+		out = append(out, r.r)
+	}
+	return out
+}
+
+// shapeDiff lists the vertices of j (but skip) whose parallelism differs
+// from pars.
+func shapeDiff(pars map[string]VertexRescale, j *flink.JobSnapshot, skip string) []pendingRescale {
+	var out []pendingRescale
+	for k := range j.Vertices {
+		o := &j.Vertices[k]
+		if was, ok := pars[o.ID]; ok && o.ID != skip && was.To != o.Parallelism {
+			out = append(out, pendingRescale{id: o.ID, r: VertexRescale{Name: o.Name, From: was.To, To: o.Parallelism}})
+		}
+	}
+	return out
+}
+
+// recordShapes keeps the shape of every running job of the snapshot whose
+// vertices all run, and forgets the jobs it does not list. Called with
+// s.mu held, after the lineages moved on.
+func (s *Store) recordShapes(snap *flink.Snapshot) {
+	listed := make(map[string]bool, len(snap.Jobs))
+	for i := range snap.Jobs {
+		j := &snap.Jobs[i]
+		listed[j.ID] = true
+		if j.State != "RUNNING" || j.Unlisted > 0 || len(j.Vertices) == 0 {
+			continue
+		}
+		pars := make(map[string]VertexRescale, len(j.Vertices))
+		for k := range j.Vertices {
+			v := &j.Vertices[k]
+			if v.Stale || !allRunning(v) {
+				pars = nil
+				break
+			}
+			pars[v.ID] = VertexRescale{Name: v.Name, To: v.Parallelism}
+		}
+		if pars == nil {
+			continue
+		}
+		k := succKey{snap.Endpoint, j.ID}
+		old := s.shapes[k]
+		sh := &jobShape{pars: pars, restored: j.Restored}
+		if old != nil && sameRestore(old.restored, j.Restored) {
+			// No restart named yet: the rescales wait for it.
+			for _, pr := range old.pending {
+				if snap.CollectedAt.Sub(pr.at) <= pendingFor {
+					sh.pending = append(sh.pending, pr)
+				}
+			}
+			for _, pr := range shapeDiff(old.pars, j, "") {
+				pr.at = snap.CollectedAt
+				sh.pending = append(sh.pending, pr)
+			}
+		}
+		s.shapes[k] = sh
+	}
+	for k := range s.shapes {
+		if k.endpoint == snap.Endpoint && !listed[k.id] {
+			delete(s.shapes, k)
+		}
+	}
 }

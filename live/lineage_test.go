@@ -364,3 +364,56 @@ func TestEventTextCountsPartitions(t *testing.T) {
 		}
 	}
 }
+
+// A job with two sources, one rescaled in place 4 → 6: the adaptive
+// scheduler restarts the whole job from a checkpoint, so the other source
+// restarts at its own parallelism. Its event names the rescale elsewhere,
+// not a failover, also when REST names the checkpoint a poll after the
+// new parallelism; a restart with no rescale stays a failover.
+func TestRestartForARescaleElsewhereIsNotAFailover(t *testing.T) {
+	orders := []assign.Topic{{Name: "orders", Partitions: 12}}
+	clicks := []assign.Topic{{Name: "clicks", Partitions: 6}}
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	two := func(restored *flink.RestoreInfo, pa int) flink.JobSnapshot {
+		a := sourceVertex("srcA", pa, orders, freshOwner(pa), cur)
+		a.Name = "Source: orders"
+		if pa != 4 {
+			a.Kafka = sourceVertex("srcA", pa, orders, restoreOwner(t, assign.RestoreInput{Topics: orders, History: []int{4, pa}, ConnectorLine: assign.ConnectorLine5}), cur).Kafka
+		}
+		b := sourceVertex("srcB", 3, clicks, freshOwner(3), cur)
+		b.Name = "Source: clicks"
+		j := job("aa", restored, a)
+		j.Vertices = append(j.Vertices, b)
+		return j
+	}
+	for _, late := range []bool{false, true} {
+		s := New(Options{Now: func() time.Time { return t0 }})
+		s.UpdateKafka(kafkaSnap(t0, ends(100)))
+		s.UpdateFlink(flinkSnap(t0, two(nil, 4)))
+		ck := &flink.RestoreInfo{CheckpointID: 9, At: t0.Add(9 * time.Second)}
+		if late {
+			s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), two(nil, 6)))
+		}
+		s.UpdateFlink(flinkSnap(t0.Add(20*time.Second), two(ck, 6)))
+		if got := eventKinds(mustVertex(t, s, "aa", "srcA")); got != "start:0→4 rescale:4→6" {
+			t.Errorf("late %v: rescaled source's events %s", late, got)
+		}
+		vv := mustVertex(t, s, "aa", "srcB")
+		if got := eventKinds(vv); got != "start:0→3 rescale-elsewhere:3→3" {
+			t.Fatalf("late %v: other source's events %s, want its restart named for the rescale elsewhere", late, got)
+		}
+		e := vv.Lineage.Events[1]
+		if len(e.Rescaled) != 1 || e.Rescaled[0] != (VertexRescale{Name: "Source: orders", From: 4, To: 6}) || e.CheckpointID != 9 {
+			t.Errorf("late %v: event %+v, want Source: orders 4→6 from checkpoint 9", late, e)
+		}
+		if txt := EventText(e); !strings.Contains(txt, "Source: orders 4→6") || strings.Contains(txt, "failover") {
+			t.Errorf("late %v: event text %q", late, txt)
+		}
+		// A later restart with nothing rescaled is a failover.
+		ck2 := &flink.RestoreInfo{CheckpointID: 12, At: t0.Add(40 * time.Second)}
+		s.UpdateFlink(flinkSnap(t0.Add(50*time.Second), two(ck2, 6)))
+		if got := eventKinds(mustVertex(t, s, "aa", "srcB")); got != "start:0→3 rescale-elsewhere:3→3 failover:3→3" {
+			t.Errorf("late %v: after a plain restart, events %s", late, got)
+		}
+	}
+}

@@ -4,6 +4,7 @@ package live
 type JobVertex struct {
 	ID, Name     string
 	Kafka, Keyed bool
+	Parallelism  int
 }
 
 // JobVertices lists a job's vertices in the job's order, without building
@@ -17,7 +18,7 @@ func (s *Store) JobVertices(endpoint, jobID string) []JobVertex {
 	}
 	out := make([]JobVertex, len(j.Vertices))
 	for i, v := range j.Vertices {
-		out[i] = JobVertex{ID: v.ID, Name: v.Name, Kafka: v.Kafka != nil, Keyed: v.Keyed}
+		out[i] = JobVertex{ID: v.ID, Name: v.Name, Kafka: v.Kafka != nil, Keyed: v.Keyed, Parallelism: v.Parallelism}
 	}
 	return out
 }

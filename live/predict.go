@@ -147,7 +147,7 @@ type modelInput struct {
 // predict compares the observed owners with Flink's formulas.
 func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, oo observedOwners) *Prediction {
 	pr := &Prediction{Ambiguous: oo.ambiguous}
-	topics := s.observedTopics(vv.Cluster, v)
+	topics := s.sourceTopics(endpoint, j.ID, vv.Cluster, v)
 	lin := s.currentLineage(endpoint, j, v)
 	line := connectorLine(s.flink[endpoint].FlinkVersion)
 	var mi *modelInput

@@ -128,6 +128,16 @@ type Store struct {
 	// once: a source reading them was restored or rescaled, and only a
 	// read after that says which partitions existed then (lineage.unsure).
 	recheck map[string]bool
+	// runs holds what Flink last reported of each job while it ran
+	// (lastrun.go), each replaced, not changed, by an update.
+	runs map[succKey]*lastRun
+	// withheld holds the sources (endpoint, job id, vertex id) whose
+	// reader metrics Flink withheld (withheld.go), rebuilt by each update.
+	withheld map[vertexKey]withheldNote
+	// shapes holds each running job's vertex parallelisms as of its latest
+	// poll with every vertex running (lineage.go), to tell a restart for a
+	// rescale elsewhere in the job from a failover.
+	shapes map[succKey]*jobShape
 	// srcReads and grpReads track each reader of each partition, a
 	// source by name (endpoint, job name, vertex name) and a group
 	// (readers.go); srcStatus and grpStatus are what views read of them,
@@ -158,19 +168,22 @@ func New(opts Options) *Store {
 		opts.TimeTableSize = 120
 	}
 	return &Store{
-		opts:    opts,
-		kafka:   map[string]*kafka.Snapshot{},
-		flink:   map[string]*flink.Snapshot{},
-		tables:  map[tpKey]*kafka.TimeTable{},
-		lineage: map[vertexKey]*lineage{},
-		sparks:  map[vertexKey]*spark{},
-		parts:   map[string]map[topicPart]kafka.Partition{},
-		topics:  map[string]map[string]string{},
-		owners:  map[vertexKey]observedOwners{},
-		seen:    map[vertexKey]map[flink.KafkaPartition]bool{},
-		good:    map[backendKey]time.Time{},
-		succ:    newSuccession(MaxReplacements),
-		changed: make(chan struct{}, 1),
+		opts:     opts,
+		kafka:    map[string]*kafka.Snapshot{},
+		flink:    map[string]*flink.Snapshot{},
+		tables:   map[tpKey]*kafka.TimeTable{},
+		lineage:  map[vertexKey]*lineage{},
+		sparks:   map[vertexKey]*spark{},
+		parts:    map[string]map[topicPart]kafka.Partition{},
+		topics:   map[string]map[string]string{},
+		owners:   map[vertexKey]observedOwners{},
+		seen:     map[vertexKey]map[flink.KafkaPartition]bool{},
+		good:     map[backendKey]time.Time{},
+		succ:     newSuccession(MaxReplacements),
+		runs:     map[succKey]*lastRun{},
+		withheld: map[vertexKey]withheldNote{},
+		shapes:   map[succKey]*jobShape{},
+		changed:  make(chan struct{}, 1),
 
 		srcReads:  map[vertexKey]*sourceReads{},
 		grpReads:  map[groupKey]map[topicPart]*readTrack{},
@@ -399,6 +412,8 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	}
 	snap = sanitizeFlink(snap)
 	s.mu.Lock()
+	snap = s.keepLastRuns(snap)
+	snap = s.markWithheld(snap)
 	s.flink[snap.Endpoint] = snap
 	if snap.Err == nil {
 		s.good[backendKey{"flink", snap.Endpoint}] = snap.CollectedAt
@@ -458,6 +473,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 			s.trackSource(snap.Endpoint, j, v, snap.CollectedAt, true)
 		}
 	}
+	s.recordShapes(snap)
 	jobs := s.inferJobs(snap)
 	var unlisted []vertexKey
 	if s.opts.OnUnlisted != nil {

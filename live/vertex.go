@@ -105,6 +105,13 @@ func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vertex
 	vv.Why = s.why(&vv, j)
 	vv.Shape = shapeOf(&vv)
 	s.markReplaced(&vv)
+	if at, ok := s.endedAt(fs.Endpoint, j.ID); ok {
+		vv.LastReported = &at
+	}
+	if w, ok := s.withheld[vertexKey{fs.Endpoint, j.ID, v.ID}]; ok {
+		wv := w.view
+		vv.Withheld = &wv
+	}
 	return vv
 }
 

@@ -210,6 +210,10 @@ type JobView struct {
 	// ReplacedBy is set when a later job with the same name replaced this
 	// one.
 	ReplacedBy *Replacement `json:"replacedBy,omitempty"`
+	// LastReported is set when the job has ended and its vertices are what
+	// Flink last reported while it ran, at this time (Flink has no metrics
+	// for an ended job).
+	LastReported *time.Time `json:"lastReported,omitempty"`
 }
 
 // Restored says what a job was restored from.
@@ -430,6 +434,13 @@ type VertexView struct {
 	// ReplacedBy is set when a later job with the same name replaced this
 	// vertex's job; its VertexID is the successor's vertex of this name.
 	ReplacedBy *Replacement `json:"replacedBy,omitempty"`
+	// LastReported is set when the job has ended and the view is what
+	// Flink last reported of the vertex while the job ran, at this time.
+	LastReported *time.Time `json:"lastReported,omitempty"`
+	// Withheld is set when Flink withheld the source's reader metrics (a
+	// metric dump over its size limit): the cells it concerns are the
+	// prediction alone.
+	Withheld *Withheld `json:"withheld,omitempty"`
 }
 
 // TopicPartitionRow is one partition of a topic page.

@@ -100,7 +100,10 @@ type TopicRow struct {
 // JobView is a job's vertices at a glance.
 type JobView struct {
 	Live
-	Replaced           *Replaced
+	Replaced *Replaced
+	// Ended says the job has ended and its figures are the last Flink
+	// reported; "" for a running job.
+	Ended              string
 	Endpoint, Name, ID string
 	State              string
 	// Restarts is Flink's numRestarts as a text, "" when unknown.
@@ -124,6 +127,12 @@ type JobVertexRow struct {
 type VertexView struct {
 	Live
 	Replaced *Replaced
+	// Ended says the job has ended and the figures are the last Flink
+	// reported; "" for a running job.
+	Ended string
+	// Withheld says what Flink withheld of the source's metrics, why, and
+	// which setting governs it; "" when nothing.
+	Withheld string
 	Cluster  string
 	Job      Link
 	Name     string

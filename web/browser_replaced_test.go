@@ -68,11 +68,13 @@ func serveLive(t *testing.T, opts Options) string {
 	return base
 }
 
-// TestBrowserReplacedJob shows a replaced job's banner while Flink lists it,
-// and the page that names its successor once Flink has forgotten it.
+// TestBrowserReplacedJob shows a replaced job's banner while Flink lists it
+// (without vertices, as the collector reports an ended job: the page shows
+// what Flink last reported while it ran), and the page that names its
+// successor once Flink has forgotten it.
 func TestBrowserReplacedJob(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	st, later := restoredStore(t, at)
+	st, later := restoredStoreListing(t, at, false)
 	base := serveLive(t, Options{Live: st, Now: func() time.Time { return at.Add(80 * time.Second) }})
 
 	b := browsertest.New(t)
@@ -92,9 +94,17 @@ func TestBrowserReplacedJob(t *testing.T) {
 	if txt := b.Text(t, `[data-testid="replaced-banner"]`); !strings.Contains(txt, "Replaced by "+tNewJob+" (orders <enrichment>) at 2026-11-30 12:00:20 UTC") {
 		t.Errorf("banner reads %q", txt)
 	}
+	if txt := b.Text(t, `[data-testid="ended-note"]`); !strings.Contains(txt, "Job FINISHED") || !strings.Contains(txt, "last reported") {
+		t.Errorf("ended note reads %q", txt)
+	}
+	if n := browsertest.Eval[int](t, b, `document.querySelectorAll('[data-testid="pcell"]').length`); n != 18 {
+		t.Errorf("the replaced source shows %d partition cells, want the 18 Flink last reported", n)
+	}
 	screenshots(t, b, "banner", `[data-testid="replaced-banner"]`)
 	// The banner's link opens the successor's vertex of the same name.
-	b.Do(t, chromedp.Click(`[data-testid="replaced-link"]`), chromedp.WaitVisible(`[data-testid="vertex"]`))
+	// (The old page is a vertex page too, with a planner link: wait for
+	// the page without the banner.)
+	b.Do(t, chromedp.Click(`[data-testid="replaced-link"]`), chromedp.WaitVisible(`body:not(:has([data-testid="replaced-banner"])) [data-testid="vertex"]`))
 	if loc := browsertest.Eval[string](t, b, `location.pathname`); loc != "/jobs/"+tNewJob+"/vertices/"+tNewSource {
 		t.Errorf("the banner's link led to %s", loc)
 	}
@@ -117,6 +127,38 @@ func TestBrowserReplacedJob(t *testing.T) {
 		t.Errorf("forgotten page reads %q, want the vertex name as text", txt)
 	}
 	screenshots(t, b, "forgotten", `[data-testid="replaced-page"]`)
+	b.NoConsoleErrors(t)
+	b.NoDialogs(t)
+}
+
+// TestBrowserWithheldSource shows a source whose reader metrics Flink
+// withheld: the note with its cause and setting, over the prediction.
+func TestBrowserWithheldSource(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	st.UpdateFlink(withheldJob(at.Add(20 * time.Second)))
+	base := serveLive(t, Options{Live: st, Now: func() time.Time { return at.Add(30 * time.Second) }})
+	b := browsertest.New(t)
+	if code := b.Navigate(t, base+"/jobs/"+tJob+"/vertices/"+tSource); code != 200 {
+		t.Fatalf("withheld source page = %d", code)
+	}
+	b.Do(t, chromedp.WaitVisible(`[data-testid="withheld-note"]`))
+	if txt := b.Text(t, `[data-testid="withheld-note"]`); !strings.Contains(txt, "pekko.framesize") {
+		t.Errorf("withheld note reads %q", txt)
+	}
+	if n := browsertest.Eval[int](t, b, `document.querySelectorAll('[data-testid="pcell"]').length`); n != 18 {
+		t.Errorf("%d partition cells, want the prediction's 18", n)
+	}
+	screenshots(t, b, "withheld", `[data-testid="withheld-note"]`)
+	// A link from before a rescale highlights a subtask the page lacks.
+	if code := b.Navigate(t, base+"/jobs/"+tJob+"/vertices/"+tSource+"?highlight=subtask:9"); code != 200 {
+		t.Fatalf("stale highlight page = %d", code)
+	}
+	b.Do(t, chromedp.WaitVisible(`[data-testid="highlight-note"]`))
+	if txt := b.Text(t, `[data-testid="highlight-note"]`); !strings.Contains(txt, "Subtask 9") {
+		t.Errorf("highlight note reads %q", txt)
+	}
+	screenshots(t, b, "highlight-note", `[data-testid="highlight-note"]`)
 	b.NoConsoleErrors(t)
 	b.NoDialogs(t)
 }

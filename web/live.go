@@ -98,7 +98,7 @@ func (s *Server) serveJob(w http.ResponseWriter, r *http.Request) (int, templ.Co
 		if rep, ok := s.forgotten(r, false); ok {
 			return s.serveForgotten(w, r, rep)
 		}
-		return 0, nil, err
+		return 0, nil, s.explainUnknown(r, err, false)
 	}
 	if jv.ReplacedBy != nil && following(r) {
 		http.Redirect(w, r, s.withQuery(s.followPath(*jv.ReplacedBy), r.URL.Query()), http.StatusFound)
@@ -114,7 +114,7 @@ func (s *Server) serveJobJSON(w http.ResponseWriter, r *http.Request) error {
 		if rep, ok := s.forgotten(r, false); ok {
 			return s.serveForgottenJSON(w, r, rep)
 		}
-		return err
+		return s.explainUnknown(r, err, false)
 	}
 	if jv.ReplacedBy != nil && following(r) {
 		http.Redirect(w, r, s.withQuery("/api/v1"+s.followPath(*jv.ReplacedBy), r.URL.Query()), http.StatusFound)
@@ -203,7 +203,7 @@ func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ
 		if rep, ok := s.forgotten(r, true); ok {
 			return s.serveForgotten(w, r, rep)
 		}
-		return 0, nil, err
+		return 0, nil, s.explainUnknown(r, err, true)
 	}
 	if vv.ReplacedBy != nil && following(r) {
 		http.Redirect(w, r, s.withQuery(s.followPath(*vv.ReplacedBy), r.URL.Query()), http.StatusFound)
@@ -220,7 +220,7 @@ func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
 		if rep, ok := s.forgotten(r, true); ok {
 			return s.serveForgottenJSON(w, r, rep)
 		}
-		return err
+		return s.explainUnknown(r, err, true)
 	}
 	if vv.ReplacedBy != nil && following(r) {
 		http.Redirect(w, r, s.withQuery("/api/v1"+s.followPath(*vv.ReplacedBy), r.URL.Query()), http.StatusFound)
@@ -317,25 +317,30 @@ func (s *Server) peerLinks(l views.Layout, vv live.VertexView, vq live.VertexQue
 	if !vv.Kafka && !vv.Keyed {
 		return nil
 	}
-	q := url.Values{}
+	hl := -1
 	for _, r := range vv.Subtasks {
 		if r.Highlight {
-			q.Set("highlight", "subtask:"+strconv.Itoa(r.Subtask))
+			hl = r.Subtask
 			break
 		}
 	}
-	if vq.Endpoint != "" {
-		q.Set("endpoint", vq.Endpoint)
-	}
-	if l.Embed {
-		q.Set("embed", "1")
-	}
-	query := ""
-	if len(q) > 0 {
-		query = "?" + q.Encode()
-	}
 	var out []views.PeerLink
 	for _, v := range s.live.JobVertices(vv.Endpoint, vv.JobID) {
+		// The highlighted subtask goes along where the peer has it.
+		q := url.Values{}
+		if hl >= 0 && hl < v.Parallelism {
+			q.Set("highlight", "subtask:"+strconv.Itoa(hl))
+		}
+		if vq.Endpoint != "" {
+			q.Set("endpoint", vq.Endpoint)
+		}
+		if l.Embed {
+			q.Set("embed", "1")
+		}
+		query := ""
+		if len(q) > 0 {
+			query = "?" + q.Encode()
+		}
 		kind := ""
 		switch {
 		case v.ID == vv.ID:

@@ -202,7 +202,7 @@ func newJobPage(pl pageLinks, jv live.JobView, replaced *views.Replaced) views.J
 	p := views.JobView{
 		Live:     views.Live{Topic: jobTopic(jv.ID), Shape: jobShape(jv), Stale: stale(jv.Age)},
 		Replaced: replaced, Endpoint: jv.Endpoint, Name: jv.Name, ID: jv.ID, State: jv.State,
-		Bar: liveBar(jv.Age, nil),
+		Bar: liveBar(jv.Age, nil), Ended: jobEndedText(jv.State, jv.LastReported),
 	}
 	if jv.Restarts >= 0 {
 		p.Restarts = restartsText(jv.Restarts)
@@ -225,6 +225,20 @@ func newJobPage(pl pageLinks, jv live.JobView, replaced *views.Replaced) views.J
 		})
 	}
 	return p
+}
+
+// jobEndedText says that a job in state has ended and that its figures are
+// what Flink last reported at *at; with at nil, for an ended job skewscope
+// never saw run, that only its job graph is shown; "" for a job that runs.
+func jobEndedText(state string, at *time.Time) string {
+	switch {
+	case at != nil:
+		return "Job " + state + ": Flink reports no metrics for a job that has ended; these are the figures it last reported, at " +
+			at.UTC().Format("2006-01-02 15:04:05 UTC") + "."
+	case state == "FINISHED" || state == "CANCELED" || state == "FAILED" || state == "SUSPENDED":
+		return "Job " + state + ": Flink reports no metrics for a job that has ended, and skewscope did not see this one run: only its vertices and their parallelisms are shown."
+	}
+	return ""
 }
 
 // vertexPageInput is what a vertex page shows beside the store's view: its
@@ -277,6 +291,10 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		Peers: in.peers,
 		Bar:   liveBar(vv.Flink, vv.KafkaAge),
 		Error: vv.Error, LagMethod: vv.Kafka && !pl.embed, Links: in.hrefs,
+		Ended: jobEndedText(vv.JobState, vv.LastReported),
+	}
+	if vv.Withheld != nil {
+		p.Withheld = vv.Withheld.Text
 	}
 	if vv.Keyed {
 		p.MaxParallelism = strconv.Itoa(vv.MaxParallelism)

@@ -94,8 +94,13 @@ func vertexDrift(v live.VertexSummary) string {
 	return driftText(v.Drift)
 }
 
-// jobDrift is a job's assignment text on the overview.
+// jobDrift is a job's assignment text on the overview. An ended job's
+// layout is not compared (its figures are the last Flink reported).
 func jobDrift(j live.JobSummary) string {
+	switch j.State {
+	case "FINISHED", "CANCELED", "FAILED", "SUSPENDED":
+		return "not compared: the job has ended"
+	}
 	if j.NotModelled > 0 && j.Drift == 0 {
 		return "not modelled"
 	}
@@ -188,7 +193,7 @@ func eventFrom(e live.LineageEvent) string {
 		return "savepoint " + strconv.FormatInt(e.CheckpointID, 10)
 	case e.CheckpointID > 0:
 		return "checkpoint " + strconv.FormatInt(e.CheckpointID, 10)
-	case e.Kind == live.EventRescale || e.Kind == live.EventRestore || e.Kind == live.EventFailover || e.Kind == live.EventFirstSeen:
+	case e.Kind == live.EventRescale || e.Kind == live.EventRestore || e.Kind == live.EventFailover || e.Kind == live.EventRescaleElsewhere || e.Kind == live.EventFirstSeen:
 		return "not named by Flink"
 	}
 	return "–"

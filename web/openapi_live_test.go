@@ -253,7 +253,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 	jv := live.JobView{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", StartTime: at, Restored: restored,
 		Vertices: []live.VertexSummary{{ID: "c3", Name: "Source: orders", Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true, PredictionMode: "fresh",
 			Skew: 12.5, Busiest: 1, MaxBusy: 0.5, Backpressure: "ok", Partitions: 4, Lag: 120, Drift: 1, RecordsLost: 2200, Error: "metrics: timeout"}},
-		Age: age, Unlisted: 1, ReplacedBy: replaced}
+		Age: age, Unlisted: 1, ReplacedBy: replaced, LastReported: &at}
 	vv := live.VertexView{Endpoint: "prod", Cluster: "main", JobID: "a1b2", JobName: "orders", JobState: "RUNNING", ID: "c3", Name: "Source: orders",
 		Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true,
 		Group:       &live.GroupLink{Name: "orders-app", How: "from configuration"},
@@ -275,7 +275,8 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			SparkLag: []float64{1.5}, SparkRate: []float64{2.5}, Highlight: true}},
 		SparkTimes: []float64{1764547200.5},
 		Lineage: &live.LineageView{History: []int{2, 4}, Known: true, Events: []live.LineageEvent{{At: at, Kind: live.EventRescale, JobID: "a1b2", From: 2, To: 4,
-			CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", NewPartitions: 2, Moved: []string{"orders-3 0→1"}, MovedCount: 1}}},
+			CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", NewPartitions: 2, Moved: []string{"orders-3 0→1"}, MovedCount: 1,
+			Rescaled: []live.VertexRescale{{Name: "Window", From: 2, To: 4}}}}},
 		Why: &live.WhyView{Lines: []live.WhyLine{{Kind: live.WhyHot, Subtasks: []int{0}, More: 2,
 			Partitions: []live.WhyPartition{{Topic: "orders", Partition: 3, Rate: 2.5}},
 			Facts:      []live.WhyFact{{Name: live.FactShare, Value: 0.5, Kind: live.Observed}},
@@ -287,7 +288,8 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			Rescale: &live.WhyRescale{History: []int{2}, Target: 3, Limit: 4, Capacity: 120, Utilization: 0.6, Busiest: 1, None: live.NoTargetApart, Apart: 3,
 				Partition: &live.WhyPartition{Topic: "orders", Partition: 0, Rate: 9}, Fresh: 3, FreshUtilization: 0.5, Lag: 10}}}},
 		Restored: restored, Color: "rate", Thresholds: [3]float64{1, 2, 3}, Flink: age, KafkaAge: &age, Error: "metrics: timeout", Shape: "x1",
-		ReplacedBy: replaced,
+		ReplacedBy: replaced, LastReported: &at,
+		Withheld: &live.Withheld{Cause: live.CauseMetricDumpLimit, Setting: "pekko.framesize (default 10485760 b)", Subtasks: []int{3}, Missing: 4, Text: "subtask 3 lists none"},
 	}
 	tv := live.TopicView{Cluster: "main", Name: "orders", Rate: 10.5,
 		Groups: []live.TopicGroup{{Name: "orders-app", State: "Stable", Lag: 9, RecordsLost: 2200, States: []live.StateCount{{State: live.ReaderLost, Count: 1}}}},

@@ -205,6 +205,42 @@ func (s *Server) followPath(rep live.Replacement) string {
 	return views.JobPath(rep.Current)
 }
 
+// explainUnknown adds to a 404 for an id skewscope does not know what it
+// does know: for a vertex id of a job that was replaced, the job's
+// successor and the link by name that follows it; for a job id it never
+// saw, that it never saw it. Other errors are returned as they are.
+func (s *Server) explainUnknown(r *http.Request, err error, withVertex bool) error {
+	var ie *inputError
+	if s.live == nil || !errors.As(err, &ie) || ie.Status != http.StatusNotFound {
+		return err
+	}
+	id, perr := pathID(r, "jobID")
+	if perr != nil {
+		return err
+	}
+	endpoint := r.URL.Query().Get("endpoint")
+	listed := false
+	for _, j := range s.live.JobRefs() {
+		if j.ID == id && (endpoint == "" || endpoint == j.Endpoint) {
+			listed = true
+			break
+		}
+	}
+	msg := ie.Msg
+	switch rep, ok := s.live.Successor(endpoint, id); {
+	case ok && withVertex:
+		msg += fmt.Sprintf(": skewscope never saw that vertex id in job %s, which was replaced by %s (%s) at %s; the current run is %s, and %s names a vertex of it by its name",
+			rep.OldID, rep.NewID, quote.Clip(rep.Name), rep.At.UTC().Format(time.RFC3339), rep.Current, s.prefix+"/jobs/by-name/"+url.PathEscape(rep.Name)+"/vertices/NAME")
+	case ok:
+		msg += fmt.Sprintf(": job %s was replaced by %s (%s); the current run is %s", rep.OldID, rep.NewID, quote.Clip(rep.Name), rep.Current)
+	case !listed:
+		msg += ": Flink does not list that id, and skewscope has never seen a job replace it (links by name, /jobs/by-name/JOB, outlive restores)"
+	default:
+		return err
+	}
+	return &inputError{Status: http.StatusNotFound, Msg: msg}
+}
+
 func following(r *http.Request) bool { return r.URL.Query().Get("follow") == "1" }
 
 // checkFollow refuses a follow= other than 1 (or empty), so that a link

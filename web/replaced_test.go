@@ -60,6 +60,14 @@ func subtasks(p int) []flink.SubtaskSnapshot {
 // A second job, named slashy, runs beside it.
 func restoredStore(t *testing.T, at time.Time) (*live.Store, *flink.Snapshot) {
 	t.Helper()
+	return restoredStoreListing(t, at, true)
+}
+
+// restoredStoreListing is restoredStore; withOldVertices false lists the
+// ended job as the collector does, without vertices (Flink has no metrics
+// for it and skewscope asks nothing more of it).
+func restoredStoreListing(t *testing.T, at time.Time, withOldVertices bool) (*live.Store, *flink.Snapshot) {
+	t.Helper()
 	st := liveStore(t, at)
 	res, err := assign.Restore(assign.RestoreInput{Topics: liveTopics, History: []int{4, 6}})
 	if err != nil {
@@ -80,6 +88,9 @@ func restoredStore(t *testing.T, at time.Time) (*live.Store, *flink.Snapshot) {
 			{ID: tSource, Name: "Source: Kafka Source", Parallelism: 4, MaxParallelism: 128, Source: true, Subtasks: subtasks(4)},
 			{ID: tKeyed, Name: "Enrich <b>Orders</b>", Parallelism: 3, MaxParallelism: 128, Keyed: true, Subtasks: subtasks(3)},
 		}}
+	if !withOldVertices {
+		old.Vertices, old.NumRestarts = nil, -1
+	}
 	other := flink.JobSnapshot{ID: tOtherJob, Name: slashy, State: "RUNNING", StartTime: at,
 		Vertices: []flink.VertexSnapshot{{ID: tKeyed, Name: "Enrich", Parallelism: 2, MaxParallelism: 128, Keyed: true, Subtasks: subtasks(2)}}}
 	fs := &flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(30 * time.Second), FlinkVersion: "2.2.1", Jobs: []flink.JobSnapshot{cur, other, old}}
@@ -330,6 +341,104 @@ func TestForgottenJobLinksToItsSuccessor(t *testing.T) {
 	getDoc(t, ts.URL+"/jobs/"+tNewJob+"/vertices/ffff", 404)
 }
 
+// After a restore Flink lists the stopped job without metrics, and the
+// collector reports it without vertices: its links (copied into tickets
+// while it ran) still answer with what Flink last reported, under the
+// banner; follow=1 goes to the current run; an id skewscope never saw is a
+// 404 that names what it knows.
+func TestEndedJobLinksKeepTheirLastData(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st, _ := restoredStoreListing(t, at, false)
+	ts := restoredServer(t, st, at, "")
+
+	jdoc := getDoc(t, ts.URL+"/jobs/"+tJob, 200)
+	if n := jdoc.Find("[data-testid=vertex-row]").Length(); n != 2 {
+		t.Errorf("the stopped job's page lists %d vertices, want its 2 as Flink last reported them", n)
+	}
+	if jdoc.Find("[data-testid=replaced-banner]").Length() != 1 {
+		t.Error("the stopped job's page has no replaced banner")
+	}
+	for _, c := range []struct {
+		vertex, newVertex string
+		rows              int
+	}{{tSource, tNewSource, 4}, {tKeyed, tNewKeyed, 3}} {
+		path := "/jobs/" + tJob + "/vertices/" + c.vertex
+		vdoc := getDoc(t, ts.URL+path, 200)
+		if href := vdoc.Find("[data-testid=replaced-banner] [data-testid=replaced-link]").AttrOr("href", ""); href != "/jobs/"+tNewJob+"/vertices/"+c.newVertex {
+			t.Errorf("%s: banner links to %q, want the current run's vertex", path, href)
+		}
+		if n := vdoc.Find("[data-testid=subtask-row]").Length(); n != c.rows {
+			t.Errorf("%s: %d subtask rows, want the last reported %d", path, n, c.rows)
+		}
+		if note := vdoc.Find("[data-testid=ended-note]").Text(); !strings.Contains(note, "last reported") || !strings.Contains(note, "FINISHED") {
+			t.Errorf("%s: ended note %q, want it to say the job FINISHED and the figures are the last reported", path, note)
+		}
+		resp, _ := getNoFollow(t, ts.URL+path+"?follow=1")
+		if want := "/jobs/" + tNewJob + "/vertices/" + c.newVertex; resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != want {
+			t.Errorf("%s?follow=1 = %d %q, want 302 to %s", path, resp.StatusCode, resp.Header.Get("Location"), want)
+		}
+		resp, body := getNoFollow(t, ts.URL+"/api/v1"+path)
+		var vv live.VertexView
+		if err := json.Unmarshal([]byte(body), &vv); resp.StatusCode != 200 || err != nil || vv.LastReported == nil ||
+			vv.ReplacedBy == nil || vv.ReplacedBy.VertexID != c.newVertex || len(vv.Subtasks) != c.rows {
+			t.Errorf("GET /api/v1%s = %d %.300s, want 200 with lastReported and replacedBy", path, resp.StatusCode, body)
+		}
+	}
+	vdoc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	vv, err := st.Vertex(tJob, tSource, live.VertexQuery{Color: "lag", Highlight: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkUpdateMatchesPage(t, vdoc, vertexUpdate(t, vv))
+	jv, err := st.Job("", tJob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkUpdateMatchesPage(t, jdoc, jobUpdate(t, jv))
+	if n := vdoc.Find("[data-testid=pcell]").Length(); n != 18 {
+		t.Errorf("the stopped source shows %d partition cells, want its 18", n)
+	}
+
+	// Ids never seen: the 404 names what skewscope knows.
+	_, body := getNoFollow(t, ts.URL+"/jobs/"+tJob+"/vertices/ffff")
+	if !strings.Contains(body, "replaced by "+tNewJob) || !strings.Contains(body, "/jobs/by-name/") {
+		t.Errorf("unknown vertex of a replaced job: %.600s, want the 404 to name the successor and the by-name link", body)
+	}
+	resp, body := getNoFollow(t, ts.URL+"/api/v1/jobs/"+tJob+"/vertices/ffff")
+	if resp.StatusCode != 404 || !strings.Contains(body, "replaced by "+tNewJob) {
+		t.Errorf("unknown vertex JSON of a replaced job = %d %s, want 404 naming the successor", resp.StatusCode, body)
+	}
+	resp, body = getNoFollow(t, ts.URL+"/api/v1/jobs/ffff")
+	if resp.StatusCode != 404 || !strings.Contains(body, "never seen") {
+		t.Errorf("never-seen job = %d %s, want 404 saying skewscope never saw it", resp.StatusCode, body)
+	}
+}
+
+// A dashboard started after the restore never saw the old job run: Flink's
+// job graph (the collector reads an ended job's vertices once) still
+// answers its vertex links, with the banner and a note saying what is
+// missing.
+func TestEndedJobNeverSeenRunningAnswersItsVertexLinks(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := live.New(live.Options{Now: func() time.Time { return at.Add(time.Minute) }})
+	cur := flink.JobSnapshot{ID: tNewJob, Name: "orders <enrichment>", State: "RUNNING", StartTime: at.Add(20 * time.Second),
+		Vertices: []flink.VertexSnapshot{{ID: tNewSource, Name: "Source: Kafka Source", Parallelism: 6, MaxParallelism: 128, Source: true, Subtasks: subtasks(6)}}}
+	old := flink.JobSnapshot{ID: tJob, Name: "orders <enrichment>", State: "FINISHED", StartTime: at, NumRestarts: -1,
+		Vertices: []flink.VertexSnapshot{{ID: tSource, Name: "Source: Kafka Source", Parallelism: 4, MaxParallelism: 128, Source: true}}}
+	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(30 * time.Second), FlinkVersion: "2.2.1", Jobs: []flink.JobSnapshot{cur, old}})
+	ts := restoredServer(t, st, at, "")
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	if href := doc.Find("[data-testid=replaced-banner] [data-testid=replaced-link]").AttrOr("href", ""); href != "/jobs/"+tNewJob+"/vertices/"+tNewSource {
+		t.Errorf("banner links to %q, want the current run's vertex", href)
+	}
+	if note := doc.Find("[data-testid=ended-note]").Text(); !strings.Contains(note, "did not see this one run") {
+		t.Errorf("ended note %q, want it to say skewscope did not see the job run", note)
+	}
+	if n := doc.Find("[data-testid=subtask-row]").Length(); n != 4 {
+		t.Errorf("%d subtask rows, want the job graph's 4", n)
+	}
+}
+
 // TestPlannerLinkShowsTheRestoredLayout: the live page of a restored job
 // models the restore 4→6; its planner link must carry that history, or the
 // planner's "now" would be a fresh start at 6 and contradict the page.
@@ -434,5 +543,62 @@ func TestFollowOtherThanOneIsRefused(t *testing.T) {
 		if resp, body := getNoFollow(t, ts.URL+path); resp.StatusCode != http.StatusOK {
 			t.Errorf("GET %s = %d %q, want 200", path, resp.StatusCode, body)
 		}
+	}
+}
+
+// A job cancelled without a successor keeps its last data too; the
+// overview does not judge an ended job's layout.
+func TestCanceledJobKeepsItsLastDataUnjudged(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(30 * time.Second), FlinkVersion: "2.2.1",
+		Jobs: []flink.JobSnapshot{{ID: tJob, Name: "orders <enrichment>", State: "CANCELED", StartTime: at, NumRestarts: -1}}})
+	ts := restoredServer(t, st, at, "")
+	row := getDoc(t, ts.URL+"/", 200).Find("[data-testid=job-row]")
+	if txt := row.Text(); !strings.Contains(txt, "not compared: the job has ended") || strings.Contains(txt, "as predicted") || strings.Contains(txt, "not modelled") {
+		t.Errorf("overview row of the cancelled job reads %q, want its layout not judged", txt)
+	}
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	if note := doc.Find("[data-testid=ended-note]").Text(); !strings.Contains(note, "Job CANCELED") || doc.Find("[data-testid=pcell]").Length() != 18 {
+		t.Errorf("cancelled source: note %q, %d cells; want the last reported 18", note, doc.Find("[data-testid=pcell]").Length())
+	}
+	if doc.Find("[data-testid=replaced-banner]").Length() != 0 {
+		t.Error("a job nothing replaced shows the replaced banner")
+	}
+}
+
+// A highlight that names a subtask or partition the page does not have
+// (a link from before a rescale) says so on the page.
+func TestStaleHighlightAfterARestoreSaysSo(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st, _ := restoredStore(t, at)
+	ts := restoredServer(t, st, at, "")
+	src := "/jobs/" + tNewJob + "/vertices/" + tNewSource
+	for _, c := range []struct{ query, want string }{
+		{"?highlight=subtask:99", "Subtask 99 is not one of this vertex's 6 subtasks (0–5)"},
+		{"?highlight=partition:orders:40", "Partition 40 of topic \"orders\" is not one of the 12 partitions"},
+		{"?highlight=partition:nope:1", "Partition 1 of topic \"nope\" is not one this source reads"},
+	} {
+		doc := getDoc(t, ts.URL+src+c.query, 200)
+		if got := doc.Find("[data-testid=highlight-note]").Text(); !strings.Contains(got, c.want) {
+			t.Errorf("%s: note %q, want it to say %q", c.query, got, c.want)
+		}
+	}
+	for _, q := range []string{"?highlight=subtask:5", "?highlight=partition:orders:3", ""} {
+		if n := getDoc(t, ts.URL+src+q, 200).Find("[data-testid=highlight-note]").Length(); n != 0 {
+			t.Errorf("%s: %d highlight notes for a highlight the page has", q, n)
+		}
+	}
+	// A peer link carries the highlight only where the peer has the
+	// subtask: the old job's source runs at 4, its keyed vertex at 3.
+	for q, want := range map[string]string{"?highlight=subtask:3": "/jobs/" + tJob + "/vertices/" + tKeyed, "?highlight=subtask:2": "/jobs/" + tJob + "/vertices/" + tKeyed + "?highlight=subtask%3A2"} {
+		doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+q, 200)
+		if href := doc.Find("[data-testid=peer-link]").AttrOr("href", ""); href != want {
+			t.Errorf("source %s: peer link %q, want %q", q, href, want)
+		}
+	}
+	keyed := "/jobs/" + tNewJob + "/vertices/" + tNewKeyed + "?highlight=partition:orders:3"
+	if got := getDoc(t, ts.URL+keyed, 200).Find("[data-testid=highlight-note]").Text(); !strings.Contains(got, "reads no Kafka partitions") {
+		t.Errorf("keyed vertex: note %q, want it to say it reads no partitions", got)
 	}
 }

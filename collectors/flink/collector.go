@@ -296,13 +296,33 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 		log.Debug("flink job list longer than maxJobs; leaving out the oldest finished jobs", "dropped", s.DroppedJobs, "max_jobs", c.cfg.MaxJobs)
 	}
 	s.Jobs = make([]JobSnapshot, len(selected))
+	running := map[string]bool{}
+	for _, j := range selected {
+		if j.State == "RUNNING" {
+			running[j.Name] = true
+		}
+	}
+	endedAsks := 0
 	for i, j := range selected {
 		base := JobSnapshot{
 			ID: j.ID, Name: j.Name, State: j.State, StartTime: msTime(j.StartTime),
 			NumRestarts: -1, Freshness: Freshness{UpdatedAt: at},
 		}
 		if j.State != "RUNNING" {
-			s.Jobs[i] = base
+			carried, final := carryEnded(base, prevJobs[j.ID])
+			s.Jobs[i] = carried
+			if !final && running[j.Name] && endedAsks < MaxEndedDetailsPerPoll {
+				endedAsks++
+				wg.Go(func() {
+					defer func() {
+						if r := recover(); r != nil {
+							recovered(log.With("job_id", j.ID), "ended job", r)
+							s.Jobs[i] = base
+						}
+					}()
+					s.Jobs[i] = c.endedJob(ctx, log, base, at)
+				})
+			}
 			continue
 		}
 		wg.Go(func() {

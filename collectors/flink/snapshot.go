@@ -61,6 +61,9 @@ type JobSnapshot struct {
 	Unlisted int
 	Err      error
 	Freshness
+	// endedAsked is set on an ended job whose details the collector asked
+	// for (ended.go): it is not asked again.
+	endedAsked bool
 }
 
 // RestoreInfo says what a job was restored from (/jobs/:id/checkpoints

@@ -1,0 +1,316 @@
+package live
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/internal/format"
+)
+
+// A TaskManager sends the JobManager its metrics in one dump, which must fit
+// in an RPC frame (pekko.framesize, akka.framesize before Flink 1.18;
+// 10485760 bytes by default). A dump over the limit loses whole categories,
+// gauges among the first: Flink logs "Some metrics will not be reported as
+// the metric dump would exceed the maximum size of … bytes", and REST lists
+// none of the KafkaSourceReader offset gauges of the readers on that
+// TaskManager. A source with many partitions gets there (10,000 partitions
+// did). Without its ids the source would show no partition at all; where
+// skewscope knows the source's topics otherwise (its earlier polls, its
+// lineage, a consumer group linked to it by configuration) the page shows
+// the prediction alone, says so, and names the cause and the setting.
+
+// Withheld says that Flink withheld a Kafka source's reader metrics.
+type Withheld struct {
+	// Cause is "metric-dump-limit".
+	Cause string `json:"cause"`
+	// Setting is the Flink option that bounds the metric dump, for the
+	// endpoint's Flink version, with its default.
+	Setting string `json:"setting"`
+	// All is true when no reader metric id was listed for the source;
+	// otherwise Subtasks are the subtasks that list none.
+	All      bool  `json:"all"`
+	Subtasks []int `json:"subtasks,omitempty"`
+	// Missing counts the partitions of the source's topics that no
+	// listed metric id names.
+	Missing int `json:"missingPartitions"`
+	// Text says it all in a sentence or three.
+	Text string `json:"text"`
+}
+
+// withheldNote is what the store keeps of a source whose ids Flink
+// withheld: the topics it knows the source reads, for the prediction.
+type withheldNote struct {
+	topics []assign.Topic
+	view   Withheld
+}
+
+// CauseMetricDumpLimit is Withheld.Cause for a TaskManager's metric dump
+// over the RPC frame size.
+const CauseMetricDumpLimit = "metric-dump-limit"
+
+// CauseNotYetListed is Withheld.Cause for readers that started too
+// recently for the JobManager to have fetched their metrics.
+const CauseNotYetListed = "not-yet-listed"
+
+// justStartedFor is how long after a subtask's start its missing ids are
+// put down to the JobManager's metric fetch interval rather than a dump
+// over the size limit: three fetches at the default 10 s.
+const justStartedFor = 30 * time.Second
+
+// justStarted reports whether a subtask of the vertex is not running yet
+// or started less than justStartedFor before at.
+func justStarted(v *flink.VertexSnapshot, at time.Time) bool {
+	if !allRunning(v) {
+		return true
+	}
+	for _, st := range v.Subtasks {
+		if !st.StartTime.IsZero() && at.Sub(st.StartTime) < justStartedFor {
+			return true
+		}
+	}
+	return false
+}
+
+// frameSetting names the Flink option that bounds a TaskManager's metric
+// dump: pekko.framesize from Flink 1.18 (the switch to Pekko) on,
+// akka.framesize before; an unknown version gets both.
+func frameSetting(version string) string {
+	const def = " (default 10485760 b)"
+	maj, rest, ok := strings.Cut(version, ".")
+	minor, _, _ := strings.Cut(rest, ".")
+	m, err1 := strconv.Atoi(maj)
+	n, err2 := strconv.Atoi(minor)
+	switch {
+	case !ok || err1 != nil || err2 != nil:
+		return "pekko.framesize (akka.framesize before Flink 1.18)" + def
+	case m > 1 || n >= 18:
+		return "pekko.framesize" + def
+	}
+	return "akka.framesize" + def
+}
+
+// markWithheld looks at the running sources of a snapshot for reader
+// metrics Flink withheld: a source that lists no KafkaSourceReader id
+// while skewscope knows its topics gets an empty observation (so that its
+// page shows its partitions where the model puts them) and a note; one
+// whose ids some subtasks do not list while partitions go unnamed gets a
+// note. It returns the snapshot to store, a copy when it changed a
+// vertex. Called with s.mu held, before the snapshot is stored.
+func (s *Store) markWithheld(snap *flink.Snapshot) *flink.Snapshot {
+	for k := range s.withheld {
+		if k.endpoint == snap.Endpoint {
+			delete(s.withheld, k)
+		}
+	}
+	var jobs []flink.JobSnapshot // copied on the first change
+	cloned := map[int]bool{}     // the jobs whose vertices jobs holds copies of
+	for ji := range snap.Jobs {
+		j := &snap.Jobs[ji]
+		if j.State != "RUNNING" || j.Unlisted > 0 {
+			continue
+		}
+		for vi := range j.Vertices {
+			v := &j.Vertices[vi]
+			if !v.Source || v.Stale || v.Err != nil || v.Parallelism <= 0 || v.Parallelism > maxParallelism {
+				continue
+			}
+			key := vertexKey{snap.Endpoint, j.ID, v.ID}
+			if v.Kafka != nil && len(v.Kafka.States) > 0 {
+				if note, ok := s.partlyWithheld(snap, key, j, v); ok {
+					s.withheld[key] = note
+				}
+				continue
+			}
+			topics := s.knownTopics(snap.Endpoint, key, j, v)
+			if len(topics) == 0 {
+				continue
+			}
+			n := 0
+			for _, t := range topics {
+				n += t.Partitions
+			}
+			note := withheldNote{topics: topics, view: Withheld{Cause: CauseMetricDumpLimit, Setting: frameSetting(snap.FlinkVersion), All: true, Missing: n}}
+			if justStarted(v, snap.CollectedAt) {
+				note.view.Cause, note.view.Setting = CauseNotYetListed, "metrics.fetcher.update-interval (default 10 s)"
+				note.view.Text = fmt.Sprintf("Flink lists none of this source's KafkaSourceReader offset metrics yet, for any of the %s partitions of %s: "+
+					"its readers started less than %s ago, and the JobManager fetches the TaskManagers' metrics at most once per %s. "+
+					"What follows is the prediction alone, computed from the topics' partitions and the parallelism, not what Flink reports.",
+					format.Int(int64(n)), topicNames(topics), justStartedFor, note.view.Setting)
+			} else {
+				note.view.Text = fmt.Sprintf("Flink lists none of this source's KafkaSourceReader offset metrics, for any of the %s partitions of %s: "+
+					"a TaskManager whose metric dump exceeds the RPC frame size drops its gauges whole (its log says \"Some metrics will not be reported as the metric dump would exceed the maximum size\"). "+
+					"The limit is %s, set on the JobManager and the TaskManagers; raise it, or register fewer metrics (register.consumer.metrics=false on the source). "+
+					"What follows is the prediction alone, computed from the topics' partitions and the parallelism, not what Flink reports.",
+					format.Int(int64(n)), topicNames(topics), note.view.Setting)
+			}
+			s.withheld[key] = note
+			if jobs == nil {
+				jobs = slices.Clone(snap.Jobs)
+			}
+			if !cloned[ji] {
+				jobs[ji].Vertices = slices.Clone(snap.Jobs[ji].Vertices)
+				cloned[ji] = true
+			}
+			jobs[ji].Vertices[vi].Kafka = &flink.KafkaSourceObservation{Parallelism: v.Parallelism}
+			// Every partition is seen, none listed: each is shown where the
+			// model puts it, its reader undetermined.
+			seen := s.seen[key]
+			if seen == nil {
+				seen = map[flink.KafkaPartition]bool{}
+				s.seen[key] = seen
+			}
+			cluster := s.clusterFor(snap.Endpoint, v)
+			had := map[assign.TopicPartition]bool{}
+			for kp := range seen {
+				had[assign.TopicPartition{Topic: s.resolve(cluster, kp.Topic), Partition: kp.Partition}] = true
+			}
+			for _, tp := range assign.Partitions(topics) {
+				if !had[tp] {
+					seen[flink.KafkaPartition{Topic: tp.Topic, Partition: tp.Partition}] = true
+				}
+			}
+		}
+	}
+	if jobs == nil {
+		return snap
+	}
+	out := *snap
+	out.Jobs = jobs
+	return &out
+}
+
+// partlyWithheld is the note of a source whose ids some subtasks do not
+// list at all while partitions of its topics go unnamed by any id: their
+// TaskManagers' gauges are gone. Called with s.mu held.
+func (s *Store) partlyWithheld(snap *flink.Snapshot, key vertexKey, j *flink.JobSnapshot, v *flink.VertexSnapshot) (withheldNote, bool) {
+	// A subtask that restarted lists its ids a dump or two later.
+	if !allRunning(v) || len(v.Kafka.Registering) > 0 || len(v.Kafka.AwaitingRefresh) > 0 {
+		return withheldNote{}, false
+	}
+	listing := map[int]bool{}
+	for _, st := range v.Kafka.States {
+		listing[st.Subtask] = true
+	}
+	var silent []int
+	for i := range v.Parallelism {
+		if !listing[i] {
+			silent = append(silent, i)
+		}
+	}
+	if len(silent) == 0 {
+		return withheldNote{}, false
+	}
+	cluster := s.clusterFor(snap.Endpoint, v)
+	named := map[assign.TopicPartition]bool{}
+	for _, st := range v.Kafka.States {
+		named[assign.TopicPartition{Topic: s.resolve(cluster, st.Topic), Partition: st.Partition}] = true
+	}
+	topics := maxTopics(s.observedTopics(cluster, v), s.knownTopics(snap.Endpoint, key, j, v))
+	missing, total := 0, 0
+	for _, tp := range assign.Partitions(topics) {
+		total++
+		if !named[tp] {
+			missing++
+		}
+	}
+	// With fewer partitions than subtasks some subtasks read none, and
+	// list nothing, by design.
+	if missing == 0 || total < v.Parallelism {
+		return withheldNote{}, false
+	}
+	w := Withheld{Cause: CauseMetricDumpLimit, Setting: frameSetting(snap.FlinkVersion), Subtasks: silent, Missing: missing}
+	w.Text = fmt.Sprintf("%s of %s list no KafkaSourceReader offset metric, and no listed metric names %s of the partitions of %s: "+
+		"their TaskManagers' gauges are missing, as when a metric dump exceeds the RPC frame size (%s). "+
+		"Those partitions are shown where the model puts them, their readers undetermined.",
+		subtaskList(silent), countOf(v.Parallelism, "subtask"), format.Int(int64(missing)), topicNames(topics), w.Setting)
+	return withheldNote{topics: topics, view: w}, true
+}
+
+// knownTopics are the topics skewscope knows a source reads without its
+// metric ids: the partitions its earlier polls listed, the topics of its
+// lineage (an earlier run of the same job and vertex name), and those of a
+// consumer group linked to it by configuration; partition counts from the
+// Kafka metadata. Called with s.mu held.
+func (s *Store) knownTopics(endpoint string, key vertexKey, j *flink.JobSnapshot, v *flink.VertexSnapshot) []assign.Topic {
+	cluster := s.clusterFor(endpoint, v)
+	counts := map[string]int{}
+	for kp := range s.seen[key] {
+		t := s.resolve(cluster, kp.Topic)
+		counts[t] = max(counts[t], int(kp.Partition)+1)
+	}
+	if l := s.lineage[vertexKey{endpoint, j.Name, v.Name}]; l != nil {
+		for _, t := range l.topics {
+			counts[t.Name] = max(counts[t.Name], t.Partitions)
+		}
+	}
+	if ks := s.kafka[cluster]; ks != nil {
+		for _, ln := range s.opts.Links {
+			if (ln.Endpoint != "" && ln.Endpoint != endpoint) || ln.Job != j.Name || (ln.Vertex != "" && ln.Vertex != v.Name) {
+				continue
+			}
+			for _, g := range ks.Groups {
+				if g.Name != ln.Group {
+					continue
+				}
+				for _, gp := range g.Partitions {
+					counts[gp.Topic] = max(counts[gp.Topic], int(gp.Partition)+1)
+				}
+			}
+		}
+	}
+	if len(counts) == 0 {
+		return nil
+	}
+	return withMetadataCounts(s.kafka[cluster], counts)
+}
+
+// sourceTopics are a Kafka source's topics for its model: those its ids
+// name, and, when Flink withheld its ids, those skewscope knows otherwise.
+// Called with s.mu held or on a snapshot.
+func (s *Store) sourceTopics(endpoint, jobID, cluster string, v *flink.VertexSnapshot) []assign.Topic {
+	topics := s.observedTopics(cluster, v)
+	if w, ok := s.withheld[vertexKey{endpoint, jobID, v.ID}]; ok {
+		topics = maxTopics(topics, w.topics)
+	}
+	return topics
+}
+
+func topicNames(topics []assign.Topic) string {
+	names := make([]string, len(topics))
+	for i, t := range topics {
+		names[i] = t.Name
+	}
+	sort.Strings(names)
+	if len(names) > 5 {
+		return strings.Join(names[:5], ", ") + fmt.Sprintf(" and %d more topics", len(names)-5)
+	}
+	return strings.Join(names, ", ")
+}
+
+func subtaskList(ss []int) string {
+	parts := make([]string, 0, min(len(ss), 8))
+	for i, n := range ss {
+		if i == 8 {
+			return "subtasks " + strings.Join(parts, ", ") + fmt.Sprintf(" and %d more", len(ss)-8)
+		}
+		parts = append(parts, strconv.Itoa(n))
+	}
+	if len(ss) == 1 {
+		return "subtask " + parts[0]
+	}
+	return "subtasks " + strings.Join(parts, ", ")
+}
+
+// countOf is "n thing" or "n things".
+func countOf(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}

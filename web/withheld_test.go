@@ -1,0 +1,146 @@
+package web
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/live"
+)
+
+// withheldJob is the job of liveStore with its source at p = 4 listing no
+// KafkaSourceReader id, as Flink's REST answers when the TaskManagers'
+// metric dumps exceed the RPC frame size (seen at 10,000 partitions).
+func withheldJob(at time.Time) *flink.Snapshot {
+	return &flink.Snapshot{Endpoint: "jm", CollectedAt: at, FlinkVersion: "2.2.1", Jobs: []flink.JobSnapshot{{
+		ID: tJob, Name: "orders <enrichment>", State: "RUNNING", StartTime: at.Add(-time.Minute),
+		Vertices: []flink.VertexSnapshot{
+			{ID: tSource, Name: "Source: Kafka Source", Parallelism: 4, MaxParallelism: 128, Source: true, Subtasks: subtasks(4)},
+			{ID: tKeyed, Name: "Enrich <b>Orders</b>", Parallelism: 3, MaxParallelism: 128, Keyed: true, Subtasks: subtasks(3)},
+		}}}}
+}
+
+// checkWithheldPage checks that a source whose ids Flink withheld shows
+// every partition of its topics where a fresh start at p = 4 puts them,
+// outlined as undetermined, with a note naming the cause and the setting.
+func checkWithheldPage(t *testing.T, ts string) {
+	t.Helper()
+	doc := getDoc(t, ts+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	note := doc.Find("[data-testid=withheld-note]").Text()
+	for _, want := range []string{"metric dump", "pekko.framesize", "10485760", "prediction alone", "18 partitions"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("withheld note %q, want it to say %q", note, want)
+		}
+	}
+	n := 0
+	doc.Find("[data-testid=subtask-row]").Each(func(_ int, row *goquery.Selection) {
+		st := atoi(t, row.AttrOr("data-subtask", ""))
+		row.Find("[data-testid=pcell]").Each(func(_ int, c *goquery.Selection) {
+			n++
+			tp := assign.TopicPartition{Topic: c.AttrOr("data-topic", ""), Partition: int32(atoi(t, c.AttrOr("data-partition", "")))}
+			if o, _ := assign.KafkaSplitOwner(tp, 4); o != st {
+				t.Errorf("%v drawn under subtask %d, want the fresh start's %d", tp, st, o)
+			}
+			if !c.HasClass("unc") {
+				t.Errorf("%v is not outlined as undetermined", tp)
+			}
+		})
+	})
+	if n != 18 {
+		t.Errorf("%d partition cells, want the topics' 18", n)
+	}
+	if doc.Find("[data-testid=prediction]").Length() != 1 {
+		t.Error("no prediction section")
+	}
+	_, body := getNoFollow(t, ts+"/api/v1/jobs/"+tJob+"/vertices/"+tSource)
+	var vv live.VertexView
+	if err := json.Unmarshal([]byte(body), &vv); err != nil || vv.Withheld == nil || vv.Withheld.Cause != live.CauseMetricDumpLimit ||
+		!vv.Withheld.All || vv.Withheld.Missing != 18 || vv.Prediction == nil || vv.Prediction.Mode != live.ModeFresh {
+		t.Errorf("vertex JSON: withheld %+v, prediction %+v (%v), want the metric-dump cause for 18 partitions and the fresh-start model", vv.Withheld, vv.Prediction, err)
+	}
+}
+
+// A source that listed its ids, then lists none: its earlier polls name
+// its topics.
+func TestSourceWhoseMetricsFlinkDroppedShowsThePrediction(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	st.UpdateFlink(withheldJob(at.Add(20 * time.Second)))
+	ts := restoredServer(t, st, at, "")
+	checkWithheldPage(t, ts.URL)
+}
+
+// A source that never listed an id, linked by configuration to its
+// consumer group: the group's commits name its topics.
+func TestSourceNeverListedShowsThePredictionFromItsGroup(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := live.New(live.Options{Now: func() time.Time { return at.Add(30 * time.Second) },
+		Links: []live.Link{{Job: "orders <enrichment>", Group: "enrich"}}})
+	ks := &kafka.Snapshot{Cluster: "prod", CollectedAt: at}
+	g := kafka.Group{Name: "enrich", State: "Empty"}
+	for _, tp := range liveTopics {
+		topic := kafka.Topic{Name: tp.Name}
+		for p := range tp.Partitions {
+			topic.Partitions = append(topic.Partitions, kafka.Partition{Partition: int32(p), End: 1000, Freshness: kafka.Freshness{UpdatedAt: at}})
+			g.Partitions = append(g.Partitions, kafka.GroupPartition{Topic: tp.Name, Partition: int32(p), Committed: 900, Lag: 100})
+		}
+		ks.Topics = append(ks.Topics, topic)
+	}
+	ks.Groups = []kafka.Group{g}
+	st.UpdateKafka(ks)
+	st.UpdateFlink(withheldJob(at.Add(10 * time.Second)))
+	ts := restoredServer(t, st, at, "")
+	checkWithheldPage(t, ts.URL)
+}
+
+// A source one of whose subtasks lists no id while the others do (that
+// subtask's TaskManager lost its gauges): the page names the subtask and
+// the cause.
+func TestSourceWithOneSubtaskWithheldSaysSo(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	snap := withheldJob(at.Add(20 * time.Second))
+	snap.Jobs[0].Vertices[0].Kafka = sourceObs(func(tp assign.TopicPartition) int {
+		o, _ := assign.KafkaSplitOwner(tp, 4)
+		return o
+	})
+	var kept []flink.KafkaPartitionState
+	for _, s := range snap.Jobs[0].Vertices[0].Kafka.States {
+		if s.Subtask != 3 {
+			kept = append(kept, s)
+		}
+	}
+	snap.Jobs[0].Vertices[0].Kafka.States = kept
+	st.UpdateFlink(snap)
+	ts := restoredServer(t, st, at, "")
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	note := doc.Find("[data-testid=withheld-note]").Text()
+	if !strings.Contains(note, "subtask 3 of 4 subtasks") || !strings.Contains(note, "pekko.framesize") {
+		t.Errorf("withheld note %q, want it to name subtask 3 and pekko.framesize", note)
+	}
+	if n := doc.Find("[data-testid=pcell]").Length(); n != 18 {
+		t.Errorf("%d partition cells, want the topics' 18", n)
+	}
+}
+
+// Readers that started seconds ago have not had their metrics fetched yet:
+// the note says so, not that a dump was over its limit.
+func TestSourceJustStartedIsNotCalledWithheldByTheDumpLimit(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	snap := withheldJob(at.Add(20 * time.Second))
+	for i := range snap.Jobs[0].Vertices[0].Subtasks {
+		snap.Jobs[0].Vertices[0].Subtasks[i].StartTime = at.Add(15 * time.Second)
+	}
+	st.UpdateFlink(snap)
+	vv, err := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1})
+	if err != nil || vv.Withheld == nil || vv.Withheld.Cause != live.CauseNotYetListed || !strings.Contains(vv.Withheld.Text, "metrics.fetcher.update-interval") {
+		t.Errorf("withheld = %+v (%v), want the not-yet-listed cause naming metrics.fetcher.update-interval", vv.Withheld, err)
+	}
+}
