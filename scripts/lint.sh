@@ -32,6 +32,7 @@ tags=(browser e2e prometheus)
 test_helpers=(
 	internal/browsertest # the Chromium driver of the browser and prometheus tiers
 	internal/flinkreplay # serves recorded Flink REST answers to tests
+	internal/smallfile/smallfiletest # the files every file reader's tests must refuse
 )
 
 work="$(mktemp -d)"
