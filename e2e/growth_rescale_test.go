@@ -31,16 +31,35 @@ import (
 // Once traffic flows every cell settles within settlePolls polls, and
 // drift is 0 when the data path matches the restore model.
 
-var (
-	growRSBefore = assign.Topic{Name: "grow-rescale", Partitions: 4}
-	growRSAfter  = assign.Topic{Name: "grow-rescale", Partitions: 6}
-	growRSOut    = assign.Topic{Name: "grow-rescale-out", Partitions: 1}
-	growRSJob    = jobSpec{Name: "skewscope-grow-rescale", Topics: []string{growRSBefore.Name}, Out: growRSOut.Name, Group: "skewscope-grow-rescale", SourceP: 3, KeyedP: 3}
+// growCase is one growth-then-rescale scenario: a job at 3 over a topic
+// of 4 partitions, grown to 6, then rescaled in place to 2 after
+// pollsBefore polls (one a second) at the old parallelism.
+type growCase struct {
+	name        string
+	topic       string
+	pollsBefore int
+}
+
+// growCases: a rescale a few seconds after the growth (the source has
+// discovered the new partitions and, most likely, checkpointed them) and
+// one right after it (most likely restored from a checkpoint without
+// them). The two restore models differ on both topics.
+var growCases = []growCase{
+	{name: "after-discovery", topic: "grow-rescale", pollsBefore: 3},
+	{name: "at-once", topic: "grow-rescale-now", pollsBefore: 0},
+}
+
+const (
+	// growRSFrom, growRSTo are the parallelism of the fresh start and of
+	// the in-place rescale after the growth; growRSFromParts and
+	// growRSToParts the topic's partitions before and after it.
+	growRSFrom      = 3
+	growRSTo        = 2
+	growRSFromParts = 4
+	growRSToParts   = 6
 )
 
 const (
-	// growRSTo is the parallelism of the in-place rescale after the growth.
-	growRSTo = 2
 	// growRSWindow bounds the time from the growth to the rescale request.
 	growRSWindow = 10 * time.Second
 	// settlePolls is how many of the dashboard's polls, once traffic flows,
@@ -64,10 +83,22 @@ type growPoll struct {
 func (e *lineEnv) testGrowthRescale(t *testing.T) {
 	start := time.Now()
 	flink := startFlinkScheduler(t, e.line, e.kafka.Bootstrap, "adaptive")
+	for _, c := range growCases {
+		t.Run(c.name, func(t *testing.T) { e.runGrowthRescale(t, flink, c) })
+	}
+	t.Logf("Flink %s, growth then in-place rescale, %d cases (cluster start included) took %s", flink.Version, len(growCases), time.Since(start).Round(time.Second))
+}
+
+func (e *lineEnv) runGrowthRescale(t *testing.T, flink *flinkCluster, c growCase) {
+	start := time.Now()
 	d := newDashboardAt(t, e, flink.REST.base)
-	e.kc.createTopics(t, growRSBefore, growRSOut)
-	from := growRSJob.SourceP
-	id := flink.submit(t, growRSJob)
+	beforeT := assign.Topic{Name: c.topic, Partitions: growRSFromParts}
+	afterT := assign.Topic{Name: c.topic, Partitions: growRSToParts}
+	out := assign.Topic{Name: c.topic + "-out", Partitions: 1}
+	job := jobSpec{Name: "skewscope-" + c.topic, Topics: []string{c.topic}, Out: out.Name, Group: "skewscope-" + c.topic, SourceP: growRSFrom, KeyedP: growRSFrom}
+	e.kc.createTopics(t, beforeT, out)
+	from := job.SourceP
+	id := flink.submit(t, job)
 	defer func() {
 		if err := flink.REST.cancel(id); err != nil {
 			t.Errorf("cancel %s: %v", id, err)
@@ -81,11 +112,11 @@ func (e *lineEnv) testGrowthRescale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &growRun{e: e, d: d, jobID: id, srcID: src.ID}
+	g := &growRun{e: e, d: d, jobID: id, srcID: src.ID, topic: c.topic}
 
 	// 1. The fresh start: the dashboard follows the job from here.
-	before := []assign.Topic{growRSBefore}
-	truth := e.kc.groundTruth(t, growRSOut.Name, "grs-fresh", before, from, 120*time.Second)
+	before := []assign.Topic{beforeT}
+	truth := e.kc.groundTruth(t, out.Name, "grs-fresh", before, from, 120*time.Second)
 	fresh, err := assign.FreshAssignment(before, from)
 	if err != nil {
 		t.Fatal(err)
@@ -107,12 +138,12 @@ func (e *lineEnv) testGrowthRescale(t *testing.T) {
 	if _, err := flink.REST.waitCheckpointOf(id, lifeVertices*from, last, 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	grown := []assign.Topic{growRSAfter}
-	e.kc.growTopic(t, growRSAfter)
+	grown := []assign.Topic{afterT}
+	e.kc.growTopic(t, afterT)
 	grewAt := time.Now()
 	// Polls at the old parallelism while the source discovers the
 	// partitions (every 2 s), then the rescale.
-	for i := 0; i < 3; i++ {
+	for i := 0; i < c.pollsBefore; i++ {
 		time.Sleep(fcollect.MinPollInterval)
 		g.poll(t, fmt.Sprintf("after the growth, before the rescale (%s after it)", time.Since(grewAt).Round(100*time.Millisecond)))
 	}
@@ -122,10 +153,10 @@ func (e *lineEnv) testGrowthRescale(t *testing.T) {
 	if since := time.Since(grewAt); since > growRSWindow {
 		t.Fatalf("the rescale was requested %s after the growth, not within %s: the scenario did not run", since.Round(100*time.Millisecond), growRSWindow)
 	}
-	t.Logf("grew %s %d → %d partitions, rescale %d → %d requested %s later", growRSAfter.Name, growRSBefore.Partitions, growRSAfter.Partitions, from, growRSTo, time.Since(grewAt).Round(100*time.Millisecond))
+	t.Logf("grew %s %d → %d partitions, rescale %d → %d requested %s later", c.topic, growRSFromParts, growRSToParts, from, growRSTo, time.Since(grewAt).Round(100*time.Millisecond))
 	rescaledFrom := len(g.polls)
 	// Polls while the job restarts at the new parallelism, no traffic.
-	for time.Since(grewAt) < growRSWindow || len(g.polls)-rescaledFrom < 3 {
+	for len(g.polls)-rescaledFrom < 3 {
 		time.Sleep(fcollect.MinPollInterval)
 		g.poll(t, "after the rescale request, no traffic")
 	}
@@ -139,7 +170,7 @@ func (e *lineEnv) testGrowthRescale(t *testing.T) {
 
 	// 3. The data path at the new parallelism (written after every
 	// partition is discoverable: each must come back).
-	truth = e.kc.groundTruth(t, growRSOut.Name, "grs-rescaled", grown, growRSTo, 120*time.Second)
+	truth = e.kc.groundTruth(t, out.Name, "grs-rescaled", grown, growRSTo, 120*time.Second)
 	modelA, err := assign.Restore(assign.RestoreInput{Topics: grown, History: []int{from, growRSTo}, ConnectorLine: e.line.ConnectorLine})
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +187,7 @@ func (e *lineEnv) testGrowthRescale(t *testing.T) {
 		matches = "the restore model with the new partitions discovered after the restore (the hash rule at p=" + fmt.Sprint(growRSTo) + ")"
 	}
 	t.Logf("Flink %s, growth %d → %d then in-place rescale %d → %d (job %s)\n  data path:%s\n  model, discovered before the checkpoint:%s\n  model, discovered after the restore:%s\n  data path matches: %s",
-		flink.Version, growRSBefore.Partitions, growRSAfter.Partitions, from, growRSTo, id,
+		flink.Version, growRSFromParts, growRSToParts, from, growRSTo, id,
 		layoutString(ownersLayout(truth, growRSTo)), layoutString(sortedLayout(modelA.Assignment.Subtasks, growRSTo)),
 		layoutString(sortedLayout(modelB.Assignment.Subtasks, growRSTo)), cmpOr(matches, "neither"))
 	if matches == "" {
@@ -195,7 +226,7 @@ func (e *lineEnv) testGrowthRescale(t *testing.T) {
 	t.Logf("growth then rescale: %d polls; last: headline %s %q, mode %s history %v, drift %d, missing %d, unknown to Kafka %d\n  dashboard layout:%s",
 		len(g.polls), lastPoll.vv.Prediction.Headline.Kind, lastPoll.vv.Prediction.Headline.Text, lastPoll.vv.Prediction.Mode, lastPoll.vv.Prediction.History,
 		lastPoll.vv.Prediction.Drift, lastPoll.vv.Prediction.Missing, lastPoll.vv.Prediction.UnknownToKafka, layoutString(jsonLayout(lastPoll.vv, growRSTo)))
-	t.Logf("Flink %s, growth then in-place rescale (cluster start included) took %s", flink.Version, time.Since(start).Round(time.Second))
+	t.Logf("Flink %s, growth then in-place rescale, case %s, took %s", flink.Version, c.name, time.Since(start).Round(time.Second))
 }
 
 // growRun is the dashboard's view of the growth scenario, poll by poll.
@@ -203,6 +234,7 @@ type growRun struct {
 	e            *lineEnv
 	d            *dashboard
 	jobID, srcID string
+	topic        string // the topic that grows
 	polls        []growPoll
 }
 
@@ -214,7 +246,7 @@ func (g *growRun) poll(t *testing.T, what string) growPoll {
 	defer cancel()
 	fs := g.d.fcol.PollOnce(ctx)
 	ks := g.d.kcol.PollOnce(ctx)
-	p := growPoll{n: len(g.polls) + 1, what: what, flinkTPs: flinkNamed(fs, g.jobID, g.srcID), kafkaTPs: kafkaListed(ks, growRSAfter.Name)}
+	p := growPoll{n: len(g.polls) + 1, what: what, flinkTPs: flinkNamed(fs, g.jobID, g.srcID), kafkaTPs: kafkaListed(ks, g.topic)}
 	g.d.getJSON(t, "/api/v1/jobs/"+g.jobID+"/vertices/"+g.srcID, &p.vv)
 	p.htmlKind = g.d.headlineKind(t, g.jobID, g.srcID)
 	if pr := p.vv.Prediction; pr != nil {
