@@ -66,11 +66,12 @@
 //
 // # Growth, then an in-place rescale
 //
-// growth_rescale_test.go starts one more adaptive MiniCluster per line:
-// a job at 3 over 4 partitions, followed by a dashboard from its fresh
-// start; the topic grows to 6 and, within 10 s, the job is rescaled in
-// place to 2. The dashboard polls throughout (one Flink and one Kafka poll
-// a second). Whether the new partitions were in the checkpoint the rescale
+// growth_rescale_test.go starts one more adaptive MiniCluster per line
+// and runs two jobs on it in turn: each at 3 over 4 partitions, followed
+// by a dashboard from its fresh start; the topic grows to 6 and the job is
+// rescaled in place to 2, about 3 s after the growth (after-discovery) or
+// at once (at-once), within 10 s either way. The dashboard polls
+// throughout (one Flink and one Kafka poll a second). Whether the new partitions were in the checkpoint the rescale
 // restored or were discovered after it is Flink's timing; the data path
 // says which, and must match one of the two restore models. No poll may
 // call the layout exact with a partition the Flink or Kafka snapshot names

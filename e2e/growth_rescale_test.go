@@ -66,7 +66,7 @@ const (
 	// may pass before every cell is settled.
 	settlePolls = 3
 	// growRSPolls is how many polls are watched once traffic flows.
-	growRSPolls = 5
+	growRSPolls = 4
 )
 
 // growPoll is one poll of the growth scenario: the vertex JSON, the
@@ -163,10 +163,8 @@ func (e *lineEnv) runGrowthRescale(t *testing.T, flink *flinkCluster, c growCase
 	if _, err := flink.REST.waitParallelism(id, growRSTo, 180*time.Second); err != nil {
 		t.Fatalf("rescale %d → %d: %v", from, growRSTo, err)
 	}
-	for i := 0; i < 2; i++ {
-		time.Sleep(fcollect.MinPollInterval)
-		g.poll(t, fmt.Sprintf("running at %d, no traffic", growRSTo))
-	}
+	time.Sleep(fcollect.MinPollInterval)
+	g.poll(t, fmt.Sprintf("running at %d, no traffic", growRSTo))
 
 	// 3. The data path at the new parallelism (written after every
 	// partition is discoverable: each must come back).
