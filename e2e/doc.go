@@ -64,6 +64,33 @@
 // The dashboard's checks of these steps wait behind
 // lifecycleDashboardChecks.
 //
+// # Growth, then an in-place rescale
+//
+// growth_rescale_test.go starts one more adaptive MiniCluster per line
+// and runs two jobs on it in turn: each at 3 over 4 partitions, followed
+// by a dashboard from its fresh start; the topic grows to 6 and the job is
+// rescaled in place to 2, about 3 s after the growth (after-discovery) or
+// at once (at-once), within 10 s either way. The dashboard polls
+// throughout (one Flink and one Kafka poll a second). Whether the new partitions were in the checkpoint the rescale
+// restored or were discovered after it is Flink's timing; the data path
+// says which, and must match one of the two restore models. No poll may
+// call the layout exact with a partition the Flink or Kafka snapshot names
+// missing, shown twice or under another subtask than its reader (the
+// vertex JSON and the page's headline alike); drift is 0 when the data
+// path matches the model; once traffic flows, every cell is settled from
+// the third poll on.
+//
+// # The why panel's target through a restore
+//
+// why_target_test.go: a job at 3 over 6 partitions with whyhot-2 and
+// whyhot-5 (one subtask at the fresh start) written 20 times as often as
+// the others. The dashboard's "why is it hot?" line for that subtask must
+// judge its rescale over the history [3]; the job is stopped with a
+// savepoint and restored at the line's target, and the data path must
+// read the two partitions on different subtasks (and equal
+// assign.Restore). A line without a target must agree with assign.Restore
+// up to the limit it judged.
+//
 // # The dashboard's own pages
 //
 // Each line also runs skewscope itself (dashboard_test.go): the real Kafka

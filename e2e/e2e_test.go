@@ -37,6 +37,8 @@ func TestFlinkGroundTruth(t *testing.T) {
 			t.Run("partition-discovery", env.testDiscovery)
 			t.Run("restore-rescale", env.testRestore)
 			t.Run("lifecycle", env.testLifecycle)
+			t.Run("growth-rescale", env.testGrowthRescale)
+			t.Run("why-target", env.testWhyTarget)
 			t.Logf("Flink %s: broker and cluster start plus all checks took %s", env.flink.Version, time.Since(start).Round(time.Second))
 		})
 	}

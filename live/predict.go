@@ -172,6 +172,14 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 			mi.in.NewTopics, _ = newTopics(lin.prevTopics, topics)
 			mi.unsure = lin.unsure
 		}
+	case lin != nil && lin.p() != v.Parallelism:
+		// An in-place rescale is deploying its subtasks: the vertex shows
+		// the new parallelism and the new readers' metric ids, the lineage
+		// records the step once every subtask runs (followLineage). Judged
+		// against the old parallelism's layout, every moved partition
+		// would be drift.
+		pr.Mode = ModeNone
+		pr.Summary = fmt.Sprintf("Changing parallelism from %d to %d: not every subtask runs yet, so the layout is compared once they all do.", lin.p(), v.Parallelism)
 	case lin != nil && (lin.known || lin.inferred != nil):
 		mi = &modelInput{mode: ModeRestore, in: assign.RestoreInput{Topics: topics, History: lin.history}, source: historySource(lin)}
 		if len(lin.prevTopics) > 0 {
