@@ -2,9 +2,7 @@ package web
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,40 +12,9 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-)
 
-// deflateFrame returns msg as one masked, permessage-deflate compressed
-// text frame, as a browser would send it: the frame's length is what
-// SetReadLimit sees, the inflated message is what the server would read.
-func deflateFrame(t *testing.T, msg []byte) []byte {
-	t.Helper()
-	var z bytes.Buffer
-	fw, err := flate.NewWriter(&z, flate.BestCompression)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fw.Write(msg)
-	fw.Flush()
-	payload := bytes.TrimSuffix(z.Bytes(), []byte{0, 0, 0xff, 0xff}) // RFC 7692 7.2.1
-	var f bytes.Buffer
-	f.WriteByte(0x80 | 0x40 | websocket.TextMessage) // FIN, RSV1 (compressed), text
-	switch n := len(payload); {
-	case n < 126:
-		f.WriteByte(0x80 | byte(n))
-	case n <= 0xffff:
-		f.WriteByte(0x80 | 126)
-		binary.Write(&f, binary.BigEndian, uint16(n))
-	default:
-		f.WriteByte(0x80 | 127)
-		binary.Write(&f, binary.BigEndian, uint64(n))
-	}
-	key := [4]byte{0x1f, 0x2e, 0x3d, 0x4c}
-	f.Write(key[:])
-	for i, b := range payload {
-		f.WriteByte(b ^ key[i%4])
-	}
-	return f.Bytes()
-}
+	"github.com/skewscope/skewscope/internal/wsframe"
+)
 
 // TestHubBoundsInflatedMessages: a compressed subscribe message whose frame
 // is under ReadLimit but inflates to 4 MB (spaces are valid JSON) closes its
@@ -56,7 +23,7 @@ func deflateFrame(t *testing.T, msg []byte) []byte {
 func TestHubBoundsInflatedMessages(t *testing.T) {
 	f := newHubFixture(t, HubOptions{EnableCompression: true})
 	msg := []byte(`{"subscribe":["a"` + strings.Repeat(" ", 4_000_000) + `]}`)
-	frame := deflateFrame(t, msg)
+	frame := wsframe.Deflated(msg)
 	if len(frame) > defaultReadLimit {
 		t.Fatalf("the %d-byte frame is over the read limit itself; the test needs one under it", len(frame))
 	}

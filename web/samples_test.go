@@ -361,31 +361,19 @@ func TestSampleKeysHoldNoBidiControls(t *testing.T) {
 	}
 	id := fx.start(t, url.Values{"n": {"1000000"}, "parallelism": {"4"}, "maxParallelism": {"128"}})
 	fx.wait(t, id)
-	page := getText(t, fx.srv.URL+"/samples/"+id)
+	resp, page := getNoFollow(t, fx.srv.URL+"/samples/"+id)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /samples/%s = %d", id, resp.StatusCode)
+	}
 	if strings.ContainsAny(page, "\u202e\u2066") {
 		t.Errorf("the sample page carries the key's bidi controls")
 	}
 	if !strings.Contains(page, "cust[U+202E]omer[U+2066]-1") {
 		t.Errorf("the sample page does not show the key with its controls written out")
 	}
-	if csv := getText(t, fx.srv.URL+"/samples/"+id+"/keys.csv"); !strings.Contains(csv, evil) {
+	if resp, csv := getNoFollow(t, fx.srv.URL+"/samples/"+id+"/keys.csv"); resp.StatusCode != http.StatusOK || !strings.Contains(csv, evil) {
 		t.Errorf("the CSV lost the key as it is")
 	}
-}
-
-// getText is the body of a 200 answer to GET u.
-func getText(t *testing.T, u string) string {
-	t.Helper()
-	resp, err := http.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s = %d (%v)", u, resp.StatusCode, err)
-	}
-	return string(b)
 }
 
 // Limits that contradict each other (a live window longer than the time

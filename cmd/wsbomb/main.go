@@ -12,9 +12,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"compress/flate"
-	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,6 +24,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/skewscope/skewscope/internal/wsframe"
 )
 
 func main() {
@@ -54,7 +53,7 @@ func run(args []string, out io.Writer) error {
 		return errors.New("want -pid of the dashboard, -sockets 1..1000 and -inflate 1 KiB..64 MiB")
 	}
 	msg := []byte(`{"subscribe":["overview"` + strings.Repeat(" ", *inflate) + `]}`)
-	frame := deflateFrame(msg)
+	frame := wsframe.Deflated(msg)
 	fmt.Fprintf(out, "frame %d bytes, inflates to %d bytes, %d sockets\n", len(frame), len(msg), *sockets)
 	before, err := rss(*pid)
 	if err != nil {
@@ -136,33 +135,6 @@ func bomb(addr string, frame []byte, wait time.Duration) (bool, error) {
 		}
 	}
 	return true, nil
-}
-
-// deflateFrame returns msg as one masked, compressed text frame.
-func deflateFrame(msg []byte) []byte {
-	var z bytes.Buffer
-	fw, _ := flate.NewWriter(&z, flate.BestCompression)
-	fw.Write(msg)
-	fw.Flush()
-	payload := bytes.TrimSuffix(z.Bytes(), []byte{0, 0, 0xff, 0xff}) // RFC 7692 7.2.1
-	var f bytes.Buffer
-	f.WriteByte(0x80 | 0x40 | 1) // FIN, RSV1 (compressed), text
-	switch n := len(payload); {
-	case n < 126:
-		f.WriteByte(0x80 | byte(n))
-	case n <= 0xffff:
-		f.WriteByte(0x80 | 126)
-		binary.Write(&f, binary.BigEndian, uint16(n))
-	default:
-		f.WriteByte(0x80 | 127)
-		binary.Write(&f, binary.BigEndian, uint64(n))
-	}
-	key := [4]byte{0x1f, 0x2e, 0x3d, 0x4c}
-	f.Write(key[:])
-	for i, b := range payload {
-		f.WriteByte(b ^ key[i%4])
-	}
-	return f.Bytes()
 }
 
 // rss is the resident memory of process pid in KiB.

@@ -401,18 +401,25 @@ func call[T any](ctx context.Context, c *Collector, f func(context.Context) (T, 
 	return f(ctx)
 }
 
-func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnapshot, prev *JobSnapshot, at time.Time) JobSnapshot {
-	log = log.With("job_id", js.ID)
-	job, err := call(ctx, c, func(ctx context.Context) (*Job, error) { return c.client.Job(ctx, js.ID) })
-	var plan *Plan
-	if err == nil {
-		// /jobs/:id embeds the plan; older or trimmed answers fall back
-		// to /jobs/:id/plan.
-		plan = job.Plan
-		if plan == nil || len(plan.Nodes) == 0 {
-			plan, err = call(ctx, c, func(ctx context.Context) (*Plan, error) { return c.client.JobPlan(ctx, js.ID) })
+// jobDetails reads /jobs/:id and its plan: the answer embeds the plan;
+// older or trimmed answers fall back to /jobs/:id/plan.
+func (c *Collector) jobDetails(ctx context.Context, id string) (*Job, *Plan, error) {
+	job, err := call(ctx, c, func(ctx context.Context) (*Job, error) { return c.client.Job(ctx, id) })
+	if err != nil {
+		return nil, nil, err
+	}
+	plan := job.Plan
+	if plan == nil || len(plan.Nodes) == 0 {
+		if plan, err = call(ctx, c, func(ctx context.Context) (*Plan, error) { return c.client.JobPlan(ctx, id) }); err != nil {
+			return nil, nil, err
 		}
 	}
+	return job, plan, nil
+}
+
+func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnapshot, prev *JobSnapshot, at time.Time) JobSnapshot {
+	log = log.With("job_id", js.ID)
+	job, plan, err := c.jobDetails(ctx, js.ID)
 	if err != nil {
 		log.Warn("flink job details failed; keeping the last values, stale", "error", err)
 		return brokenJob(js, prev, err, at)

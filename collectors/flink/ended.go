@@ -37,14 +37,7 @@ func carryEnded(base JobSnapshot, prev *JobSnapshot) (JobSnapshot, bool) {
 func (c *Collector) endedJob(ctx context.Context, log *slog.Logger, js JobSnapshot, at time.Time) JobSnapshot {
 	js.endedAsked = true
 	log = log.With("job_id", js.ID, "state", js.State)
-	job, err := call(ctx, c, func(ctx context.Context) (*Job, error) { return c.client.Job(ctx, js.ID) })
-	var plan *Plan
-	if err == nil {
-		plan = job.Plan
-		if plan == nil || len(plan.Nodes) == 0 {
-			plan, err = call(ctx, c, func(ctx context.Context) (*Plan, error) { return c.client.JobPlan(ctx, js.ID) })
-		}
-	}
+	job, plan, err := c.jobDetails(ctx, js.ID)
 	if err != nil {
 		log.Debug("flink details of an ended job failed; listing it without vertices", "error", err)
 		return js
