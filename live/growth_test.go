@@ -196,3 +196,52 @@ func TestGrowthJustBeforeASecondRescaleLeavesEveryCellUncertain(t *testing.T) {
 		t.Errorf("mode %s drift %d uncertain %d of %d (%s), want restore, no drift, all 13 uncertain", pr.Mode, pr.Drift, pr.Uncertain, pr.Total, pr.Headline.Text)
 	}
 }
+
+// TestFollowedTopicReadAfterARescaleSettlesDiscovery: the whole metadata
+// was last read before the rescale, but the source's topic was read again
+// after it (a followed topic, Topic.ReadAt) with 10 partitions: the 3 that
+// follow were found after the rescale, and the page says exact once both
+// sides name them. The store also tells OnFollow the topics sources read.
+func TestFollowedTopicReadAfterARescaleSettlesDiscovery(t *testing.T) {
+	var told [][]string
+	s := New(Options{Now: func() time.Time { return t0 }, OnFollow: func(cluster string, topics []string) {
+		if cluster == "prod" {
+			told = append(told, topics)
+		}
+	}})
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	s.UpdateKafka(kafkaSnap(t0, eventEnds(10)))
+	s.UpdateFlink(flinkSnap(t0, job("aa", nil, sourceVertex("src", 5, events10, freshOwner(5), cur))))
+	if len(told) != 1 || len(told[0]) != 1 || told[0][0] != "events" {
+		t.Errorf("OnFollow was told %v, want [[events]] once", told)
+	}
+	o52 := restoreOwner(t, assign.RestoreInput{Topics: events10, History: []int{5, 2}, ConnectorLine: assign.ConnectorLine5})
+	ck := &flink.RestoreInfo{CheckpointID: 4, At: t0.Add(25 * time.Second)}
+	s.UpdateFlink(flinkSnap(t0.Add(30*time.Second), job("aa", ck, sourceVertex("src", 2, events10, o52, cur))))
+	ks := kafkaSnap(t0.Add(40*time.Second), eventEnds(10))
+	ks.MetadataAt = t0
+	for i := range ks.Topics {
+		ks.Topics[i].ReadAt = t0.Add(40 * time.Second)
+	}
+	s.UpdateKafka(ks)
+	if len(told) != 1 {
+		t.Errorf("OnFollow told again with the same topics: %v", told)
+	}
+
+	grown := restoreOwner(t, assign.RestoreInput{Topics: events10, NewTopics: events13, History: []int{5, 2}, ConnectorLine: assign.ConnectorLine5})
+	ks = kafkaSnap(t0.Add(60*time.Second), eventEnds(13))
+	ks.MetadataAt = t0
+	for i := range ks.Topics {
+		ks.Topics[i].ReadAt = t0.Add(60 * time.Second)
+	}
+	s.UpdateKafka(ks)
+	s.UpdateFlink(flinkSnap(t0.Add(60*time.Second), job("aa", ck, sourceVertex("src", 2, events13, grown, cur))))
+	wantExact(t, mustVertex(t, s, "aa", "src"), ModeRestore, []int{5, 2})
+
+	ended := job("aa", ck, sourceVertex("src", 2, events13, grown, cur))
+	ended.State = "CANCELED"
+	s.UpdateFlink(flinkSnap(t0.Add(70*time.Second), ended))
+	if n := len(told); n != 2 || len(told[1]) != 0 {
+		t.Errorf("no source left: OnFollow told %v, want a second, empty set", told)
+	}
+}

@@ -207,27 +207,46 @@ func (s *Store) confirmPartitions(snap *kafka.Snapshot) {
 	if snap.MetadataAt.IsZero() {
 		return
 	}
-	counts := make(map[string]int, len(snap.Topics))
-	for _, t := range snap.Topics {
-		if t.Err == nil && len(t.Partitions) > 0 {
-			counts[t.Name] = len(t.Partitions)
-		}
-	}
 	for _, l := range s.lineage {
-		if l.cluster != snap.Cluster || !snap.MetadataAt.After(l.checkedAt) || len(l.topics) == 0 {
+		if l.cluster != snap.Cluster || len(l.topics) == 0 {
 			continue
 		}
-		ok := true
-		for _, t := range l.topics {
-			if n, listed := counts[t.Name]; !listed || n > t.Partitions {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			l.checkedAt = snap.MetadataAt
+		at, ok := readAt(snap, l.topics, true)
+		if ok && at.After(l.checkedAt) {
+			l.checkedAt = at
 		}
 	}
+}
+
+// readAt is when snap's metadata last listed every topic of topics with
+// its partitions: the oldest read among them (Topic.ReadAt, or the
+// snapshot's MetadataAt for a topic without one). With within set, a
+// topic listed with more partitions than topics has does not count as
+// listed. ok is false when a topic is not listed.
+func readAt(snap *kafka.Snapshot, topics []assign.Topic, within bool) (at time.Time, ok bool) {
+	if len(topics) == 0 {
+		return snap.MetadataAt, true
+	}
+	byName := make(map[string]*kafka.Topic, len(snap.Topics))
+	for i := range snap.Topics {
+		if t := &snap.Topics[i]; t.Err == nil && len(t.Partitions) > 0 {
+			byName[t.Name] = t
+		}
+	}
+	for i, t := range topics {
+		kt := byName[t.Name]
+		if kt == nil || (within && len(kt.Partitions) > t.Partitions) {
+			return time.Time{}, false
+		}
+		r := kt.ReadAt
+		if r.IsZero() {
+			r = snap.MetadataAt
+		}
+		if i == 0 || r.Before(at) {
+			at = r
+		}
+	}
+	return at, !at.IsZero()
 }
 
 // metadataAt is when cluster's metadata was read, if it lists every topic
@@ -237,18 +256,8 @@ func (s *Store) metadataAt(cluster string, topics []assign.Topic) time.Time {
 	if ks == nil || ks.MetadataAt.IsZero() {
 		return time.Time{}
 	}
-	listed := make(map[string]bool, len(ks.Topics))
-	for _, t := range ks.Topics {
-		if t.Err == nil && len(t.Partitions) > 0 {
-			listed[t.Name] = true
-		}
-	}
-	for _, t := range topics {
-		if !listed[t.Name] {
-			return time.Time{}
-		}
-	}
-	return ks.MetadataAt
+	at, _ := readAt(ks, topics, false)
+	return at
 }
 
 // followShape is followLineage's history: restores, rescales, failovers

@@ -64,6 +64,11 @@ type Options struct {
 	// metric ids name: the topic may have grown since the metadata was
 	// read (kafka.Collector.HintMetadata). Called like OnUnlisted.
 	OnUnknownPartitions func(cluster string)
+	// OnFollow, when set, is told of each Kafka cluster the topics that
+	// running Kafka sources read from it, whenever that set changes (nil
+	// when none does): the topics whose partitions are worth reading on
+	// every poll (kafka.Collector.Follow). Called like OnUnlisted.
+	OnFollow func(cluster string, topics []string)
 	// Kafka and Flink name the configured backends, so that the overview
 	// lists each from the start: "not yet polled" until its first poll
 	// ends. A backend that hands in a snapshot is listed either way.
@@ -128,6 +133,8 @@ type Store struct {
 	// once: a source reading them was restored or rescaled, and only a
 	// read after that says which partitions existed then (lineage.unsure).
 	recheck map[string]bool
+	// followed is, per Kafka cluster, the topic set last told OnFollow.
+	followed map[string][]string
 	// runs holds what Flink last reported of each job while it ran
 	// (lastrun.go), each replaced, not changed, by an update.
 	runs map[succKey]*lastRun
@@ -260,11 +267,71 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 	if s.opts.OnUnknownPartitions != nil && len(s.unknownIn(snap.Cluster)) > 0 {
 		unknown = []string{snap.Cluster}
 	}
+	follow := s.followChanges()
 	s.seq++
 	s.mu.Unlock()
 	s.notify()
 	s.tellUnlisted(unlisted)
 	s.tellUnknown(unknown)
+	s.tellFollow(follow)
+}
+
+// followChanges returns the Kafka clusters whose followed topics (the
+// topics running Kafka sources read from them) changed since OnFollow was
+// last told, with the new sets. Called with s.mu held.
+func (s *Store) followChanges() map[string][]string {
+	if s.opts.OnFollow == nil {
+		return nil
+	}
+	now := map[string][]string{}
+	for _, endpoint := range sortedKeys(s.flink) {
+		snap := s.flink[endpoint]
+		for i := range snap.Jobs {
+			j := &snap.Jobs[i]
+			if j.State != "RUNNING" {
+				continue
+			}
+			for k := range j.Vertices {
+				v := &j.Vertices[k]
+				if v.Kafka == nil {
+					continue
+				}
+				cluster := s.clusterFor(endpoint, v)
+				if s.kafka[cluster] == nil {
+					continue
+				}
+				for _, st := range v.Kafka.States {
+					if st.Cluster == "" {
+						now[cluster] = append(now[cluster], s.resolve(cluster, st.Topic))
+					}
+				}
+			}
+		}
+	}
+	var out map[string][]string
+	for cluster := range s.kafka {
+		names := now[cluster]
+		slices.Sort(names)
+		names = slices.Compact(names)
+		if slices.Equal(names, s.followed[cluster]) {
+			continue
+		}
+		if s.followed == nil {
+			s.followed = map[string][]string{}
+		}
+		s.followed[cluster] = names
+		if out == nil {
+			out = map[string][]string{}
+		}
+		out[cluster] = names
+	}
+	return out
+}
+
+func (s *Store) tellFollow(follow map[string][]string) {
+	for _, cluster := range sortedKeys(follow) {
+		s.opts.OnFollow(cluster, follow[cluster])
+	}
 }
 
 // unlisted returns the running Kafka source vertices of endpoint whose
@@ -489,11 +556,13 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 		}
 	}
 	clear(s.recheck)
+	follow := s.followChanges()
 	s.seq++
 	s.mu.Unlock()
 	s.notify()
 	s.tellUnlisted(unlisted)
 	s.tellUnknown(unknown)
+	s.tellFollow(follow)
 	if len(jobs) > 0 {
 		s.runInfer(jobs)
 	}

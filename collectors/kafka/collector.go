@@ -36,7 +36,8 @@ type Snapshot struct {
 	Err error
 	// MetadataAt is when the topic list and partitions this snapshot
 	// shows were read (the metadata is re-read once a minute, or at once
-	// on HintMetadata); zero before any read succeeded.
+	// on HintMetadata); zero before any read succeeded. The partitions of
+	// a followed topic are read more often: see Topic.ReadAt.
 	MetadataAt time.Time
 	Topics     []Topic // sorted by name
 	Groups     []Group // sorted by name; only groups with commits on a watched topic
@@ -54,6 +55,11 @@ type Topic struct {
 	Name       string
 	Err        error       // Err is the topic-level error of this poll (e.g. unknown topic).
 	Partitions []Partition // sorted by partition
+	// ReadAt is when a broker last answered for this topic's partitions:
+	// MetadataAt, or a later poll for a topic the collector follows
+	// (Collector.Follow). A partition absent from Partitions did not
+	// exist at ReadAt. Zero when the topic's partitions were never read.
+	ReadAt time.Time
 	// Retention is the topic's retention settings, re-read once a minute.
 	Retention Retention
 }
@@ -121,6 +127,14 @@ type Collector struct {
 	metaErr   map[string]error // metaErr holds topic errors (e.g. unknown topic).
 	metaAt    time.Time
 	metaStale bool
+	// readAt holds, per topic in meta, when a broker last answered for
+	// its partitions (metaAt, or a later read of a followed topic).
+	readAt map[string]time.Time
+	// followed names the topics whose partitions are read on every poll
+	// (Follow); guarded by followMu, not mu, so that the store may set it
+	// from a snapshot callback.
+	followMu sync.Mutex
+	followed []string
 	// startsAt is when the log start offsets were last asked for.
 	startsAt time.Time
 	// retention holds each watched topic's retention settings, read at
@@ -251,6 +265,12 @@ func (c *Collector) PollOnce(ctx context.Context) *Snapshot {
 			refresh = false
 		} else {
 			c.countHint(before, forced)
+		}
+	}
+	if !refresh {
+		if err := c.refreshFollowed(ctx, now); err != nil {
+			log.Warn("kafka metadata of the followed topics failed; keeping their last partitions", "error", err)
+			errs = append(errs, fmt.Errorf("read followed topics: %w", err))
 		}
 	}
 	names := slices.Sorted(maps.Keys(c.meta))
@@ -418,7 +438,74 @@ func (c *Collector) refreshMetadata(ctx context.Context, now time.Time) error {
 			metaErr[name] = d.Err
 		}
 	}
-	c.meta, c.metaErr, c.metaAt, c.metaStale = meta, metaErr, now, false
+	readAt := make(map[string]time.Time, len(meta))
+	for name := range meta {
+		readAt[name] = now
+	}
+	c.meta, c.metaErr, c.metaAt, c.metaStale, c.readAt = meta, metaErr, now, false, readAt
+	return nil
+}
+
+// maxFollowed bounds the topics read on every poll (Follow).
+const maxFollowed = 1000
+
+// Follow names the topics whose partitions the collector reads on every
+// poll, not only once a minute: the topics that running sources read, so
+// that a topic's growth (or a new topic a new job reads) is in the next
+// snapshot, not up to a minute later. Kafka's metadata is the only
+// evidence of a partition that no reader has been given yet. Names the
+// collector does not watch are left out; at most 1,000 are kept. Safe for
+// concurrent use, also from the snapshot callback.
+func (c *Collector) Follow(topics []string) {
+	names := slices.Clone(topics)
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if len(c.cfg.Topics) > 0 {
+		names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(c.cfg.Topics, n) })
+	}
+	if len(names) > maxFollowed {
+		names = names[:maxFollowed]
+	}
+	c.followMu.Lock()
+	c.followed = names
+	c.followMu.Unlock()
+}
+
+// refreshFollowed reads the partitions of the followed topics from a
+// broker (past kgo's metadata cache) and merges them into the metadata.
+// A followed topic the metadata does not have yet is added when the
+// broker knows it; an error on one keeps its last partitions. Called
+// with c.mu held, on a poll that did not read the whole metadata.
+func (c *Collector) refreshFollowed(ctx context.Context, now time.Time) error {
+	c.followMu.Lock()
+	names := c.followed
+	c.followMu.Unlock()
+	if len(names) == 0 || c.meta == nil {
+		return nil
+	}
+	td, err := c.adm.ListTopics(kadm.WithAuthorizedOps(ctx), names...)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		d, ok := td[name]
+		_, known := c.meta[name]
+		switch {
+		case !ok || d.IsInternal:
+			continue
+		case d.Err != nil || len(d.Partitions) == 0:
+			if known && errors.Is(d.Err, kerr.UnknownTopicOrPartition) {
+				// Deleted since the last read.
+				c.meta[name], c.metaErr[name], c.readAt[name] = nil, d.Err, now
+			}
+			continue
+		}
+		if !known && len(c.cfg.Topics) > 0 {
+			continue
+		}
+		c.meta[name], c.readAt[name] = d.Partitions.Numbers(), now
+		delete(c.metaErr, name)
+	}
 	return nil
 }
 
@@ -526,7 +613,7 @@ func (c *Collector) pollOffsets(log *slog.Logger, now time.Time, names []string,
 	}
 	topics := make([]Topic, 0, len(names))
 	for _, name := range names {
-		t := Topic{Name: name, Err: c.metaErr[name]}
+		t := Topic{Name: name, Err: c.metaErr[name], ReadAt: c.readAt[name]}
 		ps, known := c.meta[name]
 		if !known {
 			// No metadata yet: the partitions of the last good poll.

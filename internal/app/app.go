@@ -91,7 +91,9 @@ func (a *App) buildLive(cfg Config, log *slog.Logger) error {
 	}
 	// The store hints a Flink collector at partitions that Kafka lists and
 	// its source's metric ids do not name yet, and a Kafka collector at
-	// partitions Flink names that its metadata does not have.
+	// partitions Flink names that its metadata does not have; it has a
+	// Kafka collector read the partitions of the topics that running
+	// sources read on every poll.
 	opts.OnUnlisted = func(endpoint, jobID, vertexID string) {
 		if c := flinkCols[endpoint]; c != nil {
 			c.HintMetricIDs(jobID, vertexID)
@@ -100,6 +102,11 @@ func (a *App) buildLive(cfg Config, log *slog.Logger) error {
 	opts.OnUnknownPartitions = func(cluster string) {
 		if c := kafkaCols[cluster]; c != nil {
 			c.HintMetadata()
+		}
+	}
+	opts.OnFollow = func(cluster string, topics []string) {
+		if c := kafkaCols[cluster]; c != nil {
+			c.Follow(topics)
 		}
 	}
 	a.Store = live.New(opts)
