@@ -29,7 +29,9 @@
 // coordinator with OffsetFetch v8+, never one per group); the offsets and
 // the group reads run at the same time. Metadata (topics, partitions) and
 // the log start offsets change rarely and are re-read once a minute, or on
-// the next poll after an unknown-topic or not-leader error; the log starts
+// the next poll after an unknown-topic or not-leader error, except that the
+// partitions of the topics running sources read (Collector.Follow) are
+// read on every poll, past kgo's metadata cache; the log starts
 // as often as Config.LogStartRefresh says (a reader behind the log start
 // shows only until its client skips to it). Groups are
 // kept when they have a commit on a watched topic, so Flink's member-less
