@@ -38,6 +38,7 @@ func TestFlinkGroundTruth(t *testing.T) {
 			t.Run("restore-rescale", env.testRestore)
 			t.Run("lifecycle", env.testLifecycle)
 			t.Run("growth-rescale", env.testGrowthRescale)
+			t.Run("new-topic", env.testNewTopic)
 			t.Run("why-target", env.testWhyTarget)
 			t.Logf("Flink %s: broker and cluster start plus all checks took %s", env.flink.Version, time.Since(start).Round(time.Second))
 		})
@@ -526,6 +527,7 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 	default:
 		t.Logf("MATCH: observed restore layout equals the model")
 	}
+	var inferredDash *dashboard // started after the restore, before the growth
 	if dashboardChecked {
 		w := dashWant{jobID: idB, vertex: obsB.Vertex, group: group, topics: c.topics, p: c.to, observed: obsB.Subtasks, predicted: predicted,
 			mode: "restore", history: []int{c.from, c.to}, historySource: "observed by skewscope"}
@@ -537,7 +539,7 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 			// restored layout (before any partition is discovered: the
 			// inference models every partition as there from the start).
 			t.Run("dashboard-inferred", func(t *testing.T) {
-				e.checkInferred(t, idB, obsB.Vertex, c.topics, []int{c.from, c.to})
+				inferredDash = e.checkInferred(t, idB, obsB.Vertex, c.topics, []int{c.from, c.to})
 			})
 		}
 	}
@@ -582,8 +584,44 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 		}
 		history := []int{c.from, c.to}
 		t.Run("dashboard-restore-lineage", func(t *testing.T) {
-			e.dash.pollOnce(t)
+			// Kafka's metadata names the new partitions on the next poll;
+			// the source's metric-id list is read again when it lacks them.
+			e.dash.pollUntilCells(t, idB, src.ID, c.growTo)
 			e.dash.checkRestoreLineage(t, idA, idB, a.Name, src.Name, src.ID, history)
+		})
+		// The dashboard started after the restore saw the topic at its
+		// restored size: the new partitions were found after the restore,
+		// at c.to, whatever history it inferred.
+		if inferredDash != nil {
+			t.Run("dashboard-inferred-growth", func(t *testing.T) {
+				vv := inferredDash.pollUntilCells(t, idB, src.ID, c.growTo)
+				checkPrediction(t, "dashboard started after the restore, after the growth", vv, "inferred", history, "inferred")
+				if got := lifeLayout(vv, c.to); !sameLayout(got, obsG.Subtasks) {
+					t.Errorf("dashboard started after the restore, after the growth: layout%s\n  observed:%s", layoutString(got), layoutString(obsG.Subtasks))
+				}
+			})
+		}
+		// A dashboard started after the restore and the growth cannot tell
+		// the restored partitions from the discovered ones: whatever it
+		// says, it must not be a confident layout other than the reader's.
+		t.Run("dashboard-started-after-growth", func(t *testing.T) {
+			late := newDashboard(t, e)
+			vv := late.pollUntilCells(t, idB, src.ID, c.growTo)
+			pr := vv.Prediction
+			if pr == nil {
+				t.Logf("late dashboard: no prediction")
+				return
+			}
+			t.Logf("late dashboard: mode %s history %v drift %d headline %s %q", pr.Mode, pr.History, pr.Drift, pr.Headline.Kind, pr.Headline.Text)
+			if got := lifeLayout(vv, c.to); !sameLayout(got, obsG.Subtasks) {
+				t.Errorf("late dashboard: observed layout%s\n  harness:%s", layoutString(got), layoutString(obsG.Subtasks))
+			}
+			if (pr.Headline.Kind == "exact" || pr.Headline.Kind == "inferred") && pr.Drift != 0 {
+				t.Errorf("late dashboard: headline %s (%q) with drift %d: a confident model the readers contradict", pr.Headline.Kind, pr.Headline.Text, pr.Drift)
+			}
+			if pr.Drift != 0 {
+				t.Errorf("late dashboard: drift %d (%q) where the evidence cannot tell which partitions were restored", pr.Drift, pr.Headline.Text)
+			}
 		})
 	}
 }

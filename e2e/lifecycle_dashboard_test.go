@@ -41,6 +41,7 @@ type lifeVertexJSON struct {
 		Drift    int    `json:"drift"`
 		Headline struct {
 			Kind string `json:"kind"`
+			Text string `json:"text"`
 		} `json:"headline"`
 		// Notes are strings or objects; the checks search their JSON text.
 		Notes []json.RawMessage `json:"notes"`
@@ -203,8 +204,12 @@ func checkPrediction(t *testing.T, step string, vv lifeVertexJSON, mode string, 
 		return
 	}
 	if pr.Mode != mode || !slices.Equal(pr.History, history) || pr.Drift != 0 || pr.Headline.Kind != headline {
-		t.Errorf("%s: prediction mode %q history %v drift %d headline %q; want mode %q history %v drift 0 headline %q",
-			step, pr.Mode, pr.History, pr.Drift, pr.Headline.Kind, mode, history, headline)
+		notes := make([]string, len(pr.Notes))
+		for i, n := range pr.Notes {
+			notes[i] = string(n)
+		}
+		t.Errorf("%s: prediction mode %q history %v drift %d headline %q (%q); want mode %q history %v drift 0 headline %q\n  notes: %s",
+			step, pr.Mode, pr.History, pr.Drift, pr.Headline.Kind, pr.Headline.Text, mode, history, headline, strings.Join(notes, "\n    "))
 	}
 	for _, n := range pr.Notes {
 		for _, bad := range falseNotes {
@@ -249,7 +254,7 @@ func (d *dashboard) checkRestoreLineage(t *testing.T, oldID, newID, jobName, ver
 // checkInferred starts a second dashboard (a new store and collectors)
 // that never saw the old job, polls it once and checks that it infers the
 // true history from the restored job alone.
-func (e *lineEnv) checkInferred(t *testing.T, jobID, vertexID string, topics []assign.Topic, history []int) {
+func (e *lineEnv) checkInferred(t *testing.T, jobID, vertexID string, topics []assign.Topic, history []int) *dashboard {
 	t.Helper()
 	d := newDashboard(t, e)
 	var vv lifeVertexJSON
@@ -266,6 +271,46 @@ func (e *lineEnv) checkInferred(t *testing.T, jobID, vertexID string, topics []a
 		time.Sleep(time.Second)
 	}
 	checkPrediction(t, "second dashboard after the restore", vv, "inferred", history, "inferred")
+	return d
+}
+
+// pollUntilCells polls d until the vertex view shows n cells none of which
+// is undetermined (at most 60 s) and returns the last view.
+func (d *dashboard) pollUntilCells(t *testing.T, jobID, vertexID string, n int) lifeVertexJSON {
+	t.Helper()
+	var vv lifeVertexJSON
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		d.pollOnce(t)
+		vv = lifeVertexJSON{}
+		d.getJSON(t, "/api/v1/jobs/"+jobID+"/vertices/"+vertexID, &vv)
+		cells := 0
+		for _, row := range vv.Subtasks {
+			cells += len(row.Partitions)
+		}
+		if cells == n && undeterminedCells(vv) == 0 {
+			return vv
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("vertex %s of job %s: %d cells (%d undetermined) after 60 s, want %d settled", vertexID, jobID, cells, undeterminedCells(vv), n)
+			return vv
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// lifeLayout is the vertex JSON's layout, each subtask's partitions sorted.
+func lifeLayout(vv lifeVertexJSON, p int) [][]assign.TopicPartition {
+	out := make([][]assign.TopicPartition, p)
+	for _, row := range vv.Subtasks {
+		if row.Subtask < 0 || row.Subtask >= p {
+			continue
+		}
+		for _, c := range row.Partitions {
+			out[row.Subtask] = append(out[row.Subtask], assign.TopicPartition{Topic: c.Topic, Partition: c.Partition})
+		}
+	}
+	return sortedLayout(out, p)
 }
 
 // pollOnce polls Flink, then Kafka, once into the store.
