@@ -137,6 +137,10 @@ type lineage struct {
 	// discovered them before the step, at the previous parallelism.
 	stepAt, checkedAt time.Time
 	unsure            bool
+	// discovery is what the observed readers settled about the partitions
+	// of an unsure step (settleDiscovery); nil until they do, and again
+	// from the next step on.
+	discovery *settledDiscovery
 	// cluster is the Kafka cluster the source reads.
 	cluster string
 	// inferred is set when the history before the first step skewscope
@@ -342,6 +346,7 @@ func (s *Store) step(l *lineage, kind, endpoint string, j *flink.JobSnapshot, p 
 	// on either side of it.
 	_, grown := newTopics(l.prevTopics, topics)
 	l.unsure = grown > 0
+	l.discovery = nil
 	l.stepAt = at
 	l.history = append(slices.Clone(l.history), p)
 	l.restored = j.Restored
