@@ -169,3 +169,30 @@ func TestSettledDiscoveryKeptUntilTheNextStep(t *testing.T) {
 		t.Errorf("after the next rescale: notes %q keep the last step's settled discovery", pr.Notes)
 	}
 }
+
+// Partitions found around the rescale 5 → 2, on whichever side, joined the
+// readers' lists between the fresh start and the next rescale 2 → 3, as
+// partitions discovered while the job runs do: the model does not know
+// those lists' order, so after the next rescale every owner is its best
+// guess, not exact, and none is drift.
+func TestPartitionsFoundAroundARescaleAreGuessesAfterTheNext(t *testing.T) {
+	for _, side := range []struct {
+		name string
+		in   assign.RestoreInput
+	}{{"after", discoveredAfter}, {"before", discoveredBefore}} {
+		t.Run(side.name, func(t *testing.T) {
+			s, _ := growAroundRescale(t, restoreOwner(t, side.in))
+			wantSettled(t, "at p = 2", mustVertex(t, s, "aa", "src"), side.name)
+			o523 := restoreOwner(t, assign.RestoreInput{Topics: events13, History: []int{5, 2, 3}, ConnectorLine: assign.ConnectorLine5})
+			ck2 := &flink.RestoreInfo{CheckpointID: 9, At: t0.Add(55 * time.Second)}
+			s.UpdateFlink(flinkSnap(t0.Add(60*time.Second), job("aa", ck2, sourceVertex("src", 3, events13, o523, func(assign.TopicPartition) int64 { return 50 }))))
+			pr := mustVertex(t, s, "aa", "src").Prediction
+			if pr.Drift != 0 || pr.Headline.Kind != BasisUncertain || pr.Uncertain != 13 {
+				t.Errorf("after the next rescale: drift %d, %d of %d uncertain, headline %q (%s); want every owner a best guess", pr.Drift, pr.Uncertain, pr.Total, pr.Headline.Text, pr.Headline.Kind)
+			}
+			if n := strings.Join(pr.Notes, " "); !strings.Contains(n, "Partitions were discovered before the latest restore or rescale") {
+				t.Errorf("after the next rescale: notes %q do not say the lists are not known", pr.Notes)
+			}
+		})
+	}
+}

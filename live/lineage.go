@@ -340,7 +340,9 @@ func (s *Store) step(l *lineage, kind, endpoint string, j *flink.JobSnapshot, p 
 		r = nil
 	}
 	l.prevTopics = maxTopics(l.topics, nil)
-	l.grewBefore = l.grewBefore || l.grewNow
+	// Partitions found around the step before (unsure), on either side of
+	// it, joined the readers' lists while the job ran, as those of grewNow.
+	l.grewBefore = l.grewBefore || l.grewNow || l.unsure
 	l.grewNow = false
 	// Partitions first seen with the step itself may have been discovered
 	// on either side of it.
