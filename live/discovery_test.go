@@ -196,3 +196,31 @@ func TestPartitionsFoundAroundARescaleAreGuessesAfterTheNext(t *testing.T) {
 		})
 	}
 }
+
+// Over an inferred history the settled layout is inferred, not exact: a
+// dashboard started after a restore 6 → 4 whose last metadata read
+// predates the restore sees the topic grow 10 → 14, and the readers show
+// the discovery after the restore.
+func TestObservedReadersSettleDiscoveryOverAnInferredHistory(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0 }})
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	events14 := []assign.Topic{{Name: "events", Partitions: 14}}
+	o64 := restoreOwner(t, assign.RestoreInput{Topics: events10, History: []int{6, 4}, ConnectorLine: assign.ConnectorLine5})
+	sp := &flink.RestoreInfo{CheckpointID: 8, IsSavepoint: true, ExternalPath: "file:/sp/2", At: t0.Add(-time.Minute)}
+	s.UpdateKafka(kafkaSnap(t0.Add(-2*time.Minute), eventEnds(10)))
+	s.UpdateFlink(flinkSnap(t0, job("bb", sp, sourceVertex("src", 4, events10, o64, cur))))
+	if pr := mustVertex(t, s, "bb", "src").Prediction; pr.Mode != ModeInferred || pr.Drift != 0 {
+		t.Fatalf("first sight: mode %s drift %d (%s), want 6 → 4 inferred", pr.Mode, pr.Drift, pr.Summary)
+	}
+	after := restoreOwner(t, assign.RestoreInput{Topics: events10, NewTopics: events14, History: []int{6, 4}, ConnectorLine: assign.ConnectorLine5})
+	s.UpdateKafka(kafkaSnap(t0.Add(10*time.Second), eventEnds(14)))
+	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), job("bb", sp, sourceVertex("src", 4, events14, after, cur))))
+	vv := mustVertex(t, s, "bb", "src")
+	pr := vv.Prediction
+	if pr.Mode != ModeInferred || pr.Drift != 0 || pr.Total != 14 || pr.Headline.Kind != BasisInferred || pr.Headline.Inferred != 14 {
+		t.Errorf("grown to 14: mode %s drift %d, headline %q (%s, %d inferred) over %d; want inferred over all 14", pr.Mode, pr.Drift, pr.Headline.Text, pr.Headline.Kind, pr.Headline.Inferred, pr.Total)
+	}
+	if !strings.Contains(strings.Join(pr.Notes, " "), "the 4 new partitions were discovered after the restore to p = 4") {
+		t.Errorf("notes %q, want the settled discovery time", pr.Notes)
+	}
+}
