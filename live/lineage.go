@@ -137,6 +137,10 @@ type lineage struct {
 	// discovered them before the step, at the previous parallelism.
 	stepAt, checkedAt time.Time
 	unsure            bool
+	// discovery is what the observed readers settled about the partitions
+	// of an unsure step (settleDiscovery); nil until they do, and again
+	// from the next step on.
+	discovery *settledDiscovery
 	// cluster is the Kafka cluster the source reads.
 	cluster string
 	// inferred is set when the history before the first step skewscope
@@ -345,12 +349,15 @@ func (s *Store) step(l *lineage, kind, endpoint string, j *flink.JobSnapshot, p 
 		r = nil
 	}
 	l.prevTopics = maxTopics(l.topics, nil)
-	l.grewBefore = l.grewBefore || l.grewNow
+	// Partitions found around the step before (unsure), on either side of
+	// it, joined the readers' lists while the job ran, as those of grewNow.
+	l.grewBefore = l.grewBefore || l.grewNow || l.unsure
 	l.grewNow = false
 	// Partitions first seen with the step itself may have been discovered
 	// on either side of it.
 	_, grown := newTopics(l.prevTopics, topics)
 	l.unsure = grown > 0
+	l.discovery = nil
 	l.stepAt = at
 	l.history = append(slices.Clone(l.history), p)
 	l.restored = j.Restored

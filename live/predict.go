@@ -237,6 +237,7 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 		} else {
 			pr.History = mi.in.History
 			pr.HistorySource = mi.source
+			settled := s.settleUnsure(mi, lin, vv.Cluster, v, oo)
 			res, err := assign.Restore(mi.in)
 			if err != nil {
 				pr.Mode, pr.Summary = ModeNone, "the restore model could not run: "+err.Error()
@@ -249,6 +250,9 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 				owners = ownerMap(res.Assignment)
 				if mi.unsure && len(mi.in.NewTopics) > 0 {
 					pr.Notes = unsureDiscovery(pr.Notes, mi, owners, uncertain)
+				}
+				if settled != "" {
+					pr.Notes = append(pr.Notes, settled)
 				}
 				if mi.allGuess {
 					// Splits discovered before the latest restore joined the

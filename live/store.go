@@ -256,6 +256,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 	}
 	s.trackGroups(snap)
 	s.confirmPartitions(snap)
+	s.settleDiscoveries(snap.Cluster)
 	s.trackSourceStarts(snap.Cluster, snap.CollectedAt)
 	var unlisted []vertexKey
 	if s.opts.OnUnlisted != nil {
@@ -535,6 +536,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 			// running; its lineage moves on once every subtask runs again.
 			if allRunning(v) {
 				s.followLineage(snap.Endpoint, j, v, snap.CollectedAt)
+				s.settleDiscovery(snap.Endpoint, j, v)
 			}
 			s.sample(snap, j, v)
 			s.trackSource(snap.Endpoint, j, v, snap.CollectedAt, true)
