@@ -162,13 +162,15 @@ type KafkaSourceObservation struct {
 
 // UnreportedSubtasks lists, ascending, the subtasks of Unreported.
 func (o *KafkaSourceObservation) UnreportedSubtasks() []int {
-	var out []int
-	for _, s := range o.Unreported {
-		if len(out) == 0 || out[len(out)-1] != s.Subtask {
-			out = append(out, s.Subtask)
-		}
+	if len(o.Unreported) == 0 {
+		return nil
 	}
-	return out
+	out := make([]int, 0, len(o.Unreported))
+	for _, s := range o.Unreported {
+		out = append(out, s.Subtask)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // ParseKafkaSourceMetricIDs collects the Kafka offset metric ids of a
