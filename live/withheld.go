@@ -32,8 +32,9 @@ type Withheld struct {
 	// Setting is the Flink option that bounds the metric dump, for the
 	// endpoint's Flink version, with its default.
 	Setting string `json:"setting"`
-	// All is true when no reader metric id was listed for the source;
-	// otherwise Subtasks are the subtasks that list none.
+	// All is true when no reader metric id was listed for the source, or
+	// none listed returned a value; otherwise Subtasks are the subtasks
+	// that list none or whose listed ids returned no value.
 	All      bool  `json:"all"`
 	Subtasks []int `json:"subtasks,omitempty"`
 	// Missing counts the partitions of the source's topics that no
@@ -172,7 +173,7 @@ func (s *Store) markWithheld(snap *flink.Snapshot) *flink.Snapshot {
 			}
 			jobs[ji].Vertices[vi].Kafka = &flink.KafkaSourceObservation{Parallelism: v.Parallelism}
 			// Every partition is seen, none listed: each is shown where the
-			// model puts it, its reader undetermined.
+			// model puts it, the prediction alone (withheld).
 			seen := s.seen[key]
 			if seen == nil {
 				seen = map[flink.KafkaPartition]bool{}
@@ -243,7 +244,7 @@ func (s *Store) partlyWithheld(snap *flink.Snapshot, key vertexKey, j *flink.Job
 	w := Withheld{Cause: CauseMetricDumpLimit, Setting: frameSetting(snap.FlinkVersion), Subtasks: silent, Missing: missing}
 	w.Text = fmt.Sprintf("%s of %s list no KafkaSourceReader offset metric, and no listed metric names %s of the partitions of %s: "+
 		"their TaskManagers' gauges are missing, as when a metric dump exceeds the RPC frame size (%s). "+
-		"Those partitions are shown where the model puts them, their readers undetermined.",
+		"Those partitions are shown where the model puts them, the prediction alone.",
 		subtaskList(silent), countOf(v.Parallelism, "subtask"), format.Int(int64(missing)), topicNames(topics), w.Setting)
 	return withheldNote{topics: topics, view: w}, true
 }
