@@ -8,6 +8,7 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/internal/bidi"
 )
 
 // withheldStore is a store that saw the source at p = 4 list every
@@ -196,5 +197,29 @@ func TestUnreportedOnFirstPollShowsThePartitions(t *testing.T) {
 	}
 	if n := checkWithheldCells(t, vv, map[int]bool{0: true, 1: true, 2: true, 3: true}); n != 18 {
 		t.Errorf("%d withheld cells, want 18", n)
+	}
+}
+
+// A topic name with a bidi control in an unreported entry is escaped like
+// every other text Flink sends, in the note and the cells.
+func TestUnreportedTopicNamesAreEscaped(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0.Add(time.Minute) }})
+	topics := []assign.Topic{{Name: "evil\u202eorders", Partitions: 4}}
+	v := sourceVertex("src", 4, topics, freshOwner(4), func(assign.TopicPartition) int64 { return 900 })
+	v.Kafka.Unreported, v.Kafka.States = v.Kafka.States, nil
+	s.UpdateFlink(flinkSnap(t0.Add(40*time.Second), flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
+	vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	if err != nil || vv.Withheld == nil {
+		t.Fatalf("Vertex = withheld %+v, %v; want the note", vv.Withheld, err)
+	}
+	if bidi.HasControl(vv.Withheld.Text) {
+		t.Errorf("note %q holds a bidi control", vv.Withheld.Text)
+	}
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			if bidi.HasControl(c.Topic) {
+				t.Errorf("cell topic %q holds a bidi control", c.Topic)
+			}
+		}
 	}
 }
