@@ -391,7 +391,7 @@ func headline(vv *VertexView, pr *Prediction, verdicts Tally, w *Withheld) (h He
 	defer func() { h.Text += gapText(pr) }()
 	v := verdicts
 	switch {
-	case v.Withheld == total:
+	case total > 0 && v.Withheld == total:
 		// No observed reader at all: nothing is matched or undetermined.
 		h.Text = fmt.Sprintf("prediction only: %s of %d %s (%s); %s shown where %s puts them, not where Flink reports them",
 			withheldWhat(w), total, plural(total, "partition", "partitions"), withheldCause(w), plural(total, "it is", "they are"), model)
