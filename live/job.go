@@ -81,6 +81,7 @@ func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (Jo
 		if v.Kafka != nil {
 			vs.Lag, vs.Drift, vs.PredictionMode = vertexLag(vv), vv.Prediction.Drift, vv.Prediction.Mode
 			vs.MissingPartitions = vv.Prediction.Missing
+			vs.WithheldPartitions = vv.Prediction.Withheld
 			vs.RecordsLost = vv.RecordsLost
 			for _, r := range vv.Subtasks {
 				vs.Partitions += len(r.Partitions)

@@ -116,6 +116,7 @@ func jobSummary(jv JobView) JobSummary {
 		js.MaxBusy = max(js.MaxBusy, v.MaxBusy)
 		js.Backpressure = worseLevel(js.Backpressure, v.Backpressure)
 		js.Drift += v.Drift
+		js.WithheldPartitions += v.WithheldPartitions
 		js.RecordsLost += v.RecordsLost
 		if v.PredictionMode == "none" {
 			js.NotModelled++

@@ -47,6 +47,7 @@ const (
 	VerdictGuessed      = "guessed"      // where the model's best guess puts it; the model cannot place it exactly
 	VerdictNotGuessed   = "not guessed"  // elsewhere than the model's best guess: not drift
 	VerdictUndetermined = "undetermined" // Flink's metric ids do not tell which subtask reads it
+	VerdictWithheld     = "withheld"     // Flink withheld its reader's metrics: the prediction only, no observed reader
 	VerdictDrift        = "drift"        // elsewhere than the model puts it exactly
 	VerdictNotModelled  = "not modelled" // no prediction
 )
@@ -60,6 +61,8 @@ func Judge(c PartitionCell, subtask int) string {
 	switch {
 	case c.Predicted < 0 || c.Basis == BasisNotModelled:
 		return VerdictNotModelled
+	case c.Withheld:
+		return VerdictWithheld
 	case c.OwnerUndetermined:
 		return VerdictUndetermined
 	case c.Uncertain && c.Predicted == subtask:
@@ -78,6 +81,7 @@ type Tally struct {
 	Guessed      int `json:"guessed"`
 	NotGuessed   int `json:"notGuessed"`
 	Undetermined int `json:"undetermined"`
+	Withheld     int `json:"withheld"`
 	Drift        int `json:"drift"`
 	NotModelled  int `json:"notModelled"`
 }
@@ -95,6 +99,8 @@ func TallyOf(cells []PartitionCell, subtask int) Tally {
 			t.NotGuessed++
 		case VerdictUndetermined:
 			t.Undetermined++
+		case VerdictWithheld:
+			t.Withheld++
 		case VerdictDrift:
 			t.Drift++
 		default:
@@ -106,7 +112,7 @@ func TallyOf(cells []PartitionCell, subtask int) Tally {
 
 // Total is the number of partitions judged.
 func (t Tally) Total() int {
-	return t.Match + t.Guessed + t.NotGuessed + t.Undetermined + t.Drift + t.NotModelled
+	return t.Match + t.Guessed + t.NotGuessed + t.Undetermined + t.Withheld + t.Drift + t.NotModelled
 }
 
 // Placed counts the partitions where the model puts them, exactly or as
@@ -118,6 +124,7 @@ func (t *Tally) add(o Tally) {
 	t.Guessed += o.Guessed
 	t.NotGuessed += o.NotGuessed
 	t.Undetermined += o.Undetermined
+	t.Withheld += o.Withheld
 	t.Drift += o.Drift
 	t.NotModelled += o.NotModelled
 }
@@ -286,7 +293,7 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 			c := &r.Partitions[k]
 			pr.Total++
 			tp := assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}
-			if c.OwnerUndetermined {
+			if c.OwnerUndetermined && !c.Withheld {
 				undetermined++
 			}
 			o, ok := owners[tp]
@@ -312,10 +319,15 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 	pr.Matched, pr.Drift = verdicts.Placed(), verdicts.Drift
 	pr.Uncertain = verdicts.Guessed + verdicts.NotGuessed + verdicts.Undetermined
 	pr.UncertainDiffer = verdicts.NotGuessed
+	pr.Withheld = verdicts.Withheld
 	if pr.Mode != ModeNone {
 		pr.Missing, pr.UnknownToKafka = s.partitionGaps(vv, v)
 	}
-	pr.Headline = headline(vv, pr, verdicts)
+	var withheld *Withheld
+	if w, ok := s.withheld[vertexKey{endpoint, j.ID, v.ID}]; ok {
+		withheld = &w.view
+	}
+	pr.Headline = headline(vv, pr, verdicts, withheld)
 	if pr.Summary == "" {
 		pr.Summary = pr.Headline.Text
 	}
@@ -330,8 +342,9 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 }
 
 // headline counts the cells by basis and says the verdict, in the counts
-// of the cells' verdicts (Judge) that the rows show.
-func headline(vv *VertexView, pr *Prediction, verdicts Tally) (h Headline) {
+// of the cells' verdicts (Judge) that the rows show. w is the source's
+// note when Flink withheld reader metrics, nil otherwise.
+func headline(vv *VertexView, pr *Prediction, verdicts Tally, w *Withheld) (h Headline) {
 	h.Verdicts = verdicts
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
@@ -382,10 +395,14 @@ func headline(vv *VertexView, pr *Prediction, verdicts Tally) (h Headline) {
 	defer func() { h.Text += gapText(pr) }()
 	v := verdicts
 	switch {
+	case total > 0 && v.Withheld == total:
+		// No observed reader at all: nothing is matched or undetermined.
+		h.Text = fmt.Sprintf("prediction only: %s of %d %s (%s); %s shown where %s puts them, not where Flink reports them",
+			withheldWhat(w), total, plural(total, "partition", "partitions"), withheldCause(w), plural(total, "it is", "they are"), model)
 	case v.Drift > 0 && pr.Mode == ModeFresh:
-		h.Text = fmt.Sprintf("%d of %d partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource.", v.Drift, total)
+		h.Text = fmt.Sprintf("%d of %d partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource.", v.Drift, total) + withheldClause(v.Withheld, w)
 	case v.Drift > 0:
-		h.Text = fmt.Sprintf("%d of %d partitions differ from %s.", v.Drift, total, model)
+		h.Text = fmt.Sprintf("%d of %d partitions differ from %s.", v.Drift, total, model) + withheldClause(v.Withheld, w)
 	case v.Match == total && unsettled:
 		h.Text = fmt.Sprintf("the %d partitions shown are where %s puts them", total, model)
 	case v.Match == total:
@@ -410,8 +427,50 @@ func headline(vv *VertexView, pr *Prediction, verdicts Tally) (h Headline) {
 				h.Text += fmt.Sprintf("; %d %s", o.n, o.what)
 			}
 		}
+		h.Text += withheldClause(v.Withheld, w)
 	}
 	return h
+}
+
+// withheldWhat says what Flink did not report of a source's readers, for
+// "… of n partitions".
+func withheldWhat(w *Withheld) string {
+	if w != nil && w.Cause == CauseNotYetListed {
+		return "Flink lists no reader metrics yet"
+	}
+	return "Flink withheld the readers' metrics"
+}
+
+// withheldCause says in a few words why the readers' metrics are missing
+// and, where known, which subtasks and which setting.
+func withheldCause(w *Withheld) string {
+	if w == nil {
+		return "cause not known"
+	}
+	out := ""
+	if !w.All && len(w.Subtasks) > 0 {
+		out = subtaskList(w.Subtasks) + ": "
+	}
+	switch w.Cause {
+	case CauseMetricDumpLimit:
+		out += "a TaskManager metric dump over " + w.Setting
+	case CauseNotYetListed:
+		out += "readers started less than " + justStartedFor.String() + " ago; " + w.Setting
+	case CauseNoValues:
+		out += "listed but no values returned; REST does not say why: a TaskManager metric dump now over " + w.Setting + ", or a TaskManager lost"
+	default:
+		out += w.Cause
+	}
+	return out
+}
+
+// withheldClause is the headline's part on the n partitions whose readers'
+// metrics Flink withheld, "" when none.
+func withheldClause(n int, w *Withheld) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d prediction only: %s of %s (%s)", n, withheldWhat(w), plural(n, "its reader", "their readers"), withheldCause(w))
 }
 
 // unsureDiscovery marks what depends on when the partitions that appeared

@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
@@ -177,7 +178,7 @@ func flinkHasControl(snap *flink.Snapshot) bool {
 				}
 			}
 			if v.Kafka != nil {
-				for _, ps := range v.Kafka.States {
+				for _, ps := range slices.Concat(v.Kafka.States, v.Kafka.Unreported) {
 					if has(ps.Topic) || has(ps.Cluster) || has(ps.Operator) {
 						return true
 					}
@@ -219,9 +220,12 @@ func escapeFlink(snap *flink.Snapshot) *flink.Snapshot {
 			if v.Kafka != nil {
 				k := *v.Kafka
 				k.States = append([]flink.KafkaPartitionState(nil), k.States...)
-				for i := range k.States {
-					ps := &k.States[i]
-					ps.Topic, ps.Cluster, ps.Operator = esc(ps.Topic), esc(ps.Cluster), esc(ps.Operator)
+				k.Unreported = append([]flink.KafkaPartitionState(nil), k.Unreported...)
+				for _, states := range [][]flink.KafkaPartitionState{k.States, k.Unreported} {
+					for i := range states {
+						ps := &states[i]
+						ps.Topic, ps.Cluster, ps.Operator = esc(ps.Topic), esc(ps.Cluster), esc(ps.Operator)
+					}
 				}
 				v.Kafka = &k
 			}

@@ -521,6 +521,9 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 				for _, st := range v.Kafka.States {
 					seen[st.KafkaPartition] = true
 				}
+				for _, st := range v.Kafka.Unreported {
+					seen[st.KafkaPartition] = true
+				}
 				s.owners[key] = ownersOf(v.Kafka, seen)
 			}
 		}

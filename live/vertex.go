@@ -229,6 +229,15 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 			vv.Subtasks[st.Subtask].Partitions = append(vv.Subtasks[st.Subtask].Partitions, cell(st, true))
 		}
 	}
+	// While Flink withholds reader metrics of the source, a partition no
+	// listed id with a value names has no observed reader at all.
+	_, withheld := s.withheld[vertexKey{fs.Endpoint, j.ID, v.ID}]
+	named := map[flink.KafkaPartition]bool{}
+	if withheld {
+		for _, st := range v.Kafka.States {
+			named[st.KafkaPartition] = true
+		}
+	}
 	for kp, cand := range oo.candidates {
 		st, ok := undetermined[kp]
 		if !ok {
@@ -237,6 +246,7 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		}
 		c := cell(st, false)
 		c.OwnerUndetermined, c.Candidates = true, slices.Clone(cand)
+		c.Withheld = withheld && !named[kp]
 		row := st.Subtask
 		if row < 0 || row >= len(vv.Subtasks) {
 			row = 0 // predict moves it to the model's subtask
@@ -511,6 +521,11 @@ func figures(vv *VertexView, since time.Time) []Figure {
 		switch {
 		case h.Kind == BasisNotModelled:
 			f.Text, f.Note = fmt.Sprintf("%d partitions", pr.Total), "not modelled"
+		case pr.Total > 0 && h.Verdicts.Withheld == pr.Total:
+			// No observed reader: nothing to count as matched or not.
+			f.Value, f.Kind = -1, Computed
+			f.Text = "prediction only"
+			f.Note = fmt.Sprintf("%d partitions where the %s prediction puts them: Flink withheld their readers' metrics", pr.Total, pr.Mode)
 		default:
 			// The headline's verdicts, in the words the rows use.
 			v := h.Verdicts
@@ -522,7 +537,8 @@ func figures(vv *VertexView, since time.Time) []Figure {
 			for _, o := range []struct {
 				n    int
 				what string
-			}{{v.Guessed, "as guessed"}, {v.NotGuessed, "not as guessed"}, {v.Undetermined, "reader not determined"}, {v.NotModelled, "not modelled"}} {
+			}{{v.Guessed, "as guessed"}, {v.NotGuessed, "not as guessed"}, {v.Undetermined, "reader not determined"},
+				{v.Withheld, "prediction only (metrics withheld)"}, {v.NotModelled, "not modelled"}} {
 				if o.n > 0 {
 					f.Note += fmt.Sprintf(" · %d %s", o.n, o.what)
 				}

@@ -127,6 +127,10 @@ type JobSummary struct {
 	// NotModelled counts Kafka sources whose layout is not modelled (restored
 	// without a known parallelism history): their drift is unknown, not 0.
 	NotModelled int `json:"notModelled"`
+	// WithheldPartitions counts its Kafka sources' partitions whose
+	// readers' metrics Flink withheld: not observed, so not counted in
+	// Drift either way.
+	WithheldPartitions int `json:"withheldPartitions"`
 	// RecordsLost is the records of its Kafka sources' partitions that
 	// Kafka deleted before they were read (Loss), observed since skewscope
 	// started.
@@ -178,9 +182,13 @@ type VertexSummary struct {
 	Partitions   int     `json:"partitions"`
 	// MissingPartitions is the source's Prediction.Missing: partitions
 	// Kafka lists that its metric ids do not name yet.
-	MissingPartitions int   `json:"missingPartitions"`
-	Lag               int64 `json:"lag"` // -1 unknown or not a Kafka source
-	Drift             int   `json:"drift"`
+	MissingPartitions int `json:"missingPartitions"`
+	// WithheldPartitions is the source's Prediction.Withheld: partitions
+	// whose readers' metrics Flink withheld, so that only the prediction
+	// is shown.
+	WithheldPartitions int   `json:"withheldPartitions"`
+	Lag                int64 `json:"lag"` // -1 unknown or not a Kafka source
+	Drift              int   `json:"drift"`
 	// RecordsLost is the records of its partitions Kafka deleted before the
 	// source read them (Loss), observed since skewscope started; 0 for
 	// other vertices.
@@ -279,6 +287,11 @@ type PartitionCell struct {
 	// when that may be the reader, else under one that lists it.
 	OwnerUndetermined bool  `json:"ownerUndetermined,omitempty"`
 	Candidates        []int `json:"candidates,omitempty"`
+	// Withheld is true when Flink withheld the metrics of the partition's
+	// reader (VertexView.Withheld): no listed metric id with a value names
+	// it, so there is no observed reader, only the prediction. Such a cell
+	// is OwnerUndetermined too.
+	Withheld bool `json:"withheld,omitempty"`
 	// Level is the colour step 0–3 of the chosen colouring.
 	Level int `json:"-"`
 }
@@ -359,6 +372,10 @@ type Prediction struct {
 	// UncertainDiffer counts uncertain partitions found elsewhere than the
 	// model's best guess; they are not drift.
 	UncertainDiffer int `json:"uncertainDiffer"`
+	// Withheld counts the partitions whose readers' metrics Flink withheld
+	// (Headline.Verdicts.Withheld): shown as predicted, not observed; they
+	// are neither matched nor uncertain.
+	Withheld int `json:"withheld"`
 	// Ambiguous counts partitions listed under several subtasks in the
 	// metric ids (stale metric groups after a reassignment).
 	Ambiguous int `json:"ambiguous"`

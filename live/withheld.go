@@ -27,13 +27,14 @@ import (
 
 // Withheld says that Flink withheld a Kafka source's reader metrics.
 type Withheld struct {
-	// Cause is "metric-dump-limit".
+	// Cause is CauseMetricDumpLimit, CauseNotYetListed or CauseNoValues.
 	Cause string `json:"cause"`
 	// Setting is the Flink option that bounds the metric dump, for the
 	// endpoint's Flink version, with its default.
 	Setting string `json:"setting"`
-	// All is true when no reader metric id was listed for the source;
-	// otherwise Subtasks are the subtasks that list none.
+	// All is true when no reader metric id was listed for the source, or
+	// none listed returned a value; otherwise Subtasks are the subtasks
+	// that list none or whose listed ids returned no value.
 	All      bool  `json:"all"`
 	Subtasks []int `json:"subtasks,omitempty"`
 	// Missing counts the partitions of the source's topics that no
@@ -57,6 +58,12 @@ const CauseMetricDumpLimit = "metric-dump-limit"
 // CauseNotYetListed is Withheld.Cause for readers that started too
 // recently for the JobManager to have fetched their metrics.
 const CauseNotYetListed = "not-yet-listed"
+
+// CauseNoValues is Withheld.Cause for readers whose metric ids Flink
+// lists while the values answer returns none of them
+// (flink.KafkaSourceObservation.Unreported): a TaskManager whose metric
+// dump is now over the size limit, or one lost; REST does not tell which.
+const CauseNoValues = "listed-no-values"
 
 // justStartedFor is how long after a subtask's start its missing ids are
 // put down to the JobManager's metric fetch interval rather than a dump
@@ -136,13 +143,20 @@ func (s *Store) markWithheld(snap *flink.Snapshot) *flink.Snapshot {
 				n += t.Partitions
 			}
 			note := withheldNote{topics: topics, view: Withheld{Cause: CauseMetricDumpLimit, Setting: frameSetting(snap.FlinkVersion), All: true, Missing: n}}
-			if justStarted(v, snap.CollectedAt) {
+			switch {
+			case v.Kafka != nil && len(v.Kafka.Unreported) > 0:
+				note.view.Cause = CauseNoValues
+				note.view.Text = fmt.Sprintf("Flink lists this source's KafkaSourceReader offset metrics, but returned no value for any of them (listed but no values returned), for the %s partitions of %s. "+
+					"REST does not say why: a TaskManager whose metric dump now exceeds the RPC frame size (%s) keeps its metric ids listed without sending their values, and so does a TaskManager lost. "+
+					"What follows is the prediction alone, computed from the topics' partitions and the parallelism, not what Flink reports.",
+					format.Int(int64(n)), topicNames(topics), note.view.Setting)
+			case justStarted(v, snap.CollectedAt):
 				note.view.Cause, note.view.Setting = CauseNotYetListed, "metrics.fetcher.update-interval (default 10 s)"
 				note.view.Text = fmt.Sprintf("Flink lists none of this source's KafkaSourceReader offset metrics yet, for any of the %s partitions of %s: "+
 					"its readers started less than %s ago, and the JobManager fetches the TaskManagers' metrics at most once per %s. "+
 					"What follows is the prediction alone, computed from the topics' partitions and the parallelism, not what Flink reports.",
 					format.Int(int64(n)), topicNames(topics), justStartedFor, note.view.Setting)
-			} else {
+			default:
 				note.view.Text = fmt.Sprintf("Flink lists none of this source's KafkaSourceReader offset metrics, for any of the %s partitions of %s: "+
 					"a TaskManager whose metric dump exceeds the RPC frame size drops its gauges whole (its log says \"Some metrics will not be reported as the metric dump would exceed the maximum size\"). "+
 					"The limit is %s, set on the JobManager and the TaskManagers; raise it, or register fewer metrics (register.consumer.metrics=false on the source). "+
@@ -159,7 +173,7 @@ func (s *Store) markWithheld(snap *flink.Snapshot) *flink.Snapshot {
 			}
 			jobs[ji].Vertices[vi].Kafka = &flink.KafkaSourceObservation{Parallelism: v.Parallelism}
 			// Every partition is seen, none listed: each is shown where the
-			// model puts it, its reader undetermined.
+			// model puts it, the prediction alone (withheld).
 			seen := s.seen[key]
 			if seen == nil {
 				seen = map[flink.KafkaPartition]bool{}
@@ -189,6 +203,9 @@ func (s *Store) markWithheld(snap *flink.Snapshot) *flink.Snapshot {
 // list at all while partitions of its topics go unnamed by any id: their
 // TaskManagers' gauges are gone. Called with s.mu held.
 func (s *Store) partlyWithheld(snap *flink.Snapshot, key vertexKey, j *flink.JobSnapshot, v *flink.VertexSnapshot) (withheldNote, bool) {
+	if len(v.Kafka.Unreported) > 0 {
+		return s.unreported(snap, key, j, v), true
+	}
 	// A subtask that restarted lists its ids a dump or two later.
 	if !allRunning(v) || len(v.Kafka.Registering) > 0 || len(v.Kafka.AwaitingRefresh) > 0 {
 		return withheldNote{}, false
@@ -227,9 +244,45 @@ func (s *Store) partlyWithheld(snap *flink.Snapshot, key vertexKey, j *flink.Job
 	w := Withheld{Cause: CauseMetricDumpLimit, Setting: frameSetting(snap.FlinkVersion), Subtasks: silent, Missing: missing}
 	w.Text = fmt.Sprintf("%s of %s list no KafkaSourceReader offset metric, and no listed metric names %s of the partitions of %s: "+
 		"their TaskManagers' gauges are missing, as when a metric dump exceeds the RPC frame size (%s). "+
-		"Those partitions are shown where the model puts them, their readers undetermined.",
+		"Those partitions are shown where the model puts them, the prediction alone.",
 		subtaskList(silent), countOf(v.Parallelism, "subtask"), format.Int(int64(missing)), topicNames(topics), w.Setting)
 	return withheldNote{topics: topics, view: w}, true
+}
+
+// unreported is the note of a source some of whose subtasks list their
+// ids while the values answer returns none of them (Unreported): their
+// readers are withheld whatever the partition count, and so are those of
+// the subtasks that list no id at all. Called with s.mu held.
+func (s *Store) unreported(snap *flink.Snapshot, key vertexKey, j *flink.JobSnapshot, v *flink.VertexSnapshot) withheldNote {
+	cluster := s.clusterFor(snap.Endpoint, v)
+	listing := map[int]bool{}
+	named := map[assign.TopicPartition]bool{}
+	for _, st := range v.Kafka.States {
+		listing[st.Subtask] = true
+		named[assign.TopicPartition{Topic: s.resolve(cluster, st.Topic), Partition: st.Partition}] = true
+	}
+	unrep := v.Kafka.UnreportedSubtasks()
+	var silent []int
+	for i := range v.Parallelism {
+		if !listing[i] && !slices.Contains(unrep, i) {
+			silent = append(silent, i)
+		}
+	}
+	topics := maxTopics(s.observedTopics(cluster, v), s.knownTopics(snap.Endpoint, key, j, v))
+	missing := 0
+	for _, tp := range assign.Partitions(topics) {
+		if !named[tp] {
+			missing++
+		}
+	}
+	w := Withheld{Cause: CauseNoValues, Setting: frameSetting(snap.FlinkVersion), Subtasks: slices.Sorted(slices.Values(append(slices.Clone(unrep), silent...))), Missing: missing}
+	w.Text = fmt.Sprintf("Flink lists the KafkaSourceReader offset metrics of %s of %s, but returned no value for them (listed but no values returned)", subtaskList(unrep), countOf(v.Parallelism, "subtask"))
+	if len(silent) > 0 {
+		w.Text += fmt.Sprintf(", and %s list none", subtaskList(silent))
+	}
+	w.Text += fmt.Sprintf(". REST does not say why: a TaskManager whose metric dump now exceeds the RPC frame size (%s) keeps its metric ids listed without sending their values, and so does a TaskManager lost. "+
+		"The %s partitions of %s no reported metric names are shown where the model puts them, the prediction alone.", w.Setting, format.Int(int64(missing)), topicNames(topics))
+	return withheldNote{topics: topics, view: w}
 }
 
 // knownTopics are the topics skewscope knows a source reads without its
@@ -243,6 +296,13 @@ func (s *Store) knownTopics(endpoint string, key vertexKey, j *flink.JobSnapshot
 	for kp := range s.seen[key] {
 		t := s.resolve(cluster, kp.Topic)
 		counts[t] = max(counts[t], int(kp.Partition)+1)
+	}
+	if v.Kafka != nil {
+		// Listed ids whose values did not come still name partitions.
+		for _, st := range v.Kafka.Unreported {
+			t := s.resolve(cluster, st.Topic)
+			counts[t] = max(counts[t], int(st.Partition)+1)
+		}
 	}
 	if l := s.lineage[vertexKey{endpoint, j.Name, v.Name}]; l != nil {
 		for _, t := range l.topics {

@@ -85,13 +85,19 @@ func vertexDrift(v live.VertexSummary) string {
 	if !v.Kafka {
 		return ""
 	}
+	s := driftText(v.Drift)
 	switch {
 	case v.PredictionMode == live.ModeNone && v.Drift == 0:
 		return "not modelled"
+	case v.WithheldPartitions > 0 && v.WithheldPartitions == v.Partitions:
+		return "prediction only: Flink withheld the readers' metrics"
 	case v.PredictionMode == live.ModeInferred:
-		return driftText(v.Drift) + " (inferred history)"
+		s += " (inferred history)"
 	}
-	return driftText(v.Drift)
+	if v.WithheldPartitions > 0 {
+		s += " · " + strconv.Itoa(v.WithheldPartitions) + " prediction only (metrics withheld)"
+	}
+	return s
 }
 
 // jobDrift is a job's assignment text on the overview. An ended job's
@@ -103,6 +109,15 @@ func jobDrift(j live.JobSummary) string {
 	}
 	if j.NotModelled > 0 && j.Drift == 0 {
 		return "not modelled"
+	}
+	if j.WithheldPartitions > 0 {
+		// Those partitions have no observed reader: "as predicted" would
+		// vouch for them.
+		s := strconv.Itoa(j.WithheldPartitions) + " partitions prediction only (metrics withheld)"
+		if j.Drift > 0 {
+			s = driftText(j.Drift) + " · " + s
+		}
+		return s
 	}
 	return driftText(j.Drift)
 }
@@ -156,6 +171,7 @@ var verdictMarks = []struct {
 }{
 	{live.VerdictDrift, "✗", "not as predicted", func(t live.Tally) int { return t.Drift }},
 	{live.VerdictUndetermined, "~", "reader not determined", func(t live.Tally) int { return t.Undetermined }},
+	{live.VerdictWithheld, "–", "prediction only (metrics withheld)", func(t live.Tally) int { return t.Withheld }},
 	{live.VerdictNotGuessed, "~", "not as guessed (uncertain)", func(t live.Tally) int { return t.NotGuessed }},
 	{live.VerdictNotModelled, "–", "not modelled", func(t live.Tally) int { return t.NotModelled }},
 	{live.VerdictGuessed, "≈", "as guessed (uncertain)", func(t live.Tally) int { return t.Guessed }},
@@ -251,6 +267,8 @@ func cellTitle(c live.PartitionCell, subtask int) string {
 		b.WriteString(" · predicted on subtask " + strconv.Itoa(c.Predicted))
 	}
 	switch {
+	case c.Withheld:
+		b.WriteString(" · Flink withheld its reader's metrics: prediction only")
 	case c.OwnerUndetermined && len(c.Candidates) == 0:
 		b.WriteString(" · Flink's metric ids predate the latest restart: reader not determined yet")
 	case c.OwnerUndetermined:

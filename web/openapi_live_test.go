@@ -267,7 +267,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			Headline: live.Headline{Kind: live.BasisUncertain, Text: "uncertain: 3 of 4", Exact: 3, Uncertain: 1}},
 		Subtasks: []live.SubtaskRow{{Subtask: 0, Status: "RUNNING",
 			Partitions: []live.PartitionCell{{Topic: "orders", Partition: 3, Label: "o3", Current: 10, Committed: 9, End: 20, Lag: 9, LagSeconds: 1.5,
-				LagKind: "interpolated", Reading: reading, Rate: 2.5, RetentionSeconds: 120, TimeToRetentionSeconds: 75, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Level: 2}},
+				LagKind: "interpolated", Reading: reading, Rate: 2.5, RetentionSeconds: 120, TimeToRetentionSeconds: 75, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Withheld: true, Level: 2}},
 			KeyGroups:              &live.KeyGroupSpan{Start: 0, End: 63, Size: 64},
 			TimeToRetentionSeconds: 75, RetentionSeconds: 120, RetentionPartition: "orders-3",
 			Rate: 2.5, Lag: 9, LagSeconds: 1.5, LagKind: "at-least", RecordsLost: 2200, CatchUp: live.CatchUpETA, CatchUpSeconds: 12.5, Trend: live.TrendShrinking,

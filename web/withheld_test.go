@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +143,99 @@ func TestSourceJustStartedIsNotCalledWithheldByTheDumpLimit(t *testing.T) {
 	vv, err := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1})
 	if err != nil || vv.Withheld == nil || vv.Withheld.Cause != live.CauseNotYetListed || !strings.Contains(vv.Withheld.Text, "metrics.fetcher.update-interval") {
 		t.Errorf("withheld = %+v (%v), want the not-yet-listed cause naming metrics.fetcher.update-interval", vv.Withheld, err)
+	}
+}
+
+// With every reader's metrics withheld there is no observed owner: the
+// page, the API, the job page and the overview say the prediction alone
+// is shown and why, and count nothing as matched or undetermined; the
+// rows' marks say the same as the headline's counts.
+func TestWithheldSourceSaysPredictionOnlyEverywhere(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	st.UpdateFlink(withheldJob(at.Add(20 * time.Second)))
+	ts := restoredServer(t, st, at, "")
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	summary := doc.Find("[data-testid=prediction-summary]").Text()
+	for _, want := range []string{"prediction only", "Flink withheld the readers' metrics of 18 partitions", "pekko.framesize", "a fresh start"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("prediction summary %q, want it to say %q", summary, want)
+		}
+	}
+	if counts := doc.Find("[data-testid=headline-counts]").Text(); counts != "Cells: 18 prediction only (metrics withheld)" {
+		t.Errorf("headline counts %q, want %q", counts, "Cells: 18 prediction only (metrics withheld)")
+	}
+	page := doc.Find("[data-testid=prediction]").Text() + doc.Find("[data-testid=subtask-row]").Text()
+	for _, bad := range []string{"0 of 18", "not determined", "before the latest restart", "predate"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the prediction or a row says %q", bad)
+		}
+	}
+	doc.Find("[data-testid=subtask-row]").Each(func(_ int, row *goquery.Selection) {
+		if vs := row.Find("[data-testid=row-vs]").Text(); !strings.HasSuffix(vs, "prediction only (metrics withheld)") {
+			t.Errorf("row %s vs prediction %q, want prediction only", row.AttrOr("data-subtask", ""), vs)
+		}
+		row.Find("[data-testid=pcell]").Each(func(_ int, c *goquery.Selection) {
+			if title := c.AttrOr("title", ""); !strings.Contains(title, "Flink withheld its reader's metrics") {
+				t.Errorf("cell title %q, want it to say the reader's metrics are withheld", title)
+			}
+		})
+	})
+	_, body := getNoFollow(t, ts.URL+"/api/v1/jobs/"+tJob+"/vertices/"+tSource)
+	var vv live.VertexView
+	if err := json.Unmarshal([]byte(body), &vv); err != nil || vv.Prediction == nil || vv.Prediction.Withheld != 18 ||
+		vv.Prediction.Headline.Verdicts != (live.Tally{Withheld: 18}) || !strings.HasPrefix(vv.Prediction.Summary, "prediction only") {
+		t.Errorf("vertex JSON prediction %+v (%v), want 18 withheld, nothing else counted, the summary saying prediction only", vv.Prediction, err)
+	}
+	job := getDoc(t, ts.URL+"/jobs/"+tJob, 200)
+	if got := job.Find("td[data-label=assignment]").First().Text(); got != "prediction only: Flink withheld the readers' metrics" {
+		t.Errorf("job page assignment %q, want prediction only", got)
+	}
+	ov := getDoc(t, ts.URL+"/", 200)
+	if got := ov.Find("td[data-label=assignment]").First().Text(); got != "18 partitions prediction only (metrics withheld)" {
+		t.Errorf("overview assignment %q, want 18 partitions prediction only", got)
+	}
+}
+
+// A source one of whose subtasks lists no id: that row says prediction
+// only, the others as predicted, and the counts hold both.
+func TestPartlyWithheldSourceCountsBoth(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	snap := withheldJob(at.Add(20 * time.Second))
+	snap.Jobs[0].Vertices[0].Kafka = sourceObs(func(tp assign.TopicPartition) int {
+		o, _ := assign.KafkaSplitOwner(tp, 4)
+		return o
+	})
+	var kept []flink.KafkaPartitionState
+	n := 0
+	for _, s := range snap.Jobs[0].Vertices[0].Kafka.States {
+		if s.Subtask != 3 {
+			kept = append(kept, s)
+		} else {
+			n++
+		}
+	}
+	snap.Jobs[0].Vertices[0].Kafka.States = kept
+	st.UpdateFlink(snap)
+	ts := restoredServer(t, st, at, "")
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	want := strconv.Itoa(18-n) + " as predicted · " + strconv.Itoa(n) + " prediction only (metrics withheld)"
+	if counts := doc.Find("[data-testid=headline-counts]").Text(); counts != "Cells: "+want {
+		t.Errorf("headline counts %q, want %q", counts, "Cells: "+want)
+	}
+	doc.Find("[data-testid=subtask-row]").Each(func(_ int, row *goquery.Selection) {
+		vs := row.Find("[data-testid=row-vs]").Text()
+		if w := "as predicted"; row.AttrOr("data-subtask", "") == "3" {
+			if w = strconv.Itoa(n) + " prediction only (metrics withheld)"; !strings.HasSuffix(vs, w) {
+				t.Errorf("row 3 vs prediction %q, want %q", vs, w)
+			}
+		} else if !strings.HasSuffix(vs, w) {
+			t.Errorf("row %s vs prediction %q, want %q", row.AttrOr("data-subtask", ""), vs, w)
+		}
+	})
+	job := getDoc(t, ts.URL+"/jobs/"+tJob, 200)
+	if got, w := job.Find("td[data-label=assignment]").First().Text(), "as predicted · "+strconv.Itoa(n)+" prediction only (metrics withheld)"; got != w {
+		t.Errorf("job page assignment %q, want %q", got, w)
 	}
 }

@@ -151,6 +151,26 @@ type KafkaSourceObservation struct {
 	// reader's partitions listed, others not yet), so while any is listed
 	// a partition listed once with its pre-restart value may have moved.
 	Registering []int
+	// Unreported holds the entries of the subtasks whose listed offset ids
+	// all went without a value in the values answer (sorted as States): the
+	// JobManager still lists them while their values no longer come, as
+	// when the subtask's TaskManager now sends a metric dump over the RPC
+	// frame size, or is lost; REST does not say which. Such an entry names
+	// no owner and no offset, so it is not in States.
+	Unreported []KafkaPartitionState
+}
+
+// UnreportedSubtasks lists, ascending, the subtasks of Unreported.
+func (o *KafkaSourceObservation) UnreportedSubtasks() []int {
+	if len(o.Unreported) == 0 {
+		return nil
+	}
+	out := make([]int, 0, len(o.Unreported))
+	for _, s := range o.Unreported {
+		out = append(out, s.Subtask)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // ParseKafkaSourceMetricIDs collects the Kafka offset metric ids of a
@@ -209,12 +229,15 @@ func (o *KafkaSourceObservation) OffsetIDs() []string {
 }
 
 // ApplyValues fills the offsets from metric values (VertexMetrics on
-// OffsetIDs). Ids without a value, or with a non-integer one, stay −1.
+// OffsetIDs). Ids without a value, or with a non-integer one, stay −1;
+// the entries of a subtask none of whose ids has a value move to
+// Unreported.
 func (o *KafkaSourceObservation) ApplyValues(ms []Metric) { o.applyValues(MetricMap(ms)) }
 
 // applyValues is ApplyValues on values already indexed by MetricMap.
 func (o *KafkaSourceObservation) applyValues(vals map[string]Metric) {
-	get := func(id string) int64 {
+	valued := map[int]bool{} // the subtasks with at least one value
+	get := func(subtask int, id string) int64 {
 		if id == "" {
 			return -1
 		}
@@ -222,6 +245,7 @@ func (o *KafkaSourceObservation) applyValues(vals map[string]Metric) {
 		if !ok {
 			return -1
 		}
+		valued[subtask] = true
 		v, ok := m.Int64()
 		if !ok {
 			return -1
@@ -229,9 +253,20 @@ func (o *KafkaSourceObservation) applyValues(vals map[string]Metric) {
 		return v
 	}
 	for i := range o.States {
-		o.States[i].CurrentOffset = get(o.States[i].CurrentID)
-		o.States[i].CommittedOffset = get(o.States[i].CommittedID)
+		st := &o.States[i]
+		st.CurrentOffset = get(st.Subtask, st.CurrentID)
+		st.CommittedOffset = get(st.Subtask, st.CommittedID)
 	}
+	kept := o.States[:0]
+	var unreported []KafkaPartitionState
+	for _, st := range o.States {
+		if valued[st.Subtask] {
+			kept = append(kept, st)
+		} else {
+			unreported = append(unreported, st)
+		}
+	}
+	o.States, o.Unreported = kept, append(o.Unreported[:0], unreported...)
 }
 
 // SanitizeMetricName applies Flink's metric-name sanitisation (space, '.',
