@@ -538,8 +538,9 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 			// A dashboard that never saw job A infers its history from the
 			// restored layout (before any partition is discovered: the
 			// inference models every partition as there from the start).
+			inferredDash = newDashboard(t, e) // lives on through the growth
 			t.Run("dashboard-inferred", func(t *testing.T) {
-				inferredDash = e.checkInferred(t, idB, obsB.Vertex, c.topics, []int{c.from, c.to})
+				inferredDash.checkInferred(t, idB, obsB.Vertex, []int{c.from, c.to})
 			})
 		}
 	}

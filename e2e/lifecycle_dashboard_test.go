@@ -251,12 +251,11 @@ func (d *dashboard) checkRestoreLineage(t *testing.T, oldID, newID, jobName, ver
 	}
 }
 
-// checkInferred starts a second dashboard (a new store and collectors)
-// that never saw the old job, polls it once and checks that it infers the
-// true history from the restored job alone.
-func (e *lineEnv) checkInferred(t *testing.T, jobID, vertexID string, topics []assign.Topic, history []int) *dashboard {
+// checkInferred polls a second dashboard (a new store and collectors)
+// that never saw the old job and checks that it infers the true history
+// from the restored job alone.
+func (d *dashboard) checkInferred(t *testing.T, jobID, vertexID string, history []int) {
 	t.Helper()
-	d := newDashboard(t, e)
 	var vv lifeVertexJSON
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -271,7 +270,6 @@ func (e *lineEnv) checkInferred(t *testing.T, jobID, vertexID string, topics []a
 		time.Sleep(time.Second)
 	}
 	checkPrediction(t, "second dashboard after the restore", vv, "inferred", history, "inferred")
-	return d
 }
 
 // pollUntilCells polls d until the vertex view shows n cells none of which
