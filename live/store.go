@@ -13,6 +13,7 @@
 package live
 
 import (
+	"iter"
 	"slices"
 	"sort"
 	"sync"
@@ -286,25 +287,14 @@ func (s *Store) followChanges() map[string][]string {
 	}
 	now := map[string][]string{}
 	for _, endpoint := range sortedKeys(s.flink) {
-		snap := s.flink[endpoint]
-		for i := range snap.Jobs {
-			j := &snap.Jobs[i]
-			if j.State != "RUNNING" {
+		for _, v := range runningSources(s.flink[endpoint]) {
+			cluster := s.clusterFor(endpoint, v)
+			if s.kafka[cluster] == nil {
 				continue
 			}
-			for k := range j.Vertices {
-				v := &j.Vertices[k]
-				if v.Kafka == nil {
-					continue
-				}
-				cluster := s.clusterFor(endpoint, v)
-				if s.kafka[cluster] == nil {
-					continue
-				}
-				for _, st := range v.Kafka.States {
-					if st.Cluster == "" {
-						now[cluster] = append(now[cluster], s.resolve(cluster, st.Topic))
-					}
+			for _, st := range v.Kafka.States {
+				if st.Cluster == "" {
+					now[cluster] = append(now[cluster], s.resolve(cluster, st.Topic))
 				}
 			}
 		}
@@ -329,6 +319,27 @@ func (s *Store) followChanges() map[string][]string {
 	return out
 }
 
+// runningSources yields the Kafka source vertices (those with reader
+// metrics) of snap's running jobs, each with its job; none for a nil snap.
+func runningSources(snap *flink.Snapshot) iter.Seq2[*flink.JobSnapshot, *flink.VertexSnapshot] {
+	return func(yield func(*flink.JobSnapshot, *flink.VertexSnapshot) bool) {
+		if snap == nil {
+			return
+		}
+		for i := range snap.Jobs {
+			j := &snap.Jobs[i]
+			if j.State != "RUNNING" {
+				continue
+			}
+			for k := range j.Vertices {
+				if v := &j.Vertices[k]; v.Kafka != nil && !yield(j, v) {
+					return
+				}
+			}
+		}
+	}
+}
+
 func (s *Store) tellFollow(follow map[string][]string) {
 	for _, cluster := range sortedKeys(follow) {
 		s.opts.OnFollow(cluster, follow[cluster])
@@ -344,36 +355,29 @@ func (s *Store) unlisted(endpoint string) []vertexKey {
 		return nil
 	}
 	var out []vertexKey
-	for i := range snap.Jobs {
-		j := &snap.Jobs[i]
-		if j.State != "RUNNING" {
+	for j, v := range runningSources(snap) {
+		if v.Stale || len(v.Kafka.States) == 0 {
 			continue
 		}
-		for k := range j.Vertices {
-			v := &j.Vertices[k]
-			if v.Kafka == nil || v.Stale || len(v.Kafka.States) == 0 {
-				continue
-			}
-			cluster := s.clusterFor(endpoint, v)
-			named := map[assign.TopicPartition]bool{}
-			for _, st := range v.Kafka.States {
-				named[assign.TopicPartition{Topic: s.resolve(cluster, st.Topic), Partition: st.Partition}] = true
-			}
-			found := false
-			for _, t := range s.observedTopics(cluster, v) {
-				for p := range t.Partitions {
-					if !named[assign.TopicPartition{Topic: t.Name, Partition: int32(p)}] {
-						found = true
-						break
-					}
-				}
-				if found {
+		cluster := s.clusterFor(endpoint, v)
+		named := map[assign.TopicPartition]bool{}
+		for _, st := range v.Kafka.States {
+			named[assign.TopicPartition{Topic: s.resolve(cluster, st.Topic), Partition: st.Partition}] = true
+		}
+		found := false
+		for _, t := range s.observedTopics(cluster, v) {
+			for p := range t.Partitions {
+				if !named[assign.TopicPartition{Topic: t.Name, Partition: int32(p)}] {
+					found = true
 					break
 				}
 			}
 			if found {
-				out = append(out, vertexKey{endpoint, j.ID, v.ID})
+				break
 			}
+		}
+		if found {
+			out = append(out, vertexKey{endpoint, j.ID, v.ID})
 		}
 	}
 	return out
@@ -405,26 +409,19 @@ func (s *Store) unknownPartitions(endpoint string) map[string][]assign.TopicPart
 		return nil
 	}
 	var out map[string][]assign.TopicPartition
-	for i := range snap.Jobs {
-		j := &snap.Jobs[i]
-		if j.State != "RUNNING" {
+	for _, v := range runningSources(snap) {
+		if v.Stale {
 			continue
 		}
-		for k := range j.Vertices {
-			v := &j.Vertices[k]
-			if v.Kafka == nil || v.Stale {
-				continue
+		cluster := s.clusterFor(endpoint, v)
+		if s.kafka[cluster] == nil {
+			continue // no metadata to refresh
+		}
+		for _, tp := range s.unknownOf(cluster, v) {
+			if out == nil {
+				out = map[string][]assign.TopicPartition{}
 			}
-			cluster := s.clusterFor(endpoint, v)
-			if s.kafka[cluster] == nil {
-				continue // no metadata to refresh
-			}
-			for _, tp := range s.unknownOf(cluster, v) {
-				if out == nil {
-					out = map[string][]assign.TopicPartition{}
-				}
-				out[cluster] = append(out[cluster], tp)
-			}
+			out[cluster] = append(out[cluster], tp)
 		}
 	}
 	return out
