@@ -1,0 +1,88 @@
+package live
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+)
+
+// staleRescale is the source at p = 6 after an in-place rescale from p = 4
+// whose new readers list every partition where the restore model puts it,
+// while the old readers' frozen ids still list the moved ones at their old
+// values. Neither entry of a moved partition shows the new attempt yet
+// (EvidenceUnconfirmed), so its reader is undetermined; it returns the
+// vertex and those partitions.
+func staleRescale(t *testing.T, s *Store) (flink.VertexSnapshot, map[assign.TopicPartition]bool) {
+	t.Helper()
+	o46 := restoreOwner(t, assign.RestoreInput{Topics: testTopics, History: []int{4, 6}, ConnectorLine: assign.ConnectorLine5})
+	v := sourceVertex("src", 6, testTopics, o46, func(assign.TopicPartition) int64 { return 50 })
+	moved := map[assign.TopicPartition]bool{}
+	var frozen []flink.KafkaPartitionState
+	for _, tp := range assign.Partitions(testTopics) {
+		if old := freshOwner(4)(tp); old != o46(tp) {
+			moved[tp] = true
+			frozen = append(frozen, flink.KafkaPartitionState{KafkaPartition: flink.KafkaPartition{Topic: flink.SanitizeMetricName(tp.Topic), Partition: tp.Partition},
+				Subtask: old, Operator: "Source__Kafka_Source", CurrentOffset: 50, CommittedOffset: 45, Evidence: flink.EvidenceUnconfirmed})
+		}
+	}
+	for i := range v.Kafka.States {
+		st := &v.Kafka.States[i]
+		st.Evidence = flink.EvidenceCurrent
+		if moved[assign.TopicPartition{Topic: s.resolveForTest(st.Topic), Partition: st.Partition}] {
+			st.Evidence = flink.EvidenceUnconfirmed
+		}
+	}
+	v.Kafka.States = append(v.Kafka.States, frozen...)
+	if len(moved) < 4 {
+		t.Fatalf("only %d partitions move at 4→6; pick other topics", len(moved))
+	}
+	return v, moved
+}
+
+// wantUndeterminedMarked fails unless every cell whose reader is not
+// determined carries the uncertain mark, in the view and in its JSON, and
+// there are want of them.
+func wantUndeterminedMarked(t *testing.T, what string, vv VertexView, want int) {
+	t.Helper()
+	n := 0
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			if !c.OwnerUndetermined {
+				continue
+			}
+			n++
+			b, err := json.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.Uncertain || !strings.Contains(string(b), `"uncertain":true`) {
+				t.Errorf("%s: %s-%d under subtask %d is undetermined but not marked uncertain: %s", what, c.Topic, c.Partition, r.Subtask, b)
+			}
+		}
+	}
+	if n != want {
+		t.Errorf("%s: %d undetermined cells, want %d", what, n, want)
+	}
+}
+
+// Mid-rescale (a subtask still deploying) the layout is not modelled, and
+// the cells whose reader the stale ids leave open are drawn where an id
+// lists them: they must be marked uncertain all the same.
+func TestUndeterminedCellsAreMarkedWhenNotModelled(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0 }})
+	s.UpdateKafka(kafkaSnap(t0, ends(100)))
+	s.UpdateFlink(flinkSnap(t0, job("aa", nil, sourceVertex("src", 4, testTopics, freshOwner(4), func(assign.TopicPartition) int64 { return 50 }))))
+
+	v, moved := staleRescale(t, s)
+	v.Subtasks[5].Status = "DEPLOYING"
+	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), job("aa", nil, v)))
+	vv := mustVertex(t, s, "aa", "src")
+	if vv.Prediction.Mode != ModeNone {
+		t.Fatalf("mid-rescale mode %s, want none", vv.Prediction.Mode)
+	}
+	wantUndeterminedMarked(t, "mid-rescale, not modelled", vv, len(moved))
+}
