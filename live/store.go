@@ -461,13 +461,20 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 		}
 		for k := range j.Vertices {
 			v := &j.Vertices[k]
-			if v.Kafka == nil || v.Stale || v.Parallelism <= 0 || v.Parallelism > maxParallelism {
+			// A source that lists no reader id yet (the JobManager fetches
+			// metrics only once asked, and a new reader's ids a fetch after
+			// it starts) is followed all the same: its next shape is a step
+			// from this one, not a first sight.
+			if (v.Kafka == nil && !v.Source) || v.Stale || v.Parallelism <= 0 || v.Parallelism > maxParallelism {
 				continue
 			}
 			// A job changing shape passes through subtasks that are not
 			// running; its lineage moves on once every subtask runs again.
 			if allRunning(v) {
 				s.followLineage(snap.Endpoint, j, v, snap.CollectedAt)
+			}
+			if v.Kafka == nil {
+				continue
 			}
 			s.sample(snap, j, v)
 			s.trackSource(snap.Endpoint, j, v, snap.CollectedAt, true)
@@ -696,6 +703,9 @@ func (s *Store) resolve(cluster, idTopic string) string {
 // cluster's metadata when known, else the highest partition seen in metric
 // ids + 1. Sorted by name. Called with s.mu held or on a snapshot.
 func (s *Store) observedTopics(cluster string, v *flink.VertexSnapshot) []assign.Topic {
+	if v.Kafka == nil {
+		return nil // no reader id listed: no topic known from them
+	}
 	counts := map[string]int{}
 	for _, st := range v.Kafka.States {
 		t := s.resolve(cluster, st.Topic)

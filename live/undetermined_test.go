@@ -2,6 +2,7 @@ package live
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,4 +86,30 @@ func TestUndeterminedCellsAreMarkedWhenNotModelled(t *testing.T) {
 		t.Fatalf("mid-rescale mode %s, want none", vv.Prediction.Mode)
 	}
 	wantUndeterminedMarked(t, "mid-rescale, not modelled", vv, len(moved))
+}
+
+// A dashboard whose first polls of a job at p = 4 found none of its
+// source's reader ids listed (an idle JobManager fetches metrics only
+// once asked) follows the job all the same: an in-place rescale to 6
+// under the same job id is a rescale 4 → 6, not a first sight at 6.
+func TestRescaleAfterPollsWithoutIdsIsARescale(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0 }})
+	s.UpdateKafka(kafkaSnap(t0, ends(100)))
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	for i := range 2 {
+		bare := sourceVertex("src", 4, testTopics, freshOwner(4), cur)
+		bare.Kafka = nil
+		s.UpdateFlink(flinkSnap(t0.Add(time.Duration(i)*5*time.Second), job("aa", nil, bare)))
+	}
+	o46 := restoreOwner(t, assign.RestoreInput{Topics: testTopics, History: []int{4, 6}, ConnectorLine: assign.ConnectorLine5})
+	ck := &flink.RestoreInfo{CheckpointID: 3, At: t0.Add(15 * time.Second)}
+	s.UpdateFlink(flinkSnap(t0.Add(20*time.Second), job("aa", ck, sourceVertex("src", 6, testTopics, o46, cur))))
+	vv := mustVertex(t, s, "aa", "src")
+	if got := eventKinds(vv); got != "start:0→4 rescale:4→6" {
+		t.Errorf("lineage events %s, want start:0→4 rescale:4→6", got)
+	}
+	pr := vv.Prediction
+	if pr.Mode != ModeRestore || !slices.Equal(pr.History, []int{4, 6}) || pr.Drift != 0 {
+		t.Errorf("prediction mode %s history %v drift %d (%s), want the restore model for 4→6 without drift", pr.Mode, pr.History, pr.Drift, pr.Summary)
+	}
 }
