@@ -149,6 +149,12 @@ type Store struct {
 	// started is when the store was made: what it counts, it counts from
 	// then on.
 	started time.Time
+	// firstPoll holds when each Flink endpoint's first poll handed in was
+	// collected, and listedIDs the endpoints a poll of which listed a
+	// KafkaSourceReader id (withheld.go: a JobManager fetches metrics only
+	// once asked, so its first answers can list none).
+	firstPoll map[string]time.Time
+	listedIDs map[string]bool
 
 	changed chan struct{}
 }
@@ -190,6 +196,8 @@ func New(opts Options) *Store {
 		srcStatus: map[vertexKey]sourceStatus{},
 		grpStatus: map[groupKey]map[topicPart]readStatus{},
 		started:   opts.Now(),
+		firstPoll: map[string]time.Time{},
+		listedIDs: map[string]bool{},
 	}
 }
 
@@ -412,6 +420,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	}
 	snap = sanitizeFlink(snap)
 	s.mu.Lock()
+	s.notePoll(snap)
 	snap = s.keepLastRuns(snap)
 	snap = s.markWithheld(snap)
 	s.flink[snap.Endpoint] = snap
@@ -503,6 +512,22 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	s.tellUnknown(unknown)
 	if len(jobs) > 0 {
 		s.runInfer(jobs)
+	}
+}
+
+// notePoll remembers the endpoint's first poll and whether a poll of it
+// listed any KafkaSourceReader id. Called with s.mu held.
+func (s *Store) notePoll(snap *flink.Snapshot) {
+	if _, ok := s.firstPoll[snap.Endpoint]; !ok && !snap.CollectedAt.IsZero() {
+		s.firstPoll[snap.Endpoint] = snap.CollectedAt
+	}
+	for _, j := range snap.Jobs {
+		for _, v := range j.Vertices {
+			if v.Kafka != nil && len(v.Kafka.States) > 0 && !v.Stale {
+				s.listedIDs[snap.Endpoint] = true
+				return
+			}
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package live
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
 )
 
 // staleRescale is the source at p = 6 after an in-place rescale from p = 4
@@ -111,5 +113,46 @@ func TestRescaleAfterPollsWithoutIdsIsARescale(t *testing.T) {
 	pr := vv.Prediction
 	if pr.Mode != ModeRestore || !slices.Equal(pr.History, []int{4, 6}) || pr.Drift != 0 {
 		t.Errorf("prediction mode %s history %v drift %d (%s), want the restore model for 4→6 without drift", pr.Mode, pr.History, pr.Drift, pr.Summary)
+	}
+}
+
+// A dashboard that starts polling a JobManager left idle for minutes: the
+// JobManager fetches metrics only once asked, so its first answers list
+// none of a running source's reader ids, however long the job has run.
+// The source's topics are known (its consumer group, linked by
+// configuration, commits on them): the page shows the fresh start's
+// prediction as a prediction only, puts the missing ids down to the
+// metric fetch rather than to a dump over the frame size, and names no
+// owner as observed.
+func TestIdleJobManagerFirstPollsShowThePredictionOnly(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0.Add(10 * time.Second) }, Links: []Link{{Job: "enrich", Group: "enrich"}}})
+	g := kafka.Group{Name: "enrich", State: "Empty"}
+	for _, tp := range assign.Partitions(testTopics) {
+		g.Partitions = append(g.Partitions, kafka.GroupPartition{Topic: tp.Topic, Partition: tp.Partition, Committed: 90, Lag: 10})
+	}
+	s.UpdateKafka(kafkaSnap(t0, ends(100), g))
+	for i := range 2 {
+		bare := sourceVertex("src", 4, testTopics, freshOwner(4), func(assign.TopicPartition) int64 { return 50 })
+		bare.Kafka = nil
+		j := job("aa", nil, bare)
+		j.StartTime = t0.Add(-10 * time.Minute)
+		s.UpdateFlink(flinkSnap(t0.Add(time.Duration(1+4*i)*time.Second), j))
+		vv := mustVertex(t, s, "aa", "src")
+		what := fmt.Sprintf("poll %d", i+1)
+		if w := vv.Withheld; w == nil || w.Cause != CauseNotYetListed || !strings.Contains(w.Text, "prediction alone") {
+			t.Errorf("%s: withheld %+v, want the not-yet-listed cause, prediction alone", what, w)
+		}
+		pr := vv.Prediction
+		if pr == nil || pr.Mode != ModeFresh || pr.Total != 18 || pr.Headline.Kind == BasisExact {
+			t.Fatalf("%s: prediction %+v, want the fresh start over 18 partitions, not exact", what, pr)
+		}
+		for _, r := range vv.Subtasks {
+			for _, c := range r.Partitions {
+				tp := assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}
+				if !c.OwnerUndetermined || !c.Uncertain || c.Predicted != freshOwner(4)(tp) || r.Subtask != c.Predicted {
+					t.Errorf("%s: %v under %d undetermined %v uncertain %v predicted %d, want an outlined prediction on %d", what, tp, r.Subtask, c.OwnerUndetermined, c.Uncertain, c.Predicted, freshOwner(4)(tp))
+				}
+			}
+		}
 	}
 }
