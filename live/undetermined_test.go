@@ -156,3 +156,34 @@ func TestIdleJobManagerFirstPollsShowThePredictionOnly(t *testing.T) {
 		}
 	}
 }
+
+// After an in-place rescale 2 → 7 an old reader's id of a partition,
+// listed for the first time, looks as current as its new reader's; only
+// the new reader's value advanced since its attempt's first poll. The
+// store takes that reader as observed, not undetermined.
+func TestAdvancedListingSettlesTheReader(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0 }})
+	topics := []assign.Topic{{Name: "events", Partitions: 16}}
+	s.UpdateKafka(kafkaSnap(t0, map[string][]int64{"events": make([]int64, 16)}))
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	v := sourceVertex("src", 7, topics, freshOwner(7), cur)
+	tp := assign.TopicPartition{Topic: "events", Partition: 13}
+	reader := freshOwner(7)(tp)
+	old := (reader + 1) % 7
+	for i := range v.Kafka.States {
+		st := &v.Kafka.States[i]
+		st.Evidence = flink.EvidenceCurrent
+		st.Advanced = st.Partition == 13
+	}
+	v.Kafka.States = append(v.Kafka.States, flink.KafkaPartitionState{KafkaPartition: flink.KafkaPartition{Topic: "events", Partition: 13},
+		Subtask: old, Operator: "Source__Kafka_Source", CurrentOffset: 40, CommittedOffset: 35, Evidence: flink.EvidenceCurrent})
+	s.UpdateFlink(flinkSnap(t0, job("aa", nil, v)))
+	vv := mustVertex(t, s, "aa", "src")
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			if c.Partition == 13 && (c.OwnerUndetermined || r.Subtask != reader || c.Current != 50) {
+				t.Errorf("events-13 under %d, undetermined %v, current %d; want read by %d at 50", r.Subtask, c.OwnerUndetermined, c.Current, reader)
+			}
+		}
+	}
+}
