@@ -323,7 +323,13 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 		if undetermined == 1 {
 			what = "The reader of 1 partition is"
 		}
-		pr.Notes = append(pr.Notes, what+" not determined: Flink's metric ids still carry values from before the latest restart (Flink keeps a metric id after its split moves, and refreshes values at most every 10 s), and none written by the current attempts decides yet. "+undeterminedDrawn(vv)+" The next metric refresh or a record on the partition settles it.")
+		why := "Flink's metric ids still carry values from before the latest restart (Flink keeps a metric id after its split moves, and refreshes values at most every 10 s), and none written by the current attempts decides yet."
+		settles := " The next metric refresh or a record on the partition settles it."
+		if _, ok := s.withheld[vertexKey{endpoint, j.ID, v.ID}]; ok {
+			why = "no KafkaSourceReader offset metric id that Flink lists names them (see the note on the missing metrics), or those that do carry values from before the latest restart."
+			settles = ""
+		}
+		pr.Notes = append(pr.Notes, what+" not determined: "+why+" "+undeterminedDrawn(vv)+settles)
 	}
 	return pr
 }
