@@ -256,6 +256,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 		}
 	}
 	s.trackGroups(snap)
+	s.remarkWithheld()
 	s.confirmPartitions(snap)
 	s.trackSourceStarts(snap.Cluster, snap.CollectedAt)
 	var unlisted []vertexKey
@@ -273,6 +274,51 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 	s.notify()
 	s.tellUnlisted(unlisted)
 	s.tellUnknown(unknown)
+}
+
+// remarkWithheld looks again, after a Kafka poll, at the stored Flink
+// snapshots with a running source that lists no reader id: the Kafka
+// metadata can name its topics (a linked group's commits) that the Flink
+// poll, handed in first, could not know, and its page then shows the
+// prediction without waiting for the next Flink poll. Called with s.mu
+// held.
+func (s *Store) remarkWithheld() {
+	for _, endpoint := range sortedKeys(s.flink) {
+		fs := s.flink[endpoint]
+		if !hasIDlessSource(fs) {
+			continue
+		}
+		m := s.markWithheld(fs)
+		if m == fs {
+			continue
+		}
+		s.flink[endpoint] = m
+		for i := range m.Jobs {
+			j := &m.Jobs[i]
+			for k := range j.Vertices {
+				if v := &j.Vertices[k]; v.Kafka != nil && len(v.Kafka.States) == 0 {
+					key := vertexKey{endpoint, j.ID, v.ID}
+					s.owners[key] = ownersOf(v.Kafka, s.seen[key])
+				}
+			}
+		}
+	}
+}
+
+// hasIDlessSource reports whether a snapshot has a running source vertex
+// that lists no KafkaSourceReader id.
+func hasIDlessSource(fs *flink.Snapshot) bool {
+	for _, j := range fs.Jobs {
+		if j.State != "RUNNING" {
+			continue
+		}
+		for _, v := range j.Vertices {
+			if v.Source && !v.Stale && (v.Kafka == nil || len(v.Kafka.States) == 0) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // unlisted returns the running Kafka source vertices of endpoint whose

@@ -192,3 +192,34 @@ func TestAdvancedListingSettlesTheReader(t *testing.T) {
 		}
 	}
 }
+
+// The collectors' first polls end in any order: a Flink poll listing no
+// reader id, handed in before the Kafka poll whose group commits name the
+// source's topics, shows the prediction once that Kafka poll is in, not
+// only after the next Flink poll.
+func TestFlinkPollBeforeKafkaShowsThePredictionOnceKafkaIsIn(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0.Add(10 * time.Second) }, Links: []Link{{Job: "enrich", Group: "enrich"}}})
+	bare := sourceVertex("src", 4, testTopics, freshOwner(4), func(assign.TopicPartition) int64 { return 50 })
+	bare.Kafka = nil
+	s.UpdateFlink(flinkSnap(t0, job("aa", nil, bare)))
+	g := kafka.Group{Name: "enrich", State: "Empty"}
+	for _, tp := range assign.Partitions(testTopics) {
+		g.Partitions = append(g.Partitions, kafka.GroupPartition{Topic: tp.Topic, Partition: tp.Partition, Committed: 90, Lag: 10})
+	}
+	s.UpdateKafka(kafkaSnap(t0.Add(2*time.Second), ends(100), g))
+	vv := mustVertex(t, s, "aa", "src")
+	if w := vv.Withheld; w == nil || w.Cause != CauseNotYetListed {
+		t.Errorf("withheld %+v, want the not-yet-listed cause", w)
+	}
+	pr := vv.Prediction
+	if pr == nil || pr.Mode != ModeFresh || pr.Total != 18 {
+		t.Fatalf("prediction %+v, want the fresh start over 18 partitions", pr)
+	}
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			if !c.OwnerUndetermined || !c.Uncertain {
+				t.Errorf("%s-%d under %d: undetermined %v uncertain %v, want an outlined prediction", c.Topic, c.Partition, r.Subtask, c.OwnerUndetermined, c.Uncertain)
+			}
+		}
+	}
+}
