@@ -294,7 +294,10 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 			pr.Total++
 			tp := assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}
 			if c.OwnerUndetermined && !c.Withheld {
+				// Outlined whatever the model says, also when it says
+				// nothing.
 				undetermined++
+				c.Uncertain = true
 			}
 			o, ok := owners[tp]
 			if owners == nil || !ok || unnamed[c.Topic] {
@@ -336,9 +339,33 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 		if undetermined == 1 {
 			what = "The reader of 1 partition is"
 		}
-		pr.Notes = append(pr.Notes, what+" not determined: Flink's metric ids still carry values from before the latest restart (Flink keeps a metric id after its split moves, and refreshes values at most every 10 s), and none written by the current attempts decides yet. Outlined, with the subtasks it may be on; the next metric refresh or a record on the partition settles it.")
+		why := "Flink's metric ids still carry values from before the latest restart (Flink keeps a metric id after its split moves, and refreshes values at most every 10 s), and none written by the current attempts decides yet."
+		settles := " The next metric refresh or a record on the partition settles it."
+		if _, ok := s.withheld[vertexKey{endpoint, j.ID, v.ID}]; ok {
+			why = "no KafkaSourceReader offset metric id that Flink lists names them (see the note on the missing metrics), or those that do carry values from before the latest restart."
+			settles = ""
+		}
+		pr.Notes = append(pr.Notes, what+" not determined: "+why+" "+undeterminedDrawn(vv)+settles)
 	}
 	return pr
+}
+
+// undeterminedDrawn says how the page draws the cells whose reader is not
+// determined: outlined, each in the row of a subtask that may read it (one
+// whose ids list it, the model's when that is one of them, any when no id
+// decides), with the listing subtasks in its title when any lists it.
+func undeterminedDrawn(vv *VertexView) string {
+	listed := false
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			listed = listed || (c.OwnerUndetermined && len(c.Candidates) > 0)
+		}
+	}
+	const drawn = "Such cells are outlined, each in the row of a subtask that may read it, not of an observed reader"
+	if listed {
+		return drawn + "; a cell's title names the subtasks whose metric ids list it."
+	}
+	return drawn + "."
 }
 
 // headline counts the cells by basis and says the verdict, in the counts

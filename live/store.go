@@ -157,6 +157,12 @@ type Store struct {
 	// started is when the store was made: what it counts, it counts from
 	// then on.
 	started time.Time
+	// firstPoll holds when each Flink endpoint's first poll handed in was
+	// collected, and listedIDs the endpoints a poll of which listed a
+	// KafkaSourceReader id (withheld.go: a JobManager fetches metrics only
+	// once asked, so its first answers can list none).
+	firstPoll map[string]time.Time
+	listedIDs map[string]bool
 
 	changed chan struct{}
 }
@@ -198,6 +204,8 @@ func New(opts Options) *Store {
 		srcStatus: map[vertexKey]sourceStatus{},
 		grpStatus: map[groupKey]map[topicPart]readStatus{},
 		started:   opts.Now(),
+		firstPoll: map[string]time.Time{},
+		listedIDs: map[string]bool{},
 	}
 }
 
@@ -256,6 +264,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 		}
 	}
 	s.trackGroups(snap)
+	s.remarkWithheld()
 	s.confirmPartitions(snap)
 	s.settleDiscoveries(snap.Cluster)
 	s.trackSourceStarts(snap.Cluster, snap.CollectedAt)
@@ -344,6 +353,51 @@ func (s *Store) tellFollow(follow map[string][]string) {
 	for _, cluster := range sortedKeys(follow) {
 		s.opts.OnFollow(cluster, follow[cluster])
 	}
+}
+
+// remarkWithheld looks again, after a Kafka poll, at the stored Flink
+// snapshots with a running source that lists no reader id: the Kafka
+// metadata can name its topics (a linked group's commits) that the Flink
+// poll, handed in first, could not know, and its page then shows the
+// prediction without waiting for the next Flink poll. Called with s.mu
+// held.
+func (s *Store) remarkWithheld() {
+	for _, endpoint := range sortedKeys(s.flink) {
+		fs := s.flink[endpoint]
+		if !hasIDlessSource(fs) {
+			continue
+		}
+		m := s.markWithheld(fs)
+		if m == fs {
+			continue
+		}
+		s.flink[endpoint] = m
+		for i := range m.Jobs {
+			j := &m.Jobs[i]
+			for k := range j.Vertices {
+				if v := &j.Vertices[k]; v.Kafka != nil && len(v.Kafka.States) == 0 {
+					key := vertexKey{endpoint, j.ID, v.ID}
+					s.owners[key] = ownersOf(v.Kafka, s.seen[key])
+				}
+			}
+		}
+	}
+}
+
+// hasIDlessSource reports whether a snapshot has a running source vertex
+// that lists no KafkaSourceReader id.
+func hasIDlessSource(fs *flink.Snapshot) bool {
+	for _, j := range fs.Jobs {
+		if j.State != "RUNNING" {
+			continue
+		}
+		for _, v := range j.Vertices {
+			if v.Source && !v.Stale && (v.Kafka == nil || len(v.Kafka.States) == 0) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // unlisted returns the running Kafka source vertices of endpoint whose
@@ -477,6 +531,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	}
 	snap = sanitizeFlink(snap)
 	s.mu.Lock()
+	s.notePoll(snap)
 	snap = s.keepLastRuns(snap)
 	snap = s.markWithheld(snap)
 	s.flink[snap.Endpoint] = snap
@@ -529,7 +584,11 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 		}
 		for k := range j.Vertices {
 			v := &j.Vertices[k]
-			if v.Kafka == nil || v.Stale || v.Parallelism <= 0 || v.Parallelism > maxParallelism {
+			// A source that lists no reader id yet (the JobManager fetches
+			// metrics only once asked, and a new reader's ids a fetch after
+			// it starts) is followed all the same: its next shape is a step
+			// from this one, not a first sight.
+			if (v.Kafka == nil && !v.Source) || v.Stale || v.Parallelism <= 0 || v.Parallelism > maxParallelism {
 				continue
 			}
 			// A job changing shape passes through subtasks that are not
@@ -537,6 +596,9 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 			if allRunning(v) {
 				s.followLineage(snap.Endpoint, j, v, snap.CollectedAt)
 				s.settleDiscovery(snap.Endpoint, j, v)
+			}
+			if v.Kafka == nil {
+				continue
 			}
 			s.sample(snap, j, v)
 			s.trackSource(snap.Endpoint, j, v, snap.CollectedAt, true)
@@ -567,6 +629,22 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	s.tellFollow(follow)
 	if len(jobs) > 0 {
 		s.runInfer(jobs)
+	}
+}
+
+// notePoll remembers the endpoint's first poll and whether a poll of it
+// listed any KafkaSourceReader id. Called with s.mu held.
+func (s *Store) notePoll(snap *flink.Snapshot) {
+	if _, ok := s.firstPoll[snap.Endpoint]; !ok && !snap.CollectedAt.IsZero() {
+		s.firstPoll[snap.Endpoint] = snap.CollectedAt
+	}
+	for _, j := range snap.Jobs {
+		for _, v := range j.Vertices {
+			if v.Kafka != nil && len(v.Kafka.States) > 0 && !v.Stale {
+				s.listedIDs[snap.Endpoint] = true
+				return
+			}
+		}
 	}
 }
 
@@ -767,6 +845,9 @@ func (s *Store) resolve(cluster, idTopic string) string {
 // cluster's metadata when known, else the highest partition seen in metric
 // ids + 1. Sorted by name. Called with s.mu held or on a snapshot.
 func (s *Store) observedTopics(cluster string, v *flink.VertexSnapshot) []assign.Topic {
+	if v.Kafka == nil {
+		return nil // no reader id listed: no topic known from them
+	}
 	counts := map[string]int{}
 	for _, st := range v.Kafka.States {
 		t := s.resolve(cluster, st.Topic)

@@ -701,8 +701,10 @@ func shapeOf(vv *VertexView) string {
 			buf = append(buf, '/')
 			buf = strconv.AppendInt(buf, int64(c.Predicted), 10)
 			buf = append(buf, c.Basis...)
-			// A cell that lost records is marked (the class is not live).
+			// A cell that lost records is marked, and an uncertain one
+			// outlined (the classes are not live).
 			buf = strconv.AppendBool(buf, c.Reading.Lost != nil && c.Reading.Lost.Records > 0)
+			buf = strconv.AppendBool(buf, c.Uncertain)
 		}
 		h.Write(buf)
 		buf = buf[:0]

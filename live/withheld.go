@@ -84,6 +84,23 @@ func justStarted(v *flink.VertexSnapshot, at time.Time) bool {
 	return false
 }
 
+// notYetFetched says why the JobManager may not have fetched a source's
+// reader metrics yet at the snapshot's poll, "" when it has had the time:
+// its readers started less than justStartedFor before, or skewscope's
+// first poll of the endpoint was and no poll since listed a reader id (a
+// JobManager that no one asked for metrics fetches them on the first
+// request, and answers it from what it held before). Called with s.mu
+// held, after notePoll.
+func (s *Store) notYetFetched(snap *flink.Snapshot, v *flink.VertexSnapshot) string {
+	if justStarted(v, snap.CollectedAt) {
+		return fmt.Sprintf("its readers started less than %s ago", justStartedFor)
+	}
+	if first, ok := s.firstPoll[snap.Endpoint]; ok && !s.listedIDs[snap.Endpoint] && snap.CollectedAt.Sub(first) < justStartedFor {
+		return fmt.Sprintf("skewscope started asking this JobManager for metrics less than %s ago", justStartedFor)
+	}
+	return ""
+}
+
 // frameSetting names the Flink option that bounds a TaskManager's metric
 // dump: pekko.framesize from Flink 1.18 (the switch to Pekko) on,
 // akka.framesize before; an unknown version gets both.
@@ -143,6 +160,7 @@ func (s *Store) markWithheld(snap *flink.Snapshot) *flink.Snapshot {
 				n += t.Partitions
 			}
 			note := withheldNote{topics: topics, view: Withheld{Cause: CauseMetricDumpLimit, Setting: frameSetting(snap.FlinkVersion), All: true, Missing: n}}
+			why := s.notYetFetched(snap, v)
 			switch {
 			case v.Kafka != nil && len(v.Kafka.Unreported) > 0:
 				note.view.Cause = CauseNoValues
@@ -150,12 +168,12 @@ func (s *Store) markWithheld(snap *flink.Snapshot) *flink.Snapshot {
 					"REST does not say why: a TaskManager whose metric dump now exceeds the RPC frame size (%s) keeps its metric ids listed without sending their values, and so does a TaskManager lost. "+
 					"What follows is the prediction alone, computed from the topics' partitions and the parallelism, not what Flink reports.",
 					format.Int(int64(n)), topicNames(topics), note.view.Setting)
-			case justStarted(v, snap.CollectedAt):
+			case why != "":
 				note.view.Cause, note.view.Setting = CauseNotYetListed, "metrics.fetcher.update-interval (default 10 s)"
 				note.view.Text = fmt.Sprintf("Flink lists none of this source's KafkaSourceReader offset metrics yet, for any of the %s partitions of %s: "+
-					"its readers started less than %s ago, and the JobManager fetches the TaskManagers' metrics at most once per %s. "+
+					"%s, and the JobManager fetches the TaskManagers' metrics only when asked, at most once per %s. "+
 					"What follows is the prediction alone, computed from the topics' partitions and the parallelism, not what Flink reports.",
-					format.Int(int64(n)), topicNames(topics), justStartedFor, note.view.Setting)
+					format.Int(int64(n)), topicNames(topics), why, note.view.Setting)
 			default:
 				note.view.Text = fmt.Sprintf("Flink lists none of this source's KafkaSourceReader offset metrics, for any of the %s partitions of %s: "+
 					"a TaskManager whose metric dump exceeds the RPC frame size drops its gauges whole (its log says \"Some metrics will not be reported as the metric dump would exceed the maximum size\"). "+

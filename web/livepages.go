@@ -511,7 +511,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 			}
 			row.Cells = append(row.Cells, views.PartitionCell{
 				Topic: c.Topic, Partition: part, Label: c.Label,
-				Miss: c.Predicted >= 0 && c.Predicted != r.Subtask, Uncertain: c.Uncertain,
+				Miss: c.Predicted >= 0 && c.Predicted != r.Subtask, Uncertain: c.Uncertain || c.OwnerUndetermined,
 				Highlight: hl != nil && hl.topic == c.Topic && hl.partition == c.Partition,
 				Lost:      c.Reading.Lost != nil && c.Reading.Lost.Records > 0,
 				Title:     cellTitle(c, r.Subtask),

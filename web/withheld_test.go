@@ -78,10 +78,12 @@ func TestSourceWhoseMetricsFlinkDroppedShowsThePrediction(t *testing.T) {
 }
 
 // A source that never listed an id, linked by configuration to its
-// consumer group: the group's commits name its topics.
+// consumer group: the group's commits name its topics. Its ids are called
+// withheld once skewscope has asked the JobManager for longer than its
+// metric fetches take.
 func TestSourceNeverListedShowsThePredictionFromItsGroup(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	st := live.New(live.Options{Now: func() time.Time { return at.Add(30 * time.Second) },
+	st := live.New(live.Options{Now: func() time.Time { return at.Add(50 * time.Second) },
 		Links: []live.Link{{Job: "orders <enrichment>", Group: "enrich"}}})
 	ks := &kafka.Snapshot{Cluster: "prod", CollectedAt: at}
 	g := kafka.Group{Name: "enrich", State: "Empty"}
@@ -96,6 +98,7 @@ func TestSourceNeverListedShowsThePredictionFromItsGroup(t *testing.T) {
 	ks.Groups = []kafka.Group{g}
 	st.UpdateKafka(ks)
 	st.UpdateFlink(withheldJob(at.Add(10 * time.Second)))
+	st.UpdateFlink(withheldJob(at.Add(45 * time.Second)))
 	ts := restoredServer(t, st, at, "")
 	checkWithheldPage(t, ts.URL)
 }

@@ -124,6 +124,11 @@ type KafkaPartitionState struct {
 	// current execution attempt. A Collector judges it across polls;
 	// ParseKafkaSourceMetricIDs alone leaves it EvidenceUnknown.
 	Evidence Evidence
+	// Advanced is set when the entry's value changed since the first poll
+	// of the subtask's current attempt that listed it: only that attempt
+	// writes it now, so the subtask reads the partition (an id whose split
+	// moved away keeps its last value). A Collector sets it.
+	Advanced bool
 }
 
 // KafkaSourceObservation is what a source vertex's metric ids say about

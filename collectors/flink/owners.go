@@ -75,8 +75,14 @@ const (
 	// ReasonNoCurrent: several subtasks list it, none with current-attempt
 	// evidence.
 	ReasonNoCurrent OwnerReason = "several listings, none current"
+	// ReasonOnlyAdvanced: several subtasks list it with current-attempt
+	// evidence, exactly one of them with a value that advanced since its
+	// attempt's first poll (Advanced); the others keep a value no one
+	// writes any more, as an id does after its split moved.
+	ReasonOnlyAdvanced OwnerReason = "only listing advanced since the restart"
 	// ReasonSeveralCurrent: several subtasks list it with current-attempt
-	// evidence; the metrics contradict each other.
+	// evidence and not exactly one advanced; the metrics contradict each
+	// other.
 	ReasonSeveralCurrent OwnerReason = "several current-attempt listings"
 	// ReasonOutOfRange: only subtasks beyond the parallelism list it.
 	ReasonOutOfRange OwnerReason = "only listed beyond the parallelism"
@@ -106,14 +112,17 @@ func (p PartitionOwner) Certain() bool { return p.Owner >= 0 }
 //     AwaitingRefresh), or the entry is EvidenceUnconfirmed while any
 //     subtask is Registering: then undetermined;
 //   - listed under several: the one with EvidenceCurrent if exactly one
-//     has it, else undetermined;
+//     has it, else the one whose value advanced since its attempt's first
+//     poll if exactly one did (an id left behind by a moved split keeps
+//     its value, and the JobManager can list it for the first time after
+//     the restart, when it looks current), else undetermined;
 //   - listed only beyond the parallelism: undetermined, no candidates.
 //
 // An undetermined partition has Owner −1, never a guess.
 func (o *KafkaSourceObservation) Owners() []PartitionOwner {
 	type group struct {
-		cands, current []int
-		unconfirmed    bool // a candidate's entry is EvidenceUnconfirmed
+		cands, current, advanced []int
+		unconfirmed              bool // a candidate's entry is EvidenceUnconfirmed
 	}
 	settling := len(o.Registering) > 0
 	groups := map[KafkaPartition]*group{}
@@ -132,6 +141,9 @@ func (o *KafkaSourceObservation) Owners() []PartitionOwner {
 		switch s.Evidence {
 		case EvidenceCurrent:
 			g.current = append(g.current, s.Subtask)
+			if s.Advanced {
+				g.advanced = append(g.advanced, s.Subtask)
+			}
 		case EvidenceUnconfirmed:
 			g.unconfirmed = true
 		}
@@ -154,6 +166,8 @@ func (o *KafkaSourceObservation) Owners() []PartitionOwner {
 			po.Owner, po.Reason = g.cands[0], ReasonOnlyListing
 		case len(g.current) == 1:
 			po.Owner, po.Reason = g.current[0], ReasonOnlyCurrent
+		case len(g.advanced) == 1:
+			po.Owner, po.Reason = g.advanced[0], ReasonOnlyAdvanced
 		case len(g.current) > 1:
 			po.Reason = ReasonSeveralCurrent
 		default:

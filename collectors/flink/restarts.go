@@ -30,8 +30,13 @@ import (
 // attempt's when its id was not listed before, or its value differs from
 // the value seen before (below it: only a re-registration goes back; above
 // or different on a later poll: the old attempt no longer writes). Equal
-// means unconfirmed. A value that moves between two polls of one attempt
-// is the current attempt's too.
+// means unconfirmed. An id the last poll did not list (the id list read
+// before may predate it) that the attempt's first poll shows at a value
+// other than −1 may be an earlier attempt's too, so it is unconfirmed
+// until it changes; at an index new to the vertex it is not. A value that
+// moves between two polls of one attempt is the current attempt's too,
+// and one that moved since the attempt's first poll (Advanced) tells the
+// reader apart from ids left behind by splits that moved away.
 //
 // The task-scope gauges accumulateBusyTimeMs + accumulateIdleTimeMs +
 // accumulateBackPressuredTimeMs (TaskIOMetricGroup) add up to the time since
@@ -90,12 +95,23 @@ type subtaskTrack struct {
 	par      int
 	// fresh: this poll is the first of the attempt; its values may still
 	// be the pre-restart dump, so values above the baseline join it.
-	fresh       bool
-	baseline    map[KafkaPartition]offsets
-	baseRun     int64
-	current     map[KafkaPartition]bool // entries shown to be this attempt's
-	refreshed   bool                    // a value of this attempt was seen
-	refreshedAt int                     // the poll that first saw one
+	fresh bool
+	// prior: the index had an attempt or entries before this attempt, so
+	// an entry the baseline lacks can be an earlier attempt's that the
+	// last poll did not list (the Collector reads id lists only when they
+	// can have changed: idcache.go).
+	prior    bool
+	baseline map[KafkaPartition]offsets
+	baseRun  int64
+	current  map[KafkaPartition]bool // entries shown to be this attempt's
+	// firstSeen holds each entry's value at the first poll of this
+	// attempt that listed it, and advanced the entries whose value changed
+	// on a later poll: only the current attempt writes after that poll
+	// (isRepresentativeAttempt), so its reader reads the partition now.
+	firstSeen   map[KafkaPartition]offsets
+	advanced    map[KafkaPartition]bool
+	refreshed   bool // a value of this attempt was seen
+	refreshedAt int  // the poll that first saw one
 	last        map[KafkaPartition]offsets
 	lastRun     int64
 }
@@ -152,6 +168,7 @@ func (t *kafkaTracker) observe(parallelism int, subs map[int]subtaskPoll, o *Kaf
 			continue
 		}
 		s.Evidence = t.judge(first, s.Subtask, s.KafkaPartition, v)
+		s.Advanced = t.subtasks[s.Subtask].advance(s.KafkaPartition, v)
 	}
 
 	o.Parallelism = max(parallelism, 0)
@@ -207,6 +224,7 @@ func (t *kafkaTracker) observe(parallelism int, subs map[int]subtaskPoll, o *Kaf
 // continues its restart: a rescale stays a rescale.
 func (tr *subtaskTrack) restart(id attemptID, parallelism int) {
 	rescaled := tr.par != parallelism || (tr.restarted && !tr.refreshed && tr.rescaled)
+	tr.prior = tr.hasID || len(tr.last) > 0
 	tr.id, tr.hasID, tr.par = id, true, parallelism
 	tr.restarted, tr.rescaled, tr.fresh, tr.refreshed = true, rescaled, true, false
 	tr.baseline = maps.Clone(tr.last)
@@ -215,6 +233,37 @@ func (tr *subtaskTrack) restart(id attemptID, parallelism int) {
 	}
 	tr.baseRun = tr.lastRun
 	tr.current = map[KafkaPartition]bool{}
+	tr.firstSeen, tr.advanced = nil, nil
+}
+
+// advance records an in-range entry's value v and reports whether it
+// changed since the first poll of the current attempt that listed it. A
+// track without an attempt (not in the vertex details) knows of none.
+func (tr *subtaskTrack) advance(p KafkaPartition, v offsets) bool {
+	if tr == nil || !tr.hasID {
+		return false
+	}
+	if tr.advanced[p] {
+		return true
+	}
+	f, ok := tr.firstSeen[p]
+	if !ok || tr.fresh {
+		// The first poll of an attempt can still show the dump from
+		// before it (see judge): its values are where moving starts.
+		if tr.firstSeen == nil {
+			tr.firstSeen = map[KafkaPartition]offsets{}
+		}
+		tr.firstSeen[p] = v
+		return false
+	}
+	if f == v {
+		return false
+	}
+	if tr.advanced == nil {
+		tr.advanced = map[KafkaPartition]bool{}
+	}
+	tr.advanced[p] = true
+	return true
 }
 
 // judge returns the evidence of one in-range entry and records it.
@@ -235,6 +284,13 @@ func (t *kafkaTracker) judge(first bool, subtask int, p KafkaPartition, v offset
 			tr.baseline[p] = v
 			return EvidenceUnconfirmed
 		case listed && v == b:
+			return EvidenceUnconfirmed
+		case !listed && tr.fresh && tr.prior && (v.current >= 0 || v.committed >= 0):
+			// Not in the last poll's list, and not at the −1 a new
+			// registration starts at: possibly an earlier attempt's id
+			// listed for the first time. It joins the baseline; a change
+			// on a later poll shows the current attempt.
+			tr.baseline[p] = v
 			return EvidenceUnconfirmed
 		}
 		// Not listed before, gone back (a re-registration), or changed
