@@ -3,6 +3,7 @@ package live
 import (
 	"maps"
 	"slices"
+	"sync/atomic"
 )
 
 // snapshot returns a copy of the store's state to build views from without
@@ -18,10 +19,15 @@ import (
 // tables are shared, being safe for concurrent use: a view built while a
 // Kafka poll lands may date a position with that poll's sample too, which
 // only makes the estimate newer. The copy has no subscribers and nothing
-// writes to it.
+// writes to it, so it is built once per update (per Seq) and shared by
+// every view until the next update: a thousand viewers of a page cost one
+// copy a poll, not a thousand.
 func (s *Store) snapshot() *Store {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if f := s.frozen.Load(); f != nil && f.seq == s.seq {
+		return f
+	}
 	c := &Store{
 		opts:     s.opts,
 		kafka:    maps.Clone(s.kafka),
@@ -50,8 +56,12 @@ func (s *Store) snapshot() *Store {
 		// trim; appending writes only past a view's length.
 		c.sparks[k] = &spark{at: sp.at, lag: slices.Clone(sp.lag), rate: slices.Clone(sp.rate)}
 	}
+	s.frozen.Store(c)
 	return c
 }
+
+// frozenCopy is the copy snapshot last built, with the Seq it was built at.
+type frozenCopy = atomic.Pointer[Store]
 
 // clone copies a lineage: its history, events and topics are changed in
 // place as the source moves on.

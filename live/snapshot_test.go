@@ -100,3 +100,61 @@ func TestSnapshotIsStable(t *testing.T) {
 		t.Error("the store's own view did not move on")
 	}
 }
+
+// Views between two updates share one copy of the store, and build from it
+// at once without writing to it: under -race this finds a view that does.
+// An update makes the next view build a new copy.
+func TestViewsShareOneCopyPerUpdate(t *testing.T) {
+	s := New(Options{Now: func() time.Time { return t0 }})
+	cur := func(assign.TopicPartition) int64 { return 50 }
+	s.UpdateKafka(kafkaSnap(t0, ends(100)))
+	res, err := assign.RestoreAssignment(testTopics, 4, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := func(tp assign.TopicPartition) int { o, _ := res.Assignment.OwnerOf(tp); return o }
+	s.UpdateFlink(flinkSnap(t0, flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING",
+		Vertices: []flink.VertexSnapshot{sourceVertex("src", 4, testTopics, freshOwner(4), cur)}}))
+	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), flink.JobSnapshot{ID: "bb", Name: "enrich", State: "RUNNING", StartTime: t0.Add(5 * time.Second),
+		Restored: &flink.RestoreInfo{CheckpointID: 3, IsSavepoint: true, At: t0.Add(5 * time.Second)},
+		Vertices: []flink.VertexSnapshot{sourceVertex("src", 6, testTopics, owner, cur)}}))
+	if a, b := s.snapshot(), s.snapshot(); a != b {
+		t.Error("two views at the same Seq built two copies")
+	}
+	want, err := s.Vertex("bb", "src", VertexQuery{Highlight: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				got, err := s.Vertex("bb", "src", VertexQuery{Highlight: -1, History: []int{4, 6}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if got.Prediction == nil || got.Prediction.Mode != want.Prediction.Mode && got.Prediction.Mode != ModeRestore {
+					t.Errorf("concurrent view: prediction %+v", got.Prediction)
+				}
+				s.Overview()
+				s.JobDetail("", "bb")
+				s.Job("", "aa")
+				s.Topic("prod", "orders")
+			}
+		})
+	}
+	wg.Wait()
+	again, err := s.Vertex("bb", "src", VertexQuery{Highlight: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(want, again) {
+		t.Error("a view changed after other views shared its copy")
+	}
+	before := s.snapshot()
+	s.UpdateKafka(kafkaSnap(t0.Add(20*time.Second), ends(200)))
+	if s.snapshot() == before {
+		t.Error("the copy was kept across an update")
+	}
+}

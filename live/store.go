@@ -125,6 +125,9 @@ type Store struct {
 	// list theirs, and such a partition must not vanish from the page.
 	seen map[vertexKey]map[flink.KafkaPartition]bool
 	seq  uint64
+	// frozen is the read-only copy views share until the next update
+	// (snapshot).
+	frozen frozenCopy
 	// good holds, per backend, when its latest successful poll started:
 	// the time of the data it shows (absent: no poll ever succeeded).
 	good map[backendKey]time.Time
