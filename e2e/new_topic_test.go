@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -39,18 +40,30 @@ func (e *lineEnv) testNewTopic(t *testing.T) {
 			t.Errorf("cancel %s: %v", id, err)
 		}
 	}()
-	j, err := e.flink.REST.waitParallelism(id, newTopicP, 120*time.Second)
-	if err != nil {
-		t.Fatal(err)
+	// The plan names the source vertex as soon as the job is submitted;
+	// the polls start then, while the readers are still being deployed.
+	var src fcollect.Vertex
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		j, err := e.flink.REST.job(id)
+		if err == nil {
+			if src, err = vertexNamed(j, "Source: Kafka Source"); err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s: no source vertex after 60 s: %v", id, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
-	src, err := vertexNamed(j, "Source: Kafka Source")
-	if err != nil {
-		t.Fatal(err)
-	}
+	d.waitVertex(t, id, src.ID)
 	g := &growRun{e: e, d: d, jobID: id, srcID: src.ID, topic: topic.Name, grown: true}
 	for i := range newTopicPolls {
 		g.poll(t, fmt.Sprintf("new job, poll %d, no traffic", i+1))
 		time.Sleep(fcollect.MinPollInterval)
+	}
+	if _, err := e.flink.REST.waitParallelism(id, newTopicP, 120*time.Second); err != nil {
+		t.Fatal(err)
 	}
 
 	topics := []assign.Topic{topic}
@@ -87,4 +100,26 @@ func (e *lineEnv) testNewTopic(t *testing.T) {
 	}
 	t.Logf("Flink %s, new topic ×%d read by a new job at p=%d: settled %d polls into traffic; %d polls in all, took %s",
 		e.flink.Version, newTopicParts, newTopicP, n, len(g.polls), time.Since(start).Round(time.Second))
+}
+
+// waitVertex polls until the dashboard answers for the vertex (Flink lists
+// the job), at most 60 s.
+func (d *dashboard) waitVertex(t *testing.T, jobID, vertexID string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		d.pollOnce(t)
+		resp, err := d.hc.Get(d.srv.URL + "/api/v1/jobs/" + jobID + "/vertices/" + vertexID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dashboard does not answer for vertex %s of job %s after 60 s: %s", vertexID, jobID, resp.Status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
