@@ -105,7 +105,7 @@ func (s *Store) notYetFetched(snap *flink.Snapshot, v *flink.VertexSnapshot) str
 // dump: pekko.framesize from Flink 1.18 (the switch to Pekko) on,
 // akka.framesize before; an unknown version gets both.
 func frameSetting(version string) string {
-	const def = " (default 10485760 b)"
+	const def = " (default 10485760 bytes)"
 	maj, rest, ok := strings.Cut(version, ".")
 	minor, _, _ := strings.Cut(rest, ".")
 	m, err1 := strconv.Atoi(maj)
