@@ -165,3 +165,85 @@ func lineDiff(want, got string) string {
 	}
 	return b.String()
 }
+
+// TestMetricsScrapeBuildsNoView checks that a scrape reads the store's
+// figures without building a page view: a scrape of many jobs would
+// otherwise cost what every page of them costs.
+func TestMetricsScrapeBuildsNoView(t *testing.T) {
+	for name, st := range metricsStores(t) {
+		s, err := NewServer(Options{Live: st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := live.ViewsBuilt()
+		if code, _ := do(t, s, "GET", "/metrics", nil); code != 200 {
+			t.Fatalf("%s: GET /metrics = %d", name, code)
+		}
+		if n := live.ViewsBuilt() - before; n != 0 {
+			t.Errorf("%s: a scrape of /metrics built %d page views, want none", name, n)
+		}
+	}
+}
+
+// scrapeStore holds 50 running jobs of 3 vertices at p = 64 (a Kafka
+// source reading a topic of 256 partitions with a consumer group, a keyed
+// vertex and a sink), after two Kafka polls and one Flink poll.
+func scrapeStore(b *testing.B) *live.Store {
+	const jobs, p, parts = 50, 64, 256
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := live.New(live.Options{Now: func() time.Time { return at.Add(20 * time.Second) }})
+	for i, end := range []int64{1_000_000, 1_050_000} {
+		ks := &kafka.Snapshot{Cluster: "prod", CollectedAt: at.Add(time.Duration(i) * 10 * time.Second)}
+		ks.MetadataAt = ks.CollectedAt
+		for j := range jobs {
+			kt := kafka.Topic{Name: fmt.Sprintf("topic-%02d", j)}
+			g := kafka.Group{Name: fmt.Sprintf("group-%02d", j), State: "Empty", Freshness: kafka.Freshness{UpdatedAt: ks.CollectedAt}}
+			for q := range int32(parts) {
+				kt.Partitions = append(kt.Partitions, kafka.Partition{Partition: q, End: end + int64(q), Rate: float64(q % 97), RateOK: i > 0,
+					Freshness: kafka.Freshness{UpdatedAt: ks.CollectedAt}})
+				g.Partitions = append(g.Partitions, kafka.GroupPartition{Topic: kt.Name, Partition: q, Committed: 990_000, Lag: end + int64(q) - 990_000})
+			}
+			ks.Topics = append(ks.Topics, kt)
+			ks.Groups = append(ks.Groups, g)
+		}
+		st.UpdateKafka(ks)
+	}
+	var js []flink.JobSnapshot
+	for j := range jobs {
+		topics := []assign.Topic{{Name: fmt.Sprintf("topic-%02d", j), Partitions: parts}}
+		sub := make([]flink.SubtaskSnapshot, p)
+		for i := range sub {
+			sub[i] = flink.SubtaskSnapshot{Index: i, Status: "RUNNING", BusyRatio: 0.01 * float64(i%50), RecordsInPerSecond: float64(10 + i), RecordsOutPerSecond: float64(10 + i), StateSize: 1000}
+		}
+		owner := func(tp assign.TopicPartition) int { o, _ := assign.KafkaSplitOwner(tp, p); return o }
+		js = append(js, flink.JobSnapshot{ID: fmt.Sprintf("%032x", j), Name: fmt.Sprintf("job-%02d", j), State: "RUNNING", StartTime: at,
+			Vertices: []flink.VertexSnapshot{
+				{ID: fmt.Sprintf("%031xa", j), Name: "Source: Kafka Source", Parallelism: p, MaxParallelism: 128, Source: true,
+					Kafka: sourceObsOf(topics, owner), Subtasks: sub, Freshness: flink.Freshness{UpdatedAt: at.Add(15 * time.Second)}},
+				{ID: fmt.Sprintf("%031xb", j), Name: "Enrich", Parallelism: p, MaxParallelism: 128, Keyed: true, Subtasks: sub},
+				{ID: fmt.Sprintf("%031xc", j), Name: "Sink: Kafka Sink", Parallelism: p, MaxParallelism: 128, Subtasks: sub},
+			}})
+	}
+	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(15 * time.Second), FlinkVersion: "2.2.1", Jobs: js})
+	return st
+}
+
+// BenchmarkMetricsScrape is one scrape of /metrics (encoding included) of
+// 50 jobs × 3 vertices at p = 64.
+func BenchmarkMetricsScrape(b *testing.B) {
+	st := scrapeStore(b)
+	s, err := NewServer(Options{Live: st})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, body := do(b, s, "GET", "/metrics", nil); !strings.Contains(string(body), `skewscope_source_partition_lag_records{cluster="prod",endpoint="jm",job_id="00000000000000000000000000000031"`) {
+		b.Fatal("/metrics lacks the last job's partition lag")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if code, _ := do(b, s, "GET", "/metrics", nil); code != 200 {
+			b.Fatalf("GET /metrics = %d", code)
+		}
+	}
+}
