@@ -745,6 +745,11 @@ type PartitionLoss struct {
 func (s *Store) SourceLosses() []PartitionLoss {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.sourceLosses()
+}
+
+// sourceLosses is SourceLosses, called with s.mu held or on a snapshot.
+func (s *Store) sourceLosses() []PartitionLoss {
 	running := map[vertexKey]bool{}
 	for name, fs := range s.flink {
 		for _, j := range fs.Jobs {
@@ -778,6 +783,11 @@ func (s *Store) SourceLosses() []PartitionLoss {
 func (s *Store) GroupLosses() []PartitionLoss {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.groupLosses()
+}
+
+// groupLosses is GroupLosses, called with s.mu held or on a snapshot.
+func (s *Store) groupLosses() []PartitionLoss {
 	var out []PartitionLoss
 	for k, m := range s.grpStatus {
 		for tp, rs := range m {
