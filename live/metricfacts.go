@@ -82,26 +82,30 @@ func (s *Store) MetricFacts() MetricFacts {
 	ov := s.backends(now)
 	mf := MetricFacts{Clusters: ov.Clusters, Endpoints: ov.Endpoints, SourceLosses: s.sourceLosses(), GroupLosses: s.groupLosses()}
 	// The partitions whose latest poll succeeded, with their log start
-	// (when known): a stale partition's end offset and log start are
+	// (-1 unknown): a stale partition's end offset and log start are
 	// frozen.
-	fresh := map[tpKey]bool{}
-	starts := map[tpKey]int64{}
+	n, commits := 0, 0
+	for _, ks := range s.kafka {
+		for _, t := range ks.Topics {
+			n += len(t.Partitions)
+		}
+		for _, g := range ks.Groups {
+			commits += len(g.Partitions)
+		}
+	}
+	starts := make(map[tpKey]int64, n)
+	mf.GroupLags = make([]GroupLagFact, 0, commits)
 	for _, name := range sortedKeys(s.kafka) {
 		ks := s.kafka[name]
 		for i := range ks.Topics {
 			t := &ks.Topics[i]
 			for _, p := range t.Partitions {
-				if p.Stale || p.Err != nil {
-					continue
-				}
-				k := tpKey{name, t.Name, p.Partition}
-				fresh[k] = true
-				if p.Start >= 0 {
-					starts[k] = p.Start
+				if !p.Stale && p.Err == nil {
+					starts[tpKey{name, t.Name, p.Partition}] = max(p.Start, -1)
 				}
 			}
-			mf.GroupLags = s.groupLags(mf.GroupLags, ks, t, now)
 		}
+		mf.GroupLags = s.groupLags(mf.GroupLags, ks, starts, now)
 	}
 	for _, name := range sortedKeys(s.flink) {
 		fs := s.flink[name]
@@ -111,27 +115,24 @@ func (s *Store) MetricFacts() MetricFacts {
 				continue
 			}
 			for k := range j.Vertices {
-				mf.Vertices = append(mf.Vertices, s.vertexFact(fs, j, &j.Vertices[k], fresh, starts, now))
+				mf.Vertices = append(mf.Vertices, s.vertexFact(fs, j, &j.Vertices[k], starts, now))
 			}
 		}
 	}
 	return mf
 }
 
-// groupLags appends the known lags of the groups' commits on topic t's
-// fresh partitions, as its topic page shows them.
-func (s *Store) groupLags(out []GroupLagFact, ks *kafka.Snapshot, t *kafka.Topic, now time.Time) []GroupLagFact {
-	fresh := make(map[int32]bool, len(t.Partitions))
-	for _, p := range t.Partitions {
-		fresh[p.Partition] = !p.Stale && p.Err == nil
-	}
+// groupLags appends the known lags of the groups' commits on the
+// cluster's fresh partitions (those of starts), as its topic pages show
+// them.
+func (s *Store) groupLags(out []GroupLagFact, ks *kafka.Snapshot, starts map[tpKey]int64, now time.Time) []GroupLagFact {
 	for _, g := range ks.Groups {
 		for _, gp := range g.Partitions {
-			if gp.Topic != t.Name || gp.Lag < 0 || !fresh[gp.Partition] {
+			if _, fresh := starts[tpKey{ks.Cluster, gp.Topic, gp.Partition}]; gp.Lag < 0 || !fresh {
 				continue
 			}
 			_, sec, kind := s.commitLag(ks.Cluster, g.Name, gp, now)
-			out = append(out, GroupLagFact{Cluster: ks.Cluster, Group: g.Name, Topic: t.Name, Partition: gp.Partition, Lag: gp.Lag,
+			out = append(out, GroupLagFact{Cluster: ks.Cluster, Group: g.Name, Topic: gp.Topic, Partition: gp.Partition, Lag: gp.Lag,
 				LagSeconds: sec, LagSecondsKnown: kind != kafka.TimeLagUnknown.String()})
 		}
 	}
@@ -140,7 +141,7 @@ func (s *Store) groupLags(out []GroupLagFact, ks *kafka.Snapshot, t *kafka.Topic
 
 // vertexFact is a running job's vertex as /metrics exports it: the
 // figures of its page's summary, rows and cells.
-func (s *Store) vertexFact(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, fresh map[tpKey]bool, starts map[tpKey]int64, now time.Time) VertexFact {
+func (s *Store) vertexFact(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, starts map[tpKey]int64, now time.Time) VertexFact {
 	vf := VertexFact{Endpoint: fs.Endpoint, JobID: j.ID, JobName: j.Name, ID: v.ID, Name: v.Name, Busy: make([]float64, v.Parallelism)}
 	vf.Skew, vf.MaxBusy, _ = skewAndBusiest(v)
 	for i := range vf.Busy {
@@ -157,42 +158,37 @@ func (s *Store) vertexFact(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Ve
 	var pr Prediction
 	m := s.model(&pr, sc.cluster, fs.Endpoint, j, v, VertexQuery{Color: "lag", Highlight: -1}, sc.oo)
 	vf.PredictionMode = pr.Mode
-	rows := sc.rows
-	if m.owners != nil {
-		// Undetermined cells are shown under the model's subtask when
-		// that may read them (placeUndetermined).
-		rows = make([][]PartitionCell, len(sc.rows))
-		for i, cells := range sc.rows {
-			for _, c := range cells {
-				if to, ok := movedTo(&c, i, m.owners, len(sc.rows)); ok {
-					rows[to] = append(rows[to], c)
-					continue
-				}
-				rows[i] = append(rows[i], c)
-			}
-		}
-	}
 	flinkStale := itemAge(v.Freshness, fs.CollectedAt, now, v.Err).Stale
 	bothFresh := !flinkStale && sc.kafkaAge != nil && !sc.kafkaAge.Stale
-	for sub, cells := range rows {
+	for i, cells := range sc.rows {
 		for k := range cells {
 			c := &cells[k]
+			// An undetermined cell is shown under the model's subtask
+			// when that may read it (placeUndetermined).
+			sub := i
+			if to, ok := movedTo(c, i, m.owners, len(sc.rows)); ok {
+				sub = to
+			}
 			m.mark(c)
 			if Judge(*c, sub) == VerdictDrift {
 				vf.Drift++
 			}
-			key := tpKey{sc.cluster, c.Topic, c.Partition}
 			// A lag from a frozen position or a frozen end offset would
 			// move as if the job did.
-			if c.Lag < 0 || flinkStale || !fresh[key] {
+			key := tpKey{sc.cluster, c.Topic, c.Partition}
+			start, fresh := starts[key]
+			if c.Lag < 0 || flinkStale || !fresh {
 				continue
 			}
 			pf := PartitionFact{Subtask: sub, Topic: c.Topic, Partition: c.Partition, Lag: c.Lag, LagSeconds: c.LagSeconds,
 				LagSecondsKnown: c.LagKind != kafka.TimeLagUnknown.String(), TimeToRetentionSeconds: c.TimeToRetentionSeconds, BehindLogStart: -1}
 			// A frozen currentOffset or log start would count records
 			// that were read.
-			if start, ok := starts[key]; ok && bothFresh && c.Current >= 0 && !c.OwnerUndetermined {
+			if start >= 0 && bothFresh && c.Current >= 0 && !c.OwnerUndetermined {
 				pf.BehindLogStart = max(0, start-(c.Current+1))
+			}
+			if vf.Partitions == nil {
+				vf.Partitions = make([]PartitionFact, 0, len(v.Kafka.States))
 			}
 			vf.Partitions = append(vf.Partitions, pf)
 		}

@@ -745,10 +745,13 @@ type PartitionLoss struct {
 func (s *Store) SourceLosses() []PartitionLoss {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.sourceLosses()
+	out := s.sourceLosses()
+	sortLosses(out)
+	return out
 }
 
-// sourceLosses is SourceLosses, called with s.mu held or on a snapshot.
+// sourceLosses is SourceLosses unsorted, called with s.mu held or on a
+// snapshot.
 func (s *Store) sourceLosses() []PartitionLoss {
 	running := map[vertexKey]bool{}
 	for name, fs := range s.flink {
@@ -773,7 +776,6 @@ func (s *Store) sourceLosses() []PartitionLoss {
 			out = append(out, pl)
 		}
 	}
-	sortLosses(out)
 	return out
 }
 
@@ -783,12 +785,19 @@ func (s *Store) sourceLosses() []PartitionLoss {
 func (s *Store) GroupLosses() []PartitionLoss {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.groupLosses()
+	out := s.groupLosses()
+	sortLosses(out)
+	return out
 }
 
-// groupLosses is GroupLosses, called with s.mu held or on a snapshot.
+// groupLosses is GroupLosses unsorted, called with s.mu held or on a
+// snapshot.
 func (s *Store) groupLosses() []PartitionLoss {
-	var out []PartitionLoss
+	n := 0
+	for _, m := range s.grpStatus {
+		n += len(m)
+	}
+	out := make([]PartitionLoss, 0, n)
 	for k, m := range s.grpStatus {
 		for tp, rs := range m {
 			pl := PartitionLoss{Group: k.group, Cluster: k.cluster, Topic: tp.topic, Partition: tp.partition}
@@ -798,7 +807,6 @@ func (s *Store) groupLosses() []PartitionLoss {
 			out = append(out, pl)
 		}
 	}
-	sortLosses(out)
 	return out
 }
 
