@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -77,7 +78,28 @@ func metricsStores(t *testing.T) map[string]*live.Store {
 	}}}, Groups: []kafka.Group{{Name: "orders-app", State: "Empty", Freshness: kafka.Freshness{UpdatedAt: at.Add(20 * time.Second)},
 		Partitions: []kafka.GroupPartition{{Topic: "orders", Partition: 1, Committed: 2500, Lag: 2500}}}}})
 
+	// A group's commits on a stale partition, a failed one and a topic
+	// the poll does not list: only the fresh partitions' lag is exported.
+	staleGroup := deletedBeforeReadStore(t, at, false, false)
+	var parts []kafka.Partition
+	var commits []kafka.GroupPartition
+	for p := range int32(4) {
+		kp := kafka.Partition{Partition: p, End: 6000, Freshness: kafka.Freshness{UpdatedAt: at.Add(20 * time.Second)}}
+		switch p {
+		case 2:
+			kp.Err = errors.New("NOT_LEADER_OR_FOLLOWER")
+		case 3:
+			kp.Freshness = kafka.Freshness{UpdatedAt: at, Stale: true, Age: 20 * time.Second}
+		}
+		parts = append(parts, kp)
+		commits = append(commits, kafka.GroupPartition{Topic: "orders", Partition: p, Committed: 5000, Lag: 1000})
+	}
+	commits = append(commits, kafka.GroupPartition{Topic: "unlisted", Partition: 0, Committed: 10, Lag: 5})
+	staleGroup.UpdateKafka(&kafka.Snapshot{Cluster: "prod", CollectedAt: at.Add(20 * time.Second), Topics: []kafka.Topic{{Name: "orders", Partitions: parts}},
+		Groups: []kafka.Group{{Name: "orders-app", State: "Empty", Freshness: kafka.Freshness{UpdatedAt: at.Add(20 * time.Second)}, Partitions: commits}}})
+
 	return map[string]*live.Store{
+		"stale-group":  staleGroup,
 		"live":         liveStore(t, at),
 		"restored":     restored,
 		"guessed":      guessedStore(t, at, nil),
