@@ -127,11 +127,12 @@ func (s *Store) MetricFacts() MetricFacts {
 // them.
 func (s *Store) groupLags(out []GroupLagFact, ks *kafka.Snapshot, starts map[tpKey]int64, now time.Time) []GroupLagFact {
 	for _, g := range ks.Groups {
+		status := s.grpStatus[groupKey{ks.Cluster, g.Name}]
 		for _, gp := range g.Partitions {
 			if _, fresh := starts[tpKey{ks.Cluster, gp.Topic, gp.Partition}]; gp.Lag < 0 || !fresh {
 				continue
 			}
-			_, sec, kind := s.commitLag(ks.Cluster, g.Name, gp, now)
+			_, sec, kind := s.commitLagOf(status, ks.Cluster, gp, now)
 			out = append(out, GroupLagFact{Cluster: ks.Cluster, Group: g.Name, Topic: gp.Topic, Partition: gp.Partition, Lag: gp.Lag,
 				LagSeconds: sec, LagSecondsKnown: kind != kafka.TimeLagUnknown.String()})
 		}

@@ -96,8 +96,13 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 // smaller and its figure as old as its poll); the collector's figure
 // stands when the store has no table or the lag is unknown.
 func (s *Store) commitLag(cluster, group string, gp kafka.GroupPartition, now time.Time) (*readStatus, float64, string) {
+	return s.commitLagOf(s.grpStatus[groupKey{cluster, group}], cluster, gp, now)
+}
+
+// commitLagOf is commitLag with the group's status by partition.
+func (s *Store) commitLagOf(status map[topicPart]readStatus, cluster string, gp kafka.GroupPartition, now time.Time) (*readStatus, float64, string) {
 	var rs *readStatus
-	if r, ok := s.grpStatus[groupKey{cluster, group}][topicPart{gp.Topic, gp.Partition}]; ok {
+	if r, ok := status[topicPart{gp.Topic, gp.Partition}]; ok {
 		rs = &r
 	}
 	if tt := s.tables[tpKey{cluster, gp.Topic, gp.Partition}]; tt != nil && gp.Lag >= 0 {
