@@ -45,6 +45,7 @@ func (s *Store) JobDetail(endpoint, jobID string) (JobView, []VertexView, error)
 }
 
 func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (JobView, []VertexView) {
+	viewsBuilt.Add(1)
 	vvs := make([]VertexView, len(j.Vertices))
 	jv := JobView{Endpoint: fs.Endpoint, ID: j.ID, Name: j.Name, State: j.State, StartTime: j.StartTime,
 		Restored: restoredOf(j), Restarts: j.NumRestarts, Unlisted: j.Unlisted, Age: within(itemAge(j.Freshness, fs.CollectedAt, now, j.Err), s.endpointAge(fs, now))}
@@ -60,22 +61,7 @@ func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (Jo
 		if v.Err != nil {
 			vs.Error = v.Err.Error()
 		}
-		rates := make([]float64, 0, len(v.Subtasks))
-		for _, st := range v.Subtasks {
-			r := st.RecordsInPerSecond
-			if v.Source {
-				r = st.RecordsOutPerSecond
-			}
-			if !isNaN(r) {
-				rates = append(rates, r)
-			}
-			if !isNaN(st.BusyRatio) && st.BusyRatio > vs.MaxBusy {
-				vs.MaxBusy, vs.Busiest = st.BusyRatio, st.Index
-			}
-		}
-		if len(rates) == len(v.Subtasks) && len(rates) > 0 {
-			vs.Skew = assign.MeasureSkew(rates).FlinkPercent
-		}
+		vs.Skew, vs.MaxBusy, vs.Busiest = skewAndBusiest(v)
 		vv := s.vertex(fs, j, v, VertexQuery{Color: "lag", Highlight: -1}, now)
 		vvs[k] = vv
 		if v.Kafka != nil {
@@ -90,6 +76,30 @@ func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (Jo
 		jv.Vertices = append(jv.Vertices, vs)
 	}
 	return jv, vvs
+}
+
+// skewAndBusiest is a vertex's data skew (Flink's formula over records/s
+// per subtask: out for sources, in otherwise), its highest busy ratio and
+// the subtask with it; -1 each when unknown.
+func skewAndBusiest(v *flink.VertexSnapshot) (skew, maxBusy float64, busiest int) {
+	skew, maxBusy, busiest = -1, -1, -1
+	rates := make([]float64, 0, len(v.Subtasks))
+	for _, st := range v.Subtasks {
+		r := st.RecordsInPerSecond
+		if v.Source {
+			r = st.RecordsOutPerSecond
+		}
+		if !isNaN(r) {
+			rates = append(rates, r)
+		}
+		if !isNaN(st.BusyRatio) && st.BusyRatio > maxBusy {
+			maxBusy, busiest = st.BusyRatio, st.Index
+		}
+	}
+	if len(rates) == len(v.Subtasks) && len(rates) > 0 {
+		skew = assign.MeasureSkew(rates).FlinkPercent
+	}
+	return skew, maxBusy, busiest
 }
 
 func vertexLag(v VertexView) int64 {

@@ -139,22 +139,47 @@ func (s *Store) currentLineage(endpoint string, j *flink.JobSnapshot, v *flink.V
 	return l
 }
 
-// modelInput is what one prediction runs on.
-type modelInput struct {
-	mode     string
-	in       assign.RestoreInput // History of one entry: a fresh start
-	source   string              // where History came from
-	allGuess bool                // every owner is the model's best guess (see grewBefore)
-	// unsure is set when NewTopics appeared after the latest restore or
-	// rescale at a time that does not say on which side of it the source
-	// discovered them (lineage.unsure).
-	unsure bool
+// modelled is what the prediction of a source says of its partitions.
+type modelled struct {
+	// owners is the subtask the model puts each partition on, nil when
+	// not modelled; uncertain holds those it cannot place exactly.
+	owners    map[assign.TopicPartition]int
+	uncertain map[assign.TopicPartition]bool
+	// unnamed are the topics whose real name is not known: not modelled.
+	unnamed map[string]bool
+	basis   string // of the cells it places exactly
 }
 
-// predict compares the observed owners with Flink's formulas.
-func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, oo observedOwners) *Prediction {
-	pr := &Prediction{Ambiguous: oo.ambiguous}
-	topics := s.sourceTopics(endpoint, j.ID, vv.Cluster, v)
+// mark sets a cell's prediction, uncertainty and basis; it reports
+// whether the cell's reader is undetermined (and not withheld), which the
+// prediction's notes count.
+func (m modelled) mark(c *PartitionCell) (undetermined bool) {
+	tp := assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}
+	if c.OwnerUndetermined && !c.Withheld {
+		// Outlined whatever the model says, also when it says
+		// nothing.
+		undetermined = true
+		c.Uncertain = true
+	}
+	o, ok := m.owners[tp]
+	if m.owners == nil || !ok || m.unnamed[c.Topic] {
+		c.Basis = BasisNotModelled
+		return undetermined
+	}
+	c.Predicted = o
+	c.Uncertain = m.uncertain[tp] || c.OwnerUndetermined
+	c.Basis = m.basis
+	if c.Uncertain {
+		c.Basis = BasisUncertain
+	}
+	return undetermined
+}
+
+// model runs Flink's formulas for a source reading cluster: it sets pr's
+// mode, history, summary, source and notes, and returns where the model
+// puts each partition. The page and /metrics judge the cells by it.
+func (s *Store) model(pr *Prediction, cluster, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, oo observedOwners) modelled {
+	topics := s.sourceTopics(endpoint, j.ID, cluster, v)
 	lin := s.currentLineage(endpoint, j, v)
 	line := connectorLine(s.flink[endpoint].FlinkVersion)
 	var mi *modelInput
@@ -218,7 +243,7 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 	var (
 		owners    map[assign.TopicPartition]int
 		uncertain = map[assign.TopicPartition]bool{}
-		unnamed   = s.unnamedTopics(vv.Cluster, topics)
+		unnamed   = s.unnamedTopics(cluster, topics)
 	)
 	if mi != nil && len(unnamed) > 0 && len(mi.in.History) > 1 {
 		// A restored layout depends on every split id's hash, and so on
@@ -244,7 +269,7 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 		} else {
 			pr.History = mi.in.History
 			pr.HistorySource = mi.source
-			settled := s.settleUnsure(mi, lin, vv.Cluster, v, oo)
+			settled := s.settleUnsure(mi, lin, cluster, v, oo)
 			res, err := assign.Restore(mi.in)
 			if err != nil {
 				pr.Mode, pr.Summary = ModeNone, "the restore model could not run: "+err.Error()
@@ -279,36 +304,40 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 	if len(unnamed) > 0 && pr.Mode == ModeFresh {
 		pr.Notes = append(pr.Notes, fmt.Sprintf("Without Kafka metadata the real name of %s is not known (Flink's metric ids write '.' as '_'; the start subtask of a topic depends on its name), so its partitions are not modelled. Configure the Kafka cluster of this Flink endpoint.", quoteList(unnamed)))
 	}
-	if owners != nil {
-		placeUndetermined(vv, owners, q)
-	}
 	basis := BasisExact
 	if pr.Mode == ModeInferred {
 		basis = BasisInferred
+	}
+	return modelled{owners: owners, uncertain: uncertain, unnamed: unnamed, basis: basis}
+}
+
+// modelInput is what one prediction runs on.
+type modelInput struct {
+	mode     string
+	in       assign.RestoreInput // History of one entry: a fresh start
+	source   string              // where History came from
+	allGuess bool                // every owner is the model's best guess (see grewBefore)
+	// unsure is set when NewTopics appeared after the latest restore or
+	// rescale at a time that does not say on which side of it the source
+	// discovered them (lineage.unsure).
+	unsure bool
+}
+
+// predict compares the observed owners with Flink's formulas.
+func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, oo observedOwners) *Prediction {
+	pr := &Prediction{Ambiguous: oo.ambiguous}
+	m := s.model(pr, vv.Cluster, endpoint, j, v, q, oo)
+	owners := m.owners
+	if owners != nil {
+		placeUndetermined(vv, owners, q)
 	}
 	undetermined := 0
 	for i := range vv.Subtasks {
 		r := &vv.Subtasks[i]
 		for k := range r.Partitions {
-			c := &r.Partitions[k]
 			pr.Total++
-			tp := assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}
-			if c.OwnerUndetermined && !c.Withheld {
-				// Outlined whatever the model says, also when it says
-				// nothing.
+			if m.mark(&r.Partitions[k]) {
 				undetermined++
-				c.Uncertain = true
-			}
-			o, ok := owners[tp]
-			if owners == nil || !ok || unnamed[c.Topic] {
-				c.Basis = BasisNotModelled
-				continue
-			}
-			c.Predicted = o
-			c.Uncertain = uncertain[tp] || c.OwnerUndetermined
-			c.Basis = basis
-			if c.Uncertain {
-				c.Basis = BasisUncertain
 			}
 		}
 	}
@@ -700,6 +729,16 @@ func jobNotes(notes []string, l *lineage, fromURL bool) []string {
 	return out
 }
 
+// movedTo is the row of n an undetermined cell shown in row moves to: the
+// model's subtask when that may read it.
+func movedTo(c *PartitionCell, row int, owners map[assign.TopicPartition]int, n int) (int, bool) {
+	o, ok := owners[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}]
+	if c.OwnerUndetermined && ok && o != row && (c.Candidates == nil || slices.Contains(c.Candidates, o)) && o >= 0 && o < n {
+		return o, true
+	}
+	return 0, false
+}
+
 // placeUndetermined shows each partition whose reader is not determined
 // under the model's subtask when that is one of its candidates.
 func placeUndetermined(vv *VertexView, owners map[assign.TopicPartition]int, q VertexQuery) {
@@ -713,8 +752,7 @@ func placeUndetermined(vv *VertexView, owners map[assign.TopicPartition]int, q V
 		r := &vv.Subtasks[i]
 		keep := r.Partitions[:0]
 		for _, c := range r.Partitions {
-			o, ok := owners[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}]
-			if c.OwnerUndetermined && ok && o != r.Subtask && (c.Candidates == nil || slices.Contains(c.Candidates, o)) && o >= 0 && o < len(vv.Subtasks) {
+			if o, ok := movedTo(&c, r.Subtask, owners, len(vv.Subtasks)); ok {
 				moves = append(moves, move{c, o})
 				from[i] = true
 				continue

@@ -745,6 +745,14 @@ type PartitionLoss struct {
 func (s *Store) SourceLosses() []PartitionLoss {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	out := s.sourceLosses()
+	sortLosses(out)
+	return out
+}
+
+// sourceLosses is SourceLosses unsorted, called with s.mu held or on a
+// snapshot.
+func (s *Store) sourceLosses() []PartitionLoss {
 	running := map[vertexKey]bool{}
 	for name, fs := range s.flink {
 		for _, j := range fs.Jobs {
@@ -768,7 +776,6 @@ func (s *Store) SourceLosses() []PartitionLoss {
 			out = append(out, pl)
 		}
 	}
-	sortLosses(out)
 	return out
 }
 
@@ -778,7 +785,19 @@ func (s *Store) SourceLosses() []PartitionLoss {
 func (s *Store) GroupLosses() []PartitionLoss {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []PartitionLoss
+	out := s.groupLosses()
+	sortLosses(out)
+	return out
+}
+
+// groupLosses is GroupLosses unsorted, called with s.mu held or on a
+// snapshot.
+func (s *Store) groupLosses() []PartitionLoss {
+	n := 0
+	for _, m := range s.grpStatus {
+		n += len(m)
+	}
+	out := make([]PartitionLoss, 0, n)
 	for k, m := range s.grpStatus {
 		for tp, rs := range m {
 			pl := PartitionLoss{Group: k.group, Cluster: k.cluster, Topic: tp.topic, Partition: tp.partition}
@@ -788,7 +807,6 @@ func (s *Store) GroupLosses() []PartitionLoss {
 			out = append(out, pl)
 		}
 	}
-	sortLosses(out)
 	return out
 }
 

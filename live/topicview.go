@@ -10,6 +10,7 @@ import (
 
 // Topic returns a topic's page view.
 func (s *Store) Topic(cluster, topic string) (TopicView, error) {
+	viewsBuilt.Add(1)
 	s = s.snapshot() // built without the lock
 	ks := s.kafka[cluster]
 	if ks == nil {
@@ -64,21 +65,8 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 				row.Groups[i] = GroupOffset{Committed: -1, Lag: -1, LagKind: kafka.TimeLagUnknown.String(), Reading: reading(nil, -1, true, false, now)}
 			}
 			for _, x := range byPart[p.Partition] {
-				tp := topicPart{topic, p.Partition}
-				var rs *readStatus
-				if r, ok := s.grpStatus[groupKey{cluster, tv.Groups[x.g].Name}][tp]; ok {
-					rs = &r
-				}
-				o := GroupOffset{Committed: x.gp.Committed, Lag: x.gp.Lag, LagSeconds: x.gp.LagSeconds, LagKind: x.gp.LagKind.String()}
-				// The commit's lag in time comes from the table a source
-				// position's does, at the same instant, so that one offset
-				// reads the same on the topic and the vertex page (the
-				// collector's own table is smaller and its figure as old as
-				// its poll).
-				if tt := s.tables[tpKey{cluster, topic, p.Partition}]; tt != nil && x.gp.Lag >= 0 {
-					sec, kind := rs.lagSeconds(tt, x.gp.Committed, now)
-					o.LagSeconds, o.LagKind = sec, kind.String()
-				}
+				rs, sec, kind := s.commitLag(cluster, tv.Groups[x.g].Name, x.gp, now)
+				o := GroupOffset{Committed: x.gp.Committed, Lag: x.gp.Lag, LagSeconds: sec, LagKind: kind}
 				o.Reading = reading(rs, x.gp.Lag, true, fresh[x.g] && !p.Stale && x.gp.Err == nil, now)
 				row.Groups[x.g] = o
 			}
@@ -99,6 +87,29 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 		return tv, nil
 	}
 	return TopicView{}, fmt.Errorf("topic %s in cluster %s: %w", quote.Clip(topic), quote.Clip(cluster), ErrNotFound)
+}
+
+// commitLag is the lag in time of a group's commit on a partition, with
+// the group's status there (nil when none). It comes from the table a
+// source position's does, at the same instant, so that one offset reads
+// the same on the topic and the vertex page (the collector's own table is
+// smaller and its figure as old as its poll); the collector's figure
+// stands when the store has no table or the lag is unknown.
+func (s *Store) commitLag(cluster, group string, gp kafka.GroupPartition, now time.Time) (*readStatus, float64, string) {
+	return s.commitLagOf(s.grpStatus[groupKey{cluster, group}], cluster, gp, now)
+}
+
+// commitLagOf is commitLag with the group's status by partition.
+func (s *Store) commitLagOf(status map[topicPart]readStatus, cluster string, gp kafka.GroupPartition, now time.Time) (*readStatus, float64, string) {
+	var rs *readStatus
+	if r, ok := status[topicPart{gp.Topic, gp.Partition}]; ok {
+		rs = &r
+	}
+	if tt := s.tables[tpKey{cluster, gp.Topic, gp.Partition}]; tt != nil && gp.Lag >= 0 {
+		sec, kind := rs.lagSeconds(tt, gp.Committed, now)
+		return rs, sec, kind.String()
+	}
+	return rs, gp.LagSeconds, gp.LagKind.String()
 }
 
 // topicAge is the age of a topic's data: as old as its oldest partition

@@ -63,6 +63,7 @@ func (s *Store) Vertices() [][2]string {
 }
 
 func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, now time.Time) VertexView {
+	viewsBuilt.Add(1)
 	vv := VertexView{Endpoint: fs.Endpoint, JobID: j.ID, JobName: j.Name, JobState: j.State, ID: v.ID, Name: v.Name,
 		Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism, Source: v.Source, Keyed: v.Keyed, Kafka: v.Kafka != nil,
 		Restored: restoredOf(j), Flink: itemAge(v.Freshness, fs.CollectedAt, now, v.Err), Color: "lag"}
@@ -122,11 +123,28 @@ func orMinus(f float64) float64 {
 	return f
 }
 
-// sourceRows fills partitions, lag, rates, the group and the prediction.
-func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, now time.Time) {
+// sourceCellSet is a Kafka source's partition cells, each in the row of
+// the subtask that reads it (an undetermined one under a subtask that
+// lists it), before the prediction: what its page and /metrics show of
+// each partition.
+type sourceCellSet struct {
+	cluster  string
+	kafkaAge *Age
+	// rows holds one slice of cells per subtask row, in observed order.
+	rows [][]PartitionCell
+	// retention is the retention of the cluster's topics, by name.
+	retention map[string]kafka.Retention
+	oo        observedOwners
+	topics    map[string]bool
+}
+
+// sourceCells builds a Kafka source's partition cells for n subtask rows:
+// offsets, lag, lag in time, the reading and the time to retention.
+func (s *Store) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, n int, now time.Time) sourceCellSet {
+	rows := make([][]PartitionCell, n)
 	cluster := s.clusterFor(fs.Endpoint, v)
 	ks := s.kafka[cluster]
-	vv.Cluster = cluster
+	var kafkaAge *Age
 	if ks != nil {
 		// The offsets are as old as the oldest of the vertex's partitions.
 		at, stale := ks.CollectedAt, false
@@ -148,7 +166,7 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 			}
 		}
 		a := ageOf(at, now, stale, ks.Err)
-		vv.KafkaAge = &a
+		kafkaAge = &a
 	}
 	// The retention settings of the cluster's topics, for the topics the
 	// source reads and each partition's time to retention.
@@ -225,8 +243,8 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		if o, ok := oo.owner[st.KafkaPartition]; !ok || o != st.Subtask {
 			continue
 		}
-		if st.Subtask >= 0 && st.Subtask < len(vv.Subtasks) {
-			vv.Subtasks[st.Subtask].Partitions = append(vv.Subtasks[st.Subtask].Partitions, cell(st, true))
+		if st.Subtask >= 0 && st.Subtask < n {
+			rows[st.Subtask] = append(rows[st.Subtask], cell(st, true))
 		}
 	}
 	// While Flink withholds reader metrics of the source, a partition no
@@ -248,13 +266,25 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		c.OwnerUndetermined, c.Candidates = true, slices.Clone(cand)
 		c.Withheld = withheld && !named[kp]
 		row := st.Subtask
-		if row < 0 || row >= len(vv.Subtasks) {
+		if row < 0 || row >= n {
 			row = 0 // predict moves it to the model's subtask
 		}
-		if len(vv.Subtasks) > 0 {
-			vv.Subtasks[row].Partitions = append(vv.Subtasks[row].Partitions, c)
+		if n > 0 {
+			rows[row] = append(rows[row], c)
 		}
 	}
+	return sourceCellSet{cluster: cluster, kafkaAge: kafkaAge, rows: rows, retention: retention, oo: oo, topics: topicSet}
+}
+
+// sourceRows fills partitions, lag, rates, the group and the prediction.
+func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, now time.Time) {
+	sc := s.sourceCells(fs, j, v, len(vv.Subtasks), now)
+	vv.Cluster, vv.KafkaAge = sc.cluster, sc.kafkaAge
+	for i, cells := range sc.rows {
+		vv.Subtasks[i].Partitions = cells
+	}
+	retention, oo, topicSet := sc.retention, sc.oo, sc.topics
+	ks := s.kafka[sc.cluster]
 	vv.Topics = make([]string, 0, len(topicSet))
 	for t := range topicSet {
 		vv.Topics = append(vv.Topics, t)

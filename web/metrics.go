@@ -99,12 +99,6 @@ func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ..
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// logStartKey names a partition of a Kafka cluster.
-type logStartKey struct {
-	cluster, topic string
-	partition      int32
-}
-
 func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 	st := c.s.hub.Stats()
 	gauge(ch, descWSConnections, float64(st.Connections))
@@ -121,48 +115,25 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 	if store == nil {
 		return
 	}
-	ov := store.Backends()
-	for _, k := range ov.Clusters {
+	mf := store.MetricFacts()
+	for _, k := range mf.Clusters {
 		backendMetrics(ch, "kafka", k.Name, k.Age, k.PollMillis)
 	}
-	// Log start offsets of the partitions whose latest poll succeeded, for
-	// the records deleted before a source read them.
-	starts := map[logStartKey]int64{}
-	fresh := map[logStartKey]bool{} // partitions whose latest poll succeeded
-	for _, t := range ov.Topics {
-		tv, err := store.Topic(t.Cluster, t.Name)
-		if err != nil {
-			continue
-		}
-		for _, p := range tv.Partitions {
-			part := itoa(int(p.Partition))
-			if !p.Stale && p.Error == "" {
-				k := logStartKey{t.Cluster, tv.Name, p.Partition}
-				fresh[k] = true
-				if p.Start >= 0 {
-					starts[k] = p.Start
-				}
-			}
-			for i, g := range p.Groups {
-				// A stale partition's end offset is frozen.
-				if g.Lag < 0 || p.Stale || p.Error != "" {
-					continue
-				}
-				gauge(ch, descGroupLag, float64(g.Lag), t.Cluster, tv.Groups[i].Name, tv.Name, part)
-				if g.LagKind != "unknown" {
-					gauge(ch, descGroupLagSeconds, g.LagSeconds, t.Cluster, tv.Groups[i].Name, tv.Name, part)
-				}
-			}
+	for _, g := range mf.GroupLags {
+		part := itoa(int(g.Partition))
+		gauge(ch, descGroupLag, float64(g.Lag), g.Cluster, g.Group, g.Topic, part)
+		if g.LagSecondsKnown {
+			gauge(ch, descGroupLagSeconds, g.LagSeconds, g.Cluster, g.Group, g.Topic, part)
 		}
 	}
-	for _, l := range store.SourceLosses() {
+	for _, l := range mf.SourceLosses {
 		ch <- prometheus.MustNewConstMetric(descPartitionLost, prometheus.CounterValue, float64(l.Records),
 			l.Endpoint, l.Cluster, l.Topic, itoa(int(l.Partition)), l.Job, l.Vertex)
 	}
-	for _, l := range store.GroupLosses() {
+	for _, l := range mf.GroupLosses {
 		ch <- prometheus.MustNewConstMetric(descGroupLost, prometheus.CounterValue, float64(l.Records), l.Cluster, l.Group, l.Topic, itoa(int(l.Partition)))
 	}
-	for _, e := range ov.Endpoints {
+	for _, e := range mf.Endpoints {
 		backendMetrics(ch, "flink", e.Name, e.Age, e.PollMillis)
 		if e.Age.State != live.StateNotPolled {
 			gauge(ch, descFlinkRequests, float64(e.Cost.Requests), e.Name)
@@ -170,54 +141,40 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(ch, descFlinkBackoff, float64(e.Budget.BackoffPolls), e.Name)
 		}
 	}
-	for _, j := range store.JobRefs() {
-		if j.State != "RUNNING" {
-			continue
+	for _, v := range mf.Vertices {
+		vertexMetrics(ch, &v)
+	}
+}
+
+// vertexMetrics exports a running job's vertex: its skew and busiest
+// subtask, a source's drift, each subtask's busy ratio and a source's
+// partitions (store.MetricFacts says which are exported).
+func vertexMetrics(ch chan<- prometheus.Metric, v *live.VertexFact) {
+	if v.Skew >= 0 {
+		gauge(ch, descVertexSkew, v.Skew, v.Endpoint, v.JobID, v.ID, v.Name, v.JobName, v.Name)
+	}
+	if v.MaxBusy >= 0 {
+		gauge(ch, descVertexMaxBusy, v.MaxBusy, v.Endpoint, v.JobID, v.ID, v.Name, v.JobName, v.Name)
+	}
+	if v.PredictionMode != "" && v.PredictionMode != live.ModeNone {
+		gauge(ch, descDrift, float64(v.Drift), v.Endpoint, v.JobID, v.ID, v.Name, v.PredictionMode, v.JobName, v.Name)
+	}
+	for i, b := range v.Busy {
+		if b >= 0 {
+			gauge(ch, descSubtaskBusy, b, v.Endpoint, v.JobID, v.ID, itoa(i), v.JobName, v.Name)
 		}
-		jv, vvs, err := store.JobDetail(j.Endpoint, j.ID)
-		if err != nil {
-			continue
+	}
+	for _, p := range v.Partitions {
+		sub, part := itoa(p.Subtask), itoa(int(p.Partition))
+		gauge(ch, descPartitionLag, float64(p.Lag), v.Endpoint, v.JobID, v.ID, sub, v.Cluster, p.Topic, part, v.JobName, v.Name)
+		if p.LagSecondsKnown {
+			gauge(ch, descPartitionLagSeconds, p.LagSeconds, v.Endpoint, v.JobID, v.ID, sub, v.Cluster, p.Topic, part, v.JobName, v.Name)
 		}
-		for i, vs := range jv.Vertices {
-			vv := vvs[i]
-			// A frozen currentOffset (Flink not answering) or log start
-			// (Kafka not answering) would count records that were read.
-			bothFresh := !vv.Flink.Stale && vv.KafkaAge != nil && !vv.KafkaAge.Stale
-			if vs.Skew >= 0 {
-				gauge(ch, descVertexSkew, vs.Skew, j.Endpoint, j.ID, vs.ID, vs.Name, j.Name, vs.Name)
-			}
-			if vs.MaxBusy >= 0 {
-				gauge(ch, descVertexMaxBusy, vs.MaxBusy, j.Endpoint, j.ID, vs.ID, vs.Name, j.Name, vs.Name)
-			}
-			if vv.Prediction != nil && vv.Prediction.Mode != "none" {
-				gauge(ch, descDrift, float64(vv.Prediction.Drift), j.Endpoint, j.ID, vs.ID, vs.Name, vv.Prediction.Mode, j.Name, vs.Name)
-			}
-			for _, r := range vv.Subtasks {
-				sub := itoa(r.Subtask)
-				if r.Busy >= 0 {
-					gauge(ch, descSubtaskBusy, r.Busy, j.Endpoint, j.ID, vs.ID, sub, j.Name, vs.Name)
-				}
-				for _, p := range r.Partitions {
-					// A lag from a frozen position or a frozen end offset
-					// would move as if the job did: while either figure is
-					// stale the series stop, and skewscope_backend_up says
-					// why.
-					if p.Lag < 0 || vv.Flink.Stale || !fresh[logStartKey{vv.Cluster, p.Topic, p.Partition}] {
-						continue
-					}
-					part := itoa(int(p.Partition))
-					gauge(ch, descPartitionLag, float64(p.Lag), j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
-					if p.LagKind != "unknown" {
-						gauge(ch, descPartitionLagSeconds, p.LagSeconds, j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
-					}
-					if p.TimeToRetentionSeconds >= 0 {
-						gauge(ch, descPartitionTimeToRetention, p.TimeToRetentionSeconds, j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
-					}
-					if start, ok := starts[logStartKey{vv.Cluster, p.Topic, p.Partition}]; ok && bothFresh && p.Current >= 0 && !p.OwnerUndetermined {
-						gauge(ch, descPartitionBehindStart, float64(max(0, start-(p.Current+1))), j.Endpoint, j.ID, vs.ID, sub, vv.Cluster, p.Topic, part, j.Name, vs.Name)
-					}
-				}
-			}
+		if p.TimeToRetentionSeconds >= 0 {
+			gauge(ch, descPartitionTimeToRetention, p.TimeToRetentionSeconds, v.Endpoint, v.JobID, v.ID, sub, v.Cluster, p.Topic, part, v.JobName, v.Name)
+		}
+		if p.BehindLogStart >= 0 {
+			gauge(ch, descPartitionBehindStart, float64(p.BehindLogStart), v.Endpoint, v.JobID, v.ID, sub, v.Cluster, p.Topic, part, v.JobName, v.Name)
 		}
 	}
 }
