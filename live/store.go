@@ -118,6 +118,10 @@ type Store struct {
 	// derived once per snapshot, not per view.
 	parts  map[string]map[topicPart]kafka.Partition
 	topics map[string]map[string]string
+	// topicIdx is parts and tables again, by cluster and topic, indexed by
+	// partition number: a view of many partitions finds each partition's
+	// figures without hashing its topic name (topicIndex).
+	topicIdx map[string]map[string]*topicIndex
 	owners map[vertexKey]observedOwners
 	// seen holds the partitions each Kafka source vertex (endpoint, job
 	// id, vertex id) has listed in its metric ids so far: after a
@@ -192,6 +196,7 @@ func New(opts Options) *Store {
 		lineage:  map[vertexKey]*lineage{},
 		sparks:   map[vertexKey]*spark{},
 		parts:    map[string]map[topicPart]kafka.Partition{},
+		topicIdx: map[string]map[string]*topicIndex{},
 		topics:   map[string]map[string]string{},
 		owners:   map[vertexKey]observedOwners{},
 		seen:     map[vertexKey]map[flink.KafkaPartition]bool{},
@@ -266,6 +271,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 			tt.Add(snap.CollectedAt, p.End)
 		}
 	}
+	s.topicIdx[snap.Cluster] = s.indexTopics(snap)
 	s.trackGroups(snap)
 	s.remarkWithheld()
 	s.confirmPartitions(snap)
