@@ -583,15 +583,26 @@ func (s *Store) partitionGaps(vv *VertexView, v *flink.VertexSnapshot) (missing,
 	if ks == nil || v.Kafka == nil {
 		return 0, 0
 	}
-	shown := map[assign.TopicPartition]bool{}
+	shown := map[string]*partSet{}
+	setOf := ""
+	var set *partSet
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
-			shown[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}] = true
+			if set == nil || c.Topic != setOf {
+				if set = shown[c.Topic]; set == nil {
+					set = &partSet{}
+					shown[c.Topic] = set
+				}
+				setOf = c.Topic
+			}
+			set.add(c.Partition)
 		}
 	}
 	topics := map[string]bool{}
+	idTopic, started := "", false
 	for _, st := range v.Kafka.States {
-		if st.Cluster == "" {
+		if st.Cluster == "" && (!started || st.Topic != idTopic) {
+			idTopic, started = st.Topic, true
 			topics[s.resolve(vv.Cluster, st.Topic)] = true
 		}
 	}
@@ -599,8 +610,9 @@ func (s *Store) partitionGaps(vv *VertexView, v *flink.VertexSnapshot) (missing,
 		if !topics[t.Name] {
 			continue
 		}
+		set := shown[t.Name]
 		for _, p := range t.Partitions {
-			if !shown[assign.TopicPartition{Topic: t.Name, Partition: p.Partition}] {
+			if !set.has(p.Partition) {
 				missing++
 			}
 		}

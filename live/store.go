@@ -122,7 +122,7 @@ type Store struct {
 	// partition number: a view of many partitions finds each partition's
 	// figures without hashing its topic name (topicIndex).
 	topicIdx map[string]map[string]*topicIndex
-	owners map[vertexKey]observedOwners
+	owners   map[vertexKey]observedOwners
 	// seen holds the partitions each Kafka source vertex (endpoint, job
 	// id, vertex id) has listed in its metric ids so far: after a
 	// scale-down Flink drops the old subtasks' ids before the new readers
@@ -494,15 +494,17 @@ func (s *Store) unknownPartitions(endpoint string) map[string][]assign.TopicPart
 // metadata does not have (a topic it lacks, or a partition beyond its
 // count), sorted and once each. Called with s.mu held or on a snapshot.
 func (s *Store) unknownOf(cluster string, v *flink.VertexSnapshot) []assign.TopicPartition {
-	parts := s.parts[cluster]
 	seen := map[assign.TopicPartition]bool{}
 	var out []assign.TopicPartition
+	idTopic, t, started := "", "", false
 	for _, st := range v.Kafka.States {
 		if st.Cluster != "" {
 			continue // DynamicKafkaSource: its clusters are not this one
 		}
-		t := s.resolve(cluster, st.Topic)
-		if _, ok := parts[topicPart{t, st.Partition}]; ok {
+		if !started || st.Topic != idTopic {
+			idTopic, t, started = st.Topic, s.resolve(cluster, st.Topic), true
+		}
+		if _, ok := s.partition(cluster, t, st.Partition); ok {
 			continue
 		}
 		tp := assign.TopicPartition{Topic: t, Partition: st.Partition}

@@ -75,3 +75,48 @@ func (s *Store) indexTopics(snap *kafka.Snapshot) map[string]*topicIndex {
 	}
 	return out
 }
+
+// partition returns partition p of topic in cluster's latest Kafka
+// snapshot, as the cluster's parts map holds it. Called with s.mu held or
+// on a snapshot.
+func (s *Store) partition(cluster, topic string, p int32) (kafka.Partition, bool) {
+	if ti := s.topicIdx[cluster][topic]; ti != nil {
+		return ti.part(p)
+	}
+	kp, ok := s.parts[cluster][topicPart{topic, p}]
+	return kp, ok
+}
+
+// partSet is a set of partition numbers of one topic: a bit per number
+// for the usual small ones, a map for any other.
+type partSet struct {
+	dense []bool
+	other map[int32]bool
+}
+
+// denseParts bounds the partition numbers a partSet keeps densely.
+const denseParts = 1 << 16
+
+func (ps *partSet) add(p int32) {
+	if p >= 0 && p < denseParts {
+		if int(p) >= len(ps.dense) {
+			ps.dense = append(ps.dense, make([]bool, int(p)+1-len(ps.dense))...)
+		}
+		ps.dense[p] = true
+		return
+	}
+	if ps.other == nil {
+		ps.other = map[int32]bool{}
+	}
+	ps.other[p] = true
+}
+
+func (ps *partSet) has(p int32) bool {
+	if ps == nil {
+		return false
+	}
+	if p >= 0 && p < denseParts {
+		return int(p) < len(ps.dense) && ps.dense[p]
+	}
+	return ps.other[p]
+}

@@ -286,7 +286,7 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 	for r, n := range perRow {
 		row := &vv.Subtasks[r].Partitions
 		if n > 0 && len(*row) == 0 {
-			*row = cells[len(cells):len(cells):len(cells)+n]
+			*row = cells[len(cells) : len(cells) : len(cells)+n]
 			cells = cells[:len(cells)+n]
 		}
 	}
