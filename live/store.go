@@ -860,9 +860,17 @@ func (s *Store) observedTopics(cluster string, v *flink.VertexSnapshot) []assign
 		return nil // no reader id listed: no topic known from them
 	}
 	counts := map[string]int{}
-	for _, st := range v.Kafka.States {
-		t := s.resolve(cluster, st.Topic)
-		counts[t] = max(counts[t], int(st.Partition)+1)
+	// The states list a topic's partitions together: each run of one
+	// topic is resolved and counted once.
+	states := v.Kafka.States
+	for i := 0; i < len(states); {
+		hi, k := states[i].Partition, i+1
+		for ; k < len(states) && states[k].Topic == states[i].Topic; k++ {
+			hi = max(hi, states[k].Partition)
+		}
+		t := s.resolve(cluster, states[i].Topic)
+		counts[t] = max(counts[t], int(hi)+1)
+		i = k
 	}
 	return withMetadataCounts(s.kafka[cluster], counts)
 }

@@ -131,8 +131,10 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		// The offsets are as old as the oldest of the vertex's partitions.
 		at, stale := ks.CollectedAt, false
 		idTopics := map[string]bool{}
-		for _, st := range v.Kafka.States {
-			idTopics[st.Topic] = true
+		for i, st := range v.Kafka.States {
+			if i == 0 || st.Topic != v.Kafka.States[i-1].Topic {
+				idTopics[st.Topic] = true
+			}
 		}
 		for _, t := range ks.Topics {
 			if !idTopics[t.Name] && !idTopics[flink.SanitizeMetricName(t.Name)] {
@@ -168,8 +170,9 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 	// The readers' status is the source's, by name, while it reads this
 	// cluster.
 	var reads map[topicPart]readStatus
+	var readsBy map[string]*topicReads
 	if ss, ok := s.srcStatus[vertexKey{fs.Endpoint, j.Name, v.Name}]; ok && ss.cluster == cluster {
-		reads = ss.parts
+		reads, readsBy = ss.parts, ss.byTopic
 	}
 	// What is the same for every partition of a topic is found once per
 	// topic named in the metric ids; the states list a topic's partitions
@@ -177,6 +180,7 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 	type topicOf struct {
 		topic     string
 		ti        *topicIndex
+		reads     *topicReads
 		retention float64
 		retOK     bool
 	}
@@ -191,7 +195,7 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		if !ok {
 			topic := s.resolve(cluster, idTopic)
 			topicSet[topic] = true
-			to = &topicOf{topic: topic, ti: idx[topic]}
+			to = &topicOf{topic: topic, ti: idx[topic], reads: readsBy[topic]}
 			if d, ok := retention[topic].Duration(); ok {
 				to.retention, to.retOK = d.Seconds(), true
 			}
@@ -209,11 +213,11 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		c := PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
 			End: -1, Lag: -1, Rate: -1, Predicted: -1, LagKind: kafka.TimeLagUnknown.String(), TimeToRetentionSeconds: -1}
 		var rs *readStatus
-		if reads != nil {
-			if r, ok := reads[topicPart{topic, st.Partition}]; ok {
-				rsBuf = r
-				rs = &rsBuf
-			}
+		if to.reads != nil {
+			rs = to.reads.get(st.Partition)
+		} else if r, ok := reads[topicPart{topic, st.Partition}]; ok {
+			rsBuf = r
+			rs = &rsBuf
 		}
 		var p kafka.Partition
 		var ok bool
