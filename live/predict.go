@@ -668,7 +668,11 @@ func quoteList(m map[string]bool) string {
 }
 
 func ownerMap(a assign.Assignment) map[assign.TopicPartition]int {
-	out := map[assign.TopicPartition]int{}
+	n := 0
+	for _, tps := range a.Subtasks {
+		n += len(tps)
+	}
+	out := make(map[assign.TopicPartition]int, n)
 	for st, tps := range a.Subtasks {
 		for _, tp := range tps {
 			out[tp] = st
@@ -725,11 +729,13 @@ func placeUndetermined(vv *VertexView, owners map[assign.TopicPartition]int, q V
 		r := &vv.Subtasks[i]
 		keep := r.Partitions[:0]
 		for _, c := range r.Partitions {
-			o, ok := owners[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}]
-			if c.OwnerUndetermined && ok && o != r.Subtask && (c.Candidates == nil || slices.Contains(c.Candidates, o)) && o >= 0 && o < len(vv.Subtasks) {
-				moves = append(moves, move{c, o})
-				from[i] = true
-				continue
+			if c.OwnerUndetermined {
+				o, ok := owners[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}]
+				if ok && o != r.Subtask && (c.Candidates == nil || slices.Contains(c.Candidates, o)) && o >= 0 && o < len(vv.Subtasks) {
+					moves = append(moves, move{c, o})
+					from[i] = true
+					continue
+				}
 			}
 			keep = append(keep, c)
 		}

@@ -364,8 +364,12 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 // number. The labels are cut from one string made once, not made one by
 // one: a source may read ten thousand partitions.
 func labelCells(vv *VertexView, labels map[string]string) {
-	var buf []byte
-	var ends []int
+	n := 0
+	for _, r := range vv.Subtasks {
+		n += len(r.Partitions)
+	}
+	buf := make([]byte, 0, 8*n)
+	ends := make([]int, 0, n)
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
 			buf = append(buf, labels[c.Topic]...)
@@ -471,8 +475,8 @@ func (s *Store) group(ks *kafka.Snapshot, endpoint string, j *flink.JobSnapshot,
 			return &GroupLink{Name: l.Group, How: "from configuration"}
 		}
 	}
-	if ks == nil {
-		return nil
+	if ks == nil || len(ks.Groups) == 0 {
+		return nil // no group to match the commits against
 	}
 	type key struct {
 		topic     string
