@@ -496,15 +496,22 @@ func (s *Store) unknownPartitions(endpoint string) map[string][]assign.TopicPart
 func (s *Store) unknownOf(cluster string, v *flink.VertexSnapshot) []assign.TopicPartition {
 	seen := map[assign.TopicPartition]bool{}
 	var out []assign.TopicPartition
+	parts, idx := s.parts[cluster], s.topicIdx[cluster]
 	idTopic, t, started := "", "", false
+	var ti *topicIndex
 	for _, st := range v.Kafka.States {
 		if st.Cluster != "" {
 			continue // DynamicKafkaSource: its clusters are not this one
 		}
 		if !started || st.Topic != idTopic {
 			idTopic, t, started = st.Topic, s.resolve(cluster, st.Topic), true
+			ti = idx[t]
 		}
-		if _, ok := s.partition(cluster, t, st.Partition); ok {
+		if ti != nil {
+			if ti.part(st.Partition) != nil {
+				continue
+			}
+		} else if _, ok := parts[topicPart{t, st.Partition}]; ok {
 			continue
 		}
 		tp := assign.TopicPartition{Topic: t, Partition: st.Partition}

@@ -15,12 +15,13 @@ type topicIndex struct {
 	tables []*kafka.TimeTable
 }
 
-// part returns partition p of the topic as the cluster's parts map would.
-func (ti *topicIndex) part(p int32) (kafka.Partition, bool) {
+// part returns partition p of the topic as the cluster's parts map would,
+// nil when the snapshot does not list it. It must not be changed.
+func (ti *topicIndex) part(p int32) *kafka.Partition {
 	if ti == nil || p < 0 || int(p) >= len(ti.has) || !ti.has[p] {
-		return kafka.Partition{}, false
+		return nil
 	}
-	return ti.parts[p], true
+	return &ti.parts[p]
 }
 
 // table returns partition p's offset→time table, nil when it has none.
@@ -74,17 +75,6 @@ func (s *Store) indexTopics(snap *kafka.Snapshot) map[string]*topicIndex {
 		}
 	}
 	return out
-}
-
-// partition returns partition p of topic in cluster's latest Kafka
-// snapshot, as the cluster's parts map holds it. Called with s.mu held or
-// on a snapshot.
-func (s *Store) partition(cluster, topic string, p int32) (kafka.Partition, bool) {
-	if ti := s.topicIdx[cluster][topic]; ti != nil {
-		return ti.part(p)
-	}
-	kp, ok := s.parts[cluster][topicPart{topic, p}]
-	return kp, ok
 }
 
 // partSet is a set of partition numbers of one topic: a bit per number

@@ -205,12 +205,15 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		return to
 	}
 	var rsBuf readStatus
-	// determined is false for a partition whose reader the metric ids do
-	// not tell: its offsets may be another subtask's, frozen.
-	cell := func(st flink.KafkaPartitionState, determined bool) PartitionCell {
+	var partBuf kafka.Partition
+	// fill writes the cell of st into c (in place: a cell is large, and a
+	// source may read ten thousand partitions). determined is false for a
+	// partition whose reader the metric ids do not tell: its offsets may
+	// be another subtask's, frozen.
+	fill := func(c *PartitionCell, st flink.KafkaPartitionState, determined bool) {
 		to := topicFor(st.Topic)
 		topic := to.topic
-		c := PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
+		*c = PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
 			End: -1, Lag: -1, Rate: -1, Predicted: -1, LagKind: kafka.TimeLagUnknown.String(), TimeToRetentionSeconds: -1}
 		var rs *readStatus
 		if to.reads != nil {
@@ -219,14 +222,15 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 			rsBuf = r
 			rs = &rsBuf
 		}
-		var p kafka.Partition
-		var ok bool
+		var p *kafka.Partition
 		if to.ti != nil {
-			p, ok = to.ti.part(st.Partition)
-		} else {
-			p, ok = parts[topicPart{topic, st.Partition}]
+			p = to.ti.part(st.Partition)
+		} else if kp, ok := parts[topicPart{topic, st.Partition}]; ok {
+			partBuf = kp
+			p = &partBuf
 		}
-		if ok && knownEnd(p) {
+		ok := p != nil
+		if ok && knownEnd(*p) {
 			c.End = p.End
 			if p.RateOK {
 				c.Rate = p.Rate
@@ -253,6 +257,10 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 				c.TimeToRetentionSeconds = timeToRetention(c.LagSeconds, c.LagKind, c.Reading, c.RetentionSeconds)
 			}
 		}
+	}
+	cell := func(st flink.KafkaPartitionState, determined bool) PartitionCell {
+		var c PartitionCell
+		fill(&c, st, determined)
 		return c
 	}
 	// A partition whose reader the metric ids do not determine is shown
@@ -296,7 +304,9 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 	}
 	for _, i := range owned {
 		st := v.Kafka.States[i]
-		vv.Subtasks[st.Subtask].Partitions = append(vv.Subtasks[st.Subtask].Partitions, cell(st, true))
+		row := &vv.Subtasks[st.Subtask].Partitions
+		*row = append(*row, PartitionCell{})
+		fill(&(*row)[len(*row)-1], st, true)
 	}
 	// While Flink withholds reader metrics of the source, a partition no
 	// listed id with a value names has no observed reader at all.
