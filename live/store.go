@@ -547,7 +547,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	if snap == nil {
 		return
 	}
-	snap = sanitizeFlink(snap)
+	snap = shareTopicNames(sanitizeFlink(snap))
 	s.mu.Lock()
 	s.notePoll(snap)
 	snap = s.keepLastRuns(snap)

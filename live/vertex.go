@@ -826,7 +826,7 @@ func sumRow(r *SubtaskRow, q VertexQuery) {
 		r.Lag, r.Rate = 0, 0
 	}
 	sort.Slice(r.Partitions, func(a, b int) bool {
-		pa, pb := r.Partitions[a], r.Partitions[b]
+		pa, pb := &r.Partitions[a], &r.Partitions[b]
 		if pa.Topic != pb.Topic {
 			return pa.Topic < pb.Topic
 		}
