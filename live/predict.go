@@ -727,19 +727,25 @@ func placeUndetermined(vv *VertexView, owners map[assign.TopicPartition]int, q V
 	from := map[int]bool{}
 	for i := range vv.Subtasks {
 		r := &vv.Subtasks[i]
-		keep := r.Partitions[:0]
-		for _, c := range r.Partitions {
+		// The kept cells close up in place; a row that loses none is not
+		// written at all.
+		n := 0
+		for k := range r.Partitions {
+			c := &r.Partitions[k]
 			if c.OwnerUndetermined {
 				o, ok := owners[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}]
 				if ok && o != r.Subtask && (c.Candidates == nil || slices.Contains(c.Candidates, o)) && o >= 0 && o < len(vv.Subtasks) {
-					moves = append(moves, move{c, o})
+					moves = append(moves, move{*c, o})
 					from[i] = true
 					continue
 				}
 			}
-			keep = append(keep, c)
+			if n != k {
+				r.Partitions[n] = *c
+			}
+			n++
 		}
-		r.Partitions = keep
+		r.Partitions = r.Partitions[:n]
 	}
 	for _, m := range moves {
 		vv.Subtasks[m.to].Partitions = append(vv.Subtasks[m.to].Partitions, m.c)
