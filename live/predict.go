@@ -612,15 +612,26 @@ func (s *Store) partitionGaps(vv *VertexView, v *flink.VertexSnapshot) (missing,
 	if ks == nil || v.Kafka == nil {
 		return 0, 0
 	}
-	shown := map[assign.TopicPartition]bool{}
+	shown := map[string]*partSet{}
+	setOf := ""
+	var set *partSet
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
-			shown[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}] = true
+			if set == nil || c.Topic != setOf {
+				if set = shown[c.Topic]; set == nil {
+					set = &partSet{}
+					shown[c.Topic] = set
+				}
+				setOf = c.Topic
+			}
+			set.add(c.Partition)
 		}
 	}
 	topics := map[string]bool{}
+	idTopic, started := "", false
 	for _, st := range v.Kafka.States {
-		if st.Cluster == "" {
+		if st.Cluster == "" && (!started || st.Topic != idTopic) {
+			idTopic, started = st.Topic, true
 			topics[s.resolve(vv.Cluster, st.Topic)] = true
 		}
 	}
@@ -628,8 +639,9 @@ func (s *Store) partitionGaps(vv *VertexView, v *flink.VertexSnapshot) (missing,
 		if !topics[t.Name] {
 			continue
 		}
+		set := shown[t.Name]
 		for _, p := range t.Partitions {
-			if !shown[assign.TopicPartition{Topic: t.Name, Partition: p.Partition}] {
+			if !set.has(p.Partition) {
 				missing++
 			}
 		}
@@ -685,7 +697,11 @@ func quoteList(m map[string]bool) string {
 }
 
 func ownerMap(a assign.Assignment) map[assign.TopicPartition]int {
-	out := map[assign.TopicPartition]int{}
+	n := 0
+	for _, tps := range a.Subtasks {
+		n += len(tps)
+	}
+	out := make(map[assign.TopicPartition]int, n)
 	for st, tps := range a.Subtasks {
 		for _, tp := range tps {
 			out[tp] = st
@@ -732,8 +748,11 @@ func jobNotes(notes []string, l *lineage, fromURL bool) []string {
 // movedTo is the row of n an undetermined cell shown in row moves to: the
 // model's subtask when that may read it.
 func movedTo(c *PartitionCell, row int, owners map[assign.TopicPartition]int, n int) (int, bool) {
+	if !c.OwnerUndetermined {
+		return 0, false
+	}
 	o, ok := owners[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}]
-	if c.OwnerUndetermined && ok && o != row && (c.Candidates == nil || slices.Contains(c.Candidates, o)) && o >= 0 && o < n {
+	if ok && o != row && (c.Candidates == nil || slices.Contains(c.Candidates, o)) && o >= 0 && o < n {
 		return o, true
 	}
 	return 0, false
@@ -750,16 +769,22 @@ func placeUndetermined(vv *VertexView, owners map[assign.TopicPartition]int, q V
 	from := map[int]bool{}
 	for i := range vv.Subtasks {
 		r := &vv.Subtasks[i]
-		keep := r.Partitions[:0]
-		for _, c := range r.Partitions {
-			if o, ok := movedTo(&c, r.Subtask, owners, len(vv.Subtasks)); ok {
-				moves = append(moves, move{c, o})
+		// The kept cells close up in place; a row that loses none is not
+		// written at all.
+		n := 0
+		for k := range r.Partitions {
+			c := &r.Partitions[k]
+			if o, ok := movedTo(c, r.Subtask, owners, len(vv.Subtasks)); ok {
+				moves = append(moves, move{*c, o})
 				from[i] = true
 				continue
 			}
-			keep = append(keep, c)
+			if n != k {
+				r.Partitions[n] = *c
+			}
+			n++
 		}
-		r.Partitions = keep
+		r.Partitions = r.Partitions[:n]
 	}
 	for _, m := range moves {
 		vv.Subtasks[m.to].Partitions = append(vv.Subtasks[m.to].Partitions, m.c)

@@ -631,7 +631,52 @@ func (s *Store) publishSource(key vertexKey, sr *sourceReads) {
 	for tp, t := range sr.tracks {
 		m[tp] = t.status()
 	}
-	s.srcStatus[key] = sourceStatus{cluster: sr.cluster, parts: m}
+	s.srcStatus[key] = sourceStatus{cluster: sr.cluster, parts: m, byTopic: indexReads(m)}
+}
+
+// topicReads is one topic's part of a source's published status, indexed
+// by partition number: a view of many partitions finds each one's status
+// without hashing its topic name. Never changed once published.
+type topicReads struct {
+	st  []readStatus
+	has []bool
+}
+
+// get returns partition p's status, nil when the source tracks no reader
+// of it.
+func (tr *topicReads) get(p int32) *readStatus {
+	if p < 0 || int(p) >= len(tr.has) || !tr.has[p] {
+		return nil
+	}
+	return &tr.st[p]
+}
+
+// indexReads indexes a source's published status by topic and partition
+// number. A topic whose partition numbers are negative or far sparser
+// than its tracks (an answer no broker gives) is left out: views find its
+// partitions in the map.
+func indexReads(m map[topicPart]readStatus) map[string]*topicReads {
+	size, count, sparse := map[string]int{}, map[string]int{}, map[string]bool{}
+	for tp := range m {
+		if tp.partition < 0 {
+			sparse[tp.topic] = true
+			continue
+		}
+		size[tp.topic] = max(size[tp.topic], int(tp.partition)+1)
+		count[tp.topic]++
+	}
+	out := make(map[string]*topicReads, len(size))
+	for t, n := range size {
+		if !sparse[t] && n <= 2*count[t]+64 {
+			out[t] = &topicReads{st: make([]readStatus, n), has: make([]bool, n)}
+		}
+	}
+	for tp, rs := range m {
+		if tr := out[tp.topic]; tr != nil {
+			tr.st[tp.partition], tr.has[tp.partition] = rs, true
+		}
+	}
+	return out
 }
 
 // sourceStatus is the published status of a source's tracks; its map is
@@ -639,6 +684,8 @@ func (s *Store) publishSource(key vertexKey, sr *sourceReads) {
 type sourceStatus struct {
 	cluster string
 	parts   map[topicPart]readStatus
+	// byTopic is parts again by topic and partition number (indexReads).
+	byTopic map[string]*topicReads
 }
 
 // trackSourceStarts applies the loss rule to the latest positions of every

@@ -294,3 +294,50 @@ func escapeKafka(snap *kafka.Snapshot) *kafka.Snapshot {
 	}
 	return &out
 }
+
+// shareTopicNames returns snap, or a copy of it in which the reader states
+// of each Kafka source name a topic with one string per name. Flink's
+// metric ids give every state its own copy of the name; a view of ten
+// thousand partitions compares and hashes them many times over, and one
+// shared string is read from cache where ten thousand are not. snap itself
+// is never modified.
+func shareTopicNames(snap *flink.Snapshot) *flink.Snapshot {
+	need := false
+	for ji := range snap.Jobs {
+		for vi := range snap.Jobs[ji].Vertices {
+			if k := snap.Jobs[ji].Vertices[vi].Kafka; k != nil && len(k.States) > 1 {
+				need = true
+			}
+		}
+	}
+	if !need {
+		return snap
+	}
+	out := *snap
+	out.Jobs = slices.Clone(snap.Jobs)
+	names := map[string]string{}
+	for ji := range out.Jobs {
+		j := &out.Jobs[ji]
+		j.Vertices = slices.Clone(j.Vertices)
+		for vi := range j.Vertices {
+			v := &j.Vertices[vi]
+			if v.Kafka == nil {
+				continue
+			}
+			k := *v.Kafka
+			k.States = slices.Clone(k.States)
+			for i := range k.States {
+				st := &k.States[i]
+				if i > 0 && st.Topic == k.States[i-1].Topic {
+					st.Topic = k.States[i-1].Topic
+				} else if n, ok := names[st.Topic]; ok {
+					st.Topic = n
+				} else {
+					names[st.Topic] = st.Topic
+				}
+			}
+			v.Kafka = &k
+		}
+	}
+	return &out
+}

@@ -34,6 +34,7 @@ func (s *Store) snapshot() *Store {
 		flink:    maps.Clone(s.flink),
 		tables:   maps.Clone(s.tables),
 		parts:    maps.Clone(s.parts),
+		topicIdx: maps.Clone(s.topicIdx),
 		topics:   maps.Clone(s.topics),
 		owners:   maps.Clone(s.owners),
 		good:     maps.Clone(s.good),

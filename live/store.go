@@ -118,7 +118,11 @@ type Store struct {
 	// derived once per snapshot, not per view.
 	parts  map[string]map[topicPart]kafka.Partition
 	topics map[string]map[string]string
-	owners map[vertexKey]observedOwners
+	// topicIdx is parts and tables again, by cluster and topic, indexed by
+	// partition number: a view of many partitions finds each partition's
+	// figures without hashing its topic name (topicIndex).
+	topicIdx map[string]map[string]*topicIndex
+	owners   map[vertexKey]observedOwners
 	// seen holds the partitions each Kafka source vertex (endpoint, job
 	// id, vertex id) has listed in its metric ids so far: after a
 	// scale-down Flink drops the old subtasks' ids before the new readers
@@ -192,6 +196,7 @@ func New(opts Options) *Store {
 		lineage:  map[vertexKey]*lineage{},
 		sparks:   map[vertexKey]*spark{},
 		parts:    map[string]map[topicPart]kafka.Partition{},
+		topicIdx: map[string]map[string]*topicIndex{},
 		topics:   map[string]map[string]string{},
 		owners:   map[vertexKey]observedOwners{},
 		seen:     map[vertexKey]map[flink.KafkaPartition]bool{},
@@ -266,6 +271,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 			tt.Add(snap.CollectedAt, p.End)
 		}
 	}
+	s.topicIdx[snap.Cluster] = s.indexTopics(snap)
 	s.trackGroups(snap)
 	s.remarkWithheld()
 	s.confirmPartitions(snap)
@@ -488,15 +494,24 @@ func (s *Store) unknownPartitions(endpoint string) map[string][]assign.TopicPart
 // metadata does not have (a topic it lacks, or a partition beyond its
 // count), sorted and once each. Called with s.mu held or on a snapshot.
 func (s *Store) unknownOf(cluster string, v *flink.VertexSnapshot) []assign.TopicPartition {
-	parts := s.parts[cluster]
 	seen := map[assign.TopicPartition]bool{}
 	var out []assign.TopicPartition
+	parts, idx := s.parts[cluster], s.topicIdx[cluster]
+	idTopic, t, started := "", "", false
+	var ti *topicIndex
 	for _, st := range v.Kafka.States {
 		if st.Cluster != "" {
 			continue // DynamicKafkaSource: its clusters are not this one
 		}
-		t := s.resolve(cluster, st.Topic)
-		if _, ok := parts[topicPart{t, st.Partition}]; ok {
+		if !started || st.Topic != idTopic {
+			idTopic, t, started = st.Topic, s.resolve(cluster, st.Topic), true
+			ti = idx[t]
+		}
+		if ti != nil {
+			if ti.part(st.Partition) != nil {
+				continue
+			}
+		} else if _, ok := parts[topicPart{t, st.Partition}]; ok {
 			continue
 		}
 		tp := assign.TopicPartition{Topic: t, Partition: st.Partition}
@@ -532,7 +547,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	if snap == nil {
 		return
 	}
-	snap = sanitizeFlink(snap)
+	snap = shareTopicNames(sanitizeFlink(snap))
 	s.mu.Lock()
 	s.notePoll(snap)
 	snap = s.keepLastRuns(snap)
@@ -852,9 +867,17 @@ func (s *Store) observedTopics(cluster string, v *flink.VertexSnapshot) []assign
 		return nil // no reader id listed: no topic known from them
 	}
 	counts := map[string]int{}
-	for _, st := range v.Kafka.States {
-		t := s.resolve(cluster, st.Topic)
-		counts[t] = max(counts[t], int(st.Partition)+1)
+	// The states list a topic's partitions together: each run of one
+	// topic is resolved and counted once.
+	states := v.Kafka.States
+	for i := 0; i < len(states); {
+		hi, k := states[i].Partition, i+1
+		for ; k < len(states) && states[k].Topic == states[i].Topic; k++ {
+			hi = max(hi, states[k].Partition)
+		}
+		t := s.resolve(cluster, states[i].Topic)
+		counts[t] = max(counts[t], int(hi)+1)
+		i = k
 	}
 	return withMetadataCounts(s.kafka[cluster], counts)
 }

@@ -142,15 +142,17 @@ type sourceCellSet struct {
 // offsets, lag, lag in time, the reading and the time to retention.
 func (s *Store) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, n int, now time.Time) sourceCellSet {
 	rows := make([][]PartitionCell, n)
+	var kafkaAge *Age
 	cluster := s.clusterFor(fs.Endpoint, v)
 	ks := s.kafka[cluster]
-	var kafkaAge *Age
 	if ks != nil {
 		// The offsets are as old as the oldest of the vertex's partitions.
 		at, stale := ks.CollectedAt, false
 		idTopics := map[string]bool{}
-		for _, st := range v.Kafka.States {
-			idTopics[st.Topic] = true
+		for i, st := range v.Kafka.States {
+			if i == 0 || st.Topic != v.Kafka.States[i-1].Topic {
+				idTopics[st.Topic] = true
+			}
 		}
 		for _, t := range ks.Topics {
 			if !idTopics[t.Name] && !idTopics[flink.SanitizeMetricName(t.Name)] {
@@ -177,6 +179,7 @@ func (s *Store) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.V
 		}
 	}
 	parts := s.parts[cluster]
+	idx := s.topicIdx[cluster]
 	oo, ok := s.owners[vertexKey{fs.Endpoint, j.ID, v.ID}]
 	if !ok {
 		oo = ownersOf(v.Kafka, nil)
@@ -185,29 +188,80 @@ func (s *Store) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.V
 	// The readers' status is the source's, by name, while it reads this
 	// cluster.
 	var reads map[topicPart]readStatus
+	var readsBy map[string]*topicReads
 	if ss, ok := s.srcStatus[vertexKey{fs.Endpoint, j.Name, v.Name}]; ok && ss.cluster == cluster {
-		reads = ss.parts
+		reads, readsBy = ss.parts, ss.byTopic
 	}
-	// determined is false for a partition whose reader the metric ids do
-	// not tell: its offsets may be another subtask's, frozen.
-	cell := func(st flink.KafkaPartitionState, determined bool) PartitionCell {
-		topic := s.resolve(cluster, st.Topic)
-		topicSet[topic] = true
-		c := PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
+	// What is the same for every partition of a topic is found once per
+	// topic named in the metric ids; the states list a topic's partitions
+	// together, so the last one found is nearly always the one asked for.
+	type topicOf struct {
+		topic     string
+		ti        *topicIndex
+		reads     *topicReads
+		retention float64
+		retOK     bool
+	}
+	byID := map[string]*topicOf{}
+	var last *topicOf
+	lastID := ""
+	topicFor := func(idTopic string) *topicOf {
+		if last != nil && idTopic == lastID {
+			return last
+		}
+		to, ok := byID[idTopic]
+		if !ok {
+			topic := s.resolve(cluster, idTopic)
+			topicSet[topic] = true
+			to = &topicOf{topic: topic, ti: idx[topic], reads: readsBy[topic]}
+			if d, ok := retention[topic].Duration(); ok {
+				to.retention, to.retOK = d.Seconds(), true
+			}
+			byID[idTopic] = to
+		}
+		last, lastID = to, idTopic
+		return to
+	}
+	var rsBuf readStatus
+	var partBuf kafka.Partition
+	// fill writes the cell of st into c (in place: a cell is large, and a
+	// source may read ten thousand partitions). determined is false for a
+	// partition whose reader the metric ids do not tell: its offsets may
+	// be another subtask's, frozen.
+	fill := func(c *PartitionCell, st flink.KafkaPartitionState, determined bool) {
+		to := topicFor(st.Topic)
+		topic := to.topic
+		*c = PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
 			End: -1, Lag: -1, Rate: -1, Predicted: -1, LagKind: kafka.TimeLagUnknown.String(), TimeToRetentionSeconds: -1}
 		var rs *readStatus
-		if r, ok := reads[topicPart{topic, st.Partition}]; ok {
-			rs = &r
+		if to.reads != nil {
+			rs = to.reads.get(st.Partition)
+		} else if r, ok := reads[topicPart{topic, st.Partition}]; ok {
+			rsBuf = r
+			rs = &rsBuf
 		}
-		p, ok := parts[topicPart{topic, st.Partition}]
-		if ok && knownEnd(p) {
+		var p *kafka.Partition
+		if to.ti != nil {
+			p = to.ti.part(st.Partition)
+		} else if kp, ok := parts[topicPart{topic, st.Partition}]; ok {
+			partBuf = kp
+			p = &partBuf
+		}
+		ok := p != nil
+		if ok && knownEnd(*p) {
 			c.End = p.End
 			if p.RateOK {
 				c.Rate = p.Rate
 			}
 			if st.CurrentOffset >= 0 {
 				c.Lag = max(0, p.End-(st.CurrentOffset+1))
-				sec, kind := rs.lagSeconds(s.tables[tpKey{cluster, topic, st.Partition}], st.CurrentOffset+1, now)
+				var tt *kafka.TimeTable
+				if to.ti != nil {
+					tt = to.ti.table(st.Partition)
+				} else {
+					tt = s.tables[tpKey{cluster, topic, st.Partition}]
+				}
+				sec, kind := rs.lagSeconds(tt, st.CurrentOffset+1, now)
 				c.LagSeconds, c.LagKind = sec, kind.String()
 			}
 		}
@@ -215,12 +269,16 @@ func (s *Store) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.V
 			(v.Subtasks[st.Subtask].Status == "RUNNING" || v.Subtasks[st.Subtask].Status == "")
 		fresh := determined && !v.Stale && ok && !p.Stale
 		c.Reading = reading(rs, c.Lag, running, fresh, now)
-		if d, ok := retention[topic].Duration(); ok {
-			c.RetentionSeconds = d.Seconds()
+		if to.retOK {
+			c.RetentionSeconds = to.retention
 			if fresh && running {
 				c.TimeToRetentionSeconds = timeToRetention(c.LagSeconds, c.LagKind, c.Reading, c.RetentionSeconds)
 			}
 		}
+	}
+	cell := func(st flink.KafkaPartitionState, determined bool) PartitionCell {
+		var c PartitionCell
+		fill(&c, st, determined)
 		return c
 	}
 	// A partition whose reader the metric ids do not determine is shown
@@ -229,23 +287,44 @@ func (s *Store) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.V
 	// offsets listed for it: a new reader shows -1 until its first record,
 	// so the highest is the closest to the real position.
 	undetermined := map[flink.KafkaPartition]flink.KafkaPartitionState{}
-	for _, st := range v.Kafka.States {
-		if cand, ok := oo.candidates[st.KafkaPartition]; ok {
-			if cand != nil && !slices.Contains(cand, st.Subtask) {
+	// The determined cells are counted per subtask first, so that each
+	// row's cells are cut from one array made once.
+	owned := make([]int, 0, len(v.Kafka.States))
+	perRow := make([]int, n)
+	for i, st := range v.Kafka.States {
+		if len(oo.candidates) > 0 {
+			if cand, ok := oo.candidates[st.KafkaPartition]; ok {
+				if cand != nil && !slices.Contains(cand, st.Subtask) {
+					continue
+				}
+				if b, seen := undetermined[st.KafkaPartition]; !seen || st.CurrentOffset > b.CurrentOffset ||
+					(st.CurrentOffset == b.CurrentOffset && st.CommittedOffset > b.CommittedOffset) {
+					undetermined[st.KafkaPartition] = st
+				}
 				continue
 			}
-			if b, seen := undetermined[st.KafkaPartition]; !seen || st.CurrentOffset > b.CurrentOffset ||
-				(st.CurrentOffset == b.CurrentOffset && st.CommittedOffset > b.CommittedOffset) {
-				undetermined[st.KafkaPartition] = st
-			}
-			continue
 		}
 		if o, ok := oo.owner[st.KafkaPartition]; !ok || o != st.Subtask {
 			continue
 		}
 		if st.Subtask >= 0 && st.Subtask < n {
-			rows[st.Subtask] = append(rows[st.Subtask], cell(st, true))
+			owned = append(owned, i)
+			perRow[st.Subtask]++
 		}
+	}
+	cells := make([]PartitionCell, 0, len(owned))
+	for r, n := range perRow {
+		row := &rows[r]
+		if n > 0 && len(*row) == 0 {
+			*row = cells[len(cells) : len(cells) : len(cells)+n]
+			cells = cells[:len(cells)+n]
+		}
+	}
+	for _, i := range owned {
+		st := v.Kafka.States[i]
+		row := &rows[st.Subtask]
+		*row = append(*row, PartitionCell{})
+		fill(&(*row)[len(*row)-1], st, true)
 	}
 	// While Flink withholds reader metrics of the source, a partition no
 	// listed id with a value names has no observed reader at all.
@@ -295,16 +374,13 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 			vv.Retention = append(vv.Retention, tr)
 		}
 	}
-	labels := topicLabels(vv.Topics)
+	labelCells(vv, topicLabels(vv.Topics))
+	n := 0
 	for i := range vv.Subtasks {
-		r := &vv.Subtasks[i]
-		for k := range r.Partitions {
-			c := &r.Partitions[k]
-			c.Label = labels[c.Topic] + strconv.Itoa(int(c.Partition))
-		}
-		sumRow(r, q)
+		sumRow(&vv.Subtasks[i], q)
+		n += len(vv.Subtasks[i].Partitions)
 	}
-	var readings []Reading
+	readings := make([]Reading, 0, n)
 	for _, r := range vv.Subtasks {
 		vv.RecordsLost += r.RecordsLost
 		for _, c := range r.Partitions {
@@ -320,6 +396,33 @@ func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnaps
 		for k := range vv.Subtasks[i].Partitions {
 			c := &vv.Subtasks[i].Partitions[k]
 			c.Level = level(vv, c)
+		}
+	}
+}
+
+// labelCells names each cell by its topic's label and its partition
+// number. The labels are cut from one string made once, not made one by
+// one: a source may read ten thousand partitions.
+func labelCells(vv *VertexView, labels map[string]string) {
+	n := 0
+	for _, r := range vv.Subtasks {
+		n += len(r.Partitions)
+	}
+	buf := make([]byte, 0, 8*n)
+	ends := make([]int, 0, n)
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			buf = append(buf, labels[c.Topic]...)
+			buf = strconv.AppendInt(buf, int64(c.Partition), 10)
+			ends = append(ends, len(buf))
+		}
+	}
+	all, k, from := string(buf), 0, 0
+	for i := range vv.Subtasks {
+		for j := range vv.Subtasks[i].Partitions {
+			vv.Subtasks[i].Partitions[j].Label = all[from:ends[k]]
+			from = ends[k]
+			k++
 		}
 	}
 }
@@ -412,8 +515,8 @@ func (s *Store) group(ks *kafka.Snapshot, endpoint string, j *flink.JobSnapshot,
 			return &GroupLink{Name: l.Group, How: "from configuration"}
 		}
 	}
-	if ks == nil {
-		return nil
+	if ks == nil || len(ks.Groups) == 0 {
+		return nil // no group to match the commits against
 	}
 	type key struct {
 		topic     string
@@ -753,7 +856,7 @@ func sumRow(r *SubtaskRow, q VertexQuery) {
 		r.Lag, r.Rate = 0, 0
 	}
 	sort.Slice(r.Partitions, func(a, b int) bool {
-		pa, pb := r.Partitions[a], r.Partitions[b]
+		pa, pb := &r.Partitions[a], &r.Partitions[b]
 		if pa.Topic != pb.Topic {
 			return pa.Topic < pb.Topic
 		}

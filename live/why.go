@@ -586,9 +586,19 @@ type sourceExplainer struct {
 
 func newSourceExplainer(vv *VertexView) *sourceExplainer {
 	p := vv.Parallelism
+	n := 0
+	for _, r := range vv.Subtasks {
+		n += len(r.Partitions)
+	}
 	e := &sourceExplainer{vv: vv, p: p, cells: make([][]PartitionCell, p), load: make([]float64, p), maybe: make([]bool, p), model: PlannerModelOf(vv),
-		rates: map[assign.TopicPartition]float64{}}
+		rates: make(map[assign.TopicPartition]float64, n)}
 	for i, r := range vv.Subtasks {
+		// A row without an undetermined cell is shared, not copied: the
+		// explainer only reads its cells (hotLine sorts a copy).
+		shared := !slices.ContainsFunc(r.Partitions, func(c PartitionCell) bool { return c.OwnerUndetermined })
+		if shared && len(r.Partitions) > 0 {
+			e.cells[i] = r.Partitions
+		}
 		for _, c := range r.Partitions {
 			e.nCells++
 			if c.Rate < 0 {
@@ -615,7 +625,9 @@ func newSourceExplainer(vv *VertexView) *sourceExplainer {
 				}
 				continue
 			}
-			e.cells[i] = append(e.cells[i], c)
+			if !shared {
+				e.cells[i] = append(e.cells[i], c)
+			}
 			e.load[i] += max(c.Rate, 0)
 		}
 	}
