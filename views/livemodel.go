@@ -133,7 +133,7 @@ func (u Update) Keys() []string {
 }
 
 // MarshalJSON writes the update as the page script reads it:
-// {"shape":…,"stale":…,"t":{key:text},"c":{key:[level,text,state,title]},
+// {"shape":…,"stale":…,"t":{key:text},"c":{"st":[states],"ti":[titles],"v":[level,text,state,title,…]},
 // "m":{key:value},"ages":{key:ms},"spark":{key:[[samples],max,label]}}, empty parts left
 // out but "t".
 func (u Update) MarshalJSON() ([]byte, error) {
@@ -144,17 +144,7 @@ func (u Update) MarshalJSON() ([]byte, error) {
 	b = strconv.AppendBool(b, u.Stale)
 	var err error
 	b = appendPart(b, "t", u.T, true, func(b []byte, v string) []byte { return appendString(b, v) })
-	b = appendPart(b, "c", u.C, false, func(b []byte, c LiveCell) []byte {
-		b = append(b, '[')
-		b = strconv.AppendInt(b, int64(c.Level), 10)
-		b = append(b, ',')
-		b = appendString(b, c.Text)
-		b = append(b, ',')
-		b = appendString(b, c.State)
-		b = append(b, ',')
-		b = appendString(b, c.Title)
-		return append(b, ']')
-	})
+	b = appendCells(b, u.C)
 	b = appendPart(b, "m", u.M, false, func(b []byte, v string) []byte { return appendString(b, v) })
 	b = appendPart(b, "ages", u.Ages, false, func(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) })
 	b = appendPart(b, "spark", u.Spark, false, func(b []byte, s Spark) []byte {
@@ -171,6 +161,62 @@ func (u Update) MarshalJSON() ([]byte, error) {
 		return append(b, ']')
 	})
 	return append(b, '}'), err
+}
+
+// appendCells appends the partition cells as
+// "c":{"st":[states],"ti":[titles],"v":[…]}: each distinct state class
+// and reading once, then four values per cell in the page's order (its
+// level, its text, and the indexes of its state and reading). Cells are
+// thousands and their keys, states and readings repeat; the page finds a
+// cell by its index among its cell elements, which follow the same order.
+func appendCells(b []byte, cs []Entry[LiveCell]) []byte {
+	if len(cs) == 0 {
+		return b
+	}
+	states, titles := map[string]int{}, map[string]int{}
+	var stateList, titleList []string
+	index := func(m map[string]int, list *[]string, s string) int {
+		i, ok := m[s]
+		if !ok {
+			i = len(*list)
+			m[s] = i
+			*list = append(*list, s)
+		}
+		return i
+	}
+	v := make([]byte, 0, 16*len(cs))
+	for i, e := range cs {
+		if i > 0 {
+			v = append(v, ',')
+		}
+		c := e.Value
+		v = strconv.AppendInt(v, int64(c.Level), 10)
+		v = append(v, ',')
+		v = appendString(v, c.Text)
+		v = append(v, ',')
+		v = strconv.AppendInt(v, int64(index(states, &stateList, c.State)), 10)
+		v = append(v, ',')
+		v = strconv.AppendInt(v, int64(index(titles, &titleList, c.Title)), 10)
+	}
+	b = append(b, `,"c":{"st":`...)
+	b = appendStrings(b, stateList)
+	b = append(b, `,"ti":`...)
+	b = appendStrings(b, titleList)
+	b = append(b, `,"v":[`...)
+	b = append(b, v...)
+	return append(b, "]}"...)
+}
+
+// appendStrings appends ss as a JSON array of strings.
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
 }
 
 func appendPart[V any](b []byte, name string, es []Entry[V], always bool, value func([]byte, V) []byte) []byte {

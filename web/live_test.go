@@ -165,6 +165,17 @@ func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u views.Update)
 			t.Errorf("copy of %s repeats no text of the update", k)
 		}
 	}
+	// The page script finds the update's cells by their index among the
+	// page's cell elements ([data-live][data-st]): both follow one order.
+	var cellKeys []string
+	doc.Find("[data-live][data-st]").Each(func(_ int, s *goquery.Selection) { cellKeys = append(cellKeys, s.AttrOr("data-live", "")) })
+	var updateCells []string
+	for _, e := range u.C {
+		updateCells = append(updateCells, e.Key)
+	}
+	if !slices.Equal(cellKeys, updateCells) {
+		t.Errorf("the page's cells in order %v, the update's %v", cellKeys, updateCells)
+	}
 	keys := u.Keys()
 	if len(keys) != len(onPage) {
 		t.Errorf("page has %d live elements, update %d", len(onPage), len(keys))

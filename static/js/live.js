@@ -1,7 +1,8 @@
 // Live pages: subscribe to the page's view over the websocket and update
 // its figures in place. An update (views.Update on the server) maps the
-// data-live keys of the page's elements to texts (t), partition cells
-// (c: colour level, text, state class and title), meter values (m), data times (ages) and sparkline samples (spark); the
+// data-live keys of the page's elements to texts (t), and carries the
+// partition cells by their index in the page (c: colour level, text, state
+// class and title, the states and titles named once), meter values (m), data times (ages) and sparkline samples (spark); the
 // server renders the page and builds the update from one model, so every
 // key names one element. Text is set with textContent and levels as
 // attributes; nothing is parsed as HTML. When the layout changes (another
@@ -30,6 +31,9 @@ export function startLive(root) {
   const base = document.body.dataset.base || "";
   const topic = root.getAttribute(ids.liveTopic);
   let byKey = null;
+  // cells are the page's partition cells in its order, which the
+  // update's cells follow.
+  let cells = [];
   let ws = null;
   let retry = 500;
   let refetching = false;
@@ -44,6 +48,7 @@ export function startLive(root) {
       if (!byKey.has(k)) byKey.set(k, []);
       byKey.get(k).push(el);
     }
+    cells = [...root.querySelectorAll(`[${ids.live}][data-st]`)];
   };
 
   const setState = (state) => {
@@ -62,6 +67,43 @@ export function startLive(root) {
     return true;
   };
 
+  // applyCells sets each cell's colour level, text, state class and
+  // reading from c = {st: [states], ti: [readings], v: [level, text,
+  // state index, reading index, …]}, four values per cell in the page's
+  // order; it reports false when the update has another number of cells
+  // than the page.
+  const applyCells = (c) => {
+    if (!c) return true;
+    const v = Array.isArray(c.v) ? c.v : [];
+    const states = Array.isArray(c.st) ? c.st : [];
+    const titles = Array.isArray(c.ti) ? c.ti : [];
+    if (v.length !== 4 * cells.length) return false;
+    for (let n = 0; n < cells.length; n++) {
+      const el = cells[n];
+      const s = String(v[4 * n]);
+      const text = String(v[4 * n + 1]);
+      const state = String(states[v[4 * n + 2]] ?? "");
+      const title = String(titles[v[4 * n + 3]] ?? "");
+      if (el.dataset.l !== s) el.dataset.l = s;
+      const i = el.querySelector("i");
+      if (i && i.textContent !== text) i.textContent = text;
+      // The state is one class of the cell, named in its data-st.
+      const was = el.dataset.st || "";
+      if (was !== state) {
+        if (was) el.classList.remove(was);
+        if (state) el.classList.add(state);
+        el.dataset.st = state;
+      }
+      // The reading is the figure's title; without one the cell's own
+      // (static) title shows.
+      if (i && (i.getAttribute("title") || "") !== title) {
+        if (title) i.setAttribute("title", title);
+        else i.removeAttribute("title");
+      }
+    }
+    return true;
+  };
+
   const apply = (u) => {
     if (!byKey) collect();
     if (u.shape !== lastShape) {
@@ -72,25 +114,7 @@ export function startLive(root) {
       each(u.t, (el, v) => {
         if (el.textContent !== v) el.textContent = v;
       }) &&
-      each(u.c, (el, [level, text, state = "", title = ""]) => {
-        const s = String(level);
-        if (el.dataset.l !== s) el.dataset.l = s;
-        const i = el.querySelector("i");
-        if (i && i.textContent !== text) i.textContent = text;
-        // The state is one class of the cell, named in its data-st.
-        const was = el.dataset.st || "";
-        if (was !== state) {
-          if (was) el.classList.remove(was);
-          if (state) el.classList.add(state);
-          el.dataset.st = state;
-        }
-        // The reading is the figure's title; without one the cell's own
-        // (static) title shows.
-        if (i && (i.getAttribute("title") || "") !== title) {
-          if (title) i.setAttribute("title", title);
-          else i.removeAttribute("title");
-        }
-      }) &&
+      applyCells(u.c) &&
       each(u.m, (el, v) => {
         el.value = Number(v);
       }) &&
