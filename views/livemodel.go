@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -103,6 +104,13 @@ type Update struct {
 	M     []Entry[string]
 	Ages  []Entry[int64]
 	Spark []Entry[Spark]
+	// SparkAppend makes Spark's samples the ones to append after the
+	// sample of time SparkAfter (Unix seconds, on the axis of times), then
+	// keeping the last SparkKeep of each sparkline; a page whose last
+	// time is another asks for the whole series (see SparkAppends).
+	SparkAppend bool
+	SparkAfter  float64
+	SparkKeep   int
 }
 
 // Entry is one keyed value of an update.
@@ -147,6 +155,12 @@ func (u Update) MarshalJSON() ([]byte, error) {
 	b = appendCells(b, u.C)
 	b = appendPart(b, "m", u.M, false, func(b []byte, v string) []byte { return appendString(b, v) })
 	b = appendPart(b, "ages", u.Ages, false, func(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) })
+	if u.SparkAppend && len(u.Spark) > 0 {
+		b = append(b, `,"after":`...)
+		b = strconv.AppendFloat(b, u.SparkAfter, 'f', -1, 64)
+		b = append(b, `,"keep":`...)
+		b = strconv.AppendInt(b, int64(u.SparkKeep), 10)
+	}
 	b = appendPart(b, "spark", u.Spark, false, func(b []byte, s Spark) []byte {
 		j, e := json.Marshal(s.Values)
 		if e != nil && err == nil {
@@ -375,4 +389,48 @@ func UpdateOf(p LivePage) (Update, error) {
 		seen[k] = struct{}{}
 	}
 	return u, nil
+}
+
+// SparkAppends returns cur as an update to apply after prev: its
+// sparklines carry only the samples newer than prev's, to append after
+// prev's last sample time (SparkAfter), keeping the last SparkKeep. axis
+// is the key of the sparklines' times (a Spark of cur and prev). It
+// reports false, and cur is to be sent whole, when cur does not continue
+// prev: no axis in either, prev's last time not among cur's, samples
+// before it that differ, or a sparkline of cur that prev lacks or whose
+// length is not its axis's.
+func SparkAppends(prev, cur Update, axis string) (Update, bool) {
+	old := make(map[string][]float64, len(prev.Spark))
+	for _, e := range prev.Spark {
+		old[e.Key] = e.Value.Values
+	}
+	pa, ok := old[axis]
+	if !ok || len(pa) == 0 {
+		return cur, false
+	}
+	var ca []float64
+	for _, e := range cur.Spark {
+		if e.Key == axis {
+			ca = e.Value.Values
+		}
+	}
+	last := pa[len(pa)-1]
+	k := slices.Index(ca, last) // cur[:k+1] were sent already
+	if k < 0 || k >= len(pa) {
+		return cur, false
+	}
+	out := cur
+	out.Spark = make([]Entry[Spark], len(cur.Spark))
+	for i, e := range cur.Spark {
+		was, ok := old[e.Key]
+		xs := e.Value.Values
+		if !ok || len(xs) != len(ca) || len(was) != len(pa) || !slices.Equal(xs[:k+1], was[len(was)-k-1:]) {
+			return cur, false
+		}
+		s := e.Value
+		s.Values = xs[k+1:]
+		out.Spark[i] = Entry[Spark]{e.Key, s}
+	}
+	out.SparkAppend, out.SparkAfter, out.SparkKeep = true, last, len(ca)
+	return out, true
 }

@@ -119,3 +119,41 @@ func TestUpdateOfRejectsAKeyUsedTwice(t *testing.T) {
 		t.Error("a key shared by a text and a meter is accepted")
 	}
 }
+
+// An update after another carries only the sparklines' new samples, with
+// the time they follow; one that does not continue the last is sent whole.
+func TestSparkAppends(t *testing.T) {
+	up := func(times, lag []float64) Update {
+		return Update{Shape: "s", T: []Entry[string]{{"x", "1"}}, Spark: []Entry[Spark]{
+			{"t", Spark{Key: "t", Values: times}},
+			{"s/0/lag", Spark{Key: "s/0/lag", Values: lag, Max: 9, Label: "lag"}},
+		}}
+	}
+	prev := up([]float64{10, 12.5, 15}, []float64{1, 2, 3})
+	cur := up([]float64{12.5, 15, 17.5, 20}, []float64{2, 3, 4, 5})
+	got, ok := SparkAppends(prev, cur, "t")
+	if !ok {
+		t.Fatal("an update one window on is not sent as appends")
+	}
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"shape":"s","stale":false,"t":{"x":"1"},"after":15,"keep":4,"spark":{"t":[[17.5,20],0,""],"s/0/lag":[[4,5],9,"lag"]}}`
+	if string(b) != want {
+		t.Errorf("JSON\n%s\nwant\n%s", b, want)
+	}
+	for name, c := range map[string]Update{
+		"last time gone":             up([]float64{16, 17.5}, []float64{4, 5}),
+		"an older sample changed":    up([]float64{12.5, 15, 17.5}, []float64{2, 9, 4}),
+		"a row longer than its axis": up([]float64{15, 17.5}, []float64{3, 4, 5}),
+		"a new row":                  {Spark: append(cur.Spark, Entry[Spark]{"s/1/lag", Spark{Key: "s/1/lag", Values: []float64{1, 2, 3, 4}}})},
+	} {
+		if _, ok := SparkAppends(prev, c, "t"); ok {
+			t.Errorf("%s: sent as appends", name)
+		}
+	}
+	if _, ok := SparkAppends(Update{}, cur, "t"); ok {
+		t.Error("the first update is sent as appends")
+	}
+}
