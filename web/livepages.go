@@ -408,6 +408,9 @@ func sparkTimes(at []float64) []float64 {
 	return out
 }
 
+// sparkAxisKey is the key of the sparklines' times on a vertex page.
+const sparkAxisKey = "spark/t"
+
 // sparkMax is a sparkline's highest known sample, 0 when none.
 func sparkMax(xs []float64) float64 {
 	m := 0.0
@@ -464,7 +467,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 		lagMax, rateMax = max(lagMax, sparkMax(r.SparkLag)), max(rateMax, sparkMax(r.SparkRate))
 	}
 	window := sparkWindow(vv.SparkTimes)
-	g.SparkAxis = views.Spark{Key: "spark/t", Values: sparkTimes(vv.SparkTimes)}
+	g.SparkAxis = views.Spark{Key: sparkAxisKey, Values: sparkTimes(vv.SparkTimes)}
 	g.SparkWindow = [2]views.Text{text("spark/window/lag", window), text("spark/window/rate", window)}
 	lagLabel := "lag, " + window + ", scale 0 to " + format.Records(lagMax)
 	rateLabel := "records out per second, " + window + ", scale 0 to " + format.Rate(rateMax)

@@ -9,7 +9,7 @@
 // shape, or a key the page does not have), the page's own server rendering
 // is fetched and swapped in.
 
-import { formatAge, reconnectDelay, sparkData, sparkRange } from "./livefmt.js";
+import { appendSamples, formatAge, reconnectDelay, sparkData, sparkRange } from "./livefmt.js";
 import { ids } from "./ids.js";
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 
@@ -37,6 +37,9 @@ export function startLive(root) {
   let ws = null;
   let retry = 500;
   let refetching = false;
+  // askedWhole is true from a subscription asking for whole sparklines
+  // until an update brings them.
+  let askedWhole = false;
   let lastShape = root.getAttribute(ids.shape) || "";
 
   const collect = () => {
@@ -104,6 +107,57 @@ export function startLive(root) {
     return true;
   };
 
+  // applySparks draws the update's sparklines. A sparkline is [samples,
+  // column max, label]; its table's axis (times) comes first in the
+  // update, so rows draw at the new times. An update with "after" carries
+  // only the samples to append after the axis's sample of that time,
+  // keeping the last "keep": a page whose last time is another (it missed
+  // an update, or was rendered anew) subscribes again, which brings the
+  // whole series with the next update.
+  const applySparks = (u) => {
+    const appending = typeof u.after === "number";
+    if (!appending) askedWhole = false;
+    if (appending) {
+      for (const k of Object.keys(u.spark || {})) {
+        for (const el of byKey.get(k) || []) {
+          if (el.hasAttribute(ids.sparkAxis) && sparkAxisLast(el) !== u.after) {
+            resubscribe();
+            return true;
+          }
+        }
+      }
+    }
+    const keep = Number(u.keep) || 0;
+    const series = (el, attr, xs) => {
+      if (!appending) return xs;
+      return appendSamples(el._xs || parseSamples(el.getAttribute(attr)), xs, keep);
+    };
+    return each(u.spark, (el, [xs = [], max = 0, label = ""] = []) => {
+      if (!Array.isArray(xs)) xs = [];
+      if (el.hasAttribute(ids.sparkAxis)) {
+        const times = series(el, ids.sparkAxis, xs);
+        el._xs = times;
+        el.setAttribute(ids.sparkAxis, JSON.stringify(times));
+        return;
+      }
+      el.setAttribute(ids.sparkMax, String(max));
+      if (el.getAttribute("aria-label") !== label) {
+        el.setAttribute("aria-label", label);
+        el.setAttribute("title", label);
+      }
+      const samples = series(el, ids.spark, xs);
+      el._xs = samples;
+      drawSpark(el, samples);
+    });
+  };
+
+  // resubscribe asks the server for whole updates again.
+  const resubscribe = () => {
+    if (askedWhole || !ws || ws.readyState !== WebSocket.OPEN) return;
+    askedWhole = true;
+    ws.send(JSON.stringify({ subscribe: [topic] }));
+  };
+
   const apply = (u) => {
     if (!byKey) collect();
     if (u.shape !== lastShape) {
@@ -118,20 +172,7 @@ export function startLive(root) {
       each(u.m, (el, v) => {
         el.value = Number(v);
       }) &&
-      // A sparkline is [samples, column max, label]; its table's axis
-      // (times) comes first in the update, so rows draw at the new times.
-      each(u.spark, (el, [xs = [], max = 0, label = ""] = []) => {
-        if (el.hasAttribute(ids.sparkAxis)) {
-          el.setAttribute(ids.sparkAxis, JSON.stringify(xs));
-          return;
-        }
-        el.setAttribute(ids.sparkMax, String(max));
-        if (el.getAttribute("aria-label") !== label) {
-          el.setAttribute("aria-label", label);
-          el.setAttribute("title", label);
-        }
-        drawSpark(el, xs);
-      }) &&
+      applySparks(u) &&
       each(u.ages, (el, v) => {
         el.setAttribute(ids.at, String(v));
       });
@@ -176,6 +217,7 @@ export function startLive(root) {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     ws = new WebSocket(`${proto}//${location.host}${base}/ws`);
     ws.addEventListener("open", () => {
+      askedWhole = false;
       ws.send(JSON.stringify({ subscribe: [topic] }));
     });
     ws.addEventListener("message", (ev) => {
@@ -207,13 +249,8 @@ export function startLive(root) {
 
   const drawAll = () => {
     for (const c of root.querySelectorAll(`[${ids.spark}]`)) {
-      let xs = [];
-      try {
-        xs = JSON.parse(c.getAttribute(ids.spark) || "[]") || [];
-      } catch {
-        xs = [];
-      }
-      drawSpark(c, xs);
+      c._xs = parseSamples(c.getAttribute(ids.spark));
+      drawSpark(c, c._xs);
     }
   };
 
@@ -235,10 +272,29 @@ export function startLive(root) {
   connect();
 }
 
+// parseSamples reads a data-spark or data-spark-axis attribute: a JSON
+// array of numbers, [] when it is not one.
+function parseSamples(attr) {
+  try {
+    const xs = JSON.parse(attr || "[]");
+    return Array.isArray(xs) ? xs : [];
+  } catch {
+    return [];
+  }
+}
+
+// sparkAxisLast is the time of the last sample on a sparkline axis
+// element, undefined when it has none.
+function sparkAxisLast(el) {
+  const xs = el._xs || parseSamples(el.getAttribute(ids.sparkAxis));
+  return xs.length ? xs[xs.length - 1] : undefined;
+}
+
 // sparkTimes are the times of el's samples: its table's axis (data-spark-axis
 // on the column head).
 function sparkTimes(el) {
   const axis = el.closest("table")?.querySelector(`[${ids.sparkAxis}]`);
+  if (axis?._xs) return axis._xs;
   try {
     return JSON.parse(axis?.getAttribute(ids.sparkAxis) || "[]") || [];
   } catch {

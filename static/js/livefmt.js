@@ -46,3 +46,11 @@ export function reconnectDelay(code, current) {
   const wait = Math.min(current, 15000);
   return { wait, next: Math.min(wait * 2, 15000), refused: false };
 }
+
+// appendSamples is a sparkline's samples after an update that appends
+// add to them (see live.js): base then add, of which the last keep (all
+// when keep is not positive). base is not changed.
+export function appendSamples(base, add, keep) {
+  const all = base.concat(Array.isArray(add) ? add : []);
+  return keep > 0 ? all.slice(-keep) : all;
+}
