@@ -3,8 +3,10 @@ package views
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"reflect"
 	"slices"
+	"strings"
 	"strconv"
 	"sync"
 )
@@ -92,8 +94,10 @@ type LiveCell struct {
 
 // Update is a live page's websocket update. Each part maps data-live keys
 // to values: T texts (textContent), C partition cells (their level, text,
-// state class and title), M meter values, Ages data times (data-at), Spark sparklines. A
-// key the page does not have, or a Shape other than its data-shape, makes
+// state class and title, sent in the order of their keys), M meter values,
+// Ages data times (data-at), Spark sparklines (whole, or with SparkAppend
+// the samples to append). A key the page does not have, or a Shape other
+// than its data-shape, makes
 // the page fetch its new rendering instead. The parts keep the page's
 // order and are written as JSON objects in that order.
 type Update struct {
@@ -141,7 +145,7 @@ func (u Update) Keys() []string {
 }
 
 // MarshalJSON writes the update as the page script reads it:
-// {"shape":…,"stale":…,"t":{key:text},"c":{"st":[states],"ti":[titles],"v":[level,text,state,title,…]},
+// {"shape":…,"stale":…,"t":{key:text},"c":{"k":keys' hash,"st":[states],"ti":[titles],"v":[level,text,state,title,…]},
 // "m":{key:value},"ages":{key:ms},"spark":{key:[[samples],max,label]}}, empty parts left
 // out but "t".
 func (u Update) MarshalJSON() ([]byte, error) {
@@ -178,15 +182,24 @@ func (u Update) MarshalJSON() ([]byte, error) {
 }
 
 // appendCells appends the partition cells as
-// "c":{"st":[states],"ti":[titles],"v":[…]}: each distinct state class
-// and reading once, then four values per cell in the page's order (its
-// level, its text, and the indexes of its state and reading). Cells are
-// thousands and their keys, states and readings repeat; the page finds a
-// cell by its index among its cell elements, which follow the same order.
+// "c":{"k":…,"st":[states],"ti":[titles],"v":[…]}: each distinct state
+// class and reading once, then four values per cell (its level, its text,
+// and the indexes of its state and reading), the cells in the order of
+// their keys (bytewise). Cells are thousands and their keys, states and
+// readings repeat. The page sorts its cell elements by key the same way,
+// whatever order a sorted grid shows them in, and compares k, the FNV-1a
+// hash (hex) of the sorted keys joined by newlines, with its own before
+// it applies the values by index.
 func appendCells(b []byte, cs []Entry[LiveCell]) []byte {
 	if len(cs) == 0 {
 		return b
 	}
+	order := make([]int, len(cs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int { return strings.Compare(cs[i].Key, cs[j].Key) })
+	h := fnv.New32a()
 	states, titles := map[string]int{}, map[string]int{}
 	var stateList, titleList []string
 	index := func(m map[string]int, list *[]string, s string) int {
@@ -199,11 +212,13 @@ func appendCells(b []byte, cs []Entry[LiveCell]) []byte {
 		return i
 	}
 	v := make([]byte, 0, 16*len(cs))
-	for i, e := range cs {
-		if i > 0 {
+	for n, i := range order {
+		if n > 0 {
 			v = append(v, ',')
+			h.Write([]byte{'\n'})
 		}
-		c := e.Value
+		c := cs[i].Value
+		h.Write([]byte(cs[i].Key))
 		v = strconv.AppendInt(v, int64(c.Level), 10)
 		v = append(v, ',')
 		v = appendString(v, c.Text)
@@ -212,7 +227,9 @@ func appendCells(b []byte, cs []Entry[LiveCell]) []byte {
 		v = append(v, ',')
 		v = strconv.AppendInt(v, int64(index(titles, &titleList, c.Title)), 10)
 	}
-	b = append(b, `,"c":{"st":`...)
+	b = append(b, `,"c":{"k":"`...)
+	b = fmt.Appendf(b, "%08x", h.Sum32())
+	b = append(b, `","st":`...)
 	b = appendStrings(b, stateList)
 	b = append(b, `,"ti":`...)
 	b = appendStrings(b, titleList)

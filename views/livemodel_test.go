@@ -57,7 +57,7 @@ func TestUpdateOfGathersTheModelsLiveFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const wantJSON = `{"shape":"s1","stale":true,"t":{"s/0/lag":"1,200","s/1/lag":"–","opt":"on"},"c":{"st":["st-ok"],"ti":["o-0 · ok"],"v":[2,"1.2k",0,0]},` +
+	const wantJSON = `{"shape":"s1","stale":true,"t":{"s/0/lag":"1,200","s/1/lag":"–","opt":"on"},"c":{"k":"60f97d18","st":["st-ok"],"ti":["o-0 · ok"],"v":[2,"1.2k",0,0]},` +
 		`"m":{"s/0/meter":"0.500","s/1/meter":"0"},"ages":{"age":1700000000000,"age:kafka":0},"spark":{"s/0/spark":[[1,-1,3],1200,"lag, last 4 min"]}}`
 	if string(b) != wantJSON {
 		t.Errorf("JSON\n%s\nwant\n%s", b, wantJSON)
@@ -65,20 +65,21 @@ func TestUpdateOfGathersTheModelsLiveFigures(t *testing.T) {
 }
 
 // Cells are many and their states and readings repeat: the update names
-// each distinct state and reading once, and every cell by its index in
-// the page's order, not by key.
+// each distinct state and reading once, and sends the cells in the order
+// of their keys, with a hash of those keys in place of the keys; a sorted
+// grid's order on the page does not matter.
 func TestUpdateJSONSendsEachCellTextOnce(t *testing.T) {
 	reading := "stalled · catch up: – (estimated)"
 	u := Update{Shape: "s", C: []Entry[LiveCell]{
+		{"c1.0", LiveCell{Key: "c1.0", Level: 3, Text: "1.2M", State: "st-stalled", Title: reading}},
 		{"c0.0", LiveCell{Key: "c0.0", Level: 1, Text: "31k", State: "st-stalled", Title: reading}},
 		{"c0.1", LiveCell{Key: "c0.1", Level: 0, Text: "0", State: "st-ok"}},
-		{"c1.0", LiveCell{Key: "c1.0", Level: 3, Text: "1.2M", State: "st-stalled", Title: reading}},
 	}}
 	b, err := json.Marshal(u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"shape":"s","stale":false,"t":{},"c":{"st":["st-stalled","st-ok"],"ti":["stalled · catch up: – (estimated)",""],"v":[1,"31k",0,0,0,"0",1,1,3,"1.2M",0,0]}}`
+	const want = `{"shape":"s","stale":false,"t":{},"c":{"k":"cca9dd04","st":["st-stalled","st-ok"],"ti":["stalled · catch up: – (estimated)",""],"v":[1,"31k",0,0,0,"0",1,1,3,"1.2M",0,0]}}`
 	if string(b) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", b, want)
 	}

@@ -646,7 +646,10 @@ func (h *Hub) drop(c *client) {
 // ServeWS upgrades the request to a websocket. The client subscribes by
 // sending {"subscribe":["topic",...]}, which replaces its subscriptions
 // and is answered with {"subscribed":[...]}; updates arrive as
-// {"topic":"...","data":...}.
+// {"topic":"...","data":...}. An update published as a change
+// (PublishChange) arrives as that change only on a socket that was sent
+// the update it follows; a subscribe message, even for the same topics,
+// makes the next update of each a whole one.
 func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) { h.serve.ServeHTTP(w, r) }
 
 func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {

@@ -1,15 +1,17 @@
 // Live pages: subscribe to the page's view over the websocket and update
 // its figures in place. An update (views.Update on the server) maps the
-// data-live keys of the page's elements to texts (t), and carries the
+// data-live keys of the page's elements to texts (t), meter values (m),
+// data times (ages) and sparkline samples (spark: the whole series, or
+// with "after" and "keep" the samples to append), and carries the
 // partition cells by their index in the page (c: colour level, text, state
-// class and title, the states and titles named once), meter values (m), data times (ages) and sparkline samples (spark); the
-// server renders the page and builds the update from one model, so every
-// key names one element. Text is set with textContent and levels as
+// class and title, each state and title named once); the server renders
+// the page and builds the update from one model, so every key names one
+// element. Text is set with textContent and levels and titles as
 // attributes; nothing is parsed as HTML. When the layout changes (another
-// shape, or a key the page does not have), the page's own server rendering
-// is fetched and swapped in.
+// shape, a key the page does not have, another number of cells), the
+// page's own server rendering is fetched and swapped in.
 
-import { appendSamples, formatAge, reconnectDelay, sparkData, sparkRange } from "./livefmt.js";
+import { appendSamples, compareKeys, formatAge, keysHash, reconnectDelay, sparkData, sparkRange } from "./livefmt.js";
 import { ids } from "./ids.js";
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 
@@ -31,9 +33,11 @@ export function startLive(root) {
   const base = document.body.dataset.base || "";
   const topic = root.getAttribute(ids.liveTopic);
   let byKey = null;
-  // cells are the page's partition cells in its order, which the
-  // update's cells follow.
+  // cells are the page's partition cells in the order of their keys,
+  // which the update's cells follow, and cellsHash the hash of those keys
+  // that the update names (see views.Update).
   let cells = [];
+  let cellsHash = "";
   let ws = null;
   let retry = 500;
   let refetching = false;
@@ -51,7 +55,11 @@ export function startLive(root) {
       if (!byKey.has(k)) byKey.set(k, []);
       byKey.get(k).push(el);
     }
-    cells = [...root.querySelectorAll(`[${ids.live}][data-st]`)];
+    cells = [...root.querySelectorAll(`[${ids.live}][data-st]`)]
+      .map((el) => [el.getAttribute(ids.live), el])
+      .sort(([a], [b]) => compareKeys(a, b));
+    cellsHash = keysHash(cells.map(([k]) => k));
+    cells = cells.map(([, el]) => el);
   };
 
   const setState = (state) => {
@@ -71,16 +79,16 @@ export function startLive(root) {
   };
 
   // applyCells sets each cell's colour level, text, state class and
-  // reading from c = {st: [states], ti: [readings], v: [level, text,
-  // state index, reading index, …]}, four values per cell in the page's
-  // order; it reports false when the update has another number of cells
-  // than the page.
+  // reading from c = {k: keys' hash, st: [states], ti: [readings], v:
+  // [level, text, state index, reading index, …]}, four values per cell
+  // in the order of their keys; it reports false when the update's cells
+  // are not the page's (another hash or number of cells).
   const applyCells = (c) => {
     if (!c) return true;
     const v = Array.isArray(c.v) ? c.v : [];
     const states = Array.isArray(c.st) ? c.st : [];
     const titles = Array.isArray(c.ti) ? c.ti : [];
-    if (v.length !== 4 * cells.length) return false;
+    if (c.k !== cellsHash || v.length !== 4 * cells.length) return false;
     for (let n = 0; n < cells.length; n++) {
       const el = cells[n];
       const s = String(v[4 * n]);
