@@ -6,8 +6,8 @@ import (
 	"hash/fnv"
 	"reflect"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 	"sync"
 )
 
