@@ -256,7 +256,7 @@ func jobUpdate(t testing.TB, jv live.JobView) views.Update {
 }
 
 func vertexUpdate(t testing.TB, vv live.VertexView) views.Update {
-	return updateOf(t, newVertexPage(vertexPageInput{replaced: replacedBanner(views.Layout{}, vv.ReplacedBy, time.Now(), true)}, vv))
+	return updateOf(t, newVertexPage(vertexPageInput{update: true, replaced: replacedBanner(views.Layout{}, vv.ReplacedBy, time.Now(), true)}, vv))
 }
 
 func topicUpdate(t testing.TB, tv live.TopicView) views.Update { return updateOf(t, newTopicPage(tv)) }

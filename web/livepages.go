@@ -244,8 +244,11 @@ func jobEndedText(state string, at *time.Time) string {
 // vertexPageInput is what a vertex page shows beside the store's view: its
 // topic, links and banner, which depend on the request.
 type vertexPageInput struct {
-	links    pageLinks
-	topic    string
+	links pageLinks
+	topic string
+	// update is set when the page is built for its live update only:
+	// the static texts no update carries (cell titles) are left out.
+	update   bool
 	hrefs    views.VertexLinks
 	replaced *views.Replaced
 	// sandboxRestore is the sandbox's restore action, "" without the
@@ -517,7 +520,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 				Miss: c.Predicted >= 0 && c.Predicted != r.Subtask, Uncertain: c.Uncertain || c.OwnerUndetermined,
 				Highlight: hl != nil && hl.topic == c.Topic && hl.partition == c.Partition,
 				Lost:      c.Reading.Lost != nil && c.Reading.Lost.Records > 0,
-				Title:     cellTitle(c, r.Subtask),
+				Title:     staticCellTitle(in.update, c, r.Subtask),
 				Live: views.LiveCell{Key: "c" + ti + "." + part, Level: c.Level, Text: cellText(vv, c),
 					State: stateClass(c.Reading.State), Title: cellReading(c)},
 			})
@@ -525,6 +528,15 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 		g.Rows = append(g.Rows, row)
 	}
 	return g
+}
+
+// staticCellTitle is cellTitle, or "" for a page built for its live
+// update, which carries no static title: thousands of strings saved.
+func staticCellTitle(update bool, c live.PartitionCell, subtask int) string {
+	if update {
+		return ""
+	}
+	return cellTitle(c, subtask)
 }
 
 // highlightNote says when ?highlight= names a subtask or a partition the

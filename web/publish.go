@@ -66,7 +66,7 @@ func (s *Server) publishAll() {
 			built[k] = b
 		}
 		if b.err == nil {
-			s.publish(newVertexPage(vertexPageInput{links: pl, topic: topic, parts: parts, grid: grid, replaced: replacedBanner(l, b.vv.ReplacedBy, now, true)}, b.vv))
+			s.publish(newVertexPage(vertexPageInput{update: true, links: pl, topic: topic, parts: parts, grid: grid, replaced: replacedBanner(l, b.vv.ReplacedBy, now, true)}, b.vv))
 		}
 	}
 	for _, t := range st.Backends().Topics {
