@@ -247,7 +247,8 @@ type vertexPageInput struct {
 	links pageLinks
 	topic string
 	// update is set when the page is built for its live update only:
-	// the static texts no update carries (cell titles) are left out.
+	// the static texts and links no update carries (cell titles, the why
+	// panel's planner links) are left out.
 	update   bool
 	hrefs    views.VertexLinks
 	replaced *views.Replaced
@@ -335,7 +336,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		}
 		p.Prediction = v
 	}
-	p.Why = newWhyPanel(pl.base, vv, in.keyed, in.at)
+	p.Why = whyPanel(pl.base, vv, in.keyed, in.at, !in.update)
 	if lv := vv.Lineage; lv != nil && len(lv.Events) > 0 {
 		l := &views.LineageView{Intro: lineageIntro(*lv)}
 		for _, e := range lv.Events {
