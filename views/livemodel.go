@@ -3,8 +3,11 @@ package views
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -91,8 +94,10 @@ type LiveCell struct {
 
 // Update is a live page's websocket update. Each part maps data-live keys
 // to values: T texts (textContent), C partition cells (their level, text,
-// state class and title), M meter values, Ages data times (data-at), Spark sparklines. A
-// key the page does not have, or a Shape other than its data-shape, makes
+// state class and title, sent in the order of their keys), M meter values,
+// Ages data times (data-at), Spark sparklines (whole, or with SparkAppend
+// the samples to append). A key the page does not have, or a Shape other
+// than its data-shape, makes
 // the page fetch its new rendering instead. The parts keep the page's
 // order and are written as JSON objects in that order.
 type Update struct {
@@ -103,6 +108,13 @@ type Update struct {
 	M     []Entry[string]
 	Ages  []Entry[int64]
 	Spark []Entry[Spark]
+	// SparkAppend makes Spark's samples the ones to append after the
+	// sample of time SparkAfter (Unix seconds, on the axis of times), then
+	// keeping the last SparkKeep of each sparkline; a page whose last
+	// time is another asks for the whole series (see SparkAppends).
+	SparkAppend bool
+	SparkAfter  float64
+	SparkKeep   int
 }
 
 // Entry is one keyed value of an update.
@@ -133,7 +145,7 @@ func (u Update) Keys() []string {
 }
 
 // MarshalJSON writes the update as the page script reads it:
-// {"shape":…,"stale":…,"t":{key:text},"c":{key:[level,text,state,title]},
+// {"shape":…,"stale":…,"t":{key:text},"c":{"k":keys' hash,"st":[states],"ti":[titles],"v":[level,text,state,title,…]},
 // "m":{key:value},"ages":{key:ms},"spark":{key:[[samples],max,label]}}, empty parts left
 // out but "t".
 func (u Update) MarshalJSON() ([]byte, error) {
@@ -144,19 +156,15 @@ func (u Update) MarshalJSON() ([]byte, error) {
 	b = strconv.AppendBool(b, u.Stale)
 	var err error
 	b = appendPart(b, "t", u.T, true, func(b []byte, v string) []byte { return appendString(b, v) })
-	b = appendPart(b, "c", u.C, false, func(b []byte, c LiveCell) []byte {
-		b = append(b, '[')
-		b = strconv.AppendInt(b, int64(c.Level), 10)
-		b = append(b, ',')
-		b = appendString(b, c.Text)
-		b = append(b, ',')
-		b = appendString(b, c.State)
-		b = append(b, ',')
-		b = appendString(b, c.Title)
-		return append(b, ']')
-	})
+	b = appendCells(b, u.C)
 	b = appendPart(b, "m", u.M, false, func(b []byte, v string) []byte { return appendString(b, v) })
 	b = appendPart(b, "ages", u.Ages, false, func(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) })
+	if u.SparkAppend && len(u.Spark) > 0 {
+		b = append(b, `,"after":`...)
+		b = strconv.AppendFloat(b, u.SparkAfter, 'f', -1, 64)
+		b = append(b, `,"keep":`...)
+		b = strconv.AppendInt(b, int64(u.SparkKeep), 10)
+	}
 	b = appendPart(b, "spark", u.Spark, false, func(b []byte, s Spark) []byte {
 		j, e := json.Marshal(s.Values)
 		if e != nil && err == nil {
@@ -171,6 +179,75 @@ func (u Update) MarshalJSON() ([]byte, error) {
 		return append(b, ']')
 	})
 	return append(b, '}'), err
+}
+
+// appendCells appends the partition cells as
+// "c":{"k":…,"st":[states],"ti":[titles],"v":[…]}: each distinct state
+// class and reading once, then four values per cell (its level, its text,
+// and the indexes of its state and reading), the cells in the order of
+// their keys (bytewise). Cells are thousands and their keys, states and
+// readings repeat. The page sorts its cell elements by key the same way,
+// whatever order a sorted grid shows them in, and compares k, the FNV-1a
+// hash (hex) of the sorted keys joined by newlines, with its own before
+// it applies the values by index.
+func appendCells(b []byte, cs []Entry[LiveCell]) []byte {
+	if len(cs) == 0 {
+		return b
+	}
+	order := make([]int, len(cs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int { return strings.Compare(cs[i].Key, cs[j].Key) })
+	h := fnv.New32a()
+	states, titles := map[string]int{}, map[string]int{}
+	var stateList, titleList []string
+	index := func(m map[string]int, list *[]string, s string) int {
+		i, ok := m[s]
+		if !ok {
+			i = len(*list)
+			m[s] = i
+			*list = append(*list, s)
+		}
+		return i
+	}
+	v := make([]byte, 0, 16*len(cs))
+	for n, i := range order {
+		if n > 0 {
+			v = append(v, ',')
+			h.Write([]byte{'\n'})
+		}
+		c := cs[i].Value
+		h.Write([]byte(cs[i].Key))
+		v = strconv.AppendInt(v, int64(c.Level), 10)
+		v = append(v, ',')
+		v = appendString(v, c.Text)
+		v = append(v, ',')
+		v = strconv.AppendInt(v, int64(index(states, &stateList, c.State)), 10)
+		v = append(v, ',')
+		v = strconv.AppendInt(v, int64(index(titles, &titleList, c.Title)), 10)
+	}
+	b = append(b, `,"c":{"k":"`...)
+	b = fmt.Appendf(b, "%08x", h.Sum32())
+	b = append(b, `","st":`...)
+	b = appendStrings(b, stateList)
+	b = append(b, `,"ti":`...)
+	b = appendStrings(b, titleList)
+	b = append(b, `,"v":[`...)
+	b = append(b, v...)
+	return append(b, "]}"...)
+}
+
+// appendStrings appends ss as a JSON array of strings.
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
 }
 
 func appendPart[V any](b []byte, name string, es []Entry[V], always bool, value func([]byte, V) []byte) []byte {
@@ -329,4 +406,48 @@ func UpdateOf(p LivePage) (Update, error) {
 		seen[k] = struct{}{}
 	}
 	return u, nil
+}
+
+// SparkAppends returns cur as an update to apply after prev: its
+// sparklines carry only the samples newer than prev's, to append after
+// prev's last sample time (SparkAfter), keeping the last SparkKeep. axis
+// is the key of the sparklines' times (a Spark of cur and prev). It
+// reports false, and cur is to be sent whole, when cur does not continue
+// prev: no axis in either, prev's last time not among cur's, samples
+// before it that differ, or a sparkline of cur that prev lacks or whose
+// length is not its axis's.
+func SparkAppends(prev, cur Update, axis string) (Update, bool) {
+	old := make(map[string][]float64, len(prev.Spark))
+	for _, e := range prev.Spark {
+		old[e.Key] = e.Value.Values
+	}
+	pa, ok := old[axis]
+	if !ok || len(pa) == 0 {
+		return cur, false
+	}
+	var ca []float64
+	for _, e := range cur.Spark {
+		if e.Key == axis {
+			ca = e.Value.Values
+		}
+	}
+	last := pa[len(pa)-1]
+	k := slices.Index(ca, last) // cur[:k+1] were sent already
+	if k < 0 || k >= len(pa) {
+		return cur, false
+	}
+	out := cur
+	out.Spark = make([]Entry[Spark], len(cur.Spark))
+	for i, e := range cur.Spark {
+		was, ok := old[e.Key]
+		xs := e.Value.Values
+		if !ok || len(xs) != len(ca) || len(was) != len(pa) || !slices.Equal(xs[:k+1], was[len(was)-k-1:]) {
+			return cur, false
+		}
+		s := e.Value
+		s.Values = xs[k+1:]
+		out.Spark[i] = Entry[Spark]{e.Key, s}
+	}
+	out.SparkAppend, out.SparkAfter, out.SparkKeep = true, last, len(ca)
+	return out, true
 }

@@ -57,10 +57,34 @@ func TestUpdateOfGathersTheModelsLiveFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const wantJSON = `{"shape":"s1","stale":true,"t":{"s/0/lag":"1,200","s/1/lag":"–","opt":"on"},"c":{"c0.0":[2,"1.2k","st-ok","o-0 · ok"]},` +
+	const wantJSON = `{"shape":"s1","stale":true,"t":{"s/0/lag":"1,200","s/1/lag":"–","opt":"on"},"c":{"k":"60f97d18","st":["st-ok"],"ti":["o-0 · ok"],"v":[2,"1.2k",0,0]},` +
 		`"m":{"s/0/meter":"0.500","s/1/meter":"0"},"ages":{"age":1700000000000,"age:kafka":0},"spark":{"s/0/spark":[[1,-1,3],1200,"lag, last 4 min"]}}`
 	if string(b) != wantJSON {
 		t.Errorf("JSON\n%s\nwant\n%s", b, wantJSON)
+	}
+}
+
+// Cells are many and their states and readings repeat: the update names
+// each distinct state and reading once, and sends the cells in the order
+// of their keys, with a hash of those keys in place of the keys; a sorted
+// grid's order on the page does not matter.
+func TestUpdateJSONSendsEachCellTextOnce(t *testing.T) {
+	reading := "stalled · catch up: – (estimated)"
+	u := Update{Shape: "s", C: []Entry[LiveCell]{
+		{"c1.0", LiveCell{Key: "c1.0", Level: 3, Text: "1.2M", State: "st-stalled", Title: reading}},
+		{"c0.0", LiveCell{Key: "c0.0", Level: 1, Text: "31k", State: "st-stalled", Title: reading}},
+		{"c0.1", LiveCell{Key: "c0.1", Level: 0, Text: "0", State: "st-ok"}},
+	}}
+	b, err := json.Marshal(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"shape":"s","stale":false,"t":{},"c":{"k":"cca9dd04","st":["st-stalled","st-ok"],"ti":["stalled · catch up: – (estimated)",""],"v":[1,"31k",0,0,0,"0",1,1,3,"1.2M",0,0]}}`
+	if string(b) != want {
+		t.Errorf("JSON\n%s\nwant\n%s", b, want)
+	}
+	if n := strings.Count(string(b), "stalled · catch up"); n != 1 {
+		t.Errorf("the reading is written %d times, want once", n)
 	}
 }
 
@@ -94,5 +118,43 @@ func TestUpdateOfRejectsAKeyUsedTwice(t *testing.T) {
 	q := testPage{Rows: []testRow{{Lag: Text{"k", "1"}, Busy: Meter{"k", "0"}}}}
 	if _, err := UpdateOf(q); err == nil {
 		t.Error("a key shared by a text and a meter is accepted")
+	}
+}
+
+// An update after another carries only the sparklines' new samples, with
+// the time they follow; one that does not continue the last is sent whole.
+func TestSparkAppends(t *testing.T) {
+	up := func(times, lag []float64) Update {
+		return Update{Shape: "s", T: []Entry[string]{{"x", "1"}}, Spark: []Entry[Spark]{
+			{"t", Spark{Key: "t", Values: times}},
+			{"s/0/lag", Spark{Key: "s/0/lag", Values: lag, Max: 9, Label: "lag"}},
+		}}
+	}
+	prev := up([]float64{10, 12.5, 15}, []float64{1, 2, 3})
+	cur := up([]float64{12.5, 15, 17.5, 20}, []float64{2, 3, 4, 5})
+	got, ok := SparkAppends(prev, cur, "t")
+	if !ok {
+		t.Fatal("an update one window on is not sent as appends")
+	}
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"shape":"s","stale":false,"t":{"x":"1"},"after":15,"keep":4,"spark":{"t":[[17.5,20],0,""],"s/0/lag":[[4,5],9,"lag"]}}`
+	if string(b) != want {
+		t.Errorf("JSON\n%s\nwant\n%s", b, want)
+	}
+	for name, c := range map[string]Update{
+		"last time gone":             up([]float64{16, 17.5}, []float64{4, 5}),
+		"an older sample changed":    up([]float64{12.5, 15, 17.5}, []float64{2, 9, 4}),
+		"a row longer than its axis": up([]float64{15, 17.5}, []float64{3, 4, 5}),
+		"a new row":                  {Spark: append(cur.Spark, Entry[Spark]{"s/1/lag", Spark{Key: "s/1/lag", Values: []float64{1, 2, 3, 4}}})},
+	} {
+		if _, ok := SparkAppends(prev, c, "t"); ok {
+			t.Errorf("%s: sent as appends", name)
+		}
+	}
+	if _, ok := SparkAppends(Update{}, cur, "t"); ok {
+		t.Error("the first update is sent as appends")
 	}
 }

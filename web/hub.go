@@ -189,9 +189,44 @@ type Hub struct {
 	topicsRefused, inboundBytes                                    atomic.Uint64
 }
 
+// publication is one update of a topic. A change (PublishChange) also
+// has its sequence number and the one of the update it follows: change
+// goes to subscribers that were sent base, full (encoded on first need)
+// to the others.
 type publication struct {
+	topic     string
+	pm        *websocket.PreparedMessage // the update, or the change
+	full      *lazyMessage               // nil unless a change
+	seq, base uint64
+}
+
+// lazyMessage is an update encoded once, by the first writer that needs
+// it: a change's whole update, which subscribers that missed the update
+// it follows need, and mostly nobody does.
+type lazyMessage struct {
+	h     *Hub
 	topic string
+	v     any
+	once  sync.Once
 	pm    *websocket.PreparedMessage
+	err   error
+}
+
+func (l *lazyMessage) get() (*websocket.PreparedMessage, error) {
+	l.once.Do(func() {
+		l.pm, l.err = l.h.encode(l.topic, l.v)
+		l.v = nil
+	})
+	return l.pm, l.err
+}
+
+// outgoing is a message waiting for a client: pm, or when it is nil full
+// once encoded, and the sequence number of the update it brings the
+// client to.
+type outgoing struct {
+	pm   *websocket.PreparedMessage
+	full *lazyMessage
+	seq  uint64
 }
 
 // subscription asks Run to replace c's topics; Run answers on refused
@@ -347,20 +382,56 @@ func (h *Hub) Stats() HubStats {
 // earlier update of topic gets only the latest one. It blocks only until
 // Run takes the update, never on a client.
 func (h *Hub) Publish(topic string, v any) error {
+	pm, err := h.encode(topic, v)
+	if err != nil {
+		return err
+	}
+	return h.send(publication{topic: topic, pm: pm})
+}
+
+// PublishChange publishes update number seq of topic (seq > 0, growing)
+// as change, what turns the update numbered base into it, to the
+// subscribers that were sent update base, and as full to the others: those
+// that subscribed since (a subscribe message asks for whole updates) or
+// whose buffer kept a later update only. change is encoded once; full
+// once, when a subscriber needs it. A nil change (the first update, or
+// one that does not follow base) sends full to all, encoded once.
+func (h *Hub) PublishChange(topic string, seq, base uint64, full, change any) error {
+	if change == nil {
+		pm, err := h.encode(topic, full)
+		if err != nil {
+			return err
+		}
+		return h.send(publication{topic: topic, pm: pm, seq: seq})
+	}
+	pm, err := h.encode(topic, change)
+	if err != nil {
+		return err
+	}
+	return h.send(publication{topic: topic, pm: pm, full: &lazyMessage{h: h, topic: topic, v: full}, seq: seq, base: base})
+}
+
+// encode writes v as {"topic":topic,"data":v}, prepared for every
+// compression mode.
+func (h *Hub) encode(topic string, v any) (*websocket.PreparedMessage, error) {
 	data, err := json.Marshal(struct {
 		Topic string `json:"topic"`
 		Data  any    `json:"data"`
 	}{topic, v})
 	if err != nil {
-		return fmt.Errorf("encode update for topic %q: %w", topic, err)
+		return nil, fmt.Errorf("encode update for topic %q: %w", topic, err)
 	}
 	pm, err := websocket.NewPreparedMessage(websocket.TextMessage, data)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	h.encoded.Add(1)
+	return pm, nil
+}
+
+func (h *Hub) send(p publication) error {
 	select {
-	case h.pub <- publication{topic, pm}:
+	case h.pub <- p:
 		return nil
 	case <-h.done:
 		return ErrHubClosed
@@ -394,14 +465,15 @@ func (h *Hub) Run(ctx context.Context) {
 				continue
 			}
 			r.replace(s.c, s.topics)
+			s.c.forget()
 			s.refused <- nil
-			if ack, err := subscribedMessage(s.topics); err == nil && !s.c.offer("", ack) {
+			if ack, err := subscribedMessage(s.topics); err == nil && !s.c.offer("", outgoing{pm: ack}) {
 				h.drop(s.c)
 				r.remove(s.c)
 			}
 		case p := <-h.pub:
 			for c := range r.byTopic[p.topic] {
-				if !c.offer(p.topic, p.pm) {
+				if !c.offerUpdate(p) {
 					h.drop(c)
 					r.remove(c)
 				}
@@ -574,7 +646,10 @@ func (h *Hub) drop(c *client) {
 // ServeWS upgrades the request to a websocket. The client subscribes by
 // sending {"subscribe":["topic",...]}, which replaces its subscriptions
 // and is answered with {"subscribed":[...]}; updates arrive as
-// {"topic":"...","data":...}.
+// {"topic":"...","data":...}. An update published as a change
+// (PublishChange) arrives as that change only on a socket that was sent
+// the update it follows; a subscribe message, even for the same topics,
+// makes the next update of each a whole one.
 func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) { h.serve.ServeHTTP(w, r) }
 
 func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {
@@ -613,7 +688,8 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {
 		conn:    conn,
 		remote:  r.RemoteAddr,
 		addr:    addr,
-		pending: make(map[string]*websocket.PreparedMessage),
+		pending: make(map[string]outgoing),
+		seen:    make(map[string]uint64),
 		notify:  make(chan struct{}, 1),
 		quit:    make(chan struct{}),
 	}
@@ -693,10 +769,13 @@ type client struct {
 	remote string
 	addr   string // the client address its slot is counted under
 
-	mu      sync.Mutex // guards pending and order
-	pending map[string]*websocket.PreparedMessage
+	mu      sync.Mutex // guards pending, order and seen
+	pending map[string]outgoing
 	order   []string
-	notify  chan struct{} // cap 1: something is pending
+	// seen is, per topic, the sequence number of the last update taken
+	// for writing (0: none, or a whole update since).
+	seen   map[string]uint64
+	notify chan struct{} // cap 1: something is pending
 
 	quit      chan struct{}
 	closeOnce sync.Once
@@ -706,10 +785,44 @@ type client struct {
 	gone   bool
 }
 
-// offer queues pm as the latest update of topic without blocking. It
-// reports false if the client has too many topics waiting.
-func (c *client) offer(topic string, pm *websocket.PreparedMessage) bool {
+// offerUpdate queues p for the client: a change when the last update of
+// its topic taken for writing is the one it follows (an update still
+// waiting is replaced, so it does not count), else the whole update.
+func (c *client) offerUpdate(p publication) bool {
+	if p.full == nil {
+		return c.offer(p.topic, outgoing{pm: p.pm, seq: p.seq})
+	}
 	c.mu.Lock()
+	o := outgoing{full: p.full, seq: p.seq}
+	if p.base != 0 && c.seen[p.topic] == p.base {
+		o.pm = p.pm
+	}
+	return c.offerLocked(p.topic, o)
+}
+
+// forget makes the next update of every topic a whole one: the client
+// subscribed again, after a page of its own or a gap it saw.
+func (c *client) forget() {
+	c.mu.Lock()
+	clear(c.seen)
+	for t, o := range c.pending {
+		if o.full != nil {
+			o.pm = nil
+			c.pending[t] = o
+		}
+	}
+	c.mu.Unlock()
+}
+
+// offer queues o as the latest update of topic without blocking. It
+// reports false if the client has too many topics waiting.
+func (c *client) offer(topic string, o outgoing) bool {
+	c.mu.Lock()
+	return c.offerLocked(topic, o)
+}
+
+// offerLocked is offer with c.mu held; it unlocks it.
+func (c *client) offerLocked(topic string, o outgoing) bool {
 	if _, ok := c.pending[topic]; !ok {
 		if len(c.order) >= c.h.opts.ClientBuffer+1 { // +1: the subscribe ack
 			c.mu.Unlock()
@@ -717,7 +830,7 @@ func (c *client) offer(topic string, pm *websocket.PreparedMessage) bool {
 		}
 		c.order = append(c.order, topic)
 	}
-	c.pending[topic] = pm
+	c.pending[topic] = o
 	c.mu.Unlock()
 	select {
 	case c.notify <- struct{}{}:
@@ -726,14 +839,19 @@ func (c *client) offer(topic string, pm *websocket.PreparedMessage) bool {
 	return true
 }
 
-// take returns the pending updates in arrival order and empties the buffer.
-func (c *client) take() []*websocket.PreparedMessage {
+// take returns the pending updates in arrival order and empties the
+// buffer, recording each topic's update as seen.
+func (c *client) take() []outgoing {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]*websocket.PreparedMessage, 0, len(c.order))
+	out := make([]outgoing, 0, len(c.order))
 	for _, t := range c.order {
-		out = append(out, c.pending[t])
+		o := c.pending[t]
+		out = append(out, o)
 		delete(c.pending, t)
+		if t != "" {
+			c.seen[t] = o.seq
+		}
 	}
 	c.order = c.order[:0]
 	return out
@@ -774,7 +892,15 @@ func (c *client) writePump() {
 			c.closeWith(websocket.CloseGoingAway, "server shutting down")
 			return
 		case <-c.notify:
-			for _, pm := range c.take() {
+			for _, o := range c.take() {
+				pm := o.pm
+				if pm == nil {
+					var err error
+					if pm, err = o.full.get(); err != nil {
+						h.log.Error("websocket update not sent", "topic", o.full.topic, "err", err)
+						continue
+					}
+				}
 				_ = c.conn.SetWriteDeadline(time.Now().Add(h.opts.WriteWait))
 				if err := c.conn.WritePreparedMessage(pm); err != nil {
 					if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {

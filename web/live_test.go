@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -165,6 +166,25 @@ func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u views.Update)
 			t.Errorf("copy of %s repeats no text of the update", k)
 		}
 	}
+	// The page script sorts its cell elements ([data-live][data-st]) by
+	// key and applies the update's cells by index once their keys' hash
+	// is the update's.
+	var cellKeys []string
+	doc.Find("[data-live][data-st]").Each(func(_ int, s *goquery.Selection) { cellKeys = append(cellKeys, s.AttrOr("data-live", "")) })
+	if len(cellKeys) > 0 {
+		slices.Sort(cellKeys)
+		h := fnv.New32a()
+		h.Write([]byte(strings.Join(cellKeys, "\n")))
+		var sent struct {
+			C struct{ K string }
+		}
+		if b, err := json.Marshal(u); err != nil || json.Unmarshal(b, &sent) != nil {
+			t.Fatalf("update does not encode: %v", err)
+		}
+		if want := fmt.Sprintf("%08x", h.Sum32()); sent.C.K != want {
+			t.Errorf("the update's cells hash %q, the page's %q", sent.C.K, want)
+		}
+	}
 	keys := u.Keys()
 	if len(keys) != len(onPage) {
 		t.Errorf("page has %d live elements, update %d", len(onPage), len(keys))
@@ -236,7 +256,7 @@ func jobUpdate(t testing.TB, jv live.JobView) views.Update {
 }
 
 func vertexUpdate(t testing.TB, vv live.VertexView) views.Update {
-	return updateOf(t, newVertexPage(vertexPageInput{replaced: replacedBanner(views.Layout{}, vv.ReplacedBy, time.Now(), true)}, vv))
+	return updateOf(t, newVertexPage(vertexPageInput{update: true, replaced: replacedBanner(views.Layout{}, vv.ReplacedBy, time.Now(), true)}, vv))
 }
 
 func topicUpdate(t testing.TB, tv live.TopicView) views.Update { return updateOf(t, newTopicPage(tv)) }

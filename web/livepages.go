@@ -244,8 +244,12 @@ func jobEndedText(state string, at *time.Time) string {
 // vertexPageInput is what a vertex page shows beside the store's view: its
 // topic, links and banner, which depend on the request.
 type vertexPageInput struct {
-	links    pageLinks
-	topic    string
+	links pageLinks
+	topic string
+	// update is set when the page is built for its live update only:
+	// the static texts and links no update carries (cell titles, the why
+	// panel's planner links) are left out.
+	update   bool
 	hrefs    views.VertexLinks
 	replaced *views.Replaced
 	// sandboxRestore is the sandbox's restore action, "" without the
@@ -332,7 +336,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		}
 		p.Prediction = v
 	}
-	p.Why = newWhyPanel(pl.base, vv, in.keyed, in.at)
+	p.Why = whyPanel(pl.base, vv, in.keyed, in.at, !in.update)
 	if lv := vv.Lineage; lv != nil && len(lv.Events) > 0 {
 		l := &views.LineageView{Intro: lineageIntro(*lv)}
 		for _, e := range lv.Events {
@@ -408,6 +412,9 @@ func sparkTimes(at []float64) []float64 {
 	return out
 }
 
+// sparkAxisKey is the key of the sparklines' times on a vertex page.
+const sparkAxisKey = "spark/t"
+
 // sparkMax is a sparkline's highest known sample, 0 when none.
 func sparkMax(xs []float64) float64 {
 	m := 0.0
@@ -464,7 +471,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 		lagMax, rateMax = max(lagMax, sparkMax(r.SparkLag)), max(rateMax, sparkMax(r.SparkRate))
 	}
 	window := sparkWindow(vv.SparkTimes)
-	g.SparkAxis = views.Spark{Key: "spark/t", Values: sparkTimes(vv.SparkTimes)}
+	g.SparkAxis = views.Spark{Key: sparkAxisKey, Values: sparkTimes(vv.SparkTimes)}
 	g.SparkWindow = [2]views.Text{text("spark/window/lag", window), text("spark/window/rate", window)}
 	lagLabel := "lag, " + window + ", scale 0 to " + format.Records(lagMax)
 	rateLabel := "records out per second, " + window + ", scale 0 to " + format.Rate(rateMax)
@@ -514,7 +521,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 				Miss: c.Predicted >= 0 && c.Predicted != r.Subtask, Uncertain: c.Uncertain || c.OwnerUndetermined,
 				Highlight: hl != nil && hl.topic == c.Topic && hl.partition == c.Partition,
 				Lost:      c.Reading.Lost != nil && c.Reading.Lost.Records > 0,
-				Title:     cellTitle(c, r.Subtask),
+				Title:     staticCellTitle(in.update, c, r.Subtask),
 				Live: views.LiveCell{Key: "c" + ti + "." + part, Level: c.Level, Text: cellText(vv, c),
 					State: stateClass(c.Reading.State), Title: cellReading(c)},
 			})
@@ -522,6 +529,15 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 		g.Rows = append(g.Rows, row)
 	}
 	return g
+}
+
+// staticCellTitle is cellTitle, or "" for a page built for its live
+// update, which carries no static title: thousands of strings saved.
+func staticCellTitle(update bool, c live.PartitionCell, subtask int) string {
+	if update {
+		return ""
+	}
+	return cellTitle(c, subtask)
 }
 
 // highlightNote says when ?highlight= names a subtask or a partition the

@@ -35,6 +35,7 @@ func (s *Server) runLive(ctx context.Context, minInterval time.Duration) {
 // the page shows.
 func (s *Server) publishAll() {
 	st, hub := s.live, s.hub
+	defer s.forgetUnwatched()
 	l := views.Layout{Base: s.prefix}
 	pl := linksOf(l)
 	now := s.now()
@@ -65,7 +66,7 @@ func (s *Server) publishAll() {
 			built[k] = b
 		}
 		if b.err == nil {
-			s.publish(newVertexPage(vertexPageInput{links: pl, topic: topic, parts: parts, grid: grid, replaced: replacedBanner(l, b.vv.ReplacedBy, now, true)}, b.vv))
+			s.publish(newVertexPage(vertexPageInput{update: true, links: pl, topic: topic, parts: parts, grid: grid, replaced: replacedBanner(l, b.vv.ReplacedBy, now, true)}, b.vv))
 		}
 	}
 	for _, t := range st.Backends().Topics {
@@ -81,13 +82,48 @@ func (s *Server) publishAll() {
 // publish sends a page's update to its topic. A model that names one
 // element twice is a builder's bug: it is logged, and the page keeps its
 // last update rather than a wrong one.
+//
+// Sparklines are sent once, then appended to: an update that continues
+// the topic's last one goes as a change whose sparklines carry only the
+// new samples (views.SparkAppends), to the sockets that were sent that
+// last update; the hub sends the others the whole update.
 func (s *Server) publish(p views.LivePage) {
+	topic := p.LiveHead().Topic
 	u, err := views.UpdateOf(p)
 	if err != nil {
-		s.log.Error("live update not published", "topic", p.LiveHead().Topic, "err", err)
+		s.log.Error("live update not published", "topic", topic, "err", err)
 		return
 	}
-	s.hub.Publish(p.LiveHead().Topic, u)
+	s.lastMu.Lock()
+	prev, had := s.lastSent[topic]
+	s.pubSeq++
+	seq := s.pubSeq
+	s.lastSent[topic] = sentUpdate{seq: seq, u: u}
+	s.lastMu.Unlock()
+	var change any
+	if had {
+		if c, ok := views.SparkAppends(prev.u, u, sparkAxisKey); ok {
+			change = c
+		}
+	}
+	s.hub.PublishChange(topic, seq, prev.seq, u, change)
+}
+
+// sentUpdate is the last update published to a topic, and its number.
+type sentUpdate struct {
+	seq uint64
+	u   views.Update
+}
+
+// forgetUnwatched drops the last updates of the topics nobody watches.
+func (s *Server) forgetUnwatched() {
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	for t := range s.lastSent {
+		if !s.hub.Subscribed(t) {
+			delete(s.lastSent, t)
+		}
+	}
 }
 
 // vertexViewKey names a vertex view as the store builds it: a job's

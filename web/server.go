@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -105,6 +106,11 @@ type Server struct {
 	csrf *http.CrossOriginProtection
 	// vertexViews counts the vertex views publishAll built.
 	vertexViews atomic.Uint64
+	// lastSent holds, per topic, the last update publish sent and its
+	// number (pubSeq counts them), for the next update's change.
+	lastMu   sync.Mutex
+	lastSent map[string]sentUpdate
+	pubSeq   uint64
 	// hosts answers 421 to Host headers not allowed; see checkHost.
 	hosts *hostMatcher
 }
@@ -117,7 +123,7 @@ var (
 // NewServer returns a Server with its routes in place. It is not ready
 // (/readyz answers 503) until SetReady(true).
 func NewServer(opts Options) (*Server, error) {
-	s := &Server{log: opts.Logger, version: opts.Version, prefix: strings.TrimSuffix(opts.RoutePrefix, "/"),
+	s := &Server{lastSent: make(map[string]sentUpdate), log: opts.Logger, version: opts.Version, prefix: strings.TrimSuffix(opts.RoutePrefix, "/"),
 		live: opts.Live, sandbox: opts.Sandbox, liveInterval: opts.LiveInterval, now: opts.Now}
 	if s.now == nil {
 		s.now = time.Now

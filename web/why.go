@@ -24,6 +24,13 @@ import (
 // sentence's positions, which the view's shape fixes (live
 // appendWhyShape).
 func newWhyPanel(base string, vv live.VertexView, keyed *live.VertexView, now time.Time) *views.WhyPanel {
+	return whyPanel(base, vv, keyed, now, true)
+}
+
+// whyPanel is newWhyPanel, without the planner links unless links: a
+// page built for its live update carries no link, and a planner link
+// holds every partition's rate.
+func whyPanel(base string, vv live.VertexView, keyed *live.VertexView, now time.Time, links bool) *views.WhyPanel {
 	if vv.Why == nil || len(vv.Why.Lines) == 0 {
 		return nil
 	}
@@ -37,7 +44,7 @@ func newWhyPanel(base string, vv live.VertexView, keyed *live.VertexView, now ti
 		for k, s := range whySentences(vv, l) {
 			c.Clauses = append(c.Clauses, views.WhyClause{Kind: s.kind, Text: text("why/"+strconv.Itoa(i)+"/"+strconv.Itoa(k), s.text)})
 		}
-		if c.Hot && vv.Kafka {
+		if c.Hot && vv.Kafka && links {
 			c.Planner, c.PlannerKind = whyPlanner(base, vv, keyed, l, now)
 			if rs := l.Rescale; rs != nil && rs.Fresh > 0 {
 				c.Fresh = &views.Link{Text: fmt.Sprintf("open in planner at p = %d as a fresh start, which drops the source's offsets", rs.Fresh),

@@ -1,14 +1,17 @@
 // Live pages: subscribe to the page's view over the websocket and update
 // its figures in place. An update (views.Update on the server) maps the
-// data-live keys of the page's elements to texts (t), partition cells
-// (c: colour level, text, state class and title), meter values (m), data times (ages) and sparkline samples (spark); the
-// server renders the page and builds the update from one model, so every
-// key names one element. Text is set with textContent and levels as
+// data-live keys of the page's elements to texts (t), meter values (m),
+// data times (ages) and sparkline samples (spark: the whole series, or
+// with "after" and "keep" the samples to append), and carries the
+// partition cells by their index in the page (c: colour level, text, state
+// class and title, each state and title named once); the server renders
+// the page and builds the update from one model, so every key names one
+// element. Text is set with textContent and levels and titles as
 // attributes; nothing is parsed as HTML. When the layout changes (another
-// shape, or a key the page does not have), the page's own server rendering
-// is fetched and swapped in.
+// shape, a key the page does not have, another number of cells), the
+// page's own server rendering is fetched and swapped in.
 
-import { formatAge, reconnectDelay, sparkData, sparkRange } from "./livefmt.js";
+import { appendSamples, compareKeys, formatAge, keysHash, reconnectDelay, sparkData, sparkRange } from "./livefmt.js";
 import { ids } from "./ids.js";
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 
@@ -30,9 +33,17 @@ export function startLive(root) {
   const base = document.body.dataset.base || "";
   const topic = root.getAttribute(ids.liveTopic);
   let byKey = null;
+  // cells are the page's partition cells in the order of their keys,
+  // which the update's cells follow, and cellsHash the hash of those keys
+  // that the update names (see views.Update).
+  let cells = [];
+  let cellsHash = "";
   let ws = null;
   let retry = 500;
   let refetching = false;
+  // askedWhole is true from a subscription asking for whole sparklines
+  // until an update brings them.
+  let askedWhole = false;
   let lastShape = root.getAttribute(ids.shape) || "";
 
   const collect = () => {
@@ -44,6 +55,11 @@ export function startLive(root) {
       if (!byKey.has(k)) byKey.set(k, []);
       byKey.get(k).push(el);
     }
+    cells = [...root.querySelectorAll(`[${ids.live}][data-st]`)]
+      .map((el) => [el.getAttribute(ids.live), el])
+      .sort(([a], [b]) => compareKeys(a, b));
+    cellsHash = keysHash(cells.map(([k]) => k));
+    cells = cells.map(([, el]) => el);
   };
 
   const setState = (state) => {
@@ -62,6 +78,94 @@ export function startLive(root) {
     return true;
   };
 
+  // applyCells sets each cell's colour level, text, state class and
+  // reading from c = {k: keys' hash, st: [states], ti: [readings], v:
+  // [level, text, state index, reading index, …]}, four values per cell
+  // in the order of their keys; it reports false when the update's cells
+  // are not the page's (another hash or number of cells).
+  const applyCells = (c) => {
+    if (!c) return true;
+    const v = Array.isArray(c.v) ? c.v : [];
+    const states = Array.isArray(c.st) ? c.st : [];
+    const titles = Array.isArray(c.ti) ? c.ti : [];
+    if (c.k !== cellsHash || v.length !== 4 * cells.length) return false;
+    for (let n = 0; n < cells.length; n++) {
+      const el = cells[n];
+      const s = String(v[4 * n]);
+      const text = String(v[4 * n + 1]);
+      const state = String(states[v[4 * n + 2]] ?? "");
+      const title = String(titles[v[4 * n + 3]] ?? "");
+      if (el.dataset.l !== s) el.dataset.l = s;
+      const i = el.querySelector("i");
+      if (i && i.textContent !== text) i.textContent = text;
+      // The state is one class of the cell, named in its data-st.
+      const was = el.dataset.st || "";
+      if (was !== state) {
+        if (was) el.classList.remove(was);
+        if (state) el.classList.add(state);
+        el.dataset.st = state;
+      }
+      // The reading is the figure's title; without one the cell's own
+      // (static) title shows.
+      if (i && (i.getAttribute("title") || "") !== title) {
+        if (title) i.setAttribute("title", title);
+        else i.removeAttribute("title");
+      }
+    }
+    return true;
+  };
+
+  // applySparks draws the update's sparklines. A sparkline is [samples,
+  // column max, label]; its table's axis (times) comes first in the
+  // update, so rows draw at the new times. An update with "after" carries
+  // only the samples to append after the axis's sample of that time,
+  // keeping the last "keep": a page whose last time is another (it missed
+  // an update, or was rendered anew) subscribes again, which brings the
+  // whole series with the next update.
+  const applySparks = (u) => {
+    const appending = typeof u.after === "number";
+    if (!appending) askedWhole = false;
+    if (appending) {
+      for (const k of Object.keys(u.spark || {})) {
+        for (const el of byKey.get(k) || []) {
+          if (el.hasAttribute(ids.sparkAxis) && sparkAxisLast(el) !== u.after) {
+            resubscribe();
+            return true;
+          }
+        }
+      }
+    }
+    const keep = Number(u.keep) || 0;
+    const series = (el, attr, xs) => {
+      if (!appending) return xs;
+      return appendSamples(el._xs || parseSamples(el.getAttribute(attr)), xs, keep);
+    };
+    return each(u.spark, (el, [xs = [], max = 0, label = ""] = []) => {
+      if (!Array.isArray(xs)) xs = [];
+      if (el.hasAttribute(ids.sparkAxis)) {
+        const times = series(el, ids.sparkAxis, xs);
+        el._xs = times;
+        el.setAttribute(ids.sparkAxis, JSON.stringify(times));
+        return;
+      }
+      el.setAttribute(ids.sparkMax, String(max));
+      if (el.getAttribute("aria-label") !== label) {
+        el.setAttribute("aria-label", label);
+        el.setAttribute("title", label);
+      }
+      const samples = series(el, ids.spark, xs);
+      el._xs = samples;
+      drawSpark(el, samples);
+    });
+  };
+
+  // resubscribe asks the server for whole updates again.
+  const resubscribe = () => {
+    if (askedWhole || !ws || ws.readyState !== WebSocket.OPEN) return;
+    askedWhole = true;
+    ws.send(JSON.stringify({ subscribe: [topic] }));
+  };
+
   const apply = (u) => {
     if (!byKey) collect();
     if (u.shape !== lastShape) {
@@ -72,42 +176,11 @@ export function startLive(root) {
       each(u.t, (el, v) => {
         if (el.textContent !== v) el.textContent = v;
       }) &&
-      each(u.c, (el, [level, text, state = "", title = ""]) => {
-        const s = String(level);
-        if (el.dataset.l !== s) el.dataset.l = s;
-        const i = el.querySelector("i");
-        if (i && i.textContent !== text) i.textContent = text;
-        // The state is one class of the cell, named in its data-st.
-        const was = el.dataset.st || "";
-        if (was !== state) {
-          if (was) el.classList.remove(was);
-          if (state) el.classList.add(state);
-          el.dataset.st = state;
-        }
-        // The reading is the figure's title; without one the cell's own
-        // (static) title shows.
-        if (i && (i.getAttribute("title") || "") !== title) {
-          if (title) i.setAttribute("title", title);
-          else i.removeAttribute("title");
-        }
-      }) &&
+      applyCells(u.c) &&
       each(u.m, (el, v) => {
         el.value = Number(v);
       }) &&
-      // A sparkline is [samples, column max, label]; its table's axis
-      // (times) comes first in the update, so rows draw at the new times.
-      each(u.spark, (el, [xs = [], max = 0, label = ""] = []) => {
-        if (el.hasAttribute(ids.sparkAxis)) {
-          el.setAttribute(ids.sparkAxis, JSON.stringify(xs));
-          return;
-        }
-        el.setAttribute(ids.sparkMax, String(max));
-        if (el.getAttribute("aria-label") !== label) {
-          el.setAttribute("aria-label", label);
-          el.setAttribute("title", label);
-        }
-        drawSpark(el, xs);
-      }) &&
+      applySparks(u) &&
       each(u.ages, (el, v) => {
         el.setAttribute(ids.at, String(v));
       });
@@ -152,6 +225,7 @@ export function startLive(root) {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     ws = new WebSocket(`${proto}//${location.host}${base}/ws`);
     ws.addEventListener("open", () => {
+      askedWhole = false;
       ws.send(JSON.stringify({ subscribe: [topic] }));
     });
     ws.addEventListener("message", (ev) => {
@@ -183,13 +257,8 @@ export function startLive(root) {
 
   const drawAll = () => {
     for (const c of root.querySelectorAll(`[${ids.spark}]`)) {
-      let xs = [];
-      try {
-        xs = JSON.parse(c.getAttribute(ids.spark) || "[]") || [];
-      } catch {
-        xs = [];
-      }
-      drawSpark(c, xs);
+      c._xs = parseSamples(c.getAttribute(ids.spark));
+      drawSpark(c, c._xs);
     }
   };
 
@@ -211,10 +280,29 @@ export function startLive(root) {
   connect();
 }
 
+// parseSamples reads a data-spark or data-spark-axis attribute: a JSON
+// array of numbers, [] when it is not one.
+function parseSamples(attr) {
+  try {
+    const xs = JSON.parse(attr || "[]");
+    return Array.isArray(xs) ? xs : [];
+  } catch {
+    return [];
+  }
+}
+
+// sparkAxisLast is the time of the last sample on a sparkline axis
+// element, undefined when it has none.
+function sparkAxisLast(el) {
+  const xs = el._xs || parseSamples(el.getAttribute(ids.sparkAxis));
+  return xs.length ? xs[xs.length - 1] : undefined;
+}
+
 // sparkTimes are the times of el's samples: its table's axis (data-spark-axis
 // on the column head).
 function sparkTimes(el) {
   const axis = el.closest("table")?.querySelector(`[${ids.sparkAxis}]`);
+  if (axis?._xs) return axis._xs;
   try {
     return JSON.parse(axis?.getAttribute(ids.sparkAxis) || "[]") || [];
   } catch {

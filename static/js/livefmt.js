@@ -46,3 +46,43 @@ export function reconnectDelay(code, current) {
   const wait = Math.min(current, 15000);
   return { wait, next: Math.min(wait * 2, 15000), refused: false };
 }
+
+// appendSamples is a sparkline's samples after an update that appends
+// add to them (see live.js): base then add, of which the last keep (all
+// when keep is not positive). base is not changed.
+export function appendSamples(base, add, keep) {
+  const all = base.concat(Array.isArray(add) ? add : []);
+  return keep > 0 ? all.slice(-keep) : all;
+}
+
+// compareKeys orders live keys as the server does (Go's strings.Compare:
+// by their UTF-8 bytes), for the update's partition cells.
+export function compareKeys(a, b) {
+  // Keys are ASCII but for odd topic names: compare code units while they
+  // are, bytes otherwise.
+  const n0 = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n0 && a.charCodeAt(i) === b.charCodeAt(i) && a.charCodeAt(i) < 0x80) i++;
+  if (i === a.length || i === b.length) return a.length - b.length;
+  if (a.charCodeAt(i) < 0x80 && b.charCodeAt(i) < 0x80) return a.charCodeAt(i) - b.charCodeAt(i);
+  const x = utf8.encode(a);
+  const y = utf8.encode(b);
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) {
+    if (x[i] !== y[i]) return x[i] - y[i];
+  }
+  return x.length - y.length;
+}
+
+// keysHash is the hash the server sends with an update's partition cells:
+// FNV-1a (32 bits, 8 hex digits) of their keys, in order, joined by
+// newlines, as UTF-8.
+export function keysHash(keys) {
+  let h = 0x811c9dc5;
+  for (const b of utf8.encode(keys.join("\n"))) {
+    h = Math.imul(h ^ b, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, "0");
+}
+
+const utf8 = new TextEncoder();
