@@ -45,7 +45,7 @@ func (s *Store) JobDetail(endpoint, jobID string) (JobView, []VertexView, error)
 }
 
 func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (JobView, []VertexView) {
-	viewsBuilt.Add(1)
+	s.countView()
 	vvs := make([]VertexView, len(j.Vertices))
 	jv := JobView{Endpoint: fs.Endpoint, ID: j.ID, Name: j.Name, State: j.State, StartTime: j.StartTime,
 		Restored: restoredOf(j), Restarts: j.NumRestarts, Unlisted: j.Unlisted, Age: within(itemAge(j.Freshness, fs.CollectedAt, now, j.Err), s.endpointAge(fs, now))}

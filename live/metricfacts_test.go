@@ -29,9 +29,9 @@ func TestMetricFactsAreTheViewsFigures(t *testing.T) {
 	v := sourceVertex("src", 4, testTopics, off, func(tp assign.TopicPartition) int64 { return 1499 - int64(tp.Partition) })
 	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
 
-	before := ViewsBuilt()
+	before := s.ViewsBuilt()
 	mf := s.MetricFacts()
-	if n := ViewsBuilt() - before; n != 0 {
+	if n := s.ViewsBuilt() - before; n != 0 {
 		t.Errorf("MetricFacts built %d views, want none", n)
 	}
 	vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})

@@ -30,6 +30,7 @@ func (s *Store) snapshot() *Store {
 	}
 	c := &Store{
 		opts:     s.opts,
+		views:    s.views,
 		kafka:    maps.Clone(s.kafka),
 		flink:    maps.Clone(s.flink),
 		tables:   maps.Clone(s.tables),

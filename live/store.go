@@ -132,6 +132,8 @@ type Store struct {
 	// frozen is the read-only copy views share until the next update
 	// (snapshot).
 	frozen frozenCopy
+	// views counts the page views built, by the store and its copies.
+	views *viewCounter
 	// good holds, per backend, when its latest successful poll started:
 	// the time of the data it shows (absent: no poll ever succeeded).
 	good map[backendKey]time.Time
@@ -206,6 +208,7 @@ func New(opts Options) *Store {
 		withheld: map[vertexKey]withheldNote{},
 		shapes:   map[succKey]*jobShape{},
 		changed:  make(chan struct{}, 1),
+		views:    new(viewCounter),
 
 		srcReads:  map[vertexKey]*sourceReads{},
 		grpReads:  map[groupKey]map[topicPart]*readTrack{},

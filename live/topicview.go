@@ -10,7 +10,7 @@ import (
 
 // Topic returns a topic's page view.
 func (s *Store) Topic(cluster, topic string) (TopicView, error) {
-	viewsBuilt.Add(1)
+	s.countView()
 	s = s.snapshot() // built without the lock
 	ks := s.kafka[cluster]
 	if ks == nil {

@@ -63,7 +63,7 @@ func (s *Store) Vertices() [][2]string {
 }
 
 func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, now time.Time) VertexView {
-	viewsBuilt.Add(1)
+	s.countView()
 	vv := VertexView{Endpoint: fs.Endpoint, JobID: j.ID, JobName: j.Name, JobState: j.State, ID: v.ID, Name: v.Name,
 		Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism, Source: v.Source, Keyed: v.Keyed, Kafka: v.Kafka != nil,
 		Restored: restoredOf(j), Flink: itemAge(v.Freshness, fs.CollectedAt, now, v.Err), Color: "lag"}

@@ -2,10 +2,23 @@ package live
 
 import "sync/atomic"
 
-// viewsBuilt counts the page views built (vertex, job, topic and overview
-// views), so that a test can tell that a path, such as a /metrics scrape,
-// built none.
-var viewsBuilt atomic.Uint64
+// viewCounter counts the page views (vertex, job, topic and overview
+// views) a store and its read copies built: /metrics exports it, and a
+// test tells from it that a path, such as a scrape, built none.
+type viewCounter = atomic.Uint64
 
-// ViewsBuilt is the number of page views built since the process started.
-func ViewsBuilt() uint64 { return viewsBuilt.Load() }
+// countView counts one page view built.
+func (s *Store) countView() {
+	if s.views != nil {
+		s.views.Add(1)
+	}
+}
+
+// ViewsBuilt is the number of page views the store and its read copies
+// have built.
+func (s *Store) ViewsBuilt() uint64 {
+	if s.views == nil {
+		return 0
+	}
+	return s.views.Load()
+}

@@ -80,6 +80,8 @@ var (
 	descWSRefused     = prometheus.NewDesc("skewscope_websocket_refused_total",
 		"Websockets refused or closed by a bound, by reason: handshake (origin, connection bounds), subscribe (a bad or too large subscribe message), topics (distinct views per address or in all), idle (no subscription in time).", []string{"reason"}, nil)
 	descWSInbound = prometheus.NewDesc("skewscope_websocket_inbound_bytes_total", "Bytes of inbound websocket messages read, after decompression.", nil, nil)
+	descViews     = prometheus.NewDesc("skewscope_live_views_built_total",
+		"Live views (vertex, job, topic and overview) built from the store, for pages, JSON answers and websocket updates; a scrape of /metrics builds none.", nil, nil)
 )
 
 // liveCollector exports the live store's figures at scrape time.
@@ -88,7 +90,7 @@ type liveCollector struct{ s *Server }
 func (c liveCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPartitionLag, descPartitionLagSeconds, descPartitionTimeToRetention, descPartitionBehindStart, descPartitionLost, descGroupLost, descSubtaskBusy, descVertexSkew,
 		descVertexMaxBusy, descDrift, descGroupLag, descGroupLagSeconds, descUp, descState, descLastPoll, descPollDuration,
-		descFlinkRequests, descFlinkBytes, descFlinkBackoff, descWSConnections, descWSDropped, descWSSent, descWSRefused, descWSInbound} {
+		descFlinkRequests, descFlinkBytes, descFlinkBackoff, descWSConnections, descWSDropped, descWSSent, descWSRefused, descWSInbound, descViews} {
 		ch <- d
 	}
 }
@@ -115,6 +117,7 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 	if store == nil {
 		return
 	}
+	ch <- prometheus.MustNewConstMetric(descViews, prometheus.CounterValue, float64(store.ViewsBuilt()))
 	mf := store.MetricFacts()
 	for _, k := range mf.Clusters {
 		backendMetrics(ch, "kafka", k.Name, k.Age, k.PollMillis)

@@ -197,11 +197,11 @@ func TestMetricsScrapeBuildsNoView(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before := live.ViewsBuilt()
+		before := st.ViewsBuilt()
 		if code, _ := do(t, s, "GET", "/metrics", nil); code != 200 {
 			t.Fatalf("%s: GET /metrics = %d", name, code)
 		}
-		if n := live.ViewsBuilt() - before; n != 0 {
+		if n := st.ViewsBuilt() - before; n != 0 {
 			t.Errorf("%s: a scrape of /metrics built %d page views, want none", name, n)
 		}
 	}

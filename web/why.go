@@ -13,7 +13,7 @@ import (
 	"github.com/skewscope/skewscope/views"
 )
 
-// newWhyPanel writes a vertex's "why is it hot?" from the lines the store
+// whyPanel writes a vertex's "why is it hot?" from the lines the store
 // found: each line's sentences, every figure written once and marked with
 // its provenance, and for a Kafka source a planner link at the
 // parallelism that removes the cause when one is computed, judged as the
@@ -23,13 +23,9 @@ import (
 // none); now dates figures of unknown age. Keys are the line's and the
 // sentence's positions, which the view's shape fixes (live
 // appendWhyShape).
-func newWhyPanel(base string, vv live.VertexView, keyed *live.VertexView, now time.Time) *views.WhyPanel {
-	return whyPanel(base, vv, keyed, now, true)
-}
-
-// whyPanel is newWhyPanel, without the planner links unless links: a
-// page built for its live update carries no link, and a planner link
-// holds every partition's rate.
+//
+// Without links the planner links are left out: a page built for its live
+// update carries no link, and a planner link holds every partition's rate.
 func whyPanel(base string, vv live.VertexView, keyed *live.VertexView, now time.Time, links bool) *views.WhyPanel {
 	if vv.Why == nil || len(vv.Why.Lines) == 0 {
 		return nil

@@ -324,7 +324,7 @@ func TestNewWhyPanel(t *testing.T) {
 			"Not enough figures yet to say what makes it hot: this needs the records in of every subtask (Flink's metrics) and its maxParallelism."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWhyPanel("", tc.vv, nil, time.Time{})
+			w := whyPanel("", tc.vv, nil, time.Time{}, true)
 			if diff := cmp.Diff(tc.want, panelText(w)); diff != "" {
 				t.Errorf("panel (-want +got):\n%s", diff)
 			}
@@ -334,8 +334,8 @@ func TestNewWhyPanel(t *testing.T) {
 		})
 	}
 	// The keys: the line's and the sentence's position.
-	w := newWhyPanel("/sk", src(4, live.WhyLine{Kind: live.WhyBehind, Subtasks: []int{2},
-		Facts: []live.WhyFact{obs(live.FactProduced, 50), obs(live.FactUnknownRates, 0), obs(live.FactRead, 30), {Name: live.FactLagGrowth, Value: 20, Kind: live.Estimated}}}), nil, time.Time{})
+	w := whyPanel("/sk", src(4, live.WhyLine{Kind: live.WhyBehind, Subtasks: []int{2},
+		Facts: []live.WhyFact{obs(live.FactProduced, 50), obs(live.FactUnknownRates, 0), obs(live.FactRead, 30), {Name: live.FactLagGrowth, Value: 20, Kind: live.Estimated}}}), nil, time.Time{}, true)
 	want := &views.WhyPanel{Causes: []views.WhyCause{{Kind: live.WhyBehind, Hot: true, Subtasks: []string{"2"},
 		Clauses: []views.WhyClause{
 			{Kind: live.Observed, Text: views.Text{Key: "why/0/0", Text: "Subtask 2 reads 30/s of the 50/s produced on its partitions."}},
@@ -344,7 +344,7 @@ func TestNewWhyPanel(t *testing.T) {
 	if diff := cmp.Diff(want, w); diff != "" {
 		t.Errorf("panel (-want +got):\n%s", diff)
 	}
-	if newWhyPanel("", live.VertexView{}, nil, time.Time{}) != nil {
+	if whyPanel("", live.VertexView{}, nil, time.Time{}, true) != nil {
 		t.Error("a view without why lines has a panel")
 	}
 }
@@ -380,7 +380,7 @@ func TestWhyRescaleSentences(t *testing.T) {
 			"No rescale target is computed: the job was restored before skewscope saw it and its parallelism history is not known, so where a restore puts the partitions is not either (add ?history=P0,P1,… to model it).", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWhyPanel("/sk", hot(tc.rs), nil, time.Time{})
+			w := whyPanel("/sk", hot(tc.rs), nil, time.Time{}, true)
 			c := w.Causes[0]
 			if got := c.Clauses[len(c.Clauses)-1].Text.Text; got != tc.want {
 				t.Errorf("rescale sentence\n got %q\nwant %q", got, tc.want)
