@@ -367,6 +367,11 @@ func (j *job) startSource(st *srcTask, parts map[string]map[int32]kgo.Offset) er
 		kgo.FetchMaxBytes(256<<10),
 		kgo.FetchMaxPartitionBytes(64<<10),
 		kgo.FetchMaxWait(500*time.Millisecond),
+		// Without a fetch session a client's Close reads no session state
+		// that its last fetch may still be writing (franz-go v1.22.3
+		// races there when a job stops mid-fetch); a subtask's fetches
+		// are small either way.
+		kgo.DisableFetchSessions(),
 	)
 	if err != nil {
 		return fmt.Errorf("sandbox: source client: %w", err)

@@ -202,6 +202,10 @@ func (s *sampler) run(ctx context.Context, cfg kafka.Config, req Request, extra 
 		// KIP-714 client metrics would be a PushTelemetry every few
 		// seconds: a write, of sorts, that a sample has no need of.
 		kgo.DisableClientMetrics(),
+		// A sample is short: without a fetch session a cancel's Close
+		// reads no session state that a fetch in flight may still be
+		// writing (franz-go v1.22.3 races there).
+		kgo.DisableFetchSessions(),
 	)
 	opts = append(opts, extra...)
 	cl, err := kgo.NewClient(opts...)
