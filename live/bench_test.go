@@ -17,22 +17,7 @@ func bigStore(b *testing.B) *Store {
 	for i := range 20 {
 		topics = append(topics, assign.Topic{Name: fmt.Sprintf("topic-%02d", i), Partitions: 500})
 	}
-	s := New(Options{Now: func() time.Time { return t0.Add(20 * time.Second) }})
-	for i, end := range []int64{1_000_000, 1_050_000} {
-		ks := &kafka.Snapshot{Cluster: "prod", CollectedAt: t0.Add(time.Duration(i) * 10 * time.Second)}
-		for _, t := range topics {
-			kt := kafka.Topic{Name: t.Name}
-			for p := range t.Partitions {
-				kt.Partitions = append(kt.Partitions, kafka.Partition{Partition: int32(p), End: end + int64(p), Rate: float64(p % 97), RateOK: true,
-					Freshness: kafka.Freshness{UpdatedAt: ks.CollectedAt}})
-			}
-			ks.Topics = append(ks.Topics, kt)
-		}
-		s.UpdateKafka(ks)
-	}
-	v := sourceVertex("src", 64, topics, freshOwner(64), func(tp assign.TopicPartition) int64 { return 1_020_000 + int64(tp.Partition) })
-	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), flink.JobSnapshot{ID: "aa", Name: "big", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
-	return s
+	return sourceStore(topics, 64)
 }
 
 // BenchmarkVertexView10k builds the source-vertex view of 10,000 partitions

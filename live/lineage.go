@@ -191,12 +191,6 @@ func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.Ve
 	s.followShape(endpoint, j, v, topics, at)
 	if l := s.lineage[vertexKey{endpoint, j.Name, v.Name}]; l != nil && l.jobID == j.ID {
 		l.cluster = cluster
-		if l.stepAt.Equal(at) && s.kafka[cluster] != nil {
-			if s.recheck == nil {
-				s.recheck = map[string]bool{}
-			}
-			s.recheck[cluster] = true
-		}
 		if m := s.metadataAt(cluster, topics); m.After(l.checkedAt) {
 			l.checkedAt = m
 		}

@@ -139,10 +139,6 @@ type Store struct {
 	good map[backendKey]time.Time
 	// succ remembers which job replaced which (succession.go).
 	succ *succession
-	// recheck holds the Kafka clusters whose metadata is worth reading at
-	// once: a source reading them was restored or rescaled, and only a
-	// read after that says which partitions existed then (lineage.unsure).
-	recheck map[string]bool
 	// followed is, per Kafka cluster, the topic set last told OnFollow.
 	followed map[string][]string
 	// runs holds what Flink last reported of each job while it ran
@@ -306,25 +302,33 @@ func (s *Store) followChanges() map[string][]string {
 	if s.opts.OnFollow == nil {
 		return nil
 	}
-	now := map[string][]string{}
+	now := map[string]map[string]bool{}
 	for _, endpoint := range sortedKeys(s.flink) {
 		for _, v := range runningSources(s.flink[endpoint]) {
 			cluster := s.clusterFor(endpoint, v)
 			if s.kafka[cluster] == nil {
 				continue
 			}
+			if now[cluster] == nil {
+				now[cluster] = map[string]bool{}
+			}
+			last := ""
 			for _, st := range v.Kafka.States {
-				if st.Cluster == "" {
-					now[cluster] = append(now[cluster], s.resolve(cluster, st.Topic))
+				// The states list a topic's partitions together: each
+				// run is resolved once (an empty name is no topic).
+				if st.Cluster == "" && st.Topic != last {
+					now[cluster][s.resolve(cluster, st.Topic)] = true
+					last = st.Topic
 				}
 			}
 		}
 	}
 	var out map[string][]string
 	for cluster := range s.kafka {
-		names := now[cluster]
-		slices.Sort(names)
-		names = slices.Compact(names)
+		var names []string
+		if len(now[cluster]) > 0 {
+			names = sortedKeys(now[cluster])
+		}
 		if slices.Equal(names, s.followed[cluster]) {
 			continue
 		}
@@ -634,13 +638,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	var unknown []string
 	if s.opts.OnUnknownPartitions != nil {
 		unknown = s.unknownClusters(snap.Endpoint)
-		for c := range s.recheck {
-			if !slices.Contains(unknown, c) {
-				unknown = append(unknown, c)
-			}
-		}
 	}
-	clear(s.recheck)
 	follow := s.followChanges()
 	s.seq++
 	s.mu.Unlock()

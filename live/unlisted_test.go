@@ -101,29 +101,3 @@ func TestOnUnknownPartitionsNamesClustersMissingPartitions(t *testing.T) {
 		t.Errorf("the metadata lists all 14: told %v, want nothing", g)
 	}
 }
-
-// TestARescaleAsksForKafkaMetadata: a rescale seen makes the store ask for
-// the source's cluster's metadata at once, so that partitions that appear
-// afterwards can be placed after the rescale.
-func TestARescaleAsksForKafkaMetadata(t *testing.T) {
-	var told []string
-	s := New(Options{Now: func() time.Time { return t0 }, OnUnknownPartitions: func(cluster string) { told = append(told, cluster) }})
-	cur := func(assign.TopicPartition) int64 { return 50 }
-	s.UpdateKafka(kafkaSnap(t0, ends(100)))
-	s.UpdateFlink(flinkSnap(t0, job("aa", nil, sourceVertex("src", 4, testTopics, freshOwner(4), cur))))
-	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), job("aa", nil, sourceVertex("src", 4, testTopics, freshOwner(4), cur))))
-	if len(told) != 0 {
-		t.Fatalf("no change: told %v, want nothing", told)
-	}
-	ck := &flink.RestoreInfo{CheckpointID: 3, At: t0.Add(15 * time.Second)}
-	o46 := restoreOwner(t, assign.RestoreInput{Topics: testTopics, History: []int{4, 6}, ConnectorLine: assign.ConnectorLine5})
-	s.UpdateFlink(flinkSnap(t0.Add(20*time.Second), job("aa", ck, sourceVertex("src", 6, testTopics, o46, cur))))
-	if !slices.Equal(told, []string{"prod"}) {
-		t.Errorf("after the rescale 4 → 6: told %v, want [prod]", told)
-	}
-	told = nil
-	s.UpdateFlink(flinkSnap(t0.Add(30*time.Second), job("aa", ck, sourceVertex("src", 6, testTopics, o46, cur))))
-	if len(told) != 0 {
-		t.Errorf("the poll after: told %v, want nothing", told)
-	}
-}
