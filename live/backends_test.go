@@ -21,7 +21,7 @@ func TestBackendStates(t *testing.T) {
 	s.UpdateFlink(flinkSnap(t0))                                               // "jm", fine …
 	s.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: t0, Err: down}) // … then failing
 
-	ov := s.Overview()
+	ov := s.State().Overview()
 	got := map[string]Age{}
 	for _, c := range ov.Clusters {
 		got["kafka "+c.Name] = c.Age
@@ -53,7 +53,7 @@ func TestConfiguredBackendsBeforeTheirFirstPoll(t *testing.T) {
 		Flink: []Endpoint{{Name: "jm", URL: "http://jm:8081"}, {Name: "gone", URL: "http://gone:8081"}}})
 	state := func() map[string]Age {
 		got := map[string]Age{}
-		for _, ov := range []OverviewView{s.Overview(), s.Backends()} {
+		for _, ov := range []OverviewView{s.State().Overview(), s.State().Backends()} {
 			for _, c := range ov.Clusters {
 				got["kafka "+c.Name] = c.Age
 			}
@@ -113,7 +113,7 @@ func TestFailingBackendDataAge(t *testing.T) {
 	}
 	clock = t0.Add(76 * time.Second)
 	want := Age{At: t0, Seconds: 76, Stale: true, State: StateFailing}
-	ov := s.Overview()
+	ov := s.State().Overview()
 	check := func(what string, a Age) {
 		t.Helper()
 		if a.Err == "" {
@@ -143,7 +143,7 @@ func TestFailingBackendDataAge(t *testing.T) {
 		}
 	}
 	s.UpdateKafka(ks)
-	ov = s.Overview()
+	ov = s.State().Overview()
 	if len(ov.Topics) == 0 {
 		t.Fatal("no topic rows")
 	}

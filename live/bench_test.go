@@ -27,7 +27,7 @@ func BenchmarkVertexView10k(b *testing.B) {
 	s := bigStore(b)
 	b.ResetTimer()
 	for b.Loop() {
-		vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+		vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 		if err != nil || vv.Prediction.Total != 10_000 || vv.Prediction.Drift != 0 {
 			b.Fatalf("%v %+v", err, vv.Prediction)
 		}
@@ -64,14 +64,14 @@ func BenchmarkPagesAfterUpdate10k(b *testing.B) {
 		next := *ks
 		next.CollectedAt, next.MetadataAt = at, at
 		s.UpdateKafka(&next)
-		if ov := s.Overview(); len(ov.Jobs) != jobs {
+		if ov := s.State().Overview(); len(ov.Jobs) != jobs {
 			b.Fatalf("overview lists %d jobs", len(ov.Jobs))
 		}
 		for _, j := range fs {
-			if _, err := s.Job("jm", j.ID); err != nil {
+			if _, err := s.State().Job("jm", j.ID); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := s.Vertex(j.ID, "src", VertexQuery{Highlight: -1}); err != nil {
+			if _, err := s.State().Vertex(j.ID, "src", VertexQuery{Highlight: -1}); err != nil {
 				b.Fatal(err)
 			}
 		}

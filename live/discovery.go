@@ -65,9 +65,8 @@ func discoveryFromReaders(in assign.RestoreInput, observed map[assign.TopicParti
 // settledReaders is the observed reader of every partition of topics when
 // the metric ids determine each one and the partition set is settled with
 // Kafka: its metadata lists every topic, every partition it lists has a
-// reader, and the ids name none it lacks. nil otherwise. Called with s.mu
-// held or on a snapshot.
-func (s *Store) settledReaders(cluster string, v *flink.VertexSnapshot, topics []assign.Topic, oo observedOwners) map[assign.TopicPartition]int {
+// reader, and the ids name none it lacks. nil otherwise.
+func (s *picture) settledReaders(cluster string, v *flink.VertexSnapshot, topics []assign.Topic, oo observedOwners) map[assign.TopicPartition]int {
 	if v.Kafka == nil || v.Stale || len(oo.candidates) > 0 || s.metadataAt(cluster, topics).IsZero() || len(s.unknownOf(cluster, v)) > 0 {
 		return nil
 	}
@@ -92,8 +91,8 @@ func (s *Store) settledReaders(cluster string, v *flink.VertexSnapshot, topics [
 
 // discoverySettled says when the partitions of an unsure step were
 // discovered: as the lineage remembers it for this partition set, or as
-// the readers show it now. Called with s.mu held or on a snapshot.
-func (s *Store) discoverySettled(l *lineage, in assign.RestoreInput, cluster string, v *flink.VertexSnapshot, oo observedOwners) (before, ok bool) {
+// the readers show it now.
+func (s *picture) discoverySettled(l *lineage, in assign.RestoreInput, cluster string, v *flink.VertexSnapshot, oo observedOwners) (before, ok bool) {
 	grown := maxTopics(in.Topics, in.NewTopics)
 	if l != nil && l.discovery != nil && slices.Equal(l.discovery.topics, grown) {
 		return l.discovery.before, true
@@ -102,8 +101,7 @@ func (s *Store) discoverySettled(l *lineage, in assign.RestoreInput, cluster str
 }
 
 // settleDiscovery keeps in the source's lineage what its readers settle
-// about an unsure step (discoverySettled). Called with s.mu held, after
-// the lineage moved on.
+// about an unsure step (discoverySettled).
 func (s *Store) settleDiscovery(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot) {
 	l := s.currentLineage(endpoint, j, v)
 	if l == nil || !l.unsure || l.grewBefore || !(l.known || l.inferred != nil) || len(l.history) != 2 || l.p() != v.Parallelism || len(l.prevTopics) == 0 {
@@ -122,7 +120,7 @@ func (s *Store) settleDiscovery(endpoint string, j *flink.JobSnapshot, v *flink.
 }
 
 // settleDiscoveries runs settleDiscovery for the running sources that read
-// cluster, whose metadata just changed. Called with s.mu held.
+// cluster, whose metadata just changed.
 func (s *Store) settleDiscoveries(cluster string) {
 	for key, l := range s.lineage {
 		fs := s.flink[key.endpoint]
@@ -174,8 +172,8 @@ func stepWord(l *lineage) string {
 
 // settleUnsure models an unsure step on the side of it that the readers
 // settle (discoverySettled), and says so; "" with mi unchanged when they
-// do not. Called with s.mu held or on a snapshot.
-func (s *Store) settleUnsure(mi *modelInput, l *lineage, cluster string, v *flink.VertexSnapshot, oo observedOwners) string {
+// do not.
+func (s *picture) settleUnsure(mi *modelInput, l *lineage, cluster string, v *flink.VertexSnapshot, oo observedOwners) string {
 	if !mi.unsure || mi.allGuess || len(mi.in.NewTopics) == 0 {
 		return ""
 	}

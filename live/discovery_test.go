@@ -65,7 +65,7 @@ func TestObservedReadersSettleDiscoveryAfterTheRescale(t *testing.T) {
 	wantSettled(t, "readers as discovered at p = 2", mustVertex(t, s, "aa", "src"), "after")
 
 	// ?history= gives the same parallelisms: the same settlement.
-	vh, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1, History: []int{5}})
+	vh, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1, History: []int{5}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,7 +124,7 @@ func TestGrowthAfterARescaleIsModelledAfterIt(t *testing.T) {
 	s.UpdateFlink(flinkSnap(t0.Add(50*time.Second), job("aa", ck, sourceVertex("src", 2, events10, o52, cur))))
 	vv := mustVertex(t, s, "aa", "src")
 	notExactWithGaps(t, "Kafka lists 13, the ids 10", vv.Prediction, 3, 0)
-	jv, err := s.Job("jm", "aa")
+	jv, err := s.State().Job("jm", "aa")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestGrowthAfterARescaleIsModelledAfterIt(t *testing.T) {
 		t.Errorf("both list 13: missing %d, unknown to Kafka %d, want none", pr.Missing, pr.UnknownToKafka)
 	}
 
-	vh, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1, History: []int{5}})
+	vh, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1, History: []int{5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestGrowthAfterAnInferredRestoreIsModelledAfterIt(t *testing.T) {
 	if pr.Mode != ModeInferred || pr.Drift != 0 || pr.Total != 14 || pr.Matched != 14 {
 		t.Errorf("after growth to 14: mode %s drift %d matched %d of %d (%s); want inferred, all 14 matched", pr.Mode, pr.Drift, pr.Matched, pr.Total, pr.Headline.Text)
 	}
-	vh, err := s.Vertex("bb", "src", VertexQuery{Highlight: -1, History: []int{6}})
+	vh, err := s.State().Vertex("bb", "src", VertexQuery{Highlight: -1, History: []int{6}})
 	if err != nil {
 		t.Fatal(err)
 	}

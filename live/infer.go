@@ -40,8 +40,7 @@ type inferJob struct {
 	in    assign.InferInput
 }
 
-// inferJobs lists the searches the latest Flink snapshot needs. Called with
-// s.mu held.
+// inferJobs lists the searches the latest Flink snapshot needs.
 func (s *Store) inferJobs(snap *flink.Snapshot) []inferJob {
 	var out []inferJob
 	for i := range snap.Jobs {
@@ -139,6 +138,7 @@ func (s *Store) runInfer(jobs []inferJob) {
 		}
 	}
 	s.seq++
+	s.publish()
 	s.mu.Unlock()
 	s.notify()
 }

@@ -9,9 +9,8 @@ import (
 	"github.com/skewscope/skewscope/internal/quote"
 )
 
-// findJob finds a job by id, in the named endpoint or any. Called with s.mu
-// held.
-func (s *Store) findJob(endpoint, jobID string) (*flink.Snapshot, *flink.JobSnapshot) {
+// findJob finds a job by id, in the named endpoint or any.
+func (s *picture) findJob(endpoint, jobID string) (*flink.Snapshot, *flink.JobSnapshot) {
 	for _, name := range sortedKeys(s.flink) {
 		if endpoint != "" && name != endpoint {
 			continue
@@ -27,15 +26,14 @@ func (s *Store) findJob(endpoint, jobID string) (*flink.Snapshot, *flink.JobSnap
 }
 
 // Job returns a job's page view.
-func (s *Store) Job(endpoint, jobID string) (JobView, error) {
+func (s *State) Job(endpoint, jobID string) (JobView, error) {
 	jv, _, err := s.JobDetail(endpoint, jobID)
 	return jv, err
 }
 
 // JobDetail returns a job's page view and the views of its vertices (in the
 // same order, with the default query), built once for both.
-func (s *Store) JobDetail(endpoint, jobID string) (JobView, []VertexView, error) {
-	s = s.snapshot() // built without the lock
+func (s *State) JobDetail(endpoint, jobID string) (JobView, []VertexView, error) {
 	fs, j := s.findJob(endpoint, jobID)
 	if j == nil {
 		return JobView{}, nil, fmt.Errorf("job %s: %w", quote.Clip(jobID), ErrNotFound)
@@ -44,7 +42,7 @@ func (s *Store) JobDetail(endpoint, jobID string) (JobView, []VertexView, error)
 	return jv, vvs, nil
 }
 
-func (s *Store) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (JobView, []VertexView) {
+func (s *picture) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (JobView, []VertexView) {
 	s.countView()
 	vvs := make([]VertexView, len(j.Vertices))
 	jv := JobView{Endpoint: fs.Endpoint, ID: j.ID, Name: j.Name, State: j.State, StartTime: j.StartTime,

@@ -35,8 +35,7 @@ type lastRun struct {
 // run's into the ended jobs the snapshot lists (with no vertices, or with
 // the bare vertices of their job graph).
 // It returns the snapshot to store (a copy when it filled any job) and
-// drops the runs of jobs the endpoint no longer lists. Called with s.mu
-// held.
+// drops the runs of jobs the endpoint no longer lists.
 func (s *Store) keepLastRuns(snap *flink.Snapshot) *flink.Snapshot {
 	listed := make(map[string]bool, len(snap.Jobs))
 	var jobs []flink.JobSnapshot // copied on the first fill
@@ -101,7 +100,7 @@ func endedVertices(r *lastRun) []flink.VertexSnapshot {
 }
 
 // boundEndedRuns keeps at most MaxEndedRuns ended runs per job name on an
-// endpoint, the latest started. Called with s.mu held.
+// endpoint, the latest started.
 func (s *Store) boundEndedRuns(endpoint string) {
 	byName := map[string][]succKey{}
 	for k, r := range s.runs {
@@ -127,9 +126,8 @@ func (s *Store) boundEndedRuns(endpoint string) {
 }
 
 // endedAt is when Flink last reported the figures of an ended job the
-// store shows from its last run; false for any other job. Called with s.mu
-// held or on a snapshot.
-func (s *Store) endedAt(endpoint, jobID string) (time.Time, bool) {
+// store shows from its last run; false for any other job.
+func (s *picture) endedAt(endpoint, jobID string) (time.Time, bool) {
 	r := s.runs[succKey{endpoint, jobID}]
 	if r == nil || !r.ended {
 		return time.Time{}, false

@@ -30,7 +30,7 @@ func TestEndedRunsKeepTheirLastVerticesBounded(t *testing.T) {
 	}
 	st.UpdateFlink(flinkSnap(t0.Add(time.Duration(runs)*time.Hour), ended...))
 	for i := range runs {
-		jv, err := st.Job("", id(i))
+		jv, err := st.State().Job("", id(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func TestEndedRunsKeepTheirLastVerticesBounded(t *testing.T) {
 			if want := t0.Add(time.Duration(i)*time.Hour + time.Minute); !jv.LastReported.Equal(want) || jv.Vertices[0].Parallelism != i+1 {
 				t.Errorf("run %d: last reported %v at p = %d, want %v at p = %d", i, jv.LastReported, jv.Vertices[0].Parallelism, want, i+1)
 			}
-			vv, err := st.Vertex(id(i), "v"+id(i), VertexQuery{Highlight: -1})
+			vv, err := st.State().Vertex(id(i), "v"+id(i), VertexQuery{Highlight: -1})
 			if err != nil || vv.LastReported == nil || len(vv.Subtasks) != i+1 {
 				t.Errorf("run %d: vertex view %v, %d subtasks; want the last reported %d", i, err, len(vv.Subtasks), i+1)
 			}
@@ -50,10 +50,10 @@ func TestEndedRunsKeepTheirLastVerticesBounded(t *testing.T) {
 	}
 	// Flink forgets the job: its last run goes too.
 	st.UpdateFlink(flinkSnap(t0.Add(time.Duration(runs+1)*time.Hour), ended[:runs-1]...))
-	st.mu.RLock()
+	st.mu.Lock()
 	_, has := st.runs[succKey{"jm", id(runs - 1)}]
 	n := len(st.runs)
-	st.mu.RUnlock()
+	st.mu.Unlock()
 	if has || n != MaxEndedRuns-1 {
 		t.Errorf("after Flink forgot run %d: kept %v, %d runs; want it dropped and %d left", runs-1, has, n, MaxEndedRuns-1)
 	}

@@ -184,7 +184,7 @@ func restoreEvent(kind string, at time.Time, jobID string, from, to int, r *flin
 // followLineage records the source's parallelism history across restores,
 // in-place rescales and failovers, and when Kafka's metadata last
 // confirmed the source's partitions. It runs only when every subtask of
-// the vertex runs. Called with s.mu held.
+// the vertex runs.
 func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, at time.Time) {
 	cluster := s.clusterFor(endpoint, v)
 	topics := s.sourceTopics(endpoint, j.ID, cluster, v)
@@ -200,7 +200,7 @@ func (s *Store) followLineage(endpoint string, j *flink.JobSnapshot, v *flink.Ve
 // confirmPartitions moves on checkedAt of every lineage reading snap's
 // cluster whose topics the metadata lists with no partition the lineage
 // has not seen: a partition that appears later did not exist when it was
-// read. Called with s.mu held.
+// read.
 func (s *Store) confirmPartitions(snap *kafka.Snapshot) {
 	if snap.MetadataAt.IsZero() {
 		return
@@ -248,8 +248,8 @@ func readAt(snap *kafka.Snapshot, topics []assign.Topic, within bool) (at time.T
 }
 
 // metadataAt is when cluster's metadata was read, if it lists every topic
-// of topics; zero otherwise. Called with s.mu held.
-func (s *Store) metadataAt(cluster string, topics []assign.Topic) time.Time {
+// of topics; zero otherwise.
+func (s *picture) metadataAt(cluster string, topics []assign.Topic) time.Time {
 	ks := s.kafka[cluster]
 	if ks == nil || ks.MetadataAt.IsZero() {
 		return time.Time{}
@@ -259,7 +259,7 @@ func (s *Store) metadataAt(cluster string, topics []assign.Topic) time.Time {
 }
 
 // followShape is followLineage's history: restores, rescales, failovers
-// and partition discovery. Called with s.mu held.
+// and partition discovery.
 func (s *Store) followShape(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, topics []assign.Topic, at time.Time) {
 	key := vertexKey{endpoint, j.Name, v.Name}
 	p := v.Parallelism
@@ -333,7 +333,7 @@ func (s *Store) followShape(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 	l.topics = maxTopics(l.topics, topics)
 }
 
-// step records a restore or rescale to parallelism p. Called with s.mu held.
+// step records a restore or rescale to parallelism p.
 func (s *Store) step(l *lineage, kind, endpoint string, j *flink.JobSnapshot, p int, topics []assign.Topic, at time.Time) {
 	from := l.p()
 	r := j.Restored
@@ -402,7 +402,7 @@ func modelOwners(topics []assign.Topic, history []int, line string) (map[assign.
 	return ownerMap(res.Assignment), true
 }
 
-// lineageView is the vertex page's view of l. Called with s.mu held or on a snapshot.
+// lineageView is the vertex page's view of l.
 func lineageView(l *lineage) *LineageView {
 	if l == nil {
 		return nil
@@ -472,7 +472,7 @@ const pendingFor = 5 * time.Minute
 
 // rescaledElsewhere lists the vertices of j other than v that were
 // rescaled since the job last restarted: a restart of v at its own
-// parallelism then came from their rescale. Called with s.mu held.
+// parallelism then came from their rescale.
 func (s *Store) rescaledElsewhere(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, at time.Time) []VertexRescale {
 	sh := s.shapes[succKey{endpoint, j.ID}]
 	if sh == nil {
@@ -504,8 +504,7 @@ func shapeDiff(pars map[string]VertexRescale, j *flink.JobSnapshot, skip string)
 }
 
 // recordShapes keeps the shape of every running job of the snapshot whose
-// vertices all run, and forgets the jobs it does not list. Called with
-// s.mu held, after the lineages moved on.
+// vertices all run, and forgets the jobs it does not list.
 func (s *Store) recordShapes(snap *flink.Snapshot) {
 	listed := make(map[string]bool, len(snap.Jobs))
 	for i := range snap.Jobs {

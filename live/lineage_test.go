@@ -59,7 +59,7 @@ func noFalseNote(t *testing.T, pr *Prediction) {
 
 func mustVertex(t *testing.T, s *Store, jobID, vertexID string) VertexView {
 	t.Helper()
-	vv, err := s.Vertex(jobID, vertexID, VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex(jobID, vertexID, VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,8 +76,7 @@ type PartitionFact struct {
 }
 
 // MetricFacts returns the figures /metrics exports.
-func (s *Store) MetricFacts() MetricFacts {
-	s = s.snapshot() // read without the lock
+func (s *State) MetricFacts() MetricFacts {
 	now := s.opts.Now()
 	ov := s.backends(now)
 	mf := MetricFacts{Clusters: ov.Clusters, Endpoints: ov.Endpoints, SourceLosses: s.sourceLosses(), GroupLosses: s.groupLosses()}
@@ -125,7 +124,7 @@ func (s *Store) MetricFacts() MetricFacts {
 // groupLags appends the known lags of the groups' commits on the
 // cluster's fresh partitions (those of starts), as its topic pages show
 // them.
-func (s *Store) groupLags(out []GroupLagFact, ks *kafka.Snapshot, starts map[tpKey]int64, now time.Time) []GroupLagFact {
+func (s *picture) groupLags(out []GroupLagFact, ks *kafka.Snapshot, starts map[tpKey]int64, now time.Time) []GroupLagFact {
 	for _, g := range ks.Groups {
 		status := s.grpStatus[groupKey{ks.Cluster, g.Name}]
 		for _, gp := range g.Partitions {
@@ -142,7 +141,7 @@ func (s *Store) groupLags(out []GroupLagFact, ks *kafka.Snapshot, starts map[tpK
 
 // vertexFact is a running job's vertex as /metrics exports it: the
 // figures of its page's summary, rows and cells.
-func (s *Store) vertexFact(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, starts map[tpKey]int64, now time.Time) VertexFact {
+func (s *picture) vertexFact(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, starts map[tpKey]int64, now time.Time) VertexFact {
 	vf := VertexFact{Endpoint: fs.Endpoint, JobID: j.ID, JobName: j.Name, ID: v.ID, Name: v.Name, Busy: make([]float64, v.Parallelism)}
 	vf.Skew, vf.MaxBusy, _ = skewAndBusiest(v)
 	for i := range vf.Busy {

@@ -30,11 +30,11 @@ func TestMetricFactsAreTheViewsFigures(t *testing.T) {
 	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
 
 	before := s.ViewsBuilt()
-	mf := s.MetricFacts()
+	mf := s.State().MetricFacts()
 	if n := s.ViewsBuilt() - before; n != 0 {
 		t.Errorf("MetricFacts built %d views, want none", n)
 	}
-	vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,12 +92,12 @@ func BenchmarkMetricFacts(b *testing.B) {
 		fs = append(fs, flink.JobSnapshot{ID: fmt.Sprintf("job%02d", j), Name: fmt.Sprintf("big-%02d", j), State: "RUNNING", Vertices: []flink.VertexSnapshot{src, keyed, sink}})
 	}
 	s.UpdateFlink(flinkSnap(t0.Add(15*time.Second), fs...))
-	if mf := s.MetricFacts(); len(mf.Vertices) != 3*jobs || len(mf.Vertices[0].Partitions) != parts {
+	if mf := s.State().MetricFacts(); len(mf.Vertices) != 3*jobs || len(mf.Vertices[0].Partitions) != parts {
 		b.Fatalf("%d vertices, %d partitions of the first", len(mf.Vertices), len(mf.Vertices[0].Partitions))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		s.MetricFacts()
+		s.State().MetricFacts()
 	}
 }

@@ -8,9 +8,8 @@ import (
 )
 
 // Overview returns the overview: clusters, endpoints, jobs and topics.
-func (s *Store) Overview() OverviewView {
+func (s *State) Overview() OverviewView {
 	s.countView()
-	s = s.snapshot() // built without the lock
 	now := s.opts.Now()
 	ov := s.backends(now)
 	for _, name := range sortedKeys(s.flink) {
@@ -26,13 +25,11 @@ func (s *Store) Overview() OverviewView {
 
 // Backends returns the overview without its jobs: clusters, endpoints and
 // topics, which cost no view building.
-func (s *Store) Backends() OverviewView {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+func (s *State) Backends() OverviewView {
 	return s.backends(s.opts.Now())
 }
 
-func (s *Store) backends(now time.Time) OverviewView {
+func (s *picture) backends(now time.Time) OverviewView {
 	var ov OverviewView
 	for _, name := range backendNames(s.opts.Kafka, s.kafka) {
 		ks := s.kafka[name]
@@ -87,7 +84,7 @@ func (s *Store) backends(now time.Time) OverviewView {
 }
 
 // endpointAge is the age of a Flink endpoint's data.
-func (s *Store) endpointAge(fs *flink.Snapshot, now time.Time) Age {
+func (s *picture) endpointAge(fs *flink.Snapshot, now time.Time) Age {
 	good, ok := s.good[backendKey{"flink", fs.Endpoint}]
 	return backendAge(good, ok, fs.CollectedAt, now, fs.Err)
 }
@@ -133,9 +130,7 @@ type JobRef struct {
 }
 
 // JobRefs lists the jobs of every endpoint, without building any view.
-func (s *Store) JobRefs() []JobRef {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+func (s *State) JobRefs() []JobRef {
 	var out []JobRef
 	for _, name := range sortedKeys(s.flink) {
 		for _, j := range s.flink[name].Jobs {

@@ -9,9 +9,7 @@ type JobVertex struct {
 
 // JobVertices lists a job's vertices in the job's order, without building
 // any view; nil when the job is not known.
-func (s *Store) JobVertices(endpoint, jobID string) []JobVertex {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+func (s *State) JobVertices(endpoint, jobID string) []JobVertex {
 	_, j := s.findJob(endpoint, jobID)
 	if j == nil {
 		return nil

@@ -130,8 +130,8 @@ func (t *Tally) add(o Tally) {
 }
 
 // currentLineage is the lineage of the vertex's source when it follows
-// this job id. Called with s.mu held or on a snapshot.
-func (s *Store) currentLineage(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot) *lineage {
+// this job id.
+func (s *picture) currentLineage(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot) *lineage {
 	l := s.lineage[vertexKey{endpoint, j.Name, v.Name}]
 	if l == nil || l.jobID != j.ID {
 		return nil
@@ -178,7 +178,7 @@ func (m modelled) mark(c *PartitionCell) (undetermined bool) {
 // model runs Flink's formulas for a source reading cluster: it sets pr's
 // mode, history, summary, source and notes, and returns where the model
 // puts each partition. The page and /metrics judge the cells by it.
-func (s *Store) model(pr *Prediction, cluster, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, oo observedOwners) modelled {
+func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, oo observedOwners) modelled {
 	topics := s.sourceTopics(endpoint, j.ID, cluster, v)
 	lin := s.currentLineage(endpoint, j, v)
 	line := connectorLine(s.flink[endpoint].FlinkVersion)
@@ -324,7 +324,7 @@ type modelInput struct {
 }
 
 // predict compares the observed owners with Flink's formulas.
-func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, oo observedOwners) *Prediction {
+func (s *picture) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, oo observedOwners) *Prediction {
 	pr := &Prediction{Ambiguous: oo.ambiguous}
 	m := s.model(pr, vv.Cluster, endpoint, j, v, q, oo)
 	owners := m.owners
@@ -606,8 +606,8 @@ func plural(n int, one, many string) string {
 // partitionGaps counts the partitions Kafka's metadata lists for the
 // source's topics that no cell shows (missing), and those the metric ids
 // name that the metadata does not list (unknown). Both are 0 without
-// metadata. Called with s.mu held or on a snapshot.
-func (s *Store) partitionGaps(vv *VertexView, v *flink.VertexSnapshot) (missing, unknown int) {
+// metadata.
+func (s *picture) partitionGaps(vv *VertexView, v *flink.VertexSnapshot) (missing, unknown int) {
 	ks := s.kafka[vv.Cluster]
 	if ks == nil || v.Kafka == nil {
 		return 0, 0
@@ -669,8 +669,8 @@ func historySource(l *lineage) string {
 // unnamedTopics lists the topics of a source whose real name is not known:
 // the cluster's metadata does not have them and the metric-id form has an
 // '_', which may stand for a '.' (flink.SanitizeMetricName). A name without
-// '_' is its own real name. Called with s.mu held or on a snapshot.
-func (s *Store) unnamedTopics(cluster string, topics []assign.Topic) map[string]bool {
+// '_' is its own real name.
+func (s *picture) unnamedTopics(cluster string, topics []assign.Topic) map[string]bool {
 	var out map[string]bool
 	known := s.topics[cluster]
 	for _, t := range topics {

@@ -579,7 +579,7 @@ type sourceReads struct {
 
 // trackSource samples a running Kafka source's positions (sample set: a
 // Flink poll at at) or applies the loss rule to them again (a Kafka poll
-// at at brought log starts). Called with s.mu held.
+// at at brought log starts).
 func (s *Store) trackSource(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, at time.Time, sample bool) {
 	if j.State != "RUNNING" || v.Kafka == nil || v.Stale {
 		return
@@ -625,7 +625,6 @@ func (s *Store) trackSource(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 }
 
 // publishSource rebuilds the status views read of a source's tracks.
-// Called with s.mu held.
 func (s *Store) publishSource(key vertexKey, sr *sourceReads) {
 	m := make(map[topicPart]readStatus, len(sr.tracks))
 	for tp, t := range sr.tracks {
@@ -690,7 +689,6 @@ type sourceStatus struct {
 
 // trackSourceStarts applies the loss rule to the latest positions of every
 // running Kafka source that reads cluster, after a Kafka poll at at.
-// Called with s.mu held.
 func (s *Store) trackSourceStarts(cluster string, at time.Time) {
 	for _, endpoint := range sortedKeys(s.flink) {
 		fs := s.flink[endpoint]
@@ -709,7 +707,7 @@ func (s *Store) trackSourceStarts(cluster string, at time.Time) {
 }
 
 // forgetSources drops the tracks of the sources endpoint no longer lists
-// a job and vertex of (by name). Called with s.mu held.
+// a job and vertex of (by name).
 func (s *Store) forgetSources(snap *flink.Snapshot) {
 	listed := map[vertexKey]bool{}
 	for _, j := range snap.Jobs {
@@ -727,7 +725,6 @@ func (s *Store) forgetSources(snap *flink.Snapshot) {
 
 // trackGroups samples every group's commits of a Kafka poll and applies
 // the loss rule to them; groups the poll no longer lists are forgotten.
-// Called with s.mu held.
 func (s *Store) trackGroups(snap *kafka.Snapshot) {
 	parts := s.parts[snap.Cluster]
 	listed := map[string]bool{}
@@ -789,17 +786,14 @@ type PartitionLoss struct {
 // since skewscope started, the records Kafka deleted before the source
 // read them (0 when none): one entry per source by name, so across
 // restores. Sorted.
-func (s *Store) SourceLosses() []PartitionLoss {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+func (s *State) SourceLosses() []PartitionLoss {
 	out := s.sourceLosses()
 	sortLosses(out)
 	return out
 }
 
-// sourceLosses is SourceLosses unsorted, called with s.mu held or on a
-// snapshot.
-func (s *Store) sourceLosses() []PartitionLoss {
+// sourceLosses is SourceLosses unsorted.
+func (s *picture) sourceLosses() []PartitionLoss {
 	running := map[vertexKey]bool{}
 	for name, fs := range s.flink {
 		for _, j := range fs.Jobs {
@@ -829,17 +823,14 @@ func (s *Store) sourceLosses() []PartitionLoss {
 // GroupLosses lists, for every partition a consumer group commits on, the
 // records Kafka deleted before its commit passed them (0 when none).
 // Sorted.
-func (s *Store) GroupLosses() []PartitionLoss {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+func (s *State) GroupLosses() []PartitionLoss {
 	out := s.groupLosses()
 	sortLosses(out)
 	return out
 }
 
-// groupLosses is GroupLosses unsorted, called with s.mu held or on a
-// snapshot.
-func (s *Store) groupLosses() []PartitionLoss {
+// groupLosses is GroupLosses unsorted.
+func (s *picture) groupLosses() []PartitionLoss {
 	n := 0
 	for _, m := range s.grpStatus {
 		n += len(m)

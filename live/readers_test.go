@@ -103,7 +103,7 @@ func TestStoreCountsRecordsDeletedUnread(t *testing.T) {
 	}
 	poll(t0, 1000, 0, 900)
 	poll(t0.Add(10*time.Second), 2000, 1200, 1000) // 200 deleted unread
-	vv, _ := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	c, row := orders0(t, vv)
 	if l := c.Reading.Lost; l == nil || l.Records != 200 || l.Behind != 200 || !l.FirstSeen.Equal(t0.Add(10*time.Second)) {
 		t.Fatalf("orders-0 lost %+v, want 200 records, 200 behind, first seen at the second poll", l)
@@ -123,7 +123,7 @@ func TestStoreCountsRecordsDeletedUnread(t *testing.T) {
 	poll(t0.Add(20*time.Second), 3000, 1500, 1250)
 	// Caught up past the log start: nothing more, nothing less.
 	poll(t0.Add(30*time.Second), 4000, 1500, 3990)
-	vv, _ = s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, _ = s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	c, _ = orders0(t, vv)
 	if l := c.Reading.Lost; l == nil || l.Records != 450 || l.Behind != 0 || !l.LastSeen.Equal(t0.Add(20*time.Second)) {
 		t.Fatalf("orders-0 lost %+v after skipping and catching up, want 450 records (200 + 1500 − 1250), none behind", l)
@@ -131,13 +131,13 @@ func TestStoreCountsRecordsDeletedUnread(t *testing.T) {
 	if f := figure(t, vv, "Records deleted unread"); !strings.Contains(f.Note, "between 12:00:10 and 12:00:20 UTC") {
 		t.Errorf("loss figure note %q, want the window of the two polls that counted", f.Note)
 	}
-	jv, _ := s.Job("", "aa")
-	ov := s.Overview()
+	jv, _ := s.State().Job("", "aa")
+	ov := s.State().Overview()
 	if jv.Vertices[0].RecordsLost != 450 || ov.Jobs[0].RecordsLost != 450 {
 		t.Errorf("job page vertex lost %d, overview job lost %d, want 450", jv.Vertices[0].RecordsLost, ov.Jobs[0].RecordsLost)
 	}
 	var got int64
-	for _, pl := range s.SourceLosses() {
+	for _, pl := range s.State().SourceLosses() {
 		if pl.Endpoint != "jm" || pl.Job != "enrich" || pl.Vertex != "Source: Kafka Source" || pl.Cluster != "prod" {
 			t.Errorf("source loss %+v: wrong source", pl)
 		}
@@ -146,12 +146,12 @@ func TestStoreCountsRecordsDeletedUnread(t *testing.T) {
 			t.Errorf("source loss %+v: only orders-0 lost records", pl)
 		}
 	}
-	if n := len(s.SourceLosses()); got != 450 || n != 18 {
+	if n := len(s.State().SourceLosses()); got != 450 || n != 18 {
 		t.Errorf("SourceLosses: %d entries summing to %d, want 18 partitions, 450", n, got)
 	}
 	// A minute later the state is no longer lost; the count stays.
 	poll(t0.Add(95*time.Second), 5000, 1500, 4990)
-	vv, _ = s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, _ = s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if c, _ = orders0(t, vv); c.Reading.State == ReaderLost || c.Reading.Lost == nil || c.Reading.Lost.Records != 450 {
 		t.Errorf("orders-0 a minute on: state %q, lost %+v, want another state and 450 kept", c.Reading.State, c.Reading.Lost)
 	}
@@ -160,7 +160,7 @@ func TestStoreCountsRecordsDeletedUnread(t *testing.T) {
 	s2 := New(Options{Now: func() time.Time { return now }})
 	s2.UpdateKafka(lossPoll(now, 5000, 1500))
 	s2.UpdateFlink(flinkSnap(now, lossJob(4990, 5000)))
-	vv, _ = s2.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, _ = s2.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if c, _ := orders0(t, vv); c.Reading.Lost != nil || vv.RecordsLost != 0 {
 		t.Errorf("a fresh store shows lost %+v, vertex %d; want nothing (it starts at 0)", c.Reading.Lost, vv.RecordsLost)
 	}
@@ -188,14 +188,14 @@ func TestLossFollowsTheSourceAcrossARestore(t *testing.T) {
 	s.UpdateKafka(lossPoll(now, 1200, 900)) // the restored reader: 200 more,
 	now = t0.Add(15 * time.Second)          // counted once Flink shows it still behind
 	s.UpdateFlink(flinkSnap(now, restored, old))
-	vv, err := s.Vertex("bb", "src", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("bb", "src", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c, _ := orders0(t, vv); c.Reading.Lost == nil || c.Reading.Lost.Records != 400 {
 		t.Errorf("restored job's orders-0 lost %+v, want 400 (200 before the restore, 200 after)", c.Reading.Lost)
 	}
-	ov, _ := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	ov, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if c, _ := orders0(t, ov); c.Reading.State != ReaderLost && c.Reading.State != ReaderStopped {
 		t.Errorf("finished job's orders-0 state %q, want stopped or lost", c.Reading.State)
 	}
@@ -361,7 +361,7 @@ func TestLagTimeHeldWhileThePositionStands(t *testing.T) {
 	var prev float64
 	for i, end := range []int64{2100, 2200, 2300, 2400, 2500} {
 		poll(t0.Add(11*time.Minute+time.Duration(i+1)*10*time.Second), end)
-		vv, _ := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+		vv, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 		c, _ := orders0(t, vv)
 		if c.LagSeconds < prev {
 			t.Fatalf("poll %d: lag in time fell from %v to %v s (%s) while the position stood at 1500 and lag grew to %d", i, prev, c.LagSeconds, c.LagKind, c.Lag)
@@ -393,9 +393,9 @@ func TestCommitAndPositionReadTheSameLagTime(t *testing.T) {
 		s.UpdateFlink(flinkSnap(at, lossJob(3500, end)))
 	}
 	now = t0.Add(77 * time.Second)
-	vv, _ := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	c, _ := orders0(t, vv)
-	tv, err := s.Topic("prod", "orders")
+	tv, err := s.State().Topic("prod", "orders")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,11 +421,11 @@ func TestGroupLoss(t *testing.T) {
 		ks.Groups = []kafka.Group{group}
 		s.UpdateKafka(ks)
 	}
-	tv, _ := s.Topic("prod", "orders")
+	tv, _ := s.State().Topic("prod", "orders")
 	if g := tv.Partitions[0].Groups[0]; g.Reading.State != ReaderLost || g.Reading.Lost == nil || g.Reading.Lost.Records != 200 || tv.Groups[0].RecordsLost != 200 {
 		t.Errorf("group reading %+v, group lost %d; want lost, 200", g.Reading, tv.Groups[0].RecordsLost)
 	}
-	gl := s.GroupLosses()
+	gl := s.State().GroupLosses()
 	if len(gl) != 1 || gl[0] != (PartitionLoss{Group: "audit", Cluster: "prod", Topic: "orders", Partition: 0, Records: 200}) {
 		t.Errorf("GroupLosses = %+v", gl)
 	}

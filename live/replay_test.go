@@ -82,7 +82,7 @@ func replayLifecycle(t *testing.T, m *flinkreplay.Manifest) {
 		if src == nil {
 			t.Fatalf("%s: no Kafka source vertex", st.Name)
 		}
-		vv, err := s.Vertex(j.ID, src.ID, VertexQuery{Highlight: -1})
+		vv, err := s.State().Vertex(j.ID, src.ID, VertexQuery{Highlight: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ func TestTimeToRetentionWarnsBeforeTheLoss(t *testing.T) {
 		pos := int64(read * sec)
 		s.UpdateKafka(retentionPoll(at, end, start))
 		s.UpdateFlink(flinkSnap(at, lossJob(pos, end)))
-		vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+		vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestTimeToRetentionWarnsBeforeTheLoss(t *testing.T) {
 	}
 	t.Logf("first warning at %v, first record lost at %v", firstWarn, firstLoss)
 
-	tv, err := s.Topic("prod", "orders")
+	tv, err := s.State().Topic("prod", "orders")
 	if err != nil || tv.Retention == nil || *tv.Retention.RetentionMs != 120000 || tv.Retention.Basis != "observed" {
 		t.Errorf("Topic(orders).Retention = %+v, %v; want 120000 ms observed", tv.Retention, err)
 	}

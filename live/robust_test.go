@@ -26,27 +26,27 @@ func marshalEveryView(t *testing.T, s *Store) {
 			t.Errorf("json.Marshal(%s) = %v", what, err)
 		}
 	}
-	check("Overview", s.Overview(), nil)
-	for _, r := range s.JobRefs() {
-		jv, err := s.Job(r.Endpoint, r.ID)
+	check("Overview", s.State().Overview(), nil)
+	for _, r := range s.State().JobRefs() {
+		jv, err := s.State().Job(r.Endpoint, r.ID)
 		check("Job "+r.ID, jv, err)
-		jv, vvs, err := s.JobDetail(r.Endpoint, r.ID)
+		jv, vvs, err := s.State().JobDetail(r.Endpoint, r.ID)
 		check("JobDetail "+r.ID, []any{jv, vvs}, err)
 	}
-	for _, jv := range s.Vertices() {
-		vv, err := s.Vertex(jv[0], jv[1], VertexQuery{Highlight: -1})
+	for _, jv := range s.State().Vertices() {
+		vv, err := s.State().Vertex(jv[0], jv[1], VertexQuery{Highlight: -1})
 		check("Vertex "+jv[1], vv, err)
 	}
-	s.mu.RLock()
+	s.mu.Lock()
 	var topics [][2]string
 	for name, ks := range s.kafka {
 		for _, tp := range ks.Topics {
 			topics = append(topics, [2]string{name, tp.Name})
 		}
 	}
-	s.mu.RUnlock()
+	s.mu.Unlock()
 	for _, tp := range topics {
-		tv, err := s.Topic(tp[0], tp[1])
+		tv, err := s.State().Topic(tp[0], tp[1])
 		check("Topic "+tp[1], tv, err)
 	}
 }
@@ -80,7 +80,7 @@ func TestViewsOfNonFiniteValues(t *testing.T) {
 		Vertices: []flink.VertexSnapshot{src, keyed}}))
 	marshalEveryView(t, s)
 
-	vv, err := s.Vertex("aa", "keyed", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("aa", "keyed", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestViewsOfImpossibleNumbers(t *testing.T) {
 		Vertices: []flink.VertexSnapshot{neg, huge, keyed}}))
 	marshalEveryView(t, s)
 	for _, id := range []string{"neg", "huge", "keyed"} {
-		vv, err := s.Vertex("aa", id, VertexQuery{Highlight: -1})
+		vv, err := s.State().Vertex("aa", id, VertexQuery{Highlight: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

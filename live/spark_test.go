@@ -24,7 +24,7 @@ func sparkPolls(t *testing.T, opts Options, p int, at ...time.Duration) VertexVi
 		v := sourceVertex("src", p, testTopics, freshOwner(p), cur)
 		s.UpdateFlink(flinkSnap(now, flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
 	}
-	vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestSparkStartsOverOnANewParallelism(t *testing.T) {
 		poll(4)
 	}
 	poll(2)
-	vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

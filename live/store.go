@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skewscope/skewscope/assign"
@@ -101,12 +102,12 @@ type spark struct {
 	lag, rate [][]float64
 }
 
-// Store holds the latest snapshots and what is derived over time. It is
-// safe for concurrent use.
-type Store struct {
+// picture is what the live views read: the collectors' latest snapshots
+// and what the store derived from them. The [Store] holds the one it
+// changes; each [State] holds a copy that nothing changes.
+type picture struct {
 	opts Options
 
-	mu      sync.RWMutex
 	kafka   map[string]*kafka.Snapshot
 	flink   map[string]*flink.Snapshot
 	tables  map[tpKey]*kafka.TimeTable
@@ -123,45 +124,61 @@ type Store struct {
 	// figures without hashing its topic name (topicIndex).
 	topicIdx map[string]map[string]*topicIndex
 	owners   map[vertexKey]observedOwners
-	// seen holds the partitions each Kafka source vertex (endpoint, job
-	// id, vertex id) has listed in its metric ids so far: after a
-	// scale-down Flink drops the old subtasks' ids before the new readers
-	// list theirs, and such a partition must not vanish from the page.
-	seen map[vertexKey]map[flink.KafkaPartition]bool
-	seq  uint64
-	// frozen is the read-only copy views share until the next update
-	// (snapshot).
-	frozen frozenCopy
-	// views counts the page views built, by the store and its copies.
+	// seq counts the updates.
+	seq uint64
+	// views counts the page views built from the store's states.
 	views *viewCounter
 	// good holds, per backend, when its latest successful poll started:
 	// the time of the data it shows (absent: no poll ever succeeded).
 	good map[backendKey]time.Time
 	// succ remembers which job replaced which (succession.go).
 	succ *succession
-	// followed is, per Kafka cluster, the topic set last told OnFollow.
-	followed map[string][]string
 	// runs holds what Flink last reported of each job while it ran
 	// (lastrun.go), each replaced, not changed, by an update.
 	runs map[succKey]*lastRun
 	// withheld holds the sources (endpoint, job id, vertex id) whose
 	// reader metrics Flink withheld (withheld.go), rebuilt by each update.
 	withheld map[vertexKey]withheldNote
+	// srcStatus and grpStatus are what views read of the readers'
+	// tracks (readers.go), a source by name (endpoint, job name, vertex
+	// name) and a group: replaced, not changed, by each update.
+	srcStatus map[vertexKey]sourceStatus
+	grpStatus map[groupKey]map[topicPart]readStatus
+	// started is when the store was made: what it counts, it counts from
+	// then on.
+	started time.Time
+}
+
+// Store is the live path's only writer: the collectors hand it their
+// snapshots, it follows what only history shows (readers, lineages,
+// replacements, sparklines) and after every update publishes a new
+// [State] for the views to read. It is safe for concurrent use.
+//
+// Its exported methods take mu; every unexported method of Store is
+// called with mu held, and a method of picture reads only the picture it
+// is called on (the store's, under mu, or a State's).
+type Store struct {
+	mu sync.Mutex
+	picture
+
+	// state is the State published after the latest update.
+	state atomic.Pointer[State]
+	// seen holds the partitions each Kafka source vertex (endpoint, job
+	// id, vertex id) has listed in its metric ids so far: after a
+	// scale-down Flink drops the old subtasks' ids before the new readers
+	// list theirs, and such a partition must not vanish from the page.
+	seen map[vertexKey]map[flink.KafkaPartition]bool
+	// followed is, per Kafka cluster, the topic set last told OnFollow.
+	followed map[string][]string
 	// shapes holds each running job's vertex parallelisms as of its latest
 	// poll with every vertex running (lineage.go), to tell a restart for a
 	// rescale elsewhere in the job from a failover.
 	shapes map[succKey]*jobShape
 	// srcReads and grpReads track each reader of each partition, a
 	// source by name (endpoint, job name, vertex name) and a group
-	// (readers.go); srcStatus and grpStatus are what views read of them,
-	// replaced, not changed, by each update.
-	srcReads  map[vertexKey]*sourceReads
-	grpReads  map[groupKey]map[topicPart]*readTrack
-	srcStatus map[vertexKey]sourceStatus
-	grpStatus map[groupKey]map[topicPart]readStatus
-	// started is when the store was made: what it counts, it counts from
-	// then on.
-	started time.Time
+	// (readers.go); srcStatus and grpStatus are what views read of them.
+	srcReads map[vertexKey]*sourceReads
+	grpReads map[groupKey]map[topicPart]*readTrack
 	// firstPoll holds when each Flink endpoint's first poll handed in was
 	// collected, and listedIDs the endpoints a poll of which listed a
 	// KafkaSourceReader id (withheld.go: a JobManager fetches metrics only
@@ -186,45 +203,48 @@ func New(opts Options) *Store {
 	if opts.TimeTableSize <= 0 {
 		opts.TimeTableSize = 120
 	}
-	return &Store{
-		opts:     opts,
-		kafka:    map[string]*kafka.Snapshot{},
-		flink:    map[string]*flink.Snapshot{},
-		tables:   map[tpKey]*kafka.TimeTable{},
-		lineage:  map[vertexKey]*lineage{},
-		sparks:   map[vertexKey]*spark{},
-		parts:    map[string]map[topicPart]kafka.Partition{},
-		topicIdx: map[string]map[string]*topicIndex{},
-		topics:   map[string]map[string]string{},
-		owners:   map[vertexKey]observedOwners{},
-		seen:     map[vertexKey]map[flink.KafkaPartition]bool{},
-		good:     map[backendKey]time.Time{},
-		succ:     newSuccession(MaxReplacements),
-		runs:     map[succKey]*lastRun{},
-		withheld: map[vertexKey]withheldNote{},
-		shapes:   map[succKey]*jobShape{},
-		changed:  make(chan struct{}, 1),
-		views:    new(viewCounter),
-
+	s := &Store{
+		picture: picture{
+			opts:      opts,
+			kafka:     map[string]*kafka.Snapshot{},
+			flink:     map[string]*flink.Snapshot{},
+			tables:    map[tpKey]*kafka.TimeTable{},
+			lineage:   map[vertexKey]*lineage{},
+			sparks:    map[vertexKey]*spark{},
+			parts:     map[string]map[topicPart]kafka.Partition{},
+			topicIdx:  map[string]map[string]*topicIndex{},
+			topics:    map[string]map[string]string{},
+			owners:    map[vertexKey]observedOwners{},
+			good:      map[backendKey]time.Time{},
+			succ:      newSuccession(MaxReplacements),
+			runs:      map[succKey]*lastRun{},
+			withheld:  map[vertexKey]withheldNote{},
+			views:     new(viewCounter),
+			srcStatus: map[vertexKey]sourceStatus{},
+			grpStatus: map[groupKey]map[topicPart]readStatus{},
+			started:   opts.Now(),
+		},
+		seen:      map[vertexKey]map[flink.KafkaPartition]bool{},
+		shapes:    map[succKey]*jobShape{},
+		changed:   make(chan struct{}, 1),
 		srcReads:  map[vertexKey]*sourceReads{},
 		grpReads:  map[groupKey]map[topicPart]*readTrack{},
-		srcStatus: map[vertexKey]sourceStatus{},
-		grpStatus: map[groupKey]map[topicPart]readStatus{},
-		started:   opts.Now(),
 		firstPoll: map[string]time.Time{},
 		listedIDs: map[string]bool{},
 	}
+	s.publish()
+	return s
 }
 
 // Changed is signalled (coalesced) after every update.
 func (s *Store) Changed() <-chan struct{} { return s.changed }
 
+// State returns the State published after the latest update: what every
+// view of it reads, unchanged by later updates.
+func (s *Store) State() *State { return s.state.Load() }
+
 // Seq counts the updates so far.
-func (s *Store) Seq() uint64 {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.seq
-}
+func (s *Store) Seq() uint64 { return s.State().seq }
 
 func (s *Store) notify() {
 	select {
@@ -288,6 +308,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 	}
 	follow := s.followChanges()
 	s.seq++
+	s.publish()
 	s.mu.Unlock()
 	s.notify()
 	s.tellUnlisted(unlisted)
@@ -297,7 +318,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 
 // followChanges returns the Kafka clusters whose followed topics (the
 // topics running Kafka sources read from them) changed since OnFollow was
-// last told, with the new sets. Called with s.mu held.
+// last told, with the new sets.
 func (s *Store) followChanges() map[string][]string {
 	if s.opts.OnFollow == nil {
 		return nil
@@ -375,8 +396,7 @@ func (s *Store) tellFollow(follow map[string][]string) {
 // snapshots with a running source that lists no reader id: the Kafka
 // metadata can name its topics (a linked group's commits) that the Flink
 // poll, handed in first, could not know, and its page then shows the
-// prediction without waiting for the next Flink poll. Called with s.mu
-// held.
+// prediction without waiting for the next Flink poll.
 func (s *Store) remarkWithheld() {
 	for _, endpoint := range sortedKeys(s.flink) {
 		fs := s.flink[endpoint]
@@ -418,8 +438,8 @@ func hasIDlessSource(fs *flink.Snapshot) bool {
 
 // unlisted returns the running Kafka source vertices of endpoint whose
 // topics, by the Kafka metadata, have partitions that none of their
-// metric ids names. Called with s.mu held.
-func (s *Store) unlisted(endpoint string) []vertexKey {
+// metric ids names.
+func (s *picture) unlisted(endpoint string) []vertexKey {
 	snap := s.flink[endpoint]
 	if snap == nil {
 		return nil
@@ -455,8 +475,8 @@ func (s *Store) unlisted(endpoint string) []vertexKey {
 
 // unknownIn returns the partitions that the metric ids of endpoint's
 // running Kafka sources reading cluster name and the cluster's metadata
-// does not have, for every endpoint. Called with s.mu held.
-func (s *Store) unknownIn(cluster string) []assign.TopicPartition {
+// does not have, for every endpoint.
+func (s *picture) unknownIn(cluster string) []assign.TopicPartition {
 	var out []assign.TopicPartition
 	for _, endpoint := range sortedKeys(s.flink) {
 		out = append(out, s.unknownPartitions(endpoint)[cluster]...)
@@ -465,15 +485,15 @@ func (s *Store) unknownIn(cluster string) []assign.TopicPartition {
 }
 
 // unknownClusters lists the clusters whose metadata lacks partitions that
-// endpoint's running sources name. Called with s.mu held.
-func (s *Store) unknownClusters(endpoint string) []string {
+// endpoint's running sources name.
+func (s *picture) unknownClusters(endpoint string) []string {
 	return sortedKeys(s.unknownPartitions(endpoint))
 }
 
 // unknownPartitions returns, per Kafka cluster with metadata, the
 // partitions the metric ids of endpoint's running Kafka sources name that
-// the cluster's metadata does not have. Called with s.mu held.
-func (s *Store) unknownPartitions(endpoint string) map[string][]assign.TopicPartition {
+// the cluster's metadata does not have.
+func (s *picture) unknownPartitions(endpoint string) map[string][]assign.TopicPartition {
 	snap := s.flink[endpoint]
 	if snap == nil {
 		return nil
@@ -499,8 +519,8 @@ func (s *Store) unknownPartitions(endpoint string) map[string][]assign.TopicPart
 
 // unknownOf returns the partitions v's metric ids name that cluster's
 // metadata does not have (a topic it lacks, or a partition beyond its
-// count), sorted and once each. Called with s.mu held or on a snapshot.
-func (s *Store) unknownOf(cluster string, v *flink.VertexSnapshot) []assign.TopicPartition {
+// count), sorted and once each.
+func (s *picture) unknownOf(cluster string, v *flink.VertexSnapshot) []assign.TopicPartition {
 	seen := map[assign.TopicPartition]bool{}
 	var out []assign.TopicPartition
 	parts, idx := s.parts[cluster], s.topicIdx[cluster]
@@ -641,6 +661,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	}
 	follow := s.followChanges()
 	s.seq++
+	s.publish()
 	s.mu.Unlock()
 	s.notify()
 	s.tellUnlisted(unlisted)
@@ -652,7 +673,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 }
 
 // notePoll remembers the endpoint's first poll and whether a poll of it
-// listed any KafkaSourceReader id. Called with s.mu held.
+// listed any KafkaSourceReader id.
 func (s *Store) notePoll(snap *flink.Snapshot) {
 	if _, ok := s.firstPoll[snap.Endpoint]; !ok && !snap.CollectedAt.IsZero() {
 		s.firstPoll[snap.Endpoint] = snap.CollectedAt
@@ -669,7 +690,7 @@ func (s *Store) notePoll(snap *flink.Snapshot) {
 
 // sample appends one sparkline point per subtask, at the snapshot's time,
 // and drops the samples older than the window or beyond the cap. A new
-// parallelism starts the rings over. Called with s.mu held.
+// parallelism starts the rings over.
 func (s *Store) sample(snap *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot) {
 	key := vertexKey{snap.Endpoint, j.ID, v.ID}
 	sp := s.sparks[key]
@@ -790,9 +811,8 @@ type topicPart struct {
 // partition that failed on its first poll has none).
 func knownEnd(p kafka.Partition) bool { return p.End >= 0 && !(p.Err != nil && p.UpdatedAt.IsZero()) }
 
-// clusterFor picks the Kafka cluster of a Flink endpoint's vertex. Called
-// with s.mu held (read).
-func (s *Store) clusterFor(endpoint string, v *flink.VertexSnapshot) string {
+// clusterFor picks the Kafka cluster of a Flink endpoint's vertex.
+func (s *picture) clusterFor(endpoint string, v *flink.VertexSnapshot) string {
 	if c, ok := s.opts.EndpointKafka[endpoint]; ok && c != "" {
 		return c
 	}
@@ -852,8 +872,8 @@ func idTopics(ks *kafka.Snapshot) map[string]string {
 
 // resolve maps a topic name from a metric id to the cluster's topic, or
 // returns it unchanged when the cluster has no such topic or the name is
-// ambiguous. Called with s.mu held or on a snapshot.
-func (s *Store) resolve(cluster, idTopic string) string {
+// ambiguous.
+func (s *picture) resolve(cluster, idTopic string) string {
 	if t, ok := s.topics[cluster][idTopic]; ok {
 		return t
 	}
@@ -862,8 +882,8 @@ func (s *Store) resolve(cluster, idTopic string) string {
 
 // observedTopics returns the vertex's topics with partition counts: the
 // cluster's metadata when known, else the highest partition seen in metric
-// ids + 1. Sorted by name. Called with s.mu held or on a snapshot.
-func (s *Store) observedTopics(cluster string, v *flink.VertexSnapshot) []assign.Topic {
+// ids + 1. Sorted by name.
+func (s *picture) observedTopics(cluster string, v *flink.VertexSnapshot) []assign.Topic {
 	if v.Kafka == nil {
 		return nil // no reader id listed: no topic known from them
 	}

@@ -89,7 +89,7 @@ func TestVertexFreshStartMatchesAndLag(t *testing.T) {
 	v := sourceVertex("src", 4, testTopics, freshOwner(4), cur)
 	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
 
-	vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestVertexDriftIsFlagged(t *testing.T) {
 	// Everything on subtask 0: not what a fresh start does.
 	v := sourceVertex("src", 4, testTopics, func(assign.TopicPartition) int { return 0 }, func(assign.TopicPartition) int64 { return 10 })
 	s.UpdateFlink(flinkSnap(t0, flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
-	vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestRestoreFollowsObservedLineage(t *testing.T) {
 		Restored: &flink.RestoreInfo{CheckpointID: 7, IsSavepoint: true, ExternalPath: "file:/sp/1"}}
 	s.UpdateFlink(flinkSnap(t0.Add(time.Minute), job))
 
-	vv, err := s.Vertex("bb", "src2", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("bb", "src2", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestRestoreWithUnknownHistoryIsInferredNotGuessed(t *testing.T) {
 	job := flink.JobSnapshot{ID: "bb", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v},
 		Restored: &flink.RestoreInfo{IsSavepoint: true}}
 	s.UpdateFlink(flinkSnap(t0, job))
-	vv, _ := s.Vertex("bb", "src", VertexQuery{Highlight: -1})
+	vv, _ := s.State().Vertex("bb", "src", VertexQuery{Highlight: -1})
 	pr := vv.Prediction
 	if pr.Mode != ModeInferred || fmt.Sprint(pr.History) != "[4 6]" || pr.Drift != 0 || pr.Headline.Kind != BasisInferred || pr.Headline.Inferred != 18 {
 		t.Fatalf("prediction = %+v, want the history 4→6 inferred from the layout", pr)
@@ -216,7 +216,7 @@ func TestRestoreWithUnknownHistoryIsInferredNotGuessed(t *testing.T) {
 	v = sourceVertex("src", 6, testTopics, func(tp assign.TopicPartition) int { return int(tp.Partition) % 2 }, func(assign.TopicPartition) int64 { return 1 })
 	job.Vertices = []flink.VertexSnapshot{v}
 	s.UpdateFlink(flinkSnap(t0, job))
-	vv, _ = s.Vertex("bb", "src", VertexQuery{Highlight: -1})
+	vv, _ = s.State().Vertex("bb", "src", VertexQuery{Highlight: -1})
 	if vv.Prediction.Mode != "none" || vv.Prediction.Drift != 0 || !strings.Contains(vv.Prediction.Summary, "?history=") || !strings.Contains(vv.Prediction.Summary, "No history") {
 		t.Fatalf("prediction = %+v, want no model, what the search found and a way to give the history", vv.Prediction)
 	}
@@ -227,11 +227,11 @@ func TestRestoreWithUnknownHistoryIsInferredNotGuessed(t *testing.T) {
 			}
 		}
 	}
-	if ov := s.Overview(); len(ov.Jobs) != 1 || ov.Jobs[0].NotModelled != 1 || ov.Jobs[0].Drift != 0 {
+	if ov := s.State().Overview(); len(ov.Jobs) != 1 || ov.Jobs[0].NotModelled != 1 || ov.Jobs[0].Drift != 0 {
 		t.Errorf("overview job = %+v, want one source not modelled", ov.Jobs)
 	}
 	// With the history from the URL the restore model applies.
-	vv, _ = s.Vertex("bb", "src", VertexQuery{Highlight: -1, History: []int{4}})
+	vv, _ = s.State().Vertex("bb", "src", VertexQuery{Highlight: -1, History: []int{4}})
 	if vv.Prediction.Mode != "restore" || vv.Prediction.Drift == 0 {
 		t.Fatalf("with ?history=4: %+v", vv.Prediction)
 	}
@@ -249,14 +249,14 @@ func TestGroupDiscoveredByCommittedOffsets(t *testing.T) {
 	s.UpdateKafka(kafkaSnap(t0, ends(100), other, flinkGroup))
 	v := sourceVertex("src", 4, testTopics, freshOwner(4), cur)
 	s.UpdateFlink(flinkSnap(t0, flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
-	vv, _ := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if vv.Group == nil || vv.Group.Name != "enrich-group" || !strings.Contains(vv.Group.How, "18 of 18") {
 		t.Fatalf("group = %+v, want enrich-group found by equal commits on 18 of 18", vv.Group)
 	}
 	s2 := New(Options{Links: []Link{{Job: "enrich", Group: "configured"}}})
 	s2.UpdateKafka(kafkaSnap(t0, ends(100), flinkGroup))
 	s2.UpdateFlink(flinkSnap(t0, flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
-	vv, _ = s2.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, _ = s2.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if vv.Group == nil || vv.Group.Name != "configured" || vv.Group.How != "from configuration" {
 		t.Fatalf("group = %+v, want the configured one", vv.Group)
 	}
@@ -264,10 +264,10 @@ func TestGroupDiscoveredByCommittedOffsets(t *testing.T) {
 
 func TestNotFound(t *testing.T) {
 	s := New(Options{})
-	if _, err := s.Job("", "ff"); err == nil {
+	if _, err := s.State().Job("", "ff"); err == nil {
 		t.Error("unknown job: no error")
 	}
-	if _, err := s.Topic("nope", "t"); err == nil {
+	if _, err := s.State().Topic("nope", "t"); err == nil {
 		t.Error("unknown cluster: no error")
 	}
 }
@@ -297,7 +297,7 @@ func TestConnectorLineFollowsFlinkVersion(t *testing.T) {
 
 // resolveForTest maps a metric-id topic to the test cluster's topic.
 func (s *Store) resolveForTest(idTopic string) string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.resolve("prod", idTopic)
 }

@@ -98,10 +98,9 @@ func newSuccession(max int) *succession {
 	return &succession{byOld: map[succKey]*replaced{}, max: max}
 }
 
-func (s *Store) succession() *succession { return s.succ }
+func (s *picture) succession() *succession { return s.succ }
 
-// followSuccession records the replacements the snapshot shows. Called
-// with s.mu held.
+// followSuccession records the replacements the snapshot shows.
 func (s *Store) followSuccession(snap *flink.Snapshot) {
 	sc := s.succession()
 	byName := map[string][]*flink.JobSnapshot{}
@@ -178,7 +177,6 @@ func (sc *succession) put(k succKey, name, newID string, at time.Time, vs []vert
 }
 
 // lookup finds the replacement of a job id, on the named endpoint or any.
-// Called with s.mu held or on a snapshot.
 func (sc *succession) lookup(endpoint, id string) (succKey, *replaced) {
 	if endpoint != "" {
 		k := succKey{endpoint, id}
@@ -195,8 +193,8 @@ func (sc *succession) lookup(endpoint, id string) (succKey, *replaced) {
 }
 
 // replacement builds the Replacement of a job, following the chain of
-// later replacements. Called with s.mu held or on a snapshot.
-func (s *Store) replacement(endpoint, jobID string) (Replacement, bool) {
+// later replacements.
+func (s *picture) replacement(endpoint, jobID string) (Replacement, bool) {
 	sc := s.succession()
 	k, r := sc.lookup(endpoint, jobID)
 	if r == nil {
@@ -218,8 +216,8 @@ func (s *Store) replacement(endpoint, jobID string) (Replacement, bool) {
 }
 
 // replacedBy is the Replacement of a job for its views, nil when it was not
-// replaced. Called with s.mu held or on a snapshot.
-func (s *Store) replacedBy(endpoint, jobID string) *Replacement {
+// replaced.
+func (s *picture) replacedBy(endpoint, jobID string) *Replacement {
 	rep, ok := s.replacement(endpoint, jobID)
 	if !ok {
 		return nil
@@ -229,8 +227,8 @@ func (s *Store) replacedBy(endpoint, jobID string) *Replacement {
 
 // markReplaced sets a vertex view's ReplacedBy, with the successor's vertex
 // of the same name, and folds the replacement into the view's Shape (the
-// page shows a banner then). Called with s.mu held or on a snapshot.
-func (s *Store) markReplaced(vv *VertexView) {
+// page shows a banner then).
+func (s *picture) markReplaced(vv *VertexView) {
 	rep, ok := s.replacement(vv.Endpoint, vv.JobID)
 	if !ok {
 		return
@@ -243,8 +241,8 @@ func (s *Store) markReplaced(vv *VertexView) {
 
 // vertexIDByName finds the vertex of a job (listed by Flink, or remembered
 // as replaced) with the given name; "" and false when it has none or
-// several. Called with s.mu held or on a snapshot.
-func (s *Store) vertexIDByName(endpoint, jobID, name string) (string, bool) {
+// several.
+func (s *picture) vertexIDByName(endpoint, jobID, name string) (string, bool) {
 	var vs []vertexName
 	if _, j := s.findJob(endpoint, jobID); j != nil {
 		for _, v := range j.Vertices {
@@ -266,9 +264,7 @@ func (s *Store) vertexIDByName(endpoint, jobID, name string) (string, bool) {
 // ended with the same name, and the chain of later replacements up to the
 // latest. It answers from memory also after Flink has forgotten the old job
 // (up to MaxReplacements replacements are kept). endpoint "" means any.
-func (s *Store) Successor(endpoint, jobID string) (Replacement, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+func (s *State) Successor(endpoint, jobID string) (Replacement, bool) {
 	return s.replacement(endpoint, jobID)
 }
 
@@ -277,9 +273,7 @@ func (s *Store) Successor(endpoint, jobID string) (Replacement, bool) {
 // vertex of the successor with that name (VertexID, "" when the job graph
 // changed). The bool is false when the job was not replaced; an unknown
 // vertex id leaves VertexName "".
-func (s *Store) SuccessorVertex(endpoint, jobID, vertexID string) (Replacement, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+func (s *State) SuccessorVertex(endpoint, jobID, vertexID string) (Replacement, bool) {
 	rep, ok := s.replacement(endpoint, jobID)
 	if !ok {
 		return rep, false
@@ -307,14 +301,12 @@ func (s *Store) SuccessorVertex(endpoint, jobID, vertexID string) (Replacement, 
 // program), else the latest started in any state. endpoint "" means any,
 // but a name found on several endpoints is ErrAmbiguous: the caller must
 // name the endpoint. ErrNotFound when no listed job has the name.
-func (s *Store) CurrentRun(endpoint, jobName string) (JobRef, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+func (s *State) CurrentRun(endpoint, jobName string) (JobRef, error) {
 	_, j, err := s.currentRun(endpoint, jobName)
 	return j, err
 }
 
-func (s *Store) currentRun(endpoint, jobName string) (*flink.JobSnapshot, JobRef, error) {
+func (s *picture) currentRun(endpoint, jobName string) (*flink.JobSnapshot, JobRef, error) {
 	var (
 		best    *flink.JobSnapshot
 		bestEP  string
@@ -363,9 +355,7 @@ func (s *Store) currentRun(endpoint, jobName string) (*flink.JobSnapshot, JobRef
 // VertexByName resolves a vertex of a job's current run (see CurrentRun)
 // by its name. ErrNotFound when the run has no vertex of that name,
 // ErrAmbiguous when it has several.
-func (s *Store) VertexByName(endpoint, jobName, vertexName string) (VertexRef, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+func (s *State) VertexByName(endpoint, jobName, vertexName string) (VertexRef, error) {
 	j, ref, err := s.currentRun(endpoint, jobName)
 	if err != nil {
 		return VertexRef{}, err

@@ -38,7 +38,7 @@ func TestSuccessorOfRestoredJob(t *testing.T) {
 	old, cur := restoredPair()
 	st.UpdateFlink(flinkSnap(t0.Add(time.Hour), cur, old))
 
-	rep, ok := st.Successor("", oldJob)
+	rep, ok := st.State().Successor("", oldJob)
 	want := Replacement{OldID: oldJob, Endpoint: "jm", Name: "orders enrichment", NewID: newJob, At: t0.Add(time.Hour),
 		Chain: []string{newJob}, Current: newJob}
 	if !ok {
@@ -47,24 +47,24 @@ func TestSuccessorOfRestoredJob(t *testing.T) {
 	if d := cmp.Diff(want, rep); d != "" {
 		t.Errorf("Successor(%q) (-want +got):\n%s", oldJob, d)
 	}
-	if _, ok := st.Successor("", newJob); ok {
+	if _, ok := st.State().Successor("", newJob); ok {
 		t.Errorf("Successor(%q) = replaced, want the running job not replaced", newJob)
 	}
-	if _, ok := st.Successor("other", oldJob); ok {
+	if _, ok := st.State().Successor("other", oldJob); ok {
 		t.Errorf("Successor(other, %q) = replaced, want nothing on another endpoint", oldJob)
 	}
 
-	jv, err := st.Job("", oldJob)
+	jv, err := st.State().Job("", oldJob)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if jv.ReplacedBy == nil || jv.ReplacedBy.NewID != newJob {
 		t.Errorf("Job(%q).ReplacedBy = %+v, want %s", oldJob, jv.ReplacedBy, newJob)
 	}
-	if jv, _ := st.Job("", newJob); jv.ReplacedBy != nil {
+	if jv, _ := st.State().Job("", newJob); jv.ReplacedBy != nil {
 		t.Errorf("Job(%q).ReplacedBy = %+v, want nil", newJob, jv.ReplacedBy)
 	}
-	vv, err := st.Vertex(oldJob, "b1", VertexQuery{Highlight: -1})
+	vv, err := st.State().Vertex(oldJob, "b1", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +72,11 @@ func TestSuccessorOfRestoredJob(t *testing.T) {
 		t.Errorf("Vertex(%q, b1).ReplacedBy = %+v, want the successor's vertex b2 named Enrich", oldJob, vv.ReplacedBy)
 	}
 	// The banner changes the page: its shape says so.
-	if nv, _ := st.Vertex(newJob, "b2", VertexQuery{Highlight: -1}); nv.Shape == vv.Shape {
+	if nv, _ := st.State().Vertex(newJob, "b2", VertexQuery{Highlight: -1}); nv.Shape == vv.Shape {
 		t.Errorf("replaced and current vertex views share the shape %q", vv.Shape)
 	}
 
-	ov := st.Overview()
+	ov := st.State().Overview()
 	var order []string
 	for _, j := range ov.Jobs {
 		order = append(order, j.ID)
@@ -93,14 +93,14 @@ func TestSuccessorOutlivesFlinksJobHistory(t *testing.T) {
 	// Flink's job store expired the old job.
 	st.UpdateFlink(flinkSnap(t0.Add(2*time.Hour), cur))
 
-	if _, err := st.Job("", oldJob); !errors.Is(err, ErrNotFound) {
+	if _, err := st.State().Job("", oldJob); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Job(%q) error = %v, want ErrNotFound once Flink forgot it", oldJob, err)
 	}
-	rep, ok := st.SuccessorVertex("", oldJob, "a1")
+	rep, ok := st.State().SuccessorVertex("", oldJob, "a1")
 	if !ok || rep.Current != newJob || rep.VertexName != "Source: Kafka Source" || rep.VertexID != "a2" {
 		t.Errorf("SuccessorVertex(%q, a1) = %+v, %v; want the source a2 of %s", oldJob, rep, ok, newJob)
 	}
-	rep, ok = st.SuccessorVertex("jm", oldJob, "ffff")
+	rep, ok = st.State().SuccessorVertex("jm", oldJob, "ffff")
 	if !ok || rep.VertexName != "" || rep.VertexID != "" {
 		t.Errorf("SuccessorVertex(%q, unknown vertex) = %+v, %v; want the job's replacement without a vertex", oldJob, rep, ok)
 	}
@@ -115,11 +115,11 @@ func TestSuccessorFollowsChainToCurrentRun(t *testing.T) {
 	third.ID, third.State, third.StartTime = newer, "RUNNING", t0.Add(2*time.Hour)
 	st.UpdateFlink(flinkSnap(t0.Add(2*time.Hour), third, cur))
 
-	rep, ok := st.Successor("jm", oldJob)
+	rep, ok := st.State().Successor("jm", oldJob)
 	if !ok || rep.NewID != newJob || !slices.Equal(rep.Chain, []string{newJob, newer}) || rep.Current != newer {
 		t.Errorf("Successor(%q) = %+v, %v; want %s, then %s as the current run", oldJob, rep, ok, newJob, newer)
 	}
-	run, err := st.CurrentRun("", "orders enrichment")
+	run, err := st.State().CurrentRun("", "orders enrichment")
 	if err != nil || run.ID != newer {
 		t.Errorf("CurrentRun(orders enrichment) = %+v, %v; want %s", run, err, newer)
 	}
@@ -134,14 +134,14 @@ func TestSuccessionNeedsALaterStart(t *testing.T) {
 	old.State = "RUNNING"
 	st.UpdateFlink(flinkSnap(t0.Add(time.Hour), cur, old))
 	for _, id := range []string{oldJob, newJob} {
-		if rep, ok := st.Successor("", id); ok {
+		if rep, ok := st.State().Successor("", id); ok {
 			t.Errorf("Successor(%q) = %+v, want not replaced", id, rep)
 		}
 	}
 	other := cur
 	other.ID, other.Name, other.StartTime, other.State = newer, "another job", t0.Add(2*time.Hour), "RUNNING"
 	st.UpdateFlink(flinkSnap(t0.Add(2*time.Hour), cur, other))
-	if rep, ok := st.Successor("", newJob); ok {
+	if rep, ok := st.State().Successor("", newJob); ok {
 		t.Errorf("Successor(%q) = %+v, want no replacement by a job of another name", newJob, rep)
 	}
 }
@@ -151,12 +151,12 @@ func TestRecoveredJobIsNotReplaced(t *testing.T) {
 	old, cur := restoredPair()
 	old.State = "SUSPENDED"
 	st.UpdateFlink(flinkSnap(t0.Add(time.Hour), cur, old))
-	if _, ok := st.Successor("", oldJob); !ok {
+	if _, ok := st.State().Successor("", oldJob); !ok {
 		t.Fatalf("Successor(%q) = not replaced, want the suspended job replaced by %s", oldJob, newJob)
 	}
 	old.State = "RUNNING"
 	st.UpdateFlink(flinkSnap(t0.Add(2*time.Hour), cur, old))
-	if rep, ok := st.Successor("", oldJob); ok {
+	if rep, ok := st.State().Successor("", oldJob); ok {
 		t.Errorf("Successor(%q) = %+v, want none once the job runs again under its own id", oldJob, rep)
 	}
 }
@@ -173,7 +173,7 @@ func TestReplacementsAreBounded(t *testing.T) {
 	}
 	remembered := 0
 	for i := range MaxReplacements + extra {
-		_, ok := st.Successor("jm", id("a", i))
+		_, ok := st.State().Successor("jm", id("a", i))
 		if ok {
 			remembered++
 		}
@@ -193,18 +193,18 @@ func TestCurrentRunAndVertexByName(t *testing.T) {
 	twin.ID, twin.StartTime = newer, t0.Add(30*time.Minute) // an older submission that still runs
 	st.UpdateFlink(flinkSnap(t0.Add(time.Hour), old, twin, cur))
 
-	run, err := st.CurrentRun("", "orders enrichment")
+	run, err := st.State().CurrentRun("", "orders enrichment")
 	if err != nil || run != (JobRef{"jm", newJob, "orders enrichment", "RUNNING"}) {
 		t.Errorf("CurrentRun = %+v, %v; want the latest started RUNNING job %s", run, err, newJob)
 	}
-	v, err := st.VertexByName("jm", "orders enrichment", "Enrich")
+	v, err := st.State().VertexByName("jm", "orders enrichment", "Enrich")
 	if err != nil || v.ID != "b2" || v.Job.ID != newJob {
 		t.Errorf("VertexByName(Enrich) = %+v, %v; want b2 of %s", v, err, newJob)
 	}
-	if _, err := st.VertexByName("", "orders enrichment", "Nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := st.State().VertexByName("", "orders enrichment", "Nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("VertexByName(Nope) error = %v, want ErrNotFound", err)
 	}
-	if _, err := st.CurrentRun("", "unknown"); !errors.Is(err, ErrNotFound) {
+	if _, err := st.State().CurrentRun("", "unknown"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("CurrentRun(unknown) error = %v, want ErrNotFound", err)
 	}
 
@@ -212,10 +212,10 @@ func TestCurrentRunAndVertexByName(t *testing.T) {
 	other := flinkSnap(t0, cur)
 	other.Endpoint = "jm-2"
 	st.UpdateFlink(other)
-	if _, err := st.CurrentRun("", "orders enrichment"); !errors.Is(err, ErrAmbiguous) {
+	if _, err := st.State().CurrentRun("", "orders enrichment"); !errors.Is(err, ErrAmbiguous) {
 		t.Errorf("CurrentRun on two endpoints: error = %v, want ErrAmbiguous", err)
 	}
-	if run, err := st.CurrentRun("jm-2", "orders enrichment"); err != nil || run.Endpoint != "jm-2" {
+	if run, err := st.State().CurrentRun("jm-2", "orders enrichment"); err != nil || run.Endpoint != "jm-2" {
 		t.Errorf("CurrentRun(jm-2) = %+v, %v", run, err)
 	}
 
@@ -223,7 +223,7 @@ func TestCurrentRunAndVertexByName(t *testing.T) {
 	dup := cur
 	dup.Vertices = append(slices.Clone(cur.Vertices), flink.VertexSnapshot{ID: "b3", Name: "Enrich"})
 	st.UpdateFlink(flinkSnap(t0.Add(time.Hour), dup))
-	if _, err := st.VertexByName("jm", "orders enrichment", "Enrich"); !errors.Is(err, ErrAmbiguous) {
+	if _, err := st.State().VertexByName("jm", "orders enrichment", "Enrich"); !errors.Is(err, ErrAmbiguous) {
 		t.Errorf("VertexByName with two vertices named Enrich: error = %v, want ErrAmbiguous", err)
 	}
 }

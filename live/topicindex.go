@@ -36,7 +36,6 @@ func (ti *topicIndex) table(p int32) *kafka.TimeTable {
 // the parts map and the time tables took snap in. A topic whose partition
 // numbers are negative or far sparser than its listing (an answer no
 // broker gives) is left out: views find its partitions in the maps.
-// Called with s.mu held.
 func (s *Store) indexTopics(snap *kafka.Snapshot) map[string]*topicIndex {
 	size := map[string]int{}
 	listed := map[string]int{}

@@ -39,7 +39,7 @@ func TestVertexViewAllocationsDoNotGrowWithPartitions(t *testing.T) {
 	allocs := func(partitions int) float64 {
 		s := sourceStore([]assign.Topic{{Name: "orders", Partitions: partitions / 2}, {Name: "payments", Partitions: partitions / 2}}, 16)
 		return testing.AllocsPerRun(5, func() {
-			if _, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1}); err != nil {
+			if _, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1}); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -78,7 +78,7 @@ func TestVertexViewOfSparseAndTwiceListedPartitions(t *testing.T) {
 	v := sourceVertex("src", 2, topics, func(tp assign.TopicPartition) int { return int(tp.Partition) % 2 },
 		func(assign.TopicPartition) int64 { return 49 })
 	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), flink.JobSnapshot{ID: "aa", Name: "j", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
-	vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,8 @@ import (
 )
 
 // Topic returns a topic's page view.
-func (s *Store) Topic(cluster, topic string) (TopicView, error) {
+func (s *State) Topic(cluster, topic string) (TopicView, error) {
 	s.countView()
-	s = s.snapshot() // built without the lock
 	ks := s.kafka[cluster]
 	if ks == nil {
 		//lint:ignore ST1005 the message is a page's and starts with a name, Kafka
@@ -95,12 +94,12 @@ func (s *Store) Topic(cluster, topic string) (TopicView, error) {
 // the same on the topic and the vertex page (the collector's own table is
 // smaller and its figure as old as its poll); the collector's figure
 // stands when the store has no table or the lag is unknown.
-func (s *Store) commitLag(cluster, group string, gp kafka.GroupPartition, now time.Time) (*readStatus, float64, string) {
+func (s *picture) commitLag(cluster, group string, gp kafka.GroupPartition, now time.Time) (*readStatus, float64, string) {
 	return s.commitLagOf(s.grpStatus[groupKey{cluster, group}], cluster, gp, now)
 }
 
 // commitLagOf is commitLag with the group's status by partition.
-func (s *Store) commitLagOf(status map[topicPart]readStatus, cluster string, gp kafka.GroupPartition, now time.Time) (*readStatus, float64, string) {
+func (s *picture) commitLagOf(status map[topicPart]readStatus, cluster string, gp kafka.GroupPartition, now time.Time) (*readStatus, float64, string) {
 	var rs *readStatus
 	if r, ok := status[topicPart{gp.Topic, gp.Partition}]; ok {
 		rs = &r
@@ -128,7 +127,7 @@ func topicAge(ks *kafka.Snapshot, t *kafka.Topic, now time.Time) Age {
 }
 
 // clusterAge is the age of a Kafka cluster's data.
-func (s *Store) clusterAge(ks *kafka.Snapshot, now time.Time) Age {
+func (s *picture) clusterAge(ks *kafka.Snapshot, now time.Time) Age {
 	good, ok := s.good[backendKey{"kafka", ks.Cluster}]
 	return backendAge(good, ok, ks.CollectedAt, now, ks.Err)
 }

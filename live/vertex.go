@@ -33,8 +33,7 @@ type VertexQuery struct {
 }
 
 // Vertex returns a vertex's page view.
-func (s *Store) Vertex(jobID, vertexID string, q VertexQuery) (VertexView, error) {
-	s = s.snapshot() // built without the lock
+func (s *State) Vertex(jobID, vertexID string, q VertexQuery) (VertexView, error) {
 	fs, j := s.findJob(q.Endpoint, jobID)
 	if j == nil {
 		return VertexView{}, fmt.Errorf("job %s: %w", quote.Clip(jobID), ErrNotFound)
@@ -48,9 +47,7 @@ func (s *Store) Vertex(jobID, vertexID string, q VertexQuery) (VertexView, error
 }
 
 // Vertices lists (job id, vertex id) of every vertex, for publishing.
-func (s *Store) Vertices() [][2]string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+func (s *State) Vertices() [][2]string {
 	var out [][2]string
 	for _, name := range sortedKeys(s.flink) {
 		for _, j := range s.flink[name].Jobs {
@@ -62,7 +59,7 @@ func (s *Store) Vertices() [][2]string {
 	return out
 }
 
-func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, now time.Time) VertexView {
+func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, now time.Time) VertexView {
 	s.countView()
 	vv := VertexView{Endpoint: fs.Endpoint, JobID: j.ID, JobName: j.Name, JobState: j.State, ID: v.ID, Name: v.Name,
 		Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism, Source: v.Source, Keyed: v.Keyed, Kafka: v.Kafka != nil,
@@ -140,7 +137,7 @@ type sourceCellSet struct {
 
 // sourceCells builds a Kafka source's partition cells for n subtask rows:
 // offsets, lag, lag in time, the reading and the time to retention.
-func (s *Store) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, n int, now time.Time) sourceCellSet {
+func (s *picture) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, n int, now time.Time) sourceCellSet {
 	rows := make([][]PartitionCell, n)
 	var kafkaAge *Age
 	cluster := s.clusterFor(fs.Endpoint, v)
@@ -356,7 +353,7 @@ func (s *Store) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.V
 }
 
 // sourceRows fills partitions, lag, rates, the group and the prediction.
-func (s *Store) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, now time.Time) {
+func (s *picture) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, q VertexQuery, now time.Time) {
 	sc := s.sourceCells(fs, j, v, len(vv.Subtasks), now)
 	vv.Cluster, vv.KafkaAge = sc.cluster, sc.kafkaAge
 	for i, cells := range sc.rows {
@@ -509,7 +506,7 @@ func level(vv *VertexView, c *PartitionCell) int {
 // group finds the consumer group of a source vertex: from configuration,
 // else the group whose commits equal the job's committedOffset metrics,
 // else the group with commits on most of the vertex's partitions.
-func (s *Store) group(ks *kafka.Snapshot, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, vv *VertexView) *GroupLink {
+func (s *picture) group(ks *kafka.Snapshot, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, vv *VertexView) *GroupLink {
 	for _, l := range s.opts.Links {
 		if (l.Endpoint == "" || l.Endpoint == endpoint) && l.Job == j.Name && (l.Vertex == "" || l.Vertex == v.Name) {
 			return &GroupLink{Name: l.Group, How: "from configuration"}

@@ -8,7 +8,7 @@ import "sync/atomic"
 type viewCounter = atomic.Uint64
 
 // countView counts one page view built.
-func (s *Store) countView() {
+func (s *picture) countView() {
 	if s.views != nil {
 		s.views.Add(1)
 	}
@@ -16,7 +16,7 @@ func (s *Store) countView() {
 
 // ViewsBuilt is the number of page views the store and its read copies
 // have built.
-func (s *Store) ViewsBuilt() uint64 {
+func (s *picture) ViewsBuilt() uint64 {
 	if s.views == nil {
 		return 0
 	}

@@ -466,7 +466,7 @@ func whyVertices(j *flink.JobSnapshot) []whyVertex {
 
 // why explains the load of a Kafka source or a keyed vertex of a running
 // job; nil for other vertices.
-func (s *Store) why(vv *VertexView, j *flink.JobSnapshot) *WhyView {
+func (s *picture) why(vv *VertexView, j *flink.JobSnapshot) *WhyView {
 	if j.State != "RUNNING" || !(vv.Kafka || vv.Keyed) {
 		return nil
 	}

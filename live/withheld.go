@@ -89,8 +89,7 @@ func justStarted(v *flink.VertexSnapshot, at time.Time) bool {
 // its readers started less than justStartedFor before, or skewscope's
 // first poll of the endpoint was and no poll since listed a reader id (a
 // JobManager that no one asked for metrics fetches them on the first
-// request, and answers it from what it held before). Called with s.mu
-// held, after notePoll.
+// request, and answers it from what it held before).
 func (s *Store) notYetFetched(snap *flink.Snapshot, v *flink.VertexSnapshot) string {
 	if justStarted(v, snap.CollectedAt) {
 		return fmt.Sprintf("its readers started less than %s ago", justStartedFor)
@@ -125,7 +124,7 @@ func frameSetting(version string) string {
 // page shows its partitions where the model puts them) and a note; one
 // whose ids some subtasks do not list while partitions go unnamed gets a
 // note. It returns the snapshot to store, a copy when it changed a
-// vertex. Called with s.mu held, before the snapshot is stored.
+// vertex.
 func (s *Store) markWithheld(snap *flink.Snapshot) *flink.Snapshot {
 	for k := range s.withheld {
 		if k.endpoint == snap.Endpoint {
@@ -219,7 +218,7 @@ func (s *Store) markWithheld(snap *flink.Snapshot) *flink.Snapshot {
 
 // partlyWithheld is the note of a source whose ids some subtasks do not
 // list at all while partitions of its topics go unnamed by any id: their
-// TaskManagers' gauges are gone. Called with s.mu held.
+// TaskManagers' gauges are gone.
 func (s *Store) partlyWithheld(snap *flink.Snapshot, key vertexKey, j *flink.JobSnapshot, v *flink.VertexSnapshot) (withheldNote, bool) {
 	if len(v.Kafka.Unreported) > 0 {
 		return s.unreported(snap, key, j, v), true
@@ -270,7 +269,7 @@ func (s *Store) partlyWithheld(snap *flink.Snapshot, key vertexKey, j *flink.Job
 // unreported is the note of a source some of whose subtasks list their
 // ids while the values answer returns none of them (Unreported): their
 // readers are withheld whatever the partition count, and so are those of
-// the subtasks that list no id at all. Called with s.mu held.
+// the subtasks that list no id at all.
 func (s *Store) unreported(snap *flink.Snapshot, key vertexKey, j *flink.JobSnapshot, v *flink.VertexSnapshot) withheldNote {
 	cluster := s.clusterFor(snap.Endpoint, v)
 	listing := map[int]bool{}
@@ -307,7 +306,7 @@ func (s *Store) unreported(snap *flink.Snapshot, key vertexKey, j *flink.JobSnap
 // metric ids: the partitions its earlier polls listed, the topics of its
 // lineage (an earlier run of the same job and vertex name), and those of a
 // consumer group linked to it by configuration; partition counts from the
-// Kafka metadata. Called with s.mu held.
+// Kafka metadata.
 func (s *Store) knownTopics(endpoint string, key vertexKey, j *flink.JobSnapshot, v *flink.VertexSnapshot) []assign.Topic {
 	cluster := s.clusterFor(endpoint, v)
 	counts := map[string]int{}
@@ -350,8 +349,7 @@ func (s *Store) knownTopics(endpoint string, key vertexKey, j *flink.JobSnapshot
 
 // sourceTopics are a Kafka source's topics for its model: those its ids
 // name, and, when Flink withheld its ids, those skewscope knows otherwise.
-// Called with s.mu held or on a snapshot.
-func (s *Store) sourceTopics(endpoint, jobID, cluster string, v *flink.VertexSnapshot) []assign.Topic {
+func (s *picture) sourceTopics(endpoint, jobID, cluster string, v *flink.VertexSnapshot) []assign.Topic {
 	topics := s.observedTopics(cluster, v)
 	if w, ok := s.withheld[vertexKey{endpoint, jobID, v.ID}]; ok {
 		topics = maxTopics(topics, w.topics)

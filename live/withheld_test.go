@@ -69,7 +69,7 @@ func checkNoUndeterminedWords(t *testing.T, pr *Prediction) {
 // count the withheld partitions.
 func TestWithheldSourceHeadlineSaysPredictionOnly(t *testing.T) {
 	s := withheldStore(t, func(v *flink.VertexSnapshot) { v.Kafka = nil })
-	vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if err != nil || vv.Withheld == nil || vv.Prediction == nil {
 		t.Fatalf("Vertex = withheld %+v, prediction %+v, %v; want both", vv.Withheld, vv.Prediction, err)
 	}
@@ -97,11 +97,11 @@ func TestWithheldSourceHeadlineSaysPredictionOnly(t *testing.T) {
 			t.Errorf("assignment figure %q (%q), want prediction only", f.Text, f.Note)
 		}
 	}
-	jv, err := s.Job("jm", "aa")
+	jv, err := s.State().Job("jm", "aa")
 	if err != nil || len(jv.Vertices) != 1 || jv.Vertices[0].WithheldPartitions != 18 {
 		t.Errorf("Job: %+v (%v), want the source's 18 withheld partitions", jv.Vertices, err)
 	}
-	if ov := s.Overview(); len(ov.Jobs) != 1 || ov.Jobs[0].WithheldPartitions != 18 {
+	if ov := s.State().Overview(); len(ov.Jobs) != 1 || ov.Jobs[0].WithheldPartitions != 18 {
 		t.Errorf("Overview jobs %+v, want 18 withheld partitions", ov.Jobs)
 	}
 }
@@ -118,7 +118,7 @@ func TestPartlyWithheldSourceHeadlineCountsBoth(t *testing.T) {
 		}
 		v.Kafka.States = kept
 	})
-	vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if err != nil || vv.Withheld == nil || vv.Prediction == nil {
 		t.Fatalf("Vertex = withheld %+v, prediction %+v, %v; want both", vv.Withheld, vv.Prediction, err)
 	}
@@ -163,7 +163,7 @@ func TestUnreportedSubtasksAreWithheld(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := withheldStore(t, unreport(tc.silent))
-			vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+			vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 			if err != nil || vv.Withheld == nil || vv.Prediction == nil {
 				t.Fatalf("Vertex = withheld %+v, prediction %+v, %v; want both", vv.Withheld, vv.Prediction, err)
 			}
@@ -191,7 +191,7 @@ func TestUnreportedOnFirstPollShowsThePartitions(t *testing.T) {
 	v := sourceVertex("src", 4, testTopics, freshOwner(4), func(assign.TopicPartition) int64 { return 900 })
 	v.Kafka.Unreported, v.Kafka.States = v.Kafka.States, nil
 	s.UpdateFlink(flinkSnap(t0.Add(40*time.Second), flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
-	vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if err != nil || vv.Withheld == nil || vv.Withheld.Cause != CauseNoValues || !vv.Withheld.All {
 		t.Fatalf("Vertex = withheld %+v, %v; want every reader withheld, no values", vv.Withheld, err)
 	}
@@ -208,7 +208,7 @@ func TestUnreportedTopicNamesAreEscaped(t *testing.T) {
 	v := sourceVertex("src", 4, topics, freshOwner(4), func(assign.TopicPartition) int64 { return 900 })
 	v.Kafka.Unreported, v.Kafka.States = v.Kafka.States, nil
 	s.UpdateFlink(flinkSnap(t0.Add(40*time.Second), flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
-	vv, err := s.Vertex("aa", "src", VertexQuery{Highlight: -1})
+	vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if err != nil || vv.Withheld == nil {
 		t.Fatalf("Vertex = withheld %+v, %v; want the note", vv.Withheld, err)
 	}

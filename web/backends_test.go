@@ -39,7 +39,7 @@ func TestOverviewBackendsNotYetPolled(t *testing.T) {
 	ts := newLiveServer(t, st, nil)
 
 	doc := getDoc(t, ts.URL+"/", 200)
-	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.Overview()))
+	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.State().Overview()))
 	got := backendCells(doc)
 	for row, want := range map[string][]string{
 		"endpoint-row jm":  {"jm http://jm.example:8081", "", "–", "–", "–", "–", "not yet polled"},
@@ -58,7 +58,7 @@ func TestOverviewBackendsNotYetPolled(t *testing.T) {
 	st.UpdateKafka(&kafka.Snapshot{Cluster: "lost", CollectedAt: at, PollDuration: 1500 * time.Millisecond, Err: down})
 	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", URL: "http://jm.example:8081", CollectedAt: at, PollDuration: 20 * time.Millisecond, Err: down})
 	doc = getDoc(t, ts.URL+"/", 200)
-	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.Overview()))
+	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.State().Overview()))
 	got = backendCells(doc)
 	for row, want := range map[string][]string{
 		"endpoint-row jm":  {"jm http://jm.example:8081", "", "–", "20 ms", "–", "–", "never reached · no data · " + down.Error()},
@@ -130,7 +130,7 @@ func TestOverviewStaleRows(t *testing.T) {
 			Topics: []kafka.Topic{{Name: "orders", Partitions: []kafka.Partition{p}}}})
 	}
 	doc = getDoc(t, ts.URL+"/", 200)
-	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.Overview()))
+	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.State().Overview()))
 	cells := backendCells(doc)
 	if got := cells["endpoint-row jm"]; len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "failing · data from 1 m 15 s ago") {
 		t.Errorf("endpoint row = %q, want its data age: failing · data from 1 m 15 s ago", got)
@@ -161,7 +161,7 @@ func TestOverviewDroppedJobs(t *testing.T) {
 	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at, DroppedJobs: 49_503, MaxJobs: 500,
 		Jobs: []flink.JobSnapshot{{ID: "j1", Name: "orders-enrich", State: "RUNNING", NumRestarts: 0, Freshness: flink.Freshness{UpdatedAt: at}}}})
 	doc := getDoc(t, ts.URL+"/", 200)
-	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.Overview()))
+	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.State().Overview()))
 	if got, want := doc.Find(`[data-testid=dropped-jobs]`).Text(), "49,503 finished jobs not shown: more than maxJobs (500)"; got != want {
 		t.Errorf("dropped jobs note = %q, want %q", got, want)
 	}
@@ -183,7 +183,7 @@ func TestOverviewUnlistedJob(t *testing.T) {
 	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: now, Jobs: []flink.JobSnapshot{
 		{ID: "j1", Name: "orders-enrich", State: "RUNNING", Unlisted: 1, Freshness: flink.Freshness{UpdatedAt: at, Stale: true, Age: 10 * time.Second}}}})
 	doc := getDoc(t, ts.URL+"/", 200)
-	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.Overview()))
+	checkUpdateMatchesPage(t, doc, overviewUpdate(t, st.State().Overview()))
 	row := doc.Find(`[data-testid=job-row]`)
 	if got, want := row.Find(`[data-testid=job-unlisted]`).Text(), "not listed in the last poll"; got != want {
 		t.Errorf("job row unlisted note = %q, want %q", got, want)

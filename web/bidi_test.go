@@ -112,7 +112,7 @@ func TestBackendTextsHoldNoBidiControls(t *testing.T) {
 	st.UpdateKafka(&kafka.Snapshot{Cluster: "prod", CollectedAt: at, Err: errors.New("metadata: " + bad),
 		Topics: []kafka.Topic{{Name: "topic " + bad, Partitions: []kafka.Partition{{Partition: 0, End: 5, Freshness: kafka.Freshness{UpdatedAt: at}}}}}})
 
-	ov := st.Overview()
+	ov := st.State().Overview()
 	if len(ov.Jobs) != 1 || len(ov.Topics) != 1 || ov.Endpoints[0].Age.Err == "" || ov.Clusters[0].Age.Err == "" {
 		t.Fatalf("overview = %+v, want the job, the topic and both errors", ov)
 	}

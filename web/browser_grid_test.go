@@ -25,7 +25,7 @@ func TestBrowserSortedFilteredGrid(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	st := largeSourceStore(t, 60, at)
 	base := serveLive(t, Options{Live: st, Now: func() time.Time { return at.Add(20 * time.Second) }, LiveInterval: 50 * time.Millisecond})
-	vv, err := st.Vertex(tJob, tSource, live.VertexQuery{Color: "lag", Highlight: -1})
+	vv, err := st.State().Vertex(tJob, tSource, live.VertexQuery{Color: "lag", Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -256,7 +256,7 @@ func TestVertexGrid1000(t *testing.T) {
 	if !ok {
 		t.Fatalf("parseVertexTopic(%q) refused the page's topic", topic)
 	}
-	vv, err := st.Vertex(job, vertex, q)
+	vv, err := st.State().Vertex(job, vertex, q)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,11 +30,13 @@ var (
 	nameRE  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,249}$`)
 )
 
-func (s *Server) liveStore() (*live.Store, error) {
+// liveState returns the live store's latest State, which one request reads
+// all it shows from.
+func (s *Server) liveState() (*live.State, error) {
 	if s.live == nil {
 		return nil, &inputError{Status: http.StatusNotFound, Msg: "no live data: configure a Kafka cluster or a Flink endpoint (or run the sandbox)"}
 	}
-	return s.live, nil
+	return s.live.State(), nil
 }
 
 func notFound(err error) error { return liveError(err) }
@@ -53,11 +55,11 @@ func (s *Server) serveOverview(w http.ResponseWriter, r *http.Request) (int, tem
 		return http.StatusOK, views.Home(s.layout(r, "Overview", "home")), nil
 	}
 	l := s.layout(r, "Overview", "home")
-	return http.StatusOK, views.OverviewPage(l, newOverviewPage(linksOf(l), s.live.Overview())), nil
+	return http.StatusOK, views.OverviewPage(l, newOverviewPage(linksOf(l), s.live.State().Overview())), nil
 }
 
 func (s *Server) serveOverviewJSON(w http.ResponseWriter, r *http.Request) error {
-	st, err := s.liveStore()
+	st, err := s.liveState()
 	if err != nil {
 		return err
 	}
@@ -65,7 +67,7 @@ func (s *Server) serveOverviewJSON(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) serveJobsJSON(w http.ResponseWriter, r *http.Request) error {
-	st, err := s.liveStore()
+	st, err := s.liveState()
 	if err != nil {
 		return err
 	}
@@ -77,7 +79,7 @@ func (s *Server) serveJobsJSON(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) jobView(r *http.Request) (live.JobView, error) {
-	st, err := s.liveStore()
+	st, err := s.liveState()
 	if err != nil {
 		return live.JobView{}, err
 	}
@@ -167,25 +169,25 @@ func vertexQuery(q url.Values) (live.VertexQuery, error) {
 	return vq, nil
 }
 
-func (s *Server) vertexView(r *http.Request) (live.VertexView, live.VertexQuery, error) {
-	st, err := s.liveStore()
+func (s *Server) vertexView(r *http.Request) (*live.State, live.VertexView, live.VertexQuery, error) {
+	st, err := s.liveState()
 	if err != nil {
-		return live.VertexView{}, live.VertexQuery{}, err
+		return nil, live.VertexView{}, live.VertexQuery{}, err
 	}
 	job, err := pathID(r, "jobID")
 	if err != nil {
-		return live.VertexView{}, live.VertexQuery{}, err
+		return nil, live.VertexView{}, live.VertexQuery{}, err
 	}
 	vertex, err := pathID(r, "vertexID")
 	if err != nil {
-		return live.VertexView{}, live.VertexQuery{}, err
+		return nil, live.VertexView{}, live.VertexQuery{}, err
 	}
 	vq, err := vertexQuery(r.URL.Query())
 	if err != nil {
-		return live.VertexView{}, vq, err
+		return nil, live.VertexView{}, vq, err
 	}
 	vv, err := st.Vertex(job, vertex, vq)
-	return vv, vq, notFound(err)
+	return st, vv, vq, notFound(err)
 }
 
 func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
@@ -198,7 +200,7 @@ func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ
 	if err != nil {
 		return 0, nil, err
 	}
-	vv, vq, err := s.vertexView(r)
+	st, vv, vq, err := s.vertexView(r)
 	if err != nil {
 		if rep, ok := s.forgotten(r, true); ok {
 			return s.serveForgotten(w, r, rep)
@@ -211,11 +213,11 @@ func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ
 	}
 	l.Title = vv.Name
 	l.ChartCSS = s.prefix + "/static/" + s.assets.Hashed("vendor/uplot/uPlot.min.css")
-	return http.StatusOK, views.VertexPage(l, newVertexPage(s.vertexPageInput(r, l, vv, vq, parts, grid), vv)), nil
+	return http.StatusOK, views.VertexPage(l, newVertexPage(s.vertexPageInput(st, r, l, vv, vq, parts, grid), vv)), nil
 }
 
 func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
-	vv, _, err := s.vertexView(r)
+	_, vv, _, err := s.vertexView(r)
 	if err != nil {
 		if rep, ok := s.forgotten(r, true); ok {
 			return s.serveForgottenJSON(w, r, rep)
@@ -232,10 +234,10 @@ func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
 // vertexPageInput is what the vertex page shows beside the view: its topic,
 // its links (which keep the request's query), the job's other vertices and
 // its replaced banner.
-func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.VertexView, vq live.VertexQuery, parts vertexParts, grid gridQuery) vertexPageInput {
+func (s *Server) vertexPageInput(st *live.State, r *http.Request, l views.Layout, vv live.VertexView, vq live.VertexQuery, parts vertexParts, grid gridQuery) vertexPageInput {
 	base := s.prefix + views.VertexPath(vv.JobID, vv.ID)
 	q := r.URL.Query()
-	keyed := s.keyedBehind(vv, vq)
+	keyed := s.keyedBehind(st, vv, vq)
 	with := func(kv ...string) string {
 		c := url.Values{}
 		for key, vals := range q {
@@ -256,7 +258,7 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 	in := vertexPageInput{
 		links: linksOf(l),
 		parts: parts,
-		peers: s.peerLinks(l, vv, vq),
+		peers: s.peerLinks(st, l, vv, vq),
 		topic: vertexTopic(vv.JobID, vv.ID, vv.Color, vq.History, parts, grid),
 		grid:  grid, gridURL: with, query: q, at: s.now(), keyed: keyed,
 		hrefs: views.VertexLinks{
@@ -268,7 +270,7 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 		},
 	}
 	if vv.Keyed && s.samples != nil {
-		in.hrefs.Samples = s.sampleLinks(vv, vq)
+		in.hrefs.Samples = s.sampleLinks(st, vv, vq)
 	}
 	if vv.Kafka || vv.Keyed {
 		in.hrefs.PlanRescale = s.prefix + views.VertexPath(vv.JobID, vv.ID) + "/plan"
@@ -296,13 +298,13 @@ func (s *Server) vertexPageInput(r *http.Request, l views.Layout, vv live.Vertex
 
 // keyedBehind is the keyed vertex of a Kafka source's job (the first the
 // job lists), nil for other vertices or when the job has none.
-func (s *Server) keyedBehind(vv live.VertexView, vq live.VertexQuery) *live.VertexView {
+func (s *Server) keyedBehind(st *live.State, vv live.VertexView, vq live.VertexQuery) *live.VertexView {
 	if !vv.Kafka || s.live == nil {
 		return nil
 	}
-	for _, v := range s.live.JobVertices(vv.Endpoint, vv.JobID) {
+	for _, v := range st.JobVertices(vv.Endpoint, vv.JobID) {
 		if v.Keyed {
-			if x, err := s.live.Vertex(vv.JobID, v.ID, vq); err == nil {
+			if x, err := st.Vertex(vv.JobID, v.ID, vq); err == nil {
 				return &x
 			}
 		}
@@ -313,7 +315,7 @@ func (s *Server) keyedBehind(vv live.VertexView, vq live.VertexQuery) *live.Vert
 // peerLinks link a Kafka source's page to the job's keyed vertices and a
 // keyed vertex's page to the job's Kafka sources, keeping the highlighted
 // subtask, the endpoint and the embedding.
-func (s *Server) peerLinks(l views.Layout, vv live.VertexView, vq live.VertexQuery) []views.PeerLink {
+func (s *Server) peerLinks(st *live.State, l views.Layout, vv live.VertexView, vq live.VertexQuery) []views.PeerLink {
 	if !vv.Kafka && !vv.Keyed {
 		return nil
 	}
@@ -325,7 +327,7 @@ func (s *Server) peerLinks(l views.Layout, vv live.VertexView, vq live.VertexQue
 		}
 	}
 	var out []views.PeerLink
-	for _, v := range s.live.JobVertices(vv.Endpoint, vv.JobID) {
+	for _, v := range st.JobVertices(vv.Endpoint, vv.JobID) {
 		// The highlighted subtask goes along where the peer has it.
 		q := url.Values{}
 		if hl >= 0 && hl < v.Parallelism {
@@ -446,7 +448,7 @@ func plannerValues(vv live.VertexView, target int) url.Values {
 }
 
 func (s *Server) topicView(r *http.Request) (live.TopicView, error) {
-	st, err := s.liveStore()
+	st, err := s.liveState()
 	if err != nil {
 		return live.TopicView{}, err
 	}
@@ -475,13 +477,13 @@ func (s *Server) serveTopic(w http.ResponseWriter, r *http.Request) (int, templ.
 
 // sampleLinks open the key sampler from a keyed vertex on each topic its
 // job's Kafka sources read, with the vertex's parallelism filled in.
-func (s *Server) sampleLinks(vv live.VertexView, vq live.VertexQuery) []views.Link {
+func (s *Server) sampleLinks(st *live.State, vv live.VertexView, vq live.VertexQuery) []views.Link {
 	var out []views.Link
-	for _, v := range s.live.JobVertices(vv.Endpoint, vv.JobID) {
+	for _, v := range st.JobVertices(vv.Endpoint, vv.JobID) {
 		if !v.Kafka {
 			continue
 		}
-		src, err := s.live.Vertex(vv.JobID, v.ID, live.VertexQuery{Endpoint: vq.Endpoint, Highlight: -1})
+		src, err := st.Vertex(vv.JobID, v.ID, live.VertexQuery{Endpoint: vq.Endpoint, Highlight: -1})
 		if err != nil || !s.samples.has(src.Cluster) {
 			continue
 		}

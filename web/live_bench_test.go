@@ -39,7 +39,7 @@ func buildPushStores() (before, after *live.Store) {
 }
 
 func pushUpdate(b *testing.B, st *live.Store) views.Update {
-	vv, err := st.Vertex(tJob, tSource, live.VertexQuery{Color: "lag", Highlight: -1})
+	vv, err := st.State().Vertex(tJob, tSource, live.VertexQuery{Color: "lag", Highlight: -1})
 	if err != nil || vv.Prediction.Total != 10_000 {
 		b.Fatal(err)
 	}

@@ -84,7 +84,7 @@ func TestTopicPageThroughBrokerOutage(t *testing.T) {
 	if got := strings.Join(ends, " "); got != "10 10 10 10" {
 		t.Errorf("end offsets during the outage %q, want the last good values 10 10 10 10", got)
 	}
-	ov := st.Overview()
+	ov := st.State().Overview()
 	if len(ov.Clusters) != 1 || ov.Clusters[0].Age.Err == "" {
 		t.Errorf("overview during the outage: %+v, want the cluster's error", ov.Clusters)
 	}

@@ -266,7 +266,7 @@ func TestLivePagesAndUpdatesAgree(t *testing.T) {
 	st := liveStore(t, at)
 	ts := newLiveServer(t, st, nil)
 
-	vv, err := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "lag"})
+	vv, err := st.State().Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "lag"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,10 +328,10 @@ func TestLivePagesAndUpdatesAgree(t *testing.T) {
 		}
 	})
 
-	vr, _ := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "rate"})
+	vr, _ := st.State().Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "rate"})
 	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?color=rate", 200), vertexUpdate(t, vr))
 
-	kv, _ := st.Vertex(tJob, tKeyed, live.VertexQuery{Highlight: -1})
+	kv, _ := st.State().Vertex(tJob, tKeyed, live.VertexQuery{Highlight: -1})
 	kdoc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tKeyed, 200)
 	checkUpdateMatchesPage(t, kdoc, vertexUpdate(t, kv))
 	var ranges []string
@@ -351,10 +351,10 @@ func TestLivePagesAndUpdatesAgree(t *testing.T) {
 		t.Error("vertex name must be shown as text, not markup")
 	}
 
-	jv, _ := st.Job("", tJob)
+	jv, _ := st.State().Job("", tJob)
 	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/jobs/"+tJob, 200), jobUpdate(t, jv))
-	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/", 200), overviewUpdate(t, st.Overview()))
-	tv, _ := st.Topic("prod", "payments.v1")
+	checkUpdateMatchesPage(t, getDoc(t, ts.URL+"/", 200), overviewUpdate(t, st.State().Overview()))
+	tv, _ := st.State().Topic("prod", "payments.v1")
 	tdoc := getDoc(t, ts.URL+"/kafka/prod/topics/payments.v1", 200)
 	checkUpdateMatchesPage(t, tdoc, topicUpdate(t, tv))
 	if tdoc.Find("[data-testid=partition-row]").Length() != 6 {
@@ -500,7 +500,7 @@ func TestOverviewShowsWhatSkewscopeAsksOfTheJobManager(t *testing.T) {
 			t.Errorf("GET / lacks %q", want)
 		}
 	}
-	u := overviewUpdate(t, st.Overview())
+	u := overviewUpdate(t, st.State().Overview())
 	var texts []string
 	for _, e := range u.T {
 		texts = append(texts, e.Value)
@@ -583,7 +583,7 @@ func TestWebsocketPushesVertexUpdates(t *testing.T) {
 	}
 	// Trigger a push: a new Kafka poll.
 	st.UpdateKafka(&kafka.Snapshot{Cluster: "other", CollectedAt: at})
-	vv, _ := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "lag"})
+	vv, _ := st.State().Vertex(tJob, tSource, live.VertexQuery{Highlight: -1, Color: "lag"})
 	want := vertexUpdate(t, vv)
 	got := nextUpdate(t, c, topic)
 	if wantJSON, _ := json.Marshal(want); string(got.raw) != string(wantJSON) {

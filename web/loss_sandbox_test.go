@@ -36,7 +36,7 @@ func TestSandboxShowsRecordsDeletedUnread(t *testing.T) {
 	job := feed.job(t, "orders-enrichment")
 	// lostCell is the orders cell with the most records deleted unread.
 	lostCell := func() (live.PartitionCell, int, bool) {
-		vv, err := st.Vertex(job.ID, job.SourceVertexID, live.VertexQuery{Highlight: -1})
+		vv, err := st.State().Vertex(job.ID, job.SourceVertexID, live.VertexQuery{Highlight: -1})
 		if err != nil {
 			return live.PartitionCell{}, -1, false
 		}

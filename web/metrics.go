@@ -118,7 +118,7 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	ch <- prometheus.MustNewConstMetric(descViews, prometheus.CounterValue, float64(store.ViewsBuilt()))
-	mf := store.MetricFacts()
+	mf := store.State().MetricFacts()
 	for _, k := range mf.Clusters {
 		backendMetrics(ch, "kafka", k.Name, k.Age, k.PollMillis)
 	}

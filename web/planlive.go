@@ -24,7 +24,7 @@ import (
 // planner's own URL, so the plan keeps those figures when bookmarked; a
 // plan too long for a URL is rendered in place.
 func (s *Server) servePlanFromLive(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
-	st, err := s.liveStore()
+	st, err := s.liveState()
 	if err != nil {
 		return 0, nil, err
 	}

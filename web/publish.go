@@ -32,9 +32,9 @@ func (s *Server) runLive(ctx context.Context, minInterval time.Duration) {
 
 // publishAll builds and publishes the pages somebody is subscribed to,
 // with the builders that render them, so that an update carries the texts
-// the page shows.
+// the page shows. Every page of one round is built from the same State.
 func (s *Server) publishAll() {
-	st, hub := s.live, s.hub
+	st, hub := s.live.State(), s.hub
 	defer s.forgetUnwatched()
 	l := views.Layout{Base: s.prefix}
 	pl := linksOf(l)

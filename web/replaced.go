@@ -91,7 +91,7 @@ func (s *Server) withQuery(path string, q url.Values) string {
 // resolveByName finds the job (and vertex) a by-name path names: the path
 // of its current run's page and the run.
 func (s *Server) resolveByName(r *http.Request, api bool) (path string, job live.JobRef, vertex live.VertexRef, err error) {
-	st, err := s.liveStore()
+	st, err := s.liveState()
 	if err != nil {
 		return "", job, vertex, err
 	}
@@ -140,7 +140,7 @@ func (s *Server) serveJobByNameJSON(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	jv, err := s.live.Job(job.Endpoint, job.ID)
+	jv, err := s.live.State().Job(job.Endpoint, job.ID)
 	if err != nil {
 		return liveError(err)
 	}
@@ -158,7 +158,7 @@ func (s *Server) serveVertexByNameJSON(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	vq.Endpoint = job.Endpoint
-	vv, err := s.live.Vertex(job.ID, vertex.ID, vq)
+	vv, err := s.live.State().Vertex(job.ID, vertex.ID, vq)
 	if err != nil {
 		return liveError(err)
 	}
@@ -177,19 +177,19 @@ func (s *Server) forgotten(r *http.Request, withVertex bool) (live.Replacement, 
 		return live.Replacement{}, false
 	}
 	endpoint := r.URL.Query().Get("endpoint")
-	for _, j := range s.live.JobRefs() {
+	for _, j := range s.live.State().JobRefs() {
 		if j.ID == id && (endpoint == "" || endpoint == j.Endpoint) {
 			return live.Replacement{}, false // listed: the error was about something else
 		}
 	}
 	if !withVertex {
-		return s.live.Successor(endpoint, id)
+		return s.live.State().Successor(endpoint, id)
 	}
 	vid, err := pathID(r, "vertexID")
 	if err != nil {
 		return live.Replacement{}, false
 	}
-	rep, ok := s.live.SuccessorVertex(endpoint, id, vid)
+	rep, ok := s.live.State().SuccessorVertex(endpoint, id, vid)
 	return rep, ok
 }
 
@@ -198,7 +198,7 @@ func (s *Server) forgotten(r *http.Request, withVertex bool) (live.Replacement, 
 // current run has one, else its job page.
 func (s *Server) followPath(rep live.Replacement) string {
 	if rep.VertexName != "" {
-		if v, err := s.live.VertexByName(rep.Endpoint, rep.Name, rep.VertexName); err == nil {
+		if v, err := s.live.State().VertexByName(rep.Endpoint, rep.Name, rep.VertexName); err == nil {
 			return views.VertexPath(v.Job.ID, v.ID)
 		}
 	}
@@ -220,14 +220,14 @@ func (s *Server) explainUnknown(r *http.Request, err error, withVertex bool) err
 	}
 	endpoint := r.URL.Query().Get("endpoint")
 	listed := false
-	for _, j := range s.live.JobRefs() {
+	for _, j := range s.live.State().JobRefs() {
 		if j.ID == id && (endpoint == "" || endpoint == j.Endpoint) {
 			listed = true
 			break
 		}
 	}
 	msg := ie.Msg
-	switch rep, ok := s.live.Successor(endpoint, id); {
+	switch rep, ok := s.live.State().Successor(endpoint, id); {
 	case ok && withVertex:
 		msg += fmt.Sprintf(": skewscope never saw that vertex id in job %s, which was replaced by %s (%s) at %s; the current run is %s, and %s names a vertex of it by its name",
 			rep.OldID, rep.NewID, quote.Clip(rep.Name), rep.At.UTC().Format(time.RFC3339), rep.Current, s.prefix+"/jobs/by-name/"+url.PathEscape(rep.Name)+"/vertices/NAME")

@@ -207,7 +207,7 @@ func TestReplacedJobShowsItsSuccessor(t *testing.T) {
 	st, _ := restoredStore(t, at)
 	ts := restoredServer(t, st, at, "")
 
-	jv, err := st.Job("", tJob)
+	jv, err := st.State().Job("", tJob)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestReplacedJobShowsItsSuccessor(t *testing.T) {
 	}
 
 	// The vertex banner links to the successor's vertex of the same name.
-	vv, err := st.Vertex(tJob, tSource, live.VertexQuery{Color: "lag", Highlight: -1})
+	vv, err := st.State().Vertex(tJob, tSource, live.VertexQuery{Color: "lag", Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestOverviewListsReplacedJobsLast(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	st, _ := restoredStore(t, at)
 	ts := restoredServer(t, st, at, "")
-	ov := st.Overview()
+	ov := st.State().Overview()
 	doc := getDoc(t, ts.URL+"/", 200)
 	checkUpdateMatchesPage(t, doc, overviewUpdate(t, ov))
 	var ids []string
@@ -385,12 +385,12 @@ func TestEndedJobLinksKeepTheirLastData(t *testing.T) {
 		}
 	}
 	vdoc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
-	vv, err := st.Vertex(tJob, tSource, live.VertexQuery{Color: "lag", Highlight: -1})
+	vv, err := st.State().Vertex(tJob, tSource, live.VertexQuery{Color: "lag", Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkUpdateMatchesPage(t, vdoc, vertexUpdate(t, vv))
-	jv, err := st.Job("", tJob)
+	jv, err := st.State().Job("", tJob)
 	if err != nil {
 		t.Fatal(err)
 	}

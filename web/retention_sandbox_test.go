@@ -36,7 +36,7 @@ func TestSandboxWarnsBeforeRecordsAreDeleted(t *testing.T) {
 	hangGuard := time.Now().Add(5 * time.Minute)
 	for polls := 1; lostAt < 0; polls++ {
 		feed.poll(ctx)
-		vv, err := feed.st.Vertex(job.ID, job.SourceVertexID, live.VertexQuery{Highlight: -1})
+		vv, err := feed.st.State().Vertex(job.ID, job.SourceVertexID, live.VertexQuery{Highlight: -1})
 		if err == nil {
 			for _, f := range vv.Figures {
 				if f.Label == "Time to retention" && f.Value > 0 && warnedAt < 0 {

@@ -95,7 +95,7 @@ func TestSandboxKeyedPageSamplesItsKeys(t *testing.T) {
 	// The planner needs the keyed vertex's records in per subtask, known
 	// after a few polls; the deadline is a hang guard.
 	for guard := time.Now().Add(2 * time.Minute); ; {
-		kv, err := st.Vertex(job.ID, job.KeyedVertexID, live.VertexQuery{Highlight: -1})
+		kv, err := st.State().Vertex(job.ID, job.KeyedVertexID, live.VertexQuery{Highlight: -1})
 		known := err == nil && len(kv.Subtasks) == 4
 		for _, r := range kv.Subtasks {
 			known = known && r.RecordsIn > 0

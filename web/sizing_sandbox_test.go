@@ -38,8 +38,8 @@ func TestSandboxRecommendationCarriesTheLoad(t *testing.T) {
 	wait := func(what string, j sandbox.JobInfo, cond func(src, keyed live.VertexView) bool) (live.VertexView, live.VertexView) {
 		guard := time.Now().Add(4 * time.Minute)
 		for {
-			src, err1 := st.Vertex(j.ID, j.SourceVertexID, live.VertexQuery{Highlight: -1})
-			keyed, err2 := st.Vertex(j.ID, j.KeyedVertexID, live.VertexQuery{Highlight: -1})
+			src, err1 := st.State().Vertex(j.ID, j.SourceVertexID, live.VertexQuery{Highlight: -1})
+			keyed, err2 := st.State().Vertex(j.ID, j.KeyedVertexID, live.VertexQuery{Highlight: -1})
 			if err1 == nil && err2 == nil && len(src.Subtasks) == j.Parallelism && figuresKnown(src) && figuresKnown(keyed) && cond(src, keyed) {
 				return src, keyed
 			}

@@ -45,7 +45,7 @@ func TestUndeterminedCellsAreOutlinedWhenNotModelled(t *testing.T) {
 		}
 	}
 	st.UpdateFlink(snap)
-	vv, err := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1})
+	vv, err := st.State().Vertex(tJob, tSource, live.VertexQuery{Highlight: -1})
 	if err != nil || vv.Prediction == nil || vv.Prediction.Mode != live.ModeNone {
 		t.Fatalf("vertex %v, prediction %+v: want not modelled mid-rescale", err, vv.Prediction)
 	}

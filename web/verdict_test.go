@@ -71,7 +71,7 @@ func guessedStore(t *testing.T, at time.Time, owner func(tp assign.TopicPartitio
 	}
 	fresh6 := func(tp assign.TopicPartition) int { o, _ := assign.KafkaSplitOwner(tp, 6); return o }
 	restored(fresh6, 45*time.Second)
-	vv, err := st.Vertex(tNewJob, tNewSource, live.VertexQuery{Highlight: -1})
+	vv, err := st.State().Vertex(tNewJob, tNewSource, live.VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestRestoredVertexHeadlineCountsAreTheRowsMarks(t *testing.T) {
 
 			// The JSON counts the same verdicts; the live update carries
 			// the same words.
-			vv, err := st.Vertex(tNewJob, tNewSource, live.VertexQuery{Highlight: -1})
+			vv, err := st.State().Vertex(tNewJob, tNewSource, live.VertexQuery{Highlight: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,7 +216,7 @@ func TestRestoredVertexHeadlineCountsAreTheRowsMarks(t *testing.T) {
 // countOnRowOf counts the partitions on the row that shows tp.
 func countOnRowOf(t *testing.T, st *live.Store, tp assign.TopicPartition) int {
 	t.Helper()
-	vv, err := st.Vertex(tNewJob, tNewSource, live.VertexQuery{Highlight: -1})
+	vv, err := st.State().Vertex(tNewJob, tNewSource, live.VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func TestSandboxWhyTargetPartsTheHotPartitions(t *testing.T) {
 		if time.Now().After(guard) {
 			t.Fatalf("no hot line with a rescale judgement on %s within 4 minutes; sandbox stats %+v", page, feed.sb.Stats())
 		}
-		if vv, err := st.Vertex(orders.ID, orders.SourceVertexID, live.VertexQuery{Highlight: -1}); err == nil && figuresKnown(vv) {
+		if vv, err := st.State().Vertex(orders.ID, orders.SourceVertexID, live.VertexQuery{Highlight: -1}); err == nil && figuresKnown(vv) {
 			doc := getDoc(t, page, 200)
 			doc.Find(`[data-testid=why-line][data-kind=hot-partitions]`).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 				judged := !strings.Contains(s.Text(), "is not judged")
@@ -116,7 +116,7 @@ func TestSandboxWhyTargetPartsTheHotPartitions(t *testing.T) {
 			t.Fatalf("the restored job's owners of %v not determined within 2 minutes: %v", named, owners)
 		}
 		time.Sleep(200 * time.Millisecond)
-		vv, err := st.Vertex(restored.ID, restored.SourceVertexID, live.VertexQuery{Highlight: -1})
+		vv, err := st.State().Vertex(restored.ID, restored.SourceVertexID, live.VertexQuery{Highlight: -1})
 		if err != nil || len(vv.Subtasks) != target {
 			continue
 		}

@@ -145,7 +145,7 @@ func panelText(w *views.WhyPanel) []string {
 
 func sbPanel(t *testing.T, st *live.Store, job, vertex string) (*views.WhyPanel, live.VertexView) {
 	t.Helper()
-	vv, err := st.Vertex(job, vertex, live.VertexQuery{Highlight: -1})
+	vv, err := st.State().Vertex(job, vertex, live.VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,7 +143,7 @@ func TestSourceJustStartedIsNotCalledWithheldByTheDumpLimit(t *testing.T) {
 		snap.Jobs[0].Vertices[0].Subtasks[i].StartTime = at.Add(15 * time.Second)
 	}
 	st.UpdateFlink(snap)
-	vv, err := st.Vertex(tJob, tSource, live.VertexQuery{Highlight: -1})
+	vv, err := st.State().Vertex(tJob, tSource, live.VertexQuery{Highlight: -1})
 	if err != nil || vv.Withheld == nil || vv.Withheld.Cause != live.CauseNotYetListed || !strings.Contains(vv.Withheld.Text, "metrics.fetcher.update-interval") {
 		t.Errorf("withheld = %+v (%v), want the not-yet-listed cause naming metrics.fetcher.update-interval", vv.Withheld, err)
 	}

@@ -44,7 +44,7 @@ func TestFlinkNamingAPartitionKafkaLacksRereadsTheMetadata(t *testing.T) {
 	t.Cleanup(a.Close)
 	ctx := context.Background()
 	partitions := func() int {
-		tv, err := a.Store.Topic("prod", "orders")
+		tv, err := a.Store.State().Topic("prod", "orders")
 		if err != nil {
 			t.Fatalf("Topic(prod, orders): %v", err)
 		}

@@ -50,18 +50,18 @@ func TestViewsBuildWhileTheStoreUpdates(t *testing.T) {
 	}()
 	views := 0
 	for views < 4*updates {
-		ov := s.Overview()
+		ov := s.State().Overview()
 		for _, j := range ov.Jobs {
-			if _, vvs, err := s.JobDetail("", j.ID); err == nil {
+			if _, vvs, err := s.State().JobDetail("", j.ID); err == nil {
 				for _, vv := range vvs {
 					// The job may have been replaced since.
-					if _, err := s.Vertex(j.ID, vv.ID, VertexQuery{Highlight: -1, Color: "rate"}); err != nil && !errors.Is(err, ErrNotFound) {
+					if _, err := s.State().Vertex(j.ID, vv.ID, VertexQuery{Highlight: -1, Color: "rate"}); err != nil && !errors.Is(err, ErrNotFound) {
 						t.Errorf("vertex %s: %v", vv.ID, err)
 					}
 				}
 			}
 		}
-		if _, err := s.Topic("prod", "orders"); err != nil {
+		if _, err := s.State().Topic("prod", "orders"); err != nil {
 			t.Error(err)
 		}
 		views++
@@ -69,16 +69,16 @@ func TestViewsBuildWhileTheStoreUpdates(t *testing.T) {
 	wg.Wait()
 }
 
-// A snapshot does not change when the store does. (The offset→time tables
+// A State does not change when the store does. (The offset→time tables
 // are shared; here the positions predate every sample, so their lag in
 // time is a lower bound from the oldest sample, which later polls keep.)
-func TestSnapshotIsStable(t *testing.T) {
+func TestStateIsStable(t *testing.T) {
 	s := New(Options{Now: func() time.Time { return t0 }})
 	cur := func(assign.TopicPartition) int64 { return 50 }
 	s.UpdateKafka(kafkaSnap(t0, ends(100)))
 	s.UpdateFlink(flinkSnap(t0, flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING",
 		Vertices: []flink.VertexSnapshot{sourceVertex("src", 4, testTopics, freshOwner(4), cur)}}))
-	snap := s.snapshot()
+	snap := s.State()
 	before, err := snap.Vertex("aa", "src", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -94,16 +94,16 @@ func TestSnapshotIsStable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(before, after) {
-		t.Error("a view of the same snapshot changed after the store was updated")
+		t.Error("a view of the same State changed after the store was updated")
 	}
-	if now, _ := s.Vertex("aa", "src", VertexQuery{Highlight: -1}); reflect.DeepEqual(before, now) {
+	if now, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1}); reflect.DeepEqual(before, now) {
 		t.Error("the store's own view did not move on")
 	}
 }
 
-// Views between two updates share one copy of the store, and build from it
+// Views between two updates share one State, and build from it
 // at once without writing to it: under -race this finds a view that does.
-// An update makes the next view build a new copy.
+// An update publishes a new State.
 func TestViewsShareOneCopyPerUpdate(t *testing.T) {
 	s := New(Options{Now: func() time.Time { return t0 }})
 	cur := func(assign.TopicPartition) int64 { return 50 }
@@ -118,10 +118,10 @@ func TestViewsShareOneCopyPerUpdate(t *testing.T) {
 	s.UpdateFlink(flinkSnap(t0.Add(10*time.Second), flink.JobSnapshot{ID: "bb", Name: "enrich", State: "RUNNING", StartTime: t0.Add(5 * time.Second),
 		Restored: &flink.RestoreInfo{CheckpointID: 3, IsSavepoint: true, At: t0.Add(5 * time.Second)},
 		Vertices: []flink.VertexSnapshot{sourceVertex("src", 6, testTopics, owner, cur)}}))
-	if a, b := s.snapshot(), s.snapshot(); a != b {
+	if a, b := s.State(), s.State(); a != b {
 		t.Error("two views at the same Seq built two copies")
 	}
-	want, err := s.Vertex("bb", "src", VertexQuery{Highlight: -1})
+	want, err := s.State().Vertex("bb", "src", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestViewsShareOneCopyPerUpdate(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 10 {
-				got, err := s.Vertex("bb", "src", VertexQuery{Highlight: -1, History: []int{4, 6}})
+				got, err := s.State().Vertex("bb", "src", VertexQuery{Highlight: -1, History: []int{4, 6}})
 				if err != nil {
 					t.Error(err)
 					return
@@ -137,24 +137,24 @@ func TestViewsShareOneCopyPerUpdate(t *testing.T) {
 				if got.Prediction == nil || got.Prediction.Mode != want.Prediction.Mode && got.Prediction.Mode != ModeRestore {
 					t.Errorf("concurrent view: prediction %+v", got.Prediction)
 				}
-				s.Overview()
-				s.JobDetail("", "bb")
-				s.Job("", "aa")
-				s.Topic("prod", "orders")
+				s.State().Overview()
+				s.State().JobDetail("", "bb")
+				s.State().Job("", "aa")
+				s.State().Topic("prod", "orders")
 			}
 		})
 	}
 	wg.Wait()
-	again, err := s.Vertex("bb", "src", VertexQuery{Highlight: -1})
+	again, err := s.State().Vertex("bb", "src", VertexQuery{Highlight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(want, again) {
 		t.Error("a view changed after other views shared its copy")
 	}
-	before := s.snapshot()
+	before := s.State()
 	s.UpdateKafka(kafkaSnap(t0.Add(20*time.Second), ends(200)))
-	if s.snapshot() == before {
+	if s.State() == before {
 		t.Error("the copy was kept across an update")
 	}
 }

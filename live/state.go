@@ -3,32 +3,32 @@ package live
 import (
 	"maps"
 	"slices"
-	"sync/atomic"
 )
 
-// snapshot returns a copy of the store's state to build views from without
-// the lock: a view of a large job (the restore model, every partition's
-// lag) does not hold up the collectors' updates, and updates do not wait
-// for pages.
+// State is one immutable picture of what the store knows, published after
+// every update: the collectors' snapshots, the observed owners, the
+// offset→time tables, the lineages, replacements, readers and sparklines as
+// of that update. Every live view is a function of a State: it takes no
+// lock and reads no store, a view of a large job (the restore model, every
+// partition's lag) does not hold up the collectors, and a thousand viewers
+// of a page read one State an update, not a thousand copies.
 //
-// What the collectors published is immutable and shared: their snapshots,
-// the per-poll partition indexes and observed owners, which updates
-// replace rather than change, and so is the readers' status. What the
-// store changes in place is copied:
-// lineages, sparklines and the replacements it remembers. The offset→time
-// tables are shared, being safe for concurrent use: a view built while a
-// Kafka poll lands may date a position with that poll's sample too, which
-// only makes the estimate newer. The copy has no subscribers and nothing
-// writes to it, so it is built once per update (per Seq) and shared by
-// every view until the next update: a thousand viewers of a page cost one
-// copy a poll, not a thousand.
-func (s *Store) snapshot() *Store {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if f := s.frozen.Load(); f != nil && f.seq == s.seq {
-		return f
-	}
-	c := &Store{
+// What the collectors published is shared, being replaced rather than
+// changed by updates: their snapshots, the per-poll partition indexes, the
+// observed owners and the readers' status. What the store changes in place
+// is copied when the State is published: lineages, sparkline ring headers
+// and the replacements it remembers. The offset→time tables are the one
+// shared part that moves on, being safe for concurrent use: a view built
+// while a Kafka poll lands may date a position with that poll's sample
+// too, which only makes the estimate newer.
+type State struct {
+	picture
+}
+
+// publish makes the store's current picture the published State. Called
+// with s.mu held (or before the store is shared).
+func (s *Store) publish() {
+	c := &State{picture: picture{
 		opts:     s.opts,
 		views:    s.views,
 		kafka:    maps.Clone(s.kafka),
@@ -49,7 +49,7 @@ func (s *Store) snapshot() *Store {
 		srcStatus: maps.Clone(s.srcStatus),
 		grpStatus: maps.Clone(s.grpStatus),
 		started:   s.started,
-	}
+	}}
 	for k, l := range s.lineage {
 		c.lineage[k] = l.clone()
 	}
@@ -58,12 +58,8 @@ func (s *Store) snapshot() *Store {
 		// trim; appending writes only past a view's length.
 		c.sparks[k] = &spark{at: sp.at, lag: slices.Clone(sp.lag), rate: slices.Clone(sp.rate)}
 	}
-	s.frozen.Store(c)
-	return c
+	s.state.Store(c)
 }
-
-// frozenCopy is the copy snapshot last built, with the Seq it was built at.
-type frozenCopy = atomic.Pointer[Store]
 
 // clone copies a lineage: its history, events and topics are changed in
 // place as the source moves on.
