@@ -75,8 +75,15 @@ type PartitionFact struct {
 	BehindLogStart int64
 }
 
-// MetricFacts returns the figures /metrics exports.
+// MetricFacts returns the figures /metrics exports, computed once per
+// State: the scrapes between two updates share them. The result is the
+// State's own: callers do not change it.
 func (s *State) MetricFacts() MetricFacts {
+	s.facts.Do(func() { s.factsOnce = s.metricFacts() })
+	return s.factsOnce
+}
+
+func (s *State) metricFacts() MetricFacts {
 	now := s.opts.Now()
 	ov := s.backends(now)
 	mf := MetricFacts{Clusters: ov.Clusters, Endpoints: ov.Endpoints, SourceLosses: s.sourceLosses(), GroupLosses: s.groupLosses()}

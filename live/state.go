@@ -3,6 +3,7 @@ package live
 import (
 	"maps"
 	"slices"
+	"sync"
 )
 
 // State is one immutable picture of what the store knows, published after
@@ -23,6 +24,11 @@ import (
 // too, which only makes the estimate newer.
 type State struct {
 	picture
+
+	// facts are the figures /metrics exports, computed once, by the
+	// first scrape that reads this State.
+	facts     sync.Once
+	factsOnce MetricFacts
 }
 
 // publish makes the store's current picture the published State. Called

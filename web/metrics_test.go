@@ -69,7 +69,7 @@ func deletedBeforeReadStore(t *testing.T, at time.Time, staleKafka, staleFlink b
 }
 
 // scrapeSeries returns the lines of a scrape of /metrics that hold a series
-// of the metric.
+// of the metric, sorted.
 func scrapeSeries(t *testing.T, st *live.Store, metric string) []string {
 	t.Helper()
 	ts := newLiveServer(t, st, nil)
@@ -85,6 +85,7 @@ func scrapeSeries(t *testing.T, st *live.Store, metric string) []string {
 			out = append(out, line)
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 

@@ -1,11 +1,16 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +120,9 @@ func metricsStores(t *testing.T) map[string]*live.Store {
 
 // skewscopeExposition scrapes /metrics of a server on st and keeps
 // skewscope's own series with their HELP and TYPE lines (the Go and
-// process collectors' vary from run to run).
+// process collectors' vary from run to run), each family's series sorted:
+// the writer keeps a family's lines together, as the format requires
+// (checked here), in the order the figures come.
 func skewscopeExposition(t *testing.T, st *live.Store) string {
 	t.Helper()
 	s, err := NewServer(Options{Live: st})
@@ -126,19 +133,68 @@ func skewscopeExposition(t *testing.T, st *live.Store) string {
 	if code != 200 {
 		t.Fatalf("GET /metrics = %d", code)
 	}
-	var keep []string
-	for _, line := range strings.Split(string(body), "\n") {
-		name := strings.TrimPrefix(strings.TrimPrefix(line, "# HELP "), "# TYPE ")
-		if strings.HasPrefix(name, "skewscope_") {
-			keep = append(keep, line)
+	return sortedFamilies(t, string(body), "skewscope_")
+}
+
+// sortedFamilies returns the families of an exposition whose names start
+// with prefix, sorted by name, each as its HELP and TYPE lines and its
+// series sorted. A family whose lines are not together fails t.
+func sortedFamilies(t testing.TB, body, prefix string) string {
+	t.Helper()
+	type fam struct {
+		head   []string
+		series []string
+	}
+	fams := map[string]*fam{}
+	var cur string
+	done := map[string]bool{}
+	for _, line := range strings.Split(body, "\n") {
+		if line == "" {
+			continue
+		}
+		name := line
+		if rest, ok := strings.CutPrefix(line, "# HELP "); ok {
+			name, _, _ = strings.Cut(rest, " ")
+		} else if rest, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			name, _, _ = strings.Cut(rest, " ")
+		} else if i := strings.IndexAny(line, "{ "); i >= 0 {
+			name = line[:i]
+		}
+		if name != cur {
+			if done[name] {
+				t.Errorf("/metrics: the lines of %s are not together", name)
+			}
+			done[cur], cur = true, name
+		}
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		f := fams[name]
+		if f == nil {
+			f = &fam{}
+			fams[name] = f
+		}
+		if strings.HasPrefix(line, "# ") {
+			f.head = append(f.head, line)
+		} else {
+			f.series = append(f.series, line)
 		}
 	}
-	return strings.Join(keep, "\n") + "\n"
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(fams)) {
+		f := fams[name]
+		slices.Sort(f.series)
+		for _, l := range append(f.head, f.series...) {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // TestMetricsExpositionUnchanged compares the whole /metrics exposition
-// of skewscope's series (names, HELP, labels, values, order) of several
-// stores with the one recorded in testdata/metrics.
+// of skewscope's series (names, HELP, TYPE, labels and their order,
+// values) of several stores with the one recorded in testdata/metrics.
 func TestMetricsExpositionUnchanged(t *testing.T) {
 	for name, st := range metricsStores(t) {
 		t.Run(name, func(t *testing.T) {
@@ -154,7 +210,7 @@ func TestMetricsExpositionUnchanged(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run with -update-metrics to record it)", err)
 			}
-			if got != string(want) {
+			if want := sortedFamilies(t, string(want), "skewscope_"); got != want {
 				t.Errorf("/metrics of %s differs from %s:\n%s", name, path, lineDiff(string(want), got))
 			}
 		})
@@ -210,7 +266,7 @@ func TestMetricsScrapeBuildsNoView(t *testing.T) {
 // scrapeStore holds 50 running jobs of 3 vertices at p = 64 (a Kafka
 // source reading a topic of 256 partitions with a consumer group, a keyed
 // vertex and a sink), after two Kafka polls and one Flink poll.
-func scrapeStore(b *testing.B) *live.Store {
+func scrapeStore(b *testing.B) (*live.Store, *flink.Snapshot) {
 	const jobs, p, parts = 50, 64, 256
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	st := live.New(live.Options{Now: func() time.Time { return at.Add(20 * time.Second) }})
@@ -246,14 +302,16 @@ func scrapeStore(b *testing.B) *live.Store {
 				{ID: fmt.Sprintf("%031xc", j), Name: "Sink: Kafka Sink", Parallelism: p, MaxParallelism: 128, Subtasks: sub},
 			}})
 	}
-	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(15 * time.Second), FlinkVersion: "2.2.1", Jobs: js})
-	return st
+	fs := &flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(15 * time.Second), FlinkVersion: "2.2.1", Jobs: js}
+	st.UpdateFlink(fs)
+	return st, fs
 }
 
 // BenchmarkMetricsScrape is one scrape of /metrics (encoding included) of
-// 50 jobs × 3 vertices at p = 64.
+// 50 jobs × 3 vertices at p = 64, between two updates: the State's facts
+// are computed by the first scrape and read by the others.
 func BenchmarkMetricsScrape(b *testing.B) {
-	st := scrapeStore(b)
+	st, _ := scrapeStore(b)
 	s, err := NewServer(Options{Live: st})
 	if err != nil {
 		b.Fatal(err)
@@ -261,11 +319,58 @@ func BenchmarkMetricsScrape(b *testing.B) {
 	if _, body := do(b, s, "GET", "/metrics", nil); !strings.Contains(string(body), `skewscope_source_partition_lag_records{cluster="prod",endpoint="jm",job_id="00000000000000000000000000000031"`) {
 		b.Fatal("/metrics lacks the last job's partition lag")
 	}
+	for _, enc := range []string{"", "gzip"} {
+		b.Run("encoding="+cmp.Or(enc, "identity"), func(b *testing.B) {
+			var w countingWriter
+			b.ReportAllocs()
+			for b.Loop() {
+				w = countingWriter{header: http.Header{}}
+				req := httptest.NewRequest("GET", "/metrics", nil)
+				if enc != "" {
+					req.Header.Set("Accept-Encoding", enc)
+				}
+				s.ServeHTTP(&w, req)
+				if w.code != 0 && w.code != 200 {
+					b.Fatalf("GET /metrics = %d", w.code)
+				}
+			}
+			b.ReportMetric(float64(w.n)/(1<<20), "MiB/scrape")
+		})
+	}
+}
+
+// BenchmarkMetricsScrapeAfterUpdate is a Flink poll of the same 50 jobs
+// and then one scrape: the update's new State computes its facts for the
+// scrape.
+func BenchmarkMetricsScrapeAfterUpdate(b *testing.B) {
+	st, snap := scrapeStore(b)
+	s, err := NewServer(Options{Live: st})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if code, _ := do(b, s, "GET", "/metrics", nil); code != 200 {
-			b.Fatalf("GET /metrics = %d", code)
+		st.UpdateFlink(snap)
+		w := countingWriter{header: http.Header{}}
+		s.ServeHTTP(&w, httptest.NewRequest("GET", "/metrics", nil))
+		if w.code != 0 && w.code != 200 {
+			b.Fatalf("GET /metrics = %d", w.code)
 		}
 	}
+}
+
+// countingWriter is a ResponseWriter that counts the body's bytes and
+// keeps none, as a scraper's socket does.
+type countingWriter struct {
+	header http.Header
+	code   int
+	n      int
+}
+
+func (w *countingWriter) Header() http.Header  { return w.header }
+func (w *countingWriter) WriteHeader(code int) { w.code = code }
+func (w *countingWriter) Write(b []byte) (int, error) {
+	w.n += len(b)
+	return len(b), nil
 }
