@@ -269,7 +269,7 @@ func (run *sampleRun) done() bool {
 
 // samples holds the dashboard's key samples.
 type samples struct {
-	mgr      *sample.Manager
+	mgr      *sample.Manager[struct{}]
 	clusters map[string]kafka.Config
 	access   *sampleAccess
 	// startMu makes a start's check of the per-user bound and its start
@@ -288,7 +288,7 @@ func newSamples(clusters []kafka.Config, opts SampleOptions) (*samples, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &samples{mgr: sample.NewManager(sample.DefaultConcurrent), clusters: map[string]kafka.Config{}, access: a, runs: map[string]*sampleRun{}}
+	s := &samples{mgr: sample.NewManager(sample.ManagerOptions[struct{}]{}), clusters: map[string]kafka.Config{}, access: a, runs: map[string]*sampleRun{}}
 	for _, c := range clusters {
 		s.clusters[c.Name] = c
 	}
@@ -397,7 +397,7 @@ func (s *Server) startSample(f *sampleForm, by requester) (*sampleRun, error) {
 				by.quotaKey(), n, ss.access.maxPerUser, s.prefix)}
 	}
 	ctx := s.bgContext()
-	mid, err := ss.mgr.Start(ctx, cfg, f.req, sink)
+	mid, err := ss.mgr.Start(ctx, cfg, f.req, struct{}{}, sink)
 	switch {
 	case errors.Is(err, sample.ErrTooMany):
 		return nil, &inputError{Status: http.StatusServiceUnavailable, Field: "sample", Msg: err.Error() + " on " + s.prefix + "/samples"}
@@ -859,7 +859,7 @@ type sampleListResponse struct {
 }
 
 func (s *Server) newSampleListResponse() sampleListResponse {
-	resp := sampleListResponse{Samples: []sampleListItem{}, MaxRunning: sample.DefaultConcurrent, MaxPerUser: s.samples.access.maxPerUser, Keys: s.samples.access.keysMode()}
+	resp := sampleListResponse{Samples: []sampleListItem{}, MaxRunning: s.samples.mgr.Concurrent(), MaxPerUser: s.samples.access.maxPerUser, Keys: s.samples.access.keysMode()}
 	for _, run := range s.samples.list() {
 		snap := run.snapshot()
 		full := newSampleResponse(snap)
