@@ -179,6 +179,12 @@ type Hub struct {
 	activeMu sync.RWMutex
 	active   map[string]bool
 
+	// onSubscribe, when set before Run, is told the topics a socket
+	// joins, from the socket's read goroutine once Run has accepted the
+	// subscription (so it may publish): a publisher whose topic changes
+	// seldom sends the new subscriber the update it missed.
+	onSubscribe func(joined []string)
+
 	// addrMu guards perAddr and the admission decision; conns is also
 	// read without it by Stats.
 	addrMu  sync.Mutex
@@ -230,11 +236,13 @@ type outgoing struct {
 }
 
 // subscription asks Run to replace c's topics; Run answers on refused
-// (capacity 1) with nil or the reason the subscription is refused.
+// (capacity 1) with nil or the reason the subscription is refused, having
+// set *joined to the topics c did not watch before.
 type subscription struct {
 	c       *client
 	topics  []string
 	refused chan error
+	joined  *[]string
 }
 
 // NewHub returns a Hub; it serves nothing until Run is started.
@@ -464,7 +472,7 @@ func (h *Hub) Run(ctx context.Context) {
 				s.refused <- err
 				continue
 			}
-			r.replace(s.c, s.topics)
+			*s.joined = r.replace(s.c, s.topics)
 			s.c.forget()
 			s.refused <- nil
 			if ack, err := subscribedMessage(s.topics); err == nil && !s.c.offer("", outgoing{pm: ack}) {
@@ -538,10 +546,10 @@ func (r *registry) check(c *client, topics []string) error {
 	return nil
 }
 
-// replace makes topics c's subscriptions. It joins the new topics before
-// leaving the old ones, so a topic kept across the change never looks
-// unwatched to publishers.
-func (r *registry) replace(c *client, topics []string) {
+// replace makes topics c's subscriptions and returns those it joins. It
+// joins the new topics before leaving the old ones, so a topic kept across
+// the change never looks unwatched to publishers.
+func (r *registry) replace(c *client, topics []string) (joined []string) {
 	old := c.topics
 	c.topics = make(map[string]struct{}, len(topics))
 	for _, t := range topics {
@@ -549,6 +557,7 @@ func (r *registry) replace(c *client, topics []string) {
 		if _, had := old[t]; had {
 			continue
 		}
+		joined = append(joined, t)
 		if r.byTopic[t] == nil {
 			r.byTopic[t] = make(map[*client]struct{})
 			r.h.setActive(t, true)
@@ -564,6 +573,7 @@ func (r *registry) replace(c *client, topics []string) {
 			r.leave(c, t)
 		}
 	}
+	return joined
 }
 
 // leave removes c from topic t.
@@ -975,7 +985,8 @@ func (c *client) readPump() {
 		} else {
 			idle.Reset(h.opts.SubscribeWait)
 		}
-		s := subscription{c, topics, make(chan error, 1)}
+		var joined []string
+		s := subscription{c, topics, make(chan error, 1), &joined}
 		select {
 		case h.sub <- s:
 		case <-h.done:
@@ -990,6 +1001,9 @@ func (c *client) readPump() {
 				c.closeWith(websocket.ClosePolicyViolation, clip(err.Error(), 120))
 			}
 			return
+		}
+		if h.onSubscribe != nil && len(joined) > 0 {
+			h.onSubscribe(joined)
 		}
 	}
 }

@@ -646,3 +646,62 @@ func TestNormalizeOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestHubOnSubscribe: the hook hears the topics a socket joins, once
+// each, and may publish to them, which reaches the new subscriber.
+func TestHubOnSubscribe(t *testing.T) {
+	h, err := NewHub(nil, HubOptions{AllowNoOrigin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := make(chan []string, 8)
+	h.onSubscribe = func(topics []string) {
+		joined <- topics
+		for _, tp := range topics {
+			if err := h.Publish(tp, "hello "+tp); err != nil {
+				t.Errorf("publish from the hook: %v", err)
+			}
+		}
+	}
+	srv := httptest.NewServer(http.HandlerFunc(h.ServeWS))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { h.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	next := func(want string) {
+		t.Helper()
+		if got := strings.Join(<-joined, ","); got != want {
+			t.Errorf("joined %q, want %q", got, want)
+		}
+	}
+	subscribe(t, c, "a", "b")
+	next("a,b")
+	got := map[string]bool{}
+	for range 2 {
+		var m struct{ Topic, Data string }
+		if err := c.ReadJSON(&m); err != nil {
+			t.Fatal(err)
+		}
+		got[m.Topic+" "+m.Data] = true
+	}
+	if !got["a hello a"] || !got["b hello b"] {
+		t.Errorf("the subscriber got %v, want the hook's updates of a and b", got)
+	}
+	subscribe(t, c, "b", "c")
+	next("c")
+	var m struct{ Topic, Data string }
+	if err := c.ReadJSON(&m); err != nil || m.Topic != "c" || m.Data != "hello c" {
+		t.Errorf("after joining c: %+v, %v; want the hook's update of c", m, err)
+	}
+	// The same topics again join nothing: the hook is not told, so the
+	// next it hears is d.
+	subscribe(t, c, "b", "c")
+	subscribe(t, c, "d")
+	next("d")
+}

@@ -311,7 +311,8 @@ var headerNameRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 // auditSample logs a sample started or cancelled, at info level: who,
 // which topic and partitions, how, its limits, its id and when.
-func (s *Server) auditSample(msg string, run *sampleRun, by requester, at time.Time) {
+func (s *Server) auditSample(msg string, ks keptSample, by requester, at time.Time) {
+	run := ks.Value
 	f := run.form
 	parts := "all"
 	if len(f.req.Partitions) > 0 {
@@ -329,7 +330,7 @@ func (s *Server) auditSample(msg string, run *sampleRun, by requester, at time.T
 		"mode", f.req.Mode,
 		"max_records", lim.MaxRecords, "max_bytes", lim.MaxBytes, "max_seconds", lim.MaxTime.Seconds(),
 		"key", f.spec.String(), "keys", run.keys,
-		"sample_id", run.ID, "time", at.UTC().Format(time.RFC3339Nano),
+		"sample_id", ks.ID, "time", at.UTC().Format(time.RFC3339Nano),
 	}
 	switch f.req.Mode {
 	case "last":

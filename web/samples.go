@@ -2,9 +2,7 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/csv"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -31,18 +29,12 @@ import (
 // which subtask hot, now and at any parallelism.
 
 const (
-	// keptSamples is how many samples the dashboard keeps in memory,
-	// finished or not; older ones are forgotten.
-	keptSamples = 16
 	// summaryCounters is the heavy-hitter summary's size: keys whose share
 	// is above 1/summaryCounters are always in it.
 	summaryCounters = 4096
 	// shownTopKeys is how many top keys the page lists (the CSV and JSON
 	// have summaryCounters at most).
 	shownTopKeys = 25
-	// finalRepublish is for how many seconds a finished sample's result is
-	// still pushed to its page's subscribers.
-	finalRepublish = 60
 )
 
 // sampleForm is the sampler's input as typed, and parsed.
@@ -184,25 +176,27 @@ func (f *sampleForm) query() url.Values {
 	return q
 }
 
-// sampleRun is one sample and what it found so far.
+// sampleRun is what the dashboard keeps with each sample of its manager:
+// the form it was started from, who started it, and what its records add
+// up to. The manager keeps the id, times and progress.
 type sampleRun struct {
-	ID         string
-	form       *sampleForm
-	started    time.Time
-	mu         sync.Mutex
-	sum        *keysample.Summary
-	progress   sample.Progress
-	managerID  string
-	finishedAt time.Time
+	form *sampleForm
 	// by started the sample; keys is "clear" or "hashed", as its texts
-	// are kept; cancelledBy cancelled it (nil: nobody).
-	by          requester
-	keys        string
+	// are kept.
+	by   requester
+	keys string
+
+	mu  sync.Mutex
+	sum *keysample.Summary
+	// cancelledBy cancelled the sample (nil: nobody).
 	cancelledBy *requester
 	// final is the snapshot of the finished sample, computed once: the
 	// summary does not change after its last record.
 	final *sampleSnapshot
 }
+
+// keptSample is a sample as the manager keeps it, with its run.
+type keptSample = sample.Info[*sampleRun]
 
 // snapshot is the run's state for one page or answer, taken under its lock.
 type sampleSnapshot struct {
@@ -227,16 +221,18 @@ type sampleSnapshot struct {
 	CancelledBy *requester
 }
 
-// snapshot is the run's state: its progress while it reads, and with it
-// the result once it is done.
-func (run *sampleRun) snapshot() sampleSnapshot {
+// snapshotOf is a kept sample's state: its progress while it reads, and
+// with it the result once it is done. The manager says a sample is done
+// only after its last record reached the summary.
+func snapshotOf(ks keptSample) sampleSnapshot {
+	run := ks.Value
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	if run.final != nil {
 		return *run.final
 	}
 	f := run.form
-	s := sampleSnapshot{ID: run.ID, Form: f, Started: run.started, Progress: run.progress, Records: run.sum.Records(), Done: run.progress.Done, Finished: run.finishedAt,
+	s := sampleSnapshot{ID: ks.ID, Form: f, Started: ks.Started, Progress: ks.Progress, Records: run.sum.Records(), Done: ks.Progress.Done, Finished: ks.Finished,
 		By: run.by, Keys: run.keys, CancelledBy: run.cancelledBy}
 	if !s.Done {
 		return s
@@ -260,27 +256,22 @@ func (run *sampleRun) snapshot() sampleSnapshot {
 	return s
 }
 
-// done reports whether the sample has ended.
-func (run *sampleRun) done() bool {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	return run.progress.Done
-}
-
-// samples holds the dashboard's key samples.
+// samples holds the dashboard's key samples: the manager keeps them (ids,
+// the bounds of sample.DefaultConcurrent running and sample.Kept kept,
+// progress), each with its run; here are the clusters they may read and
+// who may read what.
 type samples struct {
-	mgr      *sample.Manager
+	mgr      *sample.Manager[*sampleRun]
 	clusters map[string]kafka.Config
 	access   *sampleAccess
 	// startMu makes a start's check of the per-user bound and its start
 	// one step.
 	startMu sync.Mutex
-	mu      sync.Mutex
-	runs    map[string]*sampleRun
-	order   []string
 }
 
-func newSamples(clusters []kafka.Config, opts SampleOptions) (*samples, error) {
+// newSamples returns the key samples of clusters, nil without any;
+// onProgress hears each sample's progress (see sample.ManagerOptions).
+func newSamples(clusters []kafka.Config, opts SampleOptions, now func() time.Time, onProgress func(keptSample)) (*samples, error) {
 	if len(clusters) == 0 {
 		return nil, nil
 	}
@@ -288,34 +279,21 @@ func newSamples(clusters []kafka.Config, opts SampleOptions) (*samples, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &samples{mgr: sample.NewManager(sample.DefaultConcurrent), clusters: map[string]kafka.Config{}, access: a, runs: map[string]*sampleRun{}}
+	s := &samples{
+		mgr:      sample.NewManager(sample.ManagerOptions[*sampleRun]{Now: now, OnProgress: onProgress}),
+		clusters: map[string]kafka.Config{}, access: a,
+	}
 	for _, c := range clusters {
 		s.clusters[c.Name] = c
 	}
 	return s, nil
 }
 
-// list is every kept sample, newest first.
-func (ss *samples) list() []*sampleRun {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	out := make([]*sampleRun, 0, len(ss.order))
-	for i := len(ss.order) - 1; i >= 0; i-- {
-		if r := ss.runs[ss.order[i]]; r != nil {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // running counts the samples in flight that count under quota.
 func (ss *samples) running(quota string) int {
 	n := 0
-	for _, r := range ss.list() {
-		if r.by.quotaKey() != quota {
-			continue
-		}
-		if p, ok := ss.mgr.Progress(r.managerID); ok && !p.Done {
+	for _, ks := range ss.mgr.List() {
+		if !ks.Progress.Done && ks.Value.by.quotaKey() == quota {
 			n++
 		}
 	}
@@ -328,47 +306,19 @@ func (ss *samples) has(cluster string) bool {
 	return ok
 }
 
-func (ss *samples) get(id string) (*sampleRun, bool) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	r, ok := ss.runs[id]
-	return r, ok
-}
-
-func (ss *samples) add(run *sampleRun) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	ss.runs[run.ID] = run
-	ss.order = append(ss.order, run.ID)
-	for len(ss.order) > keptSamples {
-		old := ss.runs[ss.order[0]]
-		if old != nil && !old.done() {
-			break // never forget a running sample
-		}
-		delete(ss.runs, ss.order[0])
-		ss.order = ss.order[1:]
-	}
-}
-
-func newSampleID() string {
-	b := make([]byte, 8)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // startSample starts the sample the form describes for by, and returns
-// its run: refused (403) when the topic may not be sampled, (429) when by
-// runs as many samples as one user may, (503) when as many run as may.
-func (s *Server) startSample(f *sampleForm, by requester) (*sampleRun, error) {
+// it: refused (403) when the topic may not be sampled, (429) when by runs
+// as many samples as one user may, (503) when as many run as may.
+func (s *Server) startSample(f *sampleForm, by requester) (keptSample, error) {
 	ss := s.samples
 	cfg, ok := ss.clusters[f.Cluster]
 	if !ok {
-		return nil, &inputError{Status: http.StatusNotFound, Field: "cluster", Msg: "no Kafka cluster " + quote.Clip(f.Cluster) + " is configured"}
+		return keptSample{}, &inputError{Status: http.StatusNotFound, Field: "cluster", Msg: "no Kafka cluster " + quote.Clip(f.Cluster) + " is configured"}
 	}
 	if err := ss.access.allow(f.Cluster, f.Topic); err != nil {
-		return nil, err
+		return keptSample{}, err
 	}
-	run := &sampleRun{ID: newSampleID(), form: f, started: s.now(), sum: keysample.NewSummary(summaryCounters, f.maxP), by: by, keys: ss.access.keysMode()}
+	run := &sampleRun{form: f, sum: keysample.NewSummary(summaryCounters, f.maxP), by: by, keys: ss.access.keysMode()}
 	var hasher *keyHasher
 	if ss.access.hashKey != nil {
 		hasher = newKeyHasher(ss.access.hashKey)
@@ -392,51 +342,24 @@ func (s *Server) startSample(f *sampleForm, by requester) (*sampleRun, error) {
 	ss.startMu.Lock()
 	defer ss.startMu.Unlock()
 	if n := ss.running(by.quotaKey()); n >= ss.access.maxPerUser {
-		return nil, &inputError{Status: http.StatusTooManyRequests, Field: "sample",
+		return keptSample{}, &inputError{Status: http.StatusTooManyRequests, Field: "sample",
 			Msg: fmt.Sprintf("%s already runs %d key sample(s), the most one user may (samples.maxPerUser = %d); wait for it to end or cancel it on %s/samples",
 				by.quotaKey(), n, ss.access.maxPerUser, s.prefix)}
 	}
-	ctx := s.bgContext()
-	mid, err := ss.mgr.Start(ctx, cfg, f.req, sink)
+	id, err := ss.mgr.Start(s.bgContext(), cfg, f.req, run, sink)
 	switch {
 	case errors.Is(err, sample.ErrTooMany):
-		return nil, &inputError{Status: http.StatusServiceUnavailable, Field: "sample", Msg: err.Error() + " on " + s.prefix + "/samples"}
+		return keptSample{}, &inputError{Status: http.StatusServiceUnavailable, Field: "sample", Msg: err.Error() + " on " + s.prefix + "/samples"}
+	case errors.Is(err, sample.ErrClosed):
+		return keptSample{}, &inputError{Status: http.StatusServiceUnavailable, Field: "sample", Msg: "the dashboard is shutting down: no new key samples"}
 	case err != nil:
 		// The form let through what the sampler refuses (limits that
 		// contradict each other): the request is at fault, not the server.
-		return nil, &inputError{Status: http.StatusBadRequest, Field: "sample", Msg: err.Error()}
+		return keptSample{}, &inputError{Status: http.StatusBadRequest, Field: "sample", Msg: err.Error()}
 	}
-	run.managerID = mid
-	ss.add(run)
-	s.auditSample("key sample started", run, by, run.started)
-	ch, stop := s.samples.mgr.Subscribe(mid)
-	go func() {
-		defer stop()
-		for p := range ch {
-			run.mu.Lock()
-			run.progress = p
-			if p.Done && run.finishedAt.IsZero() {
-				run.finishedAt = s.now()
-			}
-			run.mu.Unlock()
-			s.publishSample(run)
-			if p.Done {
-				break
-			}
-		}
-		// A page rendered while the sample read may subscribe only after
-		// its last progress: keep publishing the result for a while, to
-		// whoever watches.
-		for range finalRepublish {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(time.Second):
-			}
-			s.publishSample(run)
-		}
-	}()
-	return run, nil
+	ks, _ := ss.mgr.Get(id) // there: a running sample is never forgotten
+	s.auditSample("key sample started", ks, by, ks.Started)
+	return ks, nil
 }
 
 // bgContext is the context samples run under: the server's Run context.
@@ -447,17 +370,38 @@ func (s *Server) bgContext() context.Context {
 	return context.Background()
 }
 
-// publishSample pushes a running sample's progress to its page.
-func (s *Server) publishSample(run *sampleRun) {
-	topic := sampleTopic(run.ID)
-	if !s.hub.Subscribed(topic) {
+// publishSample pushes a sample's progress, then its result, to its page;
+// the manager calls it on every progress of every sample.
+func (s *Server) publishSample(ks keptSample) {
+	if !s.hub.Subscribed(sampleTopic(ks.ID)) {
 		return
 	}
-	snap := run.snapshot()
-	s.publish(newSamplePage(views.Layout{Base: s.prefix}, snap, s.now()))
+	s.publish(newSamplePage(views.Layout{Base: s.prefix}, snapshotOf(ks), s.now()))
 }
 
-func sampleTopic(id string) string { return "sample:" + id }
+// sampleSubscribed publishes the pages of the samples that a websocket
+// subscription names (the hub calls it for the topics a socket joins): a
+// page rendered while its sample read may subscribe only after the
+// sample's last progress, and so still turns into the result.
+func (s *Server) sampleSubscribed(topics []string) {
+	if s.samples == nil {
+		return
+	}
+	for _, t := range topics {
+		id, ok := strings.CutPrefix(t, sampleTopicPrefix)
+		if !ok {
+			continue
+		}
+		if ks, ok := s.samples.mgr.Get(id); ok {
+			s.publishSample(ks)
+		}
+	}
+}
+
+// sampleTopicPrefix starts the websocket topic of each sample's page.
+const sampleTopicPrefix = "sample:"
+
+func sampleTopic(id string) string { return sampleTopicPrefix + id }
 
 // serveSampleForm answers GET (the form) and POST (start a sample) of
 // /kafka/{cluster}/topics/{topic}/sample.
@@ -492,13 +436,13 @@ func (s *Server) serveSampleForm(w http.ResponseWriter, r *http.Request) (int, t
 		}
 		return status, views.SampleFormPage(l, newSampleFormView(l, f, s.samples.access.hashKey != nil)), nil
 	}
-	run, err := s.startSample(f, s.requesterOf(r))
+	ks, err := s.startSample(f, s.requesterOf(r))
 	if err != nil {
 		status, _ := statusOf(err)
 		f.fail("sample", "%v", err)
 		return status, views.SampleFormPage(l, newSampleFormView(l, f, s.samples.access.hashKey != nil)), nil
 	}
-	http.Redirect(w, r, s.prefix+"/samples/"+run.ID, http.StatusSeeOther)
+	http.Redirect(w, r, s.prefix+"/samples/"+ks.ID, http.StatusSeeOther)
 	return 0, nil, nil
 }
 
@@ -511,41 +455,42 @@ func sampledTopic(r *http.Request) (cluster, topic string, err error) {
 	return cluster, topic, nil
 }
 
-func (s *Server) sampleRunOf(r *http.Request) (*sampleRun, error) {
+// sampleOf is the sample r names.
+func (s *Server) sampleOf(r *http.Request) (keptSample, error) {
 	id := chi.URLParam(r, "id")
 	if s.samples == nil {
-		return nil, &inputError{Status: http.StatusNotFound, Msg: "no Kafka cluster is configured, so there are no samples"}
+		return keptSample{}, &inputError{Status: http.StatusNotFound, Msg: "no Kafka cluster is configured, so there are no samples"}
 	}
 	if s.samples.access.off {
-		return nil, s.samples.access.offError()
+		return keptSample{}, s.samples.access.offError()
 	}
-	run, ok := s.samples.get(id)
+	ks, ok := s.samples.mgr.Get(id)
 	if !ok {
-		return nil, &inputError{Status: http.StatusNotFound, Field: "id", Msg: fmt.Sprintf("no sample %s: samples live in memory and the last %d are kept", quote.Clip(id), keptSamples)}
+		return keptSample{}, &inputError{Status: http.StatusNotFound, Field: "id", Msg: fmt.Sprintf("no sample %s: samples live in memory and the last %d are kept", quote.Clip(id), sample.Kept)}
 	}
-	return run, nil
+	return ks, nil
 }
 
 // serveSample answers GET /samples/{id}: the sample's progress, then its
 // result.
 func (s *Server) serveSample(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
-	run, err := s.sampleRunOf(r)
+	ks, err := s.sampleOf(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	snap := run.snapshot()
-	l := s.layout(r, "Key sample of "+run.form.Topic, "samples")
+	snap := snapshotOf(ks)
+	l := s.layout(r, "Key sample of "+snap.Form.Topic, "samples")
 	return http.StatusOK, views.SamplePage(l, newSamplePage(l, snap, s.now())), nil
 }
 
 // serveSampleCancel answers POST /samples/{id}/cancel, from the sample's
 // page (back to it) or the list (?back=list, back to the list).
 func (s *Server) serveSampleCancel(w http.ResponseWriter, r *http.Request) (int, templ.Component, error) {
-	run, _, err := s.cancelSample(r)
+	id, _, err := s.cancelSample(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	back := s.prefix + "/samples/" + run.ID
+	back := s.prefix + "/samples/" + id
 	if r.URL.Query().Get("back") == "list" {
 		back = s.prefix + "/samples"
 	}
@@ -555,28 +500,30 @@ func (s *Server) serveSampleCancel(w http.ResponseWriter, r *http.Request) (int,
 
 // cancelSample cancels the sample r names, for whoever sends r if they may
 // sample its topic, and logs who did; cancelled is false when the sample
-// had ended or been cancelled already, which changes nothing.
-func (s *Server) cancelSample(r *http.Request) (run *sampleRun, cancelled bool, err error) {
-	run, err = s.sampleRunOf(r)
+// had ended or been cancelled already, which changes nothing; id is the
+// sample's.
+func (s *Server) cancelSample(r *http.Request) (id string, cancelled bool, err error) {
+	ks, err := s.sampleOf(r)
 	if err != nil {
-		return nil, false, err
+		return "", false, err
 	}
+	run := ks.Value
 	if err := s.samples.access.allow(run.form.Cluster, run.form.Topic); err != nil {
-		return nil, false, err
+		return "", false, err
 	}
 	by := s.requesterOf(r)
 	// Under the run's lock, so that the sample's final snapshot, taken
 	// under it too, names who cancelled it.
 	run.mu.Lock()
-	cancelled = run.cancelledBy == nil && s.samples.mgr.Cancel(run.managerID)
+	cancelled = run.cancelledBy == nil && s.samples.mgr.Cancel(ks.ID)
 	if cancelled {
 		run.cancelledBy = &by
 	}
 	run.mu.Unlock()
 	if cancelled {
-		s.auditSample("key sample cancelled", run, by, s.now())
+		s.auditSample("key sample cancelled", ks, by, s.now())
 	}
-	return run, cancelled, nil
+	return ks.ID, cancelled, nil
 }
 
 // sampleResponse is GET /api/v1/samples/{id}.
@@ -749,11 +696,11 @@ func newSampleResponse(snap sampleSnapshot) sampleResponse {
 
 // serveSampleJSON answers GET /api/v1/samples/{id}.
 func (s *Server) serveSampleJSON(w http.ResponseWriter, r *http.Request) error {
-	run, err := s.sampleRunOf(r)
+	ks, err := s.sampleOf(r)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newSampleResponse(run.snapshot()))
+	return writeJSON(w, http.StatusOK, newSampleResponse(snapshotOf(ks)))
 }
 
 // serveSampleStartJSON answers POST /api/v1/kafka/{cluster}/topics/{topic}/samples.
@@ -779,22 +726,22 @@ func (s *Server) serveSampleStartJSON(w http.ResponseWriter, r *http.Request) er
 	if err := firstError(f.Errors); err != nil {
 		return err
 	}
-	run, err := s.startSample(f, s.requesterOf(r))
+	ks, err := s.startSample(f, s.requesterOf(r))
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusAccepted, map[string]string{"id": run.ID, "page": s.prefix + "/samples/" + run.ID, "json": s.prefix + "/api/v1/samples/" + run.ID})
+	return writeJSON(w, http.StatusAccepted, map[string]string{"id": ks.ID, "page": s.prefix + "/samples/" + ks.ID, "json": s.prefix + "/api/v1/samples/" + ks.ID})
 }
 
 // serveSampleCSV answers GET /samples/{id}.csv: the top keys.
 func (s *Server) serveSampleCSV(w http.ResponseWriter, r *http.Request) error {
-	run, err := s.sampleRunOf(r)
+	ks, err := s.sampleOf(r)
 	if err != nil {
 		return err
 	}
-	resp := newSampleResponse(run.snapshot())
+	resp := newSampleResponse(snapshotOf(ks))
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="keys-`+run.form.Topic+`.csv"`)
+	w.Header().Set("Content-Disposition", `attachment; filename="keys-`+resp.Topic+`.csv"`)
 	cw := csv.NewWriter(w)
 	// Hashed keys come without their Java hash, which would give a short
 	// key away.
@@ -859,9 +806,9 @@ type sampleListResponse struct {
 }
 
 func (s *Server) newSampleListResponse() sampleListResponse {
-	resp := sampleListResponse{Samples: []sampleListItem{}, MaxRunning: sample.DefaultConcurrent, MaxPerUser: s.samples.access.maxPerUser, Keys: s.samples.access.keysMode()}
-	for _, run := range s.samples.list() {
-		snap := run.snapshot()
+	resp := sampleListResponse{Samples: []sampleListItem{}, MaxRunning: s.samples.mgr.Concurrent(), MaxPerUser: s.samples.access.maxPerUser, Keys: s.samples.access.keysMode()}
+	for _, ks := range s.samples.mgr.List() {
+		snap := snapshotOf(ks)
 		full := newSampleResponse(snap)
 		it := sampleListItem{ID: snap.ID, Cluster: full.Cluster, Topic: full.Topic, StartedBy: full.StartedBy, CancelledBy: full.CancelledBy,
 			State: sampleState(snap), Started: snap.Started, Progress: full.Progress, Request: full.Request,
@@ -896,11 +843,11 @@ func (s *Server) serveSamplesJSON(w http.ResponseWriter, r *http.Request) error 
 // serveSampleCancelJSON answers POST /api/v1/samples/{id}/cancel:
 // cancelled is false when the sample had ended already.
 func (s *Server) serveSampleCancelJSON(w http.ResponseWriter, r *http.Request) error {
-	run, cancelled, err := s.cancelSample(r)
+	id, cancelled, err := s.cancelSample(r)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"id": run.ID, "cancelled": cancelled, "json": s.prefix + "/api/v1/samples/" + run.ID})
+	return writeJSON(w, http.StatusOK, map[string]any{"id": id, "cancelled": cancelled, "json": s.prefix + "/api/v1/samples/" + id})
 }
 
 // serveSamples answers GET /samples: the running and recent samples, with
@@ -947,12 +894,12 @@ func (s *Server) attachSample(f *planForm) {
 		f.fail("sample", "no Kafka cluster is configured, so there are no key samples")
 		return
 	}
-	run, ok := s.samples.get(f.Sample)
+	ks, ok := s.samples.mgr.Get(f.Sample)
 	if !ok {
-		f.fail("sample", "no sample %s: samples live in memory and the last %d are kept; sample the keys again", quote.Clip(f.Sample), keptSamples)
+		f.fail("sample", "no sample %s: samples live in memory and the last %d are kept; sample the keys again", quote.Clip(f.Sample), sample.Kept)
 		return
 	}
-	snap := run.snapshot()
+	snap := snapshotOf(ks)
 	if !snap.Done {
 		f.fail("sample", "sample %s is still reading; plan with it once it is done", quote.Clip(f.Sample))
 		return

@@ -392,3 +392,88 @@ func TestSampleContradictoryLimitsAreBadInput(t *testing.T) {
 		t.Errorf("a 120 s window over the 60 s time limit = %d %s, want 400 naming the window", resp.StatusCode, b)
 	}
 }
+
+// readSampleShape reads the next update of a sample's topic from c and
+// returns its shape; the deadline is a hang guard.
+func readSampleShape(t *testing.T, c *websocket.Conn, id string) string {
+	t.Helper()
+	var m struct {
+		Topic string `json:"topic"`
+		Data  struct {
+			Shape string `json:"shape"`
+		} `json:"data"`
+	}
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if err := c.ReadJSON(&m); err != nil {
+		t.Fatalf("no update for sample %s: %v", id, err)
+	}
+	if m.Topic != sampleTopic(id) {
+		t.Fatalf("update of %q, want the sample's topic", m.Topic)
+	}
+	return m.Data.Shape
+}
+
+// TestSampleProgressIsPushed: a page watching a running sample gets its
+// progress as the sampler reports it, and its result when it ends; here
+// the end is a cancel, which no subscription brings.
+func TestSampleProgressIsPushed(t *testing.T) {
+	fx := newSampleFixture(t, 100)
+	id := fx.start(t, url.Values{"parallelism": {"4"}, "mode": {"live"}, "window": {"600"}, "maxSeconds": {"600"}})
+	hdr := http.Header{}
+	hdr.Set("Origin", fx.srv.URL)
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(fx.srv.URL, "http")+"/ws", hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	subscribe(t, c, sampleTopic(id))
+	// The update the subscription brings, then the sampler's: each a
+	// running page until the cancel.
+	for range 3 {
+		if shape := readSampleShape(t, c, id); shape != "running" {
+			t.Fatalf("update of the running sample has shape %q", shape)
+		}
+	}
+	if status, body := apiCall(t, "POST", fx.srv.URL+"/api/v1/samples/"+id+"/cancel", nil, nil); status != 200 || !strings.Contains(body, `"cancelled":true`) {
+		t.Fatalf("cancel = %d %s", status, body)
+	}
+	for {
+		if readSampleShape(t, c, id) == "done" {
+			break
+		}
+	}
+}
+
+// TestSampleRunStopsItsSamples: when the server's Run ends, so do the
+// samples it started, before Run returns; a sample asked for afterwards
+// is refused, not started.
+func TestSampleRunStopsItsSamples(t *testing.T) {
+	fx := newSampleFixture(t, 10)
+	s, err := NewServer(Options{KafkaClusters: []kafka.Config{{Name: "prod", Brokers: fx.brokers}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	id := startedID(t, apiCallA(t, "POST", srv.URL+"/api/v1/kafka/prod/topics/orders/samples", liveForm, nil))
+	if n := s.samples.mgr.Running(); n != 1 {
+		t.Fatalf("%d samples running, want 1", n)
+	}
+	cancel()
+	<-done
+	if n := s.samples.mgr.Running(); n != 0 {
+		t.Errorf("%d samples still running after Run returned", n)
+	}
+	var sr sampleResponse
+	getJSONInto(t, srv.URL+"/api/v1/samples/"+id, &sr)
+	if !sr.Done || sr.Progress.StoppedBy != "cancelled" {
+		t.Errorf("the sample after Run: done %v, stopped by %q; want cancelled", sr.Done, sr.Progress.StoppedBy)
+	}
+	if a := apiCallA(t, "POST", srv.URL+"/api/v1/kafka/prod/topics/orders/samples", liveForm, nil); a.status != http.StatusServiceUnavailable || !strings.Contains(a.body, "shutting down") {
+		t.Errorf("a sample after Run = %d %s, want 503", a.status, a.body)
+	}
+}

@@ -183,9 +183,10 @@ func NewServer(opts Options) (*Server, error) {
 		http.Error(w, "cross-origin "+r.Method+" refused: submit the form from skewscope's own pages", http.StatusForbidden)
 	}))
 	s.metrics = s.newMetrics()
-	if s.samples, err = newSamples(opts.KafkaClusters, opts.Samples); err != nil {
+	if s.samples, err = newSamples(opts.KafkaClusters, opts.Samples, s.now, s.publishSample); err != nil {
 		return nil, fmt.Errorf("key samples: %w", err)
 	}
+	s.hub.onSubscribe = s.sampleSubscribed
 	if h := strings.TrimSpace(opts.UserHeader); h != "" {
 		if !headerNameRE.MatchString(h) {
 			return nil, fmt.Errorf("user header %q: not an HTTP header name", opts.UserHeader)
@@ -201,8 +202,9 @@ func NewServer(opts Options) (*Server, error) {
 }
 
 // Run serves the websocket hub and pushes live views until ctx is done;
-// then it closes every websocket (code 1001) and returns. Call it beside
-// http.Server.Serve: http.Server.Shutdown does not close websockets.
+// then it closes every websocket (code 1001), waits for the key samples
+// to stop, and returns. Call it beside http.Server.Serve:
+// http.Server.Shutdown does not close websockets.
 func (s *Server) Run(ctx context.Context) {
 	s.runCtx.Store(&ctx)
 	done := make(chan struct{})
@@ -212,6 +214,11 @@ func (s *Server) Run(ctx context.Context) {
 	}()
 	s.runLive(ctx, s.liveInterval)
 	<-done
+	if s.samples != nil {
+		// The samples read under ctx: they end now, and their pages'
+		// last updates find the hub closed.
+		s.samples.mgr.Close()
+	}
 }
 
 // ServeHTTP implements http.Handler.

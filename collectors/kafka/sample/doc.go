@@ -18,9 +18,13 @@
 //		Topic: "clicks", Mode: sample.ModeLast, LastN: 10_000,
 //	}, func(r sample.Record) { counts[string(r.Key)]++ }, nil)
 //
-// or through a [Manager], which runs a few at a time in the background
-// with ids, so a web handler can start one, follow its [Progress], cancel
-// it and read its outcome later.
+// or through a [Manager], the one record of a dashboard's samples: it runs
+// a few at a time in the background ([DefaultConcurrent]), each under an
+// id of 16 hex digits with a value of the caller's (what its records add
+// up to), keeps the last [Kept] of them, and tells of every progress
+// (ManagerOptions.OnProgress, or one sample's [Manager.Subscribe]), so a
+// web handler can start one, push its [Progress] to a page, cancel it and
+// read its outcome later.
 //
 // The sampler only reads. It uses a client of its own per sample, built
 // from the collectors' [kafka.Config] (brokers, TLS, SASL), lists the
