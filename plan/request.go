@@ -678,11 +678,11 @@ func (r Request) Query() url.Values {
 		for _, b := range r.State {
 			total += b
 		}
-		v.Set("state", strconv.FormatInt(total, 10))
+		v.Set("state", formatBytes(total))
 	default:
 		s := make([]string, len(r.State))
 		for i, b := range r.State {
-			s[i] = strconv.FormatInt(b, 10)
+			s[i] = formatBytes(b)
 		}
 		v.Set("state", strings.Join(s, ","))
 	}
@@ -714,6 +714,21 @@ func (r Request) Query() url.Values {
 		v.Set("sample", r.Sample)
 	}
 	return v
+}
+
+// formatBytes is a size in the largest unit that divides it ("4GiB",
+// "1500MB"), in bytes when none does, so that a typed size reads back
+// exactly and a link still says "4GiB" for it.
+func formatBytes(b int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"TiB", 1 << 40}, {"TB", 1e12}, {"GiB", 1 << 30}, {"GB", 1e9}, {"MiB", 1 << 20}, {"MB", 1e6}, {"KiB", 1 << 10}, {"KB", 1e3}} {
+		if b >= u.size && b%u.size == 0 {
+			return strconv.FormatInt(b/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(b, 10)
 }
 
 // formatNum is x in the shortest form that reads back to x.

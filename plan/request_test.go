@@ -179,6 +179,23 @@ func TestQueryText(t *testing.T) {
 	}
 }
 
+func TestQueryState(t *testing.T) {
+	for _, tc := range []struct {
+		state []int64
+		total bool
+		want  string
+	}{
+		{[]int64{1 << 31, 1 << 31}, true, "4GiB"},
+		{[]int64{1_500_000_000, 1_500_000_000}, true, "3GB"},
+		{[]int64{1024, 2000, 7, 0}, false, "1KiB,2KB,7,0"},
+	} {
+		r := Request{Topics: []assign.Topic{{Name: "o", Partitions: 4}}, Parallelism: len(tc.state), State: tc.state, StateTotal: tc.total}
+		if got := r.Query().Get("state"); got != tc.want {
+			t.Errorf("Query() state = %q, want %q", got, tc.want)
+		}
+	}
+}
+
 func TestValidate(t *testing.T) {
 	r := Request{Topics: []assign.Topic{{Name: "orders", Partitions: 6}}, Parallelism: 4, Target: 9000, Busy: []float64{1, 0.5}}
 	errs := r.Validate()
