@@ -102,6 +102,7 @@ type FieldError struct {
 	Field, Msg string
 }
 
+// Error is the message after its field, as the API reports a bad field.
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // PlanHistory is the source's parallelism history for the plan: the one

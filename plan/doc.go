@@ -39,6 +39,8 @@
 // (assign.EstimateCapacity, assign.SpreadKeyGroupLoad and the autoscaler's
 // assign.ScaleTargetParallelism) and the candidate parallelisms with a
 // recommendation (assign.Size). A key Sample, when the caller has one,
-// gives the keyed load per key group. The package holds no words for the
-// page: web renders a Result as HTML or JSON.
+// gives the keyed load per key group. A request whose inputs do not fit
+// together (a sample over other key groups, a layout assign cannot make)
+// fails with a *FieldError naming the parameter to change. The package
+// holds no words for the page: web renders a Result as HTML or JSON.
 package plan
