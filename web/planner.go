@@ -341,7 +341,7 @@ func movesView(pl assign.Plan, st strategy.Strategy) views.MovesView {
 	case st.Name != strategy.Default:
 		mv.RestoreNotApplicable = "Restore from a savepoint is modelled for Flink's KafkaSource only."
 	case pl.Restore == nil:
-		// A fresh start of more than compareRestoreMax partitions.
+		// A fresh start of more partitions than plan models a restore for.
 		mv.RestoreOnRequest = "What a restore from a savepoint would move: choose Restore from savepoint"
 	default:
 		mv.RestoreApplies = true
