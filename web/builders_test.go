@@ -68,21 +68,21 @@ func TestParsePlanForm(t *testing.T) {
 			if tt.errFields != nil {
 				return
 			}
-			if diff := cmp.Diff(tt.topics, f.topics); diff != "" {
+			if diff := cmp.Diff(tt.topics, f.req.Topics); diff != "" {
 				t.Errorf("topics (-want +got):\n%s", diff)
 			}
-			if f.current != tt.cur || f.target != tt.tgt || f.maxP != tt.maxP || f.mode != tt.mode {
-				t.Errorf("parsePlanForm(%s) = current %d target %d maxP %d mode %s, want %d %d %d %s", tt.query, f.current, f.target, f.maxP, f.mode, tt.cur, tt.tgt, tt.maxP, tt.mode)
+			if f.req.Parallelism != tt.cur || f.req.Target != tt.tgt || f.req.MaxParallelism != tt.maxP || f.req.Mode != tt.mode {
+				t.Errorf("parsePlanForm(%s) = current %d target %d maxP %d mode %s, want %d %d %d %s", tt.query, f.req.Parallelism, f.req.Target, f.req.MaxParallelism, f.req.Mode, tt.cur, tt.tgt, tt.maxP, tt.mode)
 			}
-			if diff := cmp.Diff(tt.rates, f.rates); diff != "" {
+			if diff := cmp.Diff(tt.rates, f.req.Rates); diff != "" {
 				t.Errorf("rates (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.state, f.stateBytes); diff != "" {
+			if diff := cmp.Diff(tt.state, f.req.State); diff != "" {
 				t.Errorf("state bytes (-want +got):\n%s", diff)
 			}
 			// The canonical query parses back to the same plan.
 			g := parsePlanForm(f.canonicalQuery())
-			if len(g.Errors) > 0 || !cmp.Equal(g.topics, f.topics) || g.target != f.target || !cmp.Equal(g.rates, f.rates) {
+			if len(g.Errors) > 0 || !cmp.Equal(g.req.Topics, f.req.Topics) || g.req.Target != f.req.Target || !cmp.Equal(g.req.Rates, f.req.Rates) {
 				t.Errorf("canonical query %s does not reproduce the form: %v", f.canonicalQuery().Encode(), g.Errors)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/plan"
 	"github.com/skewscope/skewscope/views"
 )
 
@@ -370,7 +371,7 @@ func (s *Server) plannerLink(vv live.VertexView, keyed *live.VertexView) string 
 const maxPageLinkQuery = 24 << 10
 
 // plannerURL opens the planner under prefix on a Kafka source at target
-// parallelism, with what "plan a rescale" fills in (livePlanQuery: a
+// parallelism, with what "plan a rescale" fills in (livePlanRequest: a
 // restore from a savepoint continuing the source's history, its measured
 // rates, busy ratios and records/s, and the keyed vertex's figures when
 // keyed is not nil), so that the planner opens on the question the page
@@ -380,9 +381,9 @@ func plannerURL(prefix string, src live.VertexView, keyed *live.VertexView, targ
 	if !src.Kafka || src.Parallelism <= 0 {
 		return ""
 	}
-	q := livePlanQuery(src, keyed, now)
-	q.Set("target", strconv.Itoa(target))
-	return plannerLinkOf(prefix, src, q)
+	pr := livePlanRequest(src, keyed, now)
+	pr.Target = target
+	return plannerLinkOf(prefix, src, pr)
 }
 
 // freshPlannerURL is plannerURL for a fresh start at target: no source
@@ -391,60 +392,25 @@ func freshPlannerURL(prefix string, src live.VertexView, keyed *live.VertexView,
 	if !src.Kafka || src.Parallelism <= 0 {
 		return ""
 	}
-	q := livePlanQuery(src, keyed, now)
-	q.Set("target", strconv.Itoa(target))
-	q.Set("mode", "fresh")
-	return plannerLinkOf(prefix, src, q)
+	pr := livePlanRequest(src, keyed, now)
+	pr.Target, pr.Mode = target, assign.StartFresh
+	return plannerLinkOf(prefix, src, pr)
 }
 
-// plannerLinkOf is the planner link for q, or the live route's for a q too
-// long for a link.
-func plannerLinkOf(prefix string, src live.VertexView, q url.Values) string {
-	if enc := q.Encode(); len(enc) <= maxPageLinkQuery {
+// plannerLinkOf is the planner link for pr, or the live route's for a pr
+// too long for a link.
+func plannerLinkOf(prefix string, src live.VertexView, pr plan.Request) string {
+	if enc := pr.Query().Encode(); len(enc) <= maxPageLinkQuery {
 		return prefix + "/plan?" + enc
 	}
-	lq := url.Values{"target": {q.Get("target")}}
-	if q.Get("mode") == "fresh" {
+	lq := url.Values{"target": {strconv.Itoa(pr.Target)}}
+	if pr.Mode == assign.StartFresh {
 		lq.Set("mode", "fresh")
 	}
 	if src.Endpoint != "" {
 		lq.Set("endpoint", src.Endpoint)
 	}
 	return prefix + views.VertexPath(src.JobID, src.ID) + "/plan?" + lq.Encode()
-}
-
-// measuredRates is the planner's rates text for a Kafka source: a
-// topic,partition,rate line per partition with a measured produce rate,
-// rates with prec decimals.
-func measuredRates(vv live.VertexView, prec int) string {
-	var rates strings.Builder
-	for _, r := range vv.Subtasks {
-		for _, c := range r.Partitions {
-			if c.Rate >= 0 {
-				rates.WriteString(c.Topic + "," + strconv.Itoa(int(c.Partition)) + "," + strconv.FormatFloat(c.Rate, 'f', prec, 64) + "\n")
-			}
-		}
-	}
-	return rates.String()
-}
-
-// plannerValues are the planner's topics, parallelism, target and history
-// for a Kafka source.
-func plannerValues(vv live.VertexView, target int) url.Values {
-	m := live.PlannerModelOf(&vv)
-	q := url.Values{}
-	for _, t := range m.Topics {
-		q.Add("topic", t.Name+":"+strconv.Itoa(t.Partitions))
-	}
-	q.Set("parallelism", strconv.Itoa(vv.Parallelism))
-	q.Set("target", strconv.Itoa(target))
-	if m.Restore {
-		q.Set("mode", "restore")
-	}
-	if len(m.History) > 1 {
-		q.Set("history", assign.FormatHistory(m.History))
-	}
-	return q
 }
 
 func (s *Server) topicView(r *http.Request) (live.TopicView, error) {

@@ -1,11 +1,13 @@
 package web
 
 import (
+	"errors"
 	"math"
 	"net/http"
 	"slices"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/plan"
 )
 
 // planResponse is GET /api/v1/plan: the planner's whole answer for the same
@@ -208,9 +210,9 @@ func (s *Server) servePlanJSON(w http.ResponseWriter, r *http.Request) error {
 	if err := firstFieldError(f); err != nil {
 		return err
 	}
-	res, err := f.computePlan()
+	res, err := f.req.Compute(f.sample)
 	if err != nil {
-		return err
+		return computeError(err)
 	}
 	return writeJSON(w, http.StatusOK, newPlanResponse(f, res))
 }
@@ -249,27 +251,27 @@ func firstError(errs map[string]string, order ...string) error {
 	return badInput(keys[0], "%s", errs[keys[0]])
 }
 
-func newPlanResponse(f *planForm, res *planResult) planResponse {
-	pl := res.plan
+func newPlanResponse(f *planForm, res *plan.Result) planResponse {
+	pl, st := res.Plan, res.Strategy
 	resp := planResponse{
 		Inputs: planInputs{
-			Topics: f.topics, Parallelism: f.current, Target: f.target, Start: string(pl.Start),
-			Strategy: f.strat.Name, Comparison: f.strat.Comparison, History: f.planHistory(), HasRates: pl.HasRates,
-			Utilization: res.sizing.Utilization,
+			Topics: f.req.Topics, Parallelism: f.req.Parallelism, Target: f.req.Target, Start: string(pl.Start),
+			Strategy: st.Name, Comparison: st.Comparison, History: f.req.PlanHistory(), HasRates: pl.HasRates,
+			Utilization: res.Sizing.Utilization,
 		},
 		MaxParallelism: pl.MaxParallelism, MaxParallelismDefaulted: pl.MaxParallelismDefaulted,
-		Keyed: pl.Keyed, Sizing: res.sizing,
-		Capacity: planCapacityJSON{Source: res.capacity.Source, Keyed: res.capacity.Keyed, SourceRates: res.capacity.SourceRates},
+		Keyed: pl.Keyed, Sizing: res.Sizing,
+		Capacity: planCapacityJSON{Source: res.Capacity.Source, Keyed: res.Capacity.Keyed, SourceRates: res.Capacity.SourceRates},
 		Moves:    planMovesJSON{Fresh: rescaleJSON(pl.MovesFresh)},
 	}
 	switch {
-	case res.capacity.Sampled != nil:
+	case res.Capacity.Sampled != nil:
 		resp.Capacity.KeyGroupLoadKind = "sampled"
-	case res.capacity.KeyGroupLoad != nil:
+	case res.Capacity.KeyGroupLoad != nil:
 		resp.Capacity.KeyGroupLoadKind = "estimated"
 	}
 	resp.Capacity.Autoscaler = []planScalerJSON{}
-	for _, sc := range res.capacity.Scaler {
+	for _, sc := range res.Capacity.Scaler {
 		r := sc.Result
 		resp.Capacity.Autoscaler = append(resp.Capacity.Autoscaler, planScalerJSON{
 			Vertex: sc.Vertex, Lag: sc.Lag, CatchUpRate: finite(r.CatchUpRate), TargetCapacity: finite(r.TargetCapacity), ScaleFactor: finite(r.ScaleFactor),
@@ -284,16 +286,16 @@ func newPlanResponse(f *planForm, res *planResult) planResponse {
 	}
 	layout := func(restored bool) string {
 		switch {
-		case f.strat.Comparison:
-			return f.strat.Name
+		case st.Comparison:
+			return st.Name
 		case restored:
 			return "restore"
 		}
 		return "fresh"
 	}
-	resp.Now = planSide(pl.Now, layout(res.nowRestore != nil))
-	if res.nowRestore != nil {
-		resp.Now.Uncertain = uncertainJSON(res.nowRestore.Uncertain)
+	resp.Now = planSide(pl.Now, layout(res.NowRestore != nil))
+	if res.NowRestore != nil {
+		resp.Now.Uncertain = uncertainJSON(res.NowRestore.Uncertain)
 	}
 	resp.Target = planSide(pl.Target, layout(pl.Start == assign.StartRestore))
 	if pl.Start == assign.StartRestore && pl.Restore != nil {
@@ -322,4 +324,14 @@ func uncertainJSON(tps []assign.TopicPartition) []topicPartitionsJSON {
 		return nil
 	}
 	return byTopic(tps)
+}
+
+// computeError is an error of plan.Request.Compute for the handlers: an
+// input that does not fit is the client's, named by its field.
+func computeError(err error) error {
+	var fe *plan.FieldError
+	if errors.As(err, &fe) {
+		return badInput(fe.Field, "%s", fe.Msg)
+	}
+	return err
 }

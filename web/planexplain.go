@@ -10,11 +10,12 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/strategy"
 	"github.com/skewscope/skewscope/views"
 )
 
 // explainSkew says in plain words why the target layout is uneven.
-func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
+func explainSkew(f *planForm, pl assign.Plan, st strategy.Strategy) []views.WhyLine {
 	var out []views.WhyLine
 	side := pl.Target
 	p := side.Parallelism
@@ -28,7 +29,7 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 			return cmp.Or(cmp.Compare(b.r, a.r), cmp.Compare(a.tp.Topic, b.tp.Topic), cmp.Compare(a.tp.Partition, b.tp.Partition)) < 0
 		}
 		var all []pr
-		for tp, r := range f.rates {
+		for tp, r := range f.req.Rates {
 			x := pr{tp, r}
 			i := len(all)
 			for i > 0 && hotter(x, all[i-1]) {
@@ -43,7 +44,7 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 		}
 		total := side.RateSkew.Total
 		nParts := 0
-		for _, t := range f.topics {
+		for _, t := range f.req.Topics {
 			nParts += t.Partitions
 		}
 		mean := total / float64(nParts)
@@ -93,9 +94,9 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 		lo, hi = min(lo, c), max(hi, c)
 	}
 	unevenCounts := hi-lo > 1
-	if unevenCounts && !f.strat.Comparison && pl.Start == assign.StartFresh {
+	if unevenCounts && !st.Comparison && pl.Start == assign.StartFresh {
 		starts := map[int][]string{}
-		for _, t := range f.topics {
+		for _, t := range f.req.Topics {
 			si, _ := assign.KafkaStartIndex(t.Name, p)
 			starts[si] = append(starts[si], t.Name)
 		}
@@ -112,16 +113,16 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%s at p = %d (Flink gives each topic its own start index, (hash(topic)·31 & 0x7FFFFFFF) mod p), so their partitions pile onto the same subtasks.", startTogether(quoteAll(names), si), p)})
 		}
 	}
-	if unevenCounts && pl.Start == assign.StartRestore && !f.strat.Comparison {
+	if unevenCounts && pl.Start == assign.StartRestore && !st.Comparison {
 		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("After the restore subtasks read between %.0f and %.0f partitions: the saved split lists are dealt out in contiguous chunks, so partitions of one topic stay together instead of being spread by the start-index rule.", lo, hi)})
-	} else if unevenCounts && f.strat.Comparison {
-		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Under %s subtasks read between %.0f and %.0f partitions.", f.strat.Label, lo, hi)})
+	} else if unevenCounts && st.Comparison {
+		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Under %s subtasks read between %.0f and %.0f partitions.", st.Label, lo, hi)})
 	} else if unevenCounts && len(out) == 0 {
 		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Subtasks read between %.0f and %.0f partitions at p = %d: each topic's partitions are dealt from that topic's own start index, so the topics' remainders land on overlapping subtasks.", lo, hi, p)})
 	}
 	if idle := side.PartitionSkew.Idle; idle > 0 {
 		nParts := 0
-		for _, t := range f.topics {
+		for _, t := range f.req.Topics {
 			nParts += t.Partitions
 		}
 		if nParts < p {
@@ -154,7 +155,7 @@ func explainSkew(f *planForm, pl assign.Plan) []views.WhyLine {
 func candidateNote(c assign.Candidate, f *planForm, maxP int) string {
 	var parts []string
 	total := 0
-	for _, t := range f.topics {
+	for _, t := range f.req.Topics {
 		total += t.Partitions
 	}
 	if c.DividesMaxParallelism {
@@ -172,24 +173,24 @@ func candidateNote(c assign.Candidate, f *planForm, maxP int) string {
 	return strings.Join(parts, ", ")
 }
 
-func formula(f *planForm, pl assign.Plan) (views.Formula, []string) {
+func formula(f *planForm, pl assign.Plan, st strategy.Strategy) (views.Formula, []string) {
 	var notes []string
-	if f.strat.Comparison {
-		return views.Formula{Text: f.strat.Label, Source: f.strat.Source}, notes
+	if st.Comparison {
+		return views.Formula{Text: st.Label, Source: st.Source}, notes
 	}
 	fm := views.Formula{
 		Text:   "owner = ((hash(topic)·31 & 0x7FFFFFFF) mod p + partition) mod p; key group = murmurHash(hash(key)) mod maxParallelism; subtask = keyGroup·p / maxParallelism",
 		Source: "KafkaSourceEnumerator.getSplitOwner (flink-connector-kafka 3.0–5.0); KeyGroupRangeAssignment and MathUtils.murmurHash (Flink 1.10–2.2)",
 	}
 	if pl.MaxParallelismDefaulted {
-		notes = append(notes, fmt.Sprintf("Max parallelism %d is Flink's default for p = %d. A job restored from a savepoint keeps the max parallelism it was started with; set it explicitly (pipeline.max-parallelism) before the first savepoint.", pl.MaxParallelism, f.current))
+		notes = append(notes, fmt.Sprintf("Max parallelism %d is Flink's default for p = %d. A job restored from a savepoint keeps the max parallelism it was started with; set it explicitly (pipeline.max-parallelism) before the first savepoint.", pl.MaxParallelism, f.req.Parallelism))
 	}
 	if pl.Restore != nil {
 		fm.Source += "; restore: " + pl.Restore.Source
 	}
 	switch {
 	case pl.Start != assign.StartRestore:
-		notes = append(notes, fmt.Sprintf("A job stopped with a savepoint at p = %d and restored at p = %d does not get this layout: its saved split lists are dealt out in contiguous chunks. Choose \"Restore from savepoint\" to see that layout.", f.current, f.target))
+		notes = append(notes, fmt.Sprintf("A job stopped with a savepoint at p = %d and restored at p = %d does not get this layout: its saved split lists are dealt out in contiguous chunks. Choose \"Restore from savepoint\" to see that layout.", f.req.Parallelism, f.req.Target))
 	case pl.Restore != nil:
 		notes = append(notes, pl.Restore.Notes...)
 	}

@@ -29,17 +29,17 @@ type gridContext struct {
 // compact: a slice lookup per cell instead of a map lookup.
 func (gc *gridContext) rateBands() {
 	total := 0
-	for _, t := range gc.f.topics {
+	for _, t := range gc.f.req.Topics {
 		total += t.Partitions
 	}
 	if !gc.hasRates || total <= compactCells {
 		return
 	}
-	gc.bands = make([][]uint8, len(gc.f.topics))
-	for i, t := range gc.f.topics {
+	gc.bands = make([][]uint8, len(gc.f.req.Topics))
+	for i, t := range gc.f.req.Topics {
 		gc.bands[i] = make([]uint8, t.Partitions)
 	}
-	for tp, r := range gc.f.rates {
+	for tp, r := range gc.f.req.Rates {
 		if t, ok := gc.topicIdx[tp.Topic]; ok && int(tp.Partition) < len(gc.bands[t]) {
 			gc.bands[t][tp.Partition] = uint8(rateBand(r, gc.maxRate))
 		}
@@ -92,9 +92,9 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 	if !g.Compact {
 		cellBuf = make([]views.Cell, total)
 	}
-	names := make([]string, len(gc.f.topics)) // isolated names, once per topic
-	colour := make([]string, len(gc.f.topics))
-	for t, tc := range gc.f.topics {
+	names := make([]string, len(gc.f.req.Topics)) // isolated names, once per topic
+	colour := make([]string, len(gc.f.req.Topics))
+	for t, tc := range gc.f.req.Topics {
 		names[t] = views.Isolate(tc.Name)
 		colour[t] = "c t" + strconv.Itoa(t%8)
 	}
@@ -145,7 +145,7 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 			sb.WriteString(" · subtask ")
 			sb.WriteString(strconv.Itoa(i))
 			if gc.hasRates {
-				r := gc.f.rates[tp]
+				r := gc.f.req.Rates[tp]
 				sb.WriteString(" · ")
 				sb.WriteString(format.Num(r))
 				sb.WriteString("/s")
@@ -230,7 +230,7 @@ func (gc gridContext) compactCells(buf *strings.Builder, ps []assign.TopicPartit
 		case gc.bands != nil:
 			band = gc.bands[t][tp.Partition]
 		case gc.hasRates:
-			band = uint8(rateBand(gc.f.rates[tp], gc.maxRate))
+			band = uint8(rateBand(gc.f.req.Rates[tp], gc.maxRate))
 		}
 		isMoved, isUnc := moved[tp], unc[tp]
 		isHl := gc.highlight.partition != nil && *gc.highlight.partition == tp
@@ -387,7 +387,7 @@ func legend(f *planForm, maxRate float64, pl assign.Plan) []views.LegendItem {
 	if f.Color != "rate" && maxRate > 0 {
 		out = append(out, views.LegendItem{Class: "c t6 i2", Label: "lighter: lower rate"})
 	}
-	if f.current != f.target || pl.Start == assign.StartRestore {
+	if f.req.Parallelism != f.req.Target || pl.Start == assign.StartRestore {
 		out = append(out, views.LegendItem{Class: "c t6 mv", Label: "target cell underlined: partition changes subtask"})
 	}
 	if pl.Restore != nil && pl.Start == assign.StartRestore && len(pl.Restore.Uncertain) > 0 {
@@ -405,9 +405,9 @@ func legendColours(f *planForm, maxRate float64) []views.LegendItem {
 		}
 	}
 	var out []views.LegendItem
-	for i, t := range f.topics {
+	for i, t := range f.req.Topics {
 		if i == 16 {
-			out = append(out, views.LegendItem{Class: "", Label: fmt.Sprintf("… %d more topics (colours repeat)", len(f.topics)-16)})
+			out = append(out, views.LegendItem{Class: "", Label: fmt.Sprintf("… %d more topics (colours repeat)", len(f.req.Topics)-16)})
 			break
 		}
 		out = append(out, views.LegendItem{Class: "t" + strconv.Itoa(i%8), Name: t.Name, Label: fmt.Sprintf("× %d", t.Partitions)})

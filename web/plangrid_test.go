@@ -11,6 +11,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/plan"
 	"github.com/skewscope/skewscope/views"
 )
 
@@ -172,7 +173,7 @@ func TestPlannerKeepsUnchangedGrids(t *testing.T) {
 // moved, uncertain and highlighted marks of each partition.
 func TestCompactCellsMarks(t *testing.T) {
 	a0, a1, b2 := assign.TopicPartition{Topic: "a", Partition: 0}, assign.TopicPartition{Topic: "a", Partition: 1}, assign.TopicPartition{Topic: "b", Partition: 2}
-	f := &planForm{topics: []assign.Topic{{Name: "a", Partitions: 2}, {Name: "b", Partitions: 3}}, rates: map[assign.TopicPartition]float64{a0: 90, b2: 10}}
+	f := &planForm{req: plan.Request{Topics: []assign.Topic{{Name: "a", Partitions: 2}, {Name: "b", Partitions: 3}}, Rates: map[assign.TopicPartition]float64{a0: 90, b2: 10}}}
 	for _, tc := range []struct {
 		name     string
 		hasRates bool

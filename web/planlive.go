@@ -1,6 +1,7 @@
 package web
 
 import (
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -14,6 +15,8 @@ import (
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/plan"
+	"github.com/skewscope/skewscope/strategy"
 )
 
 // servePlanFromLive answers GET /jobs/{jobID}/vertices/{vertexID}/plan: the
@@ -66,13 +69,14 @@ func (s *Server) servePlanFromLive(w http.ResponseWriter, r *http.Request) (int,
 	if src == nil || src.Parallelism <= 0 {
 		return 0, nil, badInput("vertexID", "job %s has no Kafka source that skewscope reads: the planner models a Kafka source and the keyed vertex behind it", vv.JobName)
 	}
-	q := livePlanQuery(*src, keyed, s.now())
-	if id := r.URL.Query().Get("sample"); id != "" {
-		q.Set("sample", id)
+	pr := livePlanRequest(*src, keyed, s.now())
+	if id := strings.TrimSpace(r.URL.Query().Get("sample")); id != "" {
+		pr.Sample = id
 	}
-	if err := openAt(q, r.URL.Query()); err != nil {
+	if err := openAt(&pr, r.URL.Query()); err != nil {
 		return 0, nil, err
 	}
+	q := pr.Query()
 	if enc := q.Encode(); len(enc) <= maxRedirectQuery {
 		http.Redirect(w, r, s.prefix+"/plan?"+enc, http.StatusSeeOther)
 		return 0, nil, nil
@@ -80,11 +84,85 @@ func (s *Server) servePlanFromLive(w http.ResponseWriter, r *http.Request) (int,
 	return s.planFromValues(r, q)
 }
 
-// livePlanQuery is the planner query for a Kafka source and the keyed
-// vertex behind it (livePlanValues), dated by the older of the polls its
-// figures come from (now when neither is known), and naming the job.
-func livePlanQuery(src live.VertexView, keyed *live.VertexView, now time.Time) url.Values {
-	q := livePlanValues(src, keyed)
+// livePlanRequest is the planner request for a Kafka source and the keyed
+// vertex behind it (nil when the job has none), from their views: the
+// source's topics, parallelism and history (live.PlannerModelOf) at its
+// current parallelism as the target, its measured rates, backlog,
+// retention, busy ratios and records/s, and the keyed vertex's records
+// in, busy ratios and state sizes. It is dated by the older of the polls
+// its figures come from (now when neither is known) and names the job.
+// Figures are rounded (rates and records/s to 2 decimals, busy ratios to
+// 3), so that links stay short.
+func livePlanRequest(src live.VertexView, keyed *live.VertexView, now time.Time) plan.Request {
+	m := live.PlannerModelOf(&src)
+	// A running job is rescaled by a restore from a savepoint (or, by the
+	// adaptive scheduler, from a checkpoint, which redistributes the same
+	// way): candidates are judged under the layout that gives.
+	pr := plan.Request{Topics: m.Topics, Parallelism: src.Parallelism, Target: src.Parallelism, Mode: assign.StartRestore, Strategy: strategy.Default}
+	if len(m.History) > 1 {
+		pr.History = m.History
+	}
+	// The backlog and the retention, so each candidate says when its
+	// backlog clears and the autoscaler's catch-up term reads it.
+	for _, r := range src.Subtasks {
+		for _, c := range r.Partitions {
+			tp := assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}
+			if c.Rate >= 0 {
+				if pr.Rates == nil {
+					pr.Rates = map[assign.TopicPartition]float64{}
+				}
+				pr.Rates[tp] = round(c.Rate, 2)
+			}
+			if c.Lag >= 0 {
+				if pr.Backlog == nil {
+					pr.Backlog = map[assign.TopicPartition]float64{}
+				}
+				pr.Backlog[tp] = float64(c.Lag)
+			}
+		}
+	}
+	for _, tr := range src.Retention {
+		// retention.ms -1 (no limit) and 0 bound nothing.
+		if tr.Deletes && tr.RetentionMs != nil && *tr.RetentionMs > 0 && *tr.RetentionMs <= math.MaxInt64/int64(time.Millisecond) {
+			if pr.Retention == nil {
+				pr.Retention = map[string]time.Duration{}
+			}
+			pr.Retention[tr.Topic] = time.Duration(*tr.RetentionMs) * time.Millisecond
+		}
+	}
+	// all is one figure of every subtask, rounded to prec decimals, or nil
+	// when any is unknown.
+	all := func(rows []live.SubtaskRow, get func(live.SubtaskRow) float64, prec int) []float64 {
+		out := make([]float64, len(rows))
+		for i, r := range rows {
+			v := get(r)
+			if v < 0 {
+				return nil
+			}
+			out[i] = round(v, prec)
+		}
+		return out
+	}
+	pr.Busy = all(src.Subtasks, func(r live.SubtaskRow) float64 { return r.Busy }, 3)
+	pr.Observed = all(src.Subtasks, func(r live.SubtaskRow) float64 { return r.RecordsOut }, 2)
+	maxP := src.MaxParallelism
+	if keyed != nil && len(keyed.Subtasks) == src.Parallelism {
+		maxP = keyed.MaxParallelism
+		pr.KeyedIn = all(keyed.Subtasks, func(r live.SubtaskRow) float64 { return r.RecordsIn }, 2)
+		if pr.KeyedIn != nil {
+			pr.KeyedBusy = all(keyed.Subtasks, func(r live.SubtaskRow) float64 { return r.Busy }, 3)
+		}
+		for _, r := range keyed.Subtasks {
+			if r.StateSize < 0 {
+				pr.State = nil
+				break
+			}
+			pr.State = append(pr.State, r.StateSize)
+		}
+	}
+	if maxP > 0 {
+		pr.MaxParallelism = maxP
+	}
 	at := src.Flink.At
 	if k := src.KafkaAge; k != nil && (at.IsZero() || !k.At.IsZero() && k.At.Before(at)) {
 		at = k.At
@@ -93,10 +171,17 @@ func livePlanQuery(src live.VertexView, keyed *live.VertexView, now time.Time) u
 		at = now
 	}
 	if !at.IsZero() {
-		q.Set("observedAt", at.UTC().Format(time.RFC3339))
-		q.Set("job", src.JobName)
+		// To the second: the planner says the time to the second.
+		pr.ObservedAt = at.UTC().Truncate(time.Second)
+		pr.Job = src.JobName
 	}
-	return q
+	return pr
+}
+
+// round is v rounded to prec decimals.
+func round(v float64, prec int) float64 {
+	p := math.Pow10(prec)
+	return math.Round(v*p) / p
 }
 
 // openAt sets the target the planner opens at: the one the request names
@@ -104,30 +189,29 @@ func livePlanQuery(src live.VertexView, keyed *live.VertexView, now time.Time) u
 // with mode=fresh), else the answer to "plan a rescale": the recommended
 // parallelism, or, when none carries the load, the best candidate (the
 // page then says why none is recommended first).
-func openAt(q, req url.Values) error {
+func openAt(pr *plan.Request, req url.Values) error {
 	if t := strings.TrimSpace(req.Get("target")); t != "" {
 		p, err := strconv.Atoi(t)
 		if err != nil || p < 1 || p > assign.UpperBoundMaxParallelism {
 			return badInput("target", "%s is not a parallelism: Flink accepts 1..%d", quote.Clip(t), assign.UpperBoundMaxParallelism)
 		}
-		q.Set("target", t)
+		pr.Target = p
 		if req.Get("mode") == "fresh" {
-			q.Set("mode", "fresh")
+			pr.Mode = assign.StartFresh
 		}
 		return nil
 	}
-	f := parsePlanForm(q)
-	if len(f.Errors) > 0 {
+	if pr.Validate() != nil {
 		return nil // the planner shows what is wrong
 	}
-	res, err := f.computePlan()
+	res, err := pr.Compute(nil)
 	if err != nil {
 		return nil
 	}
 	// The planner draws both sides; a target it could not draw stays
 	// where it was.
-	if p := answerTarget(res.sizing); p > 0 && f.current+p <= maxPlannerSubtasks {
-		q.Set("target", strconv.Itoa(p))
+	if p := answerTarget(res.Sizing); p > 0 && pr.Parallelism+p <= maxPlannerSubtasks {
+		pr.Target = p
 	}
 	return nil
 }
@@ -147,81 +231,11 @@ func answerTarget(sz assign.Sizing) int {
 	return 0
 }
 
-// livePlanValues is the planner query for a Kafka source and the keyed
-// vertex behind it (nil when the job has none), from their views.
-func livePlanValues(src live.VertexView, keyed *live.VertexView) url.Values {
-	q := plannerValues(src, src.Parallelism)
-	q.Del("target")
-	// A running job is rescaled by a restore from a savepoint (or, by the
-	// adaptive scheduler, from a checkpoint, which redistributes the same
-	// way): candidates are judged under the layout that gives.
-	q.Set("mode", "restore")
-	if rates := measuredRates(src, 2); rates != "" {
-		q.Set("rates", rates)
-	}
-	// The backlog and the retention, so each candidate says when its
-	// backlog clears and the autoscaler's catch-up term reads it.
-	var backlog strings.Builder
-	for _, r := range src.Subtasks {
-		for _, c := range r.Partitions {
-			if c.Lag >= 0 {
-				backlog.WriteString(c.Topic + "," + strconv.Itoa(int(c.Partition)) + "," + strconv.FormatInt(c.Lag, 10) + "\n")
-			}
-		}
-	}
-	if backlog.Len() > 0 {
-		q.Set("backlog", backlog.String())
-	}
-	var retention strings.Builder
-	for _, tr := range src.Retention {
-		if tr.Deletes && tr.RetentionMs != nil {
-			retention.WriteString(tr.Topic + "," + strconv.FormatInt(*tr.RetentionMs, 10) + "\n")
-		}
-	}
-	if retention.Len() > 0 {
-		q.Set("retention", retention.String())
-	}
-	ratio := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-	rate := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
-	// all formats one figure of every subtask, or "" when any is unknown.
-	all := func(rows []live.SubtaskRow, get func(live.SubtaskRow) float64, f func(float64) string) string {
-		out := make([]string, len(rows))
-		for i, r := range rows {
-			v := get(r)
-			if v < 0 {
-				return ""
-			}
-			out[i] = f(v)
-		}
-		return strings.Join(out, ",")
-	}
-	set := func(k, v string) {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	set("busy", all(src.Subtasks, func(r live.SubtaskRow) float64 { return r.Busy }, ratio))
-	set("observed", all(src.Subtasks, func(r live.SubtaskRow) float64 { return r.RecordsOut }, rate))
-	maxP := src.MaxParallelism
-	if keyed != nil && len(keyed.Subtasks) == src.Parallelism {
-		maxP = keyed.MaxParallelism
-		set("keyedIn", all(keyed.Subtasks, func(r live.SubtaskRow) float64 { return r.RecordsIn }, rate))
-		if q.Has("keyedIn") {
-			set("keyedBusy", all(keyed.Subtasks, func(r live.SubtaskRow) float64 { return r.Busy }, ratio))
-		}
-		set("state", all(keyed.Subtasks, func(r live.SubtaskRow) float64 { return float64(r.StateSize) }, func(v float64) string { return strconv.FormatInt(int64(v), 10) }))
-	}
-	if maxP > 0 {
-		q.Set("maxParallelism", strconv.Itoa(maxP))
-	}
-	return q
-}
-
 // liveNote says where a plan filled in from a live job comes from.
 func liveNote(f *planForm, now time.Time) string {
-	if f.observedAt.IsZero() {
+	if f.req.ObservedAt.IsZero() {
 		return ""
 	}
-	return "Filled in from the live job " + f.Job + " as observed at " + f.observedAt.Format("15:04:05 MST") +
-		" (" + format.Seconds(now.Sub(f.observedAt).Seconds()) + " ago): produced rates, busy ratios, records/s and state sizes are observed figures of that moment and do not update here."
+	return "Filled in from the live job " + f.Job + " as observed at " + f.req.ObservedAt.Format("15:04:05 MST") +
+		" (" + format.Seconds(now.Sub(f.req.ObservedAt).Seconds()) + " ago): produced rates, busy ratios, records/s and state sizes are observed figures of that moment and do not update here."
 }

@@ -10,6 +10,11 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/plan"
 )
 
 // TestPlanRescaleFromLivePage follows "plan a rescale" from a source and a
@@ -42,8 +47,8 @@ func TestPlanRescaleFromLivePage(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := u.Query()
-		if u.Path != "/plan" || q.Get("busy") != "0.200,0.400,0.600,0.800" || q.Get("observed") != "10.00,20.00,30.00,40.00" ||
-			q.Get("parallelism") != "4" || q.Get("maxParallelism") != "128" || !strings.Contains(q.Get("rates"), "orders,0,200.00") || q.Get("job") != "orders <enrichment>" {
+		if u.Path != "/plan" || q.Get("busy") != "0.2,0.4,0.6,0.8" || q.Get("observed") != "10,20,30,40" ||
+			q.Get("parallelism") != "4" || q.Get("maxParallelism") != "128" || !strings.Contains(q.Get("rates"), "orders,0,200\n") || q.Get("job") != "orders <enrichment>" {
 			t.Fatalf("vertex %s: planner URL %s", vertex, u)
 		}
 		// The keyed vertex runs at p = 3, not the source's 4: its figures are
@@ -181,5 +186,45 @@ func TestPlanRescaleCarriesBacklogAndRetention(t *testing.T) {
 	pdoc := getDoc(t, ts.URL+u.String(), 200)
 	if v := pdoc.Find("[data-testid=in-backlog]").Text(); !strings.Contains(v, "orders,1,4500") {
 		t.Errorf("planner backlog input %q, want the observed backlog", v)
+	}
+}
+
+// TestLivePlanRequestReadsBack: the request "plan a rescale" and the why
+// panel's links build from a live source (and a keyed vertex at its
+// parallelism) reads back from its own query unchanged, at the current
+// parallelism, at a target and as a fresh start, with its figures rounded
+// as the links carry them.
+func TestLivePlanRequestReadsBack(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	src, err := st.State().Vertex(tJob, tSource, live.VertexQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyed, err := st.State().Vertex(tJob, tKeyed, live.VertexQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The keyed vertex at the source's parallelism, so that its figures
+	// are given; a busy ratio and a rate with more decimals than a link
+	// carries.
+	keyed.Subtasks = append(slices.Clone(keyed.Subtasks), keyed.Subtasks[0])[:src.Parallelism]
+	src.Subtasks = slices.Clone(src.Subtasks)
+	src.Subtasks[0].Busy, src.Subtasks[0].RecordsOut = 0.123456, 10.0049
+	base := livePlanRequest(src, &keyed, at)
+	if base.Busy[0] != 0.123 || base.Observed[0] != 10 || base.KeyedIn == nil || base.ObservedAt.IsZero() {
+		t.Fatalf("livePlanRequest = busy %v, observed %v, keyed in %v, observed at %v; want rounded figures, the keyed vertex's, dated", base.Busy, base.Observed, base.KeyedIn, base.ObservedAt)
+	}
+	atTarget, fresh := base, base
+	atTarget.Target = 7
+	fresh.Target, fresh.Mode = 5, assign.StartFresh
+	for name, pr := range map[string]plan.Request{"current": base, "target": atTarget, "fresh": fresh} {
+		if errs := pr.Validate(); errs != nil {
+			t.Errorf("%s: Validate() = %v", name, errs)
+		}
+		got, errs := plan.FromQuery(pr.Query())
+		if diff := cmp.Diff(pr, got); errs != nil || diff != "" {
+			t.Errorf("%s: FromQuery(Query()) = %v (-built +read back):\n%s", name, errs, diff)
+		}
 	}
 }

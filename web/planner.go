@@ -12,6 +12,7 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/plan"
 	"github.com/skewscope/skewscope/strategy"
 	"github.com/skewscope/skewscope/views"
 )
@@ -28,11 +29,6 @@ const (
 	// compactCells: grids with more partitions than this draw cells
 	// without their partition numbers.
 	compactCells = 2000
-	// compareRestoreMax: a fresh-start plan of at most this many partitions
-	// also models a restore from a savepoint, to say what it would move.
-	// Above it the restore model costs more than the rest of the plan, and
-	// the page asks the reader to choose the restore mode instead.
-	compareRestoreMax = 2000
 	// foldRates: more pasted rates than this are folded away until the
 	// reader opens them.
 	foldRates = 2000
@@ -55,7 +51,7 @@ func (s *Server) servePlan(w http.ResponseWriter, r *http.Request) (int, templ.C
 		if err := r.ParseForm(); err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				f := &planForm{Errors: map[string]string{"rates": fmt.Sprintf("the form is over %d MB; paste at most %d MB of rates", maxPlanBody>>20, maxRatesBytes>>20)}}
+				f := &planForm{Errors: map[string]string{"rates": fmt.Sprintf("the form is over %d MB; paste at most %d MB of rates", maxPlanBody>>20, plan.MaxRatesBytes>>20)}}
 				return http.StatusRequestEntityTooLarge, views.Planner(s.newPlannerPage(r, f, nil)), nil
 			}
 			return 0, nil, badInput("form", "%v", err)
@@ -91,11 +87,11 @@ func (s *Server) planFromValues(r *http.Request, vals url.Values) (int, templ.Co
 	if len(f.Errors) > 0 {
 		return http.StatusBadRequest, views.Planner(s.newPlannerPage(r, f, nil)), nil
 	}
-	res, err := f.computePlan()
+	res, err := f.req.Compute(f.sample)
 	if err != nil {
-		var ie *inputError
-		if errors.As(err, &ie) {
-			f.fail(ie.Field, "%s", ie.Msg)
+		var fe *plan.FieldError
+		if errors.As(err, &fe) {
+			f.fail(fe.Field, "%s", fe.Msg)
 			return http.StatusBadRequest, views.Planner(s.newPlannerPage(r, f, nil)), nil
 		}
 		return 0, nil, err
@@ -103,68 +99,12 @@ func (s *Server) planFromValues(r *http.Request, vals url.Values) (int, templ.Co
 	return http.StatusOK, views.Planner(s.newPlannerPage(r, f, res)), nil
 }
 
-// planHistory is the source's parallelism history for the plan: the one
-// given, or just the current parallelism (a fresh start).
-func (f *planForm) planHistory() []int {
-	if len(f.history) > 1 {
-		return f.history
-	}
-	return []int{f.current}
-}
-
 func newEmptyPlanForm() *planForm {
 	return &planForm{Mode: "fresh", Strategy: strategy.Default, Color: "topic"}
 }
 
-func (f *planForm) planInput() assign.PlanInput {
-	in := assign.PlanInput{
-		Topics: f.topics, Rates: f.rates, Current: f.current, Target: f.target,
-		MaxParallelism: f.maxP, Start: f.mode, StateBytes: f.stateBytes,
-		CompareRestore: f.partitions() <= compareRestoreMax,
-	}
-	if f.strat.Name != strategy.Default {
-		in.Assign = f.strat.Assign
-	}
-	return in
-}
-
-// partitions is the number of partitions of the form's topics.
-func (f *planForm) partitions() int {
-	total := 0
-	for _, t := range f.topics {
-		total += t.Partitions
-	}
-	return total
-}
-
-// recommendInput sweeps parallelisms up to what a user would consider for
-// this job: twice the larger of current and target, and at least 64. On a
-// fresh start without a keyed load it stops at the partition count, since
-// more source subtasks than partitions only idle; a restore's contiguous
-// chunks, and a keyed vertex, can still gain beyond it.
-func (f *planForm) recommendInput(maxP int) assign.RecommendInput {
-	upper := min(maxP, max(2*max(f.current, f.target), 64))
-	if f.mode != assign.StartRestore && f.keyedIn == nil {
-		upper = min(upper, f.partitions())
-	}
-	return assign.RecommendInput{
-		Topics: f.topics, Rates: f.rates, MaxParallelism: maxP,
-		Current: f.current, Target: f.target, UpperLimit: upper,
-	}
-}
-
-type planResult struct {
-	plan assign.Plan
-	// nowRestore is the restore model's current layout when the form gives
-	// a restore history, nil for a fresh start.
-	nowRestore *assign.RestoreResult
-	sizing     assign.Sizing
-	capacity   planCapacity
-	upper      int
-}
-
 // newPlannerPage builds the planner's view model.
-func (s *Server) newPlannerPage(r *http.Request, f *planForm, res *planResult) views.PlannerPage {
+func (s *Server) newPlannerPage(r *http.Request, f *planForm, res *plan.Result) views.PlannerPage {
 	l := s.layout(r, "Planner", "plan")
 	p := views.PlannerPage{Layout: l, Form: newPlannerForm(l, f)}
 	if res != nil {
@@ -199,13 +139,13 @@ func newPlannerForm(l views.Layout, f *planForm) views.PlannerForm {
 	if l.Embed {
 		pf.Action += "?embed=1"
 	}
-	if n := len(f.rates); n > foldRates {
+	if n := len(f.req.Rates); n > foldRates {
 		pf.RatesSummary = fmt.Sprintf("%s rates given (%s); show them to edit", format.Int(int64(n)), format.Bytes(int64(len(f.Rates))))
 	}
-	if f.current > 0 {
-		d, _ := assign.DefaultMaxParallelism(f.current)
+	if f.req.Parallelism > 0 {
+		d, _ := assign.DefaultMaxParallelism(f.req.Parallelism)
 		pf.MaxPHint = strconv.Itoa(d)
-		pf.MaxPNote = fmt.Sprintf("Empty: %d, Flink's default for p=%d.", d, f.current)
+		pf.MaxPNote = fmt.Sprintf("Empty: %d, Flink's default for p=%d.", d, f.req.Parallelism)
 	} else {
 		pf.MaxPNote = "Empty: Flink's default for the current parallelism."
 	}
@@ -246,15 +186,15 @@ func planURL(l views.Layout, f *planForm, set map[string]string) string {
 	return l.URL("/plan?" + q.Encode())
 }
 
-func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
-	pl := res.plan
+func newPlanView(l views.Layout, f *planForm, res *plan.Result) views.PlanView {
+	pl, st := res.Plan, res.Strategy
 	hasRates := pl.HasRates
 	topicIdx := map[string]int{}
-	for i, t := range f.topics {
+	for i, t := range f.req.Topics {
 		topicIdx[t.Name] = i
 	}
 	maxRate := 0.0
-	for _, r := range f.rates {
+	for _, r := range f.req.Rates {
 		maxRate = max(maxRate, r)
 	}
 	hl := parseHighlight(f.Highlight)
@@ -285,7 +225,7 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 	}
 	nowMode := "fresh start"
 	var nowUnc map[assign.TopicPartition]bool
-	if nr := res.nowRestore; nr != nil {
+	if nr := res.NowRestore; nr != nil {
 		nowMode = "restored: " + strings.ReplaceAll(assign.FormatHistory(nr.History), ",", " → ")
 		if len(nr.Uncertain) > 0 {
 			nowUnc = map[assign.TopicPartition]bool{}
@@ -298,34 +238,34 @@ func newPlanView(l views.Layout, f *planForm, res *planResult) views.PlanView {
 	thenMode := "fresh start"
 	var thenUnc map[assign.TopicPartition]bool
 	if pl.Start == assign.StartRestore {
-		thenMode = fmt.Sprintf("restored from a savepoint taken at p=%d", f.current)
+		thenMode = fmt.Sprintf("restored from a savepoint taken at p=%d", f.req.Parallelism)
 		thenUnc = uncertain
 	}
 	v.Then = gc.grid("target", "Target", pl.Target, thenMode, nowMoves, thenUnc)
 	v.HighlightNote = planHighlightNote(f, hl)
 
 	v.Figures = planFigures(pl, hasRates)
-	v.Why = explainSkew(f, pl)
+	v.Why = explainSkew(f, pl, res.Strategy)
 	v.Strip = keyGroupStrip(pl)
 	v.State = stateView(pl)
-	v.Moves = movesView(f, pl)
+	v.Moves = movesView(pl, res.Strategy)
 	v.Candidates = candidatesView(l, f, res)
 	v.Answer = planAnswer(f, res)
 	v.Legend = legend(f, maxRate, pl)
-	v.Formula, v.Notes = formula(f, pl)
+	v.Formula, v.Notes = formula(f, pl, res.Strategy)
 	jq := url.Values{}
-	for _, t := range f.topics {
+	for _, t := range f.req.Topics {
 		jq.Add("topic", t.Name+":"+strconv.Itoa(t.Partitions))
 	}
-	jq.Set("parallelism", strconv.Itoa(f.target))
-	jq.Set("strategy", f.strat.Name)
+	jq.Set("parallelism", strconv.Itoa(f.req.Target))
+	jq.Set("strategy", st.Name)
 	if pl.Start == assign.StartRestore {
 		jq.Set("mode", "restore")
-		jq.Set("from", assign.FormatHistory(f.planHistory()))
+		jq.Set("from", assign.FormatHistory(f.req.PlanHistory()))
 	}
 	v.JSONURL = l.URL("/api/v1/assignment?" + jq.Encode())
-	if f.strat.Comparison {
-		v.Comparison = "Comparison: " + f.strat.Label + ". This is not how Flink's KafkaSource assigns partitions. " + f.strat.Description
+	if st.Comparison {
+		v.Comparison = "Comparison: " + st.Label + ". This is not how Flink's KafkaSource assigns partitions. " + st.Description
 	}
 	return v
 }
@@ -395,13 +335,13 @@ func stateView(pl assign.Plan) views.StateView {
 	return v
 }
 
-func movesView(f *planForm, pl assign.Plan) views.MovesView {
+func movesView(pl assign.Plan, st strategy.Strategy) views.MovesView {
 	mv := views.MovesView{Fresh: fmtMoved(pl.MovesFresh)}
 	switch {
-	case f.strat.Name != strategy.Default:
+	case st.Name != strategy.Default:
 		mv.RestoreNotApplicable = "Restore from a savepoint is modelled for Flink's KafkaSource only."
 	case pl.Restore == nil:
-		// A fresh start of more than compareRestoreMax partitions.
+		// A fresh start of more partitions than plan models a restore for.
 		mv.RestoreOnRequest = "What a restore from a savepoint would move: choose Restore from savepoint"
 	default:
 		mv.RestoreApplies = true
@@ -428,20 +368,20 @@ func movesView(f *planForm, pl assign.Plan) views.MovesView {
 	return mv
 }
 
-func candidatesView(l views.Layout, f *planForm, res *planResult) views.CandidatesView {
-	sz := res.sizing
-	v := views.CandidatesView{HasRate: res.plan.HasRates, ByCapacity: sz.Basis == "capacity"}
+func candidatesView(l views.Layout, f *planForm, res *plan.Result) views.CandidatesView {
+	sz, st := res.Sizing, res.Strategy
+	v := views.CandidatesView{HasRate: res.Plan.HasRates, ByCapacity: sz.Basis == "capacity"}
 	layout := "a fresh start"
 	switch {
-	case f.strat.Comparison:
-		layout = f.strat.Label + "'s own layout"
+	case st.Comparison:
+		layout = st.Label + "'s own layout"
 	case sz.Layout == "restore":
-		layout = fmt.Sprintf("a restore from a savepoint taken at p = %d", f.current)
+		layout = fmt.Sprintf("a restore from a savepoint taken at p = %d", f.req.Parallelism)
 	}
 	if v.ByCapacity {
-		v.Caption = fmt.Sprintf("judged by the busiest subtask's predicted share of its capacity under %s, p ≤ %d", layout, res.upper)
+		v.Caption = fmt.Sprintf("judged by the busiest subtask's predicted share of its capacity under %s, p ≤ %d", layout, res.Upper)
 	} else {
-		v.Caption = fmt.Sprintf("judged by the busiest subtask's load against the target's busiest (p = %d) under %s, p ≤ %d; give busy ratios or a capacity to judge by capacity", f.target, layout, res.upper)
+		v.Caption = fmt.Sprintf("judged by the busiest subtask's load against the target's busiest (p = %d) under %s, p ≤ %d; give busy ratios or a capacity to judge by capacity", f.req.Target, layout, res.Upper)
 	}
 	if sz.SweptNote != "" {
 		v.Caption += "; " + sz.SweptNote
@@ -456,10 +396,10 @@ func candidatesView(l views.Layout, f *planForm, res *planResult) views.Candidat
 			Role:       roleLabel(c.Roles),
 			Partitions: fmt.Sprintf("%d–%d", c.PartitionsMin, c.PartitionsMax),
 			KeyGroups:  fmt.Sprintf("%d–%d", c.KeyGroupsMin, c.KeyGroupsMax),
-			Note:       candidateNote(c, f, res.plan.MaxParallelism),
+			Note:       candidateNote(c, f, res.Plan.MaxParallelism),
 			Verdict:    c.Verdict,
 			Meets:      c.Meets,
-			IsTarget:   c.Parallelism == f.target,
+			IsTarget:   c.Parallelism == f.req.Target,
 			Moved:      format.Percent(100 * c.StateMovedFraction),
 		}
 		if c.StateMovedBytes >= 0 {

@@ -21,6 +21,7 @@ import (
 	"github.com/skewscope/skewscope/collectors/kafka/sample"
 	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/keysample"
+	"github.com/skewscope/skewscope/plan"
 	"github.com/skewscope/skewscope/views"
 )
 
@@ -887,26 +888,26 @@ func sampleURL(prefix, cluster, topic string, p, maxP int, job, vertex string) s
 // attachSample looks up the key sample a plan names (?sample=ID) and
 // attaches its key groups, or says why it cannot.
 func (s *Server) attachSample(f *planForm) {
-	if f.Sample == "" {
+	if f.req.Sample == "" {
 		return
 	}
 	if s.samples == nil {
 		f.fail("sample", "no Kafka cluster is configured, so there are no key samples")
 		return
 	}
-	ks, ok := s.samples.mgr.Get(f.Sample)
+	ks, ok := s.samples.mgr.Get(f.req.Sample)
 	if !ok {
-		f.fail("sample", "no sample %s: samples live in memory and the last %d are kept; sample the keys again", quote.Clip(f.Sample), sample.Kept)
+		f.fail("sample", "no sample %s: samples live in memory and the last %d are kept; sample the keys again", quote.Clip(f.req.Sample), sample.Kept)
 		return
 	}
 	snap := snapshotOf(ks)
 	if !snap.Done {
-		f.fail("sample", "sample %s is still reading; plan with it once it is done", quote.Clip(f.Sample))
+		f.fail("sample", "sample %s is still reading; plan with it once it is done", quote.Clip(f.req.Sample))
 		return
 	}
-	sl := &sampledLoad{ID: snap.ID, Topic: snap.Form.Topic, Records: snap.Records, KG: snap.KG, At: snap.Finished}
+	sl := &plan.Sample{ID: snap.ID, Topic: snap.Form.Topic, Records: snap.Records, KG: snap.KG, At: snap.Finished}
 	if snap.Form.req.Mode == "live" && snap.Progress.Elapsed > 0 {
 		sl.Rate = float64(snap.Records) / snap.Progress.Elapsed.Seconds()
 	}
-	f.sampled = sl
+	f.sample = sl
 }
