@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"fmt"
 	"math"
 	"net/url"
 	"slices"
@@ -10,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/internal/fakejm"
 )
 
 // metricSet is one store of metric ids and their string values, as Flink's
@@ -119,7 +118,7 @@ func addTaskMetrics(m *metricSet, in, out int64, inRate, outRate, bytesIn, bytes
 func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 	var out []*metricSet
 	if keyed {
-		op := flink.SanitizeMetricName(j.spec.keyedName) + "."
+		op := fakejm.OperatorScope(j.spec.keyedName) + "."
 		for _, kt := range j.keyed {
 			m := newMetricSet()
 			in, outR, bytesR, _ := kt.win.rates()
@@ -136,7 +135,7 @@ func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 		}
 		return out
 	}
-	op := flink.SanitizeMetricName(sourceName) + "."
+	op := fakejm.OperatorScope(sourceName) + "."
 	for _, st := range j.src {
 		m := newMetricSet()
 		in, outR, bytesR, _ := st.win.rates()
@@ -172,15 +171,13 @@ func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 		m.set(kc+"bytes-consumed-total", javaDouble(float64(st.bytes)))
 		m.set(kc+"assigned-partitions", javaDouble(float64(len(st.splits))))
 		for _, sp := range st.splits {
-			t := flink.SanitizeMetricName(sp.tp.Topic)
-			pre := fmt.Sprintf("%stopic.%s.partition.%d.", kr, t, sp.tp.Partition)
-			m.set(pre+flink.KafkaCurrentOffset, javaLong(sp.current))
-			m.set(pre+flink.KafkaCommittedOffset, javaLong(sp.committed))
-			sid := op + "split." + flink.SanitizeMetricName(sp.tp.SplitID()) + ".watermark."
-			m.set(sid+"currentWatermark", longMin)
-			m.set(sid+"activeTimeMsPerSecond", javaDouble(busy))
-			m.set(sid+"pausedTimeMsPerSecond", "0.0")
-			m.set(sid+"idleTimeMsPerSecond", javaDouble(idle))
+			t, p := sp.tp.Topic, sp.tp.Partition
+			m.set(fakejm.KafkaOffsetID(sourceName, t, p, fakejm.CurrentOffset), javaLong(sp.current))
+			m.set(fakejm.KafkaOffsetID(sourceName, t, p, fakejm.CommittedOffset), javaLong(sp.committed))
+			m.set(fakejm.SplitWatermarkID(sourceName, t, p, "currentWatermark"), longMin)
+			m.set(fakejm.SplitWatermarkID(sourceName, t, p, "activeTimeMsPerSecond"), javaDouble(busy))
+			m.set(fakejm.SplitWatermarkID(sourceName, t, p, "pausedTimeMsPerSecond"), "0.0")
+			m.set(fakejm.SplitWatermarkID(sourceName, t, p, "idleTimeMsPerSecond"), javaDouble(idle))
 		}
 		out = append(out, m)
 	}

@@ -130,10 +130,10 @@ func (c Config) withDefaults() (Config, error) {
 	given, sum := 0, 0
 	seen := map[string]bool{}
 	for _, t := range c.Topics {
-		if t.Name == "" || seen[sanitize(t.Name)] {
+		if t.Name == "" || seen[MetricName(t.Name)] {
 			add("Topics: %q is empty or its metric name is taken", t.Name)
 		}
-		seen[sanitize(t.Name)] = true
+		seen[MetricName(t.Name)] = true
 		if t.Partitions < 0 || t.Partitions > assign.MaxPartitions {
 			add("Topics: %q has %d partitions", t.Name, t.Partitions)
 		}

@@ -67,12 +67,11 @@ type subtaskLoad struct {
 
 // partition is one partition a source reads.
 type partition struct {
-	topic   string // as in Kafka
-	idTopic string // as in metric ids (sanitised)
-	num     int32
-	owner   int     // the source subtask reading it
-	rate    float64 // records per second
-	base    int64   // offset before the first value request
+	topic string // as in Kafka
+	num   int32
+	owner int     // the source subtask reading it
+	rate  float64 // records per second
+	base  int64   // offset before the first value request
 }
 
 type layout struct {
@@ -98,7 +97,7 @@ func newLayout(cfg Config) (*layout, error) {
 			}
 			k := int32(len(l.partitions))
 			l.partitions = append(l.partitions, partition{
-				topic: t.Name, idTopic: sanitize(t.Name), num: int32(n), owner: owner,
+				topic: t.Name, num: int32(n), owner: owner,
 				// Uneven but steady: 5 to 64 records/s per partition.
 				rate: float64(5 + (n*37+ti*11)%60),
 				base: int64(1000 + 17*n),
@@ -141,14 +140,14 @@ func (l *layout) newKind(r role, ops []operator, task []string) *vertexKind {
 		k.names[n] = metricInfo{m: classify(true, n), part: -1}
 	}
 	for _, op := range ops {
-		prefix := sanitize(op.name) + "."
+		prefix := OperatorScope(op.name) + "."
 		for _, n := range op.metrics {
 			k.fixed = append(k.fixed, prefix+n)
 			k.names[prefix+n] = metricInfo{m: classify(false, n), part: -1}
 		}
 	}
 	if r == roleSource {
-		prefix := sanitize(ops[0].name) + "."
+		prefix := OperatorScope(ops[0].name) + "."
 		for i := range l.partitions {
 			for _, id := range partitionMetricIDs(l.partitions[i]) {
 				k.names[prefix+id.name] = metricInfo{m: id.m, part: int32(i)}
@@ -211,7 +210,7 @@ func (l *layout) newKind(r role, ops []operator, task []string) *vertexKind {
 func (k *vertexKind) subtaskIDs(l *layout, i int) []string {
 	ids := slices.Clone(k.fixed)
 	if k.role == roleSource {
-		prefix := sanitize(k.operators[0].name) + "."
+		prefix := OperatorScope(k.operators[0].name) + "."
 		for _, pi := range l.owned[i] {
 			for _, id := range partitionMetricIDs(l.partitions[pi]) {
 				ids = append(ids, prefix+id.name)
@@ -233,15 +232,16 @@ type partitionID struct {
 // registers for one partition (KafkaSourceReaderMetrics and the split's
 // watermark group).
 func partitionMetricIDs(p partition) []partitionID {
-	tp := "KafkaSourceReader.topic." + p.idTopic + ".partition." + strconv.Itoa(int(p.num)) + "."
-	ids := []partitionID{{tp + "committedOffset", mCommittedOffset}, {tp + "currentOffset", mCurrentOffset}}
-	split := "split." + p.idTopic + "-" + strconv.Itoa(int(p.num)) + ".watermark."
+	ids := []partitionID{
+		{kafkaOffsetRel(p.topic, p.num, CommittedOffset), mCommittedOffset},
+		{kafkaOffsetRel(p.topic, p.num, CurrentOffset), mCurrentOffset},
+	}
 	for _, n := range splitWatermarkMetrics {
 		m := mZero
 		if n == "currentWatermark" {
 			m = mWatermark
 		}
-		ids = append(ids, partitionID{split + n, m})
+		ids = append(ids, partitionID{splitWatermarkRel(p.topic, p.num, n), m})
 	}
 	return ids
 }
@@ -360,18 +360,6 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 	}
 	return append(b, '"')
-}
-
-// sanitize is Flink's metric-name sanitisation: space, '.', ':' and ','
-// become '_'.
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '.', ':', ',':
-			return '_'
-		}
-		return r
-	}, s)
 }
 
 // mix is SplitMix64's finaliser: a cheap, well-spread hash of x.
