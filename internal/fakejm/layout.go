@@ -52,9 +52,11 @@ type vertexKind struct {
 	fixed []string
 	names map[string]metricInfo
 
-	idList       []byte   // vertex metric id list
-	subtaskLists [][]byte // per-subtask metric id lists
-	backpressure []byte
+	allIDs       []string   // the vertex store's ids, in its order
+	idList       []byte     // …and encoded
+	subIDs       [][]string // per-subtask ids
+	subtaskLists [][]byte   // …and encoded
+	backpressure *Backpressure
 	load         []subtaskLoad
 }
 
@@ -159,8 +161,10 @@ func (l *layout) newKind(r role, ops []operator, task []string) *vertexKind {
 	// lists a HashMap's keys.
 	var all []string
 	k.subtaskLists = make([][]byte, p)
+	k.subIDs = make([][]string, p)
 	for i := range p {
 		ids := k.subtaskIDs(l, i)
+		k.subIDs[i] = ids
 		k.subtaskLists[i] = idListBody(ids)
 		pre := strconv.Itoa(i) + "."
 		for _, id := range ids {
@@ -169,7 +173,7 @@ func (l *layout) newKind(r role, ops []operator, task []string) *vertexKind {
 	}
 	rng := rand.New(rand.NewPCG(uint64(r)+1, uint64(p)))
 	rng.Shuffle(len(all), func(a, b int) { all[a], all[b] = all[b], all[a] })
-	k.idList = idListBody(all)
+	k.allIDs, k.idList = all, idListBody(all)
 
 	k.load = make([]subtaskLoad, p)
 	var total float64
@@ -202,7 +206,7 @@ func (l *layout) newKind(r role, ops []operator, task []string) *vertexKind {
 		}
 		k.load[i] = ld
 	}
-	k.backpressure = backpressureBody(k.load)
+	k.backpressure = backpressure(k.load)
 	return k
 }
 
@@ -219,9 +223,6 @@ func (k *vertexKind) subtaskIDs(l *layout, i int) []string {
 	}
 	return ids
 }
-
-// subtaskIDList is the answer of the subtask metric endpoint without get=.
-func (k *vertexKind) subtaskIDList(i int) []byte { return k.subtaskLists[i] }
 
 type partitionID struct {
 	name string
@@ -252,8 +253,8 @@ type job struct {
 	index    int
 	id, name string
 	vertices [numRoles]*vertex
-	details  []byte
-	plan     []byte
+	details  *JobDetails
+	plan     *JobPlan
 
 	cpCalls atomic.Int64
 	cpBody  atomic.Pointer[cachedBody]
@@ -261,7 +262,7 @@ type job struct {
 
 type cachedBody struct {
 	id   int64
-	body []byte
+	body *Checkpoints
 }
 
 // vertex is one job vertex.
@@ -269,12 +270,13 @@ type vertex struct {
 	job     *job
 	kind    *vertexKind
 	id      string
-	details []byte
+	details *VertexDetails
 	// calls counts value requests: offsets and counters grow with it.
 	calls atomic.Int64
 }
 
-func (j *job) vertex(id string) *vertex {
+// Vertex implements Job.
+func (j *job) Vertex(id string) Vertex {
 	for _, v := range j.vertices {
 		if v.id == id {
 			return v
@@ -282,6 +284,33 @@ func (j *job) vertex(id string) *vertex {
 	}
 	return nil
 }
+
+// Details implements Job.
+func (j *job) Details() *JobDetails { return j.details }
+
+// Plan implements Job.
+func (j *job) Plan() *JobPlan { return j.plan }
+
+// Config implements Job: the collector does not read it.
+func (j *job) Config() *JobConfig { return nil }
+
+// CheckpointConfig implements Job: the collector does not read it.
+func (j *job) CheckpointConfig() *CheckpointConfig { return nil }
+
+// Metrics implements Job.
+func (j *job) Metrics() Metrics { return &jobStore{j: j, latest: j.latestCheckpoint(j.cpCalls.Load())} }
+
+// Parallelism implements Vertex.
+func (v *vertex) Parallelism() int { return v.job.l.cfg.Parallelism }
+
+// Details implements Vertex.
+func (v *vertex) Details() *VertexDetails { return v.details }
+
+// Backpressure implements Vertex.
+func (v *vertex) Backpressure() *Backpressure { return v.kind.backpressure }
+
+// Metrics implements Vertex.
+func (v *vertex) Metrics(subtask int) Metrics { return &vertexStore{v: v, subtask: subtask} }
 
 // hexID is a 32-hex-digit id derived from s, like Flink's JobID and
 // JobVertexID.
@@ -294,13 +323,13 @@ func (l *layout) newJob(i int) *job {
 	j := &job{l: l, index: i, id: hexID("job " + strconv.Itoa(i)), name: fmt.Sprintf("load-job-%04d", i)}
 	for r := range numRoles {
 		v := &vertex{job: j, kind: l.kinds[r], id: hexID(fmt.Sprintf("job %d vertex %d", i, r))}
-		v.details = must(marshal(l.vertexDetails(j, v)))
+		d := l.vertexDetails(j, v)
+		v.details = freeze(&d)
 		j.vertices[r] = v
 	}
-	j.plan = must(marshal(struct {
-		Plan wirePlan `json:"plan"`
-	}{l.plan(j)}))
-	j.details = must(marshal(l.jobDetails(j)))
+	j.plan = freeze(&JobPlan{Plan: l.plan(j)})
+	d := l.jobDetails(j)
+	j.details = freeze(&d)
 	return j
 }
 

@@ -23,7 +23,9 @@ const (
 	KindMetricValues
 	// KindNotFound is a 404 answer: a path or id the fake does not know.
 	KindNotFound
-	// KindRejected is a request line over Netty's 4096 bytes.
+	// KindRejected is a request Flink refuses: a request line over
+	// Netty's 4096 bytes, a method other than GET, an id that does not
+	// parse.
 	KindRejected
 	numKinds
 )
