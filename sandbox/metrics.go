@@ -26,11 +26,6 @@ func (m *metricSet) set(id, v string) {
 	m.vals[id] = v
 }
 
-func (m *metricSet) get(id string) (string, bool) {
-	v, ok := m.vals[id]
-	return v, ok
-}
-
 // IDs implements fakejm.Metrics.
 func (m *metricSet) IDs() []string { return m.ids }
 
