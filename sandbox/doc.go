@@ -48,11 +48,13 @@
 // the new parallelism from the savepoint's split lists, cut into contiguous
 // chunks like Flink's operator list-state redistribution.
 //
-// The JobManager serves the REST endpoints skewscope reads with the shapes of
-// recorded Flink 2.2.1 responses (collectors/testdata/flink/2.2.1): bare
-// metric arrays with string values, the same metric id forms, 404
-// {"errors":[...]} for unknown paths, GET only, and a 4096-byte request line
-// limit like Netty's.
+// The JobManager is a fakejm.Cluster served by internal/fakejm's Handler,
+// the fake the collector's benchmarks use too: it serves the REST endpoints
+// skewscope reads with the shapes of recorded Flink 2.2.1 responses
+// (collectors/testdata/flink/2.2.1): bare metric arrays with string values,
+// metric ids written by Flink's rules (fakejm's names, not the collector's
+// parser helpers), 404 {"errors":[...]} for unknown paths, GET only, and a
+// 4096-byte request line limit like Netty's.
 //
 // # What it does not simulate
 //

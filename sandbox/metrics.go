@@ -1,16 +1,13 @@
 package sandbox
 
 import (
-	"fmt"
 	"math"
-	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/internal/fakejm"
 )
 
 // metricSet is one store of metric ids and their string values, as Flink's
@@ -29,9 +26,13 @@ func (m *metricSet) set(id, v string) {
 	m.vals[id] = v
 }
 
-func (m *metricSet) get(id string) (string, bool) {
+// IDs implements fakejm.Metrics.
+func (m *metricSet) IDs() []string { return m.ids }
+
+// AppendValue implements fakejm.Metrics.
+func (m *metricSet) AppendValue(b []byte, id string) ([]byte, bool) {
 	v, ok := m.vals[id]
-	return v, ok
+	return append(b, v...), ok
 }
 
 func (m *metricSet) num(id string) float64 {
@@ -119,7 +120,7 @@ func addTaskMetrics(m *metricSet, in, out int64, inRate, outRate, bytesIn, bytes
 func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 	var out []*metricSet
 	if keyed {
-		op := flink.SanitizeMetricName(j.spec.keyedName) + "."
+		op := fakejm.OperatorScope(j.spec.keyedName) + "."
 		for _, kt := range j.keyed {
 			m := newMetricSet()
 			in, outR, bytesR, _ := kt.win.rates()
@@ -136,7 +137,7 @@ func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 		}
 		return out
 	}
-	op := flink.SanitizeMetricName(sourceName) + "."
+	op := fakejm.OperatorScope(sourceName) + "."
 	for _, st := range j.src {
 		m := newMetricSet()
 		in, outR, bytesR, _ := st.win.rates()
@@ -172,15 +173,13 @@ func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 		m.set(kc+"bytes-consumed-total", javaDouble(float64(st.bytes)))
 		m.set(kc+"assigned-partitions", javaDouble(float64(len(st.splits))))
 		for _, sp := range st.splits {
-			t := flink.SanitizeMetricName(sp.tp.Topic)
-			pre := fmt.Sprintf("%stopic.%s.partition.%d.", kr, t, sp.tp.Partition)
-			m.set(pre+flink.KafkaCurrentOffset, javaLong(sp.current))
-			m.set(pre+flink.KafkaCommittedOffset, javaLong(sp.committed))
-			sid := op + "split." + flink.SanitizeMetricName(sp.tp.SplitID()) + ".watermark."
-			m.set(sid+"currentWatermark", longMin)
-			m.set(sid+"activeTimeMsPerSecond", javaDouble(busy))
-			m.set(sid+"pausedTimeMsPerSecond", "0.0")
-			m.set(sid+"idleTimeMsPerSecond", javaDouble(idle))
+			t, p := sp.tp.Topic, sp.tp.Partition
+			m.set(fakejm.KafkaOffsetID(sourceName, t, p, fakejm.CurrentOffset), javaLong(sp.current))
+			m.set(fakejm.KafkaOffsetID(sourceName, t, p, fakejm.CommittedOffset), javaLong(sp.committed))
+			m.set(fakejm.SplitWatermarkID(sourceName, t, p, "currentWatermark"), longMin)
+			m.set(fakejm.SplitWatermarkID(sourceName, t, p, "activeTimeMsPerSecond"), javaDouble(busy))
+			m.set(fakejm.SplitWatermarkID(sourceName, t, p, "pausedTimeMsPerSecond"), "0.0")
+			m.set(fakejm.SplitWatermarkID(sourceName, t, p, "idleTimeMsPerSecond"), javaDouble(idle))
 		}
 		out = append(out, m)
 	}
@@ -197,129 +196,6 @@ func vertexStore(ms []*metricSet) *metricSet {
 		}
 	}
 	return v
-}
-
-// metricsBody answers a metrics request: without get the list of ids, with
-// get the requested ids that exist (unknown ones silently dropped).
-func metricsBody(q url.Values, m *metricSet) []obj {
-	out := []obj{}
-	get := q.Get("get")
-	if get == "" {
-		for _, id := range m.ids {
-			out = append(out, obj{"id": id})
-		}
-		return out
-	}
-	for _, id := range strings.Split(get, ",") {
-		if v, ok := m.vals[id]; ok {
-			out = append(out, obj{"id": id, "value": v})
-		}
-	}
-	return out
-}
-
-// aggregate is AggregatingSubtasksMetricsHandler: agg of each requested id
-// over the selected subtasks; an id no selected subtask has empties the
-// whole answer.
-func aggregate(q url.Values, ms []*metricSet) []obj {
-	sel := parseSubtasks(q.Get("subtasks"), len(ms))
-	out := []obj{}
-	get := q.Get("get")
-	if get == "" {
-		seen := map[string]bool{}
-		for _, i := range sel {
-			for _, id := range ms[i].ids {
-				if !seen[id] {
-					seen[id] = true
-					out = append(out, obj{"id": id})
-				}
-			}
-		}
-		return out
-	}
-	aggs := []string{"min", "max", "avg", "sum", "skew"}
-	if a := q.Get("agg"); a != "" {
-		aggs = nil
-		for _, x := range strings.Split(strings.ToLower(a), ",") {
-			switch x {
-			case "min", "max", "avg", "sum", "skew":
-				aggs = append(aggs, x)
-			}
-		}
-	}
-	for _, id := range strings.Split(get, ",") {
-		var vs []float64
-		found := false
-		for _, i := range sel {
-			v, ok := ms[i].vals[id]
-			if !ok {
-				continue
-			}
-			found = true
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				continue
-			}
-			vs = append(vs, f)
-		}
-		if !found {
-			return []obj{}
-		}
-		if len(vs) == 0 {
-			continue
-		}
-		o := obj{"id": id}
-		mn, mx, sum := vs[0], vs[0], 0.0
-		for _, v := range vs {
-			mn, mx, sum = min(mn, v), max(mx, v), sum+v
-		}
-		avg := sum / float64(len(vs))
-		var mad float64
-		for _, v := range vs {
-			mad += math.Abs(v - avg)
-		}
-		mad /= float64(len(vs))
-		skew := 0.0
-		if avg != 0 {
-			skew = min(100, mad/avg*100)
-		}
-		for _, a := range aggs {
-			o[a] = map[string]float64{"min": mn, "max": mx, "avg": avg, "sum": sum, "skew": skew}[a]
-		}
-		out = append(out, o)
-	}
-	return out
-}
-
-// parseSubtasks parses "0-3,7"; empty or invalid means all.
-func parseSubtasks(s string, n int) []int {
-	var out []int
-	if s != "" {
-		for _, part := range strings.Split(s, ",") {
-			lo, hi, isRange := strings.Cut(part, "-")
-			a, err1 := strconv.Atoi(lo)
-			b := a
-			var err2 error
-			if isRange {
-				b, err2 = strconv.Atoi(hi)
-			}
-			if err1 != nil || err2 != nil {
-				continue
-			}
-			for i := a; i <= b; i++ {
-				if i >= 0 && i < n {
-					out = append(out, i)
-				}
-			}
-		}
-	}
-	if len(out) == 0 {
-		for i := range n {
-			out = append(out, i)
-		}
-	}
-	sort.Ints(out)
-	return out
 }
 
 // jobMetrics is the job-scope store (/jobs/:jid/metrics). j.mu must be held.
@@ -380,7 +256,7 @@ func (j *job) findCheckpoint(id int64) *checkpoint {
 
 // checkpointStats is CheckpointStatistics; with tasks it fills the
 // per-vertex task statistics like the details endpoint.
-func (j *job) checkpointStats(cp *checkpoint, withTasks bool) obj {
+func (j *job) checkpointStats(cp *checkpoint, withTasks bool) *fakejm.CheckpointStatistics {
 	cls, status := "completed", "COMPLETED"
 	if cp.failed {
 		cls, status = "failed", "FAILED"
@@ -391,31 +267,30 @@ func (j *job) checkpointStats(cp *checkpoint, withTasks bool) obj {
 		acked = len(cp.keyedState)
 	}
 	cpType := "CHECKPOINT"
-	var format any
+	var format *string
 	if cp.savepoint {
-		cpType, format = "SYNC_SAVEPOINT", "CANONICAL"
+		cpType, format = "SYNC_SAVEPOINT", ptr("CANONICAL")
 	}
-	tasks := obj{}
+	tasks := map[string]fakejm.TaskCheckpointStatistics{}
 	if withTasks {
 		tasks[j.keyedVID] = j.taskCheckpoint(cp, true)
 		tasks[j.srcVID] = j.taskCheckpoint(cp, false)
 	}
-	o := obj{
-		"className": cls, "id": cp.id, "status": status, "is_savepoint": cp.savepoint,
-		"savepointFormat": format, "trigger_timestamp": cp.trigger, "latest_ack_timestamp": cp.ack,
-		"checkpointed_size": cp.size(), "state_size": cp.size(), "end_to_end_duration": cp.ack - cp.trigger,
-		"alignment_buffered": 0, "processed_data": 0, "persisted_data": 0,
-		"num_subtasks": n, "num_acknowledged_subtasks": acked, "checkpoint_type": cpType, "tasks": tasks,
+	o := &fakejm.CheckpointStatistics{
+		ClassName: cls, ID: cp.id, Status: status, IsSavepoint: cp.savepoint,
+		SavepointFormat: format, TriggerTimestamp: cp.trigger, LatestAckTimestamp: cp.ack,
+		CheckpointedSize: cp.size(), StateSize: cp.size(), EndToEndDuration: cp.ack - cp.trigger,
+		NumSubtasks: n, NumAcknowledged: acked, CheckpointType: cpType, Tasks: tasks,
 	}
 	if cp.failed {
-		o["failure_timestamp"] = cp.ack
-		o["failure_message"] = cp.failure
+		o.FailureTimestamp, o.FailureMessage = ptr(cp.ack), ptr(cp.failure)
 	} else {
-		o["external_path"] = cp.path
-		o["discarded"] = false
+		o.ExternalPath, o.Discarded = cp.path, ptr(false)
 	}
 	return o
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // task returns the per-subtask state sizes and ack delays of one vertex.
 func (cp *checkpoint) task(keyed bool) (sizes, delays []int64) {
@@ -425,24 +300,23 @@ func (cp *checkpoint) task(keyed bool) (sizes, delays []int64) {
 	return cp.srcState, cp.srcAckDelay
 }
 
-func (j *job) taskCheckpoint(cp *checkpoint, keyed bool) obj {
+func (j *job) taskCheckpoint(cp *checkpoint, keyed bool) fakejm.TaskCheckpointStatistics {
 	sizes, delays := cp.task(keyed)
 	var total, maxDelay int64
 	for i, s := range sizes {
 		total += s
 		maxDelay = max(maxDelay, delays[i])
 	}
-	return obj{
-		"id": cp.id, "status": "COMPLETED", "latest_ack_timestamp": cp.trigger + maxDelay,
-		"checkpointed_size": total, "state_size": total, "end_to_end_duration": maxDelay,
-		"alignment_buffered": 0, "processed_data": 0, "persisted_data": 0,
-		"num_subtasks": len(sizes), "num_acknowledged_subtasks": len(sizes),
+	return fakejm.TaskCheckpointStatistics{
+		ID: cp.id, Status: "COMPLETED", LatestAckTimestamp: cp.trigger + maxDelay,
+		CheckpointedSize: total, StateSize: total, EndToEndDuration: maxDelay,
+		NumSubtasks: len(sizes), NumAcknowledged: len(sizes),
 	}
 }
 
 // minMaxAvg is a StatsSummaryDto as the per-task checkpoint summary writes
 // it: percentiles are not kept there, so Jackson writes them as "NaN".
-func minMaxAvg(vs []int64) obj {
+func minMaxAvg(vs []int64) fakejm.MinMaxAvg {
 	if len(vs) == 0 {
 		vs = []int64{0}
 	}
@@ -450,71 +324,61 @@ func minMaxAvg(vs []int64) obj {
 	for _, v := range vs {
 		mn, mx, sum = min(mn, v), max(mx, v), sum+v
 	}
-	return obj{
-		"min": mn, "max": mx, "avg": sum / int64(len(vs)),
-		"p50": "NaN", "p90": "NaN", "p95": "NaN", "p99": "NaN", "p999": "NaN",
-	}
+	nan := fakejm.Float(math.NaN())
+	return fakejm.MinMaxAvg{Min: mn, Max: mx, Avg: sum / int64(len(vs)), P50: nan, P90: nan, P95: nan, P99: nan, P999: nan}
 }
 
-func (j *job) checkpointSubtasks(cp *checkpoint, vid string) obj {
-	keyed, ok := j.vertexKeyed(vid)
-	if !ok {
-		return nil
-	}
-	o := j.taskCheckpoint(cp, keyed)
+// checkpointSubtasks answers …/checkpoints/details/:cp/subtasks/:vid. j.mu
+// must be held.
+func (j *job) checkpointSubtasks(cp *checkpoint, keyed bool) *fakejm.CheckpointSubtasks {
 	sizes, delays := cp.task(keyed)
 	zeros := make([]int64, len(sizes))
 	async := make([]int64, len(sizes))
 	for i := range async {
 		async[i] = 1 + delays[i]/4
 	}
-	subs := []obj{}
+	o := &fakejm.CheckpointSubtasks{TaskCheckpointStatistics: j.taskCheckpoint(cp, keyed), Subtasks: []fakejm.SubtaskCheckpoint{}}
 	for i, s := range sizes {
-		subs = append(subs, obj{
-			"className": "completed", "index": i, "ack_timestamp": cp.trigger + delays[i],
-			"end_to_end_duration": delays[i], "checkpointed_size": s, "state_size": s,
-			"checkpoint":           obj{"sync": 0, "async": async[i]},
-			"alignment":            obj{"buffered": 0, "processed": 0, "persisted": 0, "duration": 0},
-			"start_delay":          delays[i] / 2,
-			"unaligned_checkpoint": false, "aborted": false, "status": "completed",
-		})
+		sub := fakejm.SubtaskCheckpoint{
+			ClassName: "completed", Index: i, AckTimestamp: cp.trigger + delays[i],
+			EndToEndDuration: delays[i], CheckpointedSize: s, StateSize: s,
+			StartDelay: delays[i] / 2, Status: "completed",
+		}
+		sub.Checkpoint.Async = async[i]
+		o.Subtasks = append(o.Subtasks, sub)
 	}
 	buffered := minMaxAvg(zeros)
-	for _, k := range []string{"p50", "p90", "p95", "p99", "p999"} {
-		buffered[k] = 0.0
-	}
+	buffered.P50, buffered.P90, buffered.P95, buffered.P99, buffered.P999 = 0, 0, 0, 0, 0
 	halves := make([]int64, len(delays))
 	for i, d := range delays {
 		halves[i] = d / 2
 	}
-	o["summary"] = obj{
-		"checkpointed_size": minMaxAvg(sizes), "state_size": minMaxAvg(sizes),
-		"end_to_end_duration": minMaxAvg(delays),
-		"checkpoint_duration": obj{"sync": minMaxAvg(zeros), "async": minMaxAvg(async)},
-		"alignment": obj{
-			"buffered": buffered, "processed": minMaxAvg(zeros), "persisted": minMaxAvg(zeros),
-			"duration": minMaxAvg(zeros),
+	o.Summary = fakejm.CheckpointSubtaskSummary{
+		CheckpointedSize: minMaxAvg(sizes), StateSize: minMaxAvg(sizes),
+		EndToEndDuration:   minMaxAvg(delays),
+		CheckpointDuration: &fakejm.CheckpointDurationSummary{Sync: minMaxAvg(zeros), Async: minMaxAvg(async)},
+		Alignment: &fakejm.AlignmentSummary{
+			Buffered: buffered, Processed: minMaxAvg(zeros), Persisted: minMaxAvg(zeros), Duration: minMaxAvg(zeros),
 		},
-		"start_delay": minMaxAvg(halves),
+		StartDelay: minMaxAvg(halves),
 	}
-	o["subtasks"] = subs
 	return o
 }
 
 // percentiles is the job-level checkpoint summary StatsSummaryDto.
-func percentiles(vs []int64) obj {
+func percentiles(vs []int64) fakejm.MinMaxAvg {
 	if len(vs) == 0 {
-		return obj{"min": 0, "max": 0, "avg": 0, "p50": 0.0, "p90": 0.0, "p95": 0.0, "p99": 0.0, "p999": 0.0}
+		return fakejm.MinMaxAvg{}
 	}
 	s := slices.Sorted(slices.Values(vs))
 	var sum int64
 	for _, v := range s {
 		sum += v
 	}
-	q := func(p float64) float64 { return float64(nearestRank(s, p)) }
-	return obj{
-		"min": s[0], "max": s[len(s)-1], "avg": sum / int64(len(s)),
-		"p50": q(0.5), "p90": q(0.9), "p95": q(0.95), "p99": q(0.99), "p999": q(0.999),
+	q := func(p float64) fakejm.Float { return fakejm.Float(nearestRank(s, p)) }
+	return fakejm.MinMaxAvg{
+		Min: s[0], Max: s[len(s)-1], Avg: sum / int64(len(s)),
+		P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99), P999: q(0.999),
 	}
 }
 
@@ -525,13 +389,14 @@ func nearestRank[T int64 | float64](sorted []T, p float64) T {
 	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
-func (j *job) checkpoints() obj {
+// checkpoints answers /jobs/:id/checkpoints. j.mu must be held.
+func (j *job) checkpoints() *fakejm.Checkpoints {
 	var sizes, durs, zeros []int64
 	var latestOK, latestFailed *checkpoint
-	history := []obj{}
+	out := &fakejm.Checkpoints{History: []*fakejm.CheckpointStatistics{}}
 	for i := len(j.cps) - 1; i >= 0; i-- {
 		cp := j.cps[i]
-		history = append(history, j.checkpointStats(cp, false))
+		out.History = append(out.History, j.checkpointStats(cp, false))
 		if cp.failed {
 			if latestFailed == nil {
 				latestFailed = cp
@@ -545,35 +410,28 @@ func (j *job) checkpoints() obj {
 		durs = append(durs, cp.ack-cp.trigger)
 		zeros = append(zeros, 0)
 	}
-	latest := obj{"completed": nil, "savepoint": nil, "failed": nil, "restored": nil}
 	if latestOK != nil {
-		latest["completed"] = j.checkpointStats(latestOK, false)
+		out.Latest.Completed = j.checkpointStats(latestOK, false)
 	}
 	if j.latestSP != nil {
-		latest["savepoint"] = j.checkpointStats(j.latestSP, false)
+		out.Latest.Savepoint = j.checkpointStats(j.latestSP, false)
 	}
 	if latestFailed != nil {
-		latest["failed"] = j.checkpointStats(latestFailed, false)
+		out.Latest.Failed = j.checkpointStats(latestFailed, false)
 	}
-	restoredN := 0
 	if j.restored != nil {
-		restoredN = 1
-		latest["restored"] = obj{
-			"id": j.restored.id, "restore_timestamp": j.restored.at, "is_savepoint": true,
-			"external_path": j.restored.path,
+		out.Counts.Restored = 1
+		out.Latest.Restored = &fakejm.RestoredCheckpoint{
+			ID: j.restored.id, RestoreTimestamp: j.restored.at, IsSavepoint: true, ExternalPath: j.restored.path,
 		}
 	}
-	return obj{
-		"counts": obj{
-			"restored": restoredN, "total": j.cpTotal, "in_progress": 0,
-			"completed": j.cpTotal - j.cpFailed, "failed": j.cpFailed,
-		},
-		"summary": obj{
-			"checkpointed_size": percentiles(sizes), "state_size": percentiles(sizes),
-			"end_to_end_duration": percentiles(durs), "alignment_buffered": percentiles(zeros),
-			"processed_data": percentiles(zeros), "persisted_data": percentiles(zeros),
-		},
-		"latest":  latest,
-		"history": history,
+	out.Counts.Total = int64(j.cpTotal)
+	out.Counts.Completed = int64(j.cpTotal - j.cpFailed)
+	out.Counts.Failed = int64(j.cpFailed)
+	out.Summary = map[string]fakejm.MinMaxAvg{
+		"checkpointed_size": percentiles(sizes), "state_size": percentiles(sizes),
+		"end_to_end_duration": percentiles(durs), "alignment_buffered": percentiles(zeros),
+		"processed_data": percentiles(zeros), "persisted_data": percentiles(zeros),
 	}
+	return out
 }

@@ -1,19 +1,20 @@
 package sandbox
 
 import (
-	"encoding/json"
-	"fmt"
+	"math"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/skewscope/skewscope/internal/fakejm"
 )
 
-// Flink's REST server uses Netty's HttpServerCodec with its default
-// 4096-byte initial line limit.
-const maxRequestLine = 4096
+// The simulated JobManager is a fakejm.Cluster: fakejm's Handler owns
+// Flink's REST API (routes, errors, metric queries, wire types), the
+// sandbox says what its jobs are doing. The answers have the shapes of the
+// Flink 2.2.1 recordings (shape_test.go).
 
 const (
 	flinkVersion  = "2.2.1"
@@ -22,164 +23,43 @@ const (
 	slotsPerTM    = 32
 )
 
-// obj is a JSON object under construction. The REST bodies are built as
-// maps because they mirror Flink's wire JSON one field at a time; the shape
-// test compares them with recorded responses.
-type obj = map[string]any
-
-type restError struct {
-	status int
-	msg    string
-}
-
-func (e *restError) Error() string { return e.msg }
-
-func notFound(format string, args ...any) error {
-	return &restError{http.StatusNotFound, fmt.Sprintf(format, args...)}
-}
-
 // restHandler serves the simulated JobManager REST API.
-func (s *Sandbox) restHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(r.Method)+len(r.RequestURI)+len(r.Proto)+2 > maxRequestLine {
-			writeJSON(w, http.StatusRequestEntityTooLarge, obj{"errors": []string{"An HTTP line is larger than 4096 bytes."}})
-			return
-		}
-		if r.Method != http.MethodGet {
-			w.Header().Set("Allow", http.MethodGet)
-			writeJSON(w, http.StatusMethodNotAllowed, obj{"errors": []string{"Method not allowed: " + r.Method}})
-			return
-		}
-		path := strings.TrimSuffix(r.URL.Path, "/")
-		path = strings.TrimPrefix(path, "/v1")
-		body, err := s.route(strings.Split(strings.TrimPrefix(path, "/"), "/"), r)
-		if err != nil {
-			re, ok := err.(*restError)
-			if !ok {
-				re = &restError{http.StatusInternalServerError, err.Error()}
-			}
-			writeJSON(w, re.status, obj{"errors": []string{re.msg}})
-			return
-		}
-		writeJSON(w, http.StatusOK, body)
-	})
+func (s *Sandbox) restHandler() http.Handler { return fakejm.NewHandler(cluster{s}) }
+
+// cluster is the sandbox as a fakejm.Cluster.
+type cluster struct{ s *Sandbox }
+
+// restJob is a job as a fakejm.Job; each answer is read under the job's
+// lock.
+type restJob struct{ j *job }
+
+// restVertex is one of a job's two vertices as a fakejm.Vertex.
+type restVertex struct {
+	j     *job
+	keyed bool
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"errors":["Internal server error."]}`)
+var (
+	_ fakejm.Cluster = cluster{}
+	_ fakejm.Job     = restJob{}
+	_ fakejm.Vertex  = restVertex{}
+)
+
+func (c cluster) Job(id string) fakejm.Job {
+	if j := c.s.jobByID(id); j != nil {
+		return restJob{j}
 	}
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	w.Write(b)
+	return nil
 }
 
-// route dispatches on the path segments.
-func (s *Sandbox) route(seg []string, r *http.Request) (any, error) {
-	q := r.URL.Query()
-	nf := notFound("Not found: %s", r.URL.Path)
-	switch {
-	case len(seg) == 1 && seg[0] == "config":
-		return s.config(), nil
-	case len(seg) == 1 && seg[0] == "overview":
-		return s.overview(), nil
-	case len(seg) == 1 && seg[0] == "taskmanagers":
-		return s.taskManagers(), nil
-	case len(seg) == 2 && seg[0] == "jobs" && seg[1] == "overview":
-		return s.jobsOverview(), nil
-	case len(seg) < 2 || seg[0] != "jobs":
-		return nil, nf
+func (r restJob) Vertex(id string) fakejm.Vertex {
+	switch id {
+	case r.j.srcVID:
+		return restVertex{r.j, false}
+	case r.j.keyedVID:
+		return restVertex{r.j, true}
 	}
-	j := s.jobByID(seg[1])
-	if j == nil {
-		return nil, notFound("Job %s not found", seg[1])
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	rest := seg[2:]
-	switch {
-	case len(rest) == 0:
-		return j.details(), nil
-	case len(rest) == 1 && rest[0] == "plan":
-		return obj{"plan": j.plan()}, nil
-	case len(rest) == 1 && rest[0] == "config":
-		return j.config(), nil
-	case len(rest) == 1 && rest[0] == "metrics":
-		return metricsBody(q, j.jobMetrics()), nil
-	case len(rest) == 1 && rest[0] == "checkpoints":
-		return j.checkpoints(), nil
-	case len(rest) == 2 && rest[0] == "checkpoints" && rest[1] == "config":
-		return j.checkpointConfig(), nil
-	case len(rest) >= 3 && rest[0] == "checkpoints" && rest[1] == "details":
-		id, err := strconv.ParseInt(rest[2], 10, 64)
-		if err != nil {
-			return nil, &restError{http.StatusBadRequest, "Bad request, could not parse parameters: checkpointid"}
-		}
-		cp := j.findCheckpoint(id)
-		if cp == nil {
-			return nil, notFound("Could not find checkpointing statistics for checkpoint %d.", id)
-		}
-		if len(rest) == 3 {
-			return j.checkpointStats(cp, true), nil
-		}
-		if len(rest) == 5 && rest[3] == "subtasks" {
-			b := j.checkpointSubtasks(cp, rest[4])
-			if b == nil {
-				return nil, notFound("There is no checkpoint statistics for task %s.", rest[4])
-			}
-			return b, nil
-		}
-		return nil, nf
-	case len(rest) >= 2 && rest[0] == "vertices":
-		return j.vertexRoute(rest[1], rest[2:], q, nf)
-	}
-	return nil, nf
-}
-
-func (j *job) vertexRoute(vid string, rest []string, q map[string][]string, nf error) (any, error) {
-	keyed, ok := j.vertexKeyed(vid)
-	if !ok {
-		return nil, notFound("JobVertex %s not found", vid)
-	}
-	switch {
-	case len(rest) == 0:
-		return j.vertexDetails(keyed), nil
-	case len(rest) == 1 && rest[0] == "metrics":
-		return metricsBody(q, vertexStore(j.subtaskMetrics(keyed))), nil
-	case len(rest) == 1 && rest[0] == "backpressure":
-		return backpressure(j.subtaskMetrics(keyed)), nil
-	case len(rest) == 1 && rest[0] == "watermarks":
-		out := []obj{}
-		for i, m := range j.subtaskMetrics(keyed) {
-			if v, ok := m.get("currentInputWatermark"); ok {
-				out = append(out, obj{"id": strconv.Itoa(i) + ".currentInputWatermark", "value": v})
-			}
-		}
-		return out, nil
-	case len(rest) == 2 && rest[0] == "subtasks" && rest[1] == "metrics":
-		return aggregate(q, j.subtaskMetrics(keyed)), nil
-	case len(rest) == 3 && rest[0] == "subtasks" && rest[2] == "metrics":
-		i, err := strconv.Atoi(rest[1])
-		if err != nil || i < 0 || i >= j.vertexParallelism(keyed) {
-			return nil, notFound("Subtask %s not found", rest[1])
-		}
-		return metricsBody(q, j.subtaskMetrics(keyed)[i]), nil
-	}
-	return nil, nf
-}
-
-// vertexKeyed reports whether vid is the keyed vertex; ok is false when it
-// is neither of the job's vertices.
-func (j *job) vertexKeyed(vid string) (keyed, ok bool) {
-	switch vid {
-	case j.srcVID:
-		return false, true
-	case j.keyedVID:
-		return true, true
-	}
-	return false, false
+	return nil
 }
 
 func (j *job) vertexID(keyed bool) string {
@@ -206,17 +86,16 @@ func (s *Sandbox) allJobs() []*job {
 	return slices.Clone(s.jobs)
 }
 
-func (s *Sandbox) config() obj {
-	return obj{
-		"refresh-interval": 3000, "timezone-name": "Coordinated Universal Time", "timezone-offset": 0,
-		"flink-version": flinkVersion, "flink-revision": flinkRevision,
-		"features": obj{"web-submit": false, "web-cancel": false, "web-rescale": false, "web-history": false},
+func (c cluster) DashboardConfig() *fakejm.DashboardConfig {
+	return &fakejm.DashboardConfig{
+		RefreshInterval: 3000, TimezoneName: "Coordinated Universal Time", TimezoneOffset: 0,
+		FlinkVersion: flinkVersion, FlinkRevision: flinkRevision,
 	}
 }
 
-func (s *Sandbox) overview() obj {
+func (c cluster) Overview() *fakejm.Overview {
 	used, running, finished, canceled := 0, 0, 0, 0
-	for _, j := range s.allJobs() {
+	for _, j := range c.s.allJobs() {
 		j.mu.Lock()
 		switch j.state {
 		case "RUNNING":
@@ -229,16 +108,16 @@ func (s *Sandbox) overview() obj {
 		}
 		j.mu.Unlock()
 	}
-	return obj{
-		"taskmanagers": 1, "slots-total": slotsPerTM, "slots-available": slotsPerTM - used,
-		"jobs-running": running, "jobs-finished": finished, "jobs-cancelled": canceled, "jobs-failed": 0,
-		"flink-version": flinkVersion, "flink-commit": flinkCommit,
+	return &fakejm.Overview{
+		TaskManagers: 1, SlotsTotal: slotsPerTM, SlotsAvailable: slotsPerTM - used,
+		JobsRunning: running, JobsFinished: finished, JobsCancelled: canceled, JobsFailed: 0,
+		FlinkVersion: flinkVersion, FlinkCommit: flinkCommit,
 	}
 }
 
-func (s *Sandbox) taskManagers() obj {
+func (c cluster) TaskManagers() *fakejm.TaskManagers {
 	used := 0
-	for _, j := range s.allJobs() {
+	for _, j := range c.s.allJobs() {
 		j.mu.Lock()
 		if j.state == "RUNNING" {
 			used += j.p
@@ -246,25 +125,21 @@ func (s *Sandbox) taskManagers() obj {
 		j.mu.Unlock()
 	}
 	free := slotsPerTM - used
-	res := func(slots int) obj {
-		return obj{
-			"cpuCores": float64(slots), "taskHeapMemory": slots * 32, "taskOffHeapMemory": 0,
-			"managedMemory": slots * 16, "networkMemory": slots * 4, "extendedResources": obj{},
-		}
+	res := func(slots int) fakejm.Resource {
+		n := int64(slots)
+		return fakejm.Resource{CPUCores: float64(slots), TaskHeapMemory: n * 32, ManagedMemory: n * 16, NetworkMemory: n * 4}
 	}
-	return obj{"taskmanagers": []obj{{
-		"id": s.tmID, "path": "pekko.tcp://flink@127.0.0.1:6122/user/rpc/taskmanager_0",
-		"dataPort": 6121, "jmxPort": -1, "timeSinceLastHeartbeat": time.Now().UnixMilli() - 1200,
-		"slotsNumber": slotsPerTM, "freeSlots": free,
-		"totalResource": res(slotsPerTM), "freeResource": res(free),
-		"hardware": obj{
-			"cpuCores": 2, "physicalMemory": int64(8) << 30, "freeMemory": int64(1) << 30, "managedMemory": int64(512) << 20,
-		},
-		"memoryConfiguration": obj{
-			"frameworkHeap": 134217728, "taskHeap": 1073741824, "frameworkOffHeap": 134217728,
-			"taskOffHeap": 0, "networkMemory": 134217728, "managedMemory": 536870912,
-			"jvmMetaspace": 268435456, "jvmOverhead": 201326592,
-			"totalFlinkMemory": 1979711488, "totalProcessMemory": 2449473536,
+	return &fakejm.TaskManagers{TaskManagers: []fakejm.TaskManager{{
+		ID: c.s.tmID, Path: "pekko.tcp://flink@127.0.0.1:6122/user/rpc/taskmanager_0",
+		DataPort: 6121, JmxPort: -1, TimeSinceLastHeartbeat: time.Now().UnixMilli() - 1200,
+		SlotsNumber: slotsPerTM, FreeSlots: free,
+		TotalResource: res(slotsPerTM), FreeResource: res(free),
+		Hardware: fakejm.Hardware{CPUCores: 2, PhysicalMemory: 8 << 30, FreeMemory: 1 << 30, ManagedMemory: 512 << 20},
+		MemoryConfiguration: fakejm.MemoryConfiguration{
+			FrameworkHeap: 134217728, TaskHeap: 1073741824, FrameworkOffHeap: 134217728,
+			TaskOffHeap: 0, NetworkMemory: 134217728, ManagedMemory: 536870912,
+			JvmMetaspace: 268435456, JvmOverhead: 201326592,
+			TotalFlinkMemory: 1979711488, TotalProcessMemory: 2449473536,
 		},
 	}}}
 }
@@ -292,12 +167,12 @@ func (j *job) duration(now int64) int64 {
 
 func (j *job) numTasks() int { return len(j.src) + len(j.keyed) }
 
-func (s *Sandbox) jobsOverview() obj {
+func (c cluster) JobsOverview() *fakejm.JobsOverview {
 	now := time.Now().UnixMilli()
-	jobs := []obj{}
-	for _, j := range s.allJobs() {
+	out := &fakejm.JobsOverview{Jobs: []fakejm.JobOverview{}}
+	for _, j := range c.s.allJobs() {
 		j.mu.Lock()
-		tasks := obj{"total": j.numTasks()}
+		tasks := map[string]int{"total": j.numTasks()}
 		for _, st := range execStates {
 			tasks[strings.ToLower(st)] = 0
 		}
@@ -306,18 +181,18 @@ func (s *Sandbox) jobsOverview() obj {
 		if j.state != "RUNNING" {
 			lm = j.end
 		}
-		jobs = append(jobs, obj{
-			"jid": j.id, "name": j.spec.name, "start-time": j.created, "end-time": j.endTime(),
-			"duration": j.duration(now), "state": j.state, "last-modification": lm,
-			"tasks": tasks, "pending-operators": 0,
+		out.Jobs = append(out.Jobs, fakejm.JobOverview{
+			JID: j.id, Name: j.spec.name, StartTime: j.created, EndTime: j.endTime(),
+			Duration: j.duration(now), State: j.state, LastModification: lm, Tasks: tasks,
 		})
 		j.mu.Unlock()
 	}
-	return obj{"jobs": jobs}
+	return out
 }
 
-func stateCounts(states []string, set string, n int) obj {
-	m := obj{}
+// stateCounts is a count of n in state set and 0 in every other of states.
+func stateCounts(states []string, set string, n int) map[string]int {
+	m := map[string]int{}
 	for _, st := range states {
 		m[st] = 0
 	}
@@ -325,56 +200,39 @@ func stateCounts(states []string, set string, n int) obj {
 	return m
 }
 
-// ioMetrics is Flink's IOMetricsInfo for a subtask or, summed, a vertex.
-type ioMetrics struct {
-	readBytes, writeBytes, readRecords, writeRecords int64
-	bp, idle                                         int64
-	busy                                             float64
-}
-
-func (m ioMetrics) json() obj {
-	return obj{
-		"read-bytes": m.readBytes, "read-bytes-complete": true,
-		"write-bytes": m.writeBytes, "write-bytes-complete": true,
-		"read-records": m.readRecords, "read-records-complete": true,
-		"write-records": m.writeRecords, "write-records-complete": true,
-		"accumulated-backpressured-time": m.bp, "accumulated-idle-time": m.idle,
-		"accumulated-busy-time": m.busy,
+// subtaskIO is each subtask's IOMetricsInfo. j.mu must be held.
+func (j *job) subtaskIO(keyed bool) []fakejm.IOMetrics {
+	var out []fakejm.IOMetrics
+	io := func(readBytes, writeBytes, readRecords, writeRecords int64, w *window) fakejm.IOMetrics {
+		return fakejm.IOMetrics{
+			ReadBytes: readBytes, ReadBytesComplete: true, WriteBytes: writeBytes, WriteBytesComplete: true,
+			ReadRecords: readRecords, ReadRecordsComplete: true, WriteRecords: writeRecords, WriteRecordsComplete: true,
+			AccBackPressured: w.accBP, AccIdle: w.accIdle, AccBusy: float64(w.accBusy),
+		}
 	}
-}
-
-func (j *job) subtaskIO(keyed bool) []ioMetrics {
-	var out []ioMetrics
 	if keyed {
 		for _, kt := range j.keyed {
-			out = append(out, ioMetrics{
-				readBytes: kt.bytes + kt.in*8, writeBytes: int64(float64(kt.bytes) * j.spec.outPerIn),
-				readRecords: kt.in, writeRecords: int64(float64(kt.in) * j.spec.outPerIn),
-				bp: kt.win.accBP, idle: kt.win.accIdle, busy: float64(kt.win.accBusy),
-			})
+			out = append(out, io(kt.bytes+kt.in*8, int64(float64(kt.bytes)*j.spec.outPerIn),
+				kt.in, int64(float64(kt.in)*j.spec.outPerIn), &kt.win))
 		}
 		return out
 	}
 	for _, st := range j.src {
-		out = append(out, ioMetrics{
-			readBytes: st.bytes, writeBytes: st.bytes + st.records*8,
-			readRecords: st.records, writeRecords: st.records,
-			bp: st.win.accBP, idle: st.win.accIdle, busy: float64(st.win.accBusy),
-		})
+		out = append(out, io(st.bytes, st.bytes+st.records*8, st.records, st.records, &st.win))
 	}
 	return out
 }
 
-func sumIO(ms []ioMetrics) ioMetrics {
-	var t ioMetrics
+func sumIO(ms []fakejm.IOMetrics) fakejm.IOMetrics {
+	t := fakejm.IOMetrics{ReadBytesComplete: true, WriteBytesComplete: true, ReadRecordsComplete: true, WriteRecordsComplete: true}
 	for _, m := range ms {
-		t.readBytes += m.readBytes
-		t.writeBytes += m.writeBytes
-		t.readRecords += m.readRecords
-		t.writeRecords += m.writeRecords
-		t.bp += m.bp
-		t.idle += m.idle
-		t.busy += m.busy
+		t.ReadBytes += m.ReadBytes
+		t.WriteBytes += m.WriteBytes
+		t.ReadRecords += m.ReadRecords
+		t.WriteRecords += m.WriteRecords
+		t.AccBackPressured += m.AccBackPressured
+		t.AccIdle += m.AccIdle
+		t.AccBusy += m.AccBusy
 	}
 	return t
 }
@@ -393,63 +251,70 @@ func (j *job) vertexParallelism(keyed bool) int {
 	return len(j.src)
 }
 
-func (j *job) vertexSummary(keyed bool, now int64) obj {
+func (j *job) vertexSummary(keyed bool, now int64) fakejm.JobVertex {
 	p := j.vertexParallelism(keyed)
-	start := j.created + 300
-	return obj{
-		"id": j.vertexID(keyed), "slotSharingGroupId": j.ssgID, "name": j.vertexName(keyed),
-		"maxParallelism": j.spec.maxP, "parallelism": p, "status": j.taskState(),
-		"start-time": start, "end-time": j.endTime(), "duration": max(0, j.duration(now)-300),
-		"tasks":   stateCounts(execStates, j.taskState(), p),
-		"metrics": sumIO(j.subtaskIO(keyed)).json(),
+	return fakejm.JobVertex{
+		ID: j.vertexID(keyed), SlotSharingGroupID: j.ssgID, Name: j.vertexName(keyed),
+		MaxParallelism: j.spec.maxP, Parallelism: p, Status: j.taskState(),
+		StartTime: j.created + 300, EndTime: j.endTime(), Duration: max(0, j.duration(now)-300),
+		Tasks: stateCounts(execStates, j.taskState(), p), Metrics: sumIO(j.subtaskIO(keyed)),
 	}
 }
 
-func (j *job) details() obj {
+func (r restJob) Details() *fakejm.JobDetails {
+	j := r.j
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	now := time.Now().UnixMilli()
-	ts := stateCounts(jobStates, "", 0)
-	delete(ts, "")
+	ts := map[string]int64{}
+	for _, st := range jobStates {
+		ts[st] = 0
+	}
 	ts["INITIALIZING"] = j.created
 	ts["CREATED"] = j.created + 200
 	ts["RUNNING"] = j.created + 400
 	if j.state != "RUNNING" {
 		ts[j.state] = j.end
 	}
-	return obj{
-		"jid": j.id, "name": j.spec.name, "isStoppable": false, "state": j.state, "job-type": "STREAMING",
-		"start-time": j.created, "end-time": j.endTime(), "duration": j.duration(now),
-		"maxParallelism": -1, "now": now, "timestamps": ts,
-		"vertices":          []obj{j.vertexSummary(false, now), j.vertexSummary(true, now)},
-		"status-counts":     stateCounts(execStates, j.taskState(), 2),
-		"plan":              j.plan(),
-		"pending-operators": 0,
+	return &fakejm.JobDetails{
+		JID: j.id, Name: j.spec.name, IsStoppable: false, State: j.state, JobType: "STREAMING",
+		StartTime: j.created, EndTime: j.endTime(), Duration: j.duration(now),
+		MaxParallelism: -1, Now: now, Timestamps: ts,
+		Vertices:     []fakejm.JobVertex{j.vertexSummary(false, now), j.vertexSummary(true, now)},
+		StatusCounts: stateCounts(execStates, j.taskState(), 2),
+		Plan:         j.plan(),
 	}
 }
 
-func (j *job) plan() obj {
-	return obj{
-		"jid": j.id, "name": j.spec.name, "type": "STREAMING",
-		"nodes": []obj{
+func (r restJob) Plan() *fakejm.JobPlan {
+	r.j.mu.Lock()
+	defer r.j.mu.Unlock()
+	return &fakejm.JobPlan{Plan: r.j.plan()}
+}
+
+// plan is the job's plan. j.mu must be held.
+func (j *job) plan() fakejm.Plan {
+	return fakejm.Plan{
+		JID: j.id, Name: j.spec.name, Type: "STREAMING",
+		Nodes: []fakejm.PlanNode{
 			{
-				"id": j.keyedVID, "operator": "", "parallelism": len(j.keyed), "operator_strategy": "",
-				"description": j.spec.keyedName + "<br/>", "optimizer_properties": obj{},
-				"inputs": []obj{{"id": j.srcVID, "num": 0, "exchange": "pipelined_bounded", "ship_strategy": "HASH"}},
+				ID: j.keyedVID, Parallelism: len(j.keyed), Description: j.spec.keyedName + "<br/>",
+				Inputs: []fakejm.PlanInput{{ID: j.srcVID, Num: 0, Exchange: "pipelined_bounded", ShipStrategy: "HASH"}},
 			},
-			{
-				"id": j.srcVID, "operator": "", "parallelism": len(j.src), "operator_strategy": "",
-				"description": sourceName + "<br/>", "optimizer_properties": obj{},
-			},
+			{ID: j.srcVID, Parallelism: len(j.src), Description: sourceName + "<br/>"},
 		},
 	}
 }
 
-func (j *job) config() obj {
-	return obj{
-		"jid": j.id, "name": j.spec.name,
-		"execution-config": obj{
-			"restart-strategy": "Cluster level default restart strategy", "job-parallelism": j.p,
-			"object-reuse-mode": false,
-			"user-config": obj{
+func (r restJob) Config() *fakejm.JobConfig {
+	j := r.j
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return &fakejm.JobConfig{
+		JID: j.id, Name: j.spec.name,
+		ExecutionConfig: fakejm.ExecutionConfig{
+			RestartStrategy: "Cluster level default restart strategy", JobParallelism: j.p,
+			UserConfig: map[string]string{
 				"source.topics": strings.Join(j.spec.topics, ","), "group.id": j.groupID(),
 				"partition.discovery.interval.ms": strconv.FormatInt(j.s.opts.discoverEvery.Milliseconds(), 10),
 			},
@@ -457,113 +322,156 @@ func (j *job) config() obj {
 	}
 }
 
-func (j *job) checkpointConfig() obj {
-	return obj{
-		"mode": "exactly_once", "interval": j.s.opts.checkpointEvery.Milliseconds(), "timeout": 600000,
-		"min_pause": 0, "max_concurrent": 1,
-		"externalization":       obj{"enabled": false, "delete_on_cancellation": true},
-		"state_backend":         "HashMapStateBackend",
-		"checkpoint_storage":    "JobManagerCheckpointStorage",
-		"unaligned_checkpoints": false, "tolerable_failed_checkpoints": 0, "aligned_checkpoint_timeout": 0,
-		"checkpoints_after_tasks_finish": true, "state_changelog_enabled": false,
-		"changelog_periodic_materialization_interval": 600000, "changelog_storage": "memory",
+func (r restJob) CheckpointConfig() *fakejm.CheckpointConfig {
+	return &fakejm.CheckpointConfig{
+		Mode: "exactly_once", Interval: r.j.s.opts.checkpointEvery.Milliseconds(), Timeout: 600000,
+		MinPause: 0, MaxConcurrent: 1,
+		Externalization:                          fakejm.CheckpointExternalization{Enabled: false, DeleteOnCancellation: true},
+		StateBackend:                             "HashMapStateBackend",
+		CheckpointStorage:                        "JobManagerCheckpointStorage",
+		CheckpointsAfterTasksFinish:              true,
+		ChangelogPeriodicMaterializationInterval: 600000, ChangelogStorage: "memory",
 	}
 }
 
-func (j *job) vertexDetails(keyed bool) obj {
+func (r restJob) Metrics() fakejm.Metrics {
+	r.j.mu.Lock()
+	defer r.j.mu.Unlock()
+	return r.j.jobMetrics()
+}
+
+func (r restJob) Checkpoints() *fakejm.Checkpoints {
+	r.j.mu.Lock()
+	defer r.j.mu.Unlock()
+	return r.j.checkpoints()
+}
+
+func (r restJob) Checkpoint(id int64) *fakejm.CheckpointStatistics {
+	r.j.mu.Lock()
+	defer r.j.mu.Unlock()
+	cp := r.j.findCheckpoint(id)
+	if cp == nil {
+		return nil
+	}
+	return r.j.checkpointStats(cp, true)
+}
+
+func (v restVertex) Parallelism() int {
+	v.j.mu.Lock()
+	defer v.j.mu.Unlock()
+	return v.j.vertexParallelism(v.keyed)
+}
+
+func (v restVertex) Metrics(subtask int) fakejm.Metrics {
+	v.j.mu.Lock()
+	defer v.j.mu.Unlock()
+	ms := v.j.subtaskMetrics(v.keyed)
+	if subtask < 0 {
+		return vertexStore(ms)
+	}
+	if subtask >= len(ms) {
+		// Rescaled between the handler's check and now.
+		return newMetricSet()
+	}
+	return ms[subtask]
+}
+
+func (v restVertex) CheckpointSubtasks(id int64) *fakejm.CheckpointSubtasks {
+	v.j.mu.Lock()
+	defer v.j.mu.Unlock()
+	cp := v.j.findCheckpoint(id)
+	if cp == nil {
+		return nil
+	}
+	return v.j.checkpointSubtasks(cp, v.keyed)
+}
+
+func (v restVertex) Details() *fakejm.VertexDetails {
+	j, keyed := v.j, v.keyed
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	now := time.Now().UnixMilli()
 	p := j.vertexParallelism(keyed)
 	ios := j.subtaskIO(keyed)
-	subs := []obj{}
+	subs := []fakejm.Subtask{}
 	durs := map[string][]float64{}
 	start := j.created + 300
 	for i := range p {
-		sd := obj{}
-		for k, v := range map[string]int64{
+		sd := map[string]int64{}
+		for k, d := range map[string]int64{
 			"CREATED": int64(190 + i), "SCHEDULED": int64(300 + i), "DEPLOYING": int64(280 + 2*i),
 			"INITIALIZING": int64(270 + 3*i), "RUNNING": max(0, j.duration(now)-300-int64(1040+6*i)),
 		} {
-			sd[k] = v
-			durs[k] = append(durs[k], float64(v))
+			sd[k] = d
+			durs[k] = append(durs[k], float64(d))
 		}
-		subs = append(subs, obj{
-			"subtask": i, "status": j.taskState(), "attempt": 0, "endpoint": "127.0.0.1:6121",
-			"start-time": start + int64(i), "end-time": j.endTime(), "duration": max(0, j.duration(now)-300-int64(i)),
-			"metrics": ios[i].json(), "taskmanager-id": j.s.tmID, "status-duration": sd,
-			"start_time": start + int64(i),
+		subs = append(subs, fakejm.Subtask{
+			Subtask: i, Status: j.taskState(), Attempt: 0, Endpoint: "127.0.0.1:6121",
+			StartTime: start + int64(i), EndTime: j.endTime(), Duration: max(0, j.duration(now)-300-int64(i)),
+			Metrics: ios[i], TaskManagerID: j.s.tmID, StatusDuration: sd, StartTimeOld: start + int64(i),
 		})
 	}
-	aggM := obj{}
-	cols := map[string]func(ioMetrics) float64{
-		"read-bytes":                     func(m ioMetrics) float64 { return float64(m.readBytes) },
-		"write-bytes":                    func(m ioMetrics) float64 { return float64(m.writeBytes) },
-		"read-records":                   func(m ioMetrics) float64 { return float64(m.readRecords) },
-		"write-records":                  func(m ioMetrics) float64 { return float64(m.writeRecords) },
-		"accumulated-backpressured-time": func(m ioMetrics) float64 { return float64(m.bp) },
-		"accumulated-idle-time":          func(m ioMetrics) float64 { return float64(m.idle) },
-		"accumulated-busy-time":          func(m ioMetrics) float64 { return m.busy },
+	cols := map[string]func(fakejm.IOMetrics) float64{
+		"read-bytes":                     func(m fakejm.IOMetrics) float64 { return float64(m.ReadBytes) },
+		"write-bytes":                    func(m fakejm.IOMetrics) float64 { return float64(m.WriteBytes) },
+		"read-records":                   func(m fakejm.IOMetrics) float64 { return float64(m.ReadRecords) },
+		"write-records":                  func(m fakejm.IOMetrics) float64 { return float64(m.WriteRecords) },
+		"accumulated-backpressured-time": func(m fakejm.IOMetrics) float64 { return float64(m.AccBackPressured) },
+		"accumulated-idle-time":          func(m fakejm.IOMetrics) float64 { return float64(m.AccIdle) },
+		"accumulated-busy-time":          func(m fakejm.IOMetrics) float64 { return m.AccBusy },
 	}
+	agg := fakejm.Aggregated{Metrics: map[string]fakejm.StatsSummary{}, StatusDuration: map[string]fakejm.StatsSummary{}}
 	for k, f := range cols {
 		var vs []float64
 		for _, m := range ios {
 			vs = append(vs, f(m))
 		}
-		aggM[k] = stats(vs)
+		agg.Metrics[k] = stats(vs)
 	}
-	aggS := obj{}
 	for k, vs := range durs {
-		aggS[k] = stats(vs)
+		agg.StatusDuration[k] = stats(vs)
 	}
-	return obj{
-		"id": j.vertexID(keyed), "name": j.vertexName(keyed), "parallelism": p, "maxParallelism": j.spec.maxP, "now": now,
-		"subtasks": subs, "aggregated": obj{"metrics": aggM, "status-duration": aggS},
+	return &fakejm.VertexDetails{
+		ID: j.vertexID(keyed), Name: j.vertexName(keyed), Parallelism: p, MaxParallelism: j.spec.maxP, Now: now,
+		Subtasks: subs, Aggregated: agg,
 	}
 }
 
-// stats is Flink's StatsSummaryDto-like {min,max,avg,sum,median,p25,p75,p95}
-// over integers (the vertex "aggregated" block).
-func stats(vs []float64) obj {
+// stats is the vertex details' StatsSummaryDto over integers.
+func stats(vs []float64) fakejm.StatsSummary {
 	if len(vs) == 0 {
-		return obj{"min": 0, "max": 0, "avg": 0, "sum": 0, "median": 0, "p25": 0, "p75": 0, "p95": 0}
+		return fakejm.StatsSummary{}
 	}
-	s := slices.Clone(vs)
-	sort.Float64s(s)
+	s := slices.Sorted(slices.Values(vs))
 	var sum float64
 	for _, v := range s {
 		sum += v
 	}
 	pct := func(p float64) int64 { return int64(nearestRank(s, p)) }
-	return obj{
-		"min": int64(s[0]), "max": int64(s[len(s)-1]), "avg": int64(sum / float64(len(s))), "sum": int64(sum),
-		"median": pct(0.5), "p25": pct(0.25), "p75": pct(0.75), "p95": pct(0.95),
+	return fakejm.StatsSummary{
+		Min: int64(s[0]), Max: int64(s[len(s)-1]), Avg: int64(sum / float64(len(s))), Sum: int64(sum),
+		Median: pct(0.5), P25: pct(0.25), P75: pct(0.75), P95: pct(0.95),
 	}
 }
 
-// backpressure is the vertex backpressure answer from its subtask metrics.
-func backpressure(ms []*metricSet) obj {
-	level := func(r float64) string {
-		switch {
-		case r <= 0.10:
-			return "ok"
-		case r <= 0.5:
-			return "low"
-		}
-		return "high"
-	}
+// Backpressure is the vertex backpressure answer from its subtask metrics.
+func (v restVertex) Backpressure() *fakejm.Backpressure {
+	v.j.mu.Lock()
+	ms := v.j.subtaskMetrics(v.keyed)
+	v.j.mu.Unlock()
 	var maxR float64
-	subs := []obj{}
+	subs := []fakejm.SubtaskBackpressure{}
 	for i, m := range ms {
 		r := m.num("backPressuredTimeMsPerSecond") / 1000
-		maxR = max(maxR, r)
-		l := level(r)
-		subs = append(subs, obj{
-			"subtask": i, "backpressureLevel": l, "backpressure-level": l, "ratio": r,
-			"idleRatio": m.num("idleTimeMsPerSecond") / 1000, "busyRatio": m.num("busyTimeMsPerSecond") / 1000,
+		maxR = math.Max(maxR, r)
+		l := fakejm.BackpressureLevel(r)
+		subs = append(subs, fakejm.SubtaskBackpressure{
+			Subtask: i, Level: l, LevelOld: l, Ratio: r,
+			IdleRatio: m.num("idleTimeMsPerSecond") / 1000, BusyRatio: m.num("busyTimeMsPerSecond") / 1000,
 		})
 	}
-	l := level(maxR)
-	return obj{
-		"status": "ok", "backpressureLevel": l, "backpressure-level": l,
-		"end-timestamp": time.Now().UnixMilli(), "subtasks": subs,
+	l := fakejm.BackpressureLevel(maxR)
+	return &fakejm.Backpressure{
+		Status: "ok", Level: l, LevelOld: l, EndTimestamp: time.Now().UnixMilli(), Subtasks: subs,
 	}
 }

@@ -1,9 +1,17 @@
-// Package fakejm is a fake Flink JobManager REST endpoint that scales to
+// Package fakejm is a fake Flink JobManager REST endpoint: the one the
+// sandbox serves its simulated jobs through, and one that scales to
 // hundreds of jobs, for measuring what skewscope's Flink collector costs
 // per poll (cmd/jmload, the benchmarks of this package).
 //
-// Handler serves Config.Jobs identical streaming jobs, each of three
-// vertices at one parallelism:
+// Handler owns Flink's REST API: its routes, error answers, request-line
+// limit, metric-store queries (id lists, get=, the subtask aggregation)
+// and wire types; a Cluster says what there is to answer (NewHandler).
+// The package writes Flink's metric ids itself (names.go), so a test of
+// the collector against a fake checks it against Flink's naming rules, not
+// against the collector's own helpers.
+//
+// New serves a synthetic Cluster of Config.Jobs identical streaming jobs,
+// each of three vertices at one parallelism:
 //
 //   - "Source: Kafka Source -> Source Tagger": a KafkaSource reading
 //     Config.Partitions partitions spread over Config.Topics, assigned to
@@ -41,20 +49,13 @@ package fakejm
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/skewscope/skewscope/assign"
 )
 
 // FlinkVersion is the version the fake reports in /overview.
 const FlinkVersion = "2.3.0"
-
-// maxRequestLine is Netty's HttpServerCodec default initial line limit,
-// which Flink's REST server keeps.
-const maxRequestLine = 4096
 
 // DefaultTopics are the topic names a source reads when Config.Topics is
 // empty: the recorded job's, one of them with a dot that Flink's metric ids
@@ -130,10 +131,10 @@ func (c Config) withDefaults() (Config, error) {
 	given, sum := 0, 0
 	seen := map[string]bool{}
 	for _, t := range c.Topics {
-		if t.Name == "" || seen[sanitize(t.Name)] {
+		if t.Name == "" || seen[MetricName(t.Name)] {
 			add("Topics: %q is empty or its metric name is taken", t.Name)
 		}
-		seen[sanitize(t.Name)] = true
+		seen[MetricName(t.Name)] = true
 		if t.Partitions < 0 || t.Partitions > assign.MaxPartitions {
 			add("Topics: %q has %d partitions", t.Name, t.Partitions)
 		}
@@ -165,19 +166,18 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// Handler is the fake JobManager's REST API. It is safe for concurrent use.
-type Handler struct {
+// synthetic is the Cluster of a Config: its jobs and the answers they
+// share, encoded once.
+type synthetic struct {
 	cfg    Config
-	mux    *http.ServeMux
 	layout *layout
 	jobs   map[string]*job
-	stats  counters
 
-	// Bodies of the cluster-wide endpoints.
-	overview, jobsOverview []byte
+	overview     *Overview
+	jobsOverview *JobsOverview
 }
 
-// New builds the jobs of cfg and encodes their constant answers.
+// New builds the jobs of cfg and serves them.
 func New(cfg Config) (*Handler, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -187,216 +187,31 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{cfg: cfg, layout: l, jobs: make(map[string]*job, cfg.Jobs)}
+	c := &synthetic{cfg: cfg, layout: l, jobs: make(map[string]*job, cfg.Jobs)}
 	order := make([]*job, cfg.Jobs)
 	for i := range cfg.Jobs {
 		order[i] = l.newJob(i)
-		h.jobs[order[i].id] = order[i]
+		c.jobs[order[i].id] = order[i]
 	}
-	if h.overview, err = l.overviewBody(); err != nil {
-		return nil, err
-	}
-	if h.jobsOverview, err = l.jobsOverviewBody(order); err != nil {
-		return nil, err
-	}
-	h.routes()
+	c.overview = freeze(l.overview())
+	c.jobsOverview = freeze(l.jobsOverview(order))
+	h := NewHandler(c)
+	h.cfg = cfg
 	return h, nil
 }
 
-// Config returns the configuration, defaults applied.
+// Config returns the configuration of a Handler made by New, defaults
+// applied; the zero Config for any other Cluster.
 func (h *Handler) Config() Config { return h.cfg }
 
-// routes lists every URL the fake answers.
-func (h *Handler) routes() {
-	m := http.NewServeMux()
-	m.Handle("GET /overview", h.serve(KindOverview, func(*http.Request) (int, []byte) { return http.StatusOK, h.overview }))
-	m.Handle("GET /jobs/overview", h.serve(KindJobsOverview, func(*http.Request) (int, []byte) { return http.StatusOK, h.jobsOverview }))
-	m.Handle("GET /jobs/{jid}", h.serveJob(KindJob, h.serveJobDetails))
-	m.Handle("GET /jobs/{jid}/plan", h.serveJob(KindJob, func(j *job, _ *http.Request) (int, []byte) { return http.StatusOK, j.plan }))
-	m.Handle("GET /jobs/{jid}/metrics", h.serveMetrics(h.serveJobMetrics))
-	m.Handle("GET /jobs/{jid}/checkpoints", h.serveJob(KindCheckpoints, h.serveCheckpoints))
-	m.Handle("GET /jobs/{jid}/checkpoints/details/{cp}", h.serveJob(KindCheckpoints, h.serveCheckpointDetails))
-	m.Handle("GET /jobs/{jid}/checkpoints/details/{cp}/subtasks/{vid}", h.serveVertex(KindCheckpoints, h.serveCheckpointSubtasks))
-	m.Handle("GET /jobs/{jid}/vertices/{vid}", h.serveVertex(KindVertex, func(v *vertex, _ *http.Request) (int, []byte) { return http.StatusOK, v.details }))
-	m.Handle("GET /jobs/{jid}/vertices/{vid}/backpressure", h.serveVertex(KindBackpressure, func(v *vertex, _ *http.Request) (int, []byte) { return http.StatusOK, v.kind.backpressure }))
-	m.Handle("GET /jobs/{jid}/vertices/{vid}/metrics", h.serveMetrics(h.serveVertexMetrics))
-	m.Handle("GET /jobs/{jid}/vertices/{vid}/subtasks/{subtask}/metrics", h.serveMetrics(h.serveSubtaskMetrics))
-	m.Handle("/", h.serve(KindNotFound, func(r *http.Request) (int, []byte) { return notFound("Not found: " + r.URL.Path) }))
-	h.mux = m
-}
+func (c *synthetic) Overview() *Overview               { return c.overview }
+func (c *synthetic) JobsOverview() *JobsOverview       { return c.jobsOverview }
+func (c *synthetic) DashboardConfig() *DashboardConfig { return nil }
+func (c *synthetic) TaskManagers() *TaskManagers       { return nil }
 
-// ServeHTTP implements http.Handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if len(r.Method)+1+len(r.RequestURI)+1+len(r.Proto) > maxRequestLine {
-		h.write(w, r, KindRejected, http.StatusRequestEntityTooLarge, errorBody("An HTTP line is larger than 4096 bytes."))
-		return
+func (c *synthetic) Job(id string) Job {
+	if j := c.jobs[id]; j != nil {
+		return j
 	}
-	h.mux.ServeHTTP(w, r)
+	return nil
 }
-
-// serve adapts an answer function to a handler that writes and counts the
-// answer; a 404 answer counts as KindNotFound, whatever the route.
-func (h *Handler) serve(kind Kind, f func(*http.Request) (int, []byte)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		status, body := f(r)
-		h.write(w, r, kind, status, body)
-	})
-}
-
-func (h *Handler) write(w http.ResponseWriter, r *http.Request, kind Kind, status int, body []byte) {
-	if status == http.StatusNotFound {
-		kind = KindNotFound
-	}
-	hd := w.Header()
-	hd["Content-Type"] = []string{"application/json; charset=UTF-8"}
-	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
-	h.stats.add(kind, len(body), r)
-}
-
-// serveJob resolves {jid}.
-func (h *Handler) serveJob(kind Kind, f func(*job, *http.Request) (int, []byte)) http.Handler {
-	return h.serve(kind, func(r *http.Request) (int, []byte) {
-		j := h.jobs[r.PathValue("jid")]
-		if j == nil {
-			return notFound("Job " + r.PathValue("jid") + " not found")
-		}
-		return f(j, r)
-	})
-}
-
-// serveVertex resolves {jid} and {vid}.
-func (h *Handler) serveVertex(kind Kind, f func(*vertex, *http.Request) (int, []byte)) http.Handler {
-	return h.serveJob(kind, func(j *job, r *http.Request) (int, []byte) {
-		v := j.vertex(r.PathValue("vid"))
-		if v == nil {
-			return notFound("Vertex " + r.PathValue("vid") + " not found in job " + j.id)
-		}
-		return f(v, r)
-	})
-}
-
-// serveMetrics serves a metric endpoint: the id list without get=
-// (KindMetricList), values with it (KindMetricValues).
-func (h *Handler) serveMetrics(f func(r *http.Request, get []string) (int, []byte)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		get := getList(r)
-		kind := KindMetricList
-		if get != nil {
-			kind = KindMetricValues
-		}
-		status, body := f(r, get)
-		h.write(w, r, kind, status, body)
-	})
-}
-
-// getList returns the ids of the get= parameter, nil without one.
-func getList(r *http.Request) []string {
-	vals, ok := r.URL.Query()["get"]
-	if !ok {
-		return nil
-	}
-	ids := []string{}
-	for _, v := range vals {
-		for id := range strings.SplitSeq(v, ",") {
-			if id != "" {
-				ids = append(ids, id)
-			}
-		}
-	}
-	return ids
-}
-
-func (h *Handler) serveJobDetails(j *job, _ *http.Request) (int, []byte) {
-	return http.StatusOK, j.details
-}
-
-func (h *Handler) serveJobMetrics(r *http.Request, get []string) (int, []byte) {
-	j := h.jobs[r.PathValue("jid")]
-	if j == nil {
-		return notFound("Job " + r.PathValue("jid") + " not found")
-	}
-	if get == nil {
-		return http.StatusOK, h.layout.jobMetricList
-	}
-	return http.StatusOK, j.metricValues(get)
-}
-
-func (h *Handler) serveVertexMetrics(r *http.Request, get []string) (int, []byte) {
-	v, status, body := h.vertexOf(r)
-	if v == nil {
-		return status, body
-	}
-	if get == nil {
-		return http.StatusOK, v.kind.idList
-	}
-	return http.StatusOK, v.metricValues(get, -1)
-}
-
-func (h *Handler) serveSubtaskMetrics(r *http.Request, get []string) (int, []byte) {
-	v, status, body := h.vertexOf(r)
-	if v == nil {
-		return status, body
-	}
-	s := r.PathValue("subtask")
-	i, err := strconv.Atoi(s)
-	if err != nil || i < 0 || i >= h.cfg.Parallelism || strconv.Itoa(i) != s {
-		return notFound("Subtask " + s + " not found")
-	}
-	if get == nil {
-		return http.StatusOK, v.kind.subtaskIDList(i)
-	}
-	return http.StatusOK, v.metricValues(get, i)
-}
-
-// vertexOf resolves {jid} and {vid}, or returns the 404 answer.
-func (h *Handler) vertexOf(r *http.Request) (*vertex, int, []byte) {
-	j := h.jobs[r.PathValue("jid")]
-	if j == nil {
-		s, b := notFound("Job " + r.PathValue("jid") + " not found")
-		return nil, s, b
-	}
-	v := j.vertex(r.PathValue("vid"))
-	if v == nil {
-		s, b := notFound("Vertex " + r.PathValue("vid") + " not found in job " + j.id)
-		return nil, s, b
-	}
-	return v, 0, nil
-}
-
-func (h *Handler) serveCheckpoints(j *job, _ *http.Request) (int, []byte) {
-	return http.StatusOK, j.checkpoints()
-}
-
-func (h *Handler) serveCheckpointDetails(j *job, r *http.Request) (int, []byte) {
-	cp, ok := j.retained(r.PathValue("cp"))
-	if !ok {
-		return notFound("Could not find checkpointing statistics for checkpoint " + r.PathValue("cp") + ".")
-	}
-	return http.StatusOK, j.checkpointDetails(cp)
-}
-
-func (h *Handler) serveCheckpointSubtasks(v *vertex, r *http.Request) (int, []byte) {
-	cp, ok := v.job.retained(r.PathValue("cp"))
-	if !ok {
-		return notFound("Could not find checkpointing statistics for checkpoint " + r.PathValue("cp") + ".")
-	}
-	return http.StatusOK, v.checkpointSubtasks(cp)
-}
-
-// notFound is Flink's 404 answer.
-func notFound(msg string) (int, []byte) { return http.StatusNotFound, errorBody(msg) }
-
-func errorBody(msg string) []byte {
-	b := append([]byte(`{"errors":[`), appendJSONString(nil, msg)...)
-	return append(b, "]}"...)
-}
-
-// Stats returns the counts since New or the last Reset.
-func (h *Handler) Stats() Stats { return h.stats.snapshot() }
-
-// Reset zeroes the counts.
-func (h *Handler) Reset() { h.stats.reset() }
-
-var _ http.Handler = (*Handler)(nil)

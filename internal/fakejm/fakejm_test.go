@@ -402,7 +402,7 @@ func TestCheckpointsAdvance(t *testing.T) {
 	}
 	get(t, h, base+"2/subtasks/"+vs[roleKeyed], 404) // the history holds 3..12
 	get(t, h, base+"13", 404)                        // not yet
-	get(t, h, base+"x", 404)
+	get(t, h, base+"x", http.StatusBadRequest)       // Flink parses the id as a long
 }
 
 func TestUnknownAndRefused(t *testing.T) {

@@ -52,9 +52,11 @@ type vertexKind struct {
 	fixed []string
 	names map[string]metricInfo
 
-	idList       []byte   // vertex metric id list
-	subtaskLists [][]byte // per-subtask metric id lists
-	backpressure []byte
+	allIDs       []string   // the vertex store's ids, in its order
+	idList       []byte     // …and encoded
+	subIDs       [][]string // per-subtask ids
+	subtaskLists [][]byte   // …and encoded
+	backpressure *Backpressure
 	load         []subtaskLoad
 }
 
@@ -67,12 +69,11 @@ type subtaskLoad struct {
 
 // partition is one partition a source reads.
 type partition struct {
-	topic   string // as in Kafka
-	idTopic string // as in metric ids (sanitised)
-	num     int32
-	owner   int     // the source subtask reading it
-	rate    float64 // records per second
-	base    int64   // offset before the first value request
+	topic string // as in Kafka
+	num   int32
+	owner int     // the source subtask reading it
+	rate  float64 // records per second
+	base  int64   // offset before the first value request
 }
 
 type layout struct {
@@ -98,7 +99,7 @@ func newLayout(cfg Config) (*layout, error) {
 			}
 			k := int32(len(l.partitions))
 			l.partitions = append(l.partitions, partition{
-				topic: t.Name, idTopic: sanitize(t.Name), num: int32(n), owner: owner,
+				topic: t.Name, num: int32(n), owner: owner,
 				// Uneven but steady: 5 to 64 records/s per partition.
 				rate: float64(5 + (n*37+ti*11)%60),
 				base: int64(1000 + 17*n),
@@ -141,14 +142,14 @@ func (l *layout) newKind(r role, ops []operator, task []string) *vertexKind {
 		k.names[n] = metricInfo{m: classify(true, n), part: -1}
 	}
 	for _, op := range ops {
-		prefix := sanitize(op.name) + "."
+		prefix := OperatorScope(op.name) + "."
 		for _, n := range op.metrics {
 			k.fixed = append(k.fixed, prefix+n)
 			k.names[prefix+n] = metricInfo{m: classify(false, n), part: -1}
 		}
 	}
 	if r == roleSource {
-		prefix := sanitize(ops[0].name) + "."
+		prefix := OperatorScope(ops[0].name) + "."
 		for i := range l.partitions {
 			for _, id := range partitionMetricIDs(l.partitions[i]) {
 				k.names[prefix+id.name] = metricInfo{m: id.m, part: int32(i)}
@@ -160,8 +161,10 @@ func (l *layout) newKind(r role, ops []operator, task []string) *vertexKind {
 	// lists a HashMap's keys.
 	var all []string
 	k.subtaskLists = make([][]byte, p)
+	k.subIDs = make([][]string, p)
 	for i := range p {
 		ids := k.subtaskIDs(l, i)
+		k.subIDs[i] = ids
 		k.subtaskLists[i] = idListBody(ids)
 		pre := strconv.Itoa(i) + "."
 		for _, id := range ids {
@@ -170,7 +173,7 @@ func (l *layout) newKind(r role, ops []operator, task []string) *vertexKind {
 	}
 	rng := rand.New(rand.NewPCG(uint64(r)+1, uint64(p)))
 	rng.Shuffle(len(all), func(a, b int) { all[a], all[b] = all[b], all[a] })
-	k.idList = idListBody(all)
+	k.allIDs, k.idList = all, idListBody(all)
 
 	k.load = make([]subtaskLoad, p)
 	var total float64
@@ -203,7 +206,7 @@ func (l *layout) newKind(r role, ops []operator, task []string) *vertexKind {
 		}
 		k.load[i] = ld
 	}
-	k.backpressure = backpressureBody(k.load)
+	k.backpressure = backpressure(k.load)
 	return k
 }
 
@@ -211,7 +214,7 @@ func (l *layout) newKind(r role, ops []operator, task []string) *vertexKind {
 func (k *vertexKind) subtaskIDs(l *layout, i int) []string {
 	ids := slices.Clone(k.fixed)
 	if k.role == roleSource {
-		prefix := sanitize(k.operators[0].name) + "."
+		prefix := OperatorScope(k.operators[0].name) + "."
 		for _, pi := range l.owned[i] {
 			for _, id := range partitionMetricIDs(l.partitions[pi]) {
 				ids = append(ids, prefix+id.name)
@@ -220,9 +223,6 @@ func (k *vertexKind) subtaskIDs(l *layout, i int) []string {
 	}
 	return ids
 }
-
-// subtaskIDList is the answer of the subtask metric endpoint without get=.
-func (k *vertexKind) subtaskIDList(i int) []byte { return k.subtaskLists[i] }
 
 type partitionID struct {
 	name string
@@ -233,15 +233,16 @@ type partitionID struct {
 // registers for one partition (KafkaSourceReaderMetrics and the split's
 // watermark group).
 func partitionMetricIDs(p partition) []partitionID {
-	tp := "KafkaSourceReader.topic." + p.idTopic + ".partition." + strconv.Itoa(int(p.num)) + "."
-	ids := []partitionID{{tp + "committedOffset", mCommittedOffset}, {tp + "currentOffset", mCurrentOffset}}
-	split := "split." + p.idTopic + "-" + strconv.Itoa(int(p.num)) + ".watermark."
+	ids := []partitionID{
+		{kafkaOffsetRel(p.topic, p.num, CommittedOffset), mCommittedOffset},
+		{kafkaOffsetRel(p.topic, p.num, CurrentOffset), mCurrentOffset},
+	}
 	for _, n := range splitWatermarkMetrics {
 		m := mZero
 		if n == "currentWatermark" {
 			m = mWatermark
 		}
-		ids = append(ids, partitionID{split + n, m})
+		ids = append(ids, partitionID{splitWatermarkRel(p.topic, p.num, n), m})
 	}
 	return ids
 }
@@ -252,8 +253,8 @@ type job struct {
 	index    int
 	id, name string
 	vertices [numRoles]*vertex
-	details  []byte
-	plan     []byte
+	details  *JobDetails
+	plan     *JobPlan
 
 	cpCalls atomic.Int64
 	cpBody  atomic.Pointer[cachedBody]
@@ -261,7 +262,7 @@ type job struct {
 
 type cachedBody struct {
 	id   int64
-	body []byte
+	body *Checkpoints
 }
 
 // vertex is one job vertex.
@@ -269,12 +270,13 @@ type vertex struct {
 	job     *job
 	kind    *vertexKind
 	id      string
-	details []byte
+	details *VertexDetails
 	// calls counts value requests: offsets and counters grow with it.
 	calls atomic.Int64
 }
 
-func (j *job) vertex(id string) *vertex {
+// Vertex implements Job.
+func (j *job) Vertex(id string) Vertex {
 	for _, v := range j.vertices {
 		if v.id == id {
 			return v
@@ -282,6 +284,33 @@ func (j *job) vertex(id string) *vertex {
 	}
 	return nil
 }
+
+// Details implements Job.
+func (j *job) Details() *JobDetails { return j.details }
+
+// Plan implements Job.
+func (j *job) Plan() *JobPlan { return j.plan }
+
+// Config implements Job: the collector does not read it.
+func (j *job) Config() *JobConfig { return nil }
+
+// CheckpointConfig implements Job: the collector does not read it.
+func (j *job) CheckpointConfig() *CheckpointConfig { return nil }
+
+// Metrics implements Job.
+func (j *job) Metrics() Metrics { return &jobStore{j: j, latest: j.latestCheckpoint(j.cpCalls.Load())} }
+
+// Parallelism implements Vertex.
+func (v *vertex) Parallelism() int { return v.job.l.cfg.Parallelism }
+
+// Details implements Vertex.
+func (v *vertex) Details() *VertexDetails { return v.details }
+
+// Backpressure implements Vertex.
+func (v *vertex) Backpressure() *Backpressure { return v.kind.backpressure }
+
+// Metrics implements Vertex.
+func (v *vertex) Metrics(subtask int) Metrics { return &vertexStore{v: v, subtask: subtask} }
 
 // hexID is a 32-hex-digit id derived from s, like Flink's JobID and
 // JobVertexID.
@@ -294,13 +323,13 @@ func (l *layout) newJob(i int) *job {
 	j := &job{l: l, index: i, id: hexID("job " + strconv.Itoa(i)), name: fmt.Sprintf("load-job-%04d", i)}
 	for r := range numRoles {
 		v := &vertex{job: j, kind: l.kinds[r], id: hexID(fmt.Sprintf("job %d vertex %d", i, r))}
-		v.details = must(marshal(l.vertexDetails(j, v)))
+		d := l.vertexDetails(j, v)
+		v.details = freeze(&d)
 		j.vertices[r] = v
 	}
-	j.plan = must(marshal(struct {
-		Plan wirePlan `json:"plan"`
-	}{l.plan(j)}))
-	j.details = must(marshal(l.jobDetails(j)))
+	j.plan = freeze(&JobPlan{Plan: l.plan(j)})
+	d := l.jobDetails(j)
+	j.details = freeze(&d)
 	return j
 }
 
@@ -360,18 +389,6 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 	}
 	return append(b, '"')
-}
-
-// sanitize is Flink's metric-name sanitisation: space, '.', ':' and ','
-// become '_'.
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '.', ':', ',':
-			return '_'
-		}
-		return r
-	}, s)
 }
 
 // mix is SplitMix64's finaliser: a cheap, well-spread hash of x.

@@ -11,10 +11,10 @@ type Kind uint8
 
 // The kinds Stats counts.
 const (
-	KindOverview     Kind = iota // /overview
+	KindOverview     Kind = iota // /overview, /config, /taskmanagers
 	KindJobsOverview             // /jobs/overview
-	KindJob                      // /jobs/:id, /jobs/:id/plan
-	KindCheckpoints              // /jobs/:id/checkpoints and its details
+	KindJob                      // /jobs/:id, /jobs/:id/plan, /jobs/:id/config
+	KindCheckpoints              // /jobs/:id/checkpoints, its details and config
 	KindVertex                   // /jobs/:id/vertices/:vid
 	KindBackpressure             // /jobs/:id/vertices/:vid/backpressure
 	// KindMetricList is a metric endpoint without get=: the id list.
@@ -23,7 +23,9 @@ const (
 	KindMetricValues
 	// KindNotFound is a 404 answer: a path or id the fake does not know.
 	KindNotFound
-	// KindRejected is a request line over Netty's 4096 bytes.
+	// KindRejected is a request Flink refuses: a request line over
+	// Netty's 4096 bytes, a method other than GET, an id that does not
+	// parse.
 	KindRejected
 	numKinds
 )

@@ -70,39 +70,50 @@ func classify(task bool, name string) metric {
 	return mZero
 }
 
-// metricValues answers a vertex metric request with get=: the requested
-// ids the vertex lists, in the requested order. subtask is −1 on the vertex
-// endpoint (ids carry "<subtask>."), the subtask on the subtask endpoint.
-func (v *vertex) metricValues(ids []string, subtask int) []byte {
-	tick := v.calls.Add(1)
-	k := v.kind
-	l := v.job.l
-	b := make([]byte, 0, 64*len(ids)+2)
-	b = append(b, '[')
-	first := true
-	for _, id := range ids {
-		s, rest := subtask, id
-		if subtask < 0 {
-			var ok bool
-			if s, rest, ok = cutSubtask(id, l.cfg.Parallelism); !ok {
-				continue
-			}
-		}
-		info, ok := k.names[rest]
-		if !ok || (info.part >= 0 && l.partitions[info.part].owner != s) {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = append(b, `{"id":`...)
-		b = appendJSONString(b, id)
-		b = append(b, `,"value":"`...)
-		b = v.appendValue(b, info, s, tick)
-		b = append(b, `"}`...)
+// vertexStore is one request's view of a vertex's metric store (subtask
+// −1) or one subtask's.
+type vertexStore struct {
+	v       *vertex
+	subtask int
+	// tick numbers the value requests of the vertex: offsets and counters
+	// grow with it. It is taken at the first value asked.
+	tick int64
+}
+
+func (st *vertexStore) IDs() []string {
+	if st.subtask < 0 {
+		return st.v.kind.allIDs
 	}
-	return append(b, ']')
+	return st.v.kind.subIDs[st.subtask]
+}
+
+func (st *vertexStore) idListBody() []byte {
+	if st.subtask < 0 {
+		return st.v.kind.idList
+	}
+	return st.v.kind.subtaskLists[st.subtask]
+}
+
+// AppendValue appends the value of id: on the vertex store ids carry
+// "<subtask>.", on a subtask's they do not.
+func (st *vertexStore) AppendValue(b []byte, id string) ([]byte, bool) {
+	v := st.v
+	l := v.job.l
+	s, rest := st.subtask, id
+	if s < 0 {
+		var ok bool
+		if s, rest, ok = cutSubtask(id, l.cfg.Parallelism); !ok {
+			return b, false
+		}
+	}
+	info, ok := v.kind.names[rest]
+	if !ok || (info.part >= 0 && l.partitions[info.part].owner != s) {
+		return b, false
+	}
+	if st.tick == 0 {
+		st.tick = v.calls.Add(1)
+	}
+	return v.appendValue(b, info, s, st.tick), true
 }
 
 // cutSubtask splits "<subtask>.<rest>" with a subtask below p.
@@ -199,24 +210,27 @@ var jobMetrics = []struct {
 	{"numRestarts", func(*job, int64) int64 { return 0 }},
 }
 
-// metricValues answers /jobs/:id/metrics?get=.
-func (j *job) metricValues(ids []string) []byte {
-	latest := j.latestCheckpoint(j.cpCalls.Load())
-	b := []byte{'['}
-	for _, id := range ids {
-		for _, m := range jobMetrics {
-			if m.name != id {
-				continue
-			}
-			if len(b) > 1 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"id":`...)
-			b = appendJSONString(b, id)
-			b = append(b, `,"value":"`...)
-			b = strconv.AppendInt(b, m.value(j, latest), 10)
-			b = append(b, `"}`...)
+// jobStore is one request's view of a job's metric store.
+type jobStore struct {
+	j      *job
+	latest int64 // the latest completed checkpoint
+}
+
+func (st *jobStore) IDs() []string {
+	ids := make([]string, len(jobMetrics))
+	for i, m := range jobMetrics {
+		ids[i] = m.name
+	}
+	return ids
+}
+
+func (st *jobStore) idListBody() []byte { return st.j.l.jobMetricList }
+
+func (st *jobStore) AppendValue(b []byte, id string) ([]byte, bool) {
+	for _, m := range jobMetrics {
+		if m.name == id {
+			return strconv.AppendInt(b, m.value(st.j, st.latest), 10), true
 		}
 	}
-	return append(b, ']')
+	return b, false
 }

@@ -8,6 +8,13 @@
 // way Flink serves them: for ?get=, the requested ids that the recorded
 // answers of the path carry, in the requested order; unknown ids are left
 // out. Paths the step did not record answer 404 with Flink's error body.
+//
+// It is not a fakejm.Cluster on purpose: a recording is evidence of what a
+// real JobManager sent, so it is served as recorded, byte for byte, not
+// re-encoded through the fake's wire types (which would make the fake's
+// idea of Flink's shapes the thing under test). The fakes are checked
+// against these recordings instead (fakejm's and the sandbox's shape
+// tests).
 package flinkreplay
 
 import (
