@@ -86,82 +86,96 @@ type Sample struct {
 // checkpoint interval, which this estimate includes.
 //
 // A TimeTable is safe for concurrent use: the live store adds samples
-// under its own lock while pages read lags from a snapshot of the store.
+// under its own lock while pages read lags from a State of the store.
+//
+// Times are kept as wall-clock nanoseconds beside the offsets, a table's
+// samples in one pointer-free array: a view of ten thousand partitions
+// reads ten thousand tables, and the collector keeps them for as long as it
+// runs, without the garbage collector scanning them.
 type TimeTable struct {
 	size    int
 	mu      sync.RWMutex
-	samples []Sample // oldest first
+	samples []point // oldest first
 }
+
+// point is a Sample as a TimeTable keeps it: its time in Unix nanoseconds.
+type point struct{ at, offset int64 }
 
 // NewTimeTable returns a table holding at most size samples (at least 2).
 func NewTimeTable(size int) *TimeTable {
 	size = max(size, 2)
-	return &TimeTable{size: size, samples: make([]Sample, 0, size)}
+	return &TimeTable{size: size, samples: make([]point, 0, size)}
 }
 
 // Samples returns a copy of the samples, oldest first.
 func (t *TimeTable) Samples() []Sample {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return append([]Sample(nil), t.samples...)
+	out := make([]Sample, len(t.samples))
+	for i, p := range t.samples {
+		out[i] = Sample{At: time.Unix(0, p.at), Offset: p.offset}
+	}
+	return out
 }
 
 // Add records the end offset seen at time at.
 func (t *TimeTable) Add(at time.Time, end int64) {
+	ns := at.UnixNano()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := len(t.samples)
 	if n > 0 {
 		newest := t.samples[n-1]
-		if !at.After(newest.At) {
+		if ns <= newest.at {
 			return
 		}
-		if end < newest.Offset {
+		if end < newest.offset {
 			t.samples = t.samples[:0]
 			n = 0
 		}
 	}
-	if n >= 2 && t.samples[n-1].Offset == end && t.samples[n-2].Offset == end {
-		t.samples[n-1].At = at
+	if n >= 2 && t.samples[n-1].offset == end && t.samples[n-2].offset == end {
+		t.samples[n-1].at = ns
 		return
 	}
 	if n == t.size {
 		copy(t.samples, t.samples[1:])
 		t.samples = t.samples[:n-1]
 	}
-	t.samples = append(t.samples, Sample{At: at, Offset: end})
+	t.samples = append(t.samples, point{at: ns, offset: end})
 }
 
 // LagSeconds estimates how long ago, seen from now, the end offset passed
 // committed. See [TimeTable] for the method and its limits.
 func (t *TimeTable) LagSeconds(committed int64, now time.Time) (float64, TimeLagKind) {
+	ns := now.UnixNano()
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return timeLag(t.samples, committed, now)
+	return timeLag(t.samples, committed, ns)
 }
 
-func timeLag(s []Sample, c int64, now time.Time) (float64, TimeLagKind) {
+func timeLag(s []point, c int64, now int64) (float64, TimeLagKind) {
 	n := len(s)
 	if n == 0 {
 		return 0, TimeLagUnknown
 	}
-	if c >= s[n-1].Offset {
+	if c >= s[n-1].offset {
 		return 0, TimeLagCaughtUp
 	}
-	if c < s[0].Offset {
-		return max(0, now.Sub(s[0].At).Seconds()), TimeLagAtLeast
+	if c < s[0].offset {
+		return max(0, time.Duration(now-s[0].at).Seconds()), TimeLagAtLeast
 	}
 	for i := n - 1; i > 0; i-- {
 		l, r := s[i-1], s[i]
-		if l.Offset > c || c > r.Offset {
+		if l.offset > c || c > r.offset {
 			continue
 		}
-		tc := r.At
-		if r.Offset != l.Offset {
-			span := float64(r.At.Sub(l.At))
-			tc = r.At.Add(-time.Duration(float64(r.Offset-c) * span / float64(r.Offset-l.Offset)))
+		tc := r.at
+		if r.offset != l.offset {
+			span := float64(r.at - l.at)
+			tc = r.at - int64(time.Duration(float64(r.offset-c)*span/float64(r.offset-l.offset)))
 		}
-		return max(0, now.Sub(tc).Seconds()), TimeLagInterpolated
+		return max(0, time.Duration(now-tc).Seconds()), TimeLagInterpolated
 	}
 	return 0, TimeLagUnknown // unreachable: offsets are non-decreasing
 }

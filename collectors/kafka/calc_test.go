@@ -103,7 +103,11 @@ func TestTimeTableLagSeconds(t *testing.T) {
 		{"one sample, behind", []Sample{{at(10), 100}}, 50, 20, TimeLagAtLeast},
 		{"only a flat line, behind", []Sample{{at(10), 100}, {at(20), 100}}, 50, 20, TimeLagAtLeast},
 	} {
-		got, kind := timeLag(tt.samples, tt.committed, now)
+		tab := NewTimeTable(len(tt.samples) + 1)
+		for _, p := range tt.samples {
+			tab.samples = append(tab.samples, point{p.At.UnixNano(), p.Offset})
+		}
+		got, kind := tab.LagSeconds(tt.committed, now)
 		if got != tt.want || kind != tt.wantKind {
 			t.Errorf("%s: timeLag(%v, %d) = %v, %v, want %v, %v", tt.name, tt.samples, tt.committed, got, kind, tt.want, tt.wantKind)
 		}
