@@ -126,18 +126,19 @@ func (s *Store) runInfer(jobs []inferJob) {
 		answers = append(answers, answer{ij, res, err})
 	}
 	s.mu.Lock()
+	s.seq++
 	for _, a := range answers {
 		l := s.lineage[a.job.key]
 		if l == nil || l.jobID != a.job.jobID || l.known || l.inferred != nil || !slices.Equal(l.history, a.job.tail) {
 			continue
 		}
+		s.jobSeq[a.job.jobID] = s.seq
 		l.inferFor = a.job.hash
 		l.inferNote, l.inferred = inferAnswer(a.res, a.err, a.job.tail)
 		if l.inferred != nil {
 			l.history = slices.Clone(l.inferred.history)
 		}
 	}
-	s.seq++
 	s.publish()
 	s.mu.Unlock()
 	s.notify()

@@ -55,6 +55,9 @@ func (s *Store) publish() {
 		srcStatus: maps.Clone(s.srcStatus),
 		grpStatus: maps.Clone(s.grpStatus),
 		started:   s.started,
+		// Jobs come and go a few at a time: the copies are small.
+		jobSeq:     maps.Clone(s.jobSeq),
+		clusterSeq: maps.Clone(s.clusterSeq),
 	}}
 	for k, l := range s.lineage {
 		c.lineage[k] = l.clone()
@@ -89,3 +92,18 @@ func (sc *succession) clone() *succession {
 	}
 	return c
 }
+
+// Seq is the number of the update this State was published after.
+func (s *State) Seq() uint64 { return s.seq }
+
+// JobSeq is the number of the last update that could change the pages of
+// the job (its job page and its vertex pages): a Flink poll of its
+// endpoint, a Kafka poll of a cluster it may read, an inferred history. A
+// page built at an earlier State with the same JobSeq shows the same
+// figures, but for the ages and what follows from them; 0 for a job no
+// update named.
+func (s *State) JobSeq(jobID string) uint64 { return s.jobSeq[jobID] }
+
+// ClusterSeq is JobSeq for a Kafka cluster's topic pages: the last update
+// of the cluster.
+func (s *State) ClusterSeq(cluster string) uint64 { return s.clusterSeq[cluster] }

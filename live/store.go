@@ -147,6 +147,10 @@ type picture struct {
 	// started is when the store was made: what it counts, it counts from
 	// then on.
 	started time.Time
+	// jobSeq holds, per job id, the last update that touched the job's
+	// pages (JobSeq), and clusterSeq per Kafka cluster the last update
+	// that touched its topic pages (ClusterSeq).
+	jobSeq, clusterSeq map[string]uint64
 }
 
 // Store is the live path's only writer: the collectors hand it their
@@ -205,24 +209,26 @@ func New(opts Options) *Store {
 	}
 	s := &Store{
 		picture: picture{
-			opts:      opts,
-			kafka:     map[string]*kafka.Snapshot{},
-			flink:     map[string]*flink.Snapshot{},
-			tables:    map[tpKey]*kafka.TimeTable{},
-			lineage:   map[vertexKey]*lineage{},
-			sparks:    map[vertexKey]*spark{},
-			parts:     map[string]map[topicPart]kafka.Partition{},
-			topicIdx:  map[string]map[string]*topicIndex{},
-			topics:    map[string]map[string]string{},
-			owners:    map[vertexKey]observedOwners{},
-			good:      map[backendKey]time.Time{},
-			succ:      newSuccession(MaxReplacements),
-			runs:      map[succKey]*lastRun{},
-			withheld:  map[vertexKey]withheldNote{},
-			views:     new(viewCounter),
-			srcStatus: map[vertexKey]sourceStatus{},
-			grpStatus: map[groupKey]map[topicPart]readStatus{},
-			started:   opts.Now(),
+			opts:       opts,
+			kafka:      map[string]*kafka.Snapshot{},
+			flink:      map[string]*flink.Snapshot{},
+			tables:     map[tpKey]*kafka.TimeTable{},
+			lineage:    map[vertexKey]*lineage{},
+			sparks:     map[vertexKey]*spark{},
+			parts:      map[string]map[topicPart]kafka.Partition{},
+			topicIdx:   map[string]map[string]*topicIndex{},
+			topics:     map[string]map[string]string{},
+			owners:     map[vertexKey]observedOwners{},
+			good:       map[backendKey]time.Time{},
+			succ:       newSuccession(MaxReplacements),
+			runs:       map[succKey]*lastRun{},
+			withheld:   map[vertexKey]withheldNote{},
+			views:      new(viewCounter),
+			srcStatus:  map[vertexKey]sourceStatus{},
+			grpStatus:  map[groupKey]map[topicPart]readStatus{},
+			started:    opts.Now(),
+			jobSeq:     map[string]uint64{},
+			clusterSeq: map[string]uint64{},
 		},
 		seen:      map[vertexKey]map[flink.KafkaPartition]bool{},
 		shapes:    map[succKey]*jobShape{},
@@ -308,12 +314,44 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 	}
 	follow := s.followChanges()
 	s.seq++
+	s.touchCluster(snap.Cluster)
 	s.publish()
 	s.mu.Unlock()
 	s.notify()
 	s.tellUnlisted(unlisted)
 	s.tellUnknown(unknown)
 	s.tellFollow(follow)
+}
+
+// touchCluster marks the pages a Kafka update of cluster can change: its
+// topic pages and every job with a source vertex, which may read it
+// (clusterFor) or, listing no reader id yet, be shown from its groups.
+func (s *Store) touchCluster(cluster string) {
+	s.clusterSeq[cluster] = s.seq
+	for _, fs := range s.flink {
+		for i := range fs.Jobs {
+			j := &fs.Jobs[i]
+			for k := range j.Vertices {
+				if v := &j.Vertices[k]; v.Source || v.Kafka != nil {
+					s.jobSeq[j.ID] = s.seq
+					break
+				}
+			}
+		}
+	}
+}
+
+// touchJobs marks the pages of every job a Flink update of endpoint lists
+// now or listed before it: a job that went away shows that too.
+func (s *Store) touchJobs(prev, now *flink.Snapshot) {
+	for _, fs := range []*flink.Snapshot{prev, now} {
+		if fs == nil {
+			continue
+		}
+		for i := range fs.Jobs {
+			s.jobSeq[fs.Jobs[i].ID] = s.seq
+		}
+	}
 }
 
 // followChanges returns the Kafka clusters whose followed topics (the
@@ -579,6 +617,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	s.notePoll(snap)
 	snap = s.keepLastRuns(snap)
 	snap = s.markWithheld(snap)
+	prev := s.flink[snap.Endpoint]
 	s.flink[snap.Endpoint] = snap
 	if snap.Err == nil {
 		s.good[backendKey{"flink", snap.Endpoint}] = snap.CollectedAt
@@ -661,6 +700,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	}
 	follow := s.followChanges()
 	s.seq++
+	s.touchJobs(prev, snap)
 	s.publish()
 	s.mu.Unlock()
 	s.notify()

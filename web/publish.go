@@ -43,11 +43,12 @@ func (s *Server) publishAll() {
 		s.publish(newOverviewPage(pl, st.Overview()))
 	}
 	for _, j := range st.JobRefs() {
-		if !hub.Subscribed(jobTopic(j.ID)) {
+		topic := jobTopic(j.ID)
+		if !hub.Subscribed(topic) || s.upToDate(topic, st.JobSeq(j.ID), now) {
 			continue
 		}
 		if jv, err := st.Job(j.Endpoint, j.ID); err == nil {
-			s.publish(newJobPage(pl, jv, replacedBanner(l, jv.ReplacedBy, now, false)))
+			s.publishFrom(newJobPage(pl, jv, replacedBanner(l, jv.ReplacedBy, now, false)), st.JobSeq(j.ID), now)
 		}
 	}
 	// Topics that differ only in their page's parts or grid share a view:
@@ -58,6 +59,9 @@ func (s *Server) publishAll() {
 		if !ok {
 			continue // a topic no page subscribes to
 		}
+		if s.upToDate(topic, st.JobSeq(job), now) {
+			continue
+		}
 		k := keyOfVertexView(job, vertex, q)
 		b, ok := built[k]
 		if !ok {
@@ -66,15 +70,16 @@ func (s *Server) publishAll() {
 			built[k] = b
 		}
 		if b.err == nil {
-			s.publish(newVertexPage(vertexPageInput{update: true, links: pl, topic: topic, parts: parts, grid: grid, replaced: replacedBanner(l, b.vv.ReplacedBy, now, true)}, b.vv))
+			s.publishFrom(newVertexPage(vertexPageInput{update: true, links: pl, topic: topic, parts: parts, grid: grid, replaced: replacedBanner(l, b.vv.ReplacedBy, now, true)}, b.vv), st.JobSeq(job), now)
 		}
 	}
 	for _, t := range st.Backends().Topics {
-		if !hub.Subscribed(topicTopic(t.Cluster, t.Name)) {
+		topic := topicTopic(t.Cluster, t.Name)
+		if !hub.Subscribed(topic) || s.upToDate(topic, st.ClusterSeq(t.Cluster), now) {
 			continue
 		}
 		if tv, err := st.Topic(t.Cluster, t.Name); err == nil {
-			s.publish(newTopicPage(tv))
+			s.publishFrom(newTopicPage(tv), st.ClusterSeq(t.Cluster), now)
 		}
 	}
 }
@@ -87,7 +92,28 @@ func (s *Server) publishAll() {
 // the topic's last one goes as a change whose sparklines carry only the
 // new samples (views.SparkAppends), to the sockets that were sent that
 // last update; the hub sends the others the whole update.
-func (s *Server) publish(p views.LivePage) {
+func (s *Server) publish(p views.LivePage) { s.publishFrom(p, 0, time.Time{}) }
+
+// republishAfter is how long a page whose figures did not change goes
+// without an update: its ages move on, and a backend that stopped
+// answering shows as stale.
+const republishAfter = 10 * time.Second
+
+// upToDate reports whether the topic's last update was built from the
+// same update of its job or cluster (live.State.JobSeq, ClusterSeq) less
+// than republishAfter ago: publishing scales with what changed, so that a
+// poll of one job's endpoint or cluster rebuilds that job's pages, not
+// every page.
+func (s *Server) upToDate(topic string, from uint64, now time.Time) bool {
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	last, ok := s.lastSent[topic]
+	return ok && from != 0 && last.from == from && now.Sub(last.at) < republishAfter
+}
+
+// publishFrom is publish of a page built from update from of its job or
+// cluster, at now.
+func (s *Server) publishFrom(p views.LivePage, from uint64, now time.Time) {
 	topic := p.LiveHead().Topic
 	u, err := views.UpdateOf(p)
 	if err != nil {
@@ -98,7 +124,7 @@ func (s *Server) publish(p views.LivePage) {
 	prev, had := s.lastSent[topic]
 	s.pubSeq++
 	seq := s.pubSeq
-	s.lastSent[topic] = sentUpdate{seq: seq, u: u}
+	s.lastSent[topic] = sentUpdate{seq: seq, u: u, from: from, at: now}
 	s.lastMu.Unlock()
 	var change any
 	if had {
@@ -109,10 +135,14 @@ func (s *Server) publish(p views.LivePage) {
 	s.hub.PublishChange(topic, seq, prev.seq, u, change)
 }
 
-// sentUpdate is the last update published to a topic, and its number.
+// sentUpdate is the last update published to a topic, its number, and
+// the job's or cluster's update it was built from at what time (0 and
+// zero when not known).
 type sentUpdate struct {
-	seq uint64
-	u   views.Update
+	seq  uint64
+	u    views.Update
+	from uint64
+	at   time.Time
 }
 
 // forgetUnwatched drops the last updates of the topics nobody watches.

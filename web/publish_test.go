@@ -13,6 +13,7 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/live"
 )
 
 // TestPublishBuildsOneViewPerQuery: vertex topics that differ only in
@@ -162,4 +163,55 @@ func TestPublishSendsSparklinesOnceThenAppends(t *testing.T) {
 	if u, sp = read(late); u.After != nil || len(sp[sparkAxisKey]) != 5 || len(sp["s/1/spark/rate"]) != 5 {
 		t.Errorf("first update to a later socket: after %v, sparklines %v; want 5 samples each", u.After, sp)
 	}
+}
+
+// TestPublishRebuildsOnlyWhatChanged: a poll of one Flink endpoint
+// rebuilds the pages of that endpoint's job, not those of a job another
+// endpoint runs; a round with no update rebuilds nothing, and a page whose
+// figures did not change is rebuilt after republishAfter all the same, so
+// its ages move on.
+func TestPublishRebuildsOnlyWhatChanged(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	now := at.Add(time.Minute)
+	st := live.New(live.Options{Now: func() time.Time { return now }})
+	poll := func(endpoint, job string, i int) {
+		st.UpdateFlink(&flink.Snapshot{Endpoint: endpoint, CollectedAt: at.Add(time.Duration(i) * time.Second), FlinkVersion: "2.2.1",
+			Jobs: []flink.JobSnapshot{{ID: job, Name: "job-" + endpoint, State: "RUNNING", StartTime: at,
+				Vertices: []flink.VertexSnapshot{{ID: tKeyed, Name: "Enrich", Parallelism: 4, MaxParallelism: 128, Keyed: true, Subtasks: subtasks(4)}}}}})
+	}
+	const jobA, jobB = "aaaa0000aaaa0000aaaa0000aaaa0000", "bbbb0000bbbb0000bbbb0000bbbb0000"
+	poll("a", jobA, 0)
+	poll("b", jobB, 0)
+	s, err := NewServer(Options{Live: st, WebSocket: HubOptions{AllowNoOrigin: true}, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.hub.Run(ctx); close(done) }() // no runLive: the test publishes
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { ts.Close(); cancel(); <-done })
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	subscribe(t, c, vertexTopic(jobA, tKeyed, "lag", nil, 0, gridQuery{}), vertexTopic(jobB, tKeyed, "lag", nil, 0, gridQuery{}))
+
+	views := func(step string, want uint64) {
+		t.Helper()
+		if got := s.vertexViews.Load(); got != want {
+			t.Errorf("%s: %d vertex views built in all, want %d", step, got, want)
+		}
+	}
+	s.publishAll()
+	views("first round", 2)
+	poll("a", jobA, 1)
+	s.publishAll()
+	views("after a poll of endpoint a", 3)
+	s.publishAll()
+	views("a round with no update", 3)
+	now = now.Add(republishAfter)
+	s.publishAll()
+	views("a round republishAfter later", 5)
 }
