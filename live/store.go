@@ -799,7 +799,22 @@ type observedOwners struct {
 	candidates map[flink.KafkaPartition][]int
 	// ambiguous counts the partitions listed under several subtasks.
 	ambiguous int
+	// byState says, per entry of the listing it was decided from
+	// (KafkaSourceObservation.States), whether that entry is its
+	// partition's determined reader (stateOwner) or a listing of an
+	// undetermined partition (stateUndetermined): a view of ten thousand
+	// partitions reads it instead of hashing each partition twice.
+	byState []stateRole
 }
+
+// stateRole is what one entry of a source's listing is to its partition.
+type stateRole uint8
+
+const (
+	stateOther        stateRole = iota // another subtask reads the partition
+	stateOwner                         // the partition's determined reader
+	stateUndetermined                  // the partition's reader is undetermined
+)
 
 // ownersOf decides a source's readers from its metric ids
 // (flink.KafkaSourceObservation.Owners: only values the current attempts
@@ -837,6 +852,14 @@ func ownersOf(o *flink.KafkaSourceObservation, seen map[flink.KafkaPartition]boo
 				oo.candidates = map[flink.KafkaPartition][]int{}
 			}
 			oo.candidates[kp] = nil
+		}
+	}
+	oo.byState = make([]stateRole, len(o.States))
+	for i, st := range o.States {
+		if _, ok := oo.candidates[st.KafkaPartition]; ok {
+			oo.byState[i] = stateUndetermined
+		} else if owner, ok := oo.owner[st.KafkaPartition]; ok && owner == st.Subtask {
+			oo.byState[i] = stateOwner
 		}
 	}
 	return oo

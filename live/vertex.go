@@ -288,7 +288,21 @@ func (s *picture) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink
 	// row's cells are cut from one array made once.
 	owned := make([]int, 0, len(v.Kafka.States))
 	perRow := make([]int, n)
+	byState := oo.byState
+	if len(byState) != len(v.Kafka.States) {
+		byState = nil // decided from another listing: look each up
+	}
 	for i, st := range v.Kafka.States {
+		if byState != nil && byState[i] == stateOther {
+			continue
+		}
+		if byState != nil && byState[i] == stateOwner {
+			if st.Subtask >= 0 && st.Subtask < n {
+				owned = append(owned, i)
+				perRow[st.Subtask]++
+			}
+			continue
+		}
 		if len(oo.candidates) > 0 {
 			if cand, ok := oo.candidates[st.KafkaPartition]; ok {
 				if cand != nil && !slices.Contains(cand, st.Subtask) {
