@@ -108,7 +108,7 @@ func (r *restClient) waitRunning(id string, timeout time.Duration) error {
 	for time.Now().Before(deadline) {
 		d, err := r.job(id)
 		if err == nil {
-			last = d.State
+			last = string(d.State)
 			ok := d.State == "RUNNING" && len(d.Vertices) > 0
 			for _, v := range d.Vertices {
 				ok = ok && v.Status == "RUNNING"
@@ -135,9 +135,9 @@ func (r *restClient) waitState(id string, timeout time.Duration, states ...strin
 	for time.Now().Before(deadline) {
 		d, err := r.job(id)
 		if err == nil {
-			last = d.State
+			last = string(d.State)
 			for _, s := range states {
-				if d.State == s {
+				if string(d.State) == s {
 					return nil
 				}
 			}
@@ -424,7 +424,7 @@ func (r *restClient) waitParallelism(jobID string, p int, timeout time.Duration)
 	for {
 		j, err := r.job(jobID)
 		if err == nil {
-			last = j.State
+			last = string(j.State)
 			ok := j.State == "RUNNING" && len(j.Vertices) > 0
 			for _, v := range j.Vertices {
 				last += fmt.Sprintf(" %s=%s×%d", v.Name, v.Status, v.Parallelism)

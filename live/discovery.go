@@ -129,7 +129,7 @@ func (s *Store) settleDiscoveries(cluster string) {
 		}
 		for i := range fs.Jobs {
 			j := &fs.Jobs[i]
-			if j.ID != l.jobID || j.Name != key.job || j.State != "RUNNING" {
+			if j.ID != l.jobID || j.Name != key.job || !j.State.Running() {
 				continue
 			}
 			for k := range j.Vertices {

@@ -45,7 +45,7 @@ func (s *Store) inferJobs(snap *flink.Snapshot) []inferJob {
 	var out []inferJob
 	for i := range snap.Jobs {
 		j := &snap.Jobs[i]
-		if j.State != "RUNNING" {
+		if !j.State.Running() {
 			continue
 		}
 		for k := range j.Vertices {

@@ -44,10 +44,10 @@ func (s *Store) keepLastRuns(snap *flink.Snapshot) *flink.Snapshot {
 		listed[j.ID] = true
 		k := succKey{snap.Endpoint, j.ID}
 		switch {
-		case j.State == "RUNNING" && len(j.Vertices) > 0 && j.Unlisted == 0:
+		case j.State.Running() && len(j.Vertices) > 0 && j.Unlisted == 0:
 			s.runs[k] = &lastRun{name: j.Name, start: j.StartTime, vertices: j.Vertices, restored: j.Restored,
 				restarts: j.NumRestarts, at: snap.CollectedAt}
-		case j.State != "RUNNING":
+		case !j.State.Running():
 			// The collector lists an ended job's vertices without figures
 			// (or none at all); the last run has them.
 			r := s.runs[k]

@@ -15,7 +15,7 @@ func TestEndedRunsKeepTheirLastVerticesBounded(t *testing.T) {
 	st := New(Options{Now: func() time.Time { return t0.Add(24 * time.Hour) }})
 	runs := MaxEndedRuns + 2
 	id := func(i int) string { return fmt.Sprintf("%032x", i+1) }
-	run := func(i int, state string) flink.JobSnapshot {
+	run := func(i int, state flink.JobState) flink.JobSnapshot {
 		j := flink.JobSnapshot{ID: id(i), Name: "orders", State: state, StartTime: t0.Add(time.Duration(i) * time.Hour), NumRestarts: -1}
 		if state == "RUNNING" {
 			j.Vertices = []flink.VertexSnapshot{{ID: "v" + id(i), Name: "Enrich", Parallelism: i + 1, MaxParallelism: 128, Keyed: true}}

@@ -510,7 +510,7 @@ func (s *Store) recordShapes(snap *flink.Snapshot) {
 	for i := range snap.Jobs {
 		j := &snap.Jobs[i]
 		listed[j.ID] = true
-		if j.State != "RUNNING" || j.Unlisted > 0 || len(j.Vertices) == 0 {
+		if !j.State.Running() || j.Unlisted > 0 || len(j.Vertices) == 0 {
 			continue
 		}
 		pars := make(map[string]VertexRescale, len(j.Vertices))

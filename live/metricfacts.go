@@ -117,7 +117,7 @@ func (s *State) metricFacts() MetricFacts {
 		fs := s.flink[name]
 		for i := range fs.Jobs {
 			j := &fs.Jobs[i]
-			if j.State != "RUNNING" {
+			if !j.State.Running() {
 				continue
 			}
 			for k := range j.Vertices {

@@ -126,7 +126,8 @@ func jobSummary(jv JobView) JobSummary {
 
 // JobRef names a job the store knows.
 type JobRef struct {
-	Endpoint, ID, Name, State string
+	Endpoint, ID, Name string
+	State              flink.JobState
 }
 
 // JobRefs lists the jobs of every endpoint, without building any view.

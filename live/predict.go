@@ -184,9 +184,9 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 	line := connectorLine(s.flink[endpoint].FlinkVersion)
 	var mi *modelInput
 	switch {
-	case j.State != "RUNNING":
+	case !j.State.Running():
 		pr.Mode = ModeNone
-		pr.Summary = fmt.Sprintf("The job is %s: skewscope compares the layouts of running jobs only; the partitions shown are the last its metrics listed.", strings.ToLower(j.State))
+		pr.Summary = fmt.Sprintf("The job is %s: skewscope compares the layouts of running jobs only; the partitions shown are the last its metrics listed.", strings.ToLower(string(j.State)))
 	case len(q.History) > 0:
 		h := append(append([]int(nil), q.History...), v.Parallelism)
 		if q.History[len(q.History)-1] == v.Parallelism && len(q.History) > 1 {

@@ -581,7 +581,7 @@ type sourceReads struct {
 // Flink poll at at) or applies the loss rule to them again (a Kafka poll
 // at at brought log starts).
 func (s *Store) trackSource(endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, at time.Time, sample bool) {
-	if j.State != "RUNNING" || v.Kafka == nil || v.Stale {
+	if !j.State.Running() || v.Kafka == nil || v.Stale {
 		return
 	}
 	key := vertexKey{endpoint, j.Name, v.Name}
@@ -797,7 +797,7 @@ func (s *picture) sourceLosses() []PartitionLoss {
 	running := map[vertexKey]bool{}
 	for name, fs := range s.flink {
 		for _, j := range fs.Jobs {
-			if j.State == "RUNNING" {
+			if j.State.Running() {
 				for _, v := range j.Vertices {
 					running[vertexKey{name, j.Name, v.Name}] = true
 				}

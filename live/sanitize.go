@@ -164,7 +164,7 @@ func flinkHasControl(snap *flink.Snapshot) bool {
 	}
 	for ji := range snap.Jobs {
 		j := &snap.Jobs[ji]
-		if has(j.Name) || has(j.State) || errHas(j.Err) || j.Restored != nil && has(j.Restored.ExternalPath) {
+		if has(j.Name) || has(string(j.State)) || errHas(j.Err) || j.Restored != nil && has(j.Restored.ExternalPath) {
 			return true
 		}
 		for vi := range j.Vertices {
@@ -173,7 +173,7 @@ func flinkHasControl(snap *flink.Snapshot) bool {
 				return true
 			}
 			for _, st := range v.Subtasks {
-				if has(st.Status) || has(st.Endpoint) {
+				if has(string(st.Status)) || has(st.Endpoint) {
 					return true
 				}
 			}
@@ -202,7 +202,7 @@ func escapeFlink(snap *flink.Snapshot) *flink.Snapshot {
 	out.FlinkVersion, out.Err = esc(snap.FlinkVersion), escErr(snap.Err)
 	out.Jobs = make([]flink.JobSnapshot, len(snap.Jobs))
 	for ji, j := range snap.Jobs {
-		j.Name, j.State, j.Err = esc(j.Name), esc(j.State), escErr(j.Err)
+		j.Name, j.State, j.Err = esc(j.Name), flink.JobState(esc(string(j.State))), escErr(j.Err)
 		if j.Restored != nil {
 			r := *j.Restored
 			r.ExternalPath = esc(r.ExternalPath)
@@ -215,7 +215,7 @@ func escapeFlink(snap *flink.Snapshot) *flink.Snapshot {
 			v.Subtasks = append([]flink.SubtaskSnapshot(nil), v.Subtasks...)
 			for si := range v.Subtasks {
 				st := &v.Subtasks[si]
-				st.Status, st.Endpoint = esc(st.Status), esc(st.Endpoint)
+				st.Status, st.Endpoint = flink.TaskState(esc(string(st.Status))), esc(st.Endpoint)
 			}
 			if v.Kafka != nil {
 				k := *v.Kafka

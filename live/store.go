@@ -412,7 +412,7 @@ func runningSources(snap *flink.Snapshot) iter.Seq2[*flink.JobSnapshot, *flink.V
 		}
 		for i := range snap.Jobs {
 			j := &snap.Jobs[i]
-			if j.State != "RUNNING" {
+			if !j.State.Running() {
 				continue
 			}
 			for k := range j.Vertices {
@@ -462,7 +462,7 @@ func (s *Store) remarkWithheld() {
 // that lists no KafkaSourceReader id.
 func hasIDlessSource(fs *flink.Snapshot) bool {
 	for _, j := range fs.Jobs {
-		if j.State != "RUNNING" {
+		if !j.State.Running() {
 			continue
 		}
 		for _, v := range j.Vertices {
@@ -663,7 +663,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 				s.owners[key] = ownersOf(v.Kafka, seen)
 			}
 		}
-		if j.State != "RUNNING" {
+		if !j.State.Running() {
 			continue
 		}
 		for k := range j.Vertices {
@@ -1009,7 +1009,7 @@ func allRunning(v *flink.VertexSnapshot) bool {
 		return false
 	}
 	for _, st := range v.Subtasks {
-		if st.Status != "RUNNING" && st.Status != "" {
+		if !st.Status.Running() && st.Status != "" {
 			return false
 		}
 	}

@@ -58,9 +58,9 @@ type VertexRef struct {
 // replaceable reports whether a job in this state has ended for good (or,
 // SUSPENDED, until a new submission takes over): only such a job can have
 // been replaced by a later one.
-func replaceable(state string) bool {
+func replaceable(state flink.JobState) bool {
 	switch state {
-	case "FINISHED", "CANCELED", "FAILED", "SUSPENDED":
+	case flink.JobFinished, flink.JobCanceled, flink.JobFailed, flink.JobSuspended:
 		return true
 	}
 	return false
@@ -121,7 +121,7 @@ func (s *Store) followSuccession(snap *flink.Snapshot) {
 			if !replaceable(j.State) {
 				// A job that runs again (a SUSPENDED job recovered under its
 				// own id) is nobody's predecessor.
-				if j.State == "RUNNING" {
+				if j.State.Running() {
 					delete(sc.byOld, k)
 				}
 				continue
@@ -313,7 +313,7 @@ func (s *picture) currentRun(endpoint, jobName string) (*flink.JobSnapshot, JobR
 		onEndps []string
 	)
 	better := func(a, b *flink.JobSnapshot) bool { // a is a better current run than b
-		if ar, br := a.State == "RUNNING", b.State == "RUNNING"; ar != br {
+		if ar, br := a.State.Running(), b.State.Running(); ar != br {
 			return ar
 		}
 		if !a.StartTime.Equal(b.StartTime) {

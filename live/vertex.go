@@ -262,8 +262,8 @@ func (s *picture) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink
 				c.LagSeconds, c.LagKind = sec, kind.String()
 			}
 		}
-		running := j.State == "RUNNING" && st.Subtask >= 0 && st.Subtask < len(v.Subtasks) &&
-			(v.Subtasks[st.Subtask].Status == "RUNNING" || v.Subtasks[st.Subtask].Status == "")
+		running := j.State.Running() && st.Subtask >= 0 && st.Subtask < len(v.Subtasks) &&
+			(v.Subtasks[st.Subtask].Status.Running() || v.Subtasks[st.Subtask].Status == "")
 		fresh := determined && !v.Stale && ok && !p.Stale
 		c.Reading = reading(rs, c.Lag, running, fresh, now)
 		if to.retOK {

@@ -1,6 +1,10 @@
 package live
 
-import "time"
+import (
+	"time"
+
+	"github.com/skewscope/skewscope/collectors/flink"
+)
 
 // Provenance of a figure, shown next to it on every page (truth rule 2).
 const (
@@ -109,11 +113,11 @@ type RequestBudget struct {
 
 // JobSummary is one job on the overview.
 type JobSummary struct {
-	Endpoint string `json:"endpoint"`
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	State    string `json:"state"`
-	Vertices int    `json:"vertices"`
+	Endpoint string         `json:"endpoint"`
+	ID       string         `json:"id"`
+	Name     string         `json:"name"`
+	State    flink.JobState `json:"state"`
+	Vertices int            `json:"vertices"`
 	// Lag is the total lag in records of its Kafka sources; -1 unknown.
 	Lag int64 `json:"lag"`
 	// MaxBusy is the highest subtask busy ratio over its vertices; NaN-free:
@@ -201,12 +205,12 @@ type VertexSummary struct {
 
 // JobView is the job page and /api/v1/jobs/{jobID}.
 type JobView struct {
-	Endpoint  string    `json:"endpoint"`
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	State     string    `json:"state"`
-	StartTime time.Time `json:"startTime"`
-	Restored  *Restored `json:"restored,omitempty"`
+	Endpoint  string         `json:"endpoint"`
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	State     flink.JobState `json:"state"`
+	StartTime time.Time      `json:"startTime"`
+	Restored  *Restored      `json:"restored,omitempty"`
 	// Restarts is Flink's numRestarts (failovers, and in-place rescales by
 	// the adaptive scheduler); -1 unknown.
 	Restarts int64           `json:"restarts"`
@@ -299,7 +303,7 @@ type PartitionCell struct {
 // SubtaskRow is one subtask of a vertex.
 type SubtaskRow struct {
 	Subtask    int             `json:"subtask"`
-	Status     string          `json:"status"`
+	Status     flink.TaskState `json:"status"`
 	Partitions []PartitionCell `json:"partitions,omitempty"`
 	// KeyGroups is the subtask's key-group range (keyed vertices).
 	KeyGroups *KeyGroupSpan `json:"keyGroups,omitempty"`
@@ -397,21 +401,21 @@ type Prediction struct {
 
 // VertexView is the vertex page and /api/v1/jobs/{jobID}/vertices/{vertexID}.
 type VertexView struct {
-	Endpoint       string     `json:"endpoint"`
-	Cluster        string     `json:"cluster,omitempty"`
-	JobID          string     `json:"jobId"`
-	JobName        string     `json:"jobName"`
-	JobState       string     `json:"jobState"`
-	ID             string     `json:"id"`
-	Name           string     `json:"name"`
-	Parallelism    int        `json:"parallelism"`
-	MaxParallelism int        `json:"maxParallelism"`
-	Source         bool       `json:"source"`
-	Keyed          bool       `json:"keyed"`
-	Kafka          bool       `json:"kafka"`
-	Group          *GroupLink `json:"group,omitempty"`
-	Topics         []string   `json:"topics,omitempty"`
-	Figures        []Figure   `json:"figures"`
+	Endpoint       string         `json:"endpoint"`
+	Cluster        string         `json:"cluster,omitempty"`
+	JobID          string         `json:"jobId"`
+	JobName        string         `json:"jobName"`
+	JobState       flink.JobState `json:"jobState"`
+	ID             string         `json:"id"`
+	Name           string         `json:"name"`
+	Parallelism    int            `json:"parallelism"`
+	MaxParallelism int            `json:"maxParallelism"`
+	Source         bool           `json:"source"`
+	Keyed          bool           `json:"keyed"`
+	Kafka          bool           `json:"kafka"`
+	Group          *GroupLink     `json:"group,omitempty"`
+	Topics         []string       `json:"topics,omitempty"`
+	Figures        []Figure       `json:"figures"`
 	// States counts the partitions in each reader state (Kafka sources),
 	// worst first.
 	States []StateCount `json:"states,omitempty"`

@@ -467,7 +467,7 @@ func whyVertices(j *flink.JobSnapshot) []whyVertex {
 // why explains the load of a Kafka source or a keyed vertex of a running
 // job; nil for other vertices.
 func (s *picture) why(vv *VertexView, j *flink.JobSnapshot) *WhyView {
-	if j.State != "RUNNING" || !(vv.Kafka || vv.Keyed) {
+	if !j.State.Running() || !(vv.Kafka || vv.Keyed) {
 		return nil
 	}
 	return explain(vv, whyVertices(j))

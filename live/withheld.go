@@ -135,7 +135,7 @@ func (s *Store) markWithheld(snap *flink.Snapshot) *flink.Snapshot {
 	cloned := map[int]bool{}     // the jobs whose vertices jobs holds copies of
 	for ji := range snap.Jobs {
 		j := &snap.Jobs[ji]
-		if j.State != "RUNNING" || j.Unlisted > 0 {
+		if !j.State.Running() || j.Unlisted > 0 {
 			continue
 		}
 		for vi := range j.Vertices {

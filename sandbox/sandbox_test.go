@@ -400,7 +400,7 @@ func TestRestoreFollowsSavepointRedistribution(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		states := map[string]string{}
+		states := map[string]flink.JobState{}
 		for _, o := range ov {
 			states[o.ID] = o.State
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/live"
@@ -111,7 +112,7 @@ func overviewShape(ov live.OverviewView) string {
 		parts = append(parts, "e", e.Name, e.FlinkVersion, strconv.Itoa(e.Jobs), strconv.FormatBool(stale(e.Age)), e.Age.State)
 	}
 	for _, j := range ov.Jobs {
-		parts = append(parts, "j", j.ID, j.State, strconv.FormatBool(j.RecordsLost > 0), strconv.FormatBool(j.Age.Stale), strconv.FormatBool(j.Age.At.IsZero()), strconv.Itoa(j.Unlisted))
+		parts = append(parts, "j", j.ID, string(j.State), strconv.FormatBool(j.RecordsLost > 0), strconv.FormatBool(j.Age.Stale), strconv.FormatBool(j.Age.At.IsZero()), strconv.Itoa(j.Unlisted))
 		if j.ReplacedBy != nil {
 			parts = append(parts, "replaced by", j.ReplacedBy.Current)
 		}
@@ -144,7 +145,7 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
 	for _, j := range ov.Jobs {
 		k := "j/" + j.Endpoint + "/" + j.ID + "/"
 		row := views.JobRow{
-			Name: j.Name, ID: j.ID, URL: pl.url(views.JobPath(j.ID)), State: j.State, Vertices: strconv.Itoa(j.Vertices),
+			Name: j.Name, ID: j.ID, URL: pl.url(views.JobPath(j.ID)), State: string(j.State), Vertices: strconv.Itoa(j.Vertices),
 			Lag:          text(k+"lag", format.Int(j.Lag)),
 			Lost:         text(k+"lost", lostCount(j.RecordsLost, j.Lag >= 0)),
 			Lossy:        j.RecordsLost > 0,
@@ -186,7 +187,7 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
 }
 
 func jobShape(jv live.JobView) string {
-	parts := []string{jv.State, strconv.FormatBool(jv.Restored != nil)}
+	parts := []string{string(jv.State), strconv.FormatBool(jv.Restored != nil)}
 	if jv.ReplacedBy != nil {
 		parts = append(parts, "replaced by", jv.ReplacedBy.Current)
 	}
@@ -201,7 +202,7 @@ func jobShape(jv live.JobView) string {
 func newJobPage(pl pageLinks, jv live.JobView, replaced *views.Replaced) views.JobView {
 	p := views.JobView{
 		Live:     views.Live{Topic: jobTopic(jv.ID), Shape: jobShape(jv), Stale: stale(jv.Age)},
-		Replaced: replaced, Endpoint: jv.Endpoint, Name: jv.Name, ID: jv.ID, State: jv.State,
+		Replaced: replaced, Endpoint: jv.Endpoint, Name: jv.Name, ID: jv.ID, State: string(jv.State),
 		Bar: liveBar(jv.Age, nil), Ended: jobEndedText(jv.State, jv.LastReported),
 	}
 	if jv.Restarts >= 0 {
@@ -230,13 +231,13 @@ func newJobPage(pl pageLinks, jv live.JobView, replaced *views.Replaced) views.J
 // jobEndedText says that a job in state has ended and that its figures are
 // what Flink last reported at *at; with at nil, for an ended job skewscope
 // never saw run, that only its job graph is shown; "" for a job that runs.
-func jobEndedText(state string, at *time.Time) string {
+func jobEndedText(state flink.JobState, at *time.Time) string {
 	switch {
 	case at != nil:
-		return "Job " + state + ": Flink reports no metrics for a job that has ended; these are the figures it last reported, at " +
+		return "Job " + string(state) + ": Flink reports no metrics for a job that has ended; these are the figures it last reported, at " +
 			at.UTC().Format("2006-01-02 15:04:05 UTC") + "."
-	case state == "FINISHED" || state == "CANCELED" || state == "FAILED" || state == "SUSPENDED":
-		return "Job " + state + ": Flink reports no metrics for a job that has ended, and skewscope did not see this one run: only its vertices and their parallelisms are shown."
+	case state.GloballyTerminal() || state == flink.JobSuspended:
+		return "Job " + string(state) + ": Flink reports no metrics for a job that has ended, and skewscope did not see this one run: only its vertices and their parallelisms are shown."
 	}
 	return ""
 }

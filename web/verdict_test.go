@@ -56,7 +56,7 @@ func guessedStore(t *testing.T, at time.Time, owner func(tp assign.TopicPartitio
 	}
 	st.UpdateKafka(ks)
 	fresh4 := func(tp assign.TopicPartition) int { o, _ := assign.KafkaSplitOwner(tp, 4); return o }
-	oldJob := func(state string) flink.JobSnapshot {
+	oldJob := func(state flink.JobState) flink.JobSnapshot {
 		return flink.JobSnapshot{ID: tJob, Name: "orders <enrichment>", State: state, StartTime: at,
 			Vertices: []flink.VertexSnapshot{{ID: tSource, Name: "Source: Kafka Source", Parallelism: 4, MaxParallelism: 128, Source: true,
 				Kafka: sourceObsOf(grownTopics, fresh4), Subtasks: subtasks(4)}}}

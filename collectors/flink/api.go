@@ -83,7 +83,7 @@ func (c *Client) Overview(ctx context.Context) (*Overview, error) {
 type JobOverview struct {
 	ID               string   `json:"jid"`
 	Name             string   `json:"name"`
-	State            string   `json:"state"`
+	State            JobState `json:"state"`
 	StartTime        int64    `json:"start-time"`
 	EndTime          int64    `json:"end-time"`
 	Duration         int64    `json:"duration"`
@@ -116,26 +116,26 @@ func (c *Client) JobsOverview(ctx context.Context) ([]JobOverview, error) {
 
 // Vertex is one entry of a job's vertices (topological order).
 type Vertex struct {
-	ID             string `json:"id"`
-	Name           string `json:"name"`
-	Parallelism    int    `json:"parallelism"`
-	MaxParallelism int    `json:"maxParallelism"` // effective number of key groups
-	Status         string `json:"status"`
-	StartTime      int64  `json:"start-time"`
-	EndTime        int64  `json:"end-time"`
-	Duration       int64  `json:"duration"`
+	ID             string    `json:"id"`
+	Name           string    `json:"name"`
+	Parallelism    int       `json:"parallelism"`
+	MaxParallelism int       `json:"maxParallelism"` // effective number of key groups
+	Status         TaskState `json:"status"`
+	StartTime      int64     `json:"start-time"`
+	EndTime        int64     `json:"end-time"`
+	Duration       int64     `json:"duration"`
 }
 
 // Job is GET /jobs/:jobid.
 type Job struct {
-	ID        string `json:"jid"`
-	Name      string `json:"name"`
-	State     string `json:"state"`
-	JobType   string `json:"job-type"` // ≥1.20
-	StartTime int64  `json:"start-time"`
-	EndTime   int64  `json:"end-time"`
-	Duration  int64  `json:"duration"`
-	Now       int64  `json:"now"`
+	ID        string   `json:"jid"`
+	Name      string   `json:"name"`
+	State     JobState `json:"state"`
+	JobType   string   `json:"job-type"` // ≥1.20
+	StartTime int64    `json:"start-time"`
+	EndTime   int64    `json:"end-time"`
+	Duration  int64    `json:"duration"`
+	Now       int64    `json:"now"`
 	// MaxParallelism is the job-level setting, -1 when unset: use the
 	// vertex values.
 	MaxParallelism int      `json:"maxParallelism"`
@@ -257,9 +257,9 @@ type VertexDetails struct {
 
 // SubtaskDetail is one subtask's current attempt.
 type SubtaskDetail struct {
-	Subtask int    `json:"subtask"`
-	Status  string `json:"status"`
-	Attempt int    `json:"attempt"` // 0-based
+	Subtask int       `json:"subtask"`
+	Status  TaskState `json:"status"`
+	Attempt int       `json:"attempt"` // 0-based
 	// Endpoint is "<host>:<dataPort>" (≥1.19); filled from the removed
 	// Host field (≤1.20) when absent.
 	Endpoint      string `json:"endpoint"`

@@ -298,7 +298,7 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 	s.Jobs = make([]JobSnapshot, len(selected))
 	running := map[string]bool{}
 	for _, j := range selected {
-		if j.State == "RUNNING" {
+		if j.State.Running() {
 			running[j.Name] = true
 		}
 	}
@@ -308,7 +308,7 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 			ID: j.ID, Name: j.Name, State: j.State, StartTime: msTime(j.StartTime),
 			NumRestarts: -1, Freshness: Freshness{UpdatedAt: at},
 		}
-		if j.State != "RUNNING" {
+		if !j.State.Running() {
 			carried, final := carryEnded(base, prevJobs[j.ID])
 			s.Jobs[i] = carried
 			if !final && running[j.Name] && endedAsks < MaxEndedDetailsPerPoll {
@@ -337,7 +337,7 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 	wg.Wait()
 	s.Jobs = append(s.Jobs, unlistedJobs(prev, listed, at)...)
 	slices.SortStableFunc(s.Jobs, func(a, b JobSnapshot) int {
-		ra, rb := a.State == "RUNNING", b.State == "RUNNING"
+		ra, rb := a.State.Running(), b.State.Running()
 		if ra != rb {
 			if ra {
 				return -1
@@ -1009,12 +1009,12 @@ const detailsRefresh = time.Minute
 // it per vertex, so that the re-reads of many vertices spread over polls).
 func (c *Collector) reuseDetails(js JobSnapshot, prevJob *JobSnapshot, v Vertex, prev *VertexSnapshot, at time.Time) bool {
 	if prevJob == nil || prev == nil || prev.Source || prev.Err != nil || prev.Stale || prev.Parallelism != v.Parallelism ||
-		len(prev.Subtasks) != v.Parallelism || v.Status != "RUNNING" || js.NumRestarts < 0 || js.NumRestarts != prevJob.NumRestarts ||
+		len(prev.Subtasks) != v.Parallelism || !v.Status.Running() || js.NumRestarts < 0 || js.NumRestarts != prevJob.NumRestarts ||
 		!sameRestore(js.Restored, prevJob.Restored) || prev.startTime != v.StartTime {
 		return false
 	}
 	for _, st := range prev.Subtasks {
-		if st.Status != "RUNNING" {
+		if !st.Status.Running() {
 			return false
 		}
 	}

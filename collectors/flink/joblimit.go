@@ -11,13 +11,6 @@ const DefaultMaxJobs = 500
 // MaxMaxJobs is the largest Config.MaxJobs Validate accepts.
 const MaxMaxJobs = 100_000
 
-// globallyTerminal reports Flink's globally terminal job states
-// (JobStatus.isGloballyTerminalState): such a job does not run again under
-// its id, and a session cluster lists it until its job store expires it.
-func globallyTerminal(state string) bool {
-	return state == "FINISHED" || state == "CANCELED" || state == "FAILED"
-}
-
 // limitJobs keeps at most limit of jobs: every job that is not globally
 // terminal (running, restarting, …), whatever their number, and as many of
 // the finished ones as fit, the most recently ended first (by end time,
@@ -26,7 +19,7 @@ func globallyTerminal(state string) bool {
 func limitJobs(jobs []JobOverview, limit int) (kept []JobOverview, dropped int) {
 	var finished []int
 	for i, j := range jobs {
-		if globallyTerminal(j.State) {
+		if j.State.GloballyTerminal() {
 			finished = append(finished, i)
 		}
 	}

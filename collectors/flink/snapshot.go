@@ -41,7 +41,7 @@ type Snapshot struct {
 type JobSnapshot struct {
 	ID        string
 	Name      string
-	State     string // RUNNING, CANCELED, …
+	State     JobState
 	StartTime time.Time
 	// Vertices are in the plan's topological order.
 	Vertices []VertexSnapshot
@@ -112,7 +112,7 @@ type VertexSnapshot struct {
 // unknown; StateSize is −1 when unknown.
 type SubtaskSnapshot struct {
 	Index    int
-	Status   string
+	Status   TaskState
 	Endpoint string // task manager host:port
 	// Attempt is the current execution attempt (0-based) and StartTime
 	// its start-time (zero before it is deployed), from the vertex
