@@ -1,6 +1,3 @@
-// Package views holds skewscope's templ components and the typed view
-// models they render. Views do no I/O and no reshaping: builders in package
-// web shape the data; components only lay it out.
 package views
 
 // Layout is what every page shares.

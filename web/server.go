@@ -1,5 +1,3 @@
-// Package web serves skewscope's pages, its JSON API and its operational
-// endpoints. Every route is listed in routes.go.
 package web
 
 import (
