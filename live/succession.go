@@ -228,8 +228,7 @@ func (s *Store) replacedBy(endpoint, jobID string) *Replacement {
 }
 
 // markReplaced sets a vertex view's ReplacedBy, with the successor's vertex
-// of the same name, and folds the replacement into the view's Shape (the
-// page shows a banner then). Called with s.mu held or on a snapshot.
+// of the same name. Called with s.mu held or on a snapshot.
 func (s *Store) markReplaced(vv *VertexView) {
 	rep, ok := s.replacement(vv.Endpoint, vv.JobID)
 	if !ok {
@@ -238,7 +237,6 @@ func (s *Store) markReplaced(vv *VertexView) {
 	rep.VertexName = vv.Name
 	rep.VertexID, _ = s.vertexIDByName(rep.Endpoint, rep.NewID, vv.Name)
 	vv.ReplacedBy = &rep
-	vv.Shape += "-r" + rep.Current
 }
 
 // vertexIDByName finds the vertex of a job (listed by Flink, or remembered

@@ -223,16 +223,3 @@ func TestFlinkPollBeforeKafkaShowsThePredictionOnceKafkaIsIn(t *testing.T) {
 		}
 	}
 }
-
-// The outline of an uncertain cell is drawn with the page, not by live
-// updates: a cell that gains or loses it changes the vertex's shape, so
-// that open pages are drawn again.
-func TestUncertainMarkIsPartOfTheShape(t *testing.T) {
-	cell := PartitionCell{Topic: "orders", Partition: 1, Predicted: -1, Basis: BasisNotModelled}
-	vv := VertexView{Subtasks: []SubtaskRow{{Subtask: 0, Partitions: []PartitionCell{cell}}}}
-	before := shapeOf(&vv)
-	vv.Subtasks[0].Partitions[0].Uncertain = true
-	if after := shapeOf(&vv); after == before {
-		t.Errorf("shape %s unchanged when a not modelled cell became uncertain", after)
-	}
-}

@@ -2,7 +2,6 @@ package live
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"slices"
 	"sort"
@@ -104,7 +103,6 @@ func (s *Store) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vertex
 	}
 	vv.Figures = figures(&vv, s.started)
 	vv.Why = s.why(&vv, j)
-	vv.Shape = shapeOf(&vv)
 	s.markReplaced(&vv)
 	if at, ok := s.endedAt(fs.Endpoint, j.ID); ok {
 		vv.LastReported = &at
@@ -798,52 +796,6 @@ func nonEmpty(s, alt string) string {
 		return alt
 	}
 	return s
-}
-
-// shapeOf hashes the layout: subtasks and the partitions each shows.
-func shapeOf(vv *VertexView) string {
-	h := fnv.New64a()
-	buf := make([]byte, 0, 256)
-	buf = strconv.AppendInt(buf, int64(len(vv.Subtasks)), 10)
-	buf = append(buf, vv.Color...)
-	if vv.Prediction != nil {
-		buf = append(buf, vv.Prediction.Mode...)
-		buf = append(buf, vv.Prediction.Headline.Kind...)
-		buf = strconv.AppendInt(buf, int64(len(vv.Prediction.Notes)), 10)
-	}
-	if vv.Lineage != nil {
-		buf = strconv.AppendInt(buf, int64(len(vv.Lineage.Events)), 10)
-		if n := len(vv.Lineage.Events); n > 0 {
-			buf = strconv.AppendInt(buf, vv.Lineage.Events[n-1].CheckpointID, 10)
-			buf = strconv.AppendInt(buf, vv.Lineage.Events[n-1].At.UnixMilli(), 10)
-		}
-	}
-	if vv.Group != nil {
-		buf = append(buf, vv.Group.Name...)
-	}
-	buf = strconv.AppendBool(buf, vv.Restored != nil)
-	buf = appendWhyShape(buf, vv.Why)
-	for _, r := range vv.Subtasks {
-		buf = append(buf, '|')
-		buf = strconv.AppendInt(buf, int64(r.Subtask), 10)
-		for _, c := range r.Partitions {
-			buf = append(buf, ',')
-			buf = append(buf, c.Topic...)
-			buf = append(buf, '/')
-			buf = strconv.AppendInt(buf, int64(c.Partition), 10)
-			buf = append(buf, '/')
-			buf = strconv.AppendInt(buf, int64(c.Predicted), 10)
-			buf = append(buf, c.Basis...)
-			// A cell that lost records is marked, and an uncertain one
-			// outlined (the classes are not live).
-			buf = strconv.AppendBool(buf, c.Reading.Lost != nil && c.Reading.Lost.Records > 0)
-			buf = strconv.AppendBool(buf, c.Uncertain)
-		}
-		h.Write(buf)
-		buf = buf[:0]
-	}
-	h.Write(buf)
-	return strconv.FormatUint(h.Sum64(), 36)
 }
 
 // sumRow sorts a source row's cells and sums their lag, rate and loss,

@@ -445,9 +445,6 @@ type VertexView struct {
 	Flink        Age        `json:"flinkFreshness"`
 	KafkaAge     *Age       `json:"kafkaFreshness,omitempty"`
 	Error        string     `json:"error,omitempty"`
-	// Shape identifies the layout (subtasks and their partitions); a live
-	// update with another shape needs the page re-rendered.
-	Shape string `json:"shape"`
 	// ReplacedBy is set when a later job with the same name replaced this
 	// vertex's job; its VertexID is the successor's vertex of this name.
 	ReplacedBy *Replacement `json:"replacedBy,omitempty"`

@@ -113,7 +113,6 @@ func TestNewVertexPageEmbedded(t *testing.T) {
 			{Subtask: 1, Lag: 1200, Rate: 1, RecordsOut: 1, Busy: 0.9, Highlight: true,
 				Partitions: []live.PartitionCell{{Topic: "orders", Partition: 1, Label: "o1", Lag: 1200, Predicted: 1, Level: 1}}},
 		},
-		Shape: "sh",
 	}
 	peers := []views.PeerLink{{Kind: "keyed vertex", Name: "Window", URL: "/jobs/j1/vertices/v2?embed=1&highlight=subtask%3A1"}}
 	topic := vertexTopic("j1", "v1", "lag", nil, partGrid, gridQuery{})
