@@ -36,7 +36,7 @@ func growAroundRescale(t *testing.T, owner func(assign.TopicPartition) int) (*St
 	ck := &flink.RestoreInfo{CheckpointID: 4, At: t0.Add(25 * time.Second)}
 	s.UpdateFlink(flinkSnap(t0.Add(30*time.Second), job("aa", ck, sourceVertex("src", 2, events13, owner, cur))))
 	if pr := mustVertex(t, s, "aa", "src").Prediction; pr.Headline.Kind != BasisUncertain {
-		t.Fatalf("Kafka still at 10: headline %q (%s), want uncertain", pr.Headline.Text, pr.Headline.Kind)
+		t.Fatalf("Kafka still at 10: headline %q (%s), want uncertain", says(pr), pr.Headline.Kind)
 	}
 	s.UpdateKafka(kafkaSnap(t0.Add(40*time.Second), eventEnds(13)))
 	s.UpdateFlink(flinkSnap(t0.Add(40*time.Second), job("aa", ck, sourceVertex("src", 2, events13, owner, cur))))
@@ -92,7 +92,7 @@ func TestObservedReadersMatchingNeitherDiscoveryStayUncertain(t *testing.T) {
 	vv := mustVertex(t, s, "aa", "src")
 	pr := vv.Prediction
 	if pr.Drift != 0 || pr.Headline.Kind != BasisUncertain || pr.Total != 13 {
-		t.Errorf("drift %d headline %q (%s) over %d, want no drift, uncertain, 13 partitions", pr.Drift, pr.Headline.Text, pr.Headline.Kind, pr.Total)
+		t.Errorf("drift %d headline %q (%s) over %d, want no drift, uncertain, 13 partitions", pr.Drift, says(pr), pr.Headline.Kind, pr.Total)
 	}
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
@@ -134,7 +134,7 @@ func TestSettledDiscoveryKeptUntilTheNextStep(t *testing.T) {
 	vv := mustVertex(t, s, "aa", "src")
 	pr := vv.Prediction
 	if pr.Drift != 0 || pr.Headline.Exact != 11 || pr.Headline.Uncertain != 2 {
-		t.Errorf("two readers undetermined: drift %d, %d exact, %d uncertain (%s), want 11 exact and the 2 undetermined uncertain", pr.Drift, pr.Headline.Exact, pr.Headline.Uncertain, pr.Headline.Text)
+		t.Errorf("two readers undetermined: drift %d, %d exact, %d uncertain (%s), want 11 exact and the 2 undetermined uncertain", pr.Drift, pr.Headline.Exact, pr.Headline.Uncertain, says(pr))
 	}
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
@@ -163,7 +163,7 @@ func TestSettledDiscoveryKeptUntilTheNextStep(t *testing.T) {
 	s.UpdateKafka(kafkaSnap(t0.Add(60*time.Second), eventEnds(16)))
 	pr = mustVertex(t, s, "aa", "src").Prediction
 	if pr.Drift != 0 || pr.Uncertain != 16 || pr.Headline.Kind != BasisUncertain {
-		t.Errorf("after the next rescale: drift %d, %d of %d uncertain (%s), want all 16 uncertain", pr.Drift, pr.Uncertain, pr.Total, pr.Headline.Text)
+		t.Errorf("after the next rescale: drift %d, %d of %d uncertain (%s), want all 16 uncertain", pr.Drift, pr.Uncertain, pr.Total, says(pr))
 	}
 	if n := strings.Join(pr.Notes, " "); strings.Contains(strings.ToLower(n), "the observed readers show") {
 		t.Errorf("after the next rescale: notes %q keep the last step's settled discovery", pr.Notes)
@@ -188,7 +188,7 @@ func TestPartitionsFoundAroundARescaleAreGuessesAfterTheNext(t *testing.T) {
 			s.UpdateFlink(flinkSnap(t0.Add(60*time.Second), job("aa", ck2, sourceVertex("src", 3, events13, o523, func(assign.TopicPartition) int64 { return 50 }))))
 			pr := mustVertex(t, s, "aa", "src").Prediction
 			if pr.Drift != 0 || pr.Headline.Kind != BasisUncertain || pr.Uncertain != 13 {
-				t.Errorf("after the next rescale: drift %d, %d of %d uncertain, headline %q (%s); want every owner a best guess", pr.Drift, pr.Uncertain, pr.Total, pr.Headline.Text, pr.Headline.Kind)
+				t.Errorf("after the next rescale: drift %d, %d of %d uncertain, headline %q (%s); want every owner a best guess", pr.Drift, pr.Uncertain, pr.Total, says(pr), pr.Headline.Kind)
 			}
 			if n := strings.Join(pr.Notes, " "); !strings.Contains(n, "Partitions were discovered before the latest restore or rescale") {
 				t.Errorf("after the next rescale: notes %q do not say the lists are not known", pr.Notes)
@@ -210,7 +210,7 @@ func TestObservedReadersSettleDiscoveryOverAnInferredHistory(t *testing.T) {
 	s.UpdateKafka(kafkaSnap(t0.Add(-2*time.Minute), eventEnds(10)))
 	s.UpdateFlink(flinkSnap(t0, job("bb", sp, sourceVertex("src", 4, events10, o64, cur))))
 	if pr := mustVertex(t, s, "bb", "src").Prediction; pr.Mode != ModeInferred || pr.Drift != 0 {
-		t.Fatalf("first sight: mode %s drift %d (%s), want 6 → 4 inferred", pr.Mode, pr.Drift, pr.Summary)
+		t.Fatalf("first sight: mode %s drift %d (%s), want 6 → 4 inferred", pr.Mode, pr.Drift, says(pr))
 	}
 	after := restoreOwner(t, assign.RestoreInput{Topics: events10, NewTopics: events14, History: []int{6, 4}, ConnectorLine: assign.ConnectorLine5})
 	s.UpdateKafka(kafkaSnap(t0.Add(10*time.Second), eventEnds(14)))
@@ -218,7 +218,7 @@ func TestObservedReadersSettleDiscoveryOverAnInferredHistory(t *testing.T) {
 	vv := mustVertex(t, s, "bb", "src")
 	pr := vv.Prediction
 	if pr.Mode != ModeInferred || pr.Drift != 0 || pr.Total != 14 || pr.Headline.Kind != BasisInferred || pr.Headline.Inferred != 14 {
-		t.Errorf("grown to 14: mode %s drift %d, headline %q (%s, %d inferred) over %d; want inferred over all 14", pr.Mode, pr.Drift, pr.Headline.Text, pr.Headline.Kind, pr.Headline.Inferred, pr.Total)
+		t.Errorf("grown to 14: mode %s drift %d, headline %q (%s, %d inferred) over %d; want inferred over all 14", pr.Mode, pr.Drift, says(pr), pr.Headline.Kind, pr.Headline.Inferred, pr.Total)
 	}
 	if !strings.Contains(strings.Join(pr.Notes, " "), "the 4 new partitions were discovered after the restore to p = 4") {
 		t.Errorf("notes %q, want the settled discovery time", pr.Notes)

@@ -144,8 +144,8 @@ func TestVertexDriftIsFlagged(t *testing.T) {
 	if vv.Prediction.Drift != want || vv.Subtasks[0].Drift != want {
 		t.Fatalf("drift = %d (row 0: %d), want %d", vv.Prediction.Drift, vv.Subtasks[0].Drift, want)
 	}
-	if !strings.Contains(vv.Prediction.Summary, "restored") {
-		t.Errorf("summary %q should name the usual cause", vv.Prediction.Summary)
+	if vv.Prediction.Mode != ModeFresh || vv.Prediction.NotModelled != nil {
+		t.Errorf("prediction %s (%s), want drift from a fresh start (package web names the usual cause)", vv.Prediction.Mode, says(vv.Prediction))
 	}
 }
 
@@ -217,7 +217,7 @@ func TestRestoreWithUnknownHistoryIsInferredNotGuessed(t *testing.T) {
 	job.Vertices = []flink.VertexSnapshot{v}
 	s.UpdateFlink(flinkSnap(t0, job))
 	vv, _ = s.Vertex("bb", "src", VertexQuery{Highlight: -1})
-	if vv.Prediction.Mode != "none" || vv.Prediction.Drift != 0 || !strings.Contains(vv.Prediction.Summary, "?history=") || !strings.Contains(vv.Prediction.Summary, "No history") {
+	if vv.Prediction.Mode != "none" || vv.Prediction.Drift != 0 || vv.Prediction.NotModelled == nil || vv.Prediction.NotModelled.Reason != ReasonRestoredUnseen || !strings.Contains(vv.Prediction.NotModelled.InferNote, "No history") {
 		t.Fatalf("prediction = %+v, want no model, what the search found and a way to give the history", vv.Prediction)
 	}
 	for _, r := range vv.Subtasks {
@@ -300,4 +300,17 @@ func (s *Store) resolveForTest(idTopic string) string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.resolve("prod", idTopic)
+}
+
+// says is what a prediction found, for test messages: its headline's kind
+// and verdicts, and why it is not modelled (package web writes the words).
+func says(pr *Prediction) string {
+	if pr == nil {
+		return "no prediction"
+	}
+	s := fmt.Sprintf("%s %+v", pr.Headline.Kind, pr.Headline.Verdicts)
+	if n := pr.NotModelled; n != nil {
+		s += fmt.Sprintf(", not modelled: %+v", *n)
+	}
+	return s
 }

@@ -112,7 +112,7 @@ func TestRescaleAfterPollsWithoutIdsIsARescale(t *testing.T) {
 	}
 	pr := vv.Prediction
 	if pr.Mode != ModeRestore || !slices.Equal(pr.History, []int{4, 6}) || pr.Drift != 0 {
-		t.Errorf("prediction mode %s history %v drift %d (%s), want the restore model for 4→6 without drift", pr.Mode, pr.History, pr.Drift, pr.Summary)
+		t.Errorf("prediction mode %s history %v drift %d (%s), want the restore model for 4→6 without drift", pr.Mode, pr.History, pr.Drift, says(pr))
 	}
 }
 

@@ -359,9 +359,8 @@ type Prediction struct {
 	// the observed layout) or "none" (not modelled).
 	Mode    string `json:"mode"`
 	History []int  `json:"history,omitempty"`
-	// HistorySource says where History came from ("observed by skewscope",
-	// "from the URL").
-	HistorySource string `json:"historySource,omitempty"`
+	// HistoryFrom says where History came from: a HistoryFrom* value.
+	HistoryFrom string `json:"historyFrom,omitempty"`
 	// Matched, Drift, Uncertain and UncertainDiffer are counted from the
 	// cells' verdicts (Judge; Headline.Verdicts): Matched is match +
 	// guessed, Uncertain guessed + not guessed + undetermined.
@@ -385,11 +384,13 @@ type Prediction struct {
 	// UnknownToKafka counts the partitions the metric ids name that the
 	// metadata does not list (a topic grown since it was read). Either
 	// leaves the partition set unsettled: the headline is not exact.
-	Missing        int      `json:"missing"`
-	UnknownToKafka int      `json:"unknownToKafka"`
-	Summary        string   `json:"summary"`
-	Notes          []string `json:"notes,omitempty"`
-	Source         string   `json:"source"`
+	Missing        int `json:"missing"`
+	UnknownToKafka int `json:"unknownToKafka"`
+	// NotModelled says why Mode is ModeNone; nil when it is not, or when
+	// no cell is modelled for another reason (the headline's counts say).
+	NotModelled *NotModelled `json:"notModelled,omitempty"`
+	Notes       []string     `json:"notes,omitempty"`
+	Source      string       `json:"source"`
 	// Headline is the one verdict on the layout, with the count of each
 	// kind of cell.
 	Headline Headline `json:"headline"`

@@ -280,11 +280,11 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	}
 	if pr := vv.Prediction; pr != nil {
 		v := &views.PredictionView{
-			Drift: pr.Drift > 0, Kind: pr.Headline.Kind, KindClass: verdictClass(pr.Headline.Kind), Summary: text("pr/summary", pr.Summary),
+			Drift: pr.Drift > 0, Kind: pr.Headline.Kind, KindClass: verdictClass(pr.Headline.Kind), Summary: text("pr/summary", predictionSummary(*pr, vv.Withheld)),
 			Counts: text("pr/counts", headlineCounts(pr.Headline)), Notes: pr.Notes, Source: pr.Source,
 		}
 		if len(pr.History) > 0 {
-			v.History = "Parallelism history " + historyText(pr.History) + ", " + pr.HistorySource + "."
+			v.History = "Parallelism history " + historyText(pr.History) + ", " + historySource(*pr, vv.Lineage) + "."
 		}
 		p.Prediction = v
 	}
@@ -293,7 +293,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		l := &views.LineageView{Intro: lineageIntro(*lv)}
 		for _, e := range lv.Events {
 			l.Events = append(l.Events, views.LineageRow{
-				Kind: e.Kind, When: e.At.UTC().Format("2006-01-02 15:04:05Z"), Event: live.EventText(e),
+				Kind: e.Kind, When: e.At.UTC().Format("2006-01-02 15:04:05Z"), Event: eventText(e),
 				Job: views.Link{Text: shortID(e.JobID), URL: pl.url(views.JobPath(e.JobID))}, From: eventFrom(e), Moved: eventMoved(e),
 			})
 		}

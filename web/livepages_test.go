@@ -82,7 +82,7 @@ func TestNewVertexPageSource(t *testing.T) {
 		Flink:      okAge(3),
 		KafkaAge:   &live.Age{At: pagesAt, Seconds: 5, Stale: true, State: live.StateFailing},
 		Figures:    []live.Figure{{Label: "Lag", Text: "1,201", Kind: live.Observed, Note: "end − position"}},
-		Prediction: &live.Prediction{Mode: "fresh", Drift: 1, Summary: "1 of 3 partitions differ", Headline: live.Headline{Kind: "exact", Exact: 3, Verdicts: live.Tally{Match: 2, Drift: 1}}},
+		Prediction: &live.Prediction{Mode: "fresh", Drift: 1, Headline: live.Headline{Kind: "exact", Exact: 3, Verdicts: live.Tally{Match: 2, Drift: 1}}},
 		Subtasks: []live.SubtaskRow{
 			{Subtask: 0, Rate: 12.4, RecordsOut: 11, Lag: 1201, LagSeconds: 200, LagKind: "at-least", Busy: 0.25, SparkLag: []float64{1, 2}, SparkRate: []float64{5, 12.4}, Drift: 1, Highlight: true,
 				RecordsLost: 2200, CatchUp: live.CatchUpUnknown, Trend: live.TrendGrowing,
@@ -109,7 +109,7 @@ func TestNewVertexPageSource(t *testing.T) {
 		Bar:    views.LiveBar{Stale: true, State: "stale", Flink: views.Age{Key: "age", At: ms, Text: "3 s ago"}, Kafka: &kafkaAge},
 		Figures: []views.FigureView{{Label: "Lag", Kind: live.Observed,
 			Text: views.Text{Key: "f/0/value", Text: "1,201"}, Note: views.Text{Key: "f/0/note", Text: "end − position"}}},
-		Prediction:     &views.PredictionView{Drift: true, Kind: "exact", KindClass: "v-exact", Summary: views.Text{Key: "pr/summary", Text: "1 of 3 partitions differ"}, Counts: views.Text{Key: "pr/counts", Text: "Cells: 2 as predicted · 1 not as predicted"}},
+		Prediction:     &views.PredictionView{Drift: true, Kind: "exact", KindClass: "v-exact", Summary: views.Text{Key: "pr/summary", Text: "1 of 3 partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource."}, Counts: views.Text{Key: "pr/counts", Text: "Cells: 2 as predicted · 1 not as predicted"}},
 		SandboxRestore: &views.SandboxRestore{Action: "/sandbox/restore", Job: "orders", Parallelism: "4"},
 		LagMethod:      true,
 		Grid: &views.SourceGrid{Color: "lag", Legend: [4]string{"< 10 s", "< 1 min", "< 5 min", "≥ 5 min"}, LegendNote: "time behind; where it is unknown, records: <1.0k, <20k, <80k, ≥80k",

@@ -1,11 +1,13 @@
 package web
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/views"
 )
@@ -496,4 +498,245 @@ func unlistedText(polls int) string {
 		return "not listed in the last poll"
 	}
 	return "not listed in the last " + strconv.Itoa(polls) + " polls"
+}
+
+// predictionSummary is a prediction in one sentence: why it is not
+// modelled, or its headline.
+func predictionSummary(pr live.Prediction, w *live.Withheld) string {
+	n := pr.NotModelled
+	if n == nil {
+		return headlineText(pr, w)
+	}
+	switch n.Reason {
+	case live.ReasonNotRunning:
+		return fmt.Sprintf("The job is %s: skewscope compares the layouts of running jobs only; the partitions shown are the last its metrics listed.", strings.ToLower(n.JobState))
+	case live.ReasonRescaling:
+		return fmt.Sprintf("Changing parallelism from %d to %d: not every subtask runs yet, so the layout is compared once they all do.", n.From, n.To)
+	case live.ReasonRestoredUnseen:
+		what := "a checkpoint"
+		if n.Savepoint {
+			what = "a savepoint"
+		}
+		s := "Restored from " + what + " before skewscope first saw it: the layout depends on the parallelisms the job ran at before."
+		if n.InferNote != "" {
+			s += " " + n.InferNote
+		}
+		return s + " The observed layout is shown; add ?history=P0,P1,… (parallelisms from the fresh start on) to model it."
+	case live.ReasonUnnamedTopics:
+		return fmt.Sprintf("Not modelled: without Kafka metadata the real name of %s is not known (Flink's metric ids write '.' as '_'), and after a restore every owner depends on it. Configure the Kafka cluster of this Flink endpoint.", topicList(n.Topics))
+	case live.ReasonModelError:
+		if n.Restore {
+			return "the restore model could not run: " + n.Error
+		}
+		return "no prediction: " + n.Error
+	}
+	return headlineText(pr, w)
+}
+
+// topicList names topics for a sentence: "topic a", "topics a, b".
+func topicList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = quote.Clip(n)
+	}
+	if len(out) == 1 {
+		return "topic " + out[0]
+	}
+	return "topics " + strings.Join(out, ", ")
+}
+
+// headlineText says a prediction's verdict, in the counts of the cells'
+// verdicts that the rows show. w is the source's note when Flink withheld
+// reader metrics, nil otherwise.
+func headlineText(pr live.Prediction, w *live.Withheld) string {
+	h := pr.Headline
+	total := h.Exact + h.Inferred + h.Uncertain + h.NotModelled
+	if h.Kind == live.BasisNotModelled {
+		if total > 0 && pr.Mode != live.ModeNone {
+			return fmt.Sprintf("not modelled: %d partitions", total)
+		}
+		return "not modelled"
+	}
+	hist := ""
+	if len(pr.History) > 1 {
+		hist = " for " + joinIntsBy(pr.History, "→")
+	}
+	model := "a fresh start"
+	switch pr.Mode {
+	case live.ModeRestore:
+		model = "the restore model" + hist
+	case live.ModeInferred:
+		model = "the restore model" + hist + " (inferred history)"
+	}
+	unsettled := pr.Missing > 0 || pr.UnknownToKafka > 0
+	v := h.Verdicts
+	var s string
+	switch {
+	case total > 0 && v.Withheld == total:
+		// No observed reader at all: nothing is matched or undetermined.
+		s = fmt.Sprintf("prediction only: %s of %d %s (%s); %s shown where %s puts them, not where Flink reports them",
+			withheldWhat(w), total, plural(total, "partition", "partitions"), withheldCause(w), plural(total, "it is", "they are"), model)
+	case v.Drift > 0 && pr.Mode == live.ModeFresh:
+		s = fmt.Sprintf("%d of %d partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource.", v.Drift, total) + withheldClause(v.Withheld, w)
+	case v.Drift > 0:
+		s = fmt.Sprintf("%d of %d partitions differ from %s.", v.Drift, total, model) + withheldClause(v.Withheld, w)
+	case v.Match == total && unsettled:
+		s = fmt.Sprintf("the %d partitions shown are where %s puts them", total, model)
+	case v.Match == total:
+		s = fmt.Sprintf("all %d partitions are where %s puts them", total, model)
+	default:
+		s = fmt.Sprintf("%d of %d partitions are where %s puts them", v.Placed(), total, model)
+		switch {
+		case v.Guessed > 0 && v.Guessed == v.Placed():
+			s += ", as its best guess: the model cannot place them exactly"
+		case v.Guessed > 0:
+			s += fmt.Sprintf(", %d of them as its best guess (the model cannot place those exactly)", v.Guessed)
+		}
+		for _, o := range []struct {
+			n    int
+			what string
+		}{
+			{v.NotGuessed, "elsewhere than its best guess (not counted as drift)"},
+			{v.Undetermined, "whose reader Flink's metric ids do not determine yet"},
+			{v.NotModelled, "not modelled"},
+		} {
+			if o.n > 0 {
+				s += fmt.Sprintf("; %d %s", o.n, o.what)
+			}
+		}
+		s += withheldClause(v.Withheld, w)
+	}
+	return s + gapText(pr)
+}
+
+// withheldWhat says what Flink did not report of a source's readers, for
+// "… of n partitions".
+func withheldWhat(w *live.Withheld) string {
+	if w != nil && w.Cause == live.CauseNotYetListed {
+		return "Flink lists no reader metrics yet"
+	}
+	return "Flink withheld the readers' metrics"
+}
+
+// withheldCause says in a few words why the readers' metrics are missing
+// and, where known, which subtasks and which setting.
+func withheldCause(w *live.Withheld) string {
+	if w == nil {
+		return "cause not known"
+	}
+	out := ""
+	if !w.All && len(w.Subtasks) > 0 {
+		out = subtaskList(w.Subtasks) + ": "
+	}
+	switch w.Cause {
+	case live.CauseMetricDumpLimit:
+		out += "a TaskManager metric dump over " + w.Setting
+	case live.CauseNotYetListed:
+		out += "readers started less than " + live.JustStartedFor.String() + " ago; " + w.Setting
+	case live.CauseNoValues:
+		out += "listed but no values returned; REST does not say why: a TaskManager metric dump now over " + w.Setting + ", or a TaskManager lost"
+	default:
+		out += w.Cause
+	}
+	return out
+}
+
+// withheldClause is the headline's part on the n partitions whose readers'
+// metrics Flink withheld, "" when none.
+func withheldClause(n int, w *live.Withheld) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d prediction only: %s of %s (%s)", n, withheldWhat(w), plural(n, "its reader", "their readers"), withheldCause(w))
+}
+
+// gapText says how the partition set is unsettled, "" when it is not.
+func gapText(pr live.Prediction) string {
+	out := ""
+	if pr.Missing > 0 {
+		out += fmt.Sprintf("; may be missing %d %s: Kafka lists %s that no metric id of this source names yet", pr.Missing, plural(pr.Missing, "partition", "partitions"), plural(pr.Missing, "it", "them"))
+	}
+	if pr.UnknownToKafka > 0 {
+		out += fmt.Sprintf("; Kafka's metadata does not list %d %s the metric ids name (a topic created or grown since it was read, or one the cluster does not watch)", pr.UnknownToKafka, plural(pr.UnknownToKafka, "partition", "partitions"))
+	}
+	return out
+}
+
+// subtaskList names subtasks, the first eight of them.
+func subtaskList(ss []int) string {
+	parts := make([]string, 0, min(len(ss), 8))
+	for i, n := range ss {
+		if i == 8 {
+			return "subtasks " + strings.Join(parts, ", ") + fmt.Sprintf(" and %d more", len(ss)-8)
+		}
+		parts = append(parts, strconv.Itoa(n))
+	}
+	if len(ss) == 1 {
+		return "subtask " + parts[0]
+	}
+	return "subtasks " + strings.Join(parts, ", ")
+}
+
+func joinIntsBy(xs []int, sep string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, sep)
+}
+
+// historySource says where a prediction's history came from; l is the
+// source's lineage, whose start, restore and rescale events a history
+// skewscope followed is made of.
+func historySource(pr live.Prediction, l *live.LineageView) string {
+	switch pr.HistoryFrom {
+	case live.HistoryFromURL:
+		return "from the URL (?history=)"
+	case live.HistoryInferred:
+		return "inferred from the observed layout"
+	}
+	var steps []string
+	if l != nil {
+		for _, e := range l.Events {
+			if e.Kind == live.EventRestore || e.Kind == live.EventRescale || e.Kind == live.EventStart {
+				steps = append(steps, eventText(e))
+			}
+		}
+	}
+	if len(steps) == 0 {
+		return "observed by skewscope"
+	}
+	return "observed by skewscope: " + strings.Join(steps, "; ")
+}
+
+// eventText says a lineage event in words.
+func eventText(e live.LineageEvent) string {
+	from := "?"
+	if e.From > 0 {
+		from = strconv.Itoa(e.From)
+	}
+	switch e.Kind {
+	case live.EventStart:
+		return fmt.Sprintf("fresh start at p=%d", e.To)
+	case live.EventFirstSeen:
+		return fmt.Sprintf("first seen at p=%d, already restored: earlier parallelisms not seen", e.To)
+	case live.EventRestore:
+		return fmt.Sprintf("restored under a new job id, p %s→%d", from, e.To)
+	case live.EventRescale:
+		return fmt.Sprintf("rescaled in place, p %s→%d", from, e.To)
+	case live.EventFailover:
+		return fmt.Sprintf("failover at p=%d: restarted from its checkpoint, layout unchanged", e.To)
+	case live.EventRescaleElsewhere:
+		parts := make([]string, 0, len(e.Rescaled))
+		for _, r := range e.Rescaled {
+			parts = append(parts, fmt.Sprintf("%s %d→%d", r.Name, r.From, r.To))
+		}
+		return fmt.Sprintf("restarted at p=%d from its checkpoint because the job rescaled %s in place; layout unchanged", e.To, strings.Join(parts, ", "))
+	case live.EventPartitions:
+		if e.NewPartitions == 1 {
+			return fmt.Sprintf("1 new partition discovered at p=%d", e.To)
+		}
+		return fmt.Sprintf("%d new partitions discovered at p=%d", e.NewPartitions, e.To)
+	}
+	return e.Kind
 }

@@ -104,8 +104,8 @@ func TestNewVertexPageEmbedded(t *testing.T) {
 		Flink: okAge(3), KafkaAge: &live.Age{At: pagesAt, Seconds: 5, State: live.StateOK},
 		Figures:  []live.Figure{{Label: "Total lag", Text: "1.2k records", Kind: live.Observed, Note: "end − position"}},
 		Restored: &live.Restored{Savepoint: true, Path: "s3://sp/1"},
-		Prediction: &live.Prediction{Mode: "restore", Summary: "all 2 partitions are where the restore model puts them", History: []int{1, 2},
-			HistorySource: "observed by skewscope", Notes: []string{"a note"}, Source: "RoundRobinOperatorStateRepartitioner",
+		Prediction: &live.Prediction{Mode: "restore", History: []int{1, 2},
+			HistoryFrom: live.HistoryObserved, Notes: []string{"a note"}, Source: "RoundRobinOperatorStateRepartitioner",
 			Headline: live.Headline{Kind: "exact", Exact: 2}},
 		Lineage: &live.LineageView{Events: []live.LineageEvent{{Kind: "start", At: pagesAt, To: 1}}},
 		Subtasks: []live.SubtaskRow{
