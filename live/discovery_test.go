@@ -49,13 +49,11 @@ func wantSettled(t *testing.T, what string, vv VertexView, side string) {
 	t.Helper()
 	wantExact(t, vv, ModeRestore, []int{5, 2})
 	note := "the observed readers show the 3 new partitions were discovered " + side + " the rescale to p = 2"
-	if !strings.Contains(strings.ToLower(strings.Join(vv.Prediction.Notes, " ")), note) {
-		t.Errorf("%s: notes %q, want one saying %q", what, vv.Prediction.Notes, note)
+	if !strings.Contains(strings.ToLower(strings.Join(noteWords(vv.Prediction), " ")), note) {
+		t.Errorf("%s: notes %q, want one saying %q", what, noteWords(vv.Prediction), note)
 	}
-	for _, n := range vv.Prediction.Notes {
-		if strings.Contains(n, "no Kafka metadata read between the restore") {
-			t.Errorf("%s: note %q still calls the discovery time unknown", what, n)
-		}
+	if hasNote(vv.Prediction, NoteUnsureDiscovery, nil) {
+		t.Errorf("%s: notes %q still call the discovery time unknown", what, noteWords(vv.Prediction))
 	}
 }
 
@@ -101,8 +99,8 @@ func TestObservedReadersMatchingNeitherDiscoveryStayUncertain(t *testing.T) {
 			}
 		}
 	}
-	if n := strings.Join(pr.Notes, " "); strings.Contains(strings.ToLower(n), "the observed readers show") {
-		t.Errorf("notes %q settle a discovery time no layout shows", pr.Notes)
+	if n := strings.Join(noteWords(pr), " "); strings.Contains(strings.ToLower(n), "the observed readers show") {
+		t.Errorf("notes %q settle a discovery time no layout shows", noteWords(pr))
 	}
 }
 
@@ -150,8 +148,8 @@ func TestSettledDiscoveryKeptUntilTheNextStep(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(strings.Join(pr.Notes, " "), "discovered before the rescale to p = 2") {
-		t.Errorf("notes %q, want the settled discovery time", pr.Notes)
+	if !strings.Contains(strings.Join(noteWords(pr), " "), "discovered before the rescale to p = 2") {
+		t.Errorf("notes %q, want the settled discovery time", noteWords(pr))
 	}
 
 	// The next rescale, 2 → 3, with 3 more partitions first seen with it:
@@ -165,8 +163,8 @@ func TestSettledDiscoveryKeptUntilTheNextStep(t *testing.T) {
 	if pr.Drift != 0 || pr.Uncertain != 16 || pr.Headline.Kind != BasisUncertain {
 		t.Errorf("after the next rescale: drift %d, %d of %d uncertain (%s), want all 16 uncertain", pr.Drift, pr.Uncertain, pr.Total, says(pr))
 	}
-	if n := strings.Join(pr.Notes, " "); strings.Contains(strings.ToLower(n), "the observed readers show") {
-		t.Errorf("after the next rescale: notes %q keep the last step's settled discovery", pr.Notes)
+	if n := strings.Join(noteWords(pr), " "); strings.Contains(strings.ToLower(n), "the observed readers show") {
+		t.Errorf("after the next rescale: notes %q keep the last step's settled discovery", noteWords(pr))
 	}
 }
 
@@ -190,8 +188,8 @@ func TestPartitionsFoundAroundARescaleAreGuessesAfterTheNext(t *testing.T) {
 			if pr.Drift != 0 || pr.Headline.Kind != BasisUncertain || pr.Uncertain != 13 {
 				t.Errorf("after the next rescale: drift %d, %d of %d uncertain, headline %q (%s); want every owner a best guess", pr.Drift, pr.Uncertain, pr.Total, says(pr), pr.Headline.Kind)
 			}
-			if n := strings.Join(pr.Notes, " "); !strings.Contains(n, "Partitions were discovered before the latest restore or rescale") {
-				t.Errorf("after the next rescale: notes %q do not say the lists are not known", pr.Notes)
+			if !hasNote(pr, NoteDiscoveredBeforeRestore, nil) {
+				t.Errorf("after the next rescale: notes %q do not say the lists are not known", noteWords(pr))
 			}
 		})
 	}
@@ -220,7 +218,7 @@ func TestObservedReadersSettleDiscoveryOverAnInferredHistory(t *testing.T) {
 	if pr.Mode != ModeInferred || pr.Drift != 0 || pr.Total != 14 || pr.Headline.Kind != BasisInferred || pr.Headline.Inferred != 14 {
 		t.Errorf("grown to 14: mode %s drift %d, headline %q (%s, %d inferred) over %d; want inferred over all 14", pr.Mode, pr.Drift, says(pr), pr.Headline.Kind, pr.Headline.Inferred, pr.Total)
 	}
-	if !strings.Contains(strings.Join(pr.Notes, " "), "the 4 new partitions were discovered after the restore to p = 4") {
-		t.Errorf("notes %q, want the settled discovery time", pr.Notes)
+	if !strings.Contains(strings.Join(noteWords(pr), " "), "the 4 new partitions were discovered after the restore to p = 4") {
+		t.Errorf("notes %q, want the settled discovery time", noteWords(pr))
 	}
 }

@@ -87,7 +87,7 @@ func TestGrowthJustBeforeARescaleIsUncertainNotDrift(t *testing.T) {
 				}
 			}
 		}
-		for _, n := range pr.Notes {
+		for _, n := range noteWords(pr) {
 			if strings.Contains(n, "discovered after the last restore") {
 				t.Errorf("%s: note %q places the new partitions after the restore", what, n)
 			}
@@ -236,7 +236,7 @@ func TestFollowedTopicReadAfterARescaleSettlesDiscovery(t *testing.T) {
 	wantExact(t, vv, ModeRestore, []int{5, 2})
 	// The metadata settled it, not the readers (who would settle it too,
 	// once every one is determined).
-	for _, n := range vv.Prediction.Notes {
+	for _, n := range noteWords(vv.Prediction) {
 		if strings.Contains(n, "The observed readers show") {
 			t.Errorf("note %q: the discovery time was left to the readers although a metadata read after the rescale settles it", n)
 		}

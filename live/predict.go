@@ -2,13 +2,11 @@ package live
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
-	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // Prediction modes.
@@ -80,6 +78,53 @@ type NotModelled struct {
 	Topics  []string `json:"topics,omitempty"`
 	Restore bool     `json:"restore,omitempty"`
 	Error   string   `json:"error,omitempty"`
+}
+
+// What a prediction's note says (Note.Kind).
+const (
+	// NoteModel: Text is a note of the model, of the history's
+	// inference or of what the readers settled, as it words it.
+	NoteModel = "model"
+	// NoteFreshOffsets: the history skewscope followed assumes that the
+	// fresh start at parallelism P read its partitions from the
+	// earliest offsets.
+	NoteFreshOffsets = "fresh offsets"
+	// NoteUnsureDiscovery: Partitions appeared after the latest restore
+	// or rescale, from parallelism From to To, and no metadata read says
+	// on which side of it the source discovered them.
+	NoteUnsureDiscovery = "unsure discovery"
+	// NoteDiscoveredBeforeRestore: partitions were discovered before the
+	// latest restore or rescale: every owner is a best guess.
+	NoteDiscoveredBeforeRestore = "discovered before restore"
+	// NoteUnnamedTopics: the partitions of Topics (whose real name is
+	// not known) are not modelled.
+	NoteUnnamedTopics = "unnamed topics"
+	// NoteUndetermined: the readers of Partitions are not determined;
+	// Withheld when Flink withheld reader metrics of the source, Listed
+	// when some such cell's metric ids list candidate subtasks.
+	NoteUndetermined = "undetermined"
+)
+
+// Note is a caveat of a prediction, with what its words need.
+type Note struct {
+	Kind       string   `json:"kind"`
+	Text       string   `json:"text,omitempty"`
+	P          int      `json:"p,omitempty"`
+	Partitions int      `json:"partitions,omitempty"`
+	From       int      `json:"from,omitempty"`
+	To         int      `json:"to,omitempty"`
+	Topics     []string `json:"topics,omitempty"`
+	Withheld   bool     `json:"withheld,omitempty"`
+	Listed     bool     `json:"listed,omitempty"`
+}
+
+// modelNotes are the model's own notes.
+func modelNotes(texts []string) []Note {
+	out := make([]Note, len(texts))
+	for i, t := range texts {
+		out[i] = Note{Kind: NoteModel, Text: t}
+	}
+	return out
 }
 
 // Verdicts of one partition: how its observed reader compares with the
@@ -324,13 +369,13 @@ func (s *Store) model(pr *Prediction, cluster, endpoint string, j *flink.JobSnap
 					pr.Notes = unsureDiscovery(pr.Notes, mi, owners, uncertain)
 				}
 				if settled != "" {
-					pr.Notes = append(pr.Notes, settled)
+					pr.Notes = append(pr.Notes, Note{Kind: NoteModel, Text: settled})
 				}
 				if mi.allGuess {
 					// Splits discovered before the latest restore joined the
 					// readers' lists in an order the checkpoint keeps but
 					// skewscope cannot see; every chunk boundary can move.
-					pr.Notes = append(pr.Notes, "Partitions were discovered before the latest restore or rescale, so the saved split lists, and with them every chunk, are not known exactly: all owners are the model's best guess and differences are not counted as drift.")
+					pr.Notes = append(pr.Notes, Note{Kind: NoteDiscoveredBeforeRestore})
 					for tp := range owners {
 						uncertain[tp] = true
 					}
@@ -338,11 +383,11 @@ func (s *Store) model(pr *Prediction, cluster, endpoint string, j *flink.JobSnap
 			}
 		}
 		if mi.mode == ModeInferred && lin != nil {
-			pr.Notes = append(pr.Notes, lin.inferNote)
+			pr.Notes = append(pr.Notes, Note{Kind: NoteModel, Text: lin.inferNote})
 		}
 	}
 	if len(unnamed) > 0 && pr.Mode == ModeFresh {
-		pr.Notes = append(pr.Notes, fmt.Sprintf("Without Kafka metadata the real name of %s is not known (Flink's metric ids write '.' as '_'; the start subtask of a topic depends on its name), so its partitions are not modelled. Configure the Kafka cluster of this Flink endpoint.", quoteList(unnamed)))
+		pr.Notes = append(pr.Notes, Note{Kind: NoteUnnamedTopics, Topics: sortedKeys(unnamed)})
 	}
 	basis := BasisExact
 	if pr.Mode == ModeInferred {
@@ -397,37 +442,24 @@ func (s *Store) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot, v
 	}
 	pr.Headline = headline(vv, pr, verdicts)
 	if undetermined > 0 {
-		what := fmt.Sprintf("The readers of %d partitions are", undetermined)
-		if undetermined == 1 {
-			what = "The reader of 1 partition is"
-		}
-		why := "Flink's metric ids still carry values from before the latest restart (Flink keeps a metric id after its split moves, and refreshes values at most every 10 s), and none written by the current attempts decides yet."
-		settles := " The next metric refresh or a record on the partition settles it."
-		if _, ok := s.withheld[vertexKey{endpoint, j.ID, v.ID}]; ok {
-			why = "no KafkaSourceReader offset metric id that Flink lists names them (see the note on the missing metrics), or those that do carry values from before the latest restart."
-			settles = ""
-		}
-		pr.Notes = append(pr.Notes, what+" not determined: "+why+" "+undeterminedDrawn(vv)+settles)
+		_, withheld := s.withheld[vertexKey{endpoint, j.ID, v.ID}]
+		pr.Notes = append(pr.Notes, Note{Kind: NoteUndetermined, Partitions: undetermined, Withheld: withheld, Listed: undeterminedListed(vv)})
 	}
 	return pr
 }
 
-// undeterminedDrawn says how the page draws the cells whose reader is not
-// determined: outlined, each in the row of a subtask that may read it (one
-// whose ids list it, the model's when that is one of them, any when no id
-// decides), with the listing subtasks in its title when any lists it.
-func undeterminedDrawn(vv *VertexView) string {
-	listed := false
+// undeterminedListed reports whether the metric ids of some cell whose
+// reader is not determined list subtasks that may read it (its title then
+// names them).
+func undeterminedListed(vv *VertexView) bool {
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
-			listed = listed || (c.OwnerUndetermined && len(c.Candidates) > 0)
+			if c.OwnerUndetermined && len(c.Candidates) > 0 {
+				return true
+			}
 		}
 	}
-	const drawn = "Such cells are outlined, each in the row of a subtask that may read it, not of an observed reader"
-	if listed {
-		return drawn + "; a cell's title names the subtasks whose metric ids list it."
-	}
-	return drawn + "."
+	return false
 }
 
 // headline counts the cells by basis and finds the verdict's kind, the
@@ -478,7 +510,7 @@ func headline(vv *VertexView, pr *Prediction, verdicts Tally) (h Headline) {
 // steps' lists are not modelled with the partitions found in between, so
 // every cell is. It returns notes with the model's "discovered after the
 // last restore" replaced by what is known.
-func unsureDiscovery(notes []string, mi *modelInput, owners map[assign.TopicPartition]int, uncertain map[assign.TopicPartition]bool) []string {
+func unsureDiscovery(notes []Note, mi *modelInput, owners map[assign.TopicPartition]int, uncertain map[assign.TopicPartition]bool) []Note {
 	grown := maxTopics(mi.in.Topics, mi.in.NewTopics)
 	old := map[string]int{}
 	for _, t := range mi.in.Topics {
@@ -511,17 +543,13 @@ func unsureDiscovery(notes []string, mi *modelInput, owners map[assign.TopicPart
 			uncertain[tp] = true
 		}
 	}
-	out := make([]string, 0, len(notes)+1)
+	out := make([]Note, 0, len(notes)+1)
 	for _, note := range notes {
-		if !strings.Contains(note, "discovered after the last restore") {
+		if note.Kind != NoteModel || !strings.Contains(note.Text, "discovered after the last restore") {
 			out = append(out, note)
 		}
 	}
-	what := fmt.Sprintf("%d partitions", n)
-	if n == 1 {
-		what = "1 partition"
-	}
-	return append(out, fmt.Sprintf("%s appeared after the latest restore or rescale, and no Kafka metadata read between the restore and their first sight says whether the source discovered them before it (at p=%d, so that the restore dealt them out) or after it (at p=%d, by the hash rule): their cells, and those whose owner depends on it, are uncertain, not drift.", what, h[len(h)-2], h[len(h)-1]))
+	return append(out, Note{Kind: NoteUnsureDiscovery, Partitions: n, From: h[len(h)-2], To: h[len(h)-1]})
 }
 
 // partitionGaps counts the partitions Kafka's metadata lists for the
@@ -589,17 +617,6 @@ func (s *Store) unnamedTopics(cluster string, topics []assign.Topic) map[string]
 	return out
 }
 
-func quoteList(m map[string]bool) string {
-	names := sortedKeys(m)
-	for i, n := range names {
-		names[i] = quote.Clip(n)
-	}
-	if len(names) == 1 {
-		return "topic " + names[0]
-	}
-	return "topics " + strings.Join(names, ", ")
-}
-
 func ownerMap(a assign.Assignment) map[assign.TopicPartition]int {
 	n := 0
 	for _, tps := range a.Subtasks {
@@ -635,16 +652,15 @@ func newTopics(old, now []assign.Topic) (grown []assign.Topic, partitions int) {
 // is replaced, for a history skewscope followed, by what it saw: failovers
 // at an unchanged parallelism hand every split back to the subtask that
 // saved it, and discovery before a restore is flagged on its own.
-func jobNotes(notes []string, l *lineage, fromURL bool) []string {
+func jobNotes(notes []string, l *lineage, fromURL bool) []Note {
+	out := modelNotes(notes)
 	if l == nil || fromURL {
-		return notes
+		return out
 	}
-	out := make([]string, 0, len(notes))
-	for _, n := range notes {
-		if strings.HasPrefix(n, "Assumes the job started fresh at parallelism") {
-			n = fmt.Sprintf("Assumes the fresh start at parallelism %d read the partitions it had then from the earliest offsets (the KafkaSourceBuilder default; skewscope cannot see a source's OffsetsInitializer).", l.history[0])
+	for i, n := range out {
+		if strings.HasPrefix(n.Text, "Assumes the job started fresh at parallelism") {
+			out[i] = Note{Kind: NoteFreshOffsets, P: l.history[0]}
 		}
-		out = append(out, n)
 	}
 	return out
 }

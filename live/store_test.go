@@ -203,8 +203,8 @@ func TestRestoreWithUnknownHistoryIsInferredNotGuessed(t *testing.T) {
 	if pr.Mode != ModeInferred || fmt.Sprint(pr.History) != "[4 6]" || pr.Drift != 0 || pr.Headline.Kind != BasisInferred || pr.Headline.Inferred != 18 {
 		t.Fatalf("prediction = %+v, want the history 4→6 inferred from the layout", pr)
 	}
-	if !strings.Contains(strings.Join(pr.Notes, " "), "the only history") {
-		t.Errorf("notes %q should say the history is the only one that fits", pr.Notes)
+	if !strings.Contains(strings.Join(noteWords(pr), " "), "the only history") {
+		t.Errorf("notes %q should say the history is the only one that fits", noteWords(pr))
 	}
 	if vv.Lineage == nil || vv.Lineage.Known {
 		t.Errorf("lineage %+v: the history was not witnessed", vv.Lineage)
@@ -313,4 +313,29 @@ func says(pr *Prediction) string {
 		s += fmt.Sprintf(", not modelled: %+v", *n)
 	}
 	return s
+}
+
+// noteWords are a prediction's notes for tests to search: a note the
+// model words as it is, the others as their kind and data (package web
+// writes their words).
+func noteWords(pr *Prediction) []string {
+	var out []string
+	for _, n := range pr.Notes {
+		if n.Kind == NoteModel {
+			out = append(out, n.Text)
+		} else {
+			out = append(out, fmt.Sprintf("%+v", n))
+		}
+	}
+	return out
+}
+
+// hasNote reports whether a prediction has a note of the kind.
+func hasNote(pr *Prediction, kind string, match func(Note) bool) bool {
+	for _, n := range pr.Notes {
+		if n.Kind == kind && (match == nil || match(n)) {
+			return true
+		}
+	}
+	return false
 }

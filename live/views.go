@@ -389,7 +389,7 @@ type Prediction struct {
 	// NotModelled says why Mode is ModeNone; nil when it is not, or when
 	// no cell is modelled for another reason (the headline's counts say).
 	NotModelled *NotModelled `json:"notModelled,omitempty"`
-	Notes       []string     `json:"notes,omitempty"`
+	Notes       []Note       `json:"notes,omitempty"`
 	Source      string       `json:"source"`
 	// Headline is the one verdict on the layout, with the count of each
 	// kind of cell.

@@ -54,7 +54,10 @@ func checkWithheldCells(t *testing.T, vv VertexView, silent map[int]bool) int {
 // undetermined or blames a restart.
 func checkNoUndeterminedWords(t *testing.T, pr *Prediction) {
 	t.Helper()
-	for _, s := range pr.Notes {
+	if hasNote(pr, NoteUndetermined, nil) {
+		t.Errorf("notes %q call readers undetermined", noteWords(pr))
+	}
+	for _, s := range noteWords(pr) {
 		for _, bad := range []string{"do not determine", "not determined", "before the latest restart", "0 of 18"} {
 			if strings.Contains(s, bad) {
 				t.Errorf("prediction says %q, which holds %q", s, bad)

@@ -281,7 +281,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	if pr := vv.Prediction; pr != nil {
 		v := &views.PredictionView{
 			Drift: pr.Drift > 0, Kind: pr.Headline.Kind, KindClass: verdictClass(pr.Headline.Kind), Summary: text("pr/summary", predictionSummary(*pr, vv.Withheld)),
-			Counts: text("pr/counts", headlineCounts(pr.Headline)), Notes: pr.Notes, Source: pr.Source,
+			Counts: text("pr/counts", headlineCounts(pr.Headline)), Notes: noteTexts(pr.Notes), Source: pr.Source,
 		}
 		if len(pr.History) > 0 {
 			v.History = "Parallelism history " + historyText(pr.History) + ", " + historySource(*pr, vv.Lineage) + "."

@@ -740,3 +740,56 @@ func eventText(e live.LineageEvent) string {
 	}
 	return e.Kind
 }
+
+// noteText says a prediction's note.
+func noteText(n live.Note) string {
+	switch n.Kind {
+	case live.NoteFreshOffsets:
+		return fmt.Sprintf("Assumes the fresh start at parallelism %d read the partitions it had then from the earliest offsets (the KafkaSourceBuilder default; skewscope cannot see a source's OffsetsInitializer).", n.P)
+	case live.NoteUnsureDiscovery:
+		return fmt.Sprintf("%s appeared after the latest restore or rescale, and no Kafka metadata read between the restore and their first sight says whether the source discovered them before it (at p=%d, so that the restore dealt them out) or after it (at p=%d, by the hash rule): their cells, and those whose owner depends on it, are uncertain, not drift.",
+			countOf(n.Partitions, "partition", "partitions"), n.From, n.To)
+	case live.NoteDiscoveredBeforeRestore:
+		return "Partitions were discovered before the latest restore or rescale, so the saved split lists, and with them every chunk, are not known exactly: all owners are the model's best guess and differences are not counted as drift."
+	case live.NoteUnnamedTopics:
+		return fmt.Sprintf("Without Kafka metadata the real name of %s is not known (Flink's metric ids write '.' as '_'; the start subtask of a topic depends on its name), so its partitions are not modelled. Configure the Kafka cluster of this Flink endpoint.", topicList(n.Topics))
+	case live.NoteUndetermined:
+		what := fmt.Sprintf("The readers of %d partitions are", n.Partitions)
+		if n.Partitions == 1 {
+			what = "The reader of 1 partition is"
+		}
+		why := "Flink's metric ids still carry values from before the latest restart (Flink keeps a metric id after its split moves, and refreshes values at most every 10 s), and none written by the current attempts decides yet."
+		settles := " The next metric refresh or a record on the partition settles it."
+		if n.Withheld {
+			why = "no KafkaSourceReader offset metric id that Flink lists names them (see the note on the missing metrics), or those that do carry values from before the latest restart."
+			settles = ""
+		}
+		// How the page draws such cells: outlined, each in the row of a
+		// subtask that may read it.
+		drawn := "Such cells are outlined, each in the row of a subtask that may read it, not of an observed reader"
+		if n.Listed {
+			drawn += "; a cell's title names the subtasks whose metric ids list it."
+		} else {
+			drawn += "."
+		}
+		return what + " not determined: " + why + " " + drawn + settles
+	}
+	return n.Text
+}
+
+// noteTexts says a prediction's notes.
+func noteTexts(ns []live.Note) []string {
+	if len(ns) == 0 {
+		return nil
+	}
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = noteText(n)
+	}
+	return out
+}
+
+// countOf is "1 partition", "3 partitions".
+func countOf(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + plural(n, one, many)
+}

@@ -105,7 +105,7 @@ func TestNewVertexPageEmbedded(t *testing.T) {
 		Figures:  []live.Figure{{Label: "Total lag", Text: "1.2k records", Kind: live.Observed, Note: "end − position"}},
 		Restored: &live.Restored{Savepoint: true, Path: "s3://sp/1"},
 		Prediction: &live.Prediction{Mode: "restore", History: []int{1, 2},
-			HistoryFrom: live.HistoryObserved, Notes: []string{"a note"}, Source: "RoundRobinOperatorStateRepartitioner",
+			HistoryFrom: live.HistoryObserved, Notes: []live.Note{{Kind: live.NoteModel, Text: "a note"}}, Source: "RoundRobinOperatorStateRepartitioner",
 			Headline: live.Headline{Kind: "exact", Exact: 2}},
 		Lineage: &live.LineageView{Events: []live.LineageEvent{{Kind: "start", At: pagesAt, To: 1}}},
 		Subtasks: []live.SubtaskRow{

@@ -83,3 +83,33 @@ func TestHistorySource(t *testing.T) {
 		}
 	}
 }
+
+func TestNoteText(t *testing.T) {
+	for _, tc := range []struct {
+		n    live.Note
+		want []string
+		not  []string
+	}{
+		{live.Note{Kind: live.NoteModel, Text: "as the model says"}, []string{"as the model says"}, nil},
+		{live.Note{Kind: live.NoteFreshOffsets, P: 4}, []string{"the fresh start at parallelism 4 read the partitions it had then from the earliest offsets"}, nil},
+		{live.Note{Kind: live.NoteUnsureDiscovery, Partitions: 1, From: 5, To: 2}, []string{"1 partition appeared after the latest restore", "(at p=5, so that the restore dealt them out) or after it (at p=2"}, nil},
+		{live.Note{Kind: live.NoteDiscoveredBeforeRestore}, []string{"Partitions were discovered before the latest restore or rescale"}, nil},
+		{live.Note{Kind: live.NoteUnnamedTopics, Topics: []string{"inventory_events"}}, []string{`the real name of topic "inventory_events" is not known`}, nil},
+		{live.Note{Kind: live.NoteUndetermined, Partitions: 2, Listed: true}, []string{"The readers of 2 partitions are not determined", "still carry values from before the latest restart",
+			"a cell's title names the subtasks", "settles it."}, nil},
+		{live.Note{Kind: live.NoteUndetermined, Partitions: 1, Withheld: true}, []string{"The reader of 1 partition is not determined", "see the note on the missing metrics", "not of an observed reader."},
+			[]string{"still carry values", "settles it"}},
+	} {
+		got := noteText(tc.n)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%+v: %q, want it to say %q", tc.n, got, w)
+			}
+		}
+		for _, bad := range tc.not {
+			if strings.Contains(got, bad) {
+				t.Errorf("%+v: %q says %q", tc.n, got, bad)
+			}
+		}
+	}
+}
