@@ -276,7 +276,8 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	p.HighlightNote = in.highlightNote
 	for i, f := range vv.Figures {
 		k := "f/" + strconv.Itoa(i) + "/"
-		p.Figures = append(p.Figures, views.FigureView{Label: f.Label, Kind: f.Kind, Text: text(k+"value", f.Text), Note: text(k+"note", f.Note)})
+		label, value, note := figureWords(vv, f)
+		p.Figures = append(p.Figures, views.FigureView{Label: label, Kind: f.Kind, Text: text(k+"value", value), Note: text(k+"note", note)})
 	}
 	if pr := vv.Prediction; pr != nil {
 		v := &views.PredictionView{
@@ -614,7 +615,7 @@ func newTopicPage(tv live.TopicView) views.TopicView {
 		Bar:      liveBar(tv.Age, nil), Error: tv.Error,
 	}
 	if tr := tv.Retention; tr != nil {
-		p.Retention = text("retention", live.RetentionText(*tr))
+		p.Retention = text("retention", retentionText(*tr))
 		age := format.Seconds(float64(tr.Age.Seconds)) + " ago"
 		if tr.Age.Stale || tr.Age.Err != "" {
 			age += " (the latest read failed)"

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -792,4 +793,222 @@ func noteTexts(ns []live.Note) []string {
 // countOf is "1 partition", "3 partitions".
 func countOf(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + plural(n, one, many)
+}
+
+// retentionWords is a retention time in words: "2-minute", "7-day",
+// "90-second", or the seconds as format.Seconds writes them.
+func retentionWords(sec float64) string {
+	s := int64(math.Round(sec))
+	for _, u := range []struct {
+		n    int64
+		unit string
+	}{{86400, "day"}, {3600, "hour"}, {60, "minute"}, {1, "second"}} {
+		if s >= u.n && s%u.n == 0 {
+			return strconv.FormatInt(s/u.n, 10) + "-" + u.unit
+		}
+	}
+	return format.Seconds(sec)
+}
+
+// limitText is a retention limit in words for a page.
+func limitText(v *int64, bytes bool) string {
+	switch {
+	case v == nil:
+		return "unknown"
+	case *v < 0:
+		return "no limit"
+	case bytes:
+		return format.Bytes(*v)
+	}
+	return format.Seconds(float64(*v) / 1000)
+}
+
+// retentionText is a topic's retention settings in words: "2 m 0 s,
+// delete (no byte limit)".
+func retentionText(tr live.TopicRetention) string {
+	s := limitText(tr.RetentionMs, false)
+	if tr.RetentionBytes != nil && *tr.RetentionBytes >= 0 {
+		s += " or " + limitText(tr.RetentionBytes, true) + " per partition"
+	}
+	return s + ", cleanup " + cmp.Or(tr.CleanupPolicy, "unknown")
+}
+
+// aboutWords is an estimate's duration in whole units: "45 s", "4 min",
+// "2 h".
+func aboutWords(sec float64) string {
+	switch {
+	case sec < 90:
+		return strconv.FormatFloat(math.Ceil(sec), 'f', 0, 64) + " s"
+	case sec < 90*60:
+		return strconv.FormatFloat(math.Round(sec/60), 'f', 0, 64) + " min"
+	case sec < 36*3600:
+		return strconv.FormatFloat(math.Round(sec/3600), 'f', 0, 64) + " h"
+	}
+	return strconv.FormatFloat(math.Round(sec/86400), 'f', 0, 64) + " days"
+}
+
+// figureWords are a headline figure's label, its text (the number as the
+// page shows it, with its unit; – when unknown) and its note (its source or
+// method, or why it is unknown).
+func figureWords(vv live.VertexView, f live.Figure) (label, txt, note string) {
+	switch f.Name {
+	case live.FigureTotalLag:
+		if f.Value < 0 {
+			return "Total lag", "–", "no end offsets or current offsets yet"
+		}
+		return "Total lag", format.Records(f.Value), "log end − (Flink currentOffset + 1)"
+	case live.FigureMaxLagTime:
+		label = "Max lag in time"
+		if f.Value < 0 {
+			return label, "–", "no partition's lag in time is known yet (needs Kafka end offsets and Flink positions)"
+		}
+		where := f.Partition
+		if where != "" && f.AtLeast {
+			where += " (at least)"
+		}
+		note = cmp.Or(where, "all partitions caught up")
+		if f.Unknown > 0 {
+			note = fmt.Sprintf("%s · %d of %d partitions unknown", cmp.Or(where, "the known ones caught up"), f.Unknown, f.Of)
+		}
+		return label, format.Seconds(f.Value), note
+	case live.FigureProduced:
+		if f.Value < 0 {
+			return "Produced", "–", "needs two Kafka polls"
+		}
+		return "Produced", format.Rate(f.Value), "records/s into its partitions, from Kafka's end-offset deltas"
+	case live.FigureRecordsLost:
+		return lossWords(f)
+	case live.FigureRetention:
+		return retentionFigureWords(vv, f)
+	case live.FigureTimeToRetention:
+		label = "Time to retention"
+		switch {
+		case f.Value < 0 && len(vv.Retention) == 0:
+			return label, "–", "needs the topics' retention"
+		case f.Value < 0:
+			return label, "–", "no partition's lag time is growing toward a retention limit"
+		case f.Value == 0:
+			return label, "0 s", fmt.Sprintf("subtask %d is past the %s retention of %s: records are deleted unread", f.Subtask, retentionWords(f.Seconds), f.Partition)
+		}
+		return label, "≈ " + format.Seconds(f.Value), fmt.Sprintf("at this rate subtask %d falls past the %s retention of %s in about %s; from then on Kafka deletes records before the job reads them (from the lag time's trend)",
+			f.Subtask, retentionWords(f.Seconds), f.Partition, aboutWords(f.Value))
+	case live.FigureStates:
+		label, note = "Partition states", "from the last minute of samples of each partition's position and end offset"
+		if len(vv.States) == 0 {
+			return label, "–", note
+		}
+		parts := make([]string, len(vv.States))
+		for i, sc := range vv.States {
+			parts[i] = strconv.Itoa(sc.Count) + " " + live.ReaderStateLabel(sc.State)
+		}
+		return label, strings.Join(parts, " · "), note
+	case live.FigureSkew:
+		label = "Skew (Flink %)"
+		if vv.Source {
+			label = "Source skew (Flink %)"
+		}
+		if f.Value < 0 {
+			return label, "–", "records/s not reported for every subtask"
+		}
+		return label, format.Percent(f.Value), fmt.Sprintf("of observed records/s per subtask; max/mean %.2f", f.Ratio)
+	case live.FigureAssignment:
+		return assignmentWords(vv, f)
+	case live.FigureKeyGroups:
+		txt = strconv.Itoa(int(f.Min))
+		if f.Min != f.Value {
+			txt += "–" + strconv.Itoa(int(f.Value))
+		}
+		return "Key groups per subtask", txt, fmt.Sprintf("maxParallelism %d over %d subtasks (KeyGroupRangeAssignment)", vv.MaxParallelism, vv.Parallelism)
+	case live.FigureStateSize:
+		if f.Value < 0 {
+			return "State size", "–", "no completed checkpoint seen"
+		}
+		return "State size", format.Bytes(int64(f.Value)), "latest completed checkpoint"
+	case live.FigureBusiest:
+		if f.Subtask < 0 {
+			return "Busiest subtask", "–", "busy time not reported"
+		}
+		return "Busiest subtask", fmt.Sprintf("#%d · %s busy", f.Subtask, format.Ratio(f.Value)), "busy · backpressured " + format.Ratio(f.Ratio)
+	}
+	return f.Name, format.Count(f.Value), ""
+}
+
+// lossWords are the records Kafka deleted before the source read them:
+// the total, where most were lost and when.
+func lossWords(f live.Figure) (label, txt, note string) {
+	label = "Records deleted unread"
+	counting := "counted since skewscope started " + format.Between(f.Since, f.Since) + "; a restart counts from 0"
+	if f.Partitions == 0 {
+		note = "none seen: no position below its partition's log start; " + counting
+		if f.Behind > 0 {
+			note = fmt.Sprintf("%d partitions' positions are below the log start; %s", f.Behind, counting)
+		}
+		return label, "0", note
+	}
+	where := f.Partition
+	switch {
+	case f.Partitions == 2:
+		where += fmt.Sprintf(" (≈ %s) and 1 more partition", format.Int(f.Records))
+	case f.Partitions > 2:
+		where += fmt.Sprintf(" (≈ %s) and %d more partitions", format.Int(f.Records), f.Partitions-1)
+	}
+	return label, "≈ " + format.Int(int64(f.Value)), "records deleted unread on " + where + " " + format.Between(f.From, f.To) + " (Kafka's log start passed the position); " + counting
+}
+
+// retentionFigureWords is the source's topics' retention: the shortest that
+// deletes, and each topic's settings with when they were read.
+func retentionFigureWords(vv live.VertexView, f live.Figure) (label, txt, note string) {
+	label = "Retention"
+	if len(vv.Retention) == 0 {
+		return label, "–", "not read yet (DescribeConfigs, once a minute)"
+	}
+	var parts []string
+	oldest := vv.Retention[0].Age
+	for _, tr := range vv.Retention {
+		parts = append(parts, tr.Topic+": "+retentionText(tr))
+		if tr.Age.Seconds > oldest.Seconds {
+			oldest = tr.Age
+		}
+	}
+	note = strings.Join(parts, "; ") + " · read from the brokers " + format.Seconds(float64(oldest.Seconds)) + " ago"
+	if oldest.Stale || oldest.Err != "" {
+		note += " (the latest read failed)"
+	}
+	if f.Value < 0 {
+		return label, "no deletion by time", note
+	}
+	return label, format.Seconds(f.Value), note
+}
+
+// assignmentWords are the prediction's verdicts as a figure, in the words
+// the rows use.
+func assignmentWords(vv live.VertexView, f live.Figure) (label, txt, note string) {
+	label = "Assignment"
+	pr := vv.Prediction
+	if pr == nil {
+		return label, "–", ""
+	}
+	h := pr.Headline
+	switch {
+	case h.Kind == live.BasisNotModelled:
+		return label, fmt.Sprintf("%d partitions", pr.Total), "not modelled"
+	case f.Value < 0:
+		return label, "prediction only", fmt.Sprintf("%d partitions where the %s prediction puts them: Flink withheld their readers' metrics", pr.Total, pr.Mode)
+	}
+	v := h.Verdicts
+	txt = fmt.Sprintf("%d / %d partitions", v.Placed(), pr.Total)
+	note = h.Kind + " · " + pr.Mode
+	if v.Drift > 0 {
+		note = fmt.Sprintf("%d differ from the %s prediction", v.Drift, pr.Mode)
+	}
+	for _, o := range []struct {
+		n    int
+		what string
+	}{{v.Guessed, "as guessed"}, {v.NotGuessed, "not as guessed"}, {v.Undetermined, "reader not determined"},
+		{v.Withheld, "prediction only (metrics withheld)"}, {v.NotModelled, "not modelled"}} {
+		if o.n > 0 {
+			note += fmt.Sprintf(" · %d %s", o.n, o.what)
+		}
+	}
+	return label, txt, note
 }

@@ -258,7 +258,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true,
 		Group:       &live.GroupLink{Name: "orders-app", How: "from configuration"},
 		Topics:      []string{"orders"},
-		Figures:     []live.Figure{{Label: "Total lag", Value: 120.5, Text: "120", Kind: live.Observed, Note: "log end − (Flink currentOffset + 1)"}},
+		Figures:     []live.Figure{{Name: live.FigureRecordsLost, Value: 120.5, Kind: live.Observed, Partition: "orders-3", AtLeast: true, Unknown: 1, Of: 4, Subtask: 1, Ratio: 0.5, Min: 1, Seconds: 60, Records: 120, Partitions: 1, Behind: 1, From: at, To: at, Since: at}},
 		States:      []live.StateCount{{State: live.ReaderLost, Count: 1}},
 		RecordsLost: 2200,
 		Retention:   []live.TopicRetention{retention},

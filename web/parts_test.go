@@ -102,7 +102,7 @@ func TestNewVertexPageEmbedded(t *testing.T) {
 		Endpoint: "jm", Cluster: "prod", JobID: "j1", JobName: "orders", ID: "v1", Name: "Source", Parallelism: 2,
 		Source: true, Kafka: true, Topics: []string{"orders"}, Color: "lag", Thresholds: [3]float64{1000, 20000, 80000}, LagTimeSteps: [3]float64{10, 60, 300},
 		Flink: okAge(3), KafkaAge: &live.Age{At: pagesAt, Seconds: 5, State: live.StateOK},
-		Figures:  []live.Figure{{Label: "Total lag", Text: "1.2k records", Kind: live.Observed, Note: "end − position"}},
+		Figures:  []live.Figure{{Name: live.FigureTotalLag, Value: 1200, Kind: live.Observed, Subtask: -1}},
 		Restored: &live.Restored{Savepoint: true, Path: "s3://sp/1"},
 		Prediction: &live.Prediction{Mode: "restore", History: []int{1, 2},
 			HistoryFrom: live.HistoryObserved, Notes: []live.Note{{Kind: live.NoteModel, Text: "a note"}}, Source: "RoundRobinOperatorStateRepartitioner",

@@ -3,7 +3,9 @@ package web
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/live"
 )
 
@@ -110,6 +112,46 @@ func TestNoteText(t *testing.T) {
 			if strings.Contains(got, bad) {
 				t.Errorf("%+v: %q says %q", tc.n, got, bad)
 			}
+		}
+	}
+}
+
+// The headline figures' words, from the facts the store found.
+func TestFigureWords(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 10, 0, time.UTC)
+	ms := int64(120_000)
+	vv := live.VertexView{Source: true, Parallelism: 4, MaxParallelism: 128,
+		States:    []live.StateCount{{State: live.ReaderLost, Count: 1}, {State: live.ReaderOK, Count: 3}},
+		Retention: []live.TopicRetention{{Topic: "orders", RetentionMs: &ms, CleanupPolicy: "delete", Deletes: true, Age: live.Age{Seconds: 4}}},
+		Prediction: &live.Prediction{Mode: live.ModeFresh, Total: 4, Matched: 3, Drift: 1,
+			Headline: live.Headline{Kind: live.BasisExact, Exact: 4, Verdicts: live.Tally{Match: 3, Drift: 1}}}}
+	for _, tc := range []struct {
+		f                   live.Figure
+		label, text, inNote string
+	}{
+		{live.Figure{Name: live.FigureTotalLag, Value: -1}, "Total lag", "–", "no end offsets or current offsets yet"},
+		{live.Figure{Name: live.FigureMaxLagTime, Value: 90, Partition: "orders-0", AtLeast: true, Unknown: 1, Of: 4}, "Max lag in time", format.Seconds(90), "orders-0 (at least) · 1 of 4 partitions unknown"},
+		{live.Figure{Name: live.FigureMaxLagTime, Of: 4}, "Max lag in time", format.Seconds(0), "all partitions caught up"},
+		{live.Figure{Name: live.FigureMaxLagTime, Value: -1, Unknown: 4, Of: 4}, "Max lag in time", "–", "no partition's lag in time is known yet"},
+		{live.Figure{Name: live.FigureRecordsLost, Value: 200, Partition: "orders-0", Records: 200, Partitions: 1, From: at, To: at, Since: at}, "Records deleted unread", "≈ 200",
+			"on orders-0 at 12:00:10 UTC"},
+		{live.Figure{Name: live.FigureRecordsLost, Value: 450, Partition: "orders-0", Records: 300, Partitions: 3, From: at, To: at.Add(10 * time.Second), Since: at}, "Records deleted unread", "≈ 450",
+			"on orders-0 (≈ 300) and 2 more partitions between 12:00:10 and 12:00:20 UTC"},
+		{live.Figure{Name: live.FigureRecordsLost, Since: at}, "Records deleted unread", "0", "none seen: no position below its partition's log start; counted since skewscope started"},
+		{live.Figure{Name: live.FigureRetention, Value: 120}, "Retention", "2 m 0 s", "orders: 2 m 0 s, cleanup delete"},
+		{live.Figure{Name: live.FigureTimeToRetention, Value: 140, Subtask: 3, Partition: "orders-0", Seconds: 30}, "Time to retention", "≈ 2 m 20 s",
+			"at this rate subtask 3 falls past the 30-second retention of orders-0 in about 2 min"},
+		{live.Figure{Name: live.FigureTimeToRetention, Value: 0, Subtask: 1, Partition: "orders-2", Seconds: 120}, "Time to retention", "0 s", "subtask 1 is past the 2-minute retention of orders-2"},
+		{live.Figure{Name: live.FigureStates, Value: 1}, "Partition states", "1 lost · 3 ok", "samples"},
+		{live.Figure{Name: live.FigureSkew, Value: 37.5, Ratio: 1.375}, "Source skew (Flink %)", format.Percent(37.5), "max/mean 1.38"},
+		{live.Figure{Name: live.FigureAssignment, Value: 3}, "Assignment", "3 / 4 partitions", "1 differ from the fresh prediction"},
+		{live.Figure{Name: live.FigureKeyGroups, Value: 32, Min: 32}, "Key groups per subtask", "32", "maxParallelism 128 over 4 subtasks"},
+		{live.Figure{Name: live.FigureBusiest, Value: 0.9, Subtask: 2, Ratio: 0.25}, "Busiest subtask", "#2 · 90% busy", "backpressured 25%"},
+		{live.Figure{Name: live.FigureBusiest, Value: -1, Subtask: -1}, "Busiest subtask", "–", "busy time not reported"},
+	} {
+		label, txt, note := figureWords(vv, tc.f)
+		if label != tc.label || txt != tc.text || !strings.Contains(note, tc.inNote) {
+			t.Errorf("%+v: %q %q (%q), want %q %q and a note with %q", tc.f, label, txt, note, tc.label, tc.text, tc.inNote)
 		}
 	}
 }
