@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/live"
 )
 
 // lineEnv is one Flink line's broker, cluster and Kafka client.
@@ -530,9 +531,9 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 	var inferredDash *dashboard // started after the restore, before the growth
 	if dashboardChecked {
 		w := dashWant{jobID: idB, vertex: obsB.Vertex, group: group, topics: c.topics, p: c.to, observed: obsB.Subtasks, predicted: predicted,
-			mode: "restore", history: []int{c.from, c.to}, historySource: "observed by skewscope"}
+			mode: "restore", history: []int{c.from, c.to}, historyFrom: live.HistoryObserved}
 		t.Run("dashboard-lineage", func(t *testing.T) { e.dash.check(t, w) })
-		w.query, w.historySource = fmt.Sprintf("?history=%d", c.from), "from the URL"
+		w.query, w.historyFrom = fmt.Sprintf("?history=%d", c.from), live.HistoryFromURL
 		t.Run("dashboard-history-param", func(t *testing.T) { e.dash.check(t, w) })
 		if lifecycleDashboardChecks {
 			// A dashboard that never saw job A infers its history from the
@@ -613,15 +614,15 @@ func (e *lineEnv) runRestore(t *testing.T, ci int, c restoreCase) {
 				t.Logf("late dashboard: no prediction")
 				return
 			}
-			t.Logf("late dashboard: mode %s history %v drift %d headline %s %q", pr.Mode, pr.History, pr.Drift, pr.Headline.Kind, pr.Headline.Text)
+			t.Logf("late dashboard: mode %s history %v drift %d headline %s %q", pr.Mode, pr.History, pr.Drift, pr.Headline.Kind, fmt.Sprint(pr.Headline.Verdicts))
 			if got := lifeLayout(vv, c.to); !sameLayout(got, obsG.Subtasks) {
 				t.Errorf("late dashboard: observed layout%s\n  harness:%s", layoutString(got), layoutString(obsG.Subtasks))
 			}
 			if (pr.Headline.Kind == "exact" || pr.Headline.Kind == "inferred") && pr.Drift != 0 {
-				t.Errorf("late dashboard: headline %s (%q) with drift %d: a confident model the readers contradict", pr.Headline.Kind, pr.Headline.Text, pr.Drift)
+				t.Errorf("late dashboard: headline %s (%q) with drift %d: a confident model the readers contradict", pr.Headline.Kind, fmt.Sprint(pr.Headline.Verdicts), pr.Drift)
 			}
 			if pr.Drift != 0 {
-				t.Errorf("late dashboard: drift %d (%q) where the evidence cannot tell which partitions were restored", pr.Drift, pr.Headline.Text)
+				t.Errorf("late dashboard: drift %d (%q) where the evidence cannot tell which partitions were restored", pr.Drift, fmt.Sprint(pr.Headline.Verdicts))
 			}
 		})
 	}

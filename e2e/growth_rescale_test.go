@@ -215,7 +215,7 @@ func (e *lineEnv) runGrowthRescale(t *testing.T, flink *flinkCluster, c growCase
 			t.Errorf("poll %d (%s): %s", p.n, p.what, msg)
 		}
 		if pr := p.vv.Prediction; matches != "" && pr != nil && pr.Drift != 0 {
-			t.Errorf("poll %d (%s): drift %d although the data path matches %s: %q", p.n, p.what, pr.Drift, matches, pr.Headline.Text)
+			t.Errorf("poll %d (%s): drift %d although the data path matches %s: %q", p.n, p.what, pr.Drift, matches, fmt.Sprint(pr.Headline.Verdicts))
 		}
 		if i >= trafficFrom && i-trafficFrom+1 >= settlePolls {
 			if why := unsettled(p.vv, truth); why != "" {
@@ -225,7 +225,7 @@ func (e *lineEnv) runGrowthRescale(t *testing.T, flink *flinkCluster, c growCase
 	}
 	lastPoll := g.polls[len(g.polls)-1]
 	t.Logf("growth then rescale: %d polls; last: headline %s %q, mode %s history %v, drift %d, missing %d, unknown to Kafka %d\n  dashboard layout:%s",
-		len(g.polls), lastPoll.vv.Prediction.Headline.Kind, lastPoll.vv.Prediction.Headline.Text, lastPoll.vv.Prediction.Mode, lastPoll.vv.Prediction.History,
+		len(g.polls), lastPoll.vv.Prediction.Headline.Kind, fmt.Sprint(lastPoll.vv.Prediction.Headline.Verdicts), lastPoll.vv.Prediction.Mode, lastPoll.vv.Prediction.History,
 		lastPoll.vv.Prediction.Drift, lastPoll.vv.Prediction.Missing, lastPoll.vv.Prediction.UnknownToKafka, layoutString(jsonLayout(lastPoll.vv, growRSTo)))
 	t.Logf("Flink %s, growth then in-place rescale, case %s, took %s", flink.Version, c.name, time.Since(start).Round(time.Second))
 }
@@ -253,7 +253,7 @@ func (g *growRun) poll(t *testing.T, what string) growPoll {
 	p.htmlKind = g.d.headlineKind(t, g.jobID, g.srcID)
 	if pr := p.vv.Prediction; pr != nil {
 		t.Logf("poll %d (%s): parallelism %d, %d cells (%d undetermined), Flink names %d, Kafka lists %d; headline %s (page %q) %q; mode %s history %v drift %d missing %d unknownToKafka %d",
-			p.n, what, p.vv.Parallelism, cellCount(p.vv), undeterminedCount(p.vv), len(p.flinkTPs), len(p.kafkaTPs), pr.Headline.Kind, p.htmlKind, pr.Headline.Text, pr.Mode, pr.History, pr.Drift, pr.Missing, pr.UnknownToKafka)
+			p.n, what, p.vv.Parallelism, cellCount(p.vv), undeterminedCount(p.vv), len(p.flinkTPs), len(p.kafkaTPs), pr.Headline.Kind, p.htmlKind, fmt.Sprint(pr.Headline.Verdicts), pr.Mode, pr.History, pr.Drift, pr.Missing, pr.UnknownToKafka)
 	} else {
 		t.Logf("poll %d (%s): parallelism %d, %d cells, no prediction", p.n, what, p.vv.Parallelism, cellCount(p.vv))
 	}
@@ -345,7 +345,7 @@ func exactButWrong(p growPoll, owners map[assign.TopicPartition]int) string {
 	if len(bad) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("headline exact (%q) while %s", pr.Headline.Text, strings.Join(bad, "; "))
+	return fmt.Sprintf("headline exact (%q) while %s", fmt.Sprint(pr.Headline.Verdicts), strings.Join(bad, "; "))
 }
 
 // unsettled says what keeps a view from settled: a cell not under its
@@ -360,7 +360,7 @@ func unsettled(vv live.VertexView, owners map[assign.TopicPartition]int) string 
 	case pr == nil:
 		bad = append(bad, "no prediction")
 	case pr.Missing != 0 || pr.UnknownToKafka != 0 || pr.Drift != 0:
-		bad = append(bad, fmt.Sprintf("missing %d, unknown to Kafka %d, drift %d (%q)", pr.Missing, pr.UnknownToKafka, pr.Drift, pr.Headline.Text))
+		bad = append(bad, fmt.Sprintf("missing %d, unknown to Kafka %d, drift %d (%q)", pr.Missing, pr.UnknownToKafka, pr.Drift, fmt.Sprint(pr.Headline.Verdicts)))
 	}
 	return strings.Join(bad, "; ")
 }

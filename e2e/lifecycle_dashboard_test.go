@@ -40,8 +40,8 @@ type lifeVertexJSON struct {
 		History  []int  `json:"history"`
 		Drift    int    `json:"drift"`
 		Headline struct {
-			Kind string `json:"kind"`
-			Text string `json:"text"`
+			Kind     string         `json:"kind"`
+			Verdicts map[string]int `json:"verdicts"`
 		} `json:"headline"`
 		// Notes are strings or objects; the checks search their JSON text.
 		Notes []json.RawMessage `json:"notes"`
@@ -208,8 +208,8 @@ func checkPrediction(t *testing.T, step string, vv lifeVertexJSON, mode string, 
 		for i, n := range pr.Notes {
 			notes[i] = string(n)
 		}
-		t.Errorf("%s: prediction mode %q history %v drift %d headline %q (%q); want mode %q history %v drift 0 headline %q\n  notes: %s",
-			step, pr.Mode, pr.History, pr.Drift, pr.Headline.Kind, pr.Headline.Text, mode, history, headline, strings.Join(notes, "\n    "))
+		t.Errorf("%s: prediction mode %q history %v drift %d headline %q (%+v); want mode %q history %v drift 0 headline %q\n  notes: %s",
+			step, pr.Mode, pr.History, pr.Drift, pr.Headline.Kind, pr.Headline.Verdicts, mode, history, headline, strings.Join(notes, "\n    "))
 	}
 	for _, n := range pr.Notes {
 		for _, bad := range falseNotes {

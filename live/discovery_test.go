@@ -36,7 +36,7 @@ func growAroundRescale(t *testing.T, owner func(assign.TopicPartition) int) (*St
 	ck := &flink.RestoreInfo{CheckpointID: 4, At: t0.Add(25 * time.Second)}
 	s.UpdateFlink(flinkSnap(t0.Add(30*time.Second), job("aa", ck, sourceVertex("src", 2, events13, owner, cur))))
 	if pr := mustVertex(t, s, "aa", "src").Prediction; pr.Headline.Kind != BasisUncertain {
-		t.Fatalf("Kafka still at 10: headline %q (%s), want uncertain", pr.Headline.Text, pr.Headline.Kind)
+		t.Fatalf("Kafka still at 10: headline %q (%s), want uncertain", says(pr), pr.Headline.Kind)
 	}
 	s.UpdateKafka(kafkaSnap(t0.Add(40*time.Second), eventEnds(13)))
 	s.UpdateFlink(flinkSnap(t0.Add(40*time.Second), job("aa", ck, sourceVertex("src", 2, events13, owner, cur))))
@@ -49,13 +49,11 @@ func wantSettled(t *testing.T, what string, vv VertexView, side string) {
 	t.Helper()
 	wantExact(t, vv, ModeRestore, []int{5, 2})
 	note := "the observed readers show the 3 new partitions were discovered " + side + " the rescale to p = 2"
-	if !strings.Contains(strings.ToLower(strings.Join(vv.Prediction.Notes, " ")), note) {
-		t.Errorf("%s: notes %q, want one saying %q", what, vv.Prediction.Notes, note)
+	if !strings.Contains(strings.ToLower(strings.Join(noteWords(vv.Prediction), " ")), note) {
+		t.Errorf("%s: notes %q, want one saying %q", what, noteWords(vv.Prediction), note)
 	}
-	for _, n := range vv.Prediction.Notes {
-		if strings.Contains(n, "no Kafka metadata read between the restore") {
-			t.Errorf("%s: note %q still calls the discovery time unknown", what, n)
-		}
+	if hasNote(vv.Prediction, NoteUnsureDiscovery, nil) {
+		t.Errorf("%s: notes %q still call the discovery time unknown", what, noteWords(vv.Prediction))
 	}
 }
 
@@ -92,7 +90,7 @@ func TestObservedReadersMatchingNeitherDiscoveryStayUncertain(t *testing.T) {
 	vv := mustVertex(t, s, "aa", "src")
 	pr := vv.Prediction
 	if pr.Drift != 0 || pr.Headline.Kind != BasisUncertain || pr.Total != 13 {
-		t.Errorf("drift %d headline %q (%s) over %d, want no drift, uncertain, 13 partitions", pr.Drift, pr.Headline.Text, pr.Headline.Kind, pr.Total)
+		t.Errorf("drift %d headline %q (%s) over %d, want no drift, uncertain, 13 partitions", pr.Drift, says(pr), pr.Headline.Kind, pr.Total)
 	}
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
@@ -101,8 +99,8 @@ func TestObservedReadersMatchingNeitherDiscoveryStayUncertain(t *testing.T) {
 			}
 		}
 	}
-	if n := strings.Join(pr.Notes, " "); strings.Contains(strings.ToLower(n), "the observed readers show") {
-		t.Errorf("notes %q settle a discovery time no layout shows", pr.Notes)
+	if n := strings.Join(noteWords(pr), " "); strings.Contains(strings.ToLower(n), "the observed readers show") {
+		t.Errorf("notes %q settle a discovery time no layout shows", noteWords(pr))
 	}
 }
 
@@ -134,7 +132,7 @@ func TestSettledDiscoveryKeptUntilTheNextStep(t *testing.T) {
 	vv := mustVertex(t, s, "aa", "src")
 	pr := vv.Prediction
 	if pr.Drift != 0 || pr.Headline.Exact != 11 || pr.Headline.Uncertain != 2 {
-		t.Errorf("two readers undetermined: drift %d, %d exact, %d uncertain (%s), want 11 exact and the 2 undetermined uncertain", pr.Drift, pr.Headline.Exact, pr.Headline.Uncertain, pr.Headline.Text)
+		t.Errorf("two readers undetermined: drift %d, %d exact, %d uncertain (%s), want 11 exact and the 2 undetermined uncertain", pr.Drift, pr.Headline.Exact, pr.Headline.Uncertain, says(pr))
 	}
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
@@ -150,8 +148,8 @@ func TestSettledDiscoveryKeptUntilTheNextStep(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(strings.Join(pr.Notes, " "), "discovered before the rescale to p = 2") {
-		t.Errorf("notes %q, want the settled discovery time", pr.Notes)
+	if !strings.Contains(strings.Join(noteWords(pr), " "), "discovered before the rescale to p = 2") {
+		t.Errorf("notes %q, want the settled discovery time", noteWords(pr))
 	}
 
 	// The next rescale, 2 → 3, with 3 more partitions first seen with it:
@@ -163,10 +161,10 @@ func TestSettledDiscoveryKeptUntilTheNextStep(t *testing.T) {
 	s.UpdateKafka(kafkaSnap(t0.Add(60*time.Second), eventEnds(16)))
 	pr = mustVertex(t, s, "aa", "src").Prediction
 	if pr.Drift != 0 || pr.Uncertain != 16 || pr.Headline.Kind != BasisUncertain {
-		t.Errorf("after the next rescale: drift %d, %d of %d uncertain (%s), want all 16 uncertain", pr.Drift, pr.Uncertain, pr.Total, pr.Headline.Text)
+		t.Errorf("after the next rescale: drift %d, %d of %d uncertain (%s), want all 16 uncertain", pr.Drift, pr.Uncertain, pr.Total, says(pr))
 	}
-	if n := strings.Join(pr.Notes, " "); strings.Contains(strings.ToLower(n), "the observed readers show") {
-		t.Errorf("after the next rescale: notes %q keep the last step's settled discovery", pr.Notes)
+	if n := strings.Join(noteWords(pr), " "); strings.Contains(strings.ToLower(n), "the observed readers show") {
+		t.Errorf("after the next rescale: notes %q keep the last step's settled discovery", noteWords(pr))
 	}
 }
 
@@ -188,10 +186,10 @@ func TestPartitionsFoundAroundARescaleAreGuessesAfterTheNext(t *testing.T) {
 			s.UpdateFlink(flinkSnap(t0.Add(60*time.Second), job("aa", ck2, sourceVertex("src", 3, events13, o523, func(assign.TopicPartition) int64 { return 50 }))))
 			pr := mustVertex(t, s, "aa", "src").Prediction
 			if pr.Drift != 0 || pr.Headline.Kind != BasisUncertain || pr.Uncertain != 13 {
-				t.Errorf("after the next rescale: drift %d, %d of %d uncertain, headline %q (%s); want every owner a best guess", pr.Drift, pr.Uncertain, pr.Total, pr.Headline.Text, pr.Headline.Kind)
+				t.Errorf("after the next rescale: drift %d, %d of %d uncertain, headline %q (%s); want every owner a best guess", pr.Drift, pr.Uncertain, pr.Total, says(pr), pr.Headline.Kind)
 			}
-			if n := strings.Join(pr.Notes, " "); !strings.Contains(n, "Partitions were discovered before the latest restore or rescale") {
-				t.Errorf("after the next rescale: notes %q do not say the lists are not known", pr.Notes)
+			if !hasNote(pr, NoteDiscoveredBeforeRestore, nil) {
+				t.Errorf("after the next rescale: notes %q do not say the lists are not known", noteWords(pr))
 			}
 		})
 	}
@@ -210,7 +208,7 @@ func TestObservedReadersSettleDiscoveryOverAnInferredHistory(t *testing.T) {
 	s.UpdateKafka(kafkaSnap(t0.Add(-2*time.Minute), eventEnds(10)))
 	s.UpdateFlink(flinkSnap(t0, job("bb", sp, sourceVertex("src", 4, events10, o64, cur))))
 	if pr := mustVertex(t, s, "bb", "src").Prediction; pr.Mode != ModeInferred || pr.Drift != 0 {
-		t.Fatalf("first sight: mode %s drift %d (%s), want 6 → 4 inferred", pr.Mode, pr.Drift, pr.Summary)
+		t.Fatalf("first sight: mode %s drift %d (%s), want 6 → 4 inferred", pr.Mode, pr.Drift, says(pr))
 	}
 	after := restoreOwner(t, assign.RestoreInput{Topics: events10, NewTopics: events14, History: []int{6, 4}, ConnectorLine: assign.ConnectorLine5})
 	s.UpdateKafka(kafkaSnap(t0.Add(10*time.Second), eventEnds(14)))
@@ -218,9 +216,9 @@ func TestObservedReadersSettleDiscoveryOverAnInferredHistory(t *testing.T) {
 	vv := mustVertex(t, s, "bb", "src")
 	pr := vv.Prediction
 	if pr.Mode != ModeInferred || pr.Drift != 0 || pr.Total != 14 || pr.Headline.Kind != BasisInferred || pr.Headline.Inferred != 14 {
-		t.Errorf("grown to 14: mode %s drift %d, headline %q (%s, %d inferred) over %d; want inferred over all 14", pr.Mode, pr.Drift, pr.Headline.Text, pr.Headline.Kind, pr.Headline.Inferred, pr.Total)
+		t.Errorf("grown to 14: mode %s drift %d, headline %q (%s, %d inferred) over %d; want inferred over all 14", pr.Mode, pr.Drift, says(pr), pr.Headline.Kind, pr.Headline.Inferred, pr.Total)
 	}
-	if !strings.Contains(strings.Join(pr.Notes, " "), "the 4 new partitions were discovered after the restore to p = 4") {
-		t.Errorf("notes %q, want the settled discovery time", pr.Notes)
+	if !strings.Contains(strings.Join(noteWords(pr), " "), "the 4 new partitions were discovered after the restore to p = 4") {
+		t.Errorf("notes %q, want the settled discovery time", noteWords(pr))
 	}
 }

@@ -1,10 +1,8 @@
 package live
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/skewscope/skewscope/assign"
@@ -408,38 +406,6 @@ func lineageView(l *lineage) *LineageView {
 		return nil
 	}
 	return &LineageView{History: slices.Clone(l.history), Known: l.known, Events: slices.Clone(l.events)}
-}
-
-// EventText says an event in words, for the lineage table.
-func EventText(e LineageEvent) string {
-	from := "?"
-	if e.From > 0 {
-		from = strconv.Itoa(e.From)
-	}
-	switch e.Kind {
-	case EventStart:
-		return fmt.Sprintf("fresh start at p=%d", e.To)
-	case EventFirstSeen:
-		return fmt.Sprintf("first seen at p=%d, already restored: earlier parallelisms not seen", e.To)
-	case EventRestore:
-		return fmt.Sprintf("restored under a new job id, p %s→%d", from, e.To)
-	case EventRescale:
-		return fmt.Sprintf("rescaled in place, p %s→%d", from, e.To)
-	case EventFailover:
-		return fmt.Sprintf("failover at p=%d: restarted from its checkpoint, layout unchanged", e.To)
-	case EventRescaleElsewhere:
-		parts := make([]string, 0, len(e.Rescaled))
-		for _, r := range e.Rescaled {
-			parts = append(parts, fmt.Sprintf("%s %d→%d", r.Name, r.From, r.To))
-		}
-		return fmt.Sprintf("restarted at p=%d from its checkpoint because the job rescaled %s in place; layout unchanged", e.To, strings.Join(parts, ", "))
-	case EventPartitions:
-		if e.NewPartitions == 1 {
-			return fmt.Sprintf("1 new partition discovered at p=%d", e.To)
-		}
-		return fmt.Sprintf("%d new partitions discovered at p=%d", e.NewPartitions, e.To)
-	}
-	return e.Kind
 }
 
 func orTime(t, alt time.Time) time.Time {

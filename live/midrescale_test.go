@@ -27,7 +27,7 @@ func TestMidRescaleIsNotJudgedAgainstTheOldParallelism(t *testing.T) {
 	vv := mustVertex(t, s, "aa", "src")
 	pr := vv.Prediction
 	if pr.Drift != 0 || pr.Headline.Kind == BasisExact {
-		t.Errorf("mid-rescale 4 → 6: mode %s history %v drift %d headline %s %q; want no drift and no exact headline", pr.Mode, pr.History, pr.Drift, pr.Headline.Kind, pr.Headline.Text)
+		t.Errorf("mid-rescale 4 → 6: mode %s history %v drift %d headline %s %q; want no drift and no exact headline", pr.Mode, pr.History, pr.Drift, pr.Headline.Kind, says(pr))
 	}
 	for _, r := range vv.Subtasks {
 		if r.Drift != 0 {

@@ -2,13 +2,11 @@ package live
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
-	"github.com/skewscope/skewscope/internal/quote"
 )
 
 // Prediction modes.
@@ -29,15 +27,104 @@ const (
 
 // Headline is a source's one verdict: how much of its layout skewscope can
 // vouch for, with the count of each kind of cell (by basis) and of each
-// verdict (Verdicts: what the page's rows show).
+// verdict (Verdicts: what the page's rows show). Package web says it in
+// words.
 type Headline struct {
 	Kind        string `json:"kind"` // a Basis* value: the weakest that applies
-	Text        string `json:"text"`
 	Exact       int    `json:"exact"`
 	Inferred    int    `json:"inferred"`
 	Uncertain   int    `json:"uncertain"`
 	NotModelled int    `json:"notModelled"`
 	Verdicts    Tally  `json:"verdicts"`
+}
+
+// Where a prediction's history came from (Prediction.HistoryFrom).
+const (
+	HistoryFromURL  = "url"      // ?history=
+	HistoryObserved = "observed" // the lineage skewscope followed: its start, restore and rescale events
+	HistoryInferred = "inferred" // inferred from the observed layout
+)
+
+// Why a source is not modelled (NotModelled.Reason).
+const (
+	// ReasonNotRunning: the job is not running (JobState).
+	ReasonNotRunning = "job not running"
+	// ReasonRescaling: an in-place rescale from From to To is deploying
+	// its subtasks.
+	ReasonRescaling = "rescaling"
+	// ReasonRestoredUnseen: restored (from a savepoint when Savepoint)
+	// before skewscope first saw it, and no history was inferred
+	// (InferNote says why, when the inference ran).
+	ReasonRestoredUnseen = "restored unseen"
+	// ReasonUnnamedTopics: after a restore every owner depends on the
+	// real name of Topics, which Kafka's metadata would give.
+	ReasonUnnamedTopics = "unnamed topics"
+	// ReasonModelError: the fresh-start (Restore false) or restore model
+	// failed with Error.
+	ReasonModelError = "model error"
+)
+
+// NotModelled is why a prediction's mode is ModeNone, with what its words
+// need.
+type NotModelled struct {
+	Reason    string         `json:"reason"`
+	JobState  flink.JobState `json:"jobState,omitempty"`
+	From      int            `json:"from,omitempty"`
+	To        int            `json:"to,omitempty"`
+	Savepoint bool           `json:"savepoint,omitempty"`
+	InferNote string         `json:"inferNote,omitempty"`
+	// Topics are the metric-id names of the topics whose real name is
+	// not known, sorted.
+	Topics  []string `json:"topics,omitempty"`
+	Restore bool     `json:"restore,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// What a prediction's note says (Note.Kind).
+const (
+	// NoteModel: Text is a note of the model, of the history's
+	// inference or of what the readers settled, as it words it.
+	NoteModel = "model"
+	// NoteFreshOffsets: the history skewscope followed assumes that the
+	// fresh start at parallelism P read its partitions from the
+	// earliest offsets.
+	NoteFreshOffsets = "fresh offsets"
+	// NoteUnsureDiscovery: Partitions appeared after the latest restore
+	// or rescale, from parallelism From to To, and no metadata read says
+	// on which side of it the source discovered them.
+	NoteUnsureDiscovery = "unsure discovery"
+	// NoteDiscoveredBeforeRestore: partitions were discovered before the
+	// latest restore or rescale: every owner is a best guess.
+	NoteDiscoveredBeforeRestore = "discovered before restore"
+	// NoteUnnamedTopics: the partitions of Topics (whose real name is
+	// not known) are not modelled.
+	NoteUnnamedTopics = "unnamed topics"
+	// NoteUndetermined: the readers of Partitions are not determined;
+	// Withheld when Flink withheld reader metrics of the source, Listed
+	// when some such cell's metric ids list candidate subtasks.
+	NoteUndetermined = "undetermined"
+)
+
+// Note is a caveat of a prediction, with what its words need.
+type Note struct {
+	Kind       string   `json:"kind"`
+	Text       string   `json:"text,omitempty"`
+	P          int      `json:"p,omitempty"`
+	Partitions int      `json:"partitions,omitempty"`
+	From       int      `json:"from,omitempty"`
+	To         int      `json:"to,omitempty"`
+	Topics     []string `json:"topics,omitempty"`
+	Withheld   bool     `json:"withheld,omitempty"`
+	Listed     bool     `json:"listed,omitempty"`
+}
+
+// modelNotes are the model's own notes.
+func modelNotes(texts []string) []Note {
+	out := make([]Note, len(texts))
+	for i, t := range texts {
+		out[i] = Note{Kind: NoteModel, Text: t}
+	}
+	return out
 }
 
 // Verdicts of one partition: how its observed reader compares with the
@@ -186,13 +273,13 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 	switch {
 	case !j.State.Running():
 		pr.Mode = ModeNone
-		pr.Summary = fmt.Sprintf("The job is %s: skewscope compares the layouts of running jobs only; the partitions shown are the last its metrics listed.", strings.ToLower(string(j.State)))
+		pr.NotModelled = &NotModelled{Reason: ReasonNotRunning, JobState: j.State}
 	case len(q.History) > 0:
 		h := append(append([]int(nil), q.History...), v.Parallelism)
 		if q.History[len(q.History)-1] == v.Parallelism && len(q.History) > 1 {
 			h = q.History
 		}
-		mi = &modelInput{mode: ModeRestore, in: assign.RestoreInput{Topics: topics, History: h}, source: "from the URL (?history=)"}
+		mi = &modelInput{mode: ModeRestore, in: assign.RestoreInput{Topics: topics, History: h}, source: HistoryFromURL}
 		if len(h) == 1 {
 			mi.mode = ModeFresh
 		} else if lin != nil && len(lin.prevTopics) > 0 {
@@ -211,9 +298,12 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 		// against the old parallelism's layout, every moved partition
 		// would be drift.
 		pr.Mode = ModeNone
-		pr.Summary = fmt.Sprintf("Changing parallelism from %d to %d: not every subtask runs yet, so the layout is compared once they all do.", lin.p(), v.Parallelism)
+		pr.NotModelled = &NotModelled{Reason: ReasonRescaling, From: lin.p(), To: v.Parallelism}
 	case lin != nil && (lin.known || lin.inferred != nil):
-		mi = &modelInput{mode: ModeRestore, in: assign.RestoreInput{Topics: topics, History: lin.history}, source: historySource(lin)}
+		mi = &modelInput{mode: ModeRestore, in: assign.RestoreInput{Topics: topics, History: lin.history}, source: HistoryObserved}
+		if lin.inferred != nil {
+			mi.source = HistoryInferred
+		}
 		if len(lin.prevTopics) > 0 {
 			mi.in.Topics = lin.prevTopics
 			mi.in.NewTopics, _ = newTopics(lin.prevTopics, topics)
@@ -227,15 +317,10 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 		mi.unsure = lin.unsure
 	case j.Restored != nil || lin != nil:
 		pr.Mode = ModeNone
-		what := "a checkpoint"
-		if j.Restored != nil && j.Restored.IsSavepoint {
-			what = "a savepoint"
+		pr.NotModelled = &NotModelled{Reason: ReasonRestoredUnseen, Savepoint: j.Restored != nil && j.Restored.IsSavepoint}
+		if lin != nil {
+			pr.NotModelled.InferNote = lin.inferNote
 		}
-		pr.Summary = "Restored from " + what + " before skewscope first saw it: the layout depends on the parallelisms the job ran at before."
-		if lin != nil && lin.inferNote != "" {
-			pr.Summary += " " + lin.inferNote
-		}
-		pr.Summary += " The observed layout is shown; add ?history=P0,P1,… (parallelisms from the fresh start on) to model it."
 		pr.Source = "flink-connector-kafka KafkaSourceEnumerator + RoundRobinOperatorStateRepartitioner"
 	default:
 		mi = &modelInput{mode: ModeFresh, in: assign.RestoreInput{Topics: topics, History: []int{v.Parallelism}}, source: ""}
@@ -249,7 +334,7 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 		// A restored layout depends on every split id's hash, and so on
 		// every topic's real name.
 		pr.Mode = ModeNone
-		pr.Summary = fmt.Sprintf("Not modelled: without Kafka metadata the real name of %s is not known (Flink's metric ids write '.' as '_'), and after a restore every owner depends on it. Configure the Kafka cluster of this Flink endpoint.", quoteList(unnamed))
+		pr.NotModelled = &NotModelled{Reason: ReasonUnnamedTopics, Topics: sortedKeys(unnamed)}
 		mi = nil
 	}
 	if mi != nil {
@@ -262,17 +347,17 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 				fa, err = assign.FreshAssignment(maxTopics(mi.in.Topics, mi.in.NewTopics), mi.in.History[0])
 			}
 			if err != nil {
-				pr.Mode, pr.Summary = ModeNone, "no prediction: "+err.Error()
+				pr.Mode, pr.NotModelled = ModeNone, &NotModelled{Reason: ReasonModelError, Error: err.Error()}
 			} else {
 				owners = ownerMap(fa)
 			}
 		} else {
 			pr.History = mi.in.History
-			pr.HistorySource = mi.source
+			pr.HistoryFrom = mi.source
 			settled := s.settleUnsure(mi, lin, cluster, v, oo)
 			res, err := assign.Restore(mi.in)
 			if err != nil {
-				pr.Mode, pr.Summary = ModeNone, "the restore model could not run: "+err.Error()
+				pr.Mode, pr.NotModelled = ModeNone, &NotModelled{Reason: ReasonModelError, Restore: true, Error: err.Error()}
 			} else {
 				pr.Source = res.Source
 				pr.Notes = append(pr.Notes, jobNotes(res.Notes, lin, len(q.History) > 0)...)
@@ -284,13 +369,13 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 					pr.Notes = unsureDiscovery(pr.Notes, mi, owners, uncertain)
 				}
 				if settled != "" {
-					pr.Notes = append(pr.Notes, settled)
+					pr.Notes = append(pr.Notes, Note{Kind: NoteModel, Text: settled})
 				}
 				if mi.allGuess {
 					// Splits discovered before the latest restore joined the
 					// readers' lists in an order the checkpoint keeps but
 					// skewscope cannot see; every chunk boundary can move.
-					pr.Notes = append(pr.Notes, "Partitions were discovered before the latest restore or rescale, so the saved split lists, and with them every chunk, are not known exactly: all owners are the model's best guess and differences are not counted as drift.")
+					pr.Notes = append(pr.Notes, Note{Kind: NoteDiscoveredBeforeRestore})
 					for tp := range owners {
 						uncertain[tp] = true
 					}
@@ -298,11 +383,11 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 			}
 		}
 		if mi.mode == ModeInferred && lin != nil {
-			pr.Notes = append(pr.Notes, lin.inferNote)
+			pr.Notes = append(pr.Notes, Note{Kind: NoteModel, Text: lin.inferNote})
 		}
 	}
 	if len(unnamed) > 0 && pr.Mode == ModeFresh {
-		pr.Notes = append(pr.Notes, fmt.Sprintf("Without Kafka metadata the real name of %s is not known (Flink's metric ids write '.' as '_'; the start subtask of a topic depends on its name), so its partitions are not modelled. Configure the Kafka cluster of this Flink endpoint.", quoteList(unnamed)))
+		pr.Notes = append(pr.Notes, Note{Kind: NoteUnnamedTopics, Topics: sortedKeys(unnamed)})
 	}
 	basis := BasisExact
 	if pr.Mode == ModeInferred {
@@ -315,7 +400,7 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 type modelInput struct {
 	mode     string
 	in       assign.RestoreInput // History of one entry: a fresh start
-	source   string              // where History came from
+	source   string              // where History came from: a HistoryFrom* value
 	allGuess bool                // every owner is the model's best guess (see grewBefore)
 	// unsure is set when NewTopics appeared after the latest restore or
 	// rescale at a time that does not say on which side of it the source
@@ -355,52 +440,32 @@ func (s *picture) predict(vv *VertexView, endpoint string, j *flink.JobSnapshot,
 	if pr.Mode != ModeNone {
 		pr.Missing, pr.UnknownToKafka = s.partitionGaps(vv, v)
 	}
-	var withheld *Withheld
-	if w, ok := s.withheld[vertexKey{endpoint, j.ID, v.ID}]; ok {
-		withheld = &w.view
-	}
-	pr.Headline = headline(vv, pr, verdicts, withheld)
-	if pr.Summary == "" {
-		pr.Summary = pr.Headline.Text
-	}
+	pr.Headline = headline(vv, pr, verdicts)
 	if undetermined > 0 {
-		what := fmt.Sprintf("The readers of %d partitions are", undetermined)
-		if undetermined == 1 {
-			what = "The reader of 1 partition is"
-		}
-		why := "Flink's metric ids still carry values from before the latest restart (Flink keeps a metric id after its split moves, and refreshes values at most every 10 s), and none written by the current attempts decides yet."
-		settles := " The next metric refresh or a record on the partition settles it."
-		if _, ok := s.withheld[vertexKey{endpoint, j.ID, v.ID}]; ok {
-			why = "no KafkaSourceReader offset metric id that Flink lists names them (see the note on the missing metrics), or those that do carry values from before the latest restart."
-			settles = ""
-		}
-		pr.Notes = append(pr.Notes, what+" not determined: "+why+" "+undeterminedDrawn(vv)+settles)
+		_, withheld := s.withheld[vertexKey{endpoint, j.ID, v.ID}]
+		pr.Notes = append(pr.Notes, Note{Kind: NoteUndetermined, Partitions: undetermined, Withheld: withheld, Listed: undeterminedListed(vv)})
 	}
 	return pr
 }
 
-// undeterminedDrawn says how the page draws the cells whose reader is not
-// determined: outlined, each in the row of a subtask that may read it (one
-// whose ids list it, the model's when that is one of them, any when no id
-// decides), with the listing subtasks in its title when any lists it.
-func undeterminedDrawn(vv *VertexView) string {
-	listed := false
+// undeterminedListed reports whether the metric ids of some cell whose
+// reader is not determined list subtasks that may read it (its title then
+// names them).
+func undeterminedListed(vv *VertexView) bool {
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
-			listed = listed || (c.OwnerUndetermined && len(c.Candidates) > 0)
+			if c.OwnerUndetermined && len(c.Candidates) > 0 {
+				return true
+			}
 		}
 	}
-	const drawn = "Such cells are outlined, each in the row of a subtask that may read it, not of an observed reader"
-	if listed {
-		return drawn + "; a cell's title names the subtasks whose metric ids list it."
-	}
-	return drawn + "."
+	return false
 }
 
-// headline counts the cells by basis and says the verdict, in the counts
-// of the cells' verdicts (Judge) that the rows show. w is the source's
-// note when Flink withheld reader metrics, nil otherwise.
-func headline(vv *VertexView, pr *Prediction, verdicts Tally, w *Withheld) (h Headline) {
+// headline counts the cells by basis and finds the verdict's kind, the
+// weakest basis that applies; the verdicts are the cells' (Judge) that the
+// rows show.
+func headline(vv *VertexView, pr *Prediction, verdicts Tally) (h Headline) {
 	h.Verdicts = verdicts
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
@@ -417,16 +482,9 @@ func headline(vv *VertexView, pr *Prediction, verdicts Tally, w *Withheld) (h He
 		}
 	}
 	total := h.Exact + h.Inferred + h.Uncertain + h.NotModelled
-	hist := ""
-	if len(pr.History) > 1 {
-		hist = " for " + joinInts(pr.History, "→")
-	}
 	switch {
 	case pr.Mode == ModeNone || h.NotModelled == total:
-		h.Kind, h.Text = BasisNotModelled, "not modelled"
-		if total > 0 && pr.Mode != ModeNone {
-			h.Text = fmt.Sprintf("not modelled: %d partitions", total)
-		}
+		h.Kind = BasisNotModelled
 		return h
 	case h.Uncertain > 0 || h.NotModelled > 0:
 		h.Kind = BasisUncertain
@@ -435,98 +493,12 @@ func headline(vv *VertexView, pr *Prediction, verdicts Tally, w *Withheld) (h He
 	default:
 		h.Kind = BasisExact
 	}
-	model := "a fresh start"
-	switch pr.Mode {
-	case ModeRestore:
-		model = "the restore model" + hist
-	case ModeInferred:
-		model = "the restore model" + hist + " (inferred history)"
-	}
-	unsettled := pr.Missing > 0 || pr.UnknownToKafka > 0
-	if unsettled {
+	if pr.Missing > 0 || pr.UnknownToKafka > 0 {
 		// A partition set Kafka and Flink do not agree on is not exact,
 		// whatever the cells shown say.
 		h.Kind = BasisUncertain
 	}
-	defer func() { h.Text += gapText(pr) }()
-	v := verdicts
-	switch {
-	case total > 0 && v.Withheld == total:
-		// No observed reader at all: nothing is matched or undetermined.
-		h.Text = fmt.Sprintf("prediction only: %s of %d %s (%s); %s shown where %s puts them, not where Flink reports them",
-			withheldWhat(w), total, plural(total, "partition", "partitions"), withheldCause(w), plural(total, "it is", "they are"), model)
-	case v.Drift > 0 && pr.Mode == ModeFresh:
-		h.Text = fmt.Sprintf("%d of %d partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource.", v.Drift, total) + withheldClause(v.Withheld, w)
-	case v.Drift > 0:
-		h.Text = fmt.Sprintf("%d of %d partitions differ from %s.", v.Drift, total, model) + withheldClause(v.Withheld, w)
-	case v.Match == total && unsettled:
-		h.Text = fmt.Sprintf("the %d partitions shown are where %s puts them", total, model)
-	case v.Match == total:
-		h.Text = fmt.Sprintf("all %d partitions are where %s puts them", total, model)
-	default:
-		h.Text = fmt.Sprintf("%d of %d partitions are where %s puts them", v.Placed(), total, model)
-		switch {
-		case v.Guessed > 0 && v.Guessed == v.Placed():
-			h.Text += ", as its best guess: the model cannot place them exactly"
-		case v.Guessed > 0:
-			h.Text += fmt.Sprintf(", %d of them as its best guess (the model cannot place those exactly)", v.Guessed)
-		}
-		for _, o := range []struct {
-			n    int
-			what string
-		}{
-			{v.NotGuessed, "elsewhere than its best guess (not counted as drift)"},
-			{v.Undetermined, "whose reader Flink's metric ids do not determine yet"},
-			{v.NotModelled, "not modelled"},
-		} {
-			if o.n > 0 {
-				h.Text += fmt.Sprintf("; %d %s", o.n, o.what)
-			}
-		}
-		h.Text += withheldClause(v.Withheld, w)
-	}
 	return h
-}
-
-// withheldWhat says what Flink did not report of a source's readers, for
-// "… of n partitions".
-func withheldWhat(w *Withheld) string {
-	if w != nil && w.Cause == CauseNotYetListed {
-		return "Flink lists no reader metrics yet"
-	}
-	return "Flink withheld the readers' metrics"
-}
-
-// withheldCause says in a few words why the readers' metrics are missing
-// and, where known, which subtasks and which setting.
-func withheldCause(w *Withheld) string {
-	if w == nil {
-		return "cause not known"
-	}
-	out := ""
-	if !w.All && len(w.Subtasks) > 0 {
-		out = subtaskList(w.Subtasks) + ": "
-	}
-	switch w.Cause {
-	case CauseMetricDumpLimit:
-		out += "a TaskManager metric dump over " + w.Setting
-	case CauseNotYetListed:
-		out += "readers started less than " + justStartedFor.String() + " ago; " + w.Setting
-	case CauseNoValues:
-		out += "listed but no values returned; REST does not say why: a TaskManager metric dump now over " + w.Setting + ", or a TaskManager lost"
-	default:
-		out += w.Cause
-	}
-	return out
-}
-
-// withheldClause is the headline's part on the n partitions whose readers'
-// metrics Flink withheld, "" when none.
-func withheldClause(n int, w *Withheld) string {
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("; %d prediction only: %s of %s (%s)", n, withheldWhat(w), plural(n, "its reader", "their readers"), withheldCause(w))
 }
 
 // unsureDiscovery marks what depends on when the partitions that appeared
@@ -538,7 +510,7 @@ func withheldClause(n int, w *Withheld) string {
 // steps' lists are not modelled with the partitions found in between, so
 // every cell is. It returns notes with the model's "discovered after the
 // last restore" replaced by what is known.
-func unsureDiscovery(notes []string, mi *modelInput, owners map[assign.TopicPartition]int, uncertain map[assign.TopicPartition]bool) []string {
+func unsureDiscovery(notes []Note, mi *modelInput, owners map[assign.TopicPartition]int, uncertain map[assign.TopicPartition]bool) []Note {
 	grown := maxTopics(mi.in.Topics, mi.in.NewTopics)
 	old := map[string]int{}
 	for _, t := range mi.in.Topics {
@@ -571,36 +543,13 @@ func unsureDiscovery(notes []string, mi *modelInput, owners map[assign.TopicPart
 			uncertain[tp] = true
 		}
 	}
-	out := make([]string, 0, len(notes)+1)
+	out := make([]Note, 0, len(notes)+1)
 	for _, note := range notes {
-		if !strings.Contains(note, "discovered after the last restore") {
+		if note.Kind != NoteModel || !strings.Contains(note.Text, "discovered after the last restore") {
 			out = append(out, note)
 		}
 	}
-	what := fmt.Sprintf("%d partitions", n)
-	if n == 1 {
-		what = "1 partition"
-	}
-	return append(out, fmt.Sprintf("%s appeared after the latest restore or rescale, and no Kafka metadata read between the restore and their first sight says whether the source discovered them before it (at p=%d, so that the restore dealt them out) or after it (at p=%d, by the hash rule): their cells, and those whose owner depends on it, are uncertain, not drift.", what, h[len(h)-2], h[len(h)-1]))
-}
-
-// gapText says how the partition set is unsettled, "" when it is not.
-func gapText(pr *Prediction) string {
-	out := ""
-	if pr.Missing > 0 {
-		out += fmt.Sprintf("; may be missing %d %s: Kafka lists %s that no metric id of this source names yet", pr.Missing, plural(pr.Missing, "partition", "partitions"), plural(pr.Missing, "it", "them"))
-	}
-	if pr.UnknownToKafka > 0 {
-		out += fmt.Sprintf("; Kafka's metadata does not list %d %s the metric ids name (a topic created or grown since it was read, or one the cluster does not watch)", pr.UnknownToKafka, plural(pr.UnknownToKafka, "partition", "partitions"))
-	}
-	return out
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return append(out, Note{Kind: NoteUnsureDiscovery, Partitions: n, From: h[len(h)-2], To: h[len(h)-1]})
 }
 
 // partitionGaps counts the partitions Kafka's metadata lists for the
@@ -649,23 +598,6 @@ func (s *picture) partitionGaps(vv *VertexView, v *flink.VertexSnapshot) (missin
 	return missing, len(s.unknownOf(vv.Cluster, v))
 }
 
-// historySource says where a lineage's history came from.
-func historySource(l *lineage) string {
-	if l.inferred != nil {
-		return "inferred from the observed layout"
-	}
-	var steps []string
-	for _, e := range l.events {
-		if e.Kind == EventRestore || e.Kind == EventRescale || e.Kind == EventStart {
-			steps = append(steps, EventText(e))
-		}
-	}
-	if len(steps) == 0 {
-		return "observed by skewscope"
-	}
-	return "observed by skewscope: " + strings.Join(steps, "; ")
-}
-
 // unnamedTopics lists the topics of a source whose real name is not known:
 // the cluster's metadata does not have them and the metric-id form has an
 // '_', which may stand for a '.' (flink.SanitizeMetricName). A name without
@@ -683,17 +615,6 @@ func (s *picture) unnamedTopics(cluster string, topics []assign.Topic) map[strin
 		out[t.Name] = true
 	}
 	return out
-}
-
-func quoteList(m map[string]bool) string {
-	names := sortedKeys(m)
-	for i, n := range names {
-		names[i] = quote.Clip(n)
-	}
-	if len(names) == 1 {
-		return "topic " + names[0]
-	}
-	return "topics " + strings.Join(names, ", ")
 }
 
 func ownerMap(a assign.Assignment) map[assign.TopicPartition]int {
@@ -731,16 +652,15 @@ func newTopics(old, now []assign.Topic) (grown []assign.Topic, partitions int) {
 // is replaced, for a history skewscope followed, by what it saw: failovers
 // at an unchanged parallelism hand every split back to the subtask that
 // saved it, and discovery before a restore is flagged on its own.
-func jobNotes(notes []string, l *lineage, fromURL bool) []string {
+func jobNotes(notes []string, l *lineage, fromURL bool) []Note {
+	out := modelNotes(notes)
 	if l == nil || fromURL {
-		return notes
+		return out
 	}
-	out := make([]string, 0, len(notes))
-	for _, n := range notes {
-		if strings.HasPrefix(n, "Assumes the job started fresh at parallelism") {
-			n = fmt.Sprintf("Assumes the fresh start at parallelism %d read the partitions it had then from the earliest offsets (the KafkaSourceBuilder default; skewscope cannot see a source's OffsetsInitializer).", l.history[0])
+	for i, n := range out {
+		if strings.HasPrefix(n.Text, "Assumes the job started fresh at parallelism") {
+			out[i] = Note{Kind: NoteFreshOffsets, P: l.history[0]}
 		}
-		out = append(out, n)
 	}
 	return out
 }

@@ -96,7 +96,7 @@ func replayLifecycle(t *testing.T, m *flinkreplay.Manifest) {
 			hist = nil
 		}
 		if pr.Mode != wantMode || !slices.Equal(pr.History, hist) || pr.Drift != 0 {
-			t.Errorf("%s (%s): mode %s history %v drift %d (%s), want %s %v and no drift", st.Name, st.What, pr.Mode, pr.History, pr.Drift, pr.Summary, wantMode, st.History)
+			t.Errorf("%s (%s): mode %s history %v drift %d (%s), want %s %v and no drift", st.Name, st.What, pr.Mode, pr.History, pr.Drift, says(pr), wantMode, st.History)
 		}
 		noFalseNote(t, pr)
 		truth := map[assign.TopicPartition]int{}

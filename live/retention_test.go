@@ -1,13 +1,12 @@
 package live
 
 import (
-	"fmt"
 	"math"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/format"
 )
 
 // retentionPoll is lossPoll with orders' retention at 2 minutes.
@@ -62,12 +61,11 @@ func TestTimeToRetentionWarnsBeforeTheLoss(t *testing.T) {
 			}
 		}
 		if sec == 100 {
-			f := figure(t, vv, "Time to retention")
-			want := fmt.Sprintf("at this rate subtask %d falls past the 2-minute retention of orders-0 in about 2 min", row.Subtask)
-			if f.Kind != Estimated || !strings.HasPrefix(f.Note, want) || f.Text != "≈ 2 m 20 s" {
-				t.Errorf("at 100 s: time-to-retention figure %+v, want %q, estimated", f, want)
+			f := figure(t, vv, FigureTimeToRetention)
+			if f.Kind != Estimated || f.Subtask != row.Subtask || f.Partition != "orders-0" || f.Seconds != 120 || format.Seconds(f.Value) != "2 m 20 s" {
+				t.Errorf("at 100 s: time-to-retention figure %+v, want subtask %d past orders-0's 120 s in 2 m 20 s, estimated", f, row.Subtask)
 			}
-			if r := figure(t, vv, "Retention"); r.Kind != Observed || r.Text != "2 m 0 s" || !strings.Contains(r.Note, "orders: 2 m 0 s, cleanup delete") {
+			if r := figure(t, vv, FigureRetention); r.Kind != Observed || r.Value != 120 {
 				t.Errorf("at 100 s: retention figure %+v", r)
 			}
 			warnAt100 = row.TimeToRetentionSeconds

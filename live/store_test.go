@@ -144,8 +144,8 @@ func TestVertexDriftIsFlagged(t *testing.T) {
 	if vv.Prediction.Drift != want || vv.Subtasks[0].Drift != want {
 		t.Fatalf("drift = %d (row 0: %d), want %d", vv.Prediction.Drift, vv.Subtasks[0].Drift, want)
 	}
-	if !strings.Contains(vv.Prediction.Summary, "restored") {
-		t.Errorf("summary %q should name the usual cause", vv.Prediction.Summary)
+	if vv.Prediction.Mode != ModeFresh || vv.Prediction.NotModelled != nil {
+		t.Errorf("prediction %s (%s), want drift from a fresh start (package web names the usual cause)", vv.Prediction.Mode, says(vv.Prediction))
 	}
 }
 
@@ -203,8 +203,8 @@ func TestRestoreWithUnknownHistoryIsInferredNotGuessed(t *testing.T) {
 	if pr.Mode != ModeInferred || fmt.Sprint(pr.History) != "[4 6]" || pr.Drift != 0 || pr.Headline.Kind != BasisInferred || pr.Headline.Inferred != 18 {
 		t.Fatalf("prediction = %+v, want the history 4→6 inferred from the layout", pr)
 	}
-	if !strings.Contains(strings.Join(pr.Notes, " "), "the only history") {
-		t.Errorf("notes %q should say the history is the only one that fits", pr.Notes)
+	if !strings.Contains(strings.Join(noteWords(pr), " "), "the only history") {
+		t.Errorf("notes %q should say the history is the only one that fits", noteWords(pr))
 	}
 	if vv.Lineage == nil || vv.Lineage.Known {
 		t.Errorf("lineage %+v: the history was not witnessed", vv.Lineage)
@@ -217,7 +217,7 @@ func TestRestoreWithUnknownHistoryIsInferredNotGuessed(t *testing.T) {
 	job.Vertices = []flink.VertexSnapshot{v}
 	s.UpdateFlink(flinkSnap(t0, job))
 	vv, _ = s.State().Vertex("bb", "src", VertexQuery{Highlight: -1})
-	if vv.Prediction.Mode != "none" || vv.Prediction.Drift != 0 || !strings.Contains(vv.Prediction.Summary, "?history=") || !strings.Contains(vv.Prediction.Summary, "No history") {
+	if vv.Prediction.Mode != "none" || vv.Prediction.Drift != 0 || vv.Prediction.NotModelled == nil || vv.Prediction.NotModelled.Reason != ReasonRestoredUnseen || !strings.Contains(vv.Prediction.NotModelled.InferNote, "No history") {
 		t.Fatalf("prediction = %+v, want no model, what the search found and a way to give the history", vv.Prediction)
 	}
 	for _, r := range vv.Subtasks {
@@ -300,4 +300,42 @@ func (s *Store) resolveForTest(idTopic string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.resolve("prod", idTopic)
+}
+
+// says is what a prediction found, for test messages: its headline's kind
+// and verdicts, and why it is not modelled (package web writes the words).
+func says(pr *Prediction) string {
+	if pr == nil {
+		return "no prediction"
+	}
+	s := fmt.Sprintf("%s %+v", pr.Headline.Kind, pr.Headline.Verdicts)
+	if n := pr.NotModelled; n != nil {
+		s += fmt.Sprintf(", not modelled: %+v", *n)
+	}
+	return s
+}
+
+// noteWords are a prediction's notes for tests to search: a note the
+// model words as it is, the others as their kind and data (package web
+// writes their words).
+func noteWords(pr *Prediction) []string {
+	var out []string
+	for _, n := range pr.Notes {
+		if n.Kind == NoteModel {
+			out = append(out, n.Text)
+		} else {
+			out = append(out, fmt.Sprintf("%+v", n))
+		}
+	}
+	return out
+}
+
+// hasNote reports whether a prediction has a note of the kind.
+func hasNote(pr *Prediction, kind string, match func(Note) bool) bool {
+	for _, n := range pr.Notes {
+		if n.Kind == kind && (match == nil || match(n)) {
+			return true
+		}
+	}
+	return false
 }

@@ -226,8 +226,7 @@ func (s *picture) replacedBy(endpoint, jobID string) *Replacement {
 }
 
 // markReplaced sets a vertex view's ReplacedBy, with the successor's vertex
-// of the same name, and folds the replacement into the view's Shape (the
-// page shows a banner then).
+// of the same name.
 func (s *picture) markReplaced(vv *VertexView) {
 	rep, ok := s.replacement(vv.Endpoint, vv.JobID)
 	if !ok {
@@ -236,7 +235,6 @@ func (s *picture) markReplaced(vv *VertexView) {
 	rep.VertexName = vv.Name
 	rep.VertexID, _ = s.vertexIDByName(rep.Endpoint, rep.NewID, vv.Name)
 	vv.ReplacedBy = &rep
-	vv.Shape += "-r" + rep.Current
 }
 
 // vertexIDByName finds the vertex of a job (listed by Flink, or remembered

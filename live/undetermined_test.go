@@ -112,7 +112,7 @@ func TestRescaleAfterPollsWithoutIdsIsARescale(t *testing.T) {
 	}
 	pr := vv.Prediction
 	if pr.Mode != ModeRestore || !slices.Equal(pr.History, []int{4, 6}) || pr.Drift != 0 {
-		t.Errorf("prediction mode %s history %v drift %d (%s), want the restore model for 4→6 without drift", pr.Mode, pr.History, pr.Drift, pr.Summary)
+		t.Errorf("prediction mode %s history %v drift %d (%s), want the restore model for 4→6 without drift", pr.Mode, pr.History, pr.Drift, says(pr))
 	}
 }
 
@@ -146,10 +146,8 @@ func TestIdleJobManagerFirstPollsShowThePredictionOnly(t *testing.T) {
 		if pr == nil || pr.Mode != ModeFresh || pr.Total != 18 || pr.Headline.Kind == BasisExact {
 			t.Fatalf("%s: prediction %+v, want the fresh start over 18 partitions, not exact", what, pr)
 		}
-		for _, n := range pr.Notes {
-			if strings.Contains(n, "still carry values from before the latest restart") {
-				t.Errorf("%s: note %q blames stale ids where Flink lists none", what, n)
-			}
+		if hasNote(pr, NoteUndetermined, func(n Note) bool { return !n.Withheld }) {
+			t.Errorf("%s: notes %q blame stale ids where Flink lists none", what, noteWords(pr))
 		}
 		for _, r := range vv.Subtasks {
 			for _, c := range r.Partitions {
@@ -221,18 +219,5 @@ func TestFlinkPollBeforeKafkaShowsThePredictionOnceKafkaIsIn(t *testing.T) {
 				t.Errorf("%s-%d under %d: undetermined %v uncertain %v, want an outlined prediction", c.Topic, c.Partition, r.Subtask, c.OwnerUndetermined, c.Uncertain)
 			}
 		}
-	}
-}
-
-// The outline of an uncertain cell is drawn with the page, not by live
-// updates: a cell that gains or loses it changes the vertex's shape, so
-// that open pages are drawn again.
-func TestUncertainMarkIsPartOfTheShape(t *testing.T) {
-	cell := PartitionCell{Topic: "orders", Partition: 1, Predicted: -1, Basis: BasisNotModelled}
-	vv := VertexView{Subtasks: []SubtaskRow{{Subtask: 0, Partitions: []PartitionCell{cell}}}}
-	before := shapeOf(&vv)
-	vv.Subtasks[0].Partitions[0].Uncertain = true
-	if after := shapeOf(&vv); after == before {
-		t.Errorf("shape %s unchanged when a not modelled cell became uncertain", after)
 	}
 }

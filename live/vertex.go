@@ -2,7 +2,6 @@ package live
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"slices"
 	"sort"
@@ -13,7 +12,6 @@ import (
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
-	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/internal/quote"
 )
 
@@ -101,7 +99,6 @@ func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 	}
 	vv.Figures = figures(&vv, s.started)
 	vv.Why = s.why(&vv, j)
-	vv.Shape = shapeOf(&vv)
 	s.markReplaced(&vv)
 	if at, ok := s.endedAt(fs.Endpoint, j.ID); ok {
 		vv.LastReported = &at
@@ -586,56 +583,56 @@ func joinInts(xs []int, sep string) string {
 	return strings.Join(parts, sep)
 }
 
+// Headline figures (Figure.Name), in the order of a page, with the
+// fields beside Value that each sets.
+const (
+	FigureTotalLag        = "total-lag"         // records, -1 unknown
+	FigureMaxLagTime      = "max-lag-time"      // seconds, -1 unknown; Partition, AtLeast, Unknown of Of
+	FigureProduced        = "produced"          // records/s into the partitions, -1 unknown
+	FigureRecordsLost     = "records-lost"      // Records on Partition, Partitions, Behind, From, To, Since
+	FigureRetention       = "retention"         // the shortest deleting retention in seconds, -1 none or not read
+	FigureTimeToRetention = "time-to-retention" // seconds, -1 none; Subtask, Partition, Seconds (its retention)
+	FigureStates          = "partition-states"  // partitions in a state that loses or stops (vv.States say all)
+	FigureSkew            = "skew"              // Flink's percentage, -1 unknown; Ratio max/mean
+	FigureAssignment      = "assignment"        // matched partitions, -1 when no reader is observed (vv.Prediction)
+	FigureKeyGroups       = "key-groups"        // key groups per subtask: Min to Value
+	FigureStateSize       = "state-size"        // bytes, -1 unknown
+	FigureBusiest         = "busiest"           // busy ratio, -1 unknown; Subtask, Ratio backpressured
+)
+
 // figures computes the headline figures; since is when skewscope began
 // counting records deleted unread.
 func figures(vv *VertexView, since time.Time) []Figure {
 	var fs []Figure
 	if vv.Kafka {
 		lag := vertexLag(*vv)
-		f := Figure{Label: "Total lag", Value: float64(lag), Text: format.Records(float64(lag)), Kind: Observed, Note: "log end − (Flink currentOffset + 1)"}
-		if lag < 0 {
-			f.Text, f.Note = "–", "no end offsets or current offsets yet"
-		}
-		fs = append(fs, f)
-		var maxSec float64
-		where := ""
-		cells, unknown := 0, 0
+		fs = append(fs, Figure{Name: FigureTotalLag, Value: float64(max(lag, -1)), Kind: Observed, Subtask: -1})
+		f := Figure{Name: FigureMaxLagTime, Kind: Estimated, Subtask: -1}
 		for _, r := range vv.Subtasks {
 			for _, c := range r.Partitions {
-				cells++
+				f.Of++
 				if c.LagKind == kafka.TimeLagUnknown.String() {
-					unknown++
+					f.Unknown++
 				}
-				if c.LagSeconds > maxSec {
-					maxSec, where = c.LagSeconds, c.Topic+"-"+strconv.Itoa(int(c.Partition))
-					if c.LagKind == kafka.TimeLagAtLeast.String() {
-						where += " (at least)"
-					}
+				if c.LagSeconds > f.Value {
+					f.Value, f.Partition = c.LagSeconds, c.Topic+"-"+strconv.Itoa(int(c.Partition))
+					f.AtLeast = c.LagKind == kafka.TimeLagAtLeast.String()
 				}
 			}
 		}
-		f = Figure{Label: "Max lag in time", Value: maxSec, Text: format.Seconds(maxSec), Kind: Estimated, Note: nonEmpty(where, "all partitions caught up")}
-		switch {
-		case cells > 0 && unknown == cells:
+		if f.Of > 0 && f.Unknown == f.Of {
 			// Unknown is not caught up.
-			f.Value, f.Text, f.Note = -1, "–", "no partition's lag in time is known yet (needs Kafka end offsets and Flink positions)"
-		case unknown > 0:
-			f.Note = fmt.Sprintf("%s · %d of %d partitions unknown", nonEmpty(where, "the known ones caught up"), unknown, cells)
+			f.Value = -1
 		}
 		fs = append(fs, f)
-		in := 0.0
-		known := false
+		in := -1.0
 		for _, r := range vv.Subtasks {
 			if r.Rate >= 0 {
-				in += r.Rate
-				known = true
+				in = max(in, 0) + r.Rate
 			}
 		}
-		f = Figure{Label: "Produced", Value: in, Text: format.Rate(in), Kind: Observed, Note: "records/s into its partitions, from Kafka's end-offset deltas"}
-		if !known {
-			f.Value, f.Text, f.Note = -1, "–", "needs two Kafka polls"
-		}
-		fs = append(fs, f, lossFigure(vv, since), retentionFigure(vv), timeToRetentionFigure(vv), statesFigure(vv))
+		fs = append(fs, Figure{Name: FigureProduced, Value: in, Kind: Observed, Subtask: -1},
+			lossFigure(vv, since), retentionFigure(vv), timeToRetentionFigure(vv), statesFigure(vv))
 	}
 	rates := make([]float64, 0, len(vv.Subtasks))
 	for _, r := range vv.Subtasks {
@@ -647,93 +644,44 @@ func figures(vv *VertexView, since time.Time) []Figure {
 			rates = append(rates, x)
 		}
 	}
-	label := "Skew (Flink %)"
-	if vv.Source {
-		label = "Source skew (Flink %)"
-	}
+	skew := Figure{Name: FigureSkew, Value: -1, Kind: Computed, Subtask: -1}
 	if len(rates) == len(vv.Subtasks) && len(rates) > 0 {
 		sk := assign.MeasureSkew(rates)
-		fs = append(fs, Figure{Label: label, Value: sk.FlinkPercent, Text: format.Percent(sk.FlinkPercent), Kind: Computed,
-			Note: fmt.Sprintf("of observed records/s per subtask; max/mean %.2f", sk.MaxOverMean)})
-	} else {
-		fs = append(fs, Figure{Label: label, Value: -1, Text: "–", Kind: Computed, Note: "records/s not reported for every subtask"})
+		skew.Value, skew.Ratio = sk.FlinkPercent, sk.MaxOverMean
 	}
-	if vv.Prediction != nil {
-		pr := vv.Prediction
-		f := Figure{Label: "Assignment", Value: float64(pr.Matched), Kind: Observed}
-		h := pr.Headline
-		switch {
-		case h.Kind == BasisNotModelled:
-			f.Text, f.Note = fmt.Sprintf("%d partitions", pr.Total), "not modelled"
-		case pr.Total > 0 && h.Verdicts.Withheld == pr.Total:
+	fs = append(fs, skew)
+	if pr := vv.Prediction; pr != nil {
+		f := Figure{Name: FigureAssignment, Value: float64(pr.Matched), Kind: Observed, Subtask: -1}
+		if pr.Headline.Kind != BasisNotModelled && pr.Total > 0 && pr.Headline.Verdicts.Withheld == pr.Total {
 			// No observed reader: nothing to count as matched or not.
 			f.Value, f.Kind = -1, Computed
-			f.Text = "prediction only"
-			f.Note = fmt.Sprintf("%d partitions where the %s prediction puts them: Flink withheld their readers' metrics", pr.Total, pr.Mode)
-		default:
-			// The headline's verdicts, in the words the rows use.
-			v := h.Verdicts
-			f.Text = fmt.Sprintf("%d / %d partitions", v.Placed(), pr.Total)
-			f.Note = h.Kind + " · " + pr.Mode
-			if v.Drift > 0 {
-				f.Note = fmt.Sprintf("%d differ from the %s prediction", v.Drift, pr.Mode)
-			}
-			for _, o := range []struct {
-				n    int
-				what string
-			}{{v.Guessed, "as guessed"}, {v.NotGuessed, "not as guessed"}, {v.Undetermined, "reader not determined"},
-				{v.Withheld, "prediction only (metrics withheld)"}, {v.NotModelled, "not modelled"}} {
-				if o.n > 0 {
-					f.Note += fmt.Sprintf(" · %d %s", o.n, o.what)
-				}
-			}
 		}
 		fs = append(fs, f)
 	}
 	if vv.Keyed && vv.MaxParallelism > 0 && vv.Parallelism > 0 {
 		lo, hi := vv.MaxParallelism/vv.Parallelism, (vv.MaxParallelism+vv.Parallelism-1)/vv.Parallelism
-		txt := strconv.Itoa(lo)
-		if hi != lo {
-			txt += "–" + strconv.Itoa(hi)
-		}
-		fs = append(fs, Figure{Label: "Key groups per subtask", Value: float64(hi), Text: txt, Kind: Computed,
-			Note: fmt.Sprintf("maxParallelism %d over %d subtasks (KeyGroupRangeAssignment)", vv.MaxParallelism, vv.Parallelism)})
+		fs = append(fs, Figure{Name: FigureKeyGroups, Value: float64(hi), Min: float64(lo), Kind: Computed, Subtask: -1})
 		var state int64 = -1
 		for _, r := range vv.Subtasks {
 			if r.StateSize >= 0 {
 				state = max(state, 0) + r.StateSize
 			}
 		}
-		f := Figure{Label: "State size", Value: float64(state), Text: format.Bytes(state), Kind: Observed, Note: "latest completed checkpoint"}
-		if state < 0 {
-			f.Text, f.Note = "–", "no completed checkpoint seen"
-		}
-		fs = append(fs, f)
+		fs = append(fs, Figure{Name: FigureStateSize, Value: float64(state), Kind: Observed, Subtask: -1})
 	}
-	busiest, busy, bp := -1, -1.0, -1.0
+	f := Figure{Name: FigureBusiest, Value: -1, Kind: Observed, Subtask: -1}
 	for _, r := range vv.Subtasks {
-		if r.Busy > busy {
-			busiest, busy, bp = r.Subtask, r.Busy, r.BackPressured
+		if r.Busy > f.Value {
+			f.Subtask, f.Value, f.Ratio = r.Subtask, r.Busy, r.BackPressured
 		}
 	}
-	f := Figure{Label: "Busiest subtask", Value: busy, Kind: Observed}
-	if busiest < 0 {
-		f.Text, f.Note = "–", "busy time not reported"
-	} else {
-		f.Text = fmt.Sprintf("#%d · %s busy", busiest, format.Ratio(busy))
-		f.Note = "busy · backpressured " + format.Ratio(bp)
-	}
-	fs = append(fs, f)
-	return fs
+	return append(fs, f)
 }
 
 // lossFigure is the records Kafka deleted before the source read them:
 // the total, where most were lost and when.
 func lossFigure(vv *VertexView, since time.Time) Figure {
-	f := Figure{Label: "Records deleted unread", Value: float64(vv.RecordsLost), Kind: Observed}
-	var worst *PartitionCell
-	var first, last time.Time
-	parts, behind := 0, 0
+	f := Figure{Name: FigureRecordsLost, Value: float64(vv.RecordsLost), Kind: Observed, Subtask: -1, Since: since}
 	for i := range vv.Subtasks {
 		for k := range vv.Subtasks[i].Partitions {
 			c := &vv.Subtasks[i].Partitions[k]
@@ -742,58 +690,38 @@ func lossFigure(vv *VertexView, since time.Time) Figure {
 				continue
 			}
 			if l.Behind > 0 {
-				behind++
+				f.Behind++
 			}
 			if l.Records == 0 {
 				continue
 			}
-			parts++
-			if worst == nil || l.Records > worst.Reading.Lost.Records {
-				worst = c
+			f.Partitions++
+			if l.Records > f.Records {
+				f.Records, f.Partition = l.Records, c.Topic+"-"+strconv.Itoa(int(c.Partition))
 			}
-			if first.IsZero() || l.FirstSeen.Before(first) {
-				first = l.FirstSeen
+			if f.From.IsZero() || l.FirstSeen.Before(f.From) {
+				f.From = l.FirstSeen
 			}
-			last = maxTime(last, l.LastSeen)
+			f.To = maxTime(f.To, l.LastSeen)
 		}
 	}
-	counting := "counted since skewscope started " + format.Between(since, since) + "; a restart counts from 0"
-	if worst == nil {
-		f.Text, f.Note = "0", "none seen: no position below its partition's log start; "+counting
-		if behind > 0 {
-			f.Note = fmt.Sprintf("%d partitions' positions are below the log start; %s", behind, counting)
-		}
-		return f
-	}
-	where := worst.Topic + "-" + strconv.Itoa(int(worst.Partition))
-	switch {
-	case parts == 2:
-		where += fmt.Sprintf(" (≈ %s) and 1 more partition", format.Int(worst.Reading.Lost.Records))
-	case parts > 2:
-		where += fmt.Sprintf(" (≈ %s) and %d more partitions", format.Int(worst.Reading.Lost.Records), parts-1)
-	}
-	f.Text = "≈ " + format.Int(vv.RecordsLost)
-	f.Note = "records deleted unread on " + where + " " + format.Between(first, last) + " (Kafka's log start passed the position); " + counting
 	return f
 }
 
-// statesFigure counts the source's partitions in each reader state.
+// statesFigure counts the source's partitions in a state that loses or
+// stops; vv.States count them in each.
 func statesFigure(vv *VertexView) Figure {
-	f := Figure{Label: "Partition states", Kind: Estimated,
-		Note: "from the last minute of samples of each partition's position and end offset"}
+	f := Figure{Name: FigureStates, Kind: Estimated, Subtask: -1}
 	if len(vv.States) == 0 {
-		f.Value, f.Text = -1, "–"
+		f.Value = -1
 		return f
 	}
-	parts := make([]string, len(vv.States))
-	for i, sc := range vv.States {
-		parts[i] = strconv.Itoa(sc.Count) + " " + ReaderStateLabel(sc.State)
+	for _, sc := range vv.States {
 		switch sc.State {
 		case ReaderLost, ReaderStopped, ReaderRewind, ReaderStalled, ReaderWarning:
 			f.Value += float64(sc.Count)
 		}
 	}
-	f.Text = strings.Join(parts, " · ")
 	return f
 }
 
@@ -802,59 +730,6 @@ func maxTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
-}
-
-func nonEmpty(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
-}
-
-// shapeOf hashes the layout: subtasks and the partitions each shows.
-func shapeOf(vv *VertexView) string {
-	h := fnv.New64a()
-	buf := make([]byte, 0, 256)
-	buf = strconv.AppendInt(buf, int64(len(vv.Subtasks)), 10)
-	buf = append(buf, vv.Color...)
-	if vv.Prediction != nil {
-		buf = append(buf, vv.Prediction.Mode...)
-		buf = append(buf, vv.Prediction.Headline.Kind...)
-		buf = strconv.AppendInt(buf, int64(len(vv.Prediction.Notes)), 10)
-	}
-	if vv.Lineage != nil {
-		buf = strconv.AppendInt(buf, int64(len(vv.Lineage.Events)), 10)
-		if n := len(vv.Lineage.Events); n > 0 {
-			buf = strconv.AppendInt(buf, vv.Lineage.Events[n-1].CheckpointID, 10)
-			buf = strconv.AppendInt(buf, vv.Lineage.Events[n-1].At.UnixMilli(), 10)
-		}
-	}
-	if vv.Group != nil {
-		buf = append(buf, vv.Group.Name...)
-	}
-	buf = strconv.AppendBool(buf, vv.Restored != nil)
-	buf = appendWhyShape(buf, vv.Why)
-	for _, r := range vv.Subtasks {
-		buf = append(buf, '|')
-		buf = strconv.AppendInt(buf, int64(r.Subtask), 10)
-		for _, c := range r.Partitions {
-			buf = append(buf, ',')
-			buf = append(buf, c.Topic...)
-			buf = append(buf, '/')
-			buf = strconv.AppendInt(buf, int64(c.Partition), 10)
-			buf = append(buf, '/')
-			buf = strconv.AppendInt(buf, int64(c.Predicted), 10)
-			buf = append(buf, c.Basis...)
-			// A cell that lost records is marked, and an uncertain one
-			// outlined (the classes are not live).
-			buf = strconv.AppendBool(buf, c.Reading.Lost != nil && c.Reading.Lost.Records > 0)
-			buf = strconv.AppendBool(buf, c.Uncertain)
-		}
-		h.Write(buf)
-		buf = buf[:0]
-	}
-	h.Write(buf)
-	return strconv.FormatUint(h.Sum64(), 36)
 }
 
 // sumRow sorts a source row's cells and sums their lag, rate and loss,

@@ -52,13 +52,39 @@ const (
 // so that its counts mean something.
 func (a Age) Reached() bool { return a.State == StateOK || a.State == StateFailing }
 
-// Figure is one headline number with its provenance and source.
+// Figure is one headline number with its provenance: Name says which
+// figure it is (a Figure* value) and the fields after Kind what package
+// web needs beside Value to say it and where it comes from (see each name).
 type Figure struct {
-	Label string  `json:"label"`
-	Value float64 `json:"value"`
-	Text  string  `json:"text"`
-	Kind  string  `json:"kind"` // Observed, Estimated or Computed
-	Note  string  `json:"note"`
+	Name  string  `json:"name"`
+	Value float64 `json:"value"` // -1 unknown
+	Kind  string  `json:"kind"`  // Observed, Estimated or Computed
+	// Partition is the figure's partition ("topic-3"), "" none.
+	Partition string `json:"partition,omitempty"`
+	// AtLeast: the partition's figure is a lower bound.
+	AtLeast bool `json:"atLeast,omitempty"`
+	// Unknown of Of partitions have no value for the figure.
+	Unknown int `json:"unknown,omitempty"`
+	Of      int `json:"of,omitempty"`
+	// Subtask is the figure's subtask, -1 none.
+	Subtask int `json:"subtask"`
+	// Ratio is the figure's second ratio: the busiest subtask's
+	// backpressure, the skew's max/mean.
+	Ratio float64 `json:"ratio,omitempty"`
+	// Min is the low end of a range whose high end is Value.
+	Min float64 `json:"min,omitempty"`
+	// Seconds is the retention a time to retention is counted against.
+	Seconds float64 `json:"seconds,omitempty"`
+	// Records is the records lost on Partition, Partitions how many
+	// partitions lost some, Behind how many are below the log start now,
+	// From and To when the losses were seen, Since when skewscope began
+	// counting.
+	Records    int64     `json:"records,omitempty"`
+	Partitions int       `json:"partitions,omitempty"`
+	Behind     int       `json:"behind,omitempty"`
+	From       time.Time `json:"from,omitzero"`
+	To         time.Time `json:"to,omitzero"`
+	Since      time.Time `json:"since,omitzero"`
 }
 
 // ClusterSummary is one Kafka cluster on the overview.
@@ -363,9 +389,8 @@ type Prediction struct {
 	// the observed layout) or "none" (not modelled).
 	Mode    string `json:"mode"`
 	History []int  `json:"history,omitempty"`
-	// HistorySource says where History came from ("observed by skewscope",
-	// "from the URL").
-	HistorySource string `json:"historySource,omitempty"`
+	// HistoryFrom says where History came from: a HistoryFrom* value.
+	HistoryFrom string `json:"historyFrom,omitempty"`
 	// Matched, Drift, Uncertain and UncertainDiffer are counted from the
 	// cells' verdicts (Judge; Headline.Verdicts): Matched is match +
 	// guessed, Uncertain guessed + not guessed + undetermined.
@@ -389,11 +414,13 @@ type Prediction struct {
 	// UnknownToKafka counts the partitions the metric ids name that the
 	// metadata does not list (a topic grown since it was read). Either
 	// leaves the partition set unsettled: the headline is not exact.
-	Missing        int      `json:"missing"`
-	UnknownToKafka int      `json:"unknownToKafka"`
-	Summary        string   `json:"summary"`
-	Notes          []string `json:"notes,omitempty"`
-	Source         string   `json:"source"`
+	Missing        int `json:"missing"`
+	UnknownToKafka int `json:"unknownToKafka"`
+	// NotModelled says why Mode is ModeNone; nil when it is not, or when
+	// no cell is modelled for another reason (the headline's counts say).
+	NotModelled *NotModelled `json:"notModelled,omitempty"`
+	Notes       []Note       `json:"notes,omitempty"`
+	Source      string       `json:"source"`
 	// Headline is the one verdict on the layout, with the count of each
 	// kind of cell.
 	Headline Headline `json:"headline"`
@@ -449,9 +476,6 @@ type VertexView struct {
 	Flink        Age        `json:"flinkFreshness"`
 	KafkaAge     *Age       `json:"kafkaFreshness,omitempty"`
 	Error        string     `json:"error,omitempty"`
-	// Shape identifies the layout (subtasks and their partitions); a live
-	// update with another shape needs the page re-rendered.
-	Shape string `json:"shape"`
 	// ReplacedBy is set when a later job with the same name replaced this
 	// vertex's job; its VertexID is the successor's vertex of this name.
 	ReplacedBy *Replacement `json:"replacedBy,omitempty"`

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"slices"
-	"strconv"
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
@@ -1228,42 +1227,4 @@ func backpressuring(vv *VertexView, job []whyVertex) *WhyLine {
 // lists its inputs.
 func edgesKnown(job []whyVertex) bool {
 	return slices.ContainsFunc(job, func(w whyVertex) bool { return len(w.Inputs) > 0 })
-}
-
-// appendWhyShape folds what fixes the panel's layout into a page's shape:
-// each line's kind, which figures it shows, its placement rule, its peer
-// and target. Subjects and figures themselves are live texts.
-func appendWhyShape(buf []byte, w *WhyView) []byte {
-	if w == nil {
-		return buf
-	}
-	for _, l := range w.Lines {
-		buf = append(buf, "|why:"...)
-		buf = append(buf, l.Kind...)
-		for _, f := range l.Facts {
-			buf = append(buf, ',')
-			buf = append(buf, f.Name...)
-		}
-		buf = strconv.AppendBool(buf, l.More > 0)
-		buf = strconv.AppendInt(buf, int64(l.Target), 10)
-		if l.Placement != nil {
-			buf = append(buf, l.Placement.Model...)
-		}
-		if rs := l.Rescale; rs != nil {
-			buf = append(buf, rs.None...)
-			buf = strconv.AppendBool(buf, rs.Capacity > 0)
-			buf = strconv.AppendInt(buf, int64(rs.Fresh), 10)
-			buf = strconv.AppendInt(buf, int64(rs.Apart), 10)
-		}
-		if l.Peer != nil {
-			buf = append(buf, l.Peer.ID...)
-			buf = append(buf, l.Peer.Relation...)
-			buf = strconv.AppendBool(buf, l.Peer.Culprit)
-			buf = strconv.AppendInt(buf, int64(len(l.Peer.Via)), 10)
-		}
-		for _, m := range l.Missing {
-			buf = append(buf, m...)
-		}
-	}
-	return buf
 }

@@ -441,35 +441,6 @@ func checkIdle(t *testing.T, p int, topics []assign.Topic, fresh assign.Assignme
 	}
 }
 
-// TestWhyFoldsIntoTheShape: a new line changes the view's shape, so the
-// page re-renders; a figure that changes does not.
-func TestWhyFoldsIntoTheShape(t *testing.T) {
-	hot := freshView(4, whyOrders, func(tp assign.TopicPartition) float64 {
-		if tp.Partition%4 == 0 {
-			return 100
-		}
-		return 10
-	})
-	setAll(&hot, func(r *SubtaskRow) { r.Busy, r.BackPressured = 0.5, 0 })
-	shape := func(vv VertexView) string {
-		vv.Why = explain(&vv, jobOf(vv))
-		return shapeOf(&vv)
-	}
-	base := shape(hot)
-	busier := hot
-	busier.Subtasks = slices.Clone(hot.Subtasks)
-	busier.Subtasks[3].Busy = 0.9
-	if shape(busier) != base {
-		t.Error("a busy ratio changing changed the shape: it is a live text")
-	}
-	bp := hot
-	bp.Subtasks = slices.Clone(hot.Subtasks)
-	bp.Subtasks[1].BackPressured = 0.7
-	if shape(bp) == base {
-		t.Error("a backpressure line appearing left the shape as it was: the page would not show it")
-	}
-}
-
 // TestWhyRestoreClaimsMatchAssign: after a restore the placement names the
 // restore model, and the target is where assign's restore model puts the
 // hot partitions apart.

@@ -65,19 +65,19 @@ const CauseNotYetListed = "not-yet-listed"
 // dump is now over the size limit, or one lost; REST does not tell which.
 const CauseNoValues = "listed-no-values"
 
-// justStartedFor is how long after a subtask's start its missing ids are
+// JustStartedFor is how long after a subtask's start its missing ids are
 // put down to the JobManager's metric fetch interval rather than a dump
 // over the size limit: three fetches at the default 10 s.
-const justStartedFor = 30 * time.Second
+const JustStartedFor = 30 * time.Second
 
 // justStarted reports whether a subtask of the vertex is not running yet
-// or started less than justStartedFor before at.
+// or started less than JustStartedFor before at.
 func justStarted(v *flink.VertexSnapshot, at time.Time) bool {
 	if !allRunning(v) {
 		return true
 	}
 	for _, st := range v.Subtasks {
-		if !st.StartTime.IsZero() && at.Sub(st.StartTime) < justStartedFor {
+		if !st.StartTime.IsZero() && at.Sub(st.StartTime) < JustStartedFor {
 			return true
 		}
 	}
@@ -86,16 +86,16 @@ func justStarted(v *flink.VertexSnapshot, at time.Time) bool {
 
 // notYetFetched says why the JobManager may not have fetched a source's
 // reader metrics yet at the snapshot's poll, "" when it has had the time:
-// its readers started less than justStartedFor before, or skewscope's
+// its readers started less than JustStartedFor before, or skewscope's
 // first poll of the endpoint was and no poll since listed a reader id (a
 // JobManager that no one asked for metrics fetches them on the first
 // request, and answers it from what it held before).
 func (s *Store) notYetFetched(snap *flink.Snapshot, v *flink.VertexSnapshot) string {
 	if justStarted(v, snap.CollectedAt) {
-		return fmt.Sprintf("its readers started less than %s ago", justStartedFor)
+		return fmt.Sprintf("its readers started less than %s ago", JustStartedFor)
 	}
-	if first, ok := s.firstPoll[snap.Endpoint]; ok && !s.listedIDs[snap.Endpoint] && snap.CollectedAt.Sub(first) < justStartedFor {
-		return fmt.Sprintf("skewscope started asking this JobManager for metrics less than %s ago", justStartedFor)
+	if first, ok := s.firstPoll[snap.Endpoint]; ok && !s.listedIDs[snap.Endpoint] && snap.CollectedAt.Sub(first) < JustStartedFor {
+		return fmt.Sprintf("skewscope started asking this JobManager for metrics less than %s ago", JustStartedFor)
 	}
 	return ""
 }

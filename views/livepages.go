@@ -324,7 +324,11 @@ type PartitionCell struct {
 	// whose owner is not determined; Highlight the partition a link marks;
 	// Lost one that lost records (deleted before the source read them).
 	Miss, Uncertain, Highlight, Lost bool
-	Live                             LiveCell
+	// Predicted is the subtask the model puts it on, -1 when none: the
+	// title names it, so it is part of the page's shape. (An int32 beside
+	// the flags: a page has thousands of cells.)
+	Predicted int32
+	Live      LiveCell
 }
 
 // SubtaskTable is the subtasks of a vertex that is not a Kafka source.

@@ -721,3 +721,36 @@ func TestParseVertexTopic(t *testing.T) {
 		}
 	}
 }
+
+// TestPagesShareTheirTopicsShape: the pages of one topic take the shape of
+// the model the publisher builds for it, whatever their request adds (an
+// embedding, a highlight, a sorted grid, its form): an update does not
+// make them fetch themselves again.
+func TestPagesShareTheirTopicsShape(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st := liveStore(t, at)
+	s, ts := runLiveServer(t, st)
+	base := ts.URL + "/jobs/" + tJob + "/vertices/" + tSource
+	const parts = "?parts=grid,figures,why,lineage"
+	root := getDoc(t, base+parts, 200).Find("[data-live-topic]")
+	topic, shape := root.AttrOr("data-live-topic", ""), root.AttrOr("data-shape", "")
+	for _, q := range []string{parts + "&embed=1", parts + "&highlight=subtask:1&sort=lag"} {
+		if got := getDoc(t, base+q, 200).Find("[data-live-topic]").AttrOr("data-shape", ""); got != shape {
+			t.Errorf("%s: shape %s, the plain page's %s", q, got, shape)
+		}
+	}
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.WriteJSON(map[string]any{"subscribe": []string{topic}}); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	waitFor(t, "topic watched", 5*time.Second, func() bool { return s.hub.Subscribed(topic) })
+	st.UpdateKafka(&kafka.Snapshot{Cluster: "other", CollectedAt: at})
+	if got := nextUpdate(t, c, topic).Shape; got != shape {
+		t.Fatalf("pushed shape %q, the pages' %q: they would fetch themselves again", got, shape)
+	}
+}

@@ -2,8 +2,6 @@ package web
 
 import (
 	"fmt"
-	"hash/fnv"
-	"io"
 	"math"
 	"net/url"
 	"slices"
@@ -96,39 +94,9 @@ func backendState(key string, a live.Age) views.BackendState {
 	return st
 }
 
-func shapeHash(parts ...string) string {
-	h := fnv.New64a()
-	for _, p := range parts {
-		io.WriteString(h, p)
-		h.Write([]byte{0})
-	}
-	return strconv.FormatUint(h.Sum64(), 36)
-}
-
-// overviewShape identifies the overview's rows.
-func overviewShape(ov live.OverviewView) string {
-	var parts []string
-	for _, e := range ov.Endpoints {
-		parts = append(parts, "e", e.Name, e.FlinkVersion, strconv.Itoa(e.Jobs), strconv.FormatBool(stale(e.Age)), e.Age.State)
-	}
-	for _, j := range ov.Jobs {
-		parts = append(parts, "j", j.ID, string(j.State), strconv.FormatBool(j.RecordsLost > 0), strconv.FormatBool(j.Age.Stale), strconv.FormatBool(j.Age.At.IsZero()), strconv.Itoa(j.Unlisted))
-		if j.ReplacedBy != nil {
-			parts = append(parts, "replaced by", j.ReplacedBy.Current)
-		}
-	}
-	for _, c := range ov.Clusters {
-		parts = append(parts, "c", c.Name, strconv.Itoa(c.Topics), strconv.Itoa(c.Partitions), strconv.Itoa(c.Groups), strconv.FormatBool(stale(c.Age)), c.Age.State)
-	}
-	for _, t := range ov.Topics {
-		parts = append(parts, "t", t.Cluster, t.Name, strconv.Itoa(t.Partitions), strconv.Itoa(t.Groups), strconv.FormatBool(t.Age.Stale), strconv.FormatBool(t.Age.At.IsZero()))
-	}
-	return shapeHash(parts...)
-}
-
 // newOverviewPage builds the overview.
 func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
-	p := views.OverviewView{Live: views.Live{Topic: overviewTopic, Shape: overviewShape(ov)}}
+	p := views.OverviewView{Live: views.Live{Topic: overviewTopic}}
 	for _, e := range ov.Endpoints {
 		k := "e/" + e.Name + "/"
 		p.Endpoints = append(p.Endpoints, views.EndpointRow{
@@ -183,25 +151,15 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
 		row.Stale, row.DataAge = rowAge("t/"+t.Cluster+"/"+t.Name+"/age", t.Age)
 		p.Topics = append(p.Topics, row)
 	}
+	p.Shape = views.ShapeOf(p)
 	return p
-}
-
-func jobShape(jv live.JobView) string {
-	parts := []string{string(jv.State), strconv.FormatBool(jv.Restored != nil)}
-	if jv.ReplacedBy != nil {
-		parts = append(parts, "replaced by", jv.ReplacedBy.Current)
-	}
-	for _, v := range jv.Vertices {
-		parts = append(parts, v.ID, strconv.Itoa(v.Parallelism), strconv.FormatBool(v.RecordsLost > 0))
-	}
-	return shapeHash(parts...)
 }
 
 // newJobPage builds a job page; replaced is its banner when a later job
 // replaced it.
 func newJobPage(pl pageLinks, jv live.JobView, replaced *views.Replaced) views.JobView {
 	p := views.JobView{
-		Live:     views.Live{Topic: jobTopic(jv.ID), Shape: jobShape(jv), Stale: stale(jv.Age)},
+		Live:     views.Live{Topic: jobTopic(jv.ID), Stale: stale(jv.Age)},
 		Replaced: replaced, Endpoint: jv.Endpoint, Name: jv.Name, ID: jv.ID, State: string(jv.State),
 		Bar: liveBar(jv.Age, nil), Ended: jobEndedText(jv.State, jv.LastReported),
 	}
@@ -225,6 +183,7 @@ func newJobPage(pl pageLinks, jv live.JobView, replaced *views.Replaced) views.J
 			Drift:        text(k+"drift", vertexDrift(v)),
 		})
 	}
+	p.Shape = views.ShapeOf(p)
 	return p
 }
 
@@ -289,7 +248,7 @@ type cellRef struct {
 func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	pl := in.links
 	p := views.VertexView{
-		Live:     views.Live{Topic: in.topic, Shape: vv.Shape, Stale: stale(vv.Flink) || (vv.KafkaAge != nil && stale(*vv.KafkaAge))},
+		Live:     views.Live{Topic: in.topic, Stale: stale(vv.Flink) || (vv.KafkaAge != nil && stale(*vv.KafkaAge))},
 		Replaced: in.replaced, Cluster: vv.Cluster,
 		Job:  views.Link{Text: vv.JobName, URL: pl.url(views.JobPath(vv.JobID))},
 		Name: vv.Name, Parallelism: strconv.Itoa(vv.Parallelism),
@@ -306,34 +265,28 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	}
 	if vv.Group != nil {
 		p.Group = &views.Group{Name: vv.Group.Name, How: vv.Group.How}
-		if pl.embed {
-			p.Group.How = "" // an embedded page names the group, not how it was found
-		}
 	}
 	if vv.Cluster != "" {
 		for _, t := range vv.Topics {
 			p.Topics = append(p.Topics, views.Link{Text: t, URL: pl.url(views.TopicPath(vv.Cluster, t))})
 		}
 	}
-	if vv.Restored != nil && !pl.embed {
+	if vv.Restored != nil {
 		p.Restored = restoredText(vv.Restored)
 	}
 	p.HighlightNote = in.highlightNote
 	for i, f := range vv.Figures {
 		k := "f/" + strconv.Itoa(i) + "/"
-		p.Figures = append(p.Figures, views.FigureView{Label: f.Label, Kind: f.Kind, Text: text(k+"value", f.Text), Note: text(k+"note", f.Note)})
+		label, value, note := figureWords(vv, f)
+		p.Figures = append(p.Figures, views.FigureView{Label: label, Kind: f.Kind, Text: text(k+"value", value), Note: text(k+"note", note)})
 	}
 	if pr := vv.Prediction; pr != nil {
 		v := &views.PredictionView{
-			Drift: pr.Drift > 0, Kind: pr.Headline.Kind, KindClass: verdictClass(pr.Headline.Kind), Summary: text("pr/summary", pr.Summary),
-			Counts: text("pr/counts", headlineCounts(pr.Headline)), Notes: pr.Notes, Source: pr.Source,
+			Drift: pr.Drift > 0, Kind: pr.Headline.Kind, KindClass: verdictClass(pr.Headline.Kind), Summary: text("pr/summary", predictionSummary(*pr, vv.Withheld)),
+			Counts: text("pr/counts", headlineCounts(pr.Headline)), Notes: noteTexts(pr.Notes), Source: pr.Source,
 		}
 		if len(pr.History) > 0 {
-			v.History = "Parallelism history " + historyText(pr.History) + ", " + pr.HistorySource + "."
-		}
-		if pl.embed {
-			// An embedded page shows the verdict, not how it was modelled.
-			v.History, v.Notes, v.Source = "", nil, ""
+			v.History = "Parallelism history " + historyText(pr.History) + ", " + historySource(*pr, vv.Lineage) + "."
 		}
 		p.Prediction = v
 	}
@@ -342,7 +295,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		l := &views.LineageView{Intro: lineageIntro(*lv)}
 		for _, e := range lv.Events {
 			l.Events = append(l.Events, views.LineageRow{
-				Kind: e.Kind, When: e.At.UTC().Format("2006-01-02 15:04:05Z"), Event: live.EventText(e),
+				Kind: e.Kind, When: e.At.UTC().Format("2006-01-02 15:04:05Z"), Event: eventText(e),
 				Job: views.Link{Text: shortID(e.JobID), URL: pl.url(views.JobPath(e.JobID))}, From: eventFrom(e), Moved: eventMoved(e),
 			})
 		}
@@ -355,6 +308,20 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		p.Grid = sourceGrid(vv, in)
 	} else {
 		p.Table = subtaskTable(pl, vv)
+	}
+	// The shape is the whole page's, embedded or not, whatever parts it
+	// shows: the pages of one topic share their updates.
+	p.Shape = views.ShapeOf(p)
+	if pl.embed {
+		// An embedded page names the group, not how it was found, and
+		// shows the verdict, not how it was modelled.
+		if p.Group != nil {
+			p.Group.How = ""
+		}
+		p.Restored = ""
+		if v := p.Prediction; v != nil {
+			v.History, v.Notes, v.Source = "", nil, ""
+		}
 	}
 	hideParts(&p, in.parts)
 	if !pl.embed {
@@ -522,6 +489,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 				Miss: c.Predicted >= 0 && c.Predicted != r.Subtask, Uncertain: c.Uncertain || c.OwnerUndetermined,
 				Highlight: hl != nil && hl.topic == c.Topic && hl.partition == c.Partition,
 				Lost:      c.Reading.Lost != nil && c.Reading.Lost.Records > 0,
+				Predicted: int32(c.Predicted),
 				Title:     staticCellTitle(in.update, c, r.Subtask),
 				Live: views.LiveCell{Key: "c" + ti + "." + part, Level: c.Level, Text: cellText(vv, c),
 					State: stateClass(c.Reading.State), Title: cellReading(c)},
@@ -639,30 +607,16 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 	return t
 }
 
-func topicShape(tv live.TopicView) string {
-	parts := []string{strconv.Itoa(len(tv.Partitions)), tv.Error, strconv.FormatBool(tv.Retention != nil)}
-	for _, g := range tv.Groups {
-		parts = append(parts, g.Name, g.State, strconv.FormatBool(g.RecordsLost > 0))
-	}
-	for _, p := range tv.Partitions {
-		parts = append(parts, strconv.FormatBool(p.Stale))
-		for _, g := range p.Groups {
-			parts = append(parts, strconv.FormatBool(g.Reading.Lost != nil && g.Reading.Lost.Records > 0))
-		}
-	}
-	return shapeHash(parts...)
-}
-
 // newTopicPage builds a topic page.
 func newTopicPage(tv live.TopicView) views.TopicView {
 	p := views.TopicView{
-		Live:    views.Live{Topic: topicTopic(tv.Cluster, tv.Name), Shape: topicShape(tv), Stale: stale(tv.Age)},
+		Live:    views.Live{Topic: topicTopic(tv.Cluster, tv.Name), Stale: stale(tv.Age)},
 		Cluster: tv.Cluster, Name: tv.Name, Partitions: strconv.Itoa(len(tv.Partitions)),
 		Produced: text("rate", format.Rate(tv.Rate)),
 		Bar:      liveBar(tv.Age, nil), Error: tv.Error,
 	}
 	if tr := tv.Retention; tr != nil {
-		p.Retention = text("retention", live.RetentionText(*tr))
+		p.Retention = text("retention", retentionText(*tr))
 		age := format.Seconds(float64(tr.Age.Seconds)) + " ago"
 		if tr.Age.Stale || tr.Age.Err != "" {
 			age += " (the latest read failed)"
@@ -703,6 +657,7 @@ func newTopicPage(tv live.TopicView) views.TopicView {
 		}
 		p.Rows = append(p.Rows, row)
 	}
+	p.Shape = views.ShapeOf(p)
 	return p
 }
 

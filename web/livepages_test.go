@@ -39,7 +39,7 @@ func TestNewOverviewPage(t *testing.T) {
 	got := newOverviewPage(pageLinks{base: "/s", embed: true}, ov)
 	ms := pagesAt.UnixMilli()
 	want := views.OverviewView{
-		Live: views.Live{Topic: "overview", Shape: overviewShape(ov)},
+		Live: views.Live{Topic: "overview"},
 		Endpoints: []views.EndpointRow{
 			{Name: "jm", URL: "http://jm:8081", Version: "2.3.0", Jobs: "2", Dropped: views.Text{Key: "e/jm/dropped"},
 				Poll:    views.Text{Key: "e/jm/poll", Text: "412 ms"},
@@ -67,6 +67,7 @@ func TestNewOverviewPage(t *testing.T) {
 		Topics: []views.TopicRow{{Name: "orders", URL: "/s/kafka/prod/topics/orders?embed=1", Cluster: "prod", Partitions: "12", Groups: "1",
 			Produced: views.Text{Key: "t/prod/orders", Text: "2.5/s"}}},
 	}
+	want.Shape = views.ShapeOf(want)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("newOverviewPage (-want +got):\n%s", diff)
 	}
@@ -80,8 +81,8 @@ func TestNewVertexPageSource(t *testing.T) {
 		Group:      &live.GroupLink{Name: "enrich", How: "configured"},
 		Flink:      okAge(3),
 		KafkaAge:   &live.Age{At: pagesAt, Seconds: 5, Stale: true, State: live.StateFailing},
-		Figures:    []live.Figure{{Label: "Lag", Text: "1,201", Kind: live.Observed, Note: "end − position"}},
-		Prediction: &live.Prediction{Mode: "fresh", Drift: 1, Summary: "1 of 3 partitions differ", Headline: live.Headline{Kind: "exact", Exact: 3, Verdicts: live.Tally{Match: 2, Drift: 1}}},
+		Figures:    []live.Figure{{Name: live.FigureTotalLag, Value: 1201, Kind: live.Observed, Subtask: -1}},
+		Prediction: &live.Prediction{Mode: "fresh", Drift: 1, Headline: live.Headline{Kind: "exact", Exact: 3, Verdicts: live.Tally{Match: 2, Drift: 1}}},
 		Subtasks: []live.SubtaskRow{
 			{Subtask: 0, Rate: 12.4, RecordsOut: 11, Lag: 1201, LagSeconds: 200, LagKind: "at-least", Busy: 0.25, SparkLag: []float64{1, 2}, SparkRate: []float64{5, 12.4}, Drift: 1, Highlight: true,
 				RecordsLost: 2200, CatchUp: live.CatchUpUnknown, Trend: live.TrendGrowing,
@@ -96,20 +97,19 @@ func TestNewVertexPageSource(t *testing.T) {
 				Partitions: []live.PartitionCell{{Topic: "orders", Partition: 1, Label: "o1", Lag: -1, Predicted: 1, Uncertain: true, OwnerUndetermined: true, Candidates: []int{0, 1},
 					Reading: live.Reading{State: live.ReaderUnknown, Trend: live.TrendUnknown, CatchUp: live.CatchUpUnknown}}}},
 		},
-		Shape: "sh",
 	}
 	got := newVertexPage(vertexPageInput{links: pageLinks{base: ""}, topic: "vertex:j1/v1", sandboxRestore: "/sandbox/restore"}, vv)
 	ms := pagesAt.UnixMilli()
 	kafkaAge := views.Age{Key: "age:kafka", At: ms, Text: "5 s ago"}
 	want := views.VertexView{
-		Live:    views.Live{Topic: "vertex:j1/v1", Shape: "sh", Stale: true},
+		Live:    views.Live{Topic: "vertex:j1/v1", Stale: true},
 		Cluster: "prod", Job: views.Link{Text: "orders", URL: "/jobs/j1"}, Name: "Source", Parallelism: "2",
 		Group:  &views.Group{Name: "enrich", How: "configured"},
 		Topics: []views.Link{{Text: "orders", URL: "/kafka/prod/topics/orders"}, {Text: "pay", URL: "/kafka/prod/topics/pay"}},
 		Bar:    views.LiveBar{Stale: true, State: "stale", Flink: views.Age{Key: "age", At: ms, Text: "3 s ago"}, Kafka: &kafkaAge},
-		Figures: []views.FigureView{{Label: "Lag", Kind: live.Observed,
-			Text: views.Text{Key: "f/0/value", Text: "1,201"}, Note: views.Text{Key: "f/0/note", Text: "end − position"}}},
-		Prediction:     &views.PredictionView{Drift: true, Kind: "exact", KindClass: "v-exact", Summary: views.Text{Key: "pr/summary", Text: "1 of 3 partitions differ"}, Counts: views.Text{Key: "pr/counts", Text: "Cells: 2 as predicted · 1 not as predicted"}},
+		Figures: []views.FigureView{{Label: "Total lag", Kind: live.Observed,
+			Text: views.Text{Key: "f/0/value", Text: "1.2k records"}, Note: views.Text{Key: "f/0/note", Text: "log end − (Flink currentOffset + 1)"}}},
+		Prediction:     &views.PredictionView{Drift: true, Kind: "exact", KindClass: "v-exact", Summary: views.Text{Key: "pr/summary", Text: "1 of 3 partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource."}, Counts: views.Text{Key: "pr/counts", Text: "Cells: 2 as predicted · 1 not as predicted"}},
 		SandboxRestore: &views.SandboxRestore{Action: "/sandbox/restore", Job: "orders", Parallelism: "4"},
 		LagMethod:      true,
 		Grid: &views.SourceGrid{Color: "lag", Legend: [4]string{"< 10 s", "< 1 min", "< 5 min", "≥ 5 min"}, LegendNote: "time behind; where it is unknown, records: <1.0k, <20k, <80k, ≥80k",
@@ -121,7 +121,7 @@ func TestNewVertexPageSource(t *testing.T) {
 					Cells: []views.PartitionCell{
 						{Topic: "orders", Partition: "0", Label: "o0", Lost: true, Title: "orders-0 · predicted here", Live: views.LiveCell{Key: "c0.0", Level: 1, Text: "1.2k", State: "st-lost",
 							Title: "lost · ≈ 2,200 records deleted unread between 12:41:00 and 12:43:00 UTC (observed) · 300 records below the log start now · catch up: not estimated while records are deleted unread"}},
-						{Topic: "pay", Partition: "1", Label: "p1", Miss: true, Title: "pay-1 · predicted on subtask 1", Live: views.LiveCell{Key: "c1.1", Level: 0, Text: "1", State: "st-ok",
+						{Topic: "pay", Partition: "1", Label: "p1", Miss: true, Predicted: 1, Title: "pay-1 · predicted on subtask 1", Live: views.LiveCell{Key: "c1.1", Level: 0, Text: "1", State: "st-ok",
 							Title: "ok · catch up: ≈ 1 s · shrinking (estimated)"}},
 					},
 					Rate: views.Text{Key: "s/0/rate", Text: "12/s"}, RecordsOut: views.Text{Key: "s/0/out", Text: "11/s"},
@@ -132,7 +132,7 @@ func TestNewVertexPageSource(t *testing.T) {
 					SparkRate: views.Spark{Key: "s/0/spark/rate", Values: []float64{5, 12.4}, Max: 12.4, Label: "records out per second, last 4 min, scale 0 to 12/s"},
 					Vs:        views.Text{Key: "s/0/vs", Text: "✗ 1 not as predicted"}},
 				{Subtask: "1", ID: "subtask-1",
-					Cells: []views.PartitionCell{{Topic: "orders", Partition: "1", Label: "o1", Uncertain: true,
+					Cells: []views.PartitionCell{{Topic: "orders", Partition: "1", Label: "o1", Uncertain: true, Predicted: 1,
 						Title: "orders-1 · predicted here · listed under subtasks 0, 1 in Flink's metric ids: reader not determined",
 						Live:  views.LiveCell{Key: "c0.1", Level: 0, Text: "–", State: "st-unknown"}}},
 					Rate: views.Text{Key: "s/1/rate", Text: "–"}, RecordsOut: views.Text{Key: "s/1/out", Text: "–"},
@@ -144,6 +144,7 @@ func TestNewVertexPageSource(t *testing.T) {
 					Vs:        views.Text{Key: "s/1/vs", Text: "~ 1 reader not determined"}},
 			}},
 	}
+	want.Shape = views.ShapeOf(want)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("newVertexPage (-want +got):\n%s", diff)
 	}
@@ -197,7 +198,7 @@ func TestNewJobAndTopicPages(t *testing.T) {
 			{ID: "v2", Name: "Window", Parallelism: 2, MaxParallelism: 128, Keyed: true, Skew: -1, Busiest: -1, MaxBusy: -1, Lag: -1}}}
 	got := newJobPage(pageLinks{}, jv, nil)
 	want := views.JobView{
-		Live:     views.Live{Topic: "job:j1", Shape: jobShape(jv)},
+		Live:     views.Live{Topic: "job:j1"},
 		Endpoint: "jm", Name: "orders", ID: "j1", State: "RUNNING",
 		Bar:      views.LiveBar{State: "live", Flink: views.Age{Key: "age", At: pagesAt.UnixMilli(), Text: "2 s ago"}},
 		Restored: "Restored from a savepoint (s3://sp/1). After a restore at another parallelism, Flink keeps each partition with the splits it restored, not where a fresh start would put it.",
@@ -211,6 +212,7 @@ func TestNewJobAndTopicPages(t *testing.T) {
 				Backpressure: views.Text{Key: "v/v2/bp", Text: "–"}, Lag: views.Text{Key: "v/v2/lag", Text: "–"},
 				Lost: views.Text{Key: "v/v2/lost", Text: "–"}, Drift: views.Text{Key: "v/v2/drift"}}},
 	}
+	want.Shape = views.ShapeOf(want)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("newJobPage (-want +got):\n%s", diff)
 	}

@@ -1,11 +1,14 @@
 package web
 
 import (
+	"cmp"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/views"
 )
@@ -496,4 +499,516 @@ func unlistedText(polls int) string {
 		return "not listed in the last poll"
 	}
 	return "not listed in the last " + strconv.Itoa(polls) + " polls"
+}
+
+// predictionSummary is a prediction in one sentence: why it is not
+// modelled, or its headline.
+func predictionSummary(pr live.Prediction, w *live.Withheld) string {
+	n := pr.NotModelled
+	if n == nil {
+		return headlineText(pr, w)
+	}
+	switch n.Reason {
+	case live.ReasonNotRunning:
+		return fmt.Sprintf("The job is %s: skewscope compares the layouts of running jobs only; the partitions shown are the last its metrics listed.", strings.ToLower(string(n.JobState)))
+	case live.ReasonRescaling:
+		return fmt.Sprintf("Changing parallelism from %d to %d: not every subtask runs yet, so the layout is compared once they all do.", n.From, n.To)
+	case live.ReasonRestoredUnseen:
+		what := "a checkpoint"
+		if n.Savepoint {
+			what = "a savepoint"
+		}
+		s := "Restored from " + what + " before skewscope first saw it: the layout depends on the parallelisms the job ran at before."
+		if n.InferNote != "" {
+			s += " " + n.InferNote
+		}
+		return s + " The observed layout is shown; add ?history=P0,P1,… (parallelisms from the fresh start on) to model it."
+	case live.ReasonUnnamedTopics:
+		return fmt.Sprintf("Not modelled: without Kafka metadata the real name of %s is not known (Flink's metric ids write '.' as '_'), and after a restore every owner depends on it. Configure the Kafka cluster of this Flink endpoint.", topicList(n.Topics))
+	case live.ReasonModelError:
+		if n.Restore {
+			return "the restore model could not run: " + n.Error
+		}
+		return "no prediction: " + n.Error
+	}
+	return headlineText(pr, w)
+}
+
+// topicList names topics for a sentence: "topic a", "topics a, b".
+func topicList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = quote.Clip(n)
+	}
+	if len(out) == 1 {
+		return "topic " + out[0]
+	}
+	return "topics " + strings.Join(out, ", ")
+}
+
+// headlineText says a prediction's verdict, in the counts of the cells'
+// verdicts that the rows show. w is the source's note when Flink withheld
+// reader metrics, nil otherwise.
+func headlineText(pr live.Prediction, w *live.Withheld) string {
+	h := pr.Headline
+	total := h.Exact + h.Inferred + h.Uncertain + h.NotModelled
+	if h.Kind == live.BasisNotModelled {
+		if total > 0 && pr.Mode != live.ModeNone {
+			return fmt.Sprintf("not modelled: %d partitions", total)
+		}
+		return "not modelled"
+	}
+	hist := ""
+	if len(pr.History) > 1 {
+		hist = " for " + joinIntsBy(pr.History, "→")
+	}
+	model := "a fresh start"
+	switch pr.Mode {
+	case live.ModeRestore:
+		model = "the restore model" + hist
+	case live.ModeInferred:
+		model = "the restore model" + hist + " (inferred history)"
+	}
+	unsettled := pr.Missing > 0 || pr.UnknownToKafka > 0
+	v := h.Verdicts
+	var s string
+	switch {
+	case total > 0 && v.Withheld == total:
+		// No observed reader at all: nothing is matched or undetermined.
+		s = fmt.Sprintf("prediction only: %s of %d %s (%s); %s shown where %s puts them, not where Flink reports them",
+			withheldWhat(w), total, plural(total, "partition", "partitions"), withheldCause(w), plural(total, "it is", "they are"), model)
+	case v.Drift > 0 && pr.Mode == live.ModeFresh:
+		s = fmt.Sprintf("%d of %d partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource.", v.Drift, total) + withheldClause(v.Withheld, w)
+	case v.Drift > 0:
+		s = fmt.Sprintf("%d of %d partitions differ from %s.", v.Drift, total, model) + withheldClause(v.Withheld, w)
+	case v.Match == total && unsettled:
+		s = fmt.Sprintf("the %d partitions shown are where %s puts them", total, model)
+	case v.Match == total:
+		s = fmt.Sprintf("all %d partitions are where %s puts them", total, model)
+	default:
+		s = fmt.Sprintf("%d of %d partitions are where %s puts them", v.Placed(), total, model)
+		switch {
+		case v.Guessed > 0 && v.Guessed == v.Placed():
+			s += ", as its best guess: the model cannot place them exactly"
+		case v.Guessed > 0:
+			s += fmt.Sprintf(", %d of them as its best guess (the model cannot place those exactly)", v.Guessed)
+		}
+		for _, o := range []struct {
+			n    int
+			what string
+		}{
+			{v.NotGuessed, "elsewhere than its best guess (not counted as drift)"},
+			{v.Undetermined, "whose reader Flink's metric ids do not determine yet"},
+			{v.NotModelled, "not modelled"},
+		} {
+			if o.n > 0 {
+				s += fmt.Sprintf("; %d %s", o.n, o.what)
+			}
+		}
+		s += withheldClause(v.Withheld, w)
+	}
+	return s + gapText(pr)
+}
+
+// withheldWhat says what Flink did not report of a source's readers, for
+// "… of n partitions".
+func withheldWhat(w *live.Withheld) string {
+	if w != nil && w.Cause == live.CauseNotYetListed {
+		return "Flink lists no reader metrics yet"
+	}
+	return "Flink withheld the readers' metrics"
+}
+
+// withheldCause says in a few words why the readers' metrics are missing
+// and, where known, which subtasks and which setting.
+func withheldCause(w *live.Withheld) string {
+	if w == nil {
+		return "cause not known"
+	}
+	out := ""
+	if !w.All && len(w.Subtasks) > 0 {
+		out = subtaskList(w.Subtasks) + ": "
+	}
+	switch w.Cause {
+	case live.CauseMetricDumpLimit:
+		out += "a TaskManager metric dump over " + w.Setting
+	case live.CauseNotYetListed:
+		out += "readers started less than " + live.JustStartedFor.String() + " ago; " + w.Setting
+	case live.CauseNoValues:
+		out += "listed but no values returned; REST does not say why: a TaskManager metric dump now over " + w.Setting + ", or a TaskManager lost"
+	default:
+		out += w.Cause
+	}
+	return out
+}
+
+// withheldClause is the headline's part on the n partitions whose readers'
+// metrics Flink withheld, "" when none.
+func withheldClause(n int, w *live.Withheld) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d prediction only: %s of %s (%s)", n, withheldWhat(w), plural(n, "its reader", "their readers"), withheldCause(w))
+}
+
+// gapText says how the partition set is unsettled, "" when it is not.
+func gapText(pr live.Prediction) string {
+	out := ""
+	if pr.Missing > 0 {
+		out += fmt.Sprintf("; may be missing %d %s: Kafka lists %s that no metric id of this source names yet", pr.Missing, plural(pr.Missing, "partition", "partitions"), plural(pr.Missing, "it", "them"))
+	}
+	if pr.UnknownToKafka > 0 {
+		out += fmt.Sprintf("; Kafka's metadata does not list %d %s the metric ids name (a topic created or grown since it was read, or one the cluster does not watch)", pr.UnknownToKafka, plural(pr.UnknownToKafka, "partition", "partitions"))
+	}
+	return out
+}
+
+// subtaskList names subtasks, the first eight of them.
+func subtaskList(ss []int) string {
+	parts := make([]string, 0, min(len(ss), 8))
+	for i, n := range ss {
+		if i == 8 {
+			return "subtasks " + strings.Join(parts, ", ") + fmt.Sprintf(" and %d more", len(ss)-8)
+		}
+		parts = append(parts, strconv.Itoa(n))
+	}
+	if len(ss) == 1 {
+		return "subtask " + parts[0]
+	}
+	return "subtasks " + strings.Join(parts, ", ")
+}
+
+func joinIntsBy(xs []int, sep string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, sep)
+}
+
+// historySource says where a prediction's history came from; l is the
+// source's lineage, whose start, restore and rescale events a history
+// skewscope followed is made of.
+func historySource(pr live.Prediction, l *live.LineageView) string {
+	switch pr.HistoryFrom {
+	case live.HistoryFromURL:
+		return "from the URL (?history=)"
+	case live.HistoryInferred:
+		return "inferred from the observed layout"
+	}
+	var steps []string
+	if l != nil {
+		for _, e := range l.Events {
+			if e.Kind == live.EventRestore || e.Kind == live.EventRescale || e.Kind == live.EventStart {
+				steps = append(steps, eventText(e))
+			}
+		}
+	}
+	if len(steps) == 0 {
+		return "observed by skewscope"
+	}
+	return "observed by skewscope: " + strings.Join(steps, "; ")
+}
+
+// eventText says a lineage event in words.
+func eventText(e live.LineageEvent) string {
+	from := "?"
+	if e.From > 0 {
+		from = strconv.Itoa(e.From)
+	}
+	switch e.Kind {
+	case live.EventStart:
+		return fmt.Sprintf("fresh start at p=%d", e.To)
+	case live.EventFirstSeen:
+		return fmt.Sprintf("first seen at p=%d, already restored: earlier parallelisms not seen", e.To)
+	case live.EventRestore:
+		return fmt.Sprintf("restored under a new job id, p %s→%d", from, e.To)
+	case live.EventRescale:
+		return fmt.Sprintf("rescaled in place, p %s→%d", from, e.To)
+	case live.EventFailover:
+		return fmt.Sprintf("failover at p=%d: restarted from its checkpoint, layout unchanged", e.To)
+	case live.EventRescaleElsewhere:
+		parts := make([]string, 0, len(e.Rescaled))
+		for _, r := range e.Rescaled {
+			parts = append(parts, fmt.Sprintf("%s %d→%d", r.Name, r.From, r.To))
+		}
+		return fmt.Sprintf("restarted at p=%d from its checkpoint because the job rescaled %s in place; layout unchanged", e.To, strings.Join(parts, ", "))
+	case live.EventPartitions:
+		if e.NewPartitions == 1 {
+			return fmt.Sprintf("1 new partition discovered at p=%d", e.To)
+		}
+		return fmt.Sprintf("%d new partitions discovered at p=%d", e.NewPartitions, e.To)
+	}
+	return e.Kind
+}
+
+// noteText says a prediction's note.
+func noteText(n live.Note) string {
+	switch n.Kind {
+	case live.NoteFreshOffsets:
+		return fmt.Sprintf("Assumes the fresh start at parallelism %d read the partitions it had then from the earliest offsets (the KafkaSourceBuilder default; skewscope cannot see a source's OffsetsInitializer).", n.P)
+	case live.NoteUnsureDiscovery:
+		return fmt.Sprintf("%s appeared after the latest restore or rescale, and no Kafka metadata read between the restore and their first sight says whether the source discovered them before it (at p=%d, so that the restore dealt them out) or after it (at p=%d, by the hash rule): their cells, and those whose owner depends on it, are uncertain, not drift.",
+			countOf(n.Partitions, "partition", "partitions"), n.From, n.To)
+	case live.NoteDiscoveredBeforeRestore:
+		return "Partitions were discovered before the latest restore or rescale, so the saved split lists, and with them every chunk, are not known exactly: all owners are the model's best guess and differences are not counted as drift."
+	case live.NoteUnnamedTopics:
+		return fmt.Sprintf("Without Kafka metadata the real name of %s is not known (Flink's metric ids write '.' as '_'; the start subtask of a topic depends on its name), so its partitions are not modelled. Configure the Kafka cluster of this Flink endpoint.", topicList(n.Topics))
+	case live.NoteUndetermined:
+		what := fmt.Sprintf("The readers of %d partitions are", n.Partitions)
+		if n.Partitions == 1 {
+			what = "The reader of 1 partition is"
+		}
+		why := "Flink's metric ids still carry values from before the latest restart (Flink keeps a metric id after its split moves, and refreshes values at most every 10 s), and none written by the current attempts decides yet."
+		settles := " The next metric refresh or a record on the partition settles it."
+		if n.Withheld {
+			why = "no KafkaSourceReader offset metric id that Flink lists names them (see the note on the missing metrics), or those that do carry values from before the latest restart."
+			settles = ""
+		}
+		// How the page draws such cells: outlined, each in the row of a
+		// subtask that may read it.
+		drawn := "Such cells are outlined, each in the row of a subtask that may read it, not of an observed reader"
+		if n.Listed {
+			drawn += "; a cell's title names the subtasks whose metric ids list it."
+		} else {
+			drawn += "."
+		}
+		return what + " not determined: " + why + " " + drawn + settles
+	}
+	return n.Text
+}
+
+// noteTexts says a prediction's notes.
+func noteTexts(ns []live.Note) []string {
+	if len(ns) == 0 {
+		return nil
+	}
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = noteText(n)
+	}
+	return out
+}
+
+// countOf is "1 partition", "3 partitions".
+func countOf(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + plural(n, one, many)
+}
+
+// retentionWords is a retention time in words: "2-minute", "7-day",
+// "90-second", or the seconds as format.Seconds writes them.
+func retentionWords(sec float64) string {
+	s := int64(math.Round(sec))
+	for _, u := range []struct {
+		n    int64
+		unit string
+	}{{86400, "day"}, {3600, "hour"}, {60, "minute"}, {1, "second"}} {
+		if s >= u.n && s%u.n == 0 {
+			return strconv.FormatInt(s/u.n, 10) + "-" + u.unit
+		}
+	}
+	return format.Seconds(sec)
+}
+
+// limitText is a retention limit in words for a page.
+func limitText(v *int64, bytes bool) string {
+	switch {
+	case v == nil:
+		return "unknown"
+	case *v < 0:
+		return "no limit"
+	case bytes:
+		return format.Bytes(*v)
+	}
+	return format.Seconds(float64(*v) / 1000)
+}
+
+// retentionText is a topic's retention settings in words: "2 m 0 s,
+// delete (no byte limit)".
+func retentionText(tr live.TopicRetention) string {
+	s := limitText(tr.RetentionMs, false)
+	if tr.RetentionBytes != nil && *tr.RetentionBytes >= 0 {
+		s += " or " + limitText(tr.RetentionBytes, true) + " per partition"
+	}
+	return s + ", cleanup " + cmp.Or(tr.CleanupPolicy, "unknown")
+}
+
+// aboutWords is an estimate's duration in whole units: "45 s", "4 min",
+// "2 h".
+func aboutWords(sec float64) string {
+	switch {
+	case sec < 90:
+		return strconv.FormatFloat(math.Ceil(sec), 'f', 0, 64) + " s"
+	case sec < 90*60:
+		return strconv.FormatFloat(math.Round(sec/60), 'f', 0, 64) + " min"
+	case sec < 36*3600:
+		return strconv.FormatFloat(math.Round(sec/3600), 'f', 0, 64) + " h"
+	}
+	return strconv.FormatFloat(math.Round(sec/86400), 'f', 0, 64) + " days"
+}
+
+// figureWords are a headline figure's label, its text (the number as the
+// page shows it, with its unit; – when unknown) and its note (its source or
+// method, or why it is unknown).
+func figureWords(vv live.VertexView, f live.Figure) (label, txt, note string) {
+	switch f.Name {
+	case live.FigureTotalLag:
+		if f.Value < 0 {
+			return "Total lag", "–", "no end offsets or current offsets yet"
+		}
+		return "Total lag", format.Records(f.Value), "log end − (Flink currentOffset + 1)"
+	case live.FigureMaxLagTime:
+		label = "Max lag in time"
+		if f.Value < 0 {
+			return label, "–", "no partition's lag in time is known yet (needs Kafka end offsets and Flink positions)"
+		}
+		where := f.Partition
+		if where != "" && f.AtLeast {
+			where += " (at least)"
+		}
+		note = cmp.Or(where, "all partitions caught up")
+		if f.Unknown > 0 {
+			note = fmt.Sprintf("%s · %d of %d partitions unknown", cmp.Or(where, "the known ones caught up"), f.Unknown, f.Of)
+		}
+		return label, format.Seconds(f.Value), note
+	case live.FigureProduced:
+		if f.Value < 0 {
+			return "Produced", "–", "needs two Kafka polls"
+		}
+		return "Produced", format.Rate(f.Value), "records/s into its partitions, from Kafka's end-offset deltas"
+	case live.FigureRecordsLost:
+		return lossWords(f)
+	case live.FigureRetention:
+		return retentionFigureWords(vv, f)
+	case live.FigureTimeToRetention:
+		label = "Time to retention"
+		switch {
+		case f.Value < 0 && len(vv.Retention) == 0:
+			return label, "–", "needs the topics' retention"
+		case f.Value < 0:
+			return label, "–", "no partition's lag time is growing toward a retention limit"
+		case f.Value == 0:
+			return label, "0 s", fmt.Sprintf("subtask %d is past the %s retention of %s: records are deleted unread", f.Subtask, retentionWords(f.Seconds), f.Partition)
+		}
+		return label, "≈ " + format.Seconds(f.Value), fmt.Sprintf("at this rate subtask %d falls past the %s retention of %s in about %s; from then on Kafka deletes records before the job reads them (from the lag time's trend)",
+			f.Subtask, retentionWords(f.Seconds), f.Partition, aboutWords(f.Value))
+	case live.FigureStates:
+		label, note = "Partition states", "from the last minute of samples of each partition's position and end offset"
+		if len(vv.States) == 0 {
+			return label, "–", note
+		}
+		parts := make([]string, len(vv.States))
+		for i, sc := range vv.States {
+			parts[i] = strconv.Itoa(sc.Count) + " " + live.ReaderStateLabel(sc.State)
+		}
+		return label, strings.Join(parts, " · "), note
+	case live.FigureSkew:
+		label = "Skew (Flink %)"
+		if vv.Source {
+			label = "Source skew (Flink %)"
+		}
+		if f.Value < 0 {
+			return label, "–", "records/s not reported for every subtask"
+		}
+		return label, format.Percent(f.Value), fmt.Sprintf("of observed records/s per subtask; max/mean %.2f", f.Ratio)
+	case live.FigureAssignment:
+		return assignmentWords(vv, f)
+	case live.FigureKeyGroups:
+		txt = strconv.Itoa(int(f.Min))
+		if f.Min != f.Value {
+			txt += "–" + strconv.Itoa(int(f.Value))
+		}
+		return "Key groups per subtask", txt, fmt.Sprintf("maxParallelism %d over %d subtasks (KeyGroupRangeAssignment)", vv.MaxParallelism, vv.Parallelism)
+	case live.FigureStateSize:
+		if f.Value < 0 {
+			return "State size", "–", "no completed checkpoint seen"
+		}
+		return "State size", format.Bytes(int64(f.Value)), "latest completed checkpoint"
+	case live.FigureBusiest:
+		if f.Subtask < 0 {
+			return "Busiest subtask", "–", "busy time not reported"
+		}
+		return "Busiest subtask", fmt.Sprintf("#%d · %s busy", f.Subtask, format.Ratio(f.Value)), "busy · backpressured " + format.Ratio(f.Ratio)
+	}
+	return f.Name, format.Count(f.Value), ""
+}
+
+// lossWords are the records Kafka deleted before the source read them:
+// the total, where most were lost and when.
+func lossWords(f live.Figure) (label, txt, note string) {
+	label = "Records deleted unread"
+	counting := "counted since skewscope started " + format.Between(f.Since, f.Since) + "; a restart counts from 0"
+	if f.Partitions == 0 {
+		note = "none seen: no position below its partition's log start; " + counting
+		if f.Behind > 0 {
+			note = fmt.Sprintf("%d partitions' positions are below the log start; %s", f.Behind, counting)
+		}
+		return label, "0", note
+	}
+	where := f.Partition
+	switch {
+	case f.Partitions == 2:
+		where += fmt.Sprintf(" (≈ %s) and 1 more partition", format.Int(f.Records))
+	case f.Partitions > 2:
+		where += fmt.Sprintf(" (≈ %s) and %d more partitions", format.Int(f.Records), f.Partitions-1)
+	}
+	return label, "≈ " + format.Int(int64(f.Value)), "records deleted unread on " + where + " " + format.Between(f.From, f.To) + " (Kafka's log start passed the position); " + counting
+}
+
+// retentionFigureWords is the source's topics' retention: the shortest that
+// deletes, and each topic's settings with when they were read.
+func retentionFigureWords(vv live.VertexView, f live.Figure) (label, txt, note string) {
+	label = "Retention"
+	if len(vv.Retention) == 0 {
+		return label, "–", "not read yet (DescribeConfigs, once a minute)"
+	}
+	var parts []string
+	oldest := vv.Retention[0].Age
+	for _, tr := range vv.Retention {
+		parts = append(parts, tr.Topic+": "+retentionText(tr))
+		if tr.Age.Seconds > oldest.Seconds {
+			oldest = tr.Age
+		}
+	}
+	note = strings.Join(parts, "; ") + " · read from the brokers " + format.Seconds(float64(oldest.Seconds)) + " ago"
+	if oldest.Stale || oldest.Err != "" {
+		note += " (the latest read failed)"
+	}
+	if f.Value < 0 {
+		return label, "no deletion by time", note
+	}
+	return label, format.Seconds(f.Value), note
+}
+
+// assignmentWords are the prediction's verdicts as a figure, in the words
+// the rows use.
+func assignmentWords(vv live.VertexView, f live.Figure) (label, txt, note string) {
+	label = "Assignment"
+	pr := vv.Prediction
+	if pr == nil {
+		return label, "–", ""
+	}
+	h := pr.Headline
+	switch {
+	case h.Kind == live.BasisNotModelled:
+		return label, fmt.Sprintf("%d partitions", pr.Total), "not modelled"
+	case f.Value < 0:
+		return label, "prediction only", fmt.Sprintf("%d partitions where the %s prediction puts them: Flink withheld their readers' metrics", pr.Total, pr.Mode)
+	}
+	v := h.Verdicts
+	txt = fmt.Sprintf("%d / %d partitions", v.Placed(), pr.Total)
+	note = h.Kind + " · " + pr.Mode
+	if v.Drift > 0 {
+		note = fmt.Sprintf("%d differ from the %s prediction", v.Drift, pr.Mode)
+	}
+	for _, o := range []struct {
+		n    int
+		what string
+	}{{v.Guessed, "as guessed"}, {v.NotGuessed, "not as guessed"}, {v.Undetermined, "reader not determined"},
+		{v.Withheld, "prediction only (metrics withheld)"}, {v.NotModelled, "not modelled"}} {
+		if o.n > 0 {
+			note += fmt.Sprintf(" · %d %s", o.n, o.what)
+		}
+	}
+	return label, txt, note
 }

@@ -102,10 +102,10 @@ func TestNewVertexPageEmbedded(t *testing.T) {
 		Endpoint: "jm", Cluster: "prod", JobID: "j1", JobName: "orders", ID: "v1", Name: "Source", Parallelism: 2,
 		Source: true, Kafka: true, Topics: []string{"orders"}, Color: "lag", Thresholds: [3]float64{1000, 20000, 80000}, LagTimeSteps: [3]float64{10, 60, 300},
 		Flink: okAge(3), KafkaAge: &live.Age{At: pagesAt, Seconds: 5, State: live.StateOK},
-		Figures:  []live.Figure{{Label: "Total lag", Text: "1.2k records", Kind: live.Observed, Note: "end − position"}},
+		Figures:  []live.Figure{{Name: live.FigureTotalLag, Value: 1200, Kind: live.Observed, Subtask: -1}},
 		Restored: &live.Restored{Savepoint: true, Path: "s3://sp/1"},
-		Prediction: &live.Prediction{Mode: "restore", Summary: "all 2 partitions are where the restore model puts them", History: []int{1, 2},
-			HistorySource: "observed by skewscope", Notes: []string{"a note"}, Source: "RoundRobinOperatorStateRepartitioner",
+		Prediction: &live.Prediction{Mode: "restore", History: []int{1, 2},
+			HistoryFrom: live.HistoryObserved, Notes: []live.Note{{Kind: live.NoteModel, Text: "a note"}}, Source: "RoundRobinOperatorStateRepartitioner",
 			Headline: live.Headline{Kind: "exact", Exact: 2}},
 		Lineage: &live.LineageView{Events: []live.LineageEvent{{Kind: "start", At: pagesAt, To: 1}}},
 		Subtasks: []live.SubtaskRow{
@@ -113,7 +113,6 @@ func TestNewVertexPageEmbedded(t *testing.T) {
 			{Subtask: 1, Lag: 1200, Rate: 1, RecordsOut: 1, Busy: 0.9, Highlight: true,
 				Partitions: []live.PartitionCell{{Topic: "orders", Partition: 1, Label: "o1", Lag: 1200, Predicted: 1, Level: 1}}},
 		},
-		Shape: "sh",
 	}
 	peers := []views.PeerLink{{Kind: "keyed vertex", Name: "Window", URL: "/jobs/j1/vertices/v2?embed=1&highlight=subtask%3A1"}}
 	topic := vertexTopic("j1", "v1", "lag", nil, partGrid, gridQuery{})

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -39,7 +38,7 @@ func TestSandboxWarnsBeforeRecordsAreDeleted(t *testing.T) {
 		vv, err := feed.st.State().Vertex(job.ID, job.SourceVertexID, live.VertexQuery{Highlight: -1})
 		if err == nil {
 			for _, f := range vv.Figures {
-				if f.Label == "Time to retention" && f.Value > 0 && warnedAt < 0 {
+				if f.Name == live.FigureTimeToRetention && f.Value > 0 && warnedAt < 0 {
 					warnedAt, warning = polls, f
 				}
 			}
@@ -56,14 +55,14 @@ func TestSandboxWarnsBeforeRecordsAreDeleted(t *testing.T) {
 		}
 		time.Sleep(time.Second) // paces the polls; nothing waits on it
 	}
-	t.Logf("warned at poll %d (%s: %s, %s), first record lost at poll %d", warnedAt, warning.Text, warning.Note, warning.Kind, lostAt)
+	t.Logf("warned at poll %d (%+v), first record lost at poll %d", warnedAt, warning, lostAt)
 	if warnedAt < 0 || warnedAt >= lostAt {
 		t.Fatalf("the time-to-retention warning came at poll %d, the first loss at poll %d: want the warning first", warnedAt, lostAt)
 	}
 	if warning.Kind != live.Estimated {
 		t.Errorf("the warning is %s, want estimated", warning.Kind)
 	}
-	if want := "subtask 3 falls past the 30-second retention of "; !strings.Contains(warning.Note, want) {
-		t.Errorf("the warning reads %q, want it to name the %s", warning.Note, want)
+	if warning.Subtask != 3 || warning.Seconds != 30 || warning.Partition == "" {
+		t.Errorf("the warning %+v, want it to name subtask 3 and the partition whose 30-second retention it passes", warning)
 	}
 }
