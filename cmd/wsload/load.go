@@ -231,6 +231,15 @@ func measure(ctx context.Context, cfg config, tg target) (*result, error) {
 	}
 	measuring.Store(true)
 	t0 := time.Now()
+	cpuProf := make(chan error, 1)
+	if cfg.cpuProfile != "" {
+		go func() {
+			cpuProf <- saveProfile(ctx, &http.Client{Transport: hc.Transport}, tg.addr,
+				fmt.Sprintf("profile?seconds=%d", max(1, int(cfg.dur.Seconds()))), cfg.cpuProfile)
+		}()
+	} else {
+		cpuProf <- nil
+	}
 	werr := sleep(ctx, cfg.dur)
 	measuring.Store(false)
 	res.window = time.Since(t0)
@@ -252,6 +261,14 @@ func measure(ctx context.Context, cfg config, tg target) (*result, error) {
 	}
 	st1, err := fetchStats(context.WithoutCancel(ctx), hc, tg.addr)
 	if err != nil {
+		return nil, err
+	}
+	if cfg.memProfile != "" {
+		if err := saveProfile(context.WithoutCancel(ctx), hc, tg.addr, "heap", cfg.memProfile); err != nil {
+			return nil, err
+		}
+	}
+	if err := <-cpuProf; err != nil {
 		return nil, err
 	}
 	res.serverUser, res.serverSys = u1-u0, s1-s0
@@ -315,6 +332,15 @@ func get(ctx context.Context, hc *http.Client, url string) ([]byte, error) {
 		err = fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	return b, err
+}
+
+// saveProfile writes the server child's /debug/pprof/<name> to file.
+func saveProfile(ctx context.Context, hc *http.Client, addr, name, file string) error {
+	b, err := get(ctx, hc, "http://"+addr+"/debug/pprof/"+name)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, b, 0o644)
 }
 
 // topicAttr is where a live page names its websocket topic.

@@ -50,6 +50,8 @@ type config struct {
 	interval    time.Duration
 	compress    bool
 	dialWorkers int
+	cpuProfile  string
+	memProfile  string
 }
 
 func main() {
@@ -75,6 +77,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&cfg.interval, "interval", time.Second, "time between updates")
 	fs.BoolVar(&cfg.compress, "compress", false, "negotiate permessage-deflate")
 	fs.IntVar(&cfg.dialWorkers, "dial-concurrency", 50, "handshakes in flight while connecting")
+	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write the server child's CPU profile over the window to this file")
+	fs.StringVar(&cfg.memProfile, "memprofile", "", "write the server child's heap profile at the end of the window to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

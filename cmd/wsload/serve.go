@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/pprof"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -94,6 +95,9 @@ func newLoadServer(cfg config, origin string, stderr io.Writer) (*loadServer, er
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(childStats{Polls: s.polls.Load()})
 	})
+	// The run's -cpuprofile and -memprofile read the child's profiles.
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	s.srv = &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 5 * time.Second,
