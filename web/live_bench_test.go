@@ -4,42 +4,44 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/json"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/livebench"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/views"
 )
 
-// pushStores are two states of a source vertex of 10,000 partitions (20
-// topics × 500) at parallelism 64, one Flink poll apart: 15 minutes of
+// pushStates are two states of a source vertex of 10,000 partitions (20
+// topics × 500) at parallelism 64, one poll apart, as internal/livebench
+// feeds them to the store (and cmd/wsload serves them): 15 minutes of
 // 2.5 s polls fill the sparklines (360 samples), and the later state has
-// one more, the oldest gone. They are built once for the benchmarks.
-func pushStores() (before, after *live.Store) {
-	pushOnce.Do(func() { pushBefore, pushAfter = buildPushStores() })
+// one more, the oldest gone, and moved figures. They are built once for
+// the benchmarks.
+func pushStates() (before, after *live.State) {
+	pushOnce.Do(func() { pushBefore, pushAfter = buildPushStates() })
 	return pushBefore, pushAfter
 }
 
 var (
 	pushOnce              sync.Once
-	pushBefore, pushAfter *live.Store
+	pushBefore, pushAfter *live.State
 )
 
-func buildPushStores() (before, after *live.Store) {
+func buildPushStates() (before, after *live.State) {
+	const poll = 2500 * time.Millisecond
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	var topics []assign.Topic
-	for i := range 20 {
-		topics = append(topics, assign.Topic{Name: fmt.Sprintf("topic-%02d", i), Partitions: 500})
-	}
-	busy := func(int) float64 { return 0.5 }
-	return kafkaSourceStore(topics, 64, 128, busy, 360, at), kafkaSourceStore(topics, 64, 128, busy, 361, at)
+	src := livebench.New(livebench.Config{Partitions: 10_000, Parallelism: 64, MaxParallelism: 128, Seed: 1},
+		live.Options{Now: func() time.Time { return at.Add(poll + time.Second) }})
+	src.Fill(360, poll, at)
+	before = src.Store().State()
+	src.Poll(at.Add(poll))
+	return before, src.Store().State()
 }
 
-func pushUpdate(b *testing.B, st *live.Store) views.Update {
-	vv, err := st.State().Vertex(tJob, tSource, live.VertexQuery{Color: "lag", Highlight: -1})
+func pushUpdate(b *testing.B, st *live.State) views.Update {
+	vv, err := st.Vertex(livebench.Job, livebench.Vertex, live.VertexQuery{Color: "lag", Highlight: -1})
 	if err != nil || vv.Prediction.Total != 10_000 {
 		b.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func reportSize(b *testing.B, data []byte) {
 // update's (views.SparkAppends) and encode that change. It reports the
 // encoded size.
 func BenchmarkVertexPush10k(b *testing.B) {
-	st0, st := pushStores()
+	st0, st := pushStates()
 	prev := pushUpdate(b, st0)
 	var last []byte
 	b.ResetTimer()
@@ -88,7 +90,7 @@ func BenchmarkVertexPush10k(b *testing.B) {
 // socket: the whole update, every sparkline's samples with it (encoded
 // once, for the sockets that need it).
 func BenchmarkVertexPush10kFirst(b *testing.B) {
-	_, st := pushStores()
+	_, st := pushStates()
 	var last []byte
 	b.ResetTimer()
 	for b.Loop() {

@@ -6,11 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -21,39 +23,52 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-
-	"github.com/skewscope/skewscope/web"
 )
 
 // result is what one load run measured. Counters and CPU cover the window
-// that starts once every client is connected and subscribed.
+// that starts once every client is connected and has had its first,
+// whole update.
 type result struct {
 	cfg        config
 	cpus       int
+	topic      string
 	connected  int
 	connectDur time.Duration
 	dialErrs   []string
 
-	window           time.Duration
-	published        uint64 // updates encoded by the hub in the window
-	publishedTotal   uint64
-	received         int64 // messages received by all clients in the window
-	skipped          int64 // updates a client never saw (conflated to the latest)
-	dropped          uint64
-	lost             int64 // client connections that ended before the run did
-	serverUser       time.Duration
-	serverSys        time.Duration
-	clientCPU        time.Duration
-	machineCPU       time.Duration // all CPUs, every process
-	lostErrs         []string
-	rssPeak, rssNow  int64
-	latencies        []time.Duration
-	payloadBytes     int64 // uncompressed message bytes received in the window
-	wireBytes        int64 // bytes read from the sockets in the window
-	finalServerStats string
-	goalCores        float64
-	goalP99          time.Duration
-	goalRSS          int64
+	window      time.Duration
+	polls       int64  // polls of the source handed to the store in the window
+	sent        uint64 // messages the hub wrote in the window
+	received    int64  // messages received by all clients in the window
+	fresh       int64  // of which carried a Flink poll the client had not seen
+	skipped     int64  // polls a client never saw (conflated, or published together)
+	dropped     uint64 // slow clients the hub dropped, in all
+	lost        int64  // client connections that ended before the run did
+	serverUser  time.Duration
+	serverSys   time.Duration
+	clientCPU   time.Duration
+	machineCPU  time.Duration // all CPUs, every process
+	lostErrs    []string
+	rssPeak     int64
+	rssNow      int64
+	latencies   []time.Duration
+	first       msgBytes // the first update of each client: the whole update
+	whole       msgBytes // whole updates in the window (a client that missed a change)
+	changes     msgBytes // changes in the window: sparklines carry only their new samples
+	finalServer string
+	goalCores   float64
+	goalP99     time.Duration
+	goalRSS     int64
+}
+
+// msgBytes counts messages and their bytes, uncompressed and as read
+// from the socket.
+type msgBytes struct {
+	n, payload, wire int64
+}
+
+func (m *msgBytes) add(o msgBytes) {
+	m.n, m.payload, m.wire = m.n+o.n, m.payload+o.payload, m.wire+o.wire
 }
 
 // load starts the server child, connects the clients, measures for
@@ -67,8 +82,8 @@ func load(ctx context.Context, cfg config, stderr io.Writer) (*result, error) {
 		"-clients", strconv.Itoa(cfg.clients),
 		"-partitions", strconv.Itoa(cfg.partitions),
 		"-subtasks", strconv.Itoa(cfg.subtasks),
+		"-history", strconv.Itoa(cfg.history),
 		"-interval", cfg.interval.String(),
-		"-compress="+strconv.FormatBool(cfg.compress),
 		"-for", cfg.dur.String())
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
@@ -116,38 +131,49 @@ func load(ctx context.Context, cfg config, stderr io.Writer) (*result, error) {
 	}()
 	defer stopChild()
 	res, err := measure(ctx, cfg, target{
-		addr:  addr,
-		dial:  (&net.Dialer{}).DialContext,
-		stats: func() (web.HubStats, error) { return fetchStats(addr) },
-		pid:   cmd.Process.Pid,
+		addr: addr,
+		dial: (&net.Dialer{}).DialContext,
+		pid:  cmd.Process.Pid,
 	})
 	if res == nil {
 		return nil, err
 	}
 	stopChild()
-	res.finalServerStats = finalStats
+	res.finalServer = finalStats
 	return res, err
 }
 
 // target is the server a load run measures: where its clients connect,
-// how its hub's counters are read, and the process whose CPU and memory
-// are measured.
+// how they dial it, and the process whose CPU and memory are measured.
 type target struct {
-	addr  string // host:port of the ws:// URL and the Origin header
-	dial  func(ctx context.Context, network, addr string) (net.Conn, error)
-	stats func() (web.HubStats, error)
-	pid   int
+	addr string // host:port of the URLs and the Origin header
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	pid  int
 }
 
-// measure connects cfg.clients clients to tg, lets each see a first
-// update, measures for cfg.dur and closes the clients. It returns nil and
-// the error when a step fails, and the result with ctx's error when ctx
-// ended the window early.
+// serverStats are the counters the run reads from the server: its
+// /metrics and the child's own.
+type serverStats struct {
+	polls   int64
+	sent    uint64
+	dropped uint64
+}
+
+// measure reads the vertex page's topic, connects cfg.clients clients to
+// tg, lets each see a first update, measures for cfg.dur and closes the
+// clients. It returns nil and the error when a step fails, and the result
+// with ctx's error when ctx ended the window early.
 func measure(ctx context.Context, cfg config, tg target) (*result, error) {
 	pid := tg.pid
 	res := &result{cfg: cfg, cpus: runtime.NumCPU(), goalCores: 0.5, goalP99: 200 * time.Millisecond, goalRSS: 256 << 20}
+	hc := &http.Client{Transport: &http.Transport{DialContext: tg.dial}, Timeout: 60 * time.Second}
+	defer hc.CloseIdleConnections()
+	topic, err := pageTopic(ctx, hc, tg.addr)
+	if err != nil {
+		return nil, err
+	}
+	res.topic = topic
 	var measuring atomic.Bool
-	wire := &atomic.Int64{}
 
 	// Connect every client, a few handshakes at a time.
 	start := time.Now()
@@ -161,7 +187,7 @@ func measure(ctx context.Context, cfg config, tg target) (*result, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			clients[i], errs[i] = dialClient(ctx, tg, cfg.compress, wire, &measuring)
+			clients[i], errs[i] = dialClient(ctx, tg, topic, cfg.compress, &measuring)
 		}()
 	}
 	wg.Wait()
@@ -175,6 +201,7 @@ func measure(ctx context.Context, cfg config, tg target) (*result, error) {
 			continue
 		}
 		res.connected++
+		c.interval = cfg.interval
 		readers.Add(1)
 		go func() { defer readers.Done(); c.readLoop() }()
 	}
@@ -186,7 +213,7 @@ func measure(ctx context.Context, cfg config, tg target) (*result, error) {
 	if err := sleep(ctx, 2*cfg.interval); err != nil {
 		return nil, err
 	}
-	st0, err := tg.stats()
+	st0, err := fetchStats(ctx, hc, tg.addr)
 	if err != nil {
 		return nil, err
 	}
@@ -202,9 +229,17 @@ func measure(ctx context.Context, cfg config, tg target) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	wire.Store(0)
 	measuring.Store(true)
 	t0 := time.Now()
+	cpuProf := make(chan error, 1)
+	if cfg.cpuProfile != "" {
+		go func() {
+			cpuProf <- saveProfile(ctx, &http.Client{Transport: hc.Transport}, tg.addr,
+				fmt.Sprintf("profile?seconds=%d", max(1, int(cfg.dur.Seconds()))), cfg.cpuProfile)
+		}()
+	} else {
+		cpuProf <- nil
+	}
 	werr := sleep(ctx, cfg.dur)
 	measuring.Store(false)
 	res.window = time.Since(t0)
@@ -221,19 +256,26 @@ func measure(ctx context.Context, cfg config, tg target) (*result, error) {
 		return nil, err
 	}
 	res.machineCPU = m1 - m0
-	res.wireBytes = wire.Load()
 	if res.rssPeak, res.rssNow, err = memory(pid); err != nil {
 		return nil, err
 	}
-	st1, err := tg.stats()
+	st1, err := fetchStats(context.WithoutCancel(ctx), hc, tg.addr)
 	if err != nil {
+		return nil, err
+	}
+	if cfg.memProfile != "" {
+		if err := saveProfile(context.WithoutCancel(ctx), hc, tg.addr, "heap", cfg.memProfile); err != nil {
+			return nil, err
+		}
+	}
+	if err := <-cpuProf; err != nil {
 		return nil, err
 	}
 	res.serverUser, res.serverSys = u1-u0, s1-s0
 	res.clientCPU = (cu1 + cs1) - (cu0 + cs0)
-	res.published = st1.Encoded - st0.Encoded
-	res.publishedTotal = st1.Encoded
-	res.dropped = st1.Dropped
+	res.polls = st1.polls - st0.polls
+	res.sent = st1.sent - st0.sent
+	res.dropped = st1.dropped
 
 	for _, c := range clients {
 		if c != nil {
@@ -246,9 +288,12 @@ func measure(ctx context.Context, cfg config, tg target) (*result, error) {
 		if c == nil {
 			continue
 		}
-		res.received += c.received
+		res.received += c.whole.n + c.changes.n
+		res.fresh += c.fresh
 		res.skipped += c.skipped
-		res.payloadBytes += c.payload
+		res.first.add(c.first)
+		res.whole.add(c.whole)
+		res.changes.add(c.changes)
 		res.latencies = append(res.latencies, c.latencies...)
 		if c.lost {
 			res.lost++
@@ -272,30 +317,102 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func fetchStats(addr string) (web.HubStats, error) {
-	var st web.HubStats
-	resp, err := http.Get("http://" + addr + "/stats")
+func get(ctx context.Context, hc *http.Client, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return b, err
+}
+
+// saveProfile writes the server child's /debug/pprof/<name> to file.
+func saveProfile(ctx context.Context, hc *http.Client, addr, name, file string) error {
+	b, err := get(ctx, hc, "http://"+addr+"/debug/pprof/"+name)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, b, 0o644)
+}
+
+// topicAttr is where a live page names its websocket topic.
+var topicAttr = regexp.MustCompile(`data-live-topic="([^"]+)"`)
+
+// pageTopic reads the topic the vertex page subscribes to, as the
+// browser's live script does.
+func pageTopic(ctx context.Context, hc *http.Client, addr string) (string, error) {
+	page, err := get(ctx, hc, "http://"+addr+pagePath)
+	if err != nil {
+		return "", err
+	}
+	m := topicAttr.FindSubmatch(page)
+	if m == nil {
+		return "", fmt.Errorf("GET %s: no data-live-topic in %d bytes", pagePath, len(page))
+	}
+	return html.UnescapeString(string(m[1])), nil
+}
+
+// fetchStats reads the hub's counters from /metrics and the child's
+// polls.
+func fetchStats(ctx context.Context, hc *http.Client, addr string) (serverStats, error) {
+	var st serverStats
+	b, err := get(ctx, hc, "http://"+addr+statsPath)
 	if err != nil {
 		return st, err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return st, fmt.Errorf("GET /stats: %s", resp.Status)
+	var cs childStats
+	if err := json.Unmarshal(b, &cs); err != nil {
+		return st, fmt.Errorf("%s: %v", statsPath, err)
 	}
-	return st, json.NewDecoder(resp.Body).Decode(&st)
+	st.polls = cs.Polls
+	if b, err = get(ctx, hc, "http://"+addr+"/metrics"); err != nil {
+		return st, err
+	}
+	m := parseMetrics(b)
+	st.sent, st.dropped = uint64(m["skewscope_websocket_messages_sent_total"]), uint64(m["skewscope_websocket_dropped_clients_total"])
+	return st, nil
+}
+
+// parseMetrics reads the series without labels of a Prometheus text
+// exposition.
+func parseMetrics(b []byte) map[string]float64 {
+	m := map[string]float64{}
+	for line := range strings.Lines(string(b)) {
+		name, val, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok || strings.HasPrefix(name, "#") || strings.Contains(name, "{") {
+			continue
+		}
+		if v, err := strconv.ParseFloat(val, 64); err == nil {
+			m[name] = v
+		}
+	}
+	return m
 }
 
 // loadClient is one websocket client; its fields are written by its
 // read loop only and read after the loop ended.
 type loadClient struct {
 	conn      *websocket.Conn
+	topic     string
+	interval  time.Duration
 	measuring *atomic.Bool
 	done      atomic.Bool // closed by the run, not by the server
+	wire      *atomic.Int64
 
-	lastSeq   int64
-	received  int64
+	lastAt    int64 // the newest Flink poll seen, unix ms
+	fresh     int64
 	skipped   int64
-	payload   int64
+	first     msgBytes
+	whole     msgBytes
+	changes   msgBytes
 	latencies []time.Duration
 	lost      bool
 	err       string
@@ -313,7 +430,8 @@ func (c countingConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func dialClient(ctx context.Context, tg target, compress bool, wire *atomic.Int64, measuring *atomic.Bool) (*loadClient, error) {
+func dialClient(ctx context.Context, tg target, topic string, compress bool, measuring *atomic.Bool) (*loadClient, error) {
+	wire := &atomic.Int64{}
 	d := &websocket.Dialer{
 		HandshakeTimeout:  30 * time.Second,
 		ReadBufferSize:    64 << 10,
@@ -335,6 +453,7 @@ func dialClient(ctx context.Context, tg target, compress bool, wire *atomic.Int6
 		}
 		return nil, fmt.Errorf("dial: %v", err)
 	}
+	// What static/js/live.js sends on open.
 	if err := conn.WriteJSON(map[string][]string{"subscribe": {topic}}); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("subscribe: %v", err)
@@ -346,72 +465,109 @@ func dialClient(ctx context.Context, tg target, compress bool, wire *atomic.Int6
 		return nil, fmt.Errorf("subscribe ack %v: %v", ack.Subscribed, err)
 	}
 	_ = conn.SetReadDeadline(time.Time{})
-	return &loadClient{conn: conn, measuring: measuring}, nil
+	return &loadClient{conn: conn, topic: topic, measuring: measuring, wire: wire}, nil
 }
 
-// readLoop reads messages into a reused buffer, stamps the time once the
-// whole message is in, and takes seq and at from its first bytes.
+// readLoop reads each message whole into a reused buffer, stamps the time
+// once it is in, and reads its topic, kind and Flink poll time.
 func (c *loadClient) readLoop() {
-	buf := make([]byte, 64<<10)
-	head := make([]byte, 0, 256)
+	var buf []byte
+	w0 := c.wire.Load()
 	for {
 		_, r, err := c.conn.NextReader()
+		if err == nil {
+			buf, err = readAll(r, buf[:0])
+		}
 		if err != nil {
 			c.lost, c.err = !c.done.Load(), err.Error()
 			return
 		}
-		head = head[:0]
-		var n int64
-		for {
-			k, err := r.Read(buf)
-			if len(head) < cap(head) {
-				head = append(head, buf[:min(k, cap(head)-len(head))]...)
-			}
-			n += int64(k)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				c.lost, c.err = !c.done.Load(), err.Error()
-				return
-			}
-		}
 		now := time.Now()
-		seq, at, ok := updateHeader(head)
+		w1 := c.wire.Load()
+		u, ok := parseUpdate(buf, c.topic)
 		if !ok {
 			continue
 		}
-		if c.measuring.Load() {
-			c.received++
-			c.payload += n
-			c.latencies = append(c.latencies, now.Sub(time.UnixMilli(at)))
-			if c.lastSeq > 0 && seq > c.lastSeq+1 {
-				c.skipped += seq - c.lastSeq - 1
-			}
+		// The socket's bytes since the last message: the read-ahead
+		// buffer makes the split between messages approximate, the sum
+		// exact.
+		mb := msgBytes{n: 1, payload: int64(len(buf)), wire: w1 - w0}
+		w0 = w1
+		switch {
+		case c.first.n == 0:
+			c.first = mb
+		case !c.measuring.Load():
+		case u.change:
+			c.changes.add(mb)
+		default:
+			c.whole.add(mb)
 		}
-		c.lastSeq = seq
+		if u.at > c.lastAt {
+			if c.measuring.Load() && c.lastAt > 0 {
+				c.fresh++
+				c.latencies = append(c.latencies, now.Sub(time.UnixMilli(u.at)))
+				if gap := time.Duration(u.at-c.lastAt) * time.Millisecond; gap > c.interval*3/2 {
+					c.skipped += int64((gap+c.interval/2)/c.interval) - 1
+				}
+			}
+			c.lastAt = u.at
+		}
 	}
 }
 
-// updateHeader reads seq and at from the start of
-// {"topic":"...","data":{"seq":N,"at":MS,...
-func updateHeader(head []byte) (seq, at int64, ok bool) {
-	num := func(key string) (int64, bool) {
-		i := bytes.Index(head, []byte(key))
-		if i < 0 {
-			return 0, false
+// readAll appends r's bytes to buf.
+func readAll(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
 		}
-		rest := head[i+len(key):]
-		j := 0
-		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
-			j++
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
 		}
-		v, err := strconv.ParseInt(string(rest[:j]), 10, 64)
-		return v, err == nil
+		if err != nil {
+			return buf, err
+		}
 	}
-	seq, ok1 := num(`"seq":`)
-	at, ok2 := num(`"at":`)
-	return seq, at, ok1 && ok2
+}
+
+// liveUpdate is what a load client reads of an update.
+type liveUpdate struct {
+	at     int64 // the Flink poll's time, unix ms ("ages":{"age":…})
+	change bool  // a change after the last update ("after": its sparklines' last sample)
+}
+
+// parseUpdate reads an update of topic, {"topic":topic,"data":{…}}, as
+// web.Hub frames it and views.Update writes it, without decoding the
+// thousands of cells: the page's Flink age ("ages":{"age":ms,…}) and
+// whether its sparklines are to be appended ("after"). Every string in
+// the update is JSON-quoted, so `"ages":{` and `,"after":` occur only as
+// the update's own keys.
+func parseUpdate(b []byte, topic string) (u liveUpdate, ok bool) {
+	head := `{"topic":` + strconv.Quote(topic) + `,"data":{`
+	if !bytes.HasPrefix(b, []byte(head)) {
+		return u, false
+	}
+	i := bytes.Index(b, []byte(`"ages":{`))
+	if i < 0 {
+		return u, false
+	}
+	ages := b[i+len(`"ages":{`):]
+	j := bytes.Index(ages, []byte(`"age":`))
+	if k := bytes.IndexByte(ages, '}'); j < 0 || (k >= 0 && k < j) {
+		return u, false
+	}
+	rest := ages[j+len(`"age":`):]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	at, err := strconv.ParseInt(string(rest[:n]), 10, 64)
+	if err != nil || at <= 0 {
+		return u, false
+	}
+	return liveUpdate{at: at, change: bytes.Contains(b, []byte(`,"after":`))}, true
 }
 
 func (r *result) print(w io.Writer) {
@@ -422,28 +578,28 @@ func (r *result) print(w io.Writer) {
 		}
 		return r.latencies[min(len(r.latencies)-1, int(p*float64(len(r.latencies))))]
 	}
-	cores := (r.serverUser + r.serverSys).Seconds() / r.window.Seconds()
+	win := r.window.Seconds()
+	cores := (r.serverUser + r.serverSys).Seconds() / win
 	mb := func(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-	per := func(b int64) int64 {
-		if r.received == 0 {
-			return 0
+	per := func(m msgBytes) string {
+		if m.n == 0 {
+			return "none"
 		}
-		return b / r.received
+		return fmt.Sprintf("%d × %.1f KiB payload, %.1f KiB on the wire", m.n, float64(m.payload)/float64(m.n)/1024, float64(m.wire)/float64(m.n)/1024)
 	}
 	comp := "off"
 	if c.compress {
 		comp = "permessage-deflate"
 	}
-	ok := func(b bool) string {
-		if b {
-			return "met"
+	goal := func(met bool, g string) string {
+		if met {
+			return "goal " + g + ": met"
 		}
-		return "MISSED"
+		return "goal " + g + ": MISSED"
 	}
 	p99 := pct(0.99)
-	fmt.Fprintf(w, "wsload: %d clients, topic %s, %d partitions over %d subtasks, one update every %v, compression %s\n",
-		c.clients, topic, c.partitions, c.subtasks, c.interval, comp)
-	win := r.window.Seconds()
+	fmt.Fprintf(w, "wsload: %d clients of the vertex page, topic %s; a Kafka source of %d partitions over %d subtasks, one Kafka and one Flink poll every %v (%d polls of history); compression %s\n",
+		c.clients, r.topic, c.partitions, c.subtasks, c.interval, c.history, comp)
 	fmt.Fprintf(w, "machine: %d CPUs shared by the server child and the clients; in the window all CPUs were busy %.2f cores: server %.2f, clients %.2f, other processes %.2f\n",
 		r.cpus, r.machineCPU.Seconds()/win, (r.serverUser+r.serverSys).Seconds()/win, r.clientCPU.Seconds()/win,
 		(r.machineCPU-r.serverUser-r.serverSys-r.clientCPU).Seconds()/win)
@@ -451,23 +607,24 @@ func (r *result) print(w io.Writer) {
 	for _, e := range r.dialErrs {
 		fmt.Fprintf(w, "  dial error: %s\n", e)
 	}
-	fmt.Fprintf(w, "window:              %v (after all clients subscribed)\n", r.window.Round(time.Millisecond))
-	fmt.Fprintf(w, "updates published:   %d in the window (%d in all)\n", r.published, r.publishedTotal)
-	fmt.Fprintf(w, "messages received:   %d (≈ clients × updates = %d); %d updates skipped by latest-only conflation\n",
-		r.received, int64(r.connected)*int64(r.published), r.skipped)
-	fmt.Fprintf(w, "dropped clients:     %d (hub Stats.Dropped); client connections lost: %d\n", r.dropped, r.lost)
+	fmt.Fprintf(w, "window:              %v (after every client had its first update)\n", r.window.Round(time.Millisecond))
+	fmt.Fprintf(w, "polls:               %d in the window; the hub wrote %d messages\n", r.polls, r.sent)
+	fmt.Fprintf(w, "messages received:   %d (≈ clients × polls = %d), %d with a new Flink poll; %d polls never seen by a client\n",
+		r.received, int64(r.connected)*r.polls, r.fresh, r.skipped)
+	fmt.Fprintf(w, "dropped clients:     %d (skewscope_websocket_dropped_clients_total); client connections lost: %d\n", r.dropped, r.lost)
 	for _, e := range r.lostErrs {
 		fmt.Fprintf(w, "  lost: %s\n", e)
 	}
-	fmt.Fprintf(w, "server CPU:          %.3f cores (user %v + system %v over %v)\n",
-		cores, r.serverUser, r.serverSys, r.window.Round(time.Millisecond))
-	fmt.Fprintf(w, "server RSS:          peak (VmHWM) %s, current (VmRSS) %s\n", mb(r.rssPeak), mb(r.rssNow))
-	fmt.Fprintf(w, "delivery latency:    p50 %v, p99 %v, max %v (%d samples)\n",
-		pct(0.50).Round(time.Millisecond), p99.Round(time.Millisecond), pct(1).Round(time.Millisecond), len(r.latencies))
-	fmt.Fprintf(w, "bytes per message:   %d payload, %d on the wire\n", per(r.payloadBytes), per(r.wireBytes))
-	fmt.Fprintf(w, "goals:               CPU ≤ %.1f core %s; p99 ≤ %v %s; RSS ≤ %s %s\n",
-		r.goalCores, ok(cores <= r.goalCores), r.goalP99, ok(p99 <= r.goalP99), mb(r.goalRSS), ok(r.rssPeak <= r.goalRSS))
-	if r.finalServerStats != "" {
-		fmt.Fprintf(w, "server final stats:  %s\n", r.finalServerStats)
+	fmt.Fprintf(w, "server CPU:          %.3f cores (user %v + system %v over %v)    %s\n",
+		cores, r.serverUser, r.serverSys, r.window.Round(time.Millisecond), goal(cores <= r.goalCores, fmt.Sprintf("≤ %.1f core", r.goalCores)))
+	fmt.Fprintf(w, "server RSS:          peak (VmHWM) %s, current (VmRSS) %s    %s\n", mb(r.rssPeak), mb(r.rssNow), goal(r.rssPeak <= r.goalRSS, "≤ "+mb(r.goalRSS)))
+	fmt.Fprintf(w, "update latency:      p50 %v, p99 %v, max %v (%d samples)    %s\n",
+		pct(0.50).Round(time.Millisecond), p99.Round(time.Millisecond), pct(1).Round(time.Millisecond), len(r.latencies),
+		goal(len(r.latencies) > 0 && p99 <= r.goalP99, fmt.Sprintf("p99 ≤ %v", r.goalP99)))
+	fmt.Fprintf(w, "first update:        %s\n", per(r.first))
+	fmt.Fprintf(w, "steady changes:      %s\n", per(r.changes))
+	fmt.Fprintf(w, "whole updates:       %s (in the window)\n", per(r.whole))
+	if r.finalServer != "" {
+		fmt.Fprintf(w, "server final stats:  %s\n", r.finalServer)
 	}
 }

@@ -3,22 +3,40 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/pprof"
+	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/skewscope/skewscope/internal/livebench"
+	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/web"
 )
 
-// topic is the one view every load client watches.
-const topic = "vertex:sandbox/JOB/VERTEX"
+// pagePath is the vertex page every load client watches; its
+// data-live-topic names the websocket topic it subscribes to.
+const pagePath = "/jobs/" + livebench.Job + "/vertices/" + livebench.Vertex
 
-// serve is the server child: a web.Hub behind an http.Server on a
-// loopback port, publishing one vertex update per interval until ctx is
-// done. It prints "listening <addr>" first and "stats <json>" last.
+// statsPath is the server child's own counters, beside the dashboard's
+// routes.
+const statsPath = "/wsload/stats"
+
+// childStats are the server child's counters.
+type childStats struct {
+	Polls int64 // Kafka and Flink polls handed to the store, history included
+}
+
+// serve is the server child: the dashboard's web server over a live store
+// of one large Kafka source on a loopback port, the source polled once per
+// interval until ctx is done. It prints "listening <addr>" first and
+// "stats <metrics>" last.
 func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -34,58 +52,78 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	return s.run(ctx, ln, stdout)
 }
 
-// loadServer is the hub and the HTTP server of the server child.
+// loadServer is the store, the web server and the HTTP server of the
+// server child.
 type loadServer struct {
-	cfg config
-	hub *web.Hub
-	srv *http.Server
+	cfg   config
+	src   *livebench.Source
+	web   *web.Server
+	srv   *http.Server
+	polls atomic.Int64
 }
 
-// newLoadServer builds a hub that admits every load client from origin,
-// serving /ws and /stats.
+// newLoadServer builds the source's store with cfg.history polls of
+// history (one every interval, the last now) and the web server over it,
+// as cmd/dashboard builds it (internal/app: web.NewServer with the store
+// as Options.Live), but for the connection bounds: every load client
+// comes from the loopback address, and they are more than the default.
 func newLoadServer(cfg config, origin string, stderr io.Writer) (*loadServer, error) {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	hub, err := web.NewHub(logger, web.HubOptions{
-		AllowedOrigins: []string{origin},
-		MaxConnections: cfg.clients + 16,
-		// Every load client comes from the loopback address.
-		MaxConnectionsPerClient: -1,
-		ReservedConnections:     -1,
-		EnableCompression:       cfg.compress,
+	src := livebench.New(livebench.Config{Partitions: cfg.partitions, Parallelism: cfg.subtasks, Seed: 1}, live.Options{})
+	src.Fill(cfg.history, cfg.interval, time.Now())
+	ws, err := web.NewServer(web.Options{
+		Logger: logger,
+		Live:   src.Store(),
+		// As cmd/dashboard: the hub deflates each update once, for every
+		// client that offers it (-compress).
+		WebSocket: web.HubOptions{
+			AllowedOrigins:          []string{origin},
+			MaxConnections:          cfg.clients + 16,
+			MaxConnectionsPerClient: -1,
+			ReservedConnections:     -1,
+			EnableCompression:       true,
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
+	s := &loadServer{cfg: cfg, src: src, web: ws}
+	s.polls.Store(int64(cfg.history))
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /ws", hub.ServeWS)
-	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/", ws)
+	mux.HandleFunc("GET "+statsPath, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(hub.Stats())
+		_ = json.NewEncoder(w).Encode(childStats{Polls: s.polls.Load()})
 	})
-	srv := &http.Server{
+	// The run's -cpuprofile and -memprofile read the child's profiles.
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	s.srv = &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	return &loadServer{cfg: cfg, hub: hub, srv: srv}, nil
+	return s, nil
 }
 
-// run serves ln and publishes one update per interval until ctx is done,
-// then shuts down and prints "stats <json>" to stdout.
+// run serves ln and polls the source once per interval until ctx is done,
+// then shuts down and prints "stats " and the websocket lines of /metrics
+// to stdout.
 func (s *loadServer) run(ctx context.Context, ln net.Listener, stdout io.Writer) error {
-	hub, srv := s.hub, s.srv
-	hubCtx, stopHub := context.WithCancel(context.Background())
-	defer stopHub()
-	hubDone := make(chan struct{})
-	go func() { hub.Run(hubCtx); close(hubDone) }()
+	bg, cancelBG := context.WithCancel(context.Background())
+	defer cancelBG()
+	webDone := make(chan struct{})
+	go func() { s.web.Run(bg); close(webDone) }()
+	// Websockets are hijacked: Shutdown does not wait for them, the hub
+	// closes them when bg is cancelled.
+	s.srv.RegisterOnShutdown(cancelBG)
 	srvErr := make(chan error, 1)
-	go func() { srvErr <- srv.Serve(ln) }()
+	go func() { srvErr <- s.srv.Serve(ln) }()
+	s.web.SetReady(true)
 
-	gen := newVertexGen(s.cfg.partitions, s.cfg.subtasks, 1)
 	tick := time.NewTicker(s.cfg.interval)
 	defer tick.Stop()
 loop:
@@ -96,17 +134,35 @@ loop:
 		case err := <-srvErr:
 			return err
 		case <-tick.C:
-			if err := hub.Publish(topic, gen.next(time.Now())); err != nil {
-				return err
-			}
+			// The Flink poll's time is when it reaches the store: the
+			// clients' latency runs from there.
+			s.src.PollKafka(time.Now())
+			s.src.PollFlink(time.Now())
+			s.polls.Add(1)
 		}
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := srv.Shutdown(shutdownCtx)
-	stopHub() // closes the websockets, which Shutdown leaves alone
-	<-hubDone
-	st, _ := json.Marshal(hub.Stats())
-	fmt.Fprintf(stdout, "stats %s\n", st)
+	err := s.srv.Shutdown(shutdownCtx)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	cancelBG()
+	<-webDone
+	fmt.Fprintf(stdout, "stats polls=%d %s\n", s.polls.Load(), websocketMetrics(s.web))
 	return err
+}
+
+// websocketMetrics is the websocket lines of h's /metrics, joined by
+// spaces.
+func websocketMetrics(h http.Handler) string {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	var out []string
+	for line := range strings.Lines(rec.Body.String()) {
+		if strings.HasPrefix(line, "skewscope_websocket_") {
+			out = append(out, strings.ReplaceAll(strings.TrimSpace(line), " ", "="))
+		}
+	}
+	return strings.Join(out, " ")
 }

@@ -14,7 +14,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/skewscope/skewscope/web"
+	"github.com/skewscope/skewscope/internal/livebench"
+	"github.com/skewscope/skewscope/views"
 )
 
 // TestMain lets the test binary act as the server child: load re-executes
@@ -28,76 +29,6 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
-}
-
-type vertexUpdate struct {
-	Seq   int64
-	At    int64
-	Shape string
-	P     [][]int64
-	S     [][]int64
-}
-
-func TestVertexGen(t *testing.T) {
-	const partitions, subtasks = 1000, 64
-	g := newVertexGen(partitions, subtasks, 7)
-	at := time.UnixMilli(1_750_000_000_123)
-	var prev vertexUpdate
-	for i := range 3 {
-		raw := g.next(at)
-		var u vertexUpdate
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&u); err != nil {
-			t.Fatalf("update %d: %v\n%.200s", i, err, raw)
-		}
-		if u.Seq != int64(i+1) || u.At != at.UnixMilli() || u.Shape == "" {
-			t.Errorf("update %d: seq %d at %d shape %q, want seq %d at %d and a shape", i, u.Seq, u.At, u.Shape, i+1, at.UnixMilli())
-		}
-		if len(u.P) != partitions || len(u.S) != subtasks {
-			t.Fatalf("update %d: %d partition rows, %d subtask rows; want %d, %d", i, len(u.P), len(u.S), partitions, subtasks)
-		}
-		// Subtask totals agree with their partitions (up to truncation).
-		rate := make([]int64, subtasks)
-		for r, p := range u.P {
-			if len(p) != 3 || p[0] < 0 || p[1] < 0 || p[2] < 0 {
-				t.Fatalf("update %d row %d = %v, want [lag,lagSecondsTenths,rateTenths] ≥ 0", i, r, p)
-			}
-			rate[g.owner[r]] += p[2]
-		}
-		for s, st := range u.S {
-			if len(st) != 4 || st[3] < 0 || st[3] > 1000 {
-				t.Fatalf("update %d subtask %d = %v, want [rate,lag,lagSeconds,busyPermille]", i, s, st)
-			}
-			if d := st[0] - rate[s]/10; d < -1 || d > int64(partitions/subtasks)+2 {
-				t.Errorf("update %d subtask %d: rate %d, partitions sum to %d/10", i, s, st[0], rate[s])
-			}
-		}
-		if i > 0 {
-			if u.Shape != prev.Shape {
-				t.Errorf("shape changed from %s to %s with the same layout", prev.Shape, u.Shape)
-			}
-			changed := 0
-			for r := range u.P {
-				if u.P[r][0] != prev.P[r][0] || u.P[r][2] != prev.P[r][2] {
-					changed++
-				}
-			}
-			if changed < partitions/2 {
-				t.Errorf("update %d: only %d of %d partitions changed", i, changed, partitions)
-			}
-		}
-		prev = u
-	}
-	if other := newVertexGen(partitions, subtasks+1, 7); other.shape == g.shape {
-		t.Errorf("layouts over %d and %d subtasks share shape %s", subtasks, subtasks+1, g.shape)
-	}
-	// Rows are ordered by subtask.
-	for r := 1; r < len(g.owner); r++ {
-		if g.owner[r] < g.owner[r-1] {
-			t.Fatalf("row %d owned by subtask %d after subtask %d", r, g.owner[r], g.owner[r-1])
-		}
-	}
 }
 
 func TestParseStat(t *testing.T) {
@@ -118,25 +49,79 @@ func TestParseStat(t *testing.T) {
 	}
 }
 
-func TestUpdateHeader(t *testing.T) {
-	seq, at, ok := updateHeader([]byte(`{"topic":"vertex:a/b/c","data":{"seq":17,"at":1750000000123,"shape":"ab","p":[[1,`))
-	if !ok || seq != 17 || at != 1750000000123 {
-		t.Errorf("updateHeader = %d, %d, %v; want 17, 1750000000123, true", seq, at, ok)
+// TestParseUpdate reads an update framed as the hub frames it and written
+// as views.Update writes it, whole and as a change, and agrees with a
+// JSON decoder; texts that look like its keys do not fool it.
+func TestParseUpdate(t *testing.T) {
+	const topic = "vertex:j/v"
+	decoy := `"ages":{"age":1,"after":2}`
+	for _, change := range []bool{false, true} {
+		u := views.Update{
+			Shape: "s1",
+			T:     []views.Entry[string]{{Key: "t/1", Value: decoy}, {Key: "t/2", Value: `,"after":3`}},
+			Ages:  []views.Entry[int64]{{Key: "age:kafka", Value: 1_750_000_000_999}, {Key: "age", Value: 1_750_000_000_123}},
+			Spark: []views.Entry[views.Spark]{{Key: "spark:axis", Value: views.Spark{Values: []float64{1, 2}}}},
+		}
+		if change {
+			u.SparkAppend, u.SparkAfter, u.SparkKeep = true, 0.5, 360
+		}
+		msg, err := json.Marshal(struct {
+			Topic string `json:"topic"`
+			Data  any    `json:"data"`
+		}{topic, u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dec struct {
+			Data struct {
+				Ages  map[string]int64
+				After *float64
+			}
+		}
+		if err := json.Unmarshal(msg, &dec); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := parseUpdate(msg, topic)
+		if !ok || got.at != dec.Data.Ages["age"] || got.change != (dec.Data.After != nil) || got.change != change {
+			t.Errorf("parseUpdate(%s) = %+v, %v; want at %d, change %v", msg, got, ok, dec.Data.Ages["age"], change)
+		}
+		if _, ok := parseUpdate(msg, "vertex:j/other"); ok {
+			t.Errorf("parseUpdate of another topic's update: ok")
+		}
 	}
-	if _, _, ok := updateHeader([]byte(`{"subscribed":["vertex:a/b/c"]}`)); ok {
-		t.Error("updateHeader of a subscribe ack: ok")
+	for _, msg := range []string{
+		`{"subscribed":["vertex:j/v"]}`,
+		`{"topic":"vertex:j/v","data":{"shape":"s","stale":false,"t":{"a":"\"ages\":{\"age\":12}"}}}`,
+		`{"topic":"vertex:j/v","data":{"shape":"s","stale":false,"t":{},"ages":{"age:kafka":12}}}`,
+	} {
+		if u, ok := parseUpdate([]byte(msg), topic); ok {
+			t.Errorf("parseUpdate(%s) = %+v, ok; want not an update with a Flink age", msg, u)
+		}
+	}
+}
+
+func TestParseMetrics(t *testing.T) {
+	m := parseMetrics([]byte("# HELP skewscope_websocket_messages_sent_total Websocket messages written.\n" +
+		"# TYPE skewscope_websocket_messages_sent_total counter\nskewscope_websocket_messages_sent_total 1234\n" +
+		"skewscope_websocket_refused_total{reason=\"idle\"} 3\nskewscope_websocket_dropped_clients_total 2\n"))
+	if len(m) != 2 || m["skewscope_websocket_messages_sent_total"] != 1234 || m["skewscope_websocket_dropped_clients_total"] != 2 {
+		t.Errorf("parseMetrics = %v, want the two series without labels", m)
 	}
 }
 
 // TestMeasure runs a load against the server in this process, over
 // net.Pipe inside a synctest bubble: the fake clock stands still while the
-// hub and the clients work, so the window holds exactly ten updates and
-// every client reads each of them, however slow the machine is.
+// store, the publish loop, the hub and the clients work, so the window
+// holds exactly five polls and every client reads each of them, however
+// slow the machine is.
 func TestMeasure(t *testing.T) {
 	for _, compress := range []bool{false, true} {
 		t.Run("compress="+strconv.FormatBool(compress), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				cfg := config{clients: 5, partitions: 500, subtasks: 8, dur: time.Second, interval: 100 * time.Millisecond, compress: compress, dialWorkers: 2}
+				// Polls every 2 s, the publish loop at most once a second:
+				// each poll is pushed at once, or a second later when the
+				// loop took the Kafka half of the poll alone.
+				cfg := config{clients: 5, partitions: 600, subtasks: 8, history: 20, dur: 10 * time.Second, interval: 2 * time.Second, compress: compress, dialWorkers: 2}
 				const addr = "wsload.test:80"
 				var logs bytes.Buffer
 				s, err := newLoadServer(cfg, "http://"+addr, &logs)
@@ -148,15 +133,11 @@ func TestMeasure(t *testing.T) {
 				var out bytes.Buffer
 				served := make(chan error, 1)
 				go func() { served <- s.run(ctx, ln, &out) }()
-				// Updates go out at 100 ms, 200 ms, ...; starting half an
-				// interval later keeps every tick off the window's edges.
-				time.Sleep(cfg.interval / 2)
-				res, err := measure(context.Background(), cfg, target{
-					addr:  addr,
-					dial:  ln.dial,
-					stats: func() (web.HubStats, error) { return s.hub.Stats(), nil },
-					pid:   os.Getpid(),
-				})
+				// Polls come at 2 s, 4 s, ...; the window opens 2 intervals
+				// after the clients connect, at 5.5 s, and closes at 15.5 s:
+				// polls 6 to 14 s, pushed by 15 s.
+				time.Sleep(1500 * time.Millisecond)
+				res, err := measure(context.Background(), cfg, target{addr: addr, dial: ln.dial, pid: os.Getpid()})
 				stop()
 				if err := <-served; err != nil {
 					t.Errorf("server run: %v", err)
@@ -164,49 +145,65 @@ func TestMeasure(t *testing.T) {
 				if err != nil {
 					t.Fatalf("measure: %v\nserver log:\n%s", err, logs.String())
 				}
-				const updates = 10 // 1 s window / 100 ms
+				const polls = 5
+				if want := "vertex:" + livebench.Job + "/" + livebench.Vertex; res.topic != want {
+					t.Errorf("page topic %q, want %q", res.topic, want)
+				}
 				if res.connected != cfg.clients || len(res.dialErrs) > 0 {
 					t.Errorf("measure: %d clients connected (%v), want %d", res.connected, res.dialErrs, cfg.clients)
 				}
-				if res.window != cfg.dur {
-					t.Errorf("measure: window %v, want %v", res.window, cfg.dur)
+				if res.window != cfg.dur || res.polls != polls {
+					t.Errorf("measure: window %v of %d polls, want %v, %d", res.window, res.polls, cfg.dur, polls)
 				}
-				if res.published != updates || res.publishedTotal != updates+2 {
-					t.Errorf("measure: published %d in the window, %d in all; want %d, %d", res.published, res.publishedTotal, updates, updates+2)
+				if want := int64(cfg.clients * polls); res.fresh != want || res.skipped != 0 || len(res.latencies) != int(want) {
+					t.Errorf("measure: %d new polls seen, %d skipped, %d latencies; want %d, 0, %d", res.fresh, res.skipped, len(res.latencies), want, want)
 				}
-				if want := int64(cfg.clients * updates); res.received != want || res.skipped != 0 || len(res.latencies) != int(want) {
-					t.Errorf("measure: received %d, skipped %d, %d latencies; want %d, 0, %d", res.received, res.skipped, len(res.latencies), want, want)
+				if res.received < res.fresh || uint64(res.received) != res.sent {
+					t.Errorf("measure: %d messages received, %d sent by the hub, %d with a new poll", res.received, res.sent, res.fresh)
 				}
 				if res.dropped != 0 || res.lost != 0 {
 					t.Errorf("measure: %d dropped, %d lost (%v); want none", res.dropped, res.lost, res.lostErrs)
 				}
-				if res.latencies[len(res.latencies)-1] != 0 {
-					t.Errorf("measure: latency up to %v under a clock that stood still, want 0", res.latencies[len(res.latencies)-1])
+				// The first update is whole, with every sparkline's samples;
+				// the later ones are changes with only the new samples.
+				if res.first.n != int64(cfg.clients) || res.whole.n != 0 || res.changes.n != res.received {
+					t.Errorf("measure: %d first updates, %d whole and %d changes in the window; want %d, 0, %d",
+						res.first.n, res.whole.n, res.changes.n, cfg.clients, res.received)
 				}
-				if compress && res.wireBytes >= res.payloadBytes*3/4 {
-					t.Errorf("compressed: %d bytes on the wire for %d of payload", res.wireBytes, res.payloadBytes)
+				if res.changes.payload/res.changes.n >= res.first.payload/res.first.n {
+					t.Errorf("changes of %d bytes, first updates of %d: want changes smaller", res.changes.payload/res.changes.n, res.first.payload/res.first.n)
 				}
-				if !compress && res.wireBytes < res.payloadBytes {
-					t.Errorf("uncompressed: %d bytes on the wire for %d of payload", res.wireBytes, res.payloadBytes)
+				if compress && res.changes.wire >= res.changes.payload*3/4 {
+					t.Errorf("compressed: %d bytes on the wire for %d of payload", res.changes.wire, res.changes.payload)
 				}
-				var st web.HubStats
-				if line, ok := strings.CutPrefix(strings.TrimSpace(out.String()), "stats "); !ok || json.Unmarshal([]byte(line), &st) != nil {
-					t.Errorf("server printed %q, want stats <json>", out.String())
-				} else if st.Encoded != updates+2 || st.Dropped != 0 {
-					t.Errorf("server final stats: %d encoded, %d dropped; want %d, 0", st.Encoded, st.Dropped, updates+2)
+				if !compress && res.changes.wire < res.changes.payload {
+					t.Errorf("uncompressed: %d bytes on the wire for %d of payload", res.changes.wire, res.changes.payload)
+				}
+				// A poll is pushed at once or a second later (the fake
+				// clock stands still while the server works).
+				for _, l := range res.latencies {
+					if l != 0 && l != time.Second {
+						t.Fatalf("measure: latency %v under a clock that stood still, want 0 or 1s", l)
+					}
+				}
+				final := strings.TrimSpace(out.String())
+				if !regexp.MustCompile(`^stats polls=27 .*skewscope_websocket_dropped_clients_total=0 skewscope_websocket_messages_sent_total=[1-9]`).MatchString(final) {
+					t.Errorf("server printed %q, want stats polls=27 and the websocket metrics", final)
 				}
 
 				var report bytes.Buffer
 				res.print(&report)
 				for _, re := range []string{
 					`clients connected: +5/5 `,
-					`window: +1s `,
-					`updates published: +10 in the window \(12 in all\)`,
-					`messages received: +50 \(≈ clients × updates = 50\); 0 updates skipped`,
+					`window: +10s `,
+					`polls: +5 in the window`,
+					`messages received: +[0-9]+ \(≈ clients × polls = 25\), 25 with a new Flink poll; 0 polls never seen`,
 					`dropped clients: +0 .*connections lost: 0`,
-					`delivery latency: +p50 0s, p99 0s, max 0s \(50 samples\)`,
-					`bytes per message: +[1-9][0-9]+ payload, [1-9][0-9]+ on the wire`,
-					`server RSS: +peak \(VmHWM\) [0-9.]+ MiB`,
+					`update latency: +p50 \S+, p99 \S+, max \S+ \(25 samples\) +goal p99 ≤ 200ms: `,
+					`first update: +5 × [0-9.]+ KiB payload, [0-9.]+ KiB on the wire`,
+					`steady changes: +[0-9]+ × [0-9.]+ KiB payload`,
+					`server RSS: +peak \(VmHWM\) [0-9.]+ MiB, current \(VmRSS\) [0-9.]+ MiB +goal ≤ 256.0 MiB: `,
+					`server CPU: +[0-9.]+ cores .* goal ≤ 0.5 core: `,
 				} {
 					if !regexp.MustCompile(re).MatchString(report.String()) {
 						t.Errorf("report does not match %q:\n%s", re, report.String())
@@ -274,18 +271,18 @@ func TestRunSmall(t *testing.T) {
 	for _, compress := range []bool{false, true} {
 		t.Run("compress="+strconv.FormatBool(compress), func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			args := []string{"-clients", "5", "-partitions", "500", "-subtasks", "8", "-for", "1s", "-interval", "100ms", "-compress=" + strconv.FormatBool(compress)}
+			args := []string{"-clients", "5", "-partitions", "600", "-subtasks", "8", "-history", "20", "-for", "2s", "-interval", "500ms", "-compress=" + strconv.FormatBool(compress)}
 			if err := run(context.Background(), args, &out, &errOut); err != nil {
 				t.Fatalf("run: %v\n%s", err, errOut.String())
 			}
 			report := out.String()
 			for _, re := range []string{
 				`clients connected: +5/5 `,
-				`updates published: +[0-9]+ in the window`,
+				`polls: +[0-9]+ in the window`,
 				`messages received: +[0-9]+ `,
 				`dropped clients: +0 .*connections lost: 0`,
-				`delivery latency: +p50 \S+, p99 \S+, max \S+ \([0-9]+ samples\)`,
-				`bytes per message: +[0-9]+ payload, [0-9]+ on the wire`,
+				`update latency: +p50 \S+, p99 \S+, max \S+ \([0-9]+ samples\)`,
+				`first update: +5 × [0-9.]+ KiB payload`,
 				`server RSS: +peak \(VmHWM\) [0-9.]+ MiB`,
 			} {
 				if !regexp.MustCompile(re).MatchString(report) {
