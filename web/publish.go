@@ -10,23 +10,36 @@ import (
 )
 
 // runLive publishes every view to its websocket topic after each store
-// update, at most once per minInterval.
+// update, at most once per minInterval counted from the start of the last
+// round, so that an update waits at most minInterval however long a round
+// takes. A round starts settle after the first update it answers: the
+// collectors hand in their polls moments apart (a Kafka poll, then a
+// Flink poll), and one round carries both.
 func (s *Server) runLive(ctx context.Context, minInterval time.Duration) {
 	if s.live == nil || s.hub == nil {
 		return
 	}
+	settle := min(minInterval/10, 100*time.Millisecond)
+	var last time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.live.Changed():
 		}
-		s.publishAll()
+		wait := max(settle, minInterval-time.Since(last))
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(minInterval):
+		case <-time.After(wait):
 		}
+		// The updates that came while waiting are in this round.
+		select {
+		case <-s.live.Changed():
+		default:
+		}
+		last = time.Now()
+		s.publishAll()
 	}
 }
 
