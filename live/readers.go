@@ -205,12 +205,22 @@ type StateCount struct {
 
 // readSample is one sample of a reader's position on a partition.
 type readSample struct {
-	at  time.Time // when the position was read
+	at  int64 // when the position was read, in Unix nanoseconds
 	pos int64
-	// end is the partition's end offset read at endAt, zero endAt when
-	// unknown.
+	// end is the partition's end offset read at endAt (Unix nanoseconds),
+	// 0 when unknown.
 	end   int64
-	endAt time.Time
+	endAt int64
+}
+
+// nanos is a sample's time: t in Unix nanoseconds, 0 for the zero time. A
+// source of ten thousand partitions keeps readRing samples of each, so
+// they hold no pointer for the garbage collector to follow.
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
 
 // lagAnchor remembers when the end offset passed a reader's position, so
@@ -236,6 +246,20 @@ type readTrack struct {
 	// evaluated is the latest poll the loss rule ran at.
 	evaluated time.Time
 	anchor    lagAnchor
+	// memo is what status last found of the samples in its window: a
+	// Kafka poll moves evaluated on without adding a sample, and while
+	// the window holds the same samples their rates are the same.
+	memo windowMemo
+}
+
+// windowMemo is status's reading of one window of samples, with the first
+// and last sample's times and the count that name the window.
+type windowMemo struct {
+	n                          int
+	first, last                int64
+	span                       time.Duration
+	behindAll, samePos, rewind bool
+	posRate, endRate           float64
 }
 
 // pendingStart is a log start above the latest position, seen at the poll
@@ -307,7 +331,7 @@ func (t *readTrack) count(at time.Time, pos, start int64) {
 
 // add appends a sample, keeping the newest readRing.
 func (t *readTrack) add(s readSample) {
-	if n := len(t.ring); n > 0 && !s.at.After(t.ring[n-1].at) {
+	if n := len(t.ring); n > 0 && s.at <= t.ring[n-1].at {
 		return // a poll seen twice or out of order
 	}
 	if len(t.ring) == readRing {
@@ -363,26 +387,34 @@ func (st *readStatus) lostSince(now time.Time) bool {
 // status sums up the track as of its newest sample (or loss evaluation).
 func (t *readTrack) status() readStatus {
 	st := readStatus{posRate: math.NaN(), endRate: math.NaN(), anchor: t.anchor}
-	latest := t.evaluated
-	if n := len(t.ring); n > 0 && t.ring[n-1].at.After(latest) {
+	latest := nanos(t.evaluated)
+	if n := len(t.ring); n > 0 && t.ring[n-1].at > latest {
 		latest = t.ring[n-1].at
 	}
 	if t.lost > 0 || t.behind > 0 {
 		st.loss = &Loss{Records: t.lost, FirstSeen: t.lostFirst, LastSeen: t.lostLast, Behind: t.behind}
 	}
 	w := t.ring
-	for len(w) > 0 && latest.Sub(w[0].at) > readWindow {
+	for len(w) > 0 && time.Duration(latest-w[0].at) > readWindow {
 		w = w[1:]
 	}
 	st.n = len(w)
 	if st.n == 0 {
 		return st
 	}
-	st.span = w[st.n-1].at.Sub(w[0].at)
+	if m := &t.memo; m.n == st.n && m.first == w[0].at && m.last == w[st.n-1].at {
+		st.span, st.behindAll, st.samePos, st.rewound, st.posRate, st.endRate = m.span, m.behindAll, m.samePos, m.rewind, m.posRate, m.endRate
+		return st
+	}
+	defer func() {
+		t.memo = windowMemo{n: st.n, first: w[0].at, last: w[st.n-1].at, span: st.span, behindAll: st.behindAll, samePos: st.samePos,
+			rewind: st.rewound, posRate: st.posRate, endRate: st.endRate}
+	}()
+	st.span = time.Duration(w[st.n-1].at - w[0].at)
 	st.behindAll, st.samePos = true, true
 	top := w[0].pos // the highest position so far
 	for i, s := range w {
-		if s.endAt.IsZero() || s.end <= s.pos {
+		if s.endAt == 0 || s.end <= s.pos {
 			st.behindAll = false
 		}
 		if s.pos != w[0].pos {
@@ -398,21 +430,25 @@ func (t *readTrack) status() readStatus {
 		// one.
 		st.rewound = w[st.n-1].pos < top
 	}
+	// The ring holds at most readRing samples: the regressions' points fit
+	// on the stack (a source of ten thousand partitions computes them all
+	// after every poll).
+	var tsBuf, ysBuf [readRing]float64
 	if !st.rewound {
-		ts, ys := make([]float64, 0, st.n), make([]float64, 0, st.n)
+		ts, ys := tsBuf[:0], ysBuf[:0]
 		for _, s := range w {
-			ts, ys = append(ts, s.at.Sub(w[0].at).Seconds()), append(ys, float64(s.pos))
+			ts, ys = append(ts, time.Duration(s.at-w[0].at).Seconds()), append(ys, float64(s.pos))
 		}
 		st.posRate = slope(ts, ys)
 	}
-	ts, ys := make([]float64, 0, st.n), make([]float64, 0, st.n)
-	var last time.Time
+	ts, ys := tsBuf[:0], ysBuf[:0]
+	var last int64
 	for _, s := range w {
-		if s.endAt.IsZero() || !s.endAt.After(last) {
+		if s.endAt == 0 || (last != 0 && s.endAt <= last) {
 			continue // one point per Kafka poll
 		}
 		last = s.endAt
-		ts, ys = append(ts, s.endAt.Sub(w[0].at).Seconds()), append(ys, float64(s.end))
+		ts, ys = append(ts, time.Duration(s.endAt-w[0].at).Seconds()), append(ys, float64(s.end))
 	}
 	st.endRate = slope(ts, ys)
 	return st
@@ -614,9 +650,9 @@ func (s *Store) trackSource(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 		if ok {
 			t.observeStart(at, pos, p.Start)
 		}
-		rs := readSample{at: at, pos: pos}
+		rs := readSample{at: nanos(at), pos: pos}
 		if ok && knownEnd(p) {
-			rs.end, rs.endAt = p.End, p.UpdatedAt
+			rs.end, rs.endAt = p.End, nanos(p.UpdatedAt)
 		}
 		t.add(rs)
 		t.anchorAt(s.tables[tpKey{cluster, tp.topic, tp.partition}], pos, at)
@@ -749,11 +785,11 @@ func (s *Store) trackGroups(snap *kafka.Snapshot) {
 				t = newTrack()
 				tracks[tp] = t
 			}
-			rs := readSample{at: snap.CollectedAt, pos: gp.Committed}
+			rs := readSample{at: nanos(snap.CollectedAt), pos: gp.Committed}
 			if p, ok := parts[tp]; ok {
 				t.observeStart(snap.CollectedAt, gp.Committed, p.Start)
 				if knownEnd(p) && !p.Stale {
-					rs.end, rs.endAt = p.End, p.UpdatedAt
+					rs.end, rs.endAt = p.End, nanos(p.UpdatedAt)
 				}
 			}
 			t.add(rs)

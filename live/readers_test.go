@@ -207,7 +207,7 @@ func samples(n int, step time.Duration, pos, end func(i int) int64) *readTrack {
 	tr := &readTrack{}
 	for i := range n {
 		at := t0.Add(time.Duration(i) * step)
-		tr.add(readSample{at: at, pos: pos(i), end: end(i), endAt: at.Add(-time.Second)})
+		tr.add(readSample{at: nanos(at), pos: pos(i), end: end(i), endAt: nanos(at.Add(-time.Second))})
 	}
 	return tr
 }
