@@ -167,6 +167,9 @@ type Store struct {
 
 	// state is the State published after the latest update.
 	state atomic.Pointer[State]
+	// updating counts the updates handed in and not yet published
+	// (Updating).
+	updating atomic.Int32
 	// seen holds the partitions each Kafka source vertex (endpoint, job
 	// id, vertex id) has listed in its metric ids so far: after a
 	// scale-down Flink drops the old subtasks' ids before the new readers
@@ -245,6 +248,11 @@ func New(opts Options) *Store {
 // Changed is signalled (coalesced) after every update.
 func (s *Store) Changed() <-chan struct{} { return s.changed }
 
+// Updating reports whether an update was handed in and is not published
+// yet: a publisher about to build pages can wait for it (Changed tells
+// when it is), as the collectors hand in their polls moments apart.
+func (s *Store) Updating() bool { return s.updating.Load() > 0 }
+
 // State returns the State published after the latest update: what every
 // view of it reads, unchanged by later updates.
 func (s *Store) State() *State { return s.state.Load() }
@@ -264,6 +272,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 	if snap == nil {
 		return
 	}
+	s.updating.Add(1)
 	snap = sanitizeKafka(snap)
 	s.mu.Lock()
 	s.kafka[snap.Cluster] = snap
@@ -317,6 +326,7 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 	s.touchCluster(snap.Cluster)
 	s.publish()
 	s.mu.Unlock()
+	s.updating.Add(-1)
 	s.notify()
 	s.tellUnlisted(unlisted)
 	s.tellUnknown(unknown)
@@ -612,6 +622,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	if snap == nil {
 		return
 	}
+	s.updating.Add(1)
 	snap = shareTopicNames(sanitizeFlink(snap))
 	s.mu.Lock()
 	s.notePoll(snap)
@@ -703,6 +714,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 	s.touchJobs(prev, snap)
 	s.publish()
 	s.mu.Unlock()
+	s.updating.Add(-1)
 	s.notify()
 	s.tellUnlisted(unlisted)
 	s.tellUnknown(unknown)

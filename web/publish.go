@@ -12,14 +12,15 @@ import (
 // runLive publishes every view to its websocket topic after each store
 // update, at most once per minInterval counted from the start of the last
 // round, so that an update waits at most minInterval however long a round
-// takes. A round starts settle after the first update it answers: the
-// collectors hand in their polls moments apart (a Kafka poll, then a
-// Flink poll), and one round carries both.
+// takes. A round waits for an update that is under way when it is due
+// (live.Store.Updating), for at most minInterval: the collectors hand in
+// their polls moments apart (a Kafka poll, then a Flink poll), and one
+// round carries both.
 func (s *Server) runLive(ctx context.Context, minInterval time.Duration) {
 	if s.live == nil || s.hub == nil {
 		return
 	}
-	settle := min(minInterval/10, 100*time.Millisecond)
+	settle := min(minInterval/100, 10*time.Millisecond)
 	var last time.Time
 	for {
 		select {
@@ -27,11 +28,19 @@ func (s *Server) runLive(ctx context.Context, minInterval time.Duration) {
 			return
 		case <-s.live.Changed():
 		}
-		wait := max(settle, minInterval-time.Since(last))
+		due := time.Now()
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(wait):
+		case <-time.After(max(settle, minInterval-time.Since(last))):
+		}
+		for s.live.Updating() && time.Since(due) < minInterval {
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.live.Changed():
+			case <-time.After(minInterval - time.Since(due)):
+			}
 		}
 		// The updates that came while waiting are in this round.
 		select {

@@ -179,12 +179,12 @@ func TestMeasure(t *testing.T) {
 				if !compress && res.changes.wire < res.changes.payload {
 					t.Errorf("uncompressed: %d bytes on the wire for %d of payload", res.changes.wire, res.changes.payload)
 				}
-				// A poll is pushed the publisher's settle (a tenth of its
-				// 1 s interval) after it lands: the fake clock stands still
-				// while the server works.
+				// A poll is pushed the publisher's settle (a hundredth of
+				// its 1 s interval) after it lands: the fake clock stands
+				// still while the server works.
 				for _, l := range res.latencies {
-					if l != 100*time.Millisecond {
-						t.Fatalf("measure: latency %v under a clock that stood still, want 100ms", l)
+					if l != 10*time.Millisecond {
+						t.Fatalf("measure: latency %v under a clock that stood still, want 10ms", l)
 					}
 				}
 				final := strings.TrimSpace(out.String())
