@@ -91,10 +91,10 @@ type dashWant struct {
 	// observed is the harness's own REST observation (sorted per subtask);
 	// predicted is assign's layout (sorted per subtask).
 	observed, predicted [][]assign.TopicPartition
-	mode                string // "fresh" or "restore"
-	history             []int  // restore: the expected Prediction.History
-	historyFrom         string // restore: the expected Prediction.HistoryFrom
-	query               string // appended to both URLs, e.g. "?history=4"
+	mode                live.Mode          // "fresh" or "restore"
+	history             []int              // restore: the expected Prediction.History
+	historyFrom         live.HistoryOrigin // restore: the expected Prediction.HistoryFrom
+	query               string             // appended to both URLs, e.g. "?history=4"
 }
 
 // dashRound is one poll of both collectors and the views it produced.

@@ -257,7 +257,7 @@ func (g *growRun) poll(t *testing.T, what string) growPoll {
 	} else {
 		t.Logf("poll %d (%s): parallelism %d, %d cells, no prediction", p.n, what, p.vv.Parallelism, cellCount(p.vv))
 	}
-	if pr := p.vv.Prediction; pr != nil && (p.htmlKind == live.BasisExact) != (pr.Headline.Kind == live.BasisExact) {
+	if pr := p.vv.Prediction; pr != nil && (p.htmlKind == string(live.BasisExact)) != (pr.Headline.Kind == live.BasisExact) {
 		t.Errorf("poll %d (%s): the page's headline says %q, the JSON's %q", p.n, what, p.htmlKind, pr.Headline.Kind)
 	}
 	g.polls = append(g.polls, p)

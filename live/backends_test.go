@@ -30,7 +30,7 @@ func TestBackendStates(t *testing.T) {
 		got["flink "+e.Name] = e.Age
 	}
 	for name, want := range map[string]struct {
-		state string
+		state BackendState
 		stale bool
 	}{
 		"kafka never": {StateNeverReached, true},

@@ -10,7 +10,7 @@ import (
 // 5 min; a lower bound counts as that time), else by its records (1k, 20k,
 // 80k); by rate, by its share of the fastest partition's rate.
 func TestLevel(t *testing.T) {
-	known, atLeast, unknown := kafka.TimeLagInterpolated.String(), kafka.TimeLagAtLeast.String(), kafka.TimeLagUnknown.String()
+	known, atLeast, unknown := kafka.TimeLagInterpolated, kafka.TimeLagAtLeast, kafka.TimeLagUnknown
 	byLag := &VertexView{Color: "lag", Thresholds: lagSteps, LagTimeSteps: lagTimeSteps}
 	byRate := &VertexView{Color: "rate", Thresholds: [3]float64{25, 50, 75}, LagTimeSteps: lagTimeSteps}
 	for _, tc := range []struct {

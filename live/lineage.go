@@ -32,18 +32,21 @@ import (
 // nothing in it. The lineage keeps those parallelisms, and every event
 // with its time, kind and the checkpoint it came from.
 
+// EventKind is what a lineage event was (LineageEvent.Kind).
+type EventKind string
+
 // Event kinds of LineageEvent.
 const (
-	EventStart      = "start"      // a fresh start (no restored state)
-	EventFirstSeen  = "first-seen" // first seen already restored: earlier parallelisms unknown
-	EventRestore    = "restore"    // a new job id restored from a checkpoint or savepoint
-	EventRescale    = "rescale"    // the same job id at another parallelism
-	EventFailover   = "failover"   // the same job id restarted from a checkpoint at the same parallelism
-	EventPartitions = "partitions" // partition discovery found new partitions
+	EventStart      EventKind = "start"      // a fresh start (no restored state)
+	EventFirstSeen  EventKind = "first-seen" // first seen already restored: earlier parallelisms unknown
+	EventRestore    EventKind = "restore"    // a new job id restored from a checkpoint or savepoint
+	EventRescale    EventKind = "rescale"    // the same job id at another parallelism
+	EventFailover   EventKind = "failover"   // the same job id restarted from a checkpoint at the same parallelism
+	EventPartitions EventKind = "partitions" // partition discovery found new partitions
 	// EventRescaleElsewhere is a restart from a checkpoint at the same
 	// parallelism because another vertex of the job was rescaled in place
 	// (the adaptive scheduler restarts the whole job): not a failover.
-	EventRescaleElsewhere = "rescale-elsewhere"
+	EventRescaleElsewhere EventKind = "rescale-elsewhere"
 )
 
 // maxLineageEvents bounds the events kept per source.
@@ -56,7 +59,7 @@ const maxParallelism = 1 << 15
 // LineageEvent is one change of a source's shape.
 type LineageEvent struct {
 	At   time.Time `json:"at"`
-	Kind string    `json:"kind"`
+	Kind EventKind `json:"kind"`
 	// JobID is the job id the source runs under after the event.
 	JobID string `json:"jobId"`
 	// From and To are the parallelisms before and after; From is 0 when
@@ -168,7 +171,7 @@ func sameRestore(a, b *flink.RestoreInfo) bool {
 	return a.CheckpointID == b.CheckpointID && a.At.Equal(b.At) && a.ExternalPath == b.ExternalPath
 }
 
-func restoreEvent(kind string, at time.Time, jobID string, from, to int, r *flink.RestoreInfo) LineageEvent {
+func restoreEvent(kind EventKind, at time.Time, jobID string, from, to int, r *flink.RestoreInfo) LineageEvent {
 	e := LineageEvent{At: at, Kind: kind, JobID: jobID, From: from, To: to, MovedCount: -1}
 	if r != nil {
 		e.CheckpointID, e.Savepoint, e.Path = r.CheckpointID, r.IsSavepoint, r.ExternalPath
@@ -332,7 +335,7 @@ func (s *Store) followShape(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 }
 
 // step records a restore or rescale to parallelism p.
-func (s *Store) step(l *lineage, kind, endpoint string, j *flink.JobSnapshot, p int, topics []assign.Topic, at time.Time) {
+func (s *Store) step(l *lineage, kind EventKind, endpoint string, j *flink.JobSnapshot, p int, topics []assign.Topic, at time.Time) {
 	from := l.p()
 	r := j.Restored
 	if kind == EventRescale && sameRestore(l.restored, r) {

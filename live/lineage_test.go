@@ -69,7 +69,7 @@ func mustVertex(t *testing.T, s *Store, jobID, vertexID string) VertexView {
 	return vv
 }
 
-func wantExact(t *testing.T, vv VertexView, mode string, history []int) {
+func wantExact(t *testing.T, vv VertexView, mode Mode, history []int) {
 	t.Helper()
 	pr := vv.Prediction
 	if pr.Mode != mode || !slices.Equal(pr.History, history) || pr.Drift != 0 || pr.Matched != pr.Total || pr.Total == 0 {

@@ -45,7 +45,7 @@ type VertexFact struct {
 	Skew, MaxBusy float64
 	// PredictionMode is the source's Prediction.Mode, "" for a vertex that
 	// is not a Kafka source; Drift is its Prediction.Drift.
-	PredictionMode string
+	PredictionMode Mode
 	Drift          int
 	// Busy is each subtask's busy ratio (SubtaskRow.Busy), -1 unknown.
 	Busy []float64
@@ -140,7 +140,7 @@ func (s *picture) groupLags(out []GroupLagFact, ks *kafka.Snapshot, starts map[t
 			}
 			_, sec, kind := s.commitLagOf(status, ks.Cluster, gp, now)
 			out = append(out, GroupLagFact{Cluster: ks.Cluster, Group: g.Name, Topic: gp.Topic, Partition: gp.Partition, Lag: gp.Lag,
-				LagSeconds: sec, LagSecondsKnown: kind != kafka.TimeLagUnknown.String()})
+				LagSeconds: sec, LagSecondsKnown: kind.Known()})
 		}
 	}
 	return out
@@ -188,7 +188,7 @@ func (s *picture) vertexFact(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.
 				continue
 			}
 			pf := PartitionFact{Subtask: sub, Topic: c.Topic, Partition: c.Partition, Lag: c.Lag, LagSeconds: c.LagSeconds,
-				LagSecondsKnown: c.LagKind != kafka.TimeLagUnknown.String(), TimeToRetentionSeconds: c.TimeToRetentionSeconds, BehindLogStart: -1}
+				LagSecondsKnown: c.LagKind.Known(), TimeToRetentionSeconds: c.TimeToRetentionSeconds, BehindLogStart: -1}
 			// A frozen currentOffset or log start would count records
 			// that were read.
 			if start >= 0 && bothFresh && c.Current >= 0 && !c.OwnerUndetermined {

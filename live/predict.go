@@ -9,20 +9,27 @@ import (
 	"github.com/skewscope/skewscope/collectors/flink"
 )
 
+// Mode is how a source's layout is predicted (Prediction.Mode).
+type Mode string
+
 // Prediction modes.
 const (
-	ModeFresh    = "fresh"    // KafkaSourceEnumerator.getSplitOwner at the current parallelism
-	ModeRestore  = "restore"  // the restore model over a history skewscope saw or the URL gave
-	ModeInferred = "inferred" // the restore model over a history inferred from the observed layout
-	ModeNone     = "none"     // not modelled
+	ModeFresh    Mode = "fresh"    // KafkaSourceEnumerator.getSplitOwner at the current parallelism
+	ModeRestore  Mode = "restore"  // the restore model over a history skewscope saw or the URL gave
+	ModeInferred Mode = "inferred" // the restore model over a history inferred from the observed layout
+	ModeNone     Mode = "none"     // not modelled
 )
+
+// Basis is how surely a cell's prediction holds (PartitionCell.Basis),
+// and a headline's kind (Headline.Kind): the weakest of its cells'.
+type Basis string
 
 // Cell bases (PartitionCell.Basis) and headline kinds (Headline.Kind).
 const (
-	BasisExact       = "exact"        // the model places it exactly and the observed owner is determined
-	BasisInferred    = "inferred"     // as exact, over an inferred history
-	BasisUncertain   = "uncertain"    // the model or the observation cannot determine the owner
-	BasisNotModelled = "not modelled" // no prediction
+	BasisExact       Basis = "exact"        // the model places it exactly and the observed owner is determined
+	BasisInferred    Basis = "inferred"     // as exact, over an inferred history
+	BasisUncertain   Basis = "uncertain"    // the model or the observation cannot determine the owner
+	BasisNotModelled Basis = "not modelled" // no prediction
 )
 
 // Headline is a source's one verdict: how much of its layout skewscope can
@@ -30,49 +37,56 @@ const (
 // verdict (Verdicts: what the page's rows show). Package web says it in
 // words.
 type Headline struct {
-	Kind        string `json:"kind"` // a Basis* value: the weakest that applies
-	Exact       int    `json:"exact"`
-	Inferred    int    `json:"inferred"`
-	Uncertain   int    `json:"uncertain"`
-	NotModelled int    `json:"notModelled"`
-	Verdicts    Tally  `json:"verdicts"`
+	Kind        Basis `json:"kind"` // a Basis* value: the weakest that applies
+	Exact       int   `json:"exact"`
+	Inferred    int   `json:"inferred"`
+	Uncertain   int   `json:"uncertain"`
+	NotModelled int   `json:"notModelled"`
+	Verdicts    Tally `json:"verdicts"`
 }
+
+// HistoryOrigin is where a prediction's history came from
+// (Prediction.HistoryFrom).
+type HistoryOrigin string
 
 // Where a prediction's history came from (Prediction.HistoryFrom).
 const (
-	HistoryFromURL  = "url"      // ?history=
-	HistoryObserved = "observed" // the lineage skewscope followed: its start, restore and rescale events
-	HistoryInferred = "inferred" // inferred from the observed layout
+	HistoryFromURL  HistoryOrigin = "url"      // ?history=
+	HistoryObserved HistoryOrigin = "observed" // the lineage skewscope followed: its start, restore and rescale events
+	HistoryInferred HistoryOrigin = "inferred" // inferred from the observed layout
 )
+
+// NotModelledReason is why a source is not modelled (NotModelled.Reason).
+type NotModelledReason string
 
 // Why a source is not modelled (NotModelled.Reason).
 const (
 	// ReasonNotRunning: the job is not running (JobState).
-	ReasonNotRunning = "job not running"
+	ReasonNotRunning NotModelledReason = "job not running"
 	// ReasonRescaling: an in-place rescale from From to To is deploying
 	// its subtasks.
-	ReasonRescaling = "rescaling"
+	ReasonRescaling NotModelledReason = "rescaling"
 	// ReasonRestoredUnseen: restored (from a savepoint when Savepoint)
 	// before skewscope first saw it, and no history was inferred
 	// (InferNote says why, when the inference ran).
-	ReasonRestoredUnseen = "restored unseen"
+	ReasonRestoredUnseen NotModelledReason = "restored unseen"
 	// ReasonUnnamedTopics: after a restore every owner depends on the
 	// real name of Topics, which Kafka's metadata would give.
-	ReasonUnnamedTopics = "unnamed topics"
+	ReasonUnnamedTopics NotModelledReason = "unnamed topics"
 	// ReasonModelError: the fresh-start (Restore false) or restore model
 	// failed with Error.
-	ReasonModelError = "model error"
+	ReasonModelError NotModelledReason = "model error"
 )
 
 // NotModelled is why a prediction's mode is ModeNone, with what its words
 // need.
 type NotModelled struct {
-	Reason    string         `json:"reason"`
-	JobState  flink.JobState `json:"jobState,omitempty"`
-	From      int            `json:"from,omitempty"`
-	To        int            `json:"to,omitempty"`
-	Savepoint bool           `json:"savepoint,omitempty"`
-	InferNote string         `json:"inferNote,omitempty"`
+	Reason    NotModelledReason `json:"reason"`
+	JobState  flink.JobState    `json:"jobState,omitempty"`
+	From      int               `json:"from,omitempty"`
+	To        int               `json:"to,omitempty"`
+	Savepoint bool              `json:"savepoint,omitempty"`
+	InferNote string            `json:"inferNote,omitempty"`
 	// Topics are the metric-id names of the topics whose real name is
 	// not known, sorted.
 	Topics  []string `json:"topics,omitempty"`
@@ -80,34 +94,37 @@ type NotModelled struct {
 	Error   string   `json:"error,omitempty"`
 }
 
+// NoteKind is what a prediction's note says (Note.Kind).
+type NoteKind string
+
 // What a prediction's note says (Note.Kind).
 const (
 	// NoteModel: Text is a note of the model, of the history's
 	// inference or of what the readers settled, as it words it.
-	NoteModel = "model"
+	NoteModel NoteKind = "model"
 	// NoteFreshOffsets: the history skewscope followed assumes that the
 	// fresh start at parallelism P read its partitions from the
 	// earliest offsets.
-	NoteFreshOffsets = "fresh offsets"
+	NoteFreshOffsets NoteKind = "fresh offsets"
 	// NoteUnsureDiscovery: Partitions appeared after the latest restore
 	// or rescale, from parallelism From to To, and no metadata read says
 	// on which side of it the source discovered them.
-	NoteUnsureDiscovery = "unsure discovery"
+	NoteUnsureDiscovery NoteKind = "unsure discovery"
 	// NoteDiscoveredBeforeRestore: partitions were discovered before the
 	// latest restore or rescale: every owner is a best guess.
-	NoteDiscoveredBeforeRestore = "discovered before restore"
+	NoteDiscoveredBeforeRestore NoteKind = "discovered before restore"
 	// NoteUnnamedTopics: the partitions of Topics (whose real name is
 	// not known) are not modelled.
-	NoteUnnamedTopics = "unnamed topics"
+	NoteUnnamedTopics NoteKind = "unnamed topics"
 	// NoteUndetermined: the readers of Partitions are not determined;
 	// Withheld when Flink withheld reader metrics of the source, Listed
 	// when some such cell's metric ids list candidate subtasks.
-	NoteUndetermined = "undetermined"
+	NoteUndetermined NoteKind = "undetermined"
 )
 
 // Note is a caveat of a prediction, with what its words need.
 type Note struct {
-	Kind       string   `json:"kind"`
+	Kind       NoteKind `json:"kind"`
 	Text       string   `json:"text,omitempty"`
 	P          int      `json:"p,omitempty"`
 	Partitions int      `json:"partitions,omitempty"`
@@ -127,16 +144,20 @@ func modelNotes(texts []string) []Note {
 	return out
 }
 
+// Verdict is how a partition's observed reader compares with the model
+// (Judge).
+type Verdict string
+
 // Verdicts of one partition: how its observed reader compares with the
 // model (Judge).
 const (
-	VerdictMatch        = "match"        // where the model puts it, exactly
-	VerdictGuessed      = "guessed"      // where the model's best guess puts it; the model cannot place it exactly
-	VerdictNotGuessed   = "not guessed"  // elsewhere than the model's best guess: not drift
-	VerdictUndetermined = "undetermined" // Flink's metric ids do not tell which subtask reads it
-	VerdictWithheld     = "withheld"     // Flink withheld its reader's metrics: the prediction only, no observed reader
-	VerdictDrift        = "drift"        // elsewhere than the model puts it exactly
-	VerdictNotModelled  = "not modelled" // no prediction
+	VerdictMatch        Verdict = "match"        // where the model puts it, exactly
+	VerdictGuessed      Verdict = "guessed"      // where the model's best guess puts it; the model cannot place it exactly
+	VerdictNotGuessed   Verdict = "not guessed"  // elsewhere than the model's best guess: not drift
+	VerdictUndetermined Verdict = "undetermined" // Flink's metric ids do not tell which subtask reads it
+	VerdictWithheld     Verdict = "withheld"     // Flink withheld its reader's metrics: the prediction only, no observed reader
+	VerdictDrift        Verdict = "drift"        // elsewhere than the model puts it exactly
+	VerdictNotModelled  Verdict = "not modelled" // no prediction
 )
 
 // Judge is the one judgement of a partition shown under subtask: the
@@ -144,7 +165,7 @@ const (
 // figures and each row of the page show them over their cells (TallyOf),
 // so that no row says "as predicted" of a partition the headline calls
 // not determined.
-func Judge(c PartitionCell, subtask int) string {
+func Judge(c PartitionCell, subtask int) Verdict {
 	switch {
 	case c.Predicted < 0 || c.Basis == BasisNotModelled:
 		return VerdictNotModelled
@@ -234,7 +255,7 @@ type modelled struct {
 	uncertain map[assign.TopicPartition]bool
 	// unnamed are the topics whose real name is not known: not modelled.
 	unnamed map[string]bool
-	basis   string // of the cells it places exactly
+	basis   Basis // of the cells it places exactly
 }
 
 // mark sets a cell's prediction, uncertainty and basis; it reports
@@ -398,9 +419,9 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 
 // modelInput is what one prediction runs on.
 type modelInput struct {
-	mode     string
+	mode     Mode
 	in       assign.RestoreInput // History of one entry: a fresh start
-	source   string              // where History came from: a HistoryFrom* value
+	source   HistoryOrigin       // where History came from
 	allGuess bool                // every owner is the model's best guess (see grewBefore)
 	// unsure is set when NewTopics appeared after the latest restore or
 	// rescale at a time that does not say on which side of it the source

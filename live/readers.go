@@ -104,48 +104,58 @@ import (
 // subtask's is Flink's records out/s, its produced rate the sum of its
 // partitions'.
 
+// ReaderState is what a partition's reader is doing (Reading.State).
+type ReaderState string
+
 // Reader states (Reading.State).
 const (
-	ReaderOK       = "ok"
-	ReaderCaughtUp = "caught-up"
-	ReaderWarning  = "warning" // lag growing
-	ReaderStalled  = "stalled"
-	ReaderStopped  = "stopped"
-	ReaderRewind   = "rewind"
-	ReaderLost     = "lost"
-	ReaderUnknown  = "unknown"
+	ReaderOK       ReaderState = "ok"
+	ReaderCaughtUp ReaderState = "caught-up"
+	ReaderWarning  ReaderState = "warning" // lag growing
+	ReaderStalled  ReaderState = "stalled"
+	ReaderStopped  ReaderState = "stopped"
+	ReaderRewind   ReaderState = "rewind"
+	ReaderLost     ReaderState = "lost"
+	ReaderUnknown  ReaderState = "unknown"
 )
 
 // readerStates lists the states worst first, the order pages count them in.
-var readerStates = []string{ReaderLost, ReaderStopped, ReaderRewind, ReaderStalled, ReaderWarning, ReaderOK, ReaderCaughtUp, ReaderUnknown}
+var readerStates = []ReaderState{ReaderLost, ReaderStopped, ReaderRewind, ReaderStalled, ReaderWarning, ReaderOK, ReaderCaughtUp, ReaderUnknown}
 
 // ReaderStateLabel is a state as pages name it: "lag growing" for
 // ReaderWarning, "caught up" for ReaderCaughtUp, the state otherwise.
-func ReaderStateLabel(state string) string {
+func ReaderStateLabel(state ReaderState) string {
 	switch state {
 	case ReaderWarning:
 		return "lag growing"
 	case ReaderCaughtUp:
 		return "caught up"
 	}
-	return state
+	return string(state)
 }
+
+// Trend is where a lag is going (Reading.Trend, SubtaskRow.Trend).
+type Trend string
 
 // Lag trends (Reading.Trend, SubtaskRow.Trend).
 const (
-	TrendGrowing   = "growing"
-	TrendShrinking = "shrinking"
-	TrendSteady    = "steady"
-	TrendUnknown   = "unknown"
+	TrendGrowing   Trend = "growing"
+	TrendShrinking Trend = "shrinking"
+	TrendSteady    Trend = "steady"
+	TrendUnknown   Trend = "unknown"
 )
+
+// CatchUp is when a reader catches up (Reading.CatchUp,
+// SubtaskRow.CatchUp).
+type CatchUp string
 
 // Time to catch up (Reading.CatchUp, SubtaskRow.CatchUp).
 const (
-	CatchUpCaughtUp = "caught-up"
-	CatchUpETA      = "eta"
-	CatchUpNever    = "never"
-	CatchUpSteady   = "steady"
-	CatchUpUnknown  = "unknown"
+	CatchUpCaughtUp CatchUp = "caught-up"
+	CatchUpETA      CatchUp = "eta"
+	CatchUpNever    CatchUp = "never"
+	CatchUpSteady   CatchUp = "steady"
+	CatchUpUnknown  CatchUp = "unknown"
 )
 
 const (
@@ -164,16 +174,16 @@ const (
 // Reading is how a reader does on one partition (see the rules above).
 type Reading struct {
 	// State is one of the Reader* states.
-	State string `json:"state"`
+	State ReaderState `json:"state"`
 	// Trend is the lag's over the window, a Trend* constant.
-	Trend string `json:"trend"`
+	Trend Trend `json:"trend"`
 	// PositionRate and ProducedRate are the records/s the position and the
 	// end offset advanced over the window, observed; -1 unknown.
 	PositionRate float64 `json:"positionRate"`
 	ProducedRate float64 `json:"producedRate"`
 	// CatchUp is a CatchUp* constant; CatchUpSeconds the estimate for
 	// CatchUpETA, else 0. Estimated.
-	CatchUp        string  `json:"catchUp"`
+	CatchUp        CatchUp `json:"catchUp"`
 	CatchUpSeconds float64 `json:"catchUpSeconds"`
 	// Samples and WindowSeconds are what the state rests on.
 	Samples       int     `json:"samples"`
@@ -199,8 +209,8 @@ type Loss struct {
 
 // StateCount is how many partitions are in a reader state.
 type StateCount struct {
-	State string `json:"state"`
-	Count int    `json:"count"`
+	State ReaderState `json:"state"`
+	Count int         `json:"count"`
 }
 
 // readSample is one sample of a reader's position on a partition.
@@ -485,7 +495,7 @@ func rateTolerance(a, b float64) float64 { return max(0.1, 0.02*max(a, b)) }
 
 // trendOf is the lag's trend when the reader reads at processing and the
 // partition receives produced records/s.
-func trendOf(processing, produced float64) string {
+func trendOf(processing, produced float64) Trend {
 	if isNaN(processing) || isNaN(produced) {
 		return TrendUnknown
 	}
@@ -502,7 +512,7 @@ func trendOf(processing, produced float64) string {
 // catchUp says when a reader lag records behind catches up, reading at
 // processing while produced records/s arrive; lost is set while it skips
 // deleted records rather than reading them.
-func catchUp(lag int64, processing, produced float64, lost bool) (string, float64) {
+func catchUp(lag int64, processing, produced float64, lost bool) (CatchUp, float64) {
 	switch {
 	case lag < 0:
 		return CatchUpUnknown, 0
@@ -589,7 +599,7 @@ func (st *readStatus) lagSeconds(tt *kafka.TimeTable, pos int64, now time.Time) 
 // countStates counts readings by state, worst first, leaving out states
 // no partition is in.
 func countStates(rs []Reading) []StateCount {
-	n := map[string]int{}
+	n := map[ReaderState]int{}
 	for _, r := range rs {
 		n[r.State]++
 	}

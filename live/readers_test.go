@@ -223,9 +223,9 @@ func TestReaderStates(t *testing.T) {
 		now        time.Time
 		running    bool
 		fresh      bool
-		wantState  string
-		wantTrend  string
-		wantCatch  string
+		wantState  ReaderState
+		wantTrend  Trend
+		wantCatch  CatchUp
 		wantETA    float64 // seconds, for CatchUpETA
 		wantPosRat float64 // -1 unknown, NaN: not checked
 	}{
@@ -294,7 +294,7 @@ func TestReaderStates(t *testing.T) {
 	st := tr.status()
 	for _, tc := range []struct {
 		now  time.Time
-		want string
+		want ReaderState
 	}{{t0.Add(60 * time.Second), ReaderLost}, {t0.Add(115 * time.Second), ReaderLost}, {t0.Add(117 * time.Second), ReaderStalled}} {
 		if r := reading(&st, 300, true, true, tc.now); r.State != tc.want || r.Lost == nil || r.Lost.Records != 100 {
 			t.Errorf("at %v: state %q, lost %+v; want %q, 100 records", tc.now.Sub(t0), r.State, r.Lost, tc.want)
@@ -312,15 +312,15 @@ func TestReaderStates(t *testing.T) {
 // out/s against its partitions' produced records/s; its trend the sum of
 // its partitions'.
 func TestSubtaskCatchUp(t *testing.T) {
-	cell := func(lag int64, pos, produced float64, state string) PartitionCell {
+	cell := func(lag int64, pos, produced float64, state ReaderState) PartitionCell {
 		return PartitionCell{Lag: lag, Reading: Reading{State: state, PositionRate: pos, ProducedRate: produced, Trend: trendOf(pos, produced)}}
 	}
 	for _, tc := range []struct {
 		name    string
 		row     SubtaskRow
-		catch   string
+		catch   CatchUp
 		seconds float64
-		trend   string
+		trend   Trend
 	}{
 		{"faster than produced", SubtaskRow{RecordsOut: 300, Partitions: []PartitionCell{cell(6000, 150, 100, ReaderOK), cell(0, 100, 100, ReaderCaughtUp)}},
 			CatchUpETA, 6000.0 / 100, TrendShrinking},
@@ -400,7 +400,7 @@ func TestCommitAndPositionReadTheSameLagTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := tv.Partitions[0].Groups[0]
-	if g.LagSeconds != c.LagSeconds || g.LagKind != c.LagKind || c.LagKind != kafka.TimeLagInterpolated.String() {
+	if g.LagSeconds != c.LagSeconds || g.LagKind != c.LagKind || c.LagKind != kafka.TimeLagInterpolated {
 		t.Errorf("commit 3500: %v s (%s) on the topic page, position 3500: %v s (%s) on the vertex page; want the same, interpolated",
 			g.LagSeconds, g.LagKind, c.LagSeconds, c.LagKind)
 	}

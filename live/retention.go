@@ -63,9 +63,9 @@ func retentionView(topic string, r kafka.Retention, now time.Time) (TopicRetenti
 // grows by 1 − pos/produced each second. -1 when the lag is not growing
 // (Trend), its time or the retention is unknown; 0 when it is already
 // there (records are being deleted unread).
-func timeToRetention(lagSeconds float64, lagKind string, rd Reading, retention float64) float64 {
+func timeToRetention(lagSeconds float64, lagKind kafka.TimeLagKind, rd Reading, retention float64) float64 {
 	if retention <= 0 || rd.Trend != TrendGrowing || rd.ProducedRate <= 0 || rd.PositionRate < 0 ||
-		lagKind == kafka.TimeLagUnknown.String() || lagKind == kafka.TimeLagCaughtUp.String() {
+		lagKind == kafka.TimeLagUnknown || lagKind == kafka.TimeLagCaughtUp {
 		return -1
 	}
 	growth := 1 - rd.PositionRate/rd.ProducedRate

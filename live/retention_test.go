@@ -105,17 +105,17 @@ func TestTimeToRetention(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		lag       float64
-		kind      string
+		kind      kafka.TimeLagKind
 		rd        Reading
 		retention float64
 		want      float64
 	}{
-		{"half speed", 60, "interpolated", growing, 120, 120},
-		{"stalled", 60, "at-least", Reading{Trend: TrendGrowing, PositionRate: 0, ProducedRate: 100}, 120, 60},
-		{"past it", 130, "interpolated", growing, 120, 0},
-		{"steady", 60, "interpolated", Reading{Trend: TrendSteady, PositionRate: 100, ProducedRate: 100}, 120, -1},
-		{"no retention", 60, "interpolated", growing, 0, -1},
-		{"lag time unknown", 0, "unknown", growing, 120, -1},
+		{"half speed", 60, kafka.TimeLagInterpolated, growing, 120, 120},
+		{"stalled", 60, kafka.TimeLagAtLeast, Reading{Trend: TrendGrowing, PositionRate: 0, ProducedRate: 100}, 120, 60},
+		{"past it", 130, kafka.TimeLagInterpolated, growing, 120, 0},
+		{"steady", 60, kafka.TimeLagInterpolated, Reading{Trend: TrendSteady, PositionRate: 100, ProducedRate: 100}, 120, -1},
+		{"no retention", 60, kafka.TimeLagInterpolated, growing, 0, -1},
+		{"lag time unknown", 0, kafka.TimeLagUnknown, growing, 120, -1},
 	} {
 		if got := timeToRetention(tc.lag, tc.kind, tc.rd, tc.retention); got != tc.want {
 			t.Errorf("%s: timeToRetention = %v, want %v", tc.name, got, tc.want)

@@ -114,7 +114,7 @@ func TestVertexFreshStartMatchesAndLag(t *testing.T) {
 			}
 			// 1000 → 2000 in 10 s; offset ~1500 was the end ~5 s before t0+10s,
 			// so ~15 s before now.
-			if c.LagKind != "interpolated" || c.LagSeconds < 14 || c.LagSeconds > 16.1 {
+			if c.LagKind != kafka.TimeLagInterpolated || c.LagSeconds < 14 || c.LagSeconds > 16.1 {
 				t.Errorf("%s-%d lag seconds = %v (%s), want ≈15 interpolated", c.Topic, c.Partition, c.LagSeconds, c.LagKind)
 			}
 		}
@@ -331,7 +331,7 @@ func noteWords(pr *Prediction) []string {
 }
 
 // hasNote reports whether a prediction has a note of the kind.
-func hasNote(pr *Prediction, kind string, match func(Note) bool) bool {
+func hasNote(pr *Prediction, kind NoteKind, match func(Note) bool) bool {
 	for _, n := range pr.Notes {
 		if n.Kind == kind && (match == nil || match(n)) {
 			return true

@@ -61,7 +61,7 @@ func (s *State) Topic(cluster, topic string) (TopicView, error) {
 				row.Error = p.Err.Error()
 			}
 			for i := range row.Groups {
-				row.Groups[i] = GroupOffset{Committed: -1, Lag: -1, LagKind: kafka.TimeLagUnknown.String(), Reading: reading(nil, -1, true, false, now)}
+				row.Groups[i] = GroupOffset{Committed: -1, Lag: -1, LagKind: kafka.TimeLagUnknown, Reading: reading(nil, -1, true, false, now)}
 			}
 			for _, x := range byPart[p.Partition] {
 				rs, sec, kind := s.commitLag(cluster, tv.Groups[x.g].Name, x.gp, now)
@@ -94,21 +94,21 @@ func (s *State) Topic(cluster, topic string) (TopicView, error) {
 // the same on the topic and the vertex page (the collector's own table is
 // smaller and its figure as old as its poll); the collector's figure
 // stands when the store has no table or the lag is unknown.
-func (s *picture) commitLag(cluster, group string, gp kafka.GroupPartition, now time.Time) (*readStatus, float64, string) {
+func (s *picture) commitLag(cluster, group string, gp kafka.GroupPartition, now time.Time) (*readStatus, float64, kafka.TimeLagKind) {
 	return s.commitLagOf(s.grpStatus[groupKey{cluster, group}], cluster, gp, now)
 }
 
 // commitLagOf is commitLag with the group's status by partition.
-func (s *picture) commitLagOf(status map[topicPart]readStatus, cluster string, gp kafka.GroupPartition, now time.Time) (*readStatus, float64, string) {
+func (s *picture) commitLagOf(status map[topicPart]readStatus, cluster string, gp kafka.GroupPartition, now time.Time) (*readStatus, float64, kafka.TimeLagKind) {
 	var rs *readStatus
 	if r, ok := status[topicPart{gp.Topic, gp.Partition}]; ok {
 		rs = &r
 	}
 	if tt := s.tables[tpKey{cluster, gp.Topic, gp.Partition}]; tt != nil && gp.Lag >= 0 {
 		sec, kind := rs.lagSeconds(tt, gp.Committed, now)
-		return rs, sec, kind.String()
+		return rs, sec, kind
 	}
-	return rs, gp.LagSeconds, gp.LagKind.String()
+	return rs, gp.LagSeconds, gp.LagKind
 }
 
 // topicAge is the age of a topic's data: as old as its oldest partition

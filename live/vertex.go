@@ -71,7 +71,7 @@ func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 	vv.Subtasks = make([]SubtaskRow, v.Parallelism)
 	for i := range vv.Subtasks {
 		r := SubtaskRow{Subtask: i, Rate: -1, Lag: -1, Busy: -1, BackPressured: -1, Idle: -1, RecordsIn: -1, RecordsOut: -1, StateSize: -1,
-			LagKind: kafka.TimeLagUnknown.String(), CatchUp: CatchUpUnknown, Trend: TrendUnknown}
+			LagKind: kafka.TimeLagUnknown, CatchUp: CatchUpUnknown, Trend: TrendUnknown}
 		if i < len(v.Subtasks) {
 			st := v.Subtasks[i]
 			r.Status = st.Status
@@ -226,7 +226,7 @@ func (s *picture) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink
 		to := topicFor(st.Topic)
 		topic := to.topic
 		*c = PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
-			End: -1, Lag: -1, Rate: -1, Predicted: -1, LagKind: kafka.TimeLagUnknown.String(), TimeToRetentionSeconds: -1}
+			End: -1, Lag: -1, Rate: -1, Predicted: -1, LagKind: kafka.TimeLagUnknown, TimeToRetentionSeconds: -1}
 		var rs *readStatus
 		if to.reads != nil {
 			rs = to.reads.get(st.Partition)
@@ -256,7 +256,7 @@ func (s *picture) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink
 					tt = s.tables[tpKey{cluster, topic, st.Partition}]
 				}
 				sec, kind := rs.lagSeconds(tt, st.CurrentOffset+1, now)
-				c.LagSeconds, c.LagKind = sec, kind.String()
+				c.LagSeconds, c.LagKind = sec, kind
 			}
 		}
 		running := j.State.Running() && st.Subtask >= 0 && st.Subtask < len(v.Subtasks) &&
@@ -500,7 +500,7 @@ func level(vv *VertexView, c *PartitionCell) int {
 	switch {
 	case vv.Color == "rate":
 		x = c.Rate
-	case c.LagKind != "" && c.LagKind != kafka.TimeLagUnknown.String():
+	case c.LagKind.Known():
 		x, steps = c.LagSeconds, vv.LagTimeSteps
 	}
 	if x < 0 || isNaN(x) {
@@ -611,12 +611,12 @@ func figures(vv *VertexView, since time.Time) []Figure {
 		for _, r := range vv.Subtasks {
 			for _, c := range r.Partitions {
 				f.Of++
-				if c.LagKind == kafka.TimeLagUnknown.String() {
+				if c.LagKind == kafka.TimeLagUnknown {
 					f.Unknown++
 				}
 				if c.LagSeconds > f.Value {
 					f.Value, f.Partition = c.LagSeconds, c.Topic+"-"+strconv.Itoa(int(c.Partition))
-					f.AtLeast = c.LagKind == kafka.TimeLagAtLeast.String()
+					f.AtLeast = c.LagKind == kafka.TimeLagAtLeast
 				}
 			}
 		}
@@ -735,7 +735,7 @@ func maxTime(a, b time.Time) time.Time {
 // sumRow sorts a source row's cells and sums their lag, rate and loss,
 // and says when the subtask catches up.
 func sumRow(r *SubtaskRow, q VertexQuery) {
-	r.Lag, r.Rate, r.LagSeconds, r.LagKind, r.Highlight = -1, -1, 0, kafka.TimeLagUnknown.String(), q.Highlight == r.Subtask
+	r.Lag, r.Rate, r.LagSeconds, r.LagKind, r.Highlight = -1, -1, 0, kafka.TimeLagUnknown, q.Highlight == r.Subtask
 	r.TimeToRetentionSeconds = -1
 	if len(r.Partitions) == 0 {
 		// An idle reader has nothing to catch up on.
@@ -756,7 +756,7 @@ func sumRow(r *SubtaskRow, q VertexQuery) {
 		if c.Rate >= 0 {
 			r.Rate = max(r.Rate, 0) + c.Rate
 		}
-		if c.LagKind != kafka.TimeLagUnknown.String() && (c.LagSeconds > r.LagSeconds || r.LagKind == kafka.TimeLagUnknown.String()) {
+		if c.LagKind.Known() && (c.LagSeconds > r.LagSeconds || !r.LagKind.Known()) {
 			r.LagSeconds, r.LagKind = c.LagSeconds, c.LagKind
 		}
 		if c.Reading.Lost != nil {

@@ -4,17 +4,22 @@ import (
 	"time"
 
 	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
 )
 
-// Provenance of a figure, shown next to it on every page (truth rule 2).
+// Provenance is whether a figure is observed, estimated or computed,
+// shown next to it on every page (truth rule 2).
+type Provenance string
+
+// Provenances of figures.
 const (
 	// Observed figures were read from Kafka or Flink.
-	Observed = "observed"
+	Observed Provenance = "observed"
 	// Estimated figures are derived from observations with a stated method
 	// (lag in seconds from the offset→time table).
-	Estimated = "estimated"
+	Estimated Provenance = "estimated"
 	// Computed figures come from Flink's own formulas (assign).
-	Computed = "computed"
+	Computed Provenance = "computed"
 )
 
 // Age is the freshness of a backend's data as pages show it.
@@ -37,15 +42,18 @@ type Age struct {
 	// the data: Stale), StateNeverReached (no poll ever did: there is no
 	// data, whatever the counts say) or, for a configured backend whose
 	// first poll has not ended yet, StateNotPolled (Stale, At zero).
-	State string `json:"state"`
+	State BackendState `json:"state"`
 }
+
+// BackendState is the state of a backend's data (Age.State).
+type BackendState string
 
 // Age states.
 const (
-	StateOK           = "ok"
-	StateFailing      = "failing"
-	StateNeverReached = "never reached"
-	StateNotPolled    = "not yet polled"
+	StateOK           BackendState = "ok"
+	StateFailing      BackendState = "failing"
+	StateNeverReached BackendState = "never reached"
+	StateNotPolled    BackendState = "not yet polled"
 )
 
 // Reached reports whether a poll of the backend or item ever succeeded,
@@ -56,9 +64,9 @@ func (a Age) Reached() bool { return a.State == StateOK || a.State == StateFaili
 // figure it is (a Figure* value) and the fields after Kind what package
 // web needs beside Value to say it and where it comes from (see each name).
 type Figure struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"` // -1 unknown
-	Kind  string  `json:"kind"`  // Observed, Estimated or Computed
+	Name  string     `json:"name"`
+	Value float64    `json:"value"` // -1 unknown
+	Kind  Provenance `json:"kind"`  // Observed, Estimated or Computed
 	// Partition is the figure's partition ("topic-3"), "" none.
 	Partition string `json:"partition,omitempty"`
 	// AtLeast: the partition's figure is a lower bound.
@@ -225,7 +233,7 @@ type VertexSummary struct {
 	RecordsLost int64 `json:"recordsLost"`
 	// PredictionMode is the source's Prediction.Mode ("fresh", "restore",
 	// "none" when not modelled), "" for other vertices.
-	PredictionMode string `json:"predictionMode,omitempty"`
+	PredictionMode Mode   `json:"predictionMode,omitempty"`
 	Error          string `json:"error,omitempty"`
 }
 
@@ -285,8 +293,8 @@ type PartitionCell struct {
 	Lag int64 `json:"lag"`
 	// LagSeconds is estimated from the offset→time table; LagKind says how
 	// (unknown, caught-up, interpolated, at-least).
-	LagSeconds float64 `json:"lagSeconds"`
-	LagKind    string  `json:"lagKind"`
+	LagSeconds float64           `json:"lagSeconds"`
+	LagKind    kafka.TimeLagKind `json:"lagKind"`
 	// Reading is how the source does on the partition: its state, trend,
 	// rates, time to catch up and what it lost (readers.go).
 	Reading Reading `json:"reading"`
@@ -308,7 +316,7 @@ type PartitionCell struct {
 	Uncertain bool `json:"uncertain,omitempty"`
 	// Basis says how far the cell's prediction can be trusted: "exact",
 	// "inferred", "uncertain" or "not modelled".
-	Basis string `json:"basis"`
+	Basis Basis `json:"basis"`
 	// OwnerUndetermined is true when Flink's metric ids do not tell which
 	// subtask reads the partition: it is listed under several and no value
 	// the current attempts wrote decides (Candidates lists them), or the
@@ -340,7 +348,7 @@ type SubtaskRow struct {
 	LagSeconds float64 `json:"lagSeconds"` // the largest of its partitions
 	// LagKind is how that partition's LagSeconds was estimated (at-least:
 	// a lower bound), "unknown" when no partition's is known.
-	LagKind string `json:"lagKind"`
+	LagKind kafka.TimeLagKind `json:"lagKind"`
 	// RecordsLost is the records of its partitions Kafka deleted before it
 	// read them (their Reading.Lost), observed.
 	RecordsLost int64 `json:"recordsLost"`
@@ -355,9 +363,9 @@ type SubtaskRow struct {
 	// CatchUpETA: its lag over records out/s minus its partitions'
 	// produced records/s. Trend is its lag's over the recent samples (the
 	// sum of its partitions'). Estimated.
-	CatchUp        string  `json:"catchUp"`
+	CatchUp        CatchUp `json:"catchUp"`
 	CatchUpSeconds float64 `json:"catchUpSeconds"`
-	Trend          string  `json:"trend"`
+	Trend          Trend   `json:"trend"`
 	// Busy, BackPressured and Idle are Flink's time ratios 0–1, -1 unknown.
 	Busy          float64 `json:"busy"`
 	BackPressured float64 `json:"backPressured"`
@@ -387,10 +395,10 @@ type Prediction struct {
 	// Mode is "fresh" (KafkaSource fresh start), "restore" (restore model
 	// with History), "inferred" (restore model over a History inferred from
 	// the observed layout) or "none" (not modelled).
-	Mode    string `json:"mode"`
-	History []int  `json:"history,omitempty"`
+	Mode    Mode  `json:"mode"`
+	History []int `json:"history,omitempty"`
 	// HistoryFrom says where History came from: a HistoryFrom* value.
-	HistoryFrom string `json:"historyFrom,omitempty"`
+	HistoryFrom HistoryOrigin `json:"historyFrom,omitempty"`
 	// Matched, Drift, Uncertain and UncertainDiffer are counted from the
 	// cells' verdicts (Judge; Headline.Verdicts): Matched is match +
 	// guessed, Uncertain guessed + not guessed + undetermined.
@@ -507,8 +515,8 @@ type GroupOffset struct {
 	// LagSeconds is the commit's lag in time, estimated from the store's
 	// offset→time table as a source position's is (so the two agree for
 	// one offset); LagKind says how.
-	LagSeconds float64 `json:"lagSeconds"`
-	LagKind    string  `json:"lagKind"`
+	LagSeconds float64           `json:"lagSeconds"`
+	LagKind    kafka.TimeLagKind `json:"lagKind"`
 	// Reading is how the group's commits do on the partition (readers.go);
 	// a group has no stopped state, its commits only stop moving.
 	Reading Reading `json:"reading"`

@@ -182,17 +182,17 @@ type WhyPartition struct {
 
 // WhyFact is one figure of a line with its provenance.
 type WhyFact struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"`
-	Kind  string  `json:"kind"` // Observed, Estimated or Computed
+	Name  string     `json:"name"`
+	Value float64    `json:"value"`
+	Kind  Provenance `json:"kind"` // Observed, Estimated or Computed
 }
 
 // WhyPlacement says which of Flink's rules put partitions where they are.
 type WhyPlacement struct {
 	// Model is ModeFresh (KafkaSourceEnumerator.getSplitOwner) or
 	// ModeRestore (the restore model over History).
-	Model       string `json:"model"`
-	Parallelism int    `json:"parallelism"`
+	Model       Mode `json:"model"`
+	Parallelism int  `json:"parallelism"`
 	// Topics are the topics involved with their start indexes (fresh).
 	Topics []WhyTopic `json:"topics,omitempty"`
 	// Reached are the subtasks the topics' partitions reach (fresh, idle

@@ -31,9 +31,6 @@ type gridQuery struct {
 	From, To int
 }
 
-// lagUnknown is the LagKind of a lag time not known.
-var lagUnknown = kafka.TimeLagUnknown.String()
-
 // gridSorts are the choices of ?sort=, with their texts.
 var gridSorts = []struct{ Value, Text string }{
 	{"subtask", "subtask"}, {"lag", "lag"}, {"lagtime", "lag time"}, {"busy", "busy"}, {"rate", "rate"},
@@ -176,7 +173,7 @@ func gridRows(rows []live.SubtaskRow, g gridQuery) []live.SubtaskRow {
 		case "lag":
 			return float64(r.Lag)
 		case "lagtime":
-			if r.LagKind == "" || r.LagKind == lagUnknown {
+			if !r.LagKind.Known() {
 				return -1
 			}
 			return r.LagSeconds
@@ -200,7 +197,7 @@ func gridRows(rows []live.SubtaskRow, g gridQuery) []live.SubtaskRow {
 // lost those of the cells it shows (one topic's); its records out, busy
 // time and catch-up stay the subtask's.
 func topicFigures(r *live.SubtaskRow) {
-	r.Lag, r.Rate, r.LagSeconds, r.LagKind, r.RecordsLost = -1, -1, 0, lagUnknown, 0
+	r.Lag, r.Rate, r.LagSeconds, r.LagKind, r.RecordsLost = -1, -1, 0, kafka.TimeLagUnknown, 0
 	for _, c := range r.Partitions {
 		if c.Lag >= 0 {
 			r.Lag = max(r.Lag, 0) + c.Lag
@@ -208,7 +205,7 @@ func topicFigures(r *live.SubtaskRow) {
 		if c.Rate >= 0 {
 			r.Rate = max(r.Rate, 0) + c.Rate
 		}
-		if c.LagKind != "" && c.LagKind != lagUnknown && (c.LagSeconds > r.LagSeconds || r.LagKind == lagUnknown) {
+		if c.LagKind.Known() && (c.LagSeconds > r.LagSeconds || !r.LagKind.Known()) {
 			r.LagSeconds, r.LagKind = c.LagSeconds, c.LagKind
 		}
 		if c.Reading.Lost != nil {

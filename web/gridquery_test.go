@@ -108,7 +108,7 @@ func TestVertexTopicGrid(t *testing.T) {
 // link to the busiest shown subtask.
 func TestNewVertexPageGrid(t *testing.T) {
 	cell := func(topic string, p int32, lag int64) live.PartitionCell {
-		return live.PartitionCell{Topic: topic, Partition: p, Label: topic[:1] + fmt.Sprint(p), Lag: lag, Predicted: -1, LagKind: "unknown"}
+		return live.PartitionCell{Topic: topic, Partition: p, Label: topic[:1] + fmt.Sprint(p), Lag: lag, Predicted: -1, LagKind: kafka.TimeLagUnknown}
 	}
 	vv := live.VertexView{JobID: "j1", ID: "v1", Name: "Source", Parallelism: 4, Source: true, Kafka: true, Topics: []string{"orders", "pay"},
 		Color: "lag", Thresholds: [3]float64{1000, 20000, 80000}, LagTimeSteps: [3]float64{10, 60, 300},

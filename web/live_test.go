@@ -313,7 +313,7 @@ func TestLivePagesAndUpdatesAgree(t *testing.T) {
 	// Every figure says where it comes from.
 	doc.Find("[data-testid=figure]").Each(func(i int, f *goquery.Selection) {
 		k := f.Find(".kind").Text()
-		if k != live.Observed && k != live.Estimated && k != live.Computed {
+		if k != string(live.Observed) && k != string(live.Estimated) && k != string(live.Computed) {
 			t.Errorf("figure %q has provenance %q", f.Find(".flabel").Text(), k)
 		}
 	})

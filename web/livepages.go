@@ -89,7 +89,7 @@ func backendState(key string, a live.Age) views.BackendState {
 		st.Age = views.Age{}
 	}
 	if a.State != live.StateOK {
-		st.State = a.State
+		st.State = string(a.State)
 	}
 	return st
 }
@@ -278,11 +278,11 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	for i, f := range vv.Figures {
 		k := "f/" + strconv.Itoa(i) + "/"
 		label, value, note := figureWords(vv, f)
-		p.Figures = append(p.Figures, views.FigureView{Label: label, Kind: f.Kind, Text: text(k+"value", value), Note: text(k+"note", note)})
+		p.Figures = append(p.Figures, views.FigureView{Label: label, Kind: string(f.Kind), Text: text(k+"value", value), Note: text(k+"note", note)})
 	}
 	if pr := vv.Prediction; pr != nil {
 		v := &views.PredictionView{
-			Drift: pr.Drift > 0, Kind: pr.Headline.Kind, KindClass: verdictClass(pr.Headline.Kind), Summary: text("pr/summary", predictionSummary(*pr, vv.Withheld)),
+			Drift: pr.Drift > 0, Kind: string(pr.Headline.Kind), KindClass: verdictClass(pr.Headline.Kind), Summary: text("pr/summary", predictionSummary(*pr, vv.Withheld)),
 			Counts: text("pr/counts", headlineCounts(pr.Headline)), Notes: noteTexts(pr.Notes), Source: pr.Source,
 		}
 		if len(pr.History) > 0 {
@@ -295,7 +295,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 		l := &views.LineageView{Intro: lineageIntro(*lv)}
 		for _, e := range lv.Events {
 			l.Events = append(l.Events, views.LineageRow{
-				Kind: e.Kind, When: e.At.UTC().Format("2006-01-02 15:04:05Z"), Event: eventText(e),
+				Kind: string(e.Kind), When: e.At.UTC().Format("2006-01-02 15:04:05Z"), Event: eventText(e),
 				Job: views.Link{Text: shortID(e.JobID), URL: pl.url(views.JobPath(e.JobID))}, From: eventFrom(e), Moved: eventMoved(e),
 			})
 		}

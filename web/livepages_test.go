@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/views"
 )
@@ -50,7 +51,7 @@ func TestNewOverviewPage(t *testing.T) {
 			{Name: "new", URL: "http://new:8081", Stale: true, Jobs: "–", Dropped: views.Text{Key: "e/new/dropped"},
 				Poll: views.Text{Key: "e/new/poll", Text: "–"}, Cost: views.Text{Key: "e/new/cost", Text: "–"},
 				Budget: views.Text{Key: "e/new/budget", Text: "–"}, Backoff: views.Text{Key: "e/new/backoff"},
-				State: views.BackendState{NotPolled: true, State: live.StateNotPolled}},
+				State: views.BackendState{NotPolled: true, State: string(live.StateNotPolled)}},
 		},
 		Jobs: []views.JobRow{
 			{Name: "orders", ID: "j1", URL: "/s/jobs/j1?embed=1", State: "RUNNING", Vertices: "3",
@@ -63,7 +64,7 @@ func TestNewOverviewPage(t *testing.T) {
 		},
 		Clusters: []views.ClusterRow{{Name: "prod", Stale: true, Topics: "2", Partitions: "18", Groups: "1",
 			Produced: views.Text{Key: "c/prod/rate", Text: "3,647/s"}, Poll: views.Text{Key: "c/prod/poll", Text: "1500 ms"},
-			State: views.BackendState{State: live.StateFailing, Age: views.Age{Key: "c/prod/age", At: ms, Text: "9 s ago"}, Err: "timeout"}}},
+			State: views.BackendState{State: string(live.StateFailing), Age: views.Age{Key: "c/prod/age", At: ms, Text: "9 s ago"}, Err: "timeout"}}},
 		Topics: []views.TopicRow{{Name: "orders", URL: "/s/kafka/prod/topics/orders?embed=1", Cluster: "prod", Partitions: "12", Groups: "1",
 			Produced: views.Text{Key: "t/prod/orders", Text: "2.5/s"}}},
 	}
@@ -84,7 +85,7 @@ func TestNewVertexPageSource(t *testing.T) {
 		Figures:    []live.Figure{{Name: live.FigureTotalLag, Value: 1201, Kind: live.Observed, Subtask: -1}},
 		Prediction: &live.Prediction{Mode: "fresh", Drift: 1, Headline: live.Headline{Kind: "exact", Exact: 3, Verdicts: live.Tally{Match: 2, Drift: 1}}},
 		Subtasks: []live.SubtaskRow{
-			{Subtask: 0, Rate: 12.4, RecordsOut: 11, Lag: 1201, LagSeconds: 200, LagKind: "at-least", Busy: 0.25, SparkLag: []float64{1, 2}, SparkRate: []float64{5, 12.4}, Drift: 1, Highlight: true,
+			{Subtask: 0, Rate: 12.4, RecordsOut: 11, Lag: 1201, LagSeconds: 200, LagKind: kafka.TimeLagAtLeast, Busy: 0.25, SparkLag: []float64{1, 2}, SparkRate: []float64{5, 12.4}, Drift: 1, Highlight: true,
 				RecordsLost: 2200, CatchUp: live.CatchUpUnknown, Trend: live.TrendGrowing,
 				Partitions: []live.PartitionCell{
 					{Topic: "orders", Partition: 0, Label: "o0", Lag: 1200, Predicted: 0, Level: 1,
@@ -107,7 +108,7 @@ func TestNewVertexPageSource(t *testing.T) {
 		Group:  &views.Group{Name: "enrich", How: "configured"},
 		Topics: []views.Link{{Text: "orders", URL: "/kafka/prod/topics/orders"}, {Text: "pay", URL: "/kafka/prod/topics/pay"}},
 		Bar:    views.LiveBar{Stale: true, State: "stale", Flink: views.Age{Key: "age", At: ms, Text: "3 s ago"}, Kafka: &kafkaAge},
-		Figures: []views.FigureView{{Label: "Total lag", Kind: live.Observed,
+		Figures: []views.FigureView{{Label: "Total lag", Kind: string(live.Observed),
 			Text: views.Text{Key: "f/0/value", Text: "1.2k records"}, Note: views.Text{Key: "f/0/note", Text: "log end − (Flink currentOffset + 1)"}}},
 		Prediction:     &views.PredictionView{Drift: true, Kind: "exact", KindClass: "v-exact", Summary: views.Text{Key: "pr/summary", Text: "1 of 3 partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource."}, Counts: views.Text{Key: "pr/counts", Text: "Cells: 2 as predicted · 1 not as predicted"}},
 		SandboxRestore: &views.SandboxRestore{Action: "/sandbox/restore", Job: "orders", Parallelism: "4"},
@@ -221,12 +222,12 @@ func TestNewJobAndTopicPages(t *testing.T) {
 		Groups: []live.TopicGroup{{Name: "enrich", State: "Stable", States: []live.StateCount{{State: live.ReaderStalled, Count: 1}}},
 			{Name: "audit", RecordsLost: 2200, States: []live.StateCount{{State: live.ReaderLost, Count: 1}, {State: live.ReaderOK, Count: 11}}}},
 		Partitions: []live.TopicPartitionRow{{Partition: 0, Start: 0, End: 1000, Rate: 10, Groups: []live.GroupOffset{
-			{Committed: 900, Lag: 100, LagSeconds: 12, LagKind: "at-least", Reading: live.Reading{State: live.ReaderStalled}},
-			{Committed: 400, Lag: 600, LagSeconds: 30, LagKind: "interpolated", Reading: live.Reading{State: live.ReaderLost,
+			{Committed: 900, Lag: 100, LagSeconds: 12, LagKind: kafka.TimeLagAtLeast, Reading: live.Reading{State: live.ReaderStalled}},
+			{Committed: 400, Lag: 600, LagSeconds: 30, LagKind: kafka.TimeLagInterpolated, Reading: live.Reading{State: live.ReaderLost,
 				Lost: &live.Loss{Records: 2200, FirstSeen: pagesAt, LastSeen: pagesAt.Add(2 * time.Minute)}}},
 		}}, {Partition: 1, Start: 0, End: 10, Rate: 0, Groups: []live.GroupOffset{
-			{Committed: -1, Lag: -1, LagKind: "unknown", Reading: live.Reading{State: live.ReaderUnknown}},
-			{Committed: 10, Lag: 0, LagKind: "caught-up", Reading: live.Reading{State: live.ReaderCaughtUp}},
+			{Committed: -1, Lag: -1, LagKind: kafka.TimeLagUnknown, Reading: live.Reading{State: live.ReaderUnknown}},
+			{Committed: 10, Lag: 0, LagKind: kafka.TimeLagCaughtUp, Reading: live.Reading{State: live.ReaderCaughtUp}},
 		}}}}
 	tp := newTopicPage(tv)
 	wantRows := []views.TopicPartitionRow{{Partition: "0", Start: views.Text{Key: "p/0/start", Text: "0"}, End: views.Text{Key: "p/0/end", Text: "1,000"},
@@ -330,8 +331,8 @@ func TestHighlightedRowShowsItsWhy(t *testing.T) {
 		Why: &live.WhyView{Lines: []live.WhyLine{line}}}
 	p := newVertexPage(vertexPageInput{topic: "vertex:j1/v1"}, vv)
 	want := []views.WhyCopy{
-		{Kind: live.Observed, Text: views.Copy{Key: "why/0/0", Text: "Subtask 1 reads 30/s of the 50/s produced on its partitions."}},
-		{Kind: live.Estimated, Text: views.Copy{Key: "why/0/1", Text: "So its lag grows by about 20/s."}},
+		{Kind: string(live.Observed), Text: views.Copy{Key: "why/0/0", Text: "Subtask 1 reads 30/s of the 50/s produced on its partitions."}},
+		{Kind: string(live.Estimated), Text: views.Copy{Key: "why/0/1", Text: "So its lag grows by about 20/s."}},
 	}
 	if diff := cmp.Diff(want, p.Grid.Rows[1].Why); diff != "" {
 		t.Errorf("highlighted row's why (-want +got):\n%s", diff)

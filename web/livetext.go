@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/live"
@@ -169,8 +170,9 @@ func lineageIntro(l live.LineageView) string {
 // (live.Judge), weakest first: a row shows its weakest, the headline's
 // counts all of them, in the same words.
 var verdictMarks = []struct {
-	verdict, mark, words string
-	count                func(live.Tally) int
+	verdict     live.Verdict
+	mark, words string
+	count       func(live.Tally) int
 }{
 	{live.VerdictDrift, "✗", "not as predicted", func(t live.Tally) int { return t.Drift }},
 	{live.VerdictUndetermined, "~", "reader not determined", func(t live.Tally) int { return t.Undetermined }},
@@ -312,12 +314,12 @@ func cellReading(c live.PartitionCell) string {
 }
 
 // stateClass is the class of a reader state.
-func stateClass(state string) string { return "st-" + state }
+func stateClass(state live.ReaderState) string { return "st-" + string(state) }
 
 // catchUpText says when a reader catches up at its rates: "≈ 3 m 20 s",
 // "never at this rate", "keeps pace" (within 2 %, so never either),
 // "caught up", with the lag's trend when it grows or shrinks.
-func catchUpText(kind string, seconds float64, trend string) string {
+func catchUpText(kind live.CatchUp, seconds float64, trend live.Trend) string {
 	var s string
 	switch kind {
 	case live.CatchUpCaughtUp:
@@ -332,7 +334,7 @@ func catchUpText(kind string, seconds float64, trend string) string {
 		return "–"
 	}
 	if trend == live.TrendGrowing || trend == live.TrendShrinking {
-		s += " · " + trend
+		s += " · " + string(trend)
 	}
 	return s
 }
@@ -382,7 +384,7 @@ func lagTime(r live.SubtaskRow) string {
 	if r.Lag < 0 {
 		return "–"
 	}
-	if r.LagKind == "at-least" {
+	if r.LagKind == kafka.TimeLagAtLeast {
 		return "≥ " + format.Seconds(r.LagSeconds)
 	}
 	return format.Seconds(r.LagSeconds)
@@ -421,9 +423,9 @@ func rowVs(v live.VertexView, r live.SubtaskRow) string {
 // groupLagTime is a group's lag in time on a partition.
 func groupLagTime(g live.GroupOffset) string {
 	switch g.LagKind {
-	case "unknown":
+	case kafka.TimeLagUnknown:
 		return "–"
-	case "at-least":
+	case kafka.TimeLagAtLeast:
 		return "≥ " + format.Seconds(g.LagSeconds)
 	}
 	return format.Seconds(g.LagSeconds)
@@ -473,8 +475,8 @@ func endpointBackoff(e live.EndpointSummary) string {
 		": polls " + format.Seconds(float64(b.PauseMillis)/1000) + " apart"
 }
 
-func verdictClass(kind string) string {
-	return "v-" + strings.ReplaceAll(kind, " ", "-")
+func verdictClass(kind live.Basis) string {
+	return "v-" + strings.ReplaceAll(string(kind), " ", "-")
 }
 
 // droppedJobs says how many finished jobs an endpoint's list holds beyond
@@ -739,7 +741,7 @@ func eventText(e live.LineageEvent) string {
 		}
 		return fmt.Sprintf("%d new partitions discovered at p=%d", e.NewPartitions, e.To)
 	}
-	return e.Kind
+	return string(e.Kind)
 }
 
 // noteText says a prediction's note.
@@ -997,7 +999,7 @@ func assignmentWords(vv live.VertexView, f live.Figure) (label, txt, note string
 	}
 	v := h.Verdicts
 	txt = fmt.Sprintf("%d / %d partitions", v.Placed(), pr.Total)
-	note = h.Kind + " · " + pr.Mode
+	note = string(h.Kind) + " · " + string(pr.Mode)
 	if v.Drift > 0 {
 		note = fmt.Sprintf("%d differ from the %s prediction", v.Drift, pr.Mode)
 	}

@@ -117,7 +117,7 @@ func TestSandboxShowsRecordsDeletedUnread(t *testing.T) {
 	for _, f := range vj.Figures {
 		if f.Name == live.FigureRecordsLost {
 			found = true
-			if f.Kind != live.Observed || f.Value != float64(vj.RecordsLost) || f.Partition == "" {
+			if f.Kind != string(live.Observed) || f.Value != float64(vj.RecordsLost) || f.Partition == "" {
 				t.Errorf("vertex JSON figure %+v, want observed %d on a partition", f, vj.RecordsLost)
 			}
 		}

@@ -157,7 +157,7 @@ func vertexMetrics(x *exposition, vs []live.VertexFact) {
 	}
 	for i := range vs {
 		if v := &vs[i]; v.PredictionMode != "" && v.PredictionMode != live.ModeNone {
-			x.add(descDrift, float64(v.Drift), v.Endpoint, v.JobID, v.ID, v.Name, v.PredictionMode, v.JobName, v.Name)
+			x.add(descDrift, float64(v.Drift), v.Endpoint, v.JobID, v.ID, v.Name, string(v.PredictionMode), v.JobName, v.Name)
 		}
 	}
 	for i := range vs {
@@ -189,7 +189,7 @@ func vertexMetrics(x *exposition, vs []live.VertexFact) {
 }
 
 // backendStates are the values of skewscope_backend_state's state label.
-var backendStates = []string{live.StateOK, live.StateFailing, live.StateNeverReached, live.StateNotPolled}
+var backendStates = []live.BackendState{live.StateOK, live.StateFailing, live.StateNeverReached, live.StateNotPolled}
 
 // backendMetrics exports each backend's up, state and latest poll; a
 // backend whose first poll has not ended has no poll to report.
@@ -219,7 +219,7 @@ func backendMetrics(x *exposition, mf *live.MetricFacts) {
 			if b.age.State == st {
 				v = 1
 			}
-			x.add(descState, v, b.kind, b.name, st)
+			x.add(descState, v, b.kind, b.name, string(st))
 		}
 	}
 	for _, b := range all {

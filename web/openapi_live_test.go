@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/live"
 )
 
@@ -267,10 +268,10 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			Headline: live.Headline{Kind: live.BasisUncertain, Exact: 3, Uncertain: 1}},
 		Subtasks: []live.SubtaskRow{{Subtask: 0, Status: "RUNNING",
 			Partitions: []live.PartitionCell{{Topic: "orders", Partition: 3, Label: "o3", Current: 10, Committed: 9, End: 20, Lag: 9, LagSeconds: 1.5,
-				LagKind: "interpolated", Reading: reading, Rate: 2.5, RetentionSeconds: 120, TimeToRetentionSeconds: 75, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Withheld: true, Level: 2}},
+				LagKind: kafka.TimeLagInterpolated, Reading: reading, Rate: 2.5, RetentionSeconds: 120, TimeToRetentionSeconds: 75, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Withheld: true, Level: 2}},
 			KeyGroups:              &live.KeyGroupSpan{Start: 0, End: 63, Size: 64},
 			TimeToRetentionSeconds: 75, RetentionSeconds: 120, RetentionPartition: "orders-3",
-			Rate: 2.5, Lag: 9, LagSeconds: 1.5, LagKind: "at-least", RecordsLost: 2200, CatchUp: live.CatchUpETA, CatchUpSeconds: 12.5, Trend: live.TrendShrinking,
+			Rate: 2.5, Lag: 9, LagSeconds: 1.5, LagKind: kafka.TimeLagAtLeast, RecordsLost: 2200, CatchUp: live.CatchUpETA, CatchUpSeconds: 12.5, Trend: live.TrendShrinking,
 			Busy: 0.25, BackPressured: 0.5, Idle: 0.25, RecordsIn: 1.5, RecordsOut: 2.5, StateSize: 1024, Drift: 1,
 			SparkLag: []float64{1.5}, SparkRate: []float64{2.5}, Highlight: true}},
 		SparkTimes: []float64{1764547200.5},
@@ -294,7 +295,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 	tv := live.TopicView{Cluster: "main", Name: "orders", Rate: 10.5,
 		Groups: []live.TopicGroup{{Name: "orders-app", State: "Stable", Lag: 9, RecordsLost: 2200, States: []live.StateCount{{State: live.ReaderLost, Count: 1}}}},
 		Partitions: []live.TopicPartitionRow{{Partition: 3, Start: 0, End: 20, Rate: 2.5, Error: "offsets: timeout", Stale: true,
-			Groups: []live.GroupOffset{{Committed: 10, Lag: 9, LagSeconds: 1.5, LagKind: "at-least", Reading: reading}}}},
+			Groups: []live.GroupOffset{{Committed: 10, Lag: 9, LagSeconds: 1.5, LagKind: kafka.TimeLagAtLeast, Reading: reading}}}},
 		Retention: &retention, Age: age, Error: "metadata: timeout"}
 	return ov, ov.Jobs, jv, vv, tv
 }
@@ -377,7 +378,7 @@ func TestOpenAPIAgeStates(t *testing.T) {
 	for _, v := range state["enum"].([]any) {
 		got = append(got, v.(string))
 	}
-	want := []string{live.StateOK, live.StateFailing, live.StateNeverReached, live.StateNotPolled}
+	want := []string{string(live.StateOK), string(live.StateFailing), string(live.StateNeverReached), string(live.StateNotPolled)}
 	if !slices.Equal(got, want) {
 		t.Errorf("openapi.json Age.state enum = %q, want %q", got, want)
 	}

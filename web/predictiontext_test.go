@@ -75,7 +75,7 @@ func TestEventTextCountsPartitions(t *testing.T) {
 
 func TestHistorySource(t *testing.T) {
 	l := &live.LineageView{Events: []live.LineageEvent{{Kind: live.EventStart, To: 4}, {Kind: live.EventFailover, To: 4}, {Kind: live.EventRestore, From: 4, To: 6}}}
-	for from, want := range map[string]string{
+	for from, want := range map[live.HistoryOrigin]string{
 		live.HistoryFromURL:  "from the URL (?history=)",
 		live.HistoryInferred: "inferred from the observed layout",
 		live.HistoryObserved: "observed by skewscope: fresh start at p=4; restored under a new job id, p 4→6",

@@ -159,7 +159,7 @@ func TestRestoredVertexHeadlineCountsAreTheRowsMarks(t *testing.T) {
 			if got := doc.Find("[data-testid=prediction-summary]").Text(); got != tc.summary {
 				t.Errorf("summary %q, want %q", got, tc.summary)
 			}
-			if got := doc.Find("[data-testid=headline-kind]").Text(); got != live.BasisUncertain {
+			if got := doc.Find("[data-testid=headline-kind]").Text(); got != string(live.BasisUncertain) {
 				t.Errorf("headline kind %q, want uncertain", got)
 			}
 			got := rowMarks(t, doc)

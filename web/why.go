@@ -38,10 +38,12 @@ func whyPanel(base string, vv live.VertexView, keyed *live.VertexView, now time.
 		}
 		w.Calm = w.Calm && !c.Hot
 		for k, s := range whySentences(vv, l) {
-			c.Clauses = append(c.Clauses, views.WhyClause{Kind: s.kind, Text: text("why/"+strconv.Itoa(i)+"/"+strconv.Itoa(k), s.text)})
+			c.Clauses = append(c.Clauses, views.WhyClause{Kind: string(s.kind), Text: text("why/"+strconv.Itoa(i)+"/"+strconv.Itoa(k), s.text)})
 		}
 		if c.Hot && vv.Kafka && links {
-			c.Planner, c.PlannerKind = whyPlanner(base, vv, keyed, l, now)
+			var kind live.Provenance
+			c.Planner, kind = whyPlanner(base, vv, keyed, l, now)
+			c.PlannerKind = string(kind)
 			if rs := l.Rescale; rs != nil && rs.Fresh > 0 {
 				c.Fresh = &views.Link{Text: fmt.Sprintf("open in planner at p = %d as a fresh start, which drops the source's offsets", rs.Fresh),
 					URL: freshPlannerURL(base, vv, keyed, rs.Fresh, now)}
@@ -52,7 +54,10 @@ func whyPanel(base string, vv live.VertexView, keyed *live.VertexView, now time.
 	return w
 }
 
-type sentence struct{ kind, text string }
+type sentence struct {
+	kind live.Provenance
+	text string
+}
 
 // facts reads a line's figures by name.
 type facts map[string]float64
@@ -74,7 +79,7 @@ func whySentences(vv live.VertexView, l live.WhyLine) []sentence {
 	f := factsOf(l)
 	p := vv.Parallelism
 	var out []sentence
-	add := func(kind, format string, args ...any) {
+	add := func(kind live.Provenance, format string, args ...any) {
 		out = append(out, sentence{kind, fmt.Sprintf(format, args...)})
 	}
 	switch l.Kind {
@@ -338,7 +343,7 @@ func rescaleSentence(rs *live.WhyRescale, ps []live.WhyPartition, p int) sentenc
 // whyPlanner is a source line's planner link: at the target parallelism
 // when one is computed, else at the current one; both as a restore from a
 // savepoint continuing the source's history, with its figures.
-func whyPlanner(base string, vv live.VertexView, keyed *live.VertexView, l live.WhyLine, now time.Time) (*views.Link, string) {
+func whyPlanner(base string, vv live.VertexView, keyed *live.VertexView, l live.WhyLine, now time.Time) (*views.Link, live.Provenance) {
 	if l.Target <= 0 {
 		return &views.Link{Text: "open in planner with these rates", URL: plannerURL(base, vv, keyed, vv.Parallelism, now)}, ""
 	}

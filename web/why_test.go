@@ -338,8 +338,8 @@ func TestNewWhyPanel(t *testing.T) {
 		Facts: []live.WhyFact{obs(live.FactProduced, 50), obs(live.FactUnknownRates, 0), obs(live.FactRead, 30), {Name: live.FactLagGrowth, Value: 20, Kind: live.Estimated}}}), nil, time.Time{}, true)
 	want := &views.WhyPanel{Causes: []views.WhyCause{{Kind: live.WhyBehind, Hot: true, Subtasks: []string{"2"},
 		Clauses: []views.WhyClause{
-			{Kind: live.Observed, Text: views.Text{Key: "why/0/0", Text: "Subtask 2 reads 30/s of the 50/s produced on its partitions."}},
-			{Kind: live.Estimated, Text: views.Text{Key: "why/0/1", Text: "So its lag grows by about 20/s."}}},
+			{Kind: string(live.Observed), Text: views.Text{Key: "why/0/0", Text: "Subtask 2 reads 30/s of the 50/s produced on its partitions."}},
+			{Kind: string(live.Estimated), Text: views.Text{Key: "why/0/1", Text: "So its lag grows by about 20/s."}}},
 		Planner: &views.Link{Text: "open in planner with these rates", URL: "/sk/plan?backlog=orders%2C5%2C0%0A&busy=0&mode=restore&observed=0&parallelism=4&rates=orders%2C5%2C2%0A&target=4&topic=orders%3A6"}}}}
 	if diff := cmp.Diff(want, w); diff != "" {
 		t.Errorf("panel (-want +got):\n%s", diff)

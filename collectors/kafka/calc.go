@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"fmt"
 	"sync"
 	"time"
 )
@@ -41,6 +42,25 @@ const (
 	// is a lower bound (now minus the oldest sample's time).
 	TimeLagAtLeast
 )
+
+// Known reports whether a lag in seconds was obtained: caught up,
+// interpolated or a lower bound.
+func (k TimeLagKind) Known() bool { return k != TimeLagUnknown }
+
+// MarshalText writes the kind as the JSON API spells it (String).
+func (k TimeLagKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind as MarshalText writes it; any other text is
+// an error naming it.
+func (k *TimeLagKind) UnmarshalText(b []byte) error {
+	for _, c := range []TimeLagKind{TimeLagUnknown, TimeLagCaughtUp, TimeLagInterpolated, TimeLagAtLeast} {
+		if string(b) == c.String() {
+			*k = c
+			return nil
+		}
+	}
+	return fmt.Errorf("lag kind %q is none of unknown, caught-up, interpolated, at-least", b)
+}
 
 func (k TimeLagKind) String() string {
 	switch k {
