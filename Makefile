@@ -123,7 +123,7 @@ fuzz:
 # polls a fake JobManager of 50 jobs × 3 vertices × p=64 and of 500 jobs ×
 # 3 × p=16, about a minute on 2 cores.
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./assign/ ./strategy/ ./web/ ./live/ ./sandbox/ ./internal/fakejm/
+	$(GO) test -run='^$$' -bench=. -benchmem ./assign/ ./strategy/ ./web/ ./live/ ./sandbox/ ./internal/fakejm/ ./internal/livebench/
 	$(GO) test -run='^$$' -bench=Poll10k -benchtime=5x ./collectors/kafka/
 	$(GO) run ./cmd/wsload -clients 1000 -partitions 10000 -for 60s
 	$(GO) run ./cmd/jmload -shapes 50x64x256,500x16x64 -polls 3
