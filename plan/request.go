@@ -99,9 +99,9 @@ func (e Errors) Add(field, format string, args ...any) {
 	}
 }
 
-// parser reads a query into a Request, field by field, keeping the texts
-// as typed for the messages.
-type parser struct {
+// Texts are a request's fields as typed, for the messages and for a form
+// that shows them again.
+type Texts struct {
 	Topics, Rates, State                string
 	Parallelism, Target, MaxParallelism string
 	Mode, Strategy, History             string
@@ -109,25 +109,13 @@ type parser struct {
 	KeyedIn, KeyedBusy, KeyedCapacity   string
 	Utilization, ObservedAt, Job        string
 	Backlog, Retention                  string
-
-	r     Request
-	strat strategy.Strategy
-	errs  Errors
 }
 
-func (f *parser) fail(field, format string, args ...any) {
-	if f.errs == nil {
-		f.errs = Errors{}
-	}
-	f.errs.Add(field, format, args...)
-}
-
-// FromQuery reads a request from a query (GET) or a posted form. Topics
-// come as repeated topic=NAME:PARTITIONS or one "topics" text with a topic
-// per line. It never fails as a whole: bad fields are reported in Errors
-// (nil when there are none), and the other fields are still read.
-func FromQuery(v url.Values) (Request, Errors) {
-	f := &parser{
+// TextsOf reads a query's texts: topics from repeated topic= and one
+// "topics" text, each field trimmed but for the pasted lists, and the
+// target defaulting to the current parallelism.
+func TextsOf(v url.Values) Texts {
+	t := Texts{
 		Topics:         strings.Join(v["topic"], "\n"),
 		Rates:          v.Get("rates"),
 		State:          v.Get("state"),
@@ -149,19 +137,45 @@ func FromQuery(v url.Values) (Request, Errors) {
 		Backlog:        v.Get("backlog"),
 		Retention:      v.Get("retention"),
 	}
+	if more := v.Get("topics"); more != "" {
+		if t.Topics != "" {
+			t.Topics += "\n"
+		}
+		t.Topics += more
+	}
+	if t.Target == "" {
+		t.Target = t.Parallelism
+	}
+	return t
+}
+
+// parser reads a query into a Request, field by field, keeping the texts
+// as typed for the messages.
+type parser struct {
+	Texts
+
+	r     Request
+	strat strategy.Strategy
+	errs  Errors
+}
+
+func (f *parser) fail(field, format string, args ...any) {
+	if f.errs == nil {
+		f.errs = Errors{}
+	}
+	f.errs.Add(field, format, args...)
+}
+
+// FromQuery reads a request from a query (GET) or a posted form. Topics
+// come as repeated topic=NAME:PARTITIONS or one "topics" text with a topic
+// per line. It never fails as a whole: bad fields are reported in Errors
+// (nil when there are none), and the other fields are still read.
+func FromQuery(v url.Values) (Request, Errors) {
+	f := &parser{Texts: TextsOf(v)}
 	f.r.Sample = strings.TrimSpace(v.Get("sample"))
 	f.r.Job = f.Job
-	if t := v.Get("topics"); t != "" {
-		if f.Topics != "" {
-			f.Topics += "\n"
-		}
-		f.Topics += t
-	}
 	f.parseTopics()
 	f.r.Parallelism = f.parallelismField("parallelism", f.Parallelism, "current parallelism")
-	if f.Target == "" {
-		f.Target = f.Parallelism
-	}
 	f.r.Target = f.parallelismField("target", f.Target, "target parallelism")
 	if n := f.r.Parallelism + f.r.Target; f.r.Parallelism > 0 && f.r.Target > 0 && n > MaxSubtasks {
 		field := "parallelism"

@@ -17,28 +17,13 @@ const maxPlannerSubtasks = plan.MaxSubtasks
 // message per bad field. Color and Highlight are the page's own: how the
 // grids are drawn, not what is planned.
 type planForm struct {
-	// Raw text of each field, echoed back into the form.
-	Topics, Rates, State                string
-	Parallelism, Target, MaxParallelism string
-	Mode, Strategy, Color               string
-	Highlight                           string
-	// History is the source's parallelism history as typed (?history=).
-	History string
-	// Capacity inputs as typed: per current source subtask its busy ratio
-	// and records/s read, or a capacity per subtask; the same for the
-	// keyed vertex; the target utilisation in percent.
-	Busy, Observed, Capacity          string
-	KeyedIn, KeyedBusy, KeyedCapacity string
-	Utilization                       string
-	// ObservedAt and Job say that the inputs were filled in from a live
-	// job, and when (RFC 3339).
-	ObservedAt, Job string
+	// The request's fields as typed, echoed back into the form.
+	plan.Texts
+	// Color and Highlight are the page's colouring and highlight as
+	// typed; they change only how the page draws.
+	Color, Highlight string
 	// Sample is a key sample's id whose key groups give the keyed load.
 	Sample string
-	// Backlog is the source's records not yet read per partition, CSV
-	// "topic,partition,records"; Retention each topic's retention.ms, CSV
-	// "topic,retention.ms".
-	Backlog, Retention string
 
 	// req is the input read, valid when Errors is empty.
 	req plan.Request
@@ -73,45 +58,13 @@ func (f *planForm) fail(field, format string, args ...any) {
 // colouring and highlight. It never fails as a whole: bad fields are
 // reported in Errors, and the other fields are still parsed.
 func parsePlanForm(v url.Values) *planForm {
-	f := &planForm{
-		Topics:         strings.Join(v["topic"], "\n"),
-		Rates:          v.Get("rates"),
-		State:          v.Get("state"),
-		Parallelism:    strings.TrimSpace(v.Get("parallelism")),
-		Target:         strings.TrimSpace(v.Get("target")),
-		MaxParallelism: strings.TrimSpace(v.Get("maxParallelism")),
-		Mode:           strings.TrimSpace(v.Get("mode")),
-		Strategy:       strings.TrimSpace(v.Get("strategy")),
-		Color:          strings.TrimSpace(v.Get("color")),
-		Highlight:      strings.TrimSpace(v.Get("highlight")),
-		History:        strings.TrimSpace(v.Get("history")),
-		Busy:           strings.TrimSpace(v.Get("busy")),
-		Observed:       strings.TrimSpace(v.Get("observed")),
-		Capacity:       strings.TrimSpace(v.Get("capacity")),
-		KeyedIn:        strings.TrimSpace(v.Get("keyedIn")),
-		KeyedBusy:      strings.TrimSpace(v.Get("keyedBusy")),
-		KeyedCapacity:  strings.TrimSpace(v.Get("keyedCapacity")),
-		Utilization:    strings.TrimSpace(v.Get("utilization")),
-		ObservedAt:     strings.TrimSpace(v.Get("observedAt")),
-		Job:            strings.TrimSpace(v.Get("job")),
-		Sample:         strings.TrimSpace(v.Get("sample")),
-		Backlog:        v.Get("backlog"),
-		Retention:      v.Get("retention"),
-	}
-	if t := v.Get("topics"); t != "" {
-		if f.Topics != "" {
-			f.Topics += "\n"
-		}
-		f.Topics += t
-	}
+	f := &planForm{Texts: plan.TextsOf(v), Color: strings.TrimSpace(v.Get("color")), Highlight: strings.TrimSpace(v.Get("highlight")),
+		Sample: strings.TrimSpace(v.Get("sample"))}
 	if a := strings.TrimSpace(v.Get("apply")); a != "" {
 		// A candidate's button: apply it as the target.
 		f.Target = a
 		v = cloneValues(v)
 		v.Set("target", a)
-	}
-	if f.Target == "" {
-		f.Target = f.Parallelism
 	}
 	var errs plan.Errors
 	f.req, errs = plan.FromQuery(v)

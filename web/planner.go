@@ -100,7 +100,7 @@ func (s *Server) planFromValues(r *http.Request, vals url.Values) (int, templ.Co
 }
 
 func newEmptyPlanForm() *planForm {
-	return &planForm{Mode: "fresh", Strategy: strategy.Default, Color: "topic"}
+	return &planForm{Texts: plan.Texts{Mode: "fresh", Strategy: strategy.Default}, Color: "topic"}
 }
 
 // newPlannerPage builds the planner's view model.
