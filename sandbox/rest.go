@@ -223,20 +223,6 @@ func (j *job) subtaskIO(keyed bool) []fakejm.IOMetrics {
 	return out
 }
 
-func sumIO(ms []fakejm.IOMetrics) fakejm.IOMetrics {
-	t := fakejm.IOMetrics{ReadBytesComplete: true, WriteBytesComplete: true, ReadRecordsComplete: true, WriteRecordsComplete: true}
-	for _, m := range ms {
-		t.ReadBytes += m.ReadBytes
-		t.WriteBytes += m.WriteBytes
-		t.ReadRecords += m.ReadRecords
-		t.WriteRecords += m.WriteRecords
-		t.AccBackPressured += m.AccBackPressured
-		t.AccIdle += m.AccIdle
-		t.AccBusy += m.AccBusy
-	}
-	return t
-}
-
 func (j *job) vertexName(keyed bool) string {
 	if keyed {
 		return j.spec.keyedName
@@ -257,7 +243,7 @@ func (j *job) vertexSummary(keyed bool, now int64) fakejm.JobVertex {
 		ID: j.vertexID(keyed), SlotSharingGroupID: j.ssgID, Name: j.vertexName(keyed),
 		MaxParallelism: j.spec.maxP, Parallelism: p, Status: j.taskState(),
 		StartTime: j.created + 300, EndTime: j.endTime(), Duration: max(0, j.duration(now)-300),
-		Tasks: stateCounts(execStates, j.taskState(), p), Metrics: sumIO(j.subtaskIO(keyed)),
+		Tasks: stateCounts(execStates, j.taskState(), p), Metrics: fakejm.SumIO(j.subtaskIO(keyed)),
 	}
 }
 

@@ -23,15 +23,7 @@ import (
 func TestPublishBuildsOneViewPerQuery(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	st := liveStore(t, at)
-	s, err := NewServer(Options{Live: st, WebSocket: HubOptions{AllowNoOrigin: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.hub.Run(ctx); close(done) }() // no runLive: the test publishes
-	ts := httptest.NewServer(s)
-	t.Cleanup(func() { ts.Close(); cancel(); <-done })
+	s, ts := publishServer(t, Options{Live: st})
 
 	topics := []string{
 		vertexTopic(tJob, tSource, "lag", nil, 0, gridQuery{}),
@@ -91,15 +83,7 @@ func TestPublishSendsSparklinesOnceThenAppends(t *testing.T) {
 		st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: at.Add(10*time.Second + time.Duration(i)*2500*time.Millisecond), Jobs: []flink.JobSnapshot{{ID: tJob, Name: "big", State: "RUNNING",
 			Vertices: []flink.VertexSnapshot{{ID: tSource, Name: "Source", Parallelism: 2, MaxParallelism: 128, Source: true, Kafka: obs, Subtasks: subs}}}}})
 	}
-	s, err := NewServer(Options{Live: st, WebSocket: HubOptions{AllowNoOrigin: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.hub.Run(ctx); close(done) }() // no runLive: the test publishes
-	ts := httptest.NewServer(s)
-	t.Cleanup(func() { ts.Close(); cancel(); <-done })
+	s, ts := publishServer(t, Options{Live: st})
 	dial := func() *websocket.Conn {
 		c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", nil)
 		if err != nil {
@@ -182,15 +166,7 @@ func TestPublishRebuildsOnlyWhatChanged(t *testing.T) {
 	const jobA, jobB = "aaaa0000aaaa0000aaaa0000aaaa0000", "bbbb0000bbbb0000bbbb0000bbbb0000"
 	poll("a", jobA, 0)
 	poll("b", jobB, 0)
-	s, err := NewServer(Options{Live: st, WebSocket: HubOptions{AllowNoOrigin: true}, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.hub.Run(ctx); close(done) }() // no runLive: the test publishes
-	ts := httptest.NewServer(s)
-	t.Cleanup(func() { ts.Close(); cancel(); <-done })
+	s, ts := publishServer(t, Options{Live: st, Now: func() time.Time { return now }})
 	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -214,4 +190,21 @@ func TestPublishRebuildsOnlyWhatChanged(t *testing.T) {
 	now = now.Add(republishAfter)
 	s.publishAll()
 	views("a round republishAfter later", 5)
+}
+
+// publishServer serves opts (its websocket accepting clients without an
+// Origin) with the hub running and no publish loop: the test publishes.
+func publishServer(t *testing.T, opts Options) (*Server, *httptest.Server) {
+	t.Helper()
+	opts.WebSocket.AllowNoOrigin = true
+	s, err := NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.hub.Run(ctx); close(done) }()
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { ts.Close(); cancel(); <-done })
+	return s, ts
 }

@@ -175,7 +175,8 @@ func ioMetrics(ld subtaskLoad) IOMetrics {
 	return m
 }
 
-func sumIO(ms []IOMetrics) IOMetrics {
+// SumIO is a vertex's metrics as Flink sums its subtasks'.
+func SumIO(ms []IOMetrics) IOMetrics {
 	t := IOMetrics{ReadBytesComplete: true, WriteBytesComplete: true, ReadRecordsComplete: true, WriteRecordsComplete: true}
 	for _, m := range ms {
 		t.ReadBytes += m.ReadBytes
@@ -279,7 +280,7 @@ func (l *layout) jobDetails(j *job) JobDetails {
 		w.Vertices = append(w.Vertices, JobVertex{
 			ID: v.id, SlotSharingGroupID: slot, Name: v.kind.name, MaxParallelism: l.cfg.MaxParallelism,
 			Parallelism: l.cfg.Parallelism, Status: "RUNNING", StartTime: l.subtaskStart(v, 0), EndTime: -1,
-			Duration: jobDuration - 3367, Tasks: stateCounts(l.cfg.Parallelism), Metrics: sumIO(ms),
+			Duration: jobDuration - 3367, Tasks: stateCounts(l.cfg.Parallelism), Metrics: SumIO(ms),
 		})
 	}
 	return w
