@@ -677,18 +677,7 @@ func TestVertexPageWithHistoryGetsItsOwnUpdates(t *testing.T) {
 		t.Fatalf("the history 2,4 does not change the page's shape (%s); the test needs one that does", shape)
 	}
 
-	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.WriteJSON(map[string]any{"subscribe": []string{topic}}); err != nil {
-		t.Fatal(err)
-	}
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	waitFor(t, "topic watched", 5*time.Second, func() bool { return s.hub.Subscribed(topic) })
-	st.UpdateKafka(&kafka.Snapshot{Cluster: "other", CollectedAt: at})
-	if got := nextUpdate(t, c, topic).Shape; got != shape {
+	if got := pushedShape(t, s, ts, st, topic, at); got != shape {
 		t.Fatalf("pushed shape %q, the page's %q: the page would fetch itself again", got, shape)
 	}
 }
@@ -739,6 +728,15 @@ func TestPagesShareTheirTopicsShape(t *testing.T) {
 			t.Errorf("%s: shape %s, the plain page's %s", q, got, shape)
 		}
 	}
+	if got := pushedShape(t, s, ts, st, topic, at); got != shape {
+		t.Fatalf("pushed shape %q, the pages' %q: they would fetch themselves again", got, shape)
+	}
+}
+
+// pushedShape subscribes to topic, makes the store publish (a Kafka poll
+// of another cluster) and returns the shape of the update pushed.
+func pushedShape(t *testing.T, s *Server, ts *httptest.Server, st *live.Store, topic string, at time.Time) string {
+	t.Helper()
 	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -750,7 +748,5 @@ func TestPagesShareTheirTopicsShape(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	waitFor(t, "topic watched", 5*time.Second, func() bool { return s.hub.Subscribed(topic) })
 	st.UpdateKafka(&kafka.Snapshot{Cluster: "other", CollectedAt: at})
-	if got := nextUpdate(t, c, topic).Shape; got != shape {
-		t.Fatalf("pushed shape %q, the pages' %q: they would fetch themselves again", got, shape)
-	}
+	return nextUpdate(t, c, topic).Shape
 }
