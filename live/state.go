@@ -39,7 +39,7 @@ func (s *Store) publish() {
 		views:    s.views,
 		kafka:    maps.Clone(s.kafka),
 		flink:    maps.Clone(s.flink),
-		tables:   maps.Clone(s.tables),
+		tables:   s.tables, // shared: the store copies it before it adds a table
 		parts:    maps.Clone(s.parts),
 		topicIdx: maps.Clone(s.topicIdx),
 		topics:   maps.Clone(s.topics),
@@ -59,6 +59,7 @@ func (s *Store) publish() {
 		jobSeq:     maps.Clone(s.jobSeq),
 		clusterSeq: maps.Clone(s.clusterSeq),
 	}}
+	s.tablesShared = true
 	for k, l := range s.lineage {
 		c.lineage[k] = l.clone()
 	}

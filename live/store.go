@@ -14,6 +14,7 @@ package live
 
 import (
 	"iter"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -170,6 +171,10 @@ type Store struct {
 	// updating counts the updates handed in and not yet published
 	// (Updating).
 	updating atomic.Int32
+	// tablesShared is set while the published State holds the tables map
+	// itself: a partition's new table copies it first. A table is added
+	// once per partition, and an update clones no map of every partition.
+	tablesShared bool
 	// seen holds the partitions each Kafka source vertex (endpoint, job
 	// id, vertex id) has listed in its metric ids so far: after a
 	// scale-down Flink drops the old subtasks' ids before the new readers
@@ -299,6 +304,10 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 			k := tpKey{snap.Cluster, t.Name, p.Partition}
 			tt := s.tables[k]
 			if tt == nil {
+				if s.tablesShared {
+					// The published State holds the map: copy on write.
+					s.tables, s.tablesShared = maps.Clone(s.tables), false
+				}
 				tt = kafka.NewTimeTable(s.opts.TimeTableSize)
 				s.tables[k] = tt
 			}

@@ -21,7 +21,7 @@ func TestExpositionEscapesAndParses(t *testing.T) {
 	rec := httptest.NewRecorder()
 	rec.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	x := newExposition(rec)
-	weird := "a\\b \"quoted\"\nline ‮rtl"
+	weird := "a\\b \"quoted\"\nline \u202ertl"
 	x.add(descGroupLag, 7, "prod", weird, "orders", "3")
 	x.add(descGroupLag, math.Inf(1), "prod", "g\xffh", "orders", "4")
 	x.add(descWSConnections, 0.5)

@@ -103,9 +103,6 @@ func New(cfg Config, opts live.Options) *Source {
 // Store is the store the polls go to.
 func (s *Source) Store() *live.Store { return s.store }
 
-// Polls is the number of Kafka polls handed in so far.
-func (s *Source) Polls() int { return s.polls }
-
 // Fill hands in n polls every interval, the last at last: the history
 // a dashboard running for a while has (360 polls fill the sparklines).
 func (s *Source) Fill(n int, interval time.Duration, last time.Time) {

@@ -24,8 +24,8 @@ func TestPollMovesTheView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if src.Polls() != 5 {
-		t.Errorf("%d polls, want 5", src.Polls())
+	if src.polls != 5 {
+		t.Errorf("%d polls, want 5", src.polls)
 	}
 	if before.Prediction.Total != 1200 || after.Prediction.Total != 1200 {
 		t.Errorf("views of %d and %d partitions, want 1200 (3 topics)", before.Prediction.Total, after.Prediction.Total)
