@@ -251,7 +251,7 @@ func (s *picture) currentLineage(endpoint string, j *flink.JobSnapshot, v *flink
 type modelled struct {
 	// owners is the subtask the model puts each partition on, nil when
 	// not modelled; uncertain holds those it cannot place exactly.
-	owners    map[assign.TopicPartition]int
+	owners    *ownerIndex
 	uncertain map[assign.TopicPartition]bool
 	// unnamed are the topics whose real name is not known: not modelled.
 	unnamed map[string]bool
@@ -262,20 +262,19 @@ type modelled struct {
 // whether the cell's reader is undetermined (and not withheld), which the
 // prediction's notes count.
 func (m modelled) mark(c *PartitionCell) (undetermined bool) {
-	tp := assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}
 	if c.OwnerUndetermined && !c.Withheld {
 		// Outlined whatever the model says, also when it says
 		// nothing.
 		undetermined = true
 		c.Uncertain = true
 	}
-	o, ok := m.owners[tp]
-	if m.owners == nil || !ok || m.unnamed[c.Topic] {
+	o, ok := m.owners.get(c.Topic, c.Partition)
+	if !ok || m.unnamed[c.Topic] {
 		c.Basis = BasisNotModelled
 		return undetermined
 	}
 	c.Predicted = o
-	c.Uncertain = m.uncertain[tp] || c.OwnerUndetermined
+	c.Uncertain = c.OwnerUndetermined || (len(m.uncertain) > 0 && m.uncertain[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}])
 	c.Basis = m.basis
 	if c.Uncertain {
 		c.Basis = BasisUncertain
@@ -347,7 +346,7 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 		mi = &modelInput{mode: ModeFresh, in: assign.RestoreInput{Topics: topics, History: []int{v.Parallelism}}, source: ""}
 	}
 	var (
-		owners    map[assign.TopicPartition]int
+		owners    *ownerIndex
 		uncertain = map[assign.TopicPartition]bool{}
 		unnamed   = s.unnamedTopics(cluster, topics)
 	)
@@ -370,7 +369,7 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 			if err != nil {
 				pr.Mode, pr.NotModelled = ModeNone, &NotModelled{Reason: ReasonModelError, Error: err.Error()}
 			} else {
-				owners = ownerMap(fa)
+				owners = ownerIndexOf(fa)
 			}
 		} else {
 			pr.History = mi.in.History
@@ -385,7 +384,7 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 				for _, u := range res.Uncertain {
 					uncertain[u] = true
 				}
-				owners = ownerMap(res.Assignment)
+				owners = ownerIndexOf(res.Assignment)
 				if mi.unsure && len(mi.in.NewTopics) > 0 {
 					pr.Notes = unsureDiscovery(pr.Notes, mi, owners, uncertain)
 				}
@@ -397,7 +396,7 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 					// readers' lists in an order the checkpoint keeps but
 					// skewscope cannot see; every chunk boundary can move.
 					pr.Notes = append(pr.Notes, Note{Kind: NoteDiscoveredBeforeRestore})
-					for tp := range owners {
+					for tp := range owners.all() {
 						uncertain[tp] = true
 					}
 				}
@@ -531,7 +530,7 @@ func headline(vv *VertexView, pr *Prediction, verdicts Tally) (h Headline) {
 // steps' lists are not modelled with the partitions found in between, so
 // every cell is. It returns notes with the model's "discovered after the
 // last restore" replaced by what is known.
-func unsureDiscovery(notes []Note, mi *modelInput, owners map[assign.TopicPartition]int, uncertain map[assign.TopicPartition]bool) []Note {
+func unsureDiscovery(notes []Note, mi *modelInput, owners *ownerIndex, uncertain map[assign.TopicPartition]bool) []Note {
 	grown := maxTopics(mi.in.Topics, mi.in.NewTopics)
 	old := map[string]int{}
 	for _, t := range mi.in.Topics {
@@ -551,12 +550,12 @@ func unsureDiscovery(notes []Note, mi *modelInput, owners map[assign.TopicPartit
 		before, err = assign.Restore(assign.RestoreInput{Topics: grown, History: h, ConnectorLine: mi.in.ConnectorLine, StartingOffsets: mi.in.StartingOffsets})
 	}
 	if err != nil {
-		for tp := range owners {
+		for tp := range owners.all() {
 			uncertain[tp] = true
 		}
 	} else {
 		for tp, o := range ownerMap(before.Assignment) {
-			if owners[tp] != o {
+			if now, ok := owners.get(tp.Topic, tp.Partition); !ok || now != o {
 				uncertain[tp] = true
 			}
 		}
@@ -688,11 +687,11 @@ func jobNotes(notes []string, l *lineage, fromURL bool) []Note {
 
 // movedTo is the row of n an undetermined cell shown in row moves to: the
 // model's subtask when that may read it.
-func movedTo(c *PartitionCell, row int, owners map[assign.TopicPartition]int, n int) (int, bool) {
+func movedTo(c *PartitionCell, row int, owners *ownerIndex, n int) (int, bool) {
 	if !c.OwnerUndetermined {
 		return 0, false
 	}
-	o, ok := owners[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}]
+	o, ok := owners.get(c.Topic, c.Partition)
 	if ok && o != row && (c.Candidates == nil || slices.Contains(c.Candidates, o)) && o >= 0 && o < n {
 		return o, true
 	}
@@ -701,7 +700,7 @@ func movedTo(c *PartitionCell, row int, owners map[assign.TopicPartition]int, n 
 
 // placeUndetermined shows each partition whose reader is not determined
 // under the model's subtask when that is one of its candidates.
-func placeUndetermined(vv *VertexView, owners map[assign.TopicPartition]int, q VertexQuery) {
+func placeUndetermined(vv *VertexView, owners *ownerIndex, q VertexQuery) {
 	type move struct {
 		c  PartitionCell
 		to int

@@ -242,6 +242,28 @@ type lagAnchor struct {
 	kind kafka.TimeLagKind // TimeLagInterpolated or TimeLagAtLeast; 0 none
 }
 
+// lagEval is where a reader's position stood by the offset→time tables of
+// one Kafka update: when the end offset passed it (kafka.TimeTable.Passed).
+// It holds until the tables or the position change, so a view takes the
+// lag in time from it at any moment without reading the table again (a
+// source of ten thousand partitions would read ten thousand tables, each
+// a cache miss, for every view).
+type lagEval struct {
+	gen    uint64 // the tables' generation it was read from (topicIndex.gen); 0 none
+	pos    int64
+	passed int64 // Unix nanoseconds
+	kind   kafka.TimeLagKind
+}
+
+// evaluate reads pos against table tt of generation gen.
+func evaluate(tt *kafka.TimeTable, pos int64, gen uint64) lagEval {
+	e := lagEval{gen: gen, pos: pos, kind: kafka.TimeLagUnknown}
+	if tt != nil {
+		e.passed, e.kind = tt.Passed(pos)
+	}
+	return e
+}
+
 // readTrack is what the store keeps of one reader on one partition. It is
 // changed in place under the store's lock; views read its readStatus.
 type readTrack struct {
@@ -256,6 +278,8 @@ type readTrack struct {
 	// evaluated is the latest poll the loss rule ran at.
 	evaluated time.Time
 	anchor    lagAnchor
+	// eval is the position read against the latest tables.
+	eval lagEval
 	// memo is what status last found of the samples in its window: a
 	// Kafka poll moves evaluated on without adding a sample, and while
 	// the window holds the same samples their rates are the same.
@@ -353,11 +377,15 @@ func (t *readTrack) add(s readSample) {
 
 // anchorAt remembers when, by table tt seen at the poll at, the end offset
 // passed pos; an earlier time already known for the same position wins.
-func (t *readTrack) anchorAt(tt *kafka.TimeTable, pos int64, at time.Time) {
+// gen is the tables' generation: the track keeps the reading (eval).
+func (t *readTrack) anchorAt(tt *kafka.TimeTable, pos int64, at time.Time, gen uint64) {
 	if tt == nil {
+		t.eval = lagEval{}
 		return
 	}
-	sec, kind := tt.LagSeconds(pos, at)
+	t.eval = evaluate(tt, pos, gen)
+	kind := t.eval.kind
+	sec := kafka.LagAt(t.eval.passed, kind, at)
 	if kind != kafka.TimeLagInterpolated && kind != kafka.TimeLagAtLeast {
 		if kind == kafka.TimeLagCaughtUp || t.anchor.pos != pos {
 			t.anchor = lagAnchor{}
@@ -383,6 +411,7 @@ type readStatus struct {
 	endRate   float64 // NaN unknown
 	loss      *Loss   // nil while nothing was lost and the reader is not behind
 	anchor    lagAnchor
+	eval      lagEval
 }
 
 // lostSince reports whether records were counted lost within readWindow
@@ -396,7 +425,7 @@ func (st *readStatus) lostSince(now time.Time) bool {
 
 // status sums up the track as of its newest sample (or loss evaluation).
 func (t *readTrack) status() readStatus {
-	st := readStatus{posRate: math.NaN(), endRate: math.NaN(), anchor: t.anchor}
+	st := readStatus{posRate: math.NaN(), endRate: math.NaN(), anchor: t.anchor, eval: t.eval}
 	latest := nanos(t.evaluated)
 	if n := len(t.ring); n > 0 && t.ring[n-1].at > latest {
 		latest = t.ring[n-1].at
@@ -587,6 +616,21 @@ func (st *readStatus) lagSeconds(tt *kafka.TimeTable, pos int64, now time.Time) 
 		return 0, kafka.TimeLagUnknown
 	}
 	sec, kind := tt.LagSeconds(pos, now)
+	return st.held(sec, kind, pos, now)
+}
+
+// lagFrom is lagSeconds for a view of the tables of generation gen: the
+// reader's evaluation answers when it was read from those tables at pos,
+// and table() is read only when it was not.
+func (st *readStatus) lagFrom(gen uint64, pos int64, now time.Time, ti *topicIndex, p int32) (float64, kafka.TimeLagKind) {
+	if st == nil || gen == 0 || st.eval.gen != gen || st.eval.pos != pos {
+		return st.lagSeconds(ti.table(p), pos, now)
+	}
+	return st.held(kafka.LagAt(st.eval.passed, st.eval.kind, now), st.eval.kind, pos, now)
+}
+
+// held applies the reader's anchor to a lag the table gave.
+func (st *readStatus) held(sec float64, kind kafka.TimeLagKind, pos int64, now time.Time) (float64, kafka.TimeLagKind) {
 	if st == nil || kind != kafka.TimeLagAtLeast || st.anchor.kind == 0 || st.anchor.pos != pos {
 		return sec, kind
 	}
@@ -655,6 +699,9 @@ func (s *Store) trackSource(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 			if ok {
 				t.observeLaterStart(at, p.Start)
 			}
+			// The tables moved on: the position is read against them
+			// again, for the views of this update.
+			t.eval = evaluate(s.tables[tpKey{cluster, tp.topic, tp.partition}], pos, s.tablesGen[cluster])
 			continue
 		}
 		if ok {
@@ -665,7 +712,7 @@ func (s *Store) trackSource(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 			rs.end, rs.endAt = p.End, nanos(p.UpdatedAt)
 		}
 		t.add(rs)
-		t.anchorAt(s.tables[tpKey{cluster, tp.topic, tp.partition}], pos, at)
+		t.anchorAt(s.tables[tpKey{cluster, tp.topic, tp.partition}], pos, at, s.tablesGen[cluster])
 	}
 	s.publishSource(key, sr)
 }
@@ -803,7 +850,7 @@ func (s *Store) trackGroups(snap *kafka.Snapshot) {
 				}
 			}
 			t.add(rs)
-			t.anchorAt(s.tables[tpKey{snap.Cluster, gp.Topic, gp.Partition}], gp.Committed, snap.CollectedAt)
+			t.anchorAt(s.tables[tpKey{snap.Cluster, gp.Topic, gp.Partition}], gp.Committed, snap.CollectedAt, s.tablesGen[snap.Cluster])
 		}
 		m := make(map[topicPart]readStatus, len(tracks))
 		for tp, t := range tracks {

@@ -19,9 +19,12 @@ import (
 // observed owners and the readers' status. What the store changes in place
 // is copied when the State is published: lineages, sparkline ring headers
 // and the replacements it remembers. The offset→time tables are the one
-// shared part that moves on, being safe for concurrent use: a view built
-// while a Kafka poll lands may date a position with that poll's sample
-// too, which only makes the estimate newer.
+// shared part that moves on, being safe for concurrent use. A view rarely
+// reads them: each reader's position was read against the tables of its
+// State's Kafka update when that update was taken in (lagEval), and a view
+// reads a table only for a position no such reading answers, when it may
+// date the position with a later poll's sample too, which only makes the
+// estimate newer.
 type State struct {
 	picture
 

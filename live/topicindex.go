@@ -13,6 +13,8 @@ type topicIndex struct {
 	has   []bool
 	// tables[p] is partition p's offset→time table, nil when none.
 	tables []*kafka.TimeTable
+	// gen is the tables' generation (Store.tablesGen) as of this index.
+	gen uint64
 }
 
 // part returns partition p of the topic as the cluster's parts map would,
@@ -55,7 +57,7 @@ func (s *Store) indexTopics(snap *kafka.Snapshot) map[string]*topicIndex {
 		if sparse[name] || n > 2*listed[name]+64 {
 			continue
 		}
-		out[name] = &topicIndex{parts: make([]kafka.Partition, n), has: make([]bool, n), tables: make([]*kafka.TimeTable, n)}
+		out[name] = &topicIndex{parts: make([]kafka.Partition, n), has: make([]bool, n), tables: make([]*kafka.TimeTable, n), gen: s.tablesGen[snap.Cluster]}
 	}
 	for _, t := range snap.Topics {
 		ti := out[t.Name]

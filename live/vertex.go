@@ -249,13 +249,13 @@ func (s *picture) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink
 			}
 			if st.CurrentOffset >= 0 {
 				c.Lag = max(0, p.End-(st.CurrentOffset+1))
-				var tt *kafka.TimeTable
+				var sec float64
+				var kind kafka.TimeLagKind
 				if to.ti != nil {
-					tt = to.ti.table(st.Partition)
+					sec, kind = rs.lagFrom(to.ti.gen, st.CurrentOffset+1, now, to.ti, st.Partition)
 				} else {
-					tt = s.tables[tpKey{cluster, topic, st.Partition}]
+					sec, kind = rs.lagSeconds(s.tables[tpKey{cluster, topic, st.Partition}], st.CurrentOffset+1, now)
 				}
-				sec, kind := rs.lagSeconds(tt, st.CurrentOffset+1, now)
 				c.LagSeconds, c.LagKind = sec, kind
 			}
 		}
@@ -418,9 +418,13 @@ func labelCells(vv *VertexView, labels map[string]string) {
 	}
 	buf := make([]byte, 0, 8*n)
 	ends := make([]int, 0, n)
+	lastTopic, label := "", ""
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
-			buf = append(buf, labels[c.Topic]...)
+			if c.Topic != lastTopic || label == "" {
+				lastTopic, label = c.Topic, labels[c.Topic]
+			}
+			buf = append(buf, label...)
 			buf = strconv.AppendInt(buf, int64(c.Partition), 10)
 			ends = append(ends, len(buf))
 		}

@@ -315,8 +315,14 @@ type modelLayout struct {
 func PlannerModelOf(vv *VertexView) PlannerModel {
 	counts := map[string]int{}
 	for _, r := range vv.Subtasks {
-		for _, c := range r.Partitions {
-			counts[c.Topic] = max(counts[c.Topic], int(c.Partition)+1)
+		// A row's cells come grouped by topic: each run's highest
+		// partition is looked up once.
+		for k := 0; k < len(r.Partitions); {
+			t, top := r.Partitions[k].Topic, 0
+			for ; k < len(r.Partitions) && r.Partitions[k].Topic == t; k++ {
+				top = max(top, int(r.Partitions[k].Partition)+1)
+			}
+			counts[t] = max(counts[t], top)
 		}
 	}
 	m := PlannerModel{Restore: true, History: []int{vv.Parallelism}, layouts: map[int]modelLayout{}}
@@ -578,19 +584,15 @@ type sourceExplainer struct {
 	// rates are the known produce rates by partition; capacity is what a
 	// subtask processes at 100 % busy (0 unknown); lag the records not
 	// read yet (-1 unknown).
-	rates    map[assign.TopicPartition]float64
+	rates    partitionRates
 	capacity float64
 	lag      int64
 }
 
 func newSourceExplainer(vv *VertexView) *sourceExplainer {
 	p := vv.Parallelism
-	n := 0
-	for _, r := range vv.Subtasks {
-		n += len(r.Partitions)
-	}
 	e := &sourceExplainer{vv: vv, p: p, cells: make([][]PartitionCell, p), load: make([]float64, p), maybe: make([]bool, p), model: PlannerModelOf(vv),
-		rates: make(map[assign.TopicPartition]float64, n)}
+		rates: partitionRates{topics: map[string][]float64{}}}
 	for i, r := range vv.Subtasks {
 		// A row without an undetermined cell is shared, not copied: the
 		// explainer only reads its cells (hotLine sorts a copy).
@@ -604,7 +606,7 @@ func newSourceExplainer(vv *VertexView) *sourceExplainer {
 				e.unknownRates++
 			} else {
 				e.total += c.Rate
-				e.rates[assign.TopicPartition{Topic: c.Topic, Partition: c.Partition}] = c.Rate
+				e.rates.set(c.Topic, c.Partition, c.Rate)
 			}
 			if c.Lag < 0 || e.lag < 0 {
 				e.lag = -1
@@ -662,7 +664,7 @@ func (e *sourceExplainer) busiest(a assign.Assignment) (float64, int) {
 	for s, ps := range a.Subtasks {
 		sum := 0.0
 		for _, tp := range ps {
-			sum += e.rates[tp]
+			sum += e.rates.get(tp.Topic, tp.Partition)
 		}
 		if sum > top {
 			top, at = sum, s
@@ -1227,4 +1229,36 @@ func backpressuring(vv *VertexView, job []whyVertex) *WhyLine {
 // lists its inputs.
 func edgesKnown(job []whyVertex) bool {
 	return slices.ContainsFunc(job, func(w whyVertex) bool { return len(w.Inputs) > 0 })
+}
+
+// partitionRates are known produce rates, per topic indexed by partition
+// (0 where not known), as busiest sums them over a candidate layout's
+// ten thousand partitions. Like ownerIndex it remembers the last topic.
+type partitionRates struct {
+	topics map[string][]float64
+	last   string
+	row    []float64
+}
+
+func (r *partitionRates) set(topic string, p int32, rate float64) {
+	if p < 0 {
+		return
+	}
+	row := r.topics[topic]
+	if int(p) >= len(row) {
+		row = append(row, make([]float64, int(p)+1-len(row))...)
+		r.topics[topic] = row
+		r.last, r.row = "", nil
+	}
+	row[p] = rate
+}
+
+func (r *partitionRates) get(topic string, p int32) float64 {
+	if topic != r.last || r.row == nil {
+		r.last, r.row = topic, r.topics[topic]
+	}
+	if p < 0 || int(p) >= len(r.row) {
+		return 0
+	}
+	return r.row[p]
 }

@@ -168,13 +168,34 @@ func (t *TimeTable) Add(at time.Time, end int64) {
 // LagSeconds estimates how long ago, seen from now, the end offset passed
 // committed. See [TimeTable] for the method and its limits.
 func (t *TimeTable) LagSeconds(committed int64, now time.Time) (float64, TimeLagKind) {
-	ns := now.UnixNano()
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	return timeLag(t.samples, committed, ns)
+	passed, kind := t.Passed(committed)
+	return LagAt(passed, kind, now), kind
 }
 
-func timeLag(s []point, c int64, now int64) (float64, TimeLagKind) {
+// Passed estimates when the end offset passed committed, in Unix
+// nanoseconds: interpolated between the samples around it, or, for a
+// commit older than the table, the oldest sample's time (a lower bound of
+// the lag, TimeLagAtLeast). It is 0 when the kind is TimeLagCaughtUp or
+// TimeLagUnknown. What it returns depends on the table and committed
+// alone, so a reader can keep it until either changes and take the lag
+// at any later moment with [LagAt].
+func (t *TimeTable) Passed(committed int64) (int64, TimeLagKind) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return passedAt(t.samples, committed)
+}
+
+// LagAt is the lag in seconds, seen from now, of a position the end offset
+// passed at passed (Unix nanoseconds, as [TimeTable.Passed] gives it): 0
+// when caught up or not known, never negative.
+func LagAt(passed int64, kind TimeLagKind, now time.Time) float64 {
+	if kind != TimeLagInterpolated && kind != TimeLagAtLeast {
+		return 0
+	}
+	return max(0, time.Duration(now.UnixNano()-passed).Seconds())
+}
+
+func passedAt(s []point, c int64) (int64, TimeLagKind) {
 	n := len(s)
 	if n == 0 {
 		return 0, TimeLagUnknown
@@ -183,19 +204,24 @@ func timeLag(s []point, c int64, now int64) (float64, TimeLagKind) {
 		return 0, TimeLagCaughtUp
 	}
 	if c < s[0].offset {
-		return max(0, time.Duration(now-s[0].at).Seconds()), TimeLagAtLeast
+		return s[0].at, TimeLagAtLeast
 	}
-	for i := n - 1; i > 0; i-- {
-		l, r := s[i-1], s[i]
-		if l.offset > c || c > r.offset {
-			continue
+	// The latest pair l ≤ c < r: the first sample past c, by binary search
+	// (offsets are non-decreasing; s[0] ≤ c < s[n-1] here, so 1 ≤ i < n).
+	lo, hi := 1, n-1
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s[m].offset > c {
+			hi = m
+		} else {
+			lo = m + 1
 		}
-		tc := r.at
-		if r.offset != l.offset {
-			span := float64(r.at - l.at)
-			tc = r.at - int64(time.Duration(float64(r.offset-c)*span/float64(r.offset-l.offset)))
-		}
-		return max(0, time.Duration(now-tc).Seconds()), TimeLagInterpolated
 	}
-	return 0, TimeLagUnknown // unreachable: offsets are non-decreasing
+	l, r := s[lo-1], s[lo]
+	tc := r.at
+	if r.offset != l.offset {
+		span := float64(r.at - l.at)
+		tc = r.at - int64(time.Duration(float64(r.offset-c)*span/float64(r.offset-l.offset)))
+	}
+	return tc, TimeLagInterpolated
 }

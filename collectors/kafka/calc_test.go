@@ -109,7 +109,45 @@ func TestTimeTableLagSeconds(t *testing.T) {
 		}
 		got, kind := tab.LagSeconds(tt.committed, now)
 		if got != tt.want || kind != tt.wantKind {
-			t.Errorf("%s: timeLag(%v, %d) = %v, %v, want %v, %v", tt.name, tt.samples, tt.committed, got, kind, tt.want, tt.wantKind)
+			t.Errorf("%s: LagSeconds(%v, %d) = %v, %v, want %v, %v", tt.name, tt.samples, tt.committed, got, kind, tt.want, tt.wantKind)
+		}
+	}
+}
+
+// TestTimeLagSearchPicksLatestSegment checks the binary search against the
+// definition it implements — the latest pair of samples l ≤ c ≤ r, found by
+// walking back from the newest — over tables with runs of equal offsets
+// (idle stretches), at every position between their ends.
+func TestTimeLagSearchPicksLatestSegment(t *testing.T) {
+	walk := func(s []point, c, now int64) (float64, TimeLagKind) {
+		for i := len(s) - 1; i > 0; i-- {
+			l, r := s[i-1], s[i]
+			if l.offset > c || c > r.offset {
+				continue
+			}
+			tc := r.at
+			if r.offset != l.offset {
+				tc = r.at - int64(time.Duration(float64(r.offset-c)*float64(r.at-l.at)/float64(r.offset-l.offset)))
+			}
+			return max(0, time.Duration(now-tc).Seconds()), TimeLagInterpolated
+		}
+		return 0, TimeLagUnknown
+	}
+	steps := []int64{0, 7, 0, 0, 3, 1, 0, 12, 0, 5, 0, 0, 0, 2}
+	for n := 2; n <= len(steps); n++ {
+		var s []point
+		off := int64(100)
+		for i := range n {
+			off += steps[i]
+			s = append(s, point{at: at(float64(2 * i)).UnixNano(), offset: off})
+		}
+		now := at(float64(2*n + 1)).UnixNano()
+		for c := s[0].offset; c < s[n-1].offset; c++ {
+			want, wantKind := walk(s, c, now)
+			passed, kind := passedAt(s, c)
+			if got := LagAt(passed, kind, time.Unix(0, now)); got != want || kind != wantKind {
+				t.Fatalf("%d samples %v, position %d: the lag = %v %v, the walk back gives %v %v", n, s, c, got, kind, want, wantKind)
+			}
 		}
 	}
 }
