@@ -453,6 +453,32 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 	if len(rows) == 0 && len(vv.Subtasks) > 0 {
 		g.Empty = "No row to show: " + in.grid.emptyText()
 	}
+	// The rows' cells are cut from one array, and their keys and
+	// partition numbers from one string ("c1.12": the topic's index in
+	// the view's topics and the partition), made once: a source may read
+	// ten thousand partitions.
+	total := 0
+	for _, r := range rows {
+		total += len(r.Partitions)
+	}
+	cells := make([]views.PartitionCell, 0, total)
+	var keyBuf []byte
+	keyEnds := make([]int, 0, 2*total)
+	for _, r := range rows {
+		for _, c := range r.Partitions {
+			keyBuf = append(keyBuf, 'c')
+			if ti, ok := topicIndex[c.Topic]; ok {
+				keyBuf = append(keyBuf, ti...)
+			} else {
+				keyBuf = append(keyBuf, c.Topic...)
+			}
+			keyBuf = append(keyBuf, '.')
+			keyEnds = append(keyEnds, len(keyBuf))
+			keyBuf = strconv.AppendInt(keyBuf, int64(c.Partition), 10)
+			keyEnds = append(keyEnds, len(keyBuf))
+		}
+	}
+	keys, kn, kfrom := string(keyBuf), 0, 0
 	for _, r := range rows {
 		n := strconv.Itoa(r.Subtask)
 		k := "s/" + n + "/"
@@ -475,15 +501,12 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 			SparkRate:  views.Spark{Key: k + "spark/rate", Values: sparkValues(r.SparkRate), Max: rateMax, Label: rateLabel},
 			Vs:         text(k+"vs", rowVs(vv, r)),
 		}
+		row.Cells = cells[len(cells) : len(cells) : len(cells)+len(r.Partitions)]
+		cells = cells[:len(cells)+len(r.Partitions)]
 		for _, c := range r.Partitions {
-			part := strconv.Itoa(int(c.Partition))
-			// Cells are many: their keys are short, the topic's index in
-			// the view's topics and the partition ("c1.12"). A partition
-			// is shown once on the page.
-			ti, ok := topicIndex[c.Topic]
-			if !ok {
-				ti = c.Topic
-			}
+			// A partition is shown once on the page.
+			key, part := keys[kfrom:keyEnds[kn+1]], keys[keyEnds[kn]:keyEnds[kn+1]]
+			kfrom, kn = keyEnds[kn+1], kn+2
 			row.Cells = append(row.Cells, views.PartitionCell{
 				Topic: c.Topic, Partition: part, Label: c.Label,
 				Miss: c.Predicted >= 0 && c.Predicted != r.Subtask, Uncertain: c.Uncertain || c.OwnerUndetermined,
@@ -491,7 +514,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 				Lost:      c.Reading.Lost != nil && c.Reading.Lost.Records > 0,
 				Predicted: int32(c.Predicted),
 				Title:     staticCellTitle(in.update, c, r.Subtask),
-				Live: views.LiveCell{Key: "c" + ti + "." + part, Level: c.Level, Text: cellText(vv, c),
+				Live: views.LiveCell{Key: key, Level: c.Level, Text: cellText(vv, c),
 					State: stateClass(c.Reading.State), Title: cellReading(c)},
 			})
 		}

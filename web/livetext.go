@@ -313,8 +313,23 @@ func cellReading(c live.PartitionCell) string {
 	return b.String()
 }
 
-// stateClass is the class of a reader state.
-func stateClass(state live.ReaderState) string { return "st-" + string(state) }
+// stateClass is the class of a reader state. A grid asks it for each of
+// thousands of cells: the known states' classes are made once.
+func stateClass(state live.ReaderState) string {
+	if c, ok := stateClasses[state]; ok {
+		return c
+	}
+	return "st-" + string(state)
+}
+
+var stateClasses = func() map[live.ReaderState]string {
+	m := map[live.ReaderState]string{}
+	for _, st := range []live.ReaderState{live.ReaderOK, live.ReaderCaughtUp, live.ReaderWarning, live.ReaderStalled,
+		live.ReaderStopped, live.ReaderRewind, live.ReaderLost, live.ReaderUnknown} {
+		m[st] = "st-" + string(st)
+	}
+	return m
+}()
 
 // catchUpText says when a reader catches up at its rates: "≈ 3 m 20 s",
 // "never at this rate", "keeps pace" (within 2 %, so never either),
