@@ -681,27 +681,60 @@ func (s *Store) trackSource(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 		sr = &sourceReads{cluster: cluster, tracks: map[topicPart]*readTrack{}}
 		s.srcReads[key] = sr
 	}
-	parts := s.parts[cluster]
-	owner := s.owners[vertexKey{endpoint, j.ID, v.ID}].owner
-	for _, st := range v.Kafka.States {
-		if o, ok := owner[st.KafkaPartition]; !ok || o != st.Subtask || st.CurrentOffset < 0 {
+	parts, idx, gen := s.parts[cluster], s.topicIdx[cluster], s.tablesGen[cluster]
+	oo := s.owners[vertexKey{endpoint, j.ID, v.ID}]
+	// The owners' roles by listed entry, when decided from this listing,
+	// spare a lookup per partition; so does the topic of the entry before.
+	byState := oo.byState
+	if len(byState) != len(v.Kafka.States) {
+		byState = nil
+	}
+	var lastName, topic string
+	var ti *topicIndex
+	for i, st := range v.Kafka.States {
+		if byState != nil {
+			if byState[i] != stateOwner {
+				continue
+			}
+		} else if o, ok := oo.owner[st.KafkaPartition]; !ok || o != st.Subtask {
 			continue
 		}
-		tp := topicPart{s.resolve(cluster, st.Topic), st.Partition}
+		if st.CurrentOffset < 0 {
+			continue
+		}
+		if st.Topic != lastName || topic == "" {
+			lastName, topic = st.Topic, s.resolve(cluster, st.Topic)
+			ti = idx[topic]
+		}
+		tp := topicPart{topic, st.Partition}
 		t := sr.tracks[tp]
 		if t == nil {
 			t = newTrack()
 			sr.tracks[tp] = t
 		}
 		pos := st.CurrentOffset + 1
-		p, ok := parts[tp]
+		var p kafka.Partition
+		var ok bool
+		var tt *kafka.TimeTable
+		if ti != nil {
+			if pp := ti.part(st.Partition); pp != nil {
+				p, ok = *pp, true
+			}
+			if tt = ti.table(st.Partition); tt == nil {
+				// Not in the latest listing: a table may remain.
+				tt = s.tables[tpKey{cluster, tp.topic, tp.partition}]
+			}
+		} else {
+			p, ok = parts[tp]
+			tt = s.tables[tpKey{cluster, tp.topic, tp.partition}]
+		}
 		if !sample {
 			if ok {
 				t.observeLaterStart(at, p.Start)
 			}
 			// The tables moved on: the position is read against them
 			// again, for the views of this update.
-			t.eval = evaluate(s.tables[tpKey{cluster, tp.topic, tp.partition}], pos, s.tablesGen[cluster])
+			t.eval = evaluate(tt, pos, gen)
 			continue
 		}
 		if ok {
@@ -712,7 +745,7 @@ func (s *Store) trackSource(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 			rs.end, rs.endAt = p.End, nanos(p.UpdatedAt)
 		}
 		t.add(rs)
-		t.anchorAt(s.tables[tpKey{cluster, tp.topic, tp.partition}], pos, at, s.tablesGen[cluster])
+		t.anchorAt(tt, pos, at, gen)
 	}
 	s.publishSource(key, sr)
 }

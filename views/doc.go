@@ -16,7 +16,7 @@
 // A live page's model embeds [Live] and holds its figures as [Text] and
 // friends (livemodel.go), each under an id of its own: [UpdateOf] collects
 // them into the websocket update the page script applies in place,
-// [SparkAppends] turns the next update into the sparkline samples it
+// [ChangeSince] turns the next update into the sparkline samples it
 // adds, and [ShapeOf] hashes the model with its live figures blanked, so
 // that a page reloads only when its layout changed (other subtasks,
 // partitions, panels). cells.go writes the partition grid's cells, which

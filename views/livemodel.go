@@ -111,7 +111,7 @@ type Update struct {
 	// SparkAppend makes Spark's samples the ones to append after the
 	// sample of time SparkAfter (Unix seconds, on the axis of times), then
 	// keeping the last SparkKeep of each sparkline; a page whose last
-	// time is another asks for the whole series (see SparkAppends).
+	// time is another asks for the whole series (see ChangeSince).
 	SparkAppend bool
 	SparkAfter  float64
 	SparkKeep   int
@@ -145,7 +145,7 @@ func (u Update) Keys() []string {
 }
 
 // MarshalJSON writes the update as the page script reads it:
-// {"shape":…,"stale":…,"t":{key:text},"c":{"k":keys' hash,"st":[states],"ti":[titles],"v":[level,text,state,title,…]},
+// {"shape":…,"stale":…,"t":{key:text},"c":{cells, see appendCells},
 // "m":{key:value},"ages":{key:ms},"spark":{key:[[samples],max,label]}}, empty parts left
 // out but "t".
 func (u Update) MarshalJSON() ([]byte, error) {
@@ -181,15 +181,24 @@ func (u Update) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), err
 }
 
-// appendCells appends the partition cells as
-// "c":{"k":…,"st":[states],"ti":[titles],"v":[…]}: each distinct state
-// class and reading once, then four values per cell (its level, its text,
-// and the indexes of its state and reading), the cells in the order of
-// their keys (bytewise). Cells are thousands and their keys, states and
-// readings repeat. The page sorts its cell elements by key the same way,
-// whatever order a sorted grid shows them in, and compares k, the FNV-1a
-// hash (hex) of the sorted keys joined by newlines, with its own before
-// it applies the values by index.
+// appendCells appends the partition cells, in the order of their keys
+// (bytewise), as
+//
+//	"c":{"k":…,"st":[states],"ti":[titles],"kd":[[level,state,title],…],"x":"codes","tx":"text|text|…"}
+//
+// Cells are thousands and their levels, states and readings repeat: each
+// distinct state class and reading is named once in st and ti, each
+// distinct (level, state, title) triple once in kd, and a cell is one
+// character of x (its triple's index in kd, in cellCodes) and its text in
+// tx, the texts joined by '|'. A push of ten thousand cells is then about
+// 4 bytes a cell. When a text holds a '|' or the triples are more than
+// cellCodes has characters, the cells go as "v":[level, text, state
+// index, title index, …] instead, four values per cell.
+//
+// The page sorts its cell elements by key the same way, whatever order a
+// sorted grid shows them in, and compares k, the FNV-1a hash (hex) of the
+// sorted keys joined by newlines, with its own before it applies the
+// values by index.
 func appendCells(b []byte, cs []Entry[LiveCell]) []byte {
 	if len(cs) == 0 {
 		return b
@@ -211,21 +220,33 @@ func appendCells(b []byte, cs []Entry[LiveCell]) []byte {
 		}
 		return i
 	}
-	v := make([]byte, 0, 16*len(cs))
+	type kind struct{ level, state, title int }
+	kinds := map[kind]int{}
+	var kindList []kind
+	codes := make([]byte, 0, len(cs))
+	texts := make([]byte, 0, 4*len(cs))
+	compact := true
 	for n, i := range order {
 		if n > 0 {
-			v = append(v, ',')
 			h.Write([]byte{'\n'})
+			texts = append(texts, '|')
 		}
 		c := cs[i].Value
 		h.Write([]byte(cs[i].Key))
-		v = strconv.AppendInt(v, int64(c.Level), 10)
-		v = append(v, ',')
-		v = appendString(v, c.Text)
-		v = append(v, ',')
-		v = strconv.AppendInt(v, int64(index(states, &stateList, c.State)), 10)
-		v = append(v, ',')
-		v = strconv.AppendInt(v, int64(index(titles, &titleList, c.Title)), 10)
+		k := kind{c.Level, index(states, &stateList, c.State), index(titles, &titleList, c.Title)}
+		at, ok := kinds[k]
+		if !ok {
+			at = len(kindList)
+			kinds[k] = at
+			kindList = append(kindList, k)
+		}
+		if at >= len(cellCodes) || strings.IndexByte(c.Text, '|') >= 0 {
+			compact = false
+		}
+		if compact {
+			codes = append(codes, cellCodes[at])
+			texts = append(texts, c.Text...)
+		}
 	}
 	b = append(b, `,"c":{"k":"`...)
 	b = fmt.Appendf(b, "%08x", h.Sum32())
@@ -233,10 +254,40 @@ func appendCells(b []byte, cs []Entry[LiveCell]) []byte {
 	b = appendStrings(b, stateList)
 	b = append(b, `,"ti":`...)
 	b = appendStrings(b, titleList)
+	if compact {
+		b = append(b, `,"kd":[`...)
+		for n, k := range kindList {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, "[%d,%d,%d]", k.level, k.state, k.title)
+		}
+		b = append(b, `],"x":"`...)
+		b = append(b, codes...)
+		b = append(b, `","tx":`...)
+		b = appendString(b, string(texts))
+		return append(b, '}')
+	}
 	b = append(b, `,"v":[`...)
-	b = append(b, v...)
+	for n, i := range order {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		c := cs[i].Value
+		b = strconv.AppendInt(b, int64(c.Level), 10)
+		b = append(b, ',')
+		b = appendString(b, c.Text)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(states[c.State]), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(titles[c.Title]), 10)
+	}
 	return append(b, "]}"...)
 }
+
+// cellCodes are the characters of x, a cell's triple's index in kd:
+// none needs escaping in JSON.
+const cellCodes = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_"
 
 // appendStrings appends ss as a JSON array of strings.
 func appendStrings(b []byte, ss []string) []byte {
@@ -408,15 +459,17 @@ func UpdateOf(p LivePage) (Update, error) {
 	return u, nil
 }
 
-// SparkAppends returns cur as an update to apply after prev: its
-// sparklines carry only the samples newer than prev's, to append after
-// prev's last sample time (SparkAfter), keeping the last SparkKeep. axis
+// ChangeSince returns cur as an update to apply after prev: its texts and
+// meters only those whose value is not prev's, its sparklines only the
+// samples newer than prev's, to append after prev's last sample time
+// (SparkAfter), keeping the last SparkKeep. (Cells, ages, shape and
+// staleness go whole: cells are applied by index.) axis
 // is the key of the sparklines' times (a Spark of cur and prev). It
 // reports false, and cur is to be sent whole, when cur does not continue
 // prev: no axis in either, prev's last time not among cur's, samples
 // before it that differ, or a sparkline of cur that prev lacks or whose
 // length is not its axis's.
-func SparkAppends(prev, cur Update, axis string) (Update, bool) {
+func ChangeSince(prev, cur Update, axis string) (Update, bool) {
 	old := make(map[string][]float64, len(prev.Spark))
 	for _, e := range prev.Spark {
 		old[e.Key] = e.Value.Values
@@ -449,5 +502,22 @@ func SparkAppends(prev, cur Update, axis string) (Update, bool) {
 		out.Spark[i] = Entry[Spark]{e.Key, s}
 	}
 	out.SparkAppend, out.SparkAfter, out.SparkKeep = true, last, len(ca)
+	out.T, out.M = changedEntries(prev.T, cur.T), changedEntries(prev.M, cur.M)
 	return out, true
+}
+
+// changedEntries are the entries of cur whose key prev lacks or holds
+// with another value.
+func changedEntries(prev, cur []Entry[string]) []Entry[string] {
+	was := make(map[string]string, len(prev))
+	for _, e := range prev {
+		was[e.Key] = e.Value
+	}
+	var out []Entry[string]
+	for _, e := range cur {
+		if v, ok := was[e.Key]; !ok || v != e.Value {
+			out = append(out, e)
+		}
+	}
+	return out
 }

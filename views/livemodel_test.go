@@ -2,6 +2,7 @@ package views
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestUpdateOfGathersTheModelsLiveFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const wantJSON = `{"shape":"s1","stale":true,"t":{"s/0/lag":"1,200","s/1/lag":"–","opt":"on"},"c":{"k":"60f97d18","st":["st-ok"],"ti":["o-0 · ok"],"v":[2,"1.2k",0,0]},` +
+	const wantJSON = `{"shape":"s1","stale":true,"t":{"s/0/lag":"1,200","s/1/lag":"–","opt":"on"},"c":{"k":"60f97d18","st":["st-ok"],"ti":["o-0 · ok"],"kd":[[2,0,0]],"x":"0","tx":"1.2k"},` +
 		`"m":{"s/0/meter":"0.500","s/1/meter":"0"},"ages":{"age":1700000000000,"age:kafka":0},"spark":{"s/0/spark":[[1,-1,3],1200,"lag, last 4 min"]}}`
 	if string(b) != wantJSON {
 		t.Errorf("JSON\n%s\nwant\n%s", b, wantJSON)
@@ -79,12 +80,45 @@ func TestUpdateJSONSendsEachCellTextOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"shape":"s","stale":false,"t":{},"c":{"k":"cca9dd04","st":["st-stalled","st-ok"],"ti":["stalled · catch up: – (estimated)",""],"v":[1,"31k",0,0,0,"0",1,1,3,"1.2M",0,0]}}`
+	const want = `{"shape":"s","stale":false,"t":{},"c":{"k":"cca9dd04","st":["st-stalled","st-ok"],"ti":["stalled · catch up: – (estimated)",""],` +
+		`"kd":[[1,0,0],[0,1,1],[3,0,0]],"x":"012","tx":"31k|0|1.2M"}}`
 	if string(b) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", b, want)
 	}
 	if n := strings.Count(string(b), "stalled · catch up"); n != 1 {
 		t.Errorf("the reading is written %d times, want once", n)
+	}
+}
+
+// Cells whose texts the compact form cannot join, or whose (level, state,
+// reading) triples outnumber its codes, go four values a cell.
+func TestUpdateJSONCellsFallBackToValues(t *testing.T) {
+	piped := Update{Shape: "s", C: []Entry[LiveCell]{
+		{"c0.0", LiveCell{Key: "c0.0", Level: 1, Text: "a|b", State: "st-ok"}},
+		{"c0.1", LiveCell{Key: "c0.1", Level: 0, Text: "0", State: "st-ok"}},
+	}}
+	b, err := json.Marshal(piped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"st":["st-ok"],"ti":[""],"v":[1,"a|b",0,0,0,"0",0,0]}`; !strings.Contains(string(b), want) {
+		t.Errorf("JSON\n%s\nwant cells %s", b, want)
+	}
+	many := Update{Shape: "s"}
+	for i := range len(cellCodes) + 1 {
+		k := fmt.Sprintf("c0.%03d", i)
+		many.C = append(many.C, Entry[LiveCell]{k, LiveCell{Key: k, Text: "1", State: "st-ok", Title: fmt.Sprint("reading ", i)}})
+	}
+	b, err = json.Marshal(many)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"x":`) || !strings.Contains(string(b), `"v":[0,"1",0,0,0,"1",0,1,`) {
+		t.Errorf("%d distinct cells: JSON\n%s\nwant four values a cell", len(many.C), b)
+	}
+	many.C = many.C[:len(cellCodes)]
+	if b, _ = json.Marshal(many); !strings.Contains(string(b), `"x":"0123`) || !strings.HasSuffix(string(b), `-_","tx":"`+strings.Repeat("1|", len(cellCodes)-1)+`1"}}`) {
+		t.Errorf("%d distinct cells: JSON\n%s\nwant the compact form", len(many.C), b)
 	}
 }
 
@@ -121,18 +155,21 @@ func TestUpdateOfRejectsAKeyUsedTwice(t *testing.T) {
 	}
 }
 
-// An update after another carries only the sparklines' new samples, with
-// the time they follow; one that does not continue the last is sent whole.
-func TestSparkAppends(t *testing.T) {
+// An update after another carries only the texts and meters that moved
+// and the sparklines' new samples, with the time they follow; one that
+// does not continue the last is sent whole.
+func TestChangeSince(t *testing.T) {
+	text := "1"
 	up := func(times, lag []float64) Update {
-		return Update{Shape: "s", T: []Entry[string]{{"x", "1"}}, Spark: []Entry[Spark]{
+		return Update{Shape: "s", T: []Entry[string]{{"x", "1"}, {"y", text}}, M: []Entry[string]{{"m", text}}, Spark: []Entry[Spark]{
 			{"t", Spark{Key: "t", Values: times}},
 			{"s/0/lag", Spark{Key: "s/0/lag", Values: lag, Max: 9, Label: "lag"}},
 		}}
 	}
 	prev := up([]float64{10, 12.5, 15}, []float64{1, 2, 3})
+	text = "2"
 	cur := up([]float64{12.5, 15, 17.5, 20}, []float64{2, 3, 4, 5})
-	got, ok := SparkAppends(prev, cur, "t")
+	got, ok := ChangeSince(prev, cur, "t")
 	if !ok {
 		t.Fatal("an update one window on is not sent as appends")
 	}
@@ -140,7 +177,7 @@ func TestSparkAppends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"shape":"s","stale":false,"t":{"x":"1"},"after":15,"keep":4,"spark":{"t":[[17.5,20],0,""],"s/0/lag":[[4,5],9,"lag"]}}`
+	const want = `{"shape":"s","stale":false,"t":{"y":"2"},"m":{"m":"2"},"after":15,"keep":4,"spark":{"t":[[17.5,20],0,""],"s/0/lag":[[4,5],9,"lag"]}}`
 	if string(b) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", b, want)
 	}
@@ -150,11 +187,11 @@ func TestSparkAppends(t *testing.T) {
 		"a row longer than its axis": up([]float64{15, 17.5}, []float64{3, 4, 5}),
 		"a new row":                  {Spark: append(cur.Spark, Entry[Spark]{"s/1/lag", Spark{Key: "s/1/lag", Values: []float64{1, 2, 3, 4}}})},
 	} {
-		if _, ok := SparkAppends(prev, c, "t"); ok {
+		if _, ok := ChangeSince(prev, c, "t"); ok {
 			t.Errorf("%s: sent as appends", name)
 		}
 	}
-	if _, ok := SparkAppends(Update{}, cur, "t"); ok {
+	if _, ok := ChangeSince(Update{}, cur, "t"); ok {
 		t.Error("the first update is sent as appends")
 	}
 }

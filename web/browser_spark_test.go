@@ -17,11 +17,11 @@ import (
 	"github.com/skewscope/skewscope/live"
 )
 
-// TestBrowserLiveSparkAppends: live updates after the first bring only the
+// TestBrowserLiveChangeSince: live updates after the first bring only the
 // sparklines' new samples; the page appends them, in place, and keeps the
 // window (three samples here), so that after each update its sparklines
 // and their times are those of a new rendering of the page.
-func TestBrowserLiveSparkAppends(t *testing.T) {
+func TestBrowserLiveChangeSince(t *testing.T) {
 	at := time.Date(2026, 11, 30, 10, 40, 0, 0, time.UTC)
 	var now atomic.Int64
 	setNow := func(i int) { now.Store(at.Add(time.Duration(i)*5*time.Second + time.Second).UnixNano()) }

@@ -63,7 +63,7 @@ func reportSize(b *testing.B, data []byte) {
 // vertex of 10,000 partitions after the first, as publish does once per
 // update whatever the number of subscribers: build the view, make the
 // compact update, take the sparklines' new samples after the last
-// update's (views.SparkAppends) and encode that change. It reports the
+// update's (views.ChangeSince) and encode that change. It reports the
 // encoded size.
 func BenchmarkVertexPush10k(b *testing.B) {
 	st0, st := pushStates()
@@ -72,7 +72,7 @@ func BenchmarkVertexPush10k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		u := pushUpdate(b, st)
-		change, ok := views.SparkAppends(prev, u, sparkAxisKey)
+		change, ok := views.ChangeSince(prev, u, sparkAxisKey)
 		if !ok {
 			b.Fatal("the update does not continue the last")
 		}

@@ -112,7 +112,7 @@ func (s *Server) publishAll() {
 //
 // Sparklines are sent once, then appended to: an update that continues
 // the topic's last one goes as a change whose sparklines carry only the
-// new samples (views.SparkAppends), to the sockets that were sent that
+// new samples (views.ChangeSince), to the sockets that were sent that
 // last update; the hub sends the others the whole update.
 func (s *Server) publish(p views.LivePage) { s.publishFrom(p, 0, time.Time{}) }
 
@@ -150,7 +150,7 @@ func (s *Server) publishFrom(p views.LivePage, from uint64, now time.Time) {
 	s.lastMu.Unlock()
 	var change any
 	if had {
-		if c, ok := views.SparkAppends(prev.u, u, sparkAxisKey); ok {
+		if c, ok := views.ChangeSince(prev.u, u, sparkAxisKey); ok {
 			change = c
 		}
 	}

@@ -79,16 +79,39 @@ export function startLive(root) {
   };
 
   // applyCells sets each cell's colour level, text, state class and
-  // reading from c = {k: keys' hash, st: [states], ti: [readings], v:
-  // [level, text, state index, reading index, …]}, four values per cell
-  // in the order of their keys; it reports false when the update's cells
-  // are not the page's (another hash or number of cells).
+  // reading from c = {k: keys' hash, st: [states], ti: [readings], kd:
+  // [[level, state index, reading index], …], x: one character per cell,
+  // its triple's index in kd (cellCodes), tx: the cells' texts joined by
+  // "|"}, or, in place of kd, x and tx, v: [level, text, state index,
+  // reading index, …], four values per cell; the cells in the order of
+  // their keys. It reports false when the update's cells are not the
+  // page's (another hash or number of cells).
+  const cellCodes = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_";
+  const cellValues = (c) => {
+    if (typeof c.x === "string" && typeof c.tx === "string" && Array.isArray(c.kd)) {
+      const texts = c.tx.split("|");
+      if (c.x.length !== cells.length || texts.length !== cells.length) return null;
+      const v = new Array(4 * cells.length);
+      for (let n = 0; n < cells.length; n++) {
+        const kind = c.kd[cellCodes.indexOf(c.x[n])];
+        if (!Array.isArray(kind) || kind.length !== 3) return null;
+        v[4 * n] = kind[0];
+        v[4 * n + 1] = texts[n];
+        v[4 * n + 2] = kind[1];
+        v[4 * n + 3] = kind[2];
+      }
+      return v;
+    }
+    const v = Array.isArray(c.v) ? c.v : [];
+    return v.length === 4 * cells.length ? v : null;
+  };
   const applyCells = (c) => {
     if (!c) return true;
-    const v = Array.isArray(c.v) ? c.v : [];
     const states = Array.isArray(c.st) ? c.st : [];
     const titles = Array.isArray(c.ti) ? c.ti : [];
-    if (c.k !== cellsHash || v.length !== 4 * cells.length) return false;
+    if (c.k !== cellsHash) return false;
+    const v = cellValues(c);
+    if (!v) return false;
     for (let n = 0; n < cells.length; n++) {
       const el = cells[n];
       const s = String(v[4 * n]);
@@ -214,6 +237,10 @@ export function startLive(root) {
       collect();
       drawAll();
       tick();
+      // A change carries only what moved since the socket's last update,
+      // which may be older or newer than this rendering: the next update
+      // comes whole.
+      resubscribe();
     } catch (err) {
       setState("stale");
     } finally {
