@@ -49,7 +49,7 @@ const CompactRowGroup = 32
 // compactRows renders the rows of a compact grid (see compactGrid in
 // planner.templ), in groups of CompactRowGroup: thousands of rows, so
 // written directly like cells, every value escaped with html.EscapeString.
-func compactRows(g GridView) templ.Component {
+func compactRows(g PlanGrid) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		bw, ok := w.(io.StringWriter)
 		if !ok {

@@ -47,7 +47,7 @@ func TestCellsEscape(t *testing.T) {
 }
 
 func TestCompactRowsEscape(t *testing.T) {
-	g := GridView{ID: `now"><script>`, Rows: []GridRow{
+	g := PlanGrid{ID: `now"><script>`, Rows: []GridRow{
 		{Subtask: 0, Codes: `0:1" onclick="alert(1)`, LoadText: `<img src=x onerror=alert(2)>`, Busiest: true, Highlight: true},
 		{Subtask: 1, Idle: true},
 	}}

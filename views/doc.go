@@ -5,10 +5,15 @@
 //
 // # Page models and components
 //
-// Each page has a model type (VertexView, JobView, OverviewView,
-// TopicView, PlannerPage, KeysPage, SampleFormView, …) shaped like its
-// layout, and a component of the same name in a .templ file (vertex.templ,
-// job.templ, …); layout.templ is the frame every page shares (Layout).
+// Each page has a model type named for the page with a Page suffix
+// (VertexPage, JobPage, OverviewPage, TopicPage, PlannerPage, KeysPage,
+// SampleFormPage, …), shaped like its layout, and a component named for
+// the page alone in a .templ file (Vertex in vertex.templ, Job in
+// job.templ, …); a page's parts are named for what they are on screen
+// (PredictionCard, FigureCard, LineagePanel, GridCell, PlanGrid,
+// WhySentence, SampleForm's form is SampleFormPage). None shares a name
+// with a type of package live, whose views are the facts these models
+// are built from. layout.templ is the frame every page shares (Layout).
 // Generated *_templ.go files are committed and checked fresh by CI.
 //
 // # Live pages
@@ -16,8 +21,8 @@
 // A live page's model embeds [Live] and holds its figures as [Text] and
 // friends (livemodel.go), each under an id of its own: [UpdateOf] collects
 // them into the websocket update the page script applies in place,
-// [ChangeSince] turns the next update into the sparkline samples it
-// adds, and [ShapeOf] hashes the model with its live figures blanked, so
+// [ChangeSince] turns the next update into what moved since the last (the
+// texts that changed, the sparkline samples it adds), and [ShapeOf] hashes the model with its live figures blanked, so
 // that a page reloads only when its layout changed (other subtasks,
 // partitions, panels). cells.go writes the partition grid's cells, which
 // reach tens of thousands, straight to the output.

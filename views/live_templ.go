@@ -386,7 +386,7 @@ func liveRoot(l Live, testid string) templ.Component {
 }
 
 // backendAge is the data-age cell of a backend's overview row.
-func backendAge(a BackendState) templ.Component {
+func backendAge(a BackendCell) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -515,7 +515,7 @@ func backendAge(a BackendState) templ.Component {
 
 // staleMark marks a row whose data is not from the latest poll, with the
 // data's age.
-func staleMark(stale bool, age Age) templ.Component {
+func staleMark(stale bool, age LiveAge) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -30,16 +30,16 @@ type Copy struct{ Key, Text string }
 // Meter is a meter's value attribute, written by the builder ("0.534").
 type Meter struct{ Key, Value string }
 
-// Age is the time a figure's data was collected: the browser counts its
+// LiveAge is the time a figure's data was collected: the browser counts its
 // age up from At (Unix ms, 0 never); Text is the age at rendering.
-type Age struct {
+type LiveAge struct {
 	Key  string
 	At   int64
 	Text string
 }
 
-// AtAttr is Age.At as the data-at attribute.
-func (a Age) AtAttr() string { return strconv.FormatInt(a.At, 10) }
+// AtAttr is LiveAge.At as the data-at attribute.
+func (a LiveAge) AtAttr() string { return strconv.FormatInt(a.At, 10) }
 
 // Spark is a sparkline's samples, oldest first; a negative sample is
 // unknown (a gap). The builder writes no NaN or infinity. Max is the top of
@@ -338,7 +338,7 @@ var (
 	textType  = reflect.TypeFor[Text]()
 	cellType  = reflect.TypeFor[LiveCell]()
 	meterType = reflect.TypeFor[Meter]()
-	ageType   = reflect.TypeFor[Age]()
+	ageType   = reflect.TypeFor[LiveAge]()
 	sparkType = reflect.TypeFor[Spark]()
 )
 
@@ -389,7 +389,7 @@ func holdsLiveSeen(t reflect.Type, seen map[reflect.Type]bool) bool {
 }
 
 // UpdateOf gathers a live page's update from its model: every Text, LiveCell,
-// Meter, Age and Spark in it, however nested (fields, slices, pointers),
+// Meter, LiveAge and Spark in it, however nested (fields, slices, pointers),
 // in the model's order, except those with an empty key, which are not
 // live. Two figures with one key are an error: the builder must name each
 // element once.
@@ -416,7 +416,7 @@ func UpdateOf(p LivePage) (Update, error) {
 			}
 			return
 		case ageType:
-			if a := v.Addr().Interface().(*Age); add(a.Key) {
+			if a := v.Addr().Interface().(*LiveAge); add(a.Key) {
 				u.Ages = append(u.Ages, Entry[int64]{a.Key, a.At})
 			}
 			return

@@ -13,7 +13,7 @@ type testRow struct {
 	Name  string // not live
 	Lag   Text
 	Busy  Meter
-	Cells []PartitionCell
+	Cells []GridCell
 	Spark Spark
 }
 
@@ -30,10 +30,10 @@ func TestUpdateOfGathersTheModelsLiveFigures(t *testing.T) {
 	opt := Text{Key: "opt", Text: "on"}
 	p := testPage{
 		Live: Live{Topic: "vertex:a/b", Shape: "s1", Stale: true},
-		Bar:  LiveBar{Flink: Age{Key: "age", At: 1700000000000, Text: "4 s ago"}, Kafka: &Age{Key: "age:kafka", At: 0, Text: "never"}},
+		Bar:  LiveBar{Flink: LiveAge{Key: "age", At: 1700000000000, Text: "4 s ago"}, Kafka: &LiveAge{Key: "age:kafka", At: 0, Text: "never"}},
 		Rows: []testRow{
 			{Name: "0", Lag: Text{"s/0/lag", "1,200"}, Busy: Meter{"s/0/meter", "0.500"}, Spark: Spark{"s/0/spark", []float64{1, -1, 3}, 1200, "lag, last 4 min"},
-				Cells: []PartitionCell{{Label: "o0", Live: LiveCell{Key: "c0.0", Level: 2, Text: "1.2k", State: "st-ok", Title: "o-0 · ok"}}}},
+				Cells: []GridCell{{Label: "o0", Live: LiveCell{Key: "c0.0", Level: 2, Text: "1.2k", State: "st-ok", Title: "o-0 · ok"}}}},
 			{Name: "1", Lag: Text{"s/1/lag", "–"}, Busy: Meter{"s/1/meter", "0"}},
 		},
 		Optional: &opt,

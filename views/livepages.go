@@ -6,8 +6,8 @@ package views
 // that the components only lay them out and UpdateOf finds the live
 // figures in them.
 
-// Link is a text with the URL it opens.
-type Link struct{ Text, URL string }
+// Anchor is a text with the URL it opens.
+type Anchor struct{ Text, URL string }
 
 // LiveBar is the live indicator: the websocket state and the age of the
 // page's data; a vertex page also shows the age of the Kafka offsets it
@@ -16,27 +16,27 @@ type LiveBar struct {
 	Stale bool
 	// State is the initial websocket state text, "live" or "stale".
 	State    string
-	Flink    Age
-	Kafka    *Age
+	Flink    LiveAge
+	Kafka    *LiveAge
 	Err      string
 	KafkaErr string
 }
 
-// BackendState is the data-age cell of a backend's overview row: its
+// BackendCell is the data-age cell of a backend's overview row: its
 // state when not ok, and the age of its latest poll (none before the first
 // poll ended: NotPolled).
-type BackendState struct {
+type BackendCell struct {
 	NotPolled bool
 	// State is the backend's state when it is not ok ("failing", "never
 	// reached"), "" when ok.
 	State string
-	Age   Age
+	Age   LiveAge
 	Err   string
 }
 
-// OverviewView is the overview: Flink endpoints, jobs, Kafka clusters and
+// OverviewPage is the overview: Flink endpoints, jobs, Kafka clusters and
 // topics.
-type OverviewView struct {
+type OverviewPage struct {
 	Live
 	Endpoints []EndpointRow
 	Jobs      []JobRow
@@ -54,7 +54,7 @@ type EndpointRow struct {
 	Dropped            Text
 	Poll, Cost, Budget Text
 	Backoff            Text
-	State              BackendState
+	State              BackendCell
 }
 
 // JobRow is a job on the overview. A replaced job links to its successor
@@ -67,11 +67,11 @@ type JobRow struct {
 	Lost       Text
 	Lossy      bool
 	Drift      *Text
-	ReplacedBy *Link
+	ReplacedBy *Anchor
 	// Stale is set while the job's data is not from the latest poll (its
 	// endpoint failing, or its details); DataAge is then its age.
 	Stale   bool
-	DataAge Age
+	DataAge LiveAge
 	// Unlisted says that the endpoint's latest job list left the job out
 	// ("" when it did not).
 	Unlisted string
@@ -84,7 +84,7 @@ type ClusterRow struct {
 	Topics, Partitions string
 	Groups             string
 	Produced, Poll     Text
-	State              BackendState
+	State              BackendCell
 }
 
 // TopicRow is a watched topic on the overview.
@@ -94,13 +94,13 @@ type TopicRow struct {
 	// Stale is set while the topic's data is not from the latest poll of
 	// its cluster; DataAge is then its age.
 	Stale   bool
-	DataAge Age
+	DataAge LiveAge
 }
 
-// JobView is a job's vertices at a glance.
-type JobView struct {
+// JobPage is a job's vertices at a glance.
+type JobPage struct {
 	Live
-	Replaced *Replaced
+	Replaced *ReplacedPage
 	// Ended says the job has ended and its figures are the last Flink
 	// reported; "" for a running job.
 	Ended              string
@@ -123,10 +123,10 @@ type JobVertexRow struct {
 	Lossy bool
 }
 
-// VertexView is a live source or keyed vertex.
-type VertexView struct {
+// VertexPage is a live source or keyed vertex.
+type VertexPage struct {
 	Live
-	Replaced *Replaced
+	Replaced *ReplacedPage
 	// Ended says the job has ended and the figures are the last Flink
 	// reported; "" for a running job.
 	Ended string
@@ -134,23 +134,23 @@ type VertexView struct {
 	// which setting governs it; "" when nothing.
 	Withheld string
 	Cluster  string
-	Job      Link
+	Job      Anchor
 	Name     string
 	// Parallelism and MaxParallelism are texts; MaxParallelism is shown
 	// for keyed vertices only ("" otherwise).
 	Parallelism, MaxParallelism string
 	Group                       *Group
-	Topics                      []Link
+	Topics                      []Anchor
 	// Peers link to the job's vertices of the other kind (a source's keyed
 	// vertices, a keyed vertex's Kafka sources), keeping the highlight.
 	Peers          []PeerLink
 	Bar            LiveBar
 	Error          string
 	Restored       string
-	Figures        []FigureView
-	Prediction     *PredictionView
+	Figures        []FigureCard
+	Prediction     *PredictionCard
 	Why            *WhyPanel
-	Lineage        *LineageView
+	Lineage        *LineagePanel
 	SandboxRestore *SandboxRestore
 	// Grid is a Kafka source's partitions by subtask; Table the subtasks
 	// of any other vertex. One of them is set.
@@ -174,8 +174,8 @@ type PeerLink struct{ Kind, Name, URL string }
 // it.
 type Group struct{ Name, How string }
 
-// FigureView is a headline figure with its provenance.
-type FigureView struct {
+// FigureCard is a headline figure with its provenance.
+type FigureCard struct {
 	Label string
 	// Kind is observed, estimated or computed.
 	Kind string
@@ -183,8 +183,8 @@ type FigureView struct {
 	Note Text
 }
 
-// PredictionView compares the observed assignment with Flink's formulas.
-type PredictionView struct {
+// PredictionCard compares the observed assignment with Flink's formulas.
+type PredictionCard struct {
 	Drift bool
 	// Kind is the headline's verdict, KindClass its class.
 	Kind, KindClass string
@@ -199,12 +199,12 @@ type PredictionView struct {
 }
 
 // Explained reports whether the prediction says how it was modelled.
-func (p PredictionView) Explained() bool {
+func (p PredictionCard) Explained() bool {
 	return p.History != "" || len(p.Notes) > 0 || p.Source != ""
 }
 
-// LineageView is a source's parallelism history with its events.
-type LineageView struct {
+// LineagePanel is a source's parallelism history with its events.
+type LineagePanel struct {
 	Intro  string
 	Events []LineageRow
 }
@@ -212,7 +212,7 @@ type LineageView struct {
 // LineageRow is one lineage event.
 type LineageRow struct {
 	Kind, When, Event string
-	Job               Link
+	Job               Anchor
 	From, Moved       string
 }
 
@@ -230,7 +230,7 @@ type VertexLinks struct {
 	PlanRescale string
 	// Samples open the key sampler on each topic the job reads, for a
 	// keyed vertex.
-	Samples []Link
+	Samples []Anchor
 	// Embed is the page's embeddable URL, "" on an embedded page; Full is
 	// the page of its own that an embedded page links to, "" otherwise.
 	Embed, Full string
@@ -274,7 +274,7 @@ type GridControls struct {
 	Subtasks, Placeholder string
 	Order, Resort         string
 	Shown                 string
-	Busiest               *Link
+	Busiest               *Anchor
 }
 
 // Field is a form's hidden input.
@@ -289,7 +289,7 @@ type SourceRow struct {
 	Highlight, Drift bool
 	// Lossy marks a subtask whose partitions lost records (deleted unread).
 	Lossy            bool
-	Cells            []PartitionCell
+	Cells            []GridCell
 	Rate, RecordsOut Text
 	Lag, LagTime     Text
 	// Lost is the records its partitions lost, "" when none; CatchUp its
@@ -312,9 +312,9 @@ type WhyCopy struct {
 	Text Copy
 }
 
-// PartitionCell is one partition in a subtask's row: its label, its
+// GridCell is one partition in a subtask's row: its label, its
 // colour level, its lag or rate, its reader state and its title.
-type PartitionCell struct {
+type GridCell struct {
 	Topic, Partition, Label string
 	// Title is what does not change while the page's shape does (the
 	// partition, its prediction, its ownership); Live.Title the reading
@@ -336,7 +336,7 @@ type SubtaskTable struct {
 	Keyed bool
 	// Strip is the key-group strip of a keyed vertex, nil otherwise.
 	Strip  *KeyGroupBar
-	Rows   []SubtaskRow
+	Rows   []SubtaskTableRow
 	Lookup *KeyLookupForm
 }
 
@@ -355,8 +355,8 @@ type KeyGroupSegment struct {
 	Highlight bool
 }
 
-// SubtaskRow is a subtask of a vertex that is not a Kafka source.
-type SubtaskRow struct {
+// SubtaskTableRow is a subtask of a vertex that is not a Kafka source.
+type SubtaskTableRow struct {
 	Subtask, ID string
 	Highlight   bool
 	// KeyGroups is "0–63" and KeyGroupSize "(64)", "" when not keyed.
@@ -373,8 +373,8 @@ type KeyLookupForm struct {
 	Action, Parallelism, MaxParallelism string
 }
 
-// TopicView is a topic's partitions with every group's lag.
-type TopicView struct {
+// TopicPage is a topic's partitions with every group's lag.
+type TopicPage struct {
 	Live
 	Cluster, Name, Partitions string
 	// SampleURL opens the key sampler on the topic ("" when it cannot run).
@@ -389,7 +389,7 @@ type TopicView struct {
 	Groups                  []TopicGroupHead
 	// States explain the group states shown, once each.
 	States []string
-	Rows   []TopicPartitionRow
+	Rows   []TopicTableRow
 }
 
 // TopicGroupHead is a group with commits on the topic, with its state
@@ -401,8 +401,8 @@ type TopicGroupHead struct {
 	Lossy              bool
 }
 
-// TopicPartitionRow is one partition of a topic page.
-type TopicPartitionRow struct {
+// TopicTableRow is one partition of a topic page.
+type TopicTableRow struct {
 	Partition  string
 	Stale      bool
 	Start, End Text

@@ -9,8 +9,8 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-// OverviewPage lists Flink endpoints, jobs, Kafka clusters and topics.
-func OverviewPage(l Layout, p OverviewView) templ.Component {
+// Overview lists Flink endpoints, jobs, Kafka clusters and topics.
+func Overview(l Layout, p OverviewPage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

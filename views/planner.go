@@ -5,7 +5,7 @@ type PlannerPage struct {
 	Layout
 	Form PlannerForm
 	// Plan is nil when the input has errors (or is empty).
-	Plan *PlanView
+	Plan *PlanResult
 }
 
 // Option is one choice of a select.
@@ -50,8 +50,8 @@ type PlannerForm struct {
 // Err returns the message for field, or "".
 func (f PlannerForm) Err(field string) string { return f.Errors[field] }
 
-// Figure is one headline number, now → target.
-type Figure struct {
+// PlanFigure is one headline number, now → target.
+type PlanFigure struct {
 	ID, Label  string
 	Now, Then  string
 	Note       string
@@ -61,20 +61,20 @@ type Figure struct {
 	SingleOnly bool // Then only (no "now → target")
 }
 
-// PlanView is everything the planner shows for valid input.
-type PlanView struct {
+// PlanResult is everything the planner shows for valid input.
+type PlanResult struct {
 	// LiveNote says the inputs were filled in from a live job, and when.
 	LiveNote string
 	// Answer is the recommendation and the verdict on the target shown,
 	// at the top of the results, before the grids.
 	Answer     PlanAnswer
-	Figures    []Figure
-	Now, Then  GridView
-	Why        []WhyLine
+	Figures    []PlanFigure
+	Now, Then  PlanGrid
+	Why        []WhySentence
 	Strip      KeyGroupStrip
-	State      StateView
-	Moves      MovesView
-	Candidates CandidatesView
+	State      StatePanel
+	Moves      MovesPanel
+	Candidates CandidatesTable
 	Legend     []LegendItem
 	Formula    Formula
 	Notes      []string
@@ -96,8 +96,8 @@ type PlanView struct {
 // Formula is the rule that placed the partitions, with its Flink source.
 type Formula struct{ Text, Source string }
 
-// WhyLine is one sentence of the skew explanation. Hot lines are warnings.
-type WhyLine struct {
+// WhySentence is one sentence of the skew explanation. Hot lines are warnings.
+type WhySentence struct {
 	Text string
 	Hot  bool
 }
@@ -106,8 +106,8 @@ type WhyLine struct {
 // from the text around it) or to a rate band (Label).
 type LegendItem struct{ Class, Name, Label string }
 
-// GridView is the partition→subtask grid of one parallelism.
-type GridView struct {
+// PlanGrid is the partition→subtask grid of one parallelism.
+type PlanGrid struct {
 	ID          string // "now" or "target"
 	Title       string
 	Parallelism int
@@ -160,7 +160,7 @@ type GridRow struct {
 	// Codes are a compact grid's cells (Cells is then empty): one
 	// space-separated code per cell, in the row's order,
 	// TOPIC:PARTITION[:BAND[:FLAGS]], with TOPIC an index into
-	// GridView.Topics, BAND the rate band (1..9; 0 without a rate) and
+	// PlanGrid.Topics, BAND the rate band (1..9; 0 without a rate) and
 	// FLAGS letters: m moves to another subtask, u its owner is not fixed
 	// by Flink, h highlighted.
 	Codes string
@@ -205,8 +205,8 @@ type Segment struct {
 	Whole bool
 }
 
-// StateView summarises keyed state movement.
-type StateView struct {
+// StatePanel summarises keyed state movement.
+type StatePanel struct {
 	Moved, MaxParallelism int
 	MovedPercent          string
 	BytesKnown            bool
@@ -226,8 +226,8 @@ type StateRow struct {
 	Highlight bool
 }
 
-// MovesView counts partitions that change subtask under each start mode.
-type MovesView struct {
+// MovesPanel counts partitions that change subtask under each start mode.
+type MovesPanel struct {
 	Fresh, Restore       string
 	FreshList            []string
 	RestoreList          []string
@@ -249,8 +249,8 @@ type PlanAnswer struct {
 	Meets bool
 }
 
-// CandidatesView is the ranked list of parallelisms.
-type CandidatesView struct {
+// CandidatesTable is the ranked list of parallelisms.
+type CandidatesTable struct {
 	Caption string
 	HasRate bool
 	// ByCapacity: candidates are judged by predicted utilisation.

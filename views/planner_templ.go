@@ -1199,7 +1199,7 @@ func ratesBox(f PlannerForm) templ.Component {
 	})
 }
 
-func planResults(v PlanView) templ.Component {
+func planResults(v PlanResult) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -2050,7 +2050,7 @@ func planResults(v PlanView) templ.Component {
 	})
 }
 
-func grid(g GridView) templ.Component {
+func grid(g PlanGrid) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -2108,7 +2108,7 @@ func grid(g GridView) templ.Component {
 	})
 }
 
-func fullGrid(g GridView) templ.Component {
+func fullGrid(g PlanGrid) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -2522,7 +2522,7 @@ func loadMeter(r GridRow) templ.Component {
 // it a table to assistive technology. A row's load is its text, with a bar
 // the stylesheet draws at the length the script gives it (a meter element
 // per row costs more to parse than the rest of the row).
-func compactGrid(g GridView) templ.Component {
+func compactGrid(g PlanGrid) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -2970,7 +2970,7 @@ func strip(s KeyGroupStrip) templ.Component {
 	})
 }
 
-func stateMoves(st StateView, mv MovesView) templ.Component {
+func stateMoves(st StatePanel, mv MovesPanel) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -3406,7 +3406,7 @@ func stateMoves(st StateView, mv MovesView) templ.Component {
 	})
 }
 
-func candidates(c CandidatesView) templ.Component {
+func candidates(c CandidatesTable) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

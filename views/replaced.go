@@ -1,8 +1,8 @@
 package views
 
-// Replaced is what the replaced-job banner and page say. Package web builds
+// ReplacedPage is what the replaced-job banner and page say. Package web builds
 // it; every URL is complete (route prefix, escaping, ?embed=1).
-type Replaced struct {
+type ReplacedPage struct {
 	// OldID is the replaced job and OldVertex the name of the vertex the
 	// link opened ("" for a job link).
 	OldID, OldVertex string
@@ -12,7 +12,7 @@ type Replaced struct {
 	// link was to a vertex and it has one).
 	NewID, NewURL string
 	AtText, AtISO string
-	Age           Age
+	Age           LiveAge
 	// CurrentID and CurrentURL name the current run when NewID was itself
 	// replaced; "" otherwise.
 	CurrentID, CurrentURL string

@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 // replacedBanner says, above the job's last known content, that a later
 // job with the same name replaced it, and links to that job.
-func replacedBanner(r *Replaced) templ.Component {
+func replacedBanner(r *ReplacedPage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -195,9 +195,9 @@ func replacedBanner(r *Replaced) templ.Component {
 	})
 }
 
-// ReplacedPage answers a link to a job that Flink no longer lists but that
+// Replaced answers a link to a job that Flink no longer lists but that
 // skewscope saw replaced: it names the successor instead of a 404.
-func ReplacedPage(l Layout, r Replaced) templ.Component {
+func Replaced(l Layout, r ReplacedPage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

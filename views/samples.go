@@ -1,8 +1,8 @@
 package views
 
-// SampleFormView is the key sampler's form: what to read and how the job
+// SampleFormPage is the key sampler's form: what to read and how the job
 // derives its key.
-type SampleFormView struct {
+type SampleFormPage struct {
 	Action, Cluster, Topic, TopicURL string
 	// ListURL lists the running and recent samples; Hashed says keys
 	// will be shown as keyed hashes.
@@ -17,11 +17,11 @@ type SampleFormView struct {
 }
 
 // Err is the message for a field, "" when it is fine.
-func (f SampleFormView) Err(field string) string { return f.Errors[field] }
+func (f SampleFormPage) Err(field string) string { return f.Errors[field] }
 
-// SamplePageView is a key sample: its progress while it reads, then what
+// SamplePage is a key sample: its progress while it reads, then what
 // its keys say.
-type SamplePageView struct {
+type SamplePage struct {
 	Live
 	Cluster, Topic, TopicURL string
 	// Spec says how keys are derived, Reading what is read and its limits.
@@ -54,8 +54,8 @@ type SamplePageView struct {
 	KeysNote string
 }
 
-// SamplesView lists the running and recent key samples.
-type SamplesView struct {
+// SamplesPage lists the running and recent key samples.
+type SamplesPage struct {
 	// Off says why samples are off ("" when they are on); nothing else is
 	// shown then.
 	Off string

@@ -11,8 +11,8 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import "strconv"
 
-// SampleFormPage is the key sampler's form.
-func SampleFormPage(l Layout, f SampleFormView) templ.Component {
+// SampleForm is the key sampler's form.
+func SampleForm(l Layout, f SampleFormPage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -656,7 +656,7 @@ func SampleFormPage(l Layout, f SampleFormView) templ.Component {
 	})
 }
 
-func sampleErr(f SampleFormView, field string) templ.Component {
+func sampleErr(f SampleFormPage, field string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -722,8 +722,8 @@ func sampleErr(f SampleFormView, field string) templ.Component {
 	})
 }
 
-// SamplePage is one key sample.
-func SamplePage(l Layout, p SamplePageView) templ.Component {
+// Sample is one key sample.
+func Sample(l Layout, p SamplePage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1725,9 +1725,9 @@ func sampleSubtasks(title, testid string, rows []SampleSubtaskRow) templ.Compone
 	})
 }
 
-// SamplesPage lists the running and recent key samples, with a cancel
+// Samples lists the running and recent key samples, with a cancel
 // button for each running one.
-func SamplesPage(l Layout, p SamplesView) templ.Component {
+func Samples(l Layout, p SamplesPage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

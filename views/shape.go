@@ -6,7 +6,7 @@ import (
 )
 
 // A live page's shape names its layout: the rows, cells, panels and lines
-// it has, without the live figures (Text, LiveCell, Meter, Age, Spark and
+// it has, without the live figures (Text, LiveCell, Meter, LiveAge, Spark and
 // Copy) that an update rewrites in place. The browser applies an update
 // whose shape is the page's (data-shape) and fetches a new rendering of
 // the page otherwise, so the shape changes exactly when the layout does.
@@ -36,7 +36,7 @@ func ShapeOf(p Shaped) string {
 
 // layout collects a page's layout into its hash, through a buffer: a page
 // writes a few fields for each of its thousands of cells. A grid's row is
-// hashed alone (see VertexView's), the rest once at the end.
+// hashed alone (see VertexPage's), the rest once at the end.
 type layout struct {
 	h interface {
 		Write([]byte) (int, error)
@@ -77,21 +77,21 @@ func (w *layout) int(n int) {
 // do not hash alike.
 func (w *layout) mark(c byte) { w.buf = append(w.buf, c) }
 
-func (w *layout) replaced(r *Replaced) {
+func (w *layout) replaced(r *ReplacedPage) {
 	w.bool(r != nil)
 	if r != nil {
 		w.str(r.NewID, r.CurrentID, r.OldVertex, r.VertexNote)
 	}
 }
 
-func (w *layout) backend(s BackendState) {
+func (w *layout) backend(s BackendCell) {
 	w.bool(s.NotPolled, s.Age.Key != "")
 	w.str(s.State)
 }
 
 // writeLayout: each backend, job and topic row, with its state and whether
 // its stale age or its loss is shown.
-func (p OverviewView) writeLayout(w *layout) {
+func (p OverviewPage) writeLayout(w *layout) {
 	for _, e := range p.Endpoints {
 		w.mark('e')
 		w.str(e.Name, e.URL, e.Version, e.Jobs)
@@ -120,7 +120,7 @@ func (p OverviewView) writeLayout(w *layout) {
 }
 
 // writeLayout: the job's banners and lines, and each vertex's row.
-func (p JobView) writeLayout(w *layout) {
+func (p JobPage) writeLayout(w *layout) {
 	w.replaced(p.Replaced)
 	w.str(p.Ended, p.Endpoint, p.Name, p.ID, p.State, p.Restarts, p.Restored)
 	w.bool(p.Bar.Kafka != nil)
@@ -136,7 +136,7 @@ func (p JobView) writeLayout(w *layout) {
 // lineage's events, and the grid's rows and cells (in any order: a sorted
 // grid keeps the order it was rendered in) or the table's rows. The
 // request's highlight, peers, links and controls are not its layout.
-func (p VertexView) writeLayout(w *layout) {
+func (p VertexPage) writeLayout(w *layout) {
 	w.replaced(p.Replaced)
 	w.str(p.Ended, p.Cluster, p.Name, p.Parallelism, p.MaxParallelism, p.Restored)
 	w.bool(p.Withheld != "", p.Error != "", p.Bar.Kafka != nil, p.Group != nil)
@@ -213,7 +213,7 @@ func (p VertexView) writeLayout(w *layout) {
 
 // writeLayout: the topic's lines, each group's head and each partition's
 // row, with its stale mark and its groups' loss marks.
-func (p TopicView) writeLayout(w *layout) {
+func (p TopicPage) writeLayout(w *layout) {
 	w.str(p.Cluster, p.Name, p.Partitions, p.Error)
 	w.bool(p.Retention.Key != "")
 	for _, g := range p.Groups {

@@ -9,8 +9,8 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-// VertexPage is a live source or keyed vertex.
-func VertexPage(l Layout, p VertexView) templ.Component {
+// Vertex is a live source or keyed vertex.
+func Vertex(l Layout, p VertexPage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1048,7 +1048,7 @@ func vertexLinks(links VertexLinks, colour bool) templ.Component {
 }
 
 // lineageSection is the source's parallelism history with its events.
-func lineageSection(lv LineageView) templ.Component {
+func lineageSection(lv LineagePanel) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -21,13 +21,13 @@ type WhyCause struct {
 	Clauses []WhyClause
 	// Planner opens the planner with the measured rates (and, in its
 	// text, the parallelism that removes the cause); nil when none.
-	Planner *Link
+	Planner *Anchor
 	// PlannerKind is the provenance of the figure in the link's text,
 	// "" when it names none.
 	PlannerKind string
 	// Fresh opens the planner at a fresh start that removes the cause when
 	// no restore does, labelled as one; nil when none.
-	Fresh *Link
+	Fresh *Anchor
 }
 
 // WhyClause is one sentence of a line. Kind is observed, computed or

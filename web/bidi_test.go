@@ -67,14 +67,14 @@ func TestBackendNamesAreIsolated(t *testing.T) {
 		Jobs:      []live.JobSummary{{Endpoint: rlo, ID: "j1", Name: rlo}},
 		Topics:    []live.TopicSummary{{Cluster: rlo, Name: rlo, Partitions: 1}},
 	}
-	doc, _ := renderComponent(t, views.OverviewPage(l, newOverviewPage(linksOf(l), ov)))
+	doc, _ := renderComponent(t, views.Overview(l, newOverviewPage(linksOf(l), ov)))
 	checkIsolated(t, "OverviewPage", doc)
 	if n := doc.Find(`[data-testid="jobs"] bdi`).Length(); n == 0 {
 		t.Errorf("OverviewPage: job cell has no <bdi>")
 	}
 
 	jv := live.JobView{Endpoint: rlo, ID: "j1", Name: rlo, Restarts: -1, Vertices: []live.VertexSummary{{ID: "v1", Name: rlo}}}
-	doc, _ = renderComponent(t, views.JobPage(l, newJobPage(linksOf(l), jv, &views.Replaced{Name: rlo, OldVertex: rlo})))
+	doc, _ = renderComponent(t, views.Job(l, newJobPage(linksOf(l), jv, &views.ReplacedPage{Name: rlo, OldVertex: rlo})))
 	checkIsolated(t, "JobPage", doc)
 
 	vv := live.VertexView{
@@ -82,14 +82,14 @@ func TestBackendNamesAreIsolated(t *testing.T) {
 		Kafka: true, Source: true, Group: &live.GroupLink{Name: rlo}, Topics: []string{rlo},
 		Subtasks: []live.SubtaskRow{{Subtask: 0, Partitions: []live.PartitionCell{{Topic: rlo, Partition: 0, Label: "o0", Predicted: -1}}}},
 	}
-	doc, _ = renderComponent(t, views.VertexPage(l, newVertexPage(vertexPageInput{links: linksOf(l)}, vv)))
+	doc, _ = renderComponent(t, views.Vertex(l, newVertexPage(vertexPageInput{links: linksOf(l)}, vv)))
 	checkIsolated(t, "VertexPage", doc)
 
 	tv := live.TopicView{Cluster: rlo, Name: rlo, Groups: []live.TopicGroup{{Name: rlo}}}
-	doc, _ = renderComponent(t, views.TopicPage(l, newTopicPage(tv)))
+	doc, _ = renderComponent(t, views.Topic(l, newTopicPage(tv)))
 	checkIsolated(t, "TopicPage", doc)
 
-	doc, _ = renderComponent(t, views.ReplacedPage(l, views.Replaced{Name: rlo, OldVertex: rlo}))
+	doc, _ = renderComponent(t, views.Replaced(l, views.ReplacedPage{Name: rlo, OldVertex: rlo}))
 	checkIsolated(t, "ReplacedPage", doc)
 }
 

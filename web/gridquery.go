@@ -263,7 +263,7 @@ func gridControls(vv live.VertexView, g gridQuery, shown []live.SubtaskRow, at t
 	}
 	if busiest >= 0 {
 		n := strconv.Itoa(shown[busiest].Subtask)
-		c.Busiest = &views.Link{Text: "jump to the busiest, subtask " + n + " (" + format.Ratio(shown[busiest].Busy) + " busy)",
+		c.Busiest = &views.Anchor{Text: "jump to the busiest, subtask " + n + " (" + format.Ratio(shown[busiest].Busy) + " busy)",
 			URL: url("highlight", "subtask:"+n) + "#subtask-" + n}
 	}
 	return c

@@ -152,7 +152,7 @@ func TestNewVertexPageGrid(t *testing.T) {
 		Placeholder: "0-3",
 		Order:       "sorted by lag at 12:41:03 UTC", Resort: set(),
 		Shown:   "3 of 4 subtasks shown; cells, produced, lag and lag time of orders only",
-		Busiest: &views.Link{Text: "jump to the busiest, subtask 0 (90% busy)", URL: set("highlight", "subtask:0") + "#subtask-0"},
+		Busiest: &views.Anchor{Text: "jump to the busiest, subtask 0 (90% busy)", URL: set("highlight", "subtask:0") + "#subtask-0"},
 	}
 	if diff := cmp.Diff(want, g.Controls); diff != "" {
 		t.Errorf("controls (-want +got):\n%s", diff)

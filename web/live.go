@@ -56,7 +56,7 @@ func (s *Server) serveOverview(w http.ResponseWriter, r *http.Request) (int, tem
 		return http.StatusOK, views.Home(s.layout(r, "Overview", "home")), nil
 	}
 	l := s.layout(r, "Overview", "home")
-	return http.StatusOK, views.OverviewPage(l, newOverviewPage(linksOf(l), s.live.State().Overview())), nil
+	return http.StatusOK, views.Overview(l, newOverviewPage(linksOf(l), s.live.State().Overview())), nil
 }
 
 func (s *Server) serveOverviewJSON(w http.ResponseWriter, r *http.Request) error {
@@ -108,7 +108,7 @@ func (s *Server) serveJob(w http.ResponseWriter, r *http.Request) (int, templ.Co
 		return 0, nil, nil
 	}
 	l := s.layout(r, jv.Name, "")
-	return http.StatusOK, views.JobPage(l, newJobPage(linksOf(l), jv, replacedBanner(l, jv.ReplacedBy, s.now(), false))), nil
+	return http.StatusOK, views.Job(l, newJobPage(linksOf(l), jv, replacedBanner(l, jv.ReplacedBy, s.now(), false))), nil
 }
 
 func (s *Server) serveJobJSON(w http.ResponseWriter, r *http.Request) error {
@@ -214,7 +214,7 @@ func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ
 	}
 	l.Title = vv.Name
 	l.ChartCSS = s.prefix + "/static/" + s.assets.Hashed("vendor/uplot/uPlot.min.css")
-	return http.StatusOK, views.VertexPage(l, newVertexPage(s.vertexPageInput(st, r, l, vv, vq, parts, grid), vv)), nil
+	return http.StatusOK, views.Vertex(l, newVertexPage(s.vertexPageInput(st, r, l, vv, vq, parts, grid), vv)), nil
 }
 
 func (s *Server) serveVertexJSON(w http.ResponseWriter, r *http.Request) error {
@@ -438,13 +438,13 @@ func (s *Server) serveTopic(w http.ResponseWriter, r *http.Request) (int, templ.
 	if s.samples != nil && s.samples.has(tv.Cluster) {
 		p.SampleURL = sampleURL(s.prefix, tv.Cluster, tv.Name, 0, 0, "", "")
 	}
-	return http.StatusOK, views.TopicPage(s.layout(r, tv.Name, ""), p), nil
+	return http.StatusOK, views.Topic(s.layout(r, tv.Name, ""), p), nil
 }
 
 // sampleLinks open the key sampler from a keyed vertex on each topic its
 // job's Kafka sources read, with the vertex's parallelism filled in.
-func (s *Server) sampleLinks(st *live.State, vv live.VertexView, vq live.VertexQuery) []views.Link {
-	var out []views.Link
+func (s *Server) sampleLinks(st *live.State, vv live.VertexView, vq live.VertexQuery) []views.Anchor {
+	var out []views.Anchor
 	for _, v := range st.JobVertices(vv.Endpoint, vv.JobID) {
 		if !v.Kafka {
 			continue
@@ -454,7 +454,7 @@ func (s *Server) sampleLinks(st *live.State, vv live.VertexView, vq live.VertexQ
 			continue
 		}
 		for _, t := range src.Topics {
-			out = append(out, views.Link{Text: "sample keys of " + t, URL: sampleURL(s.prefix, src.Cluster, t, vv.Parallelism, vv.MaxParallelism, vv.JobID, vv.ID)})
+			out = append(out, views.Anchor{Text: "sample keys of " + t, URL: sampleURL(s.prefix, src.Cluster, t, vv.Parallelism, vv.MaxParallelism, vv.JobID, vv.ID)})
 		}
 	}
 	return out

@@ -41,12 +41,12 @@ func (pl pageLinks) url(path string) string {
 func text(key, t string) views.Text { return views.Text{Key: key, Text: t} }
 
 // ageOf is a data-age element of a live page.
-func ageOf(key string, a live.Age) views.Age {
+func ageOf(key string, a live.Age) views.LiveAge {
 	at := int64(0)
 	if !a.At.IsZero() {
 		at = a.At.UnixMilli()
 	}
-	return views.Age{Key: key, At: at, Text: ageText(a)}
+	return views.LiveAge{Key: key, At: at, Text: ageText(a)}
 }
 
 func stale(a live.Age) bool { return a.Stale || a.Err != "" }
@@ -73,20 +73,20 @@ func liveBar(flink live.Age, kafka *live.Age) views.LiveBar {
 // the latest poll (an error beside fresh data is not) and, then, the
 // data's age (no key when there is none, or the row is fresh: the page
 // shows no age to update).
-func rowAge(key string, a live.Age) (bool, views.Age) {
+func rowAge(key string, a live.Age) (bool, views.LiveAge) {
 	if !a.Stale {
-		return false, views.Age{}
+		return false, views.LiveAge{}
 	}
 	if a.At.IsZero() {
-		return true, views.Age{}
+		return true, views.LiveAge{}
 	}
 	return true, ageOf(key, a)
 }
 
-func backendState(key string, a live.Age) views.BackendState {
-	st := views.BackendState{NotPolled: a.State == live.StateNotPolled, Age: ageOf(key, a), Err: a.Err}
+func backendState(key string, a live.Age) views.BackendCell {
+	st := views.BackendCell{NotPolled: a.State == live.StateNotPolled, Age: ageOf(key, a), Err: a.Err}
 	if st.NotPolled || a.At.IsZero() { // no data, no age
-		st.Age = views.Age{}
+		st.Age = views.LiveAge{}
 	}
 	if a.State != live.StateOK {
 		st.State = string(a.State)
@@ -95,8 +95,8 @@ func backendState(key string, a live.Age) views.BackendState {
 }
 
 // newOverviewPage builds the overview.
-func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
-	p := views.OverviewView{Live: views.Live{Topic: overviewTopic}}
+func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewPage {
+	p := views.OverviewPage{Live: views.Live{Topic: overviewTopic}}
 	for _, e := range ov.Endpoints {
 		k := "e/" + e.Name + "/"
 		p.Endpoints = append(p.Endpoints, views.EndpointRow{
@@ -123,7 +123,7 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
 		row.Stale, row.DataAge = rowAge(k+"age", j.Age)
 		row.Unlisted = unlistedText(j.Unlisted)
 		if j.ReplacedBy != nil {
-			row.ReplacedBy = &views.Link{Text: j.ReplacedBy.Current, URL: pl.url(views.JobPath(j.ReplacedBy.Current))}
+			row.ReplacedBy = &views.Anchor{Text: j.ReplacedBy.Current, URL: pl.url(views.JobPath(j.ReplacedBy.Current))}
 		} else {
 			d := text(k+"drift", jobDrift(j))
 			row.Drift = &d
@@ -157,8 +157,8 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewView {
 
 // newJobPage builds a job page; replaced is its banner when a later job
 // replaced it.
-func newJobPage(pl pageLinks, jv live.JobView, replaced *views.Replaced) views.JobView {
-	p := views.JobView{
+func newJobPage(pl pageLinks, jv live.JobView, replaced *views.ReplacedPage) views.JobPage {
+	p := views.JobPage{
 		Live:     views.Live{Topic: jobTopic(jv.ID), Stale: stale(jv.Age)},
 		Replaced: replaced, Endpoint: jv.Endpoint, Name: jv.Name, ID: jv.ID, State: string(jv.State),
 		Bar: liveBar(jv.Age, nil), Ended: jobEndedText(jv.State, jv.LastReported),
@@ -211,7 +211,7 @@ type vertexPageInput struct {
 	// panel's planner links) are left out.
 	update   bool
 	hrefs    views.VertexLinks
-	replaced *views.Replaced
+	replaced *views.ReplacedPage
 	// sandboxRestore is the sandbox's restore action, "" without the
 	// sandbox.
 	sandboxRestore string
@@ -245,12 +245,12 @@ type cellRef struct {
 }
 
 // newVertexPage builds a vertex page.
-func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
+func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 	pl := in.links
-	p := views.VertexView{
+	p := views.VertexPage{
 		Live:     views.Live{Topic: in.topic, Stale: stale(vv.Flink) || (vv.KafkaAge != nil && stale(*vv.KafkaAge))},
 		Replaced: in.replaced, Cluster: vv.Cluster,
-		Job:  views.Link{Text: vv.JobName, URL: pl.url(views.JobPath(vv.JobID))},
+		Job:  views.Anchor{Text: vv.JobName, URL: pl.url(views.JobPath(vv.JobID))},
 		Name: vv.Name, Parallelism: strconv.Itoa(vv.Parallelism),
 		Peers: in.peers,
 		Bar:   liveBar(vv.Flink, vv.KafkaAge),
@@ -268,7 +268,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	}
 	if vv.Cluster != "" {
 		for _, t := range vv.Topics {
-			p.Topics = append(p.Topics, views.Link{Text: t, URL: pl.url(views.TopicPath(vv.Cluster, t))})
+			p.Topics = append(p.Topics, views.Anchor{Text: t, URL: pl.url(views.TopicPath(vv.Cluster, t))})
 		}
 	}
 	if vv.Restored != nil {
@@ -278,10 +278,10 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	for i, f := range vv.Figures {
 		k := "f/" + strconv.Itoa(i) + "/"
 		label, value, note := figureWords(vv, f)
-		p.Figures = append(p.Figures, views.FigureView{Label: label, Kind: string(f.Kind), Text: text(k+"value", value), Note: text(k+"note", note)})
+		p.Figures = append(p.Figures, views.FigureCard{Label: label, Kind: string(f.Kind), Text: text(k+"value", value), Note: text(k+"note", note)})
 	}
 	if pr := vv.Prediction; pr != nil {
-		v := &views.PredictionView{
+		v := &views.PredictionCard{
 			Drift: pr.Drift > 0, Kind: string(pr.Headline.Kind), KindClass: verdictClass(pr.Headline.Kind), Summary: text("pr/summary", predictionSummary(*pr, vv.Withheld)),
 			Counts: text("pr/counts", headlineCounts(pr.Headline)), Notes: noteTexts(pr.Notes), Source: pr.Source,
 		}
@@ -292,11 +292,11 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 	}
 	p.Why = whyPanel(pl.base, vv, in.keyed, in.at, !in.update)
 	if lv := vv.Lineage; lv != nil && len(lv.Events) > 0 {
-		l := &views.LineageView{Intro: lineageIntro(*lv)}
+		l := &views.LineagePanel{Intro: lineageIntro(*lv)}
 		for _, e := range lv.Events {
 			l.Events = append(l.Events, views.LineageRow{
 				Kind: string(e.Kind), When: e.At.UTC().Format("2006-01-02 15:04:05Z"), Event: eventText(e),
-				Job: views.Link{Text: shortID(e.JobID), URL: pl.url(views.JobPath(e.JobID))}, From: eventFrom(e), Moved: eventMoved(e),
+				Job: views.Anchor{Text: shortID(e.JobID), URL: pl.url(views.JobPath(e.JobID))}, From: eventFrom(e), Moved: eventMoved(e),
 			})
 		}
 		p.Lineage = l
@@ -335,7 +335,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexView {
 // lag, its loss, when it catches up and why, together. The sentences are
 // copies, updated with the panel's; an embedded page, which has no
 // explanations, gets none.
-func rowWhy(p *views.VertexView) {
+func rowWhy(p *views.VertexPage) {
 	if p.Why == nil || p.Grid == nil {
 		return
 	}
@@ -461,7 +461,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 	for _, r := range rows {
 		total += len(r.Partitions)
 	}
-	cells := make([]views.PartitionCell, 0, total)
+	cells := make([]views.GridCell, 0, total)
 	var keyBuf []byte
 	keyEnds := make([]int, 0, 2*total)
 	for _, r := range rows {
@@ -507,7 +507,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 			// A partition is shown once on the page.
 			key, part := keys[kfrom:keyEnds[kn+1]], keys[keyEnds[kn]:keyEnds[kn+1]]
 			kfrom, kn = keyEnds[kn+1], kn+2
-			row.Cells = append(row.Cells, views.PartitionCell{
+			row.Cells = append(row.Cells, views.GridCell{
 				Topic: c.Topic, Partition: part, Label: c.Label,
 				Miss: c.Predicted >= 0 && c.Predicted != r.Subtask, Uncertain: c.Uncertain || c.OwnerUndetermined,
 				Highlight: hl != nil && hl.topic == c.Topic && hl.partition == c.Partition,
@@ -609,7 +609,7 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 	for _, r := range vv.Subtasks {
 		n := strconv.Itoa(r.Subtask)
 		k := "s/" + n + "/"
-		row := views.SubtaskRow{
+		row := views.SubtaskTableRow{
 			Subtask: n, ID: "subtask-" + n, Highlight: r.Highlight,
 			In:            text(k+"in", format.Rate(r.RecordsIn)),
 			Out:           text(k+"out", format.Rate(r.RecordsOut)),
@@ -631,8 +631,8 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 }
 
 // newTopicPage builds a topic page.
-func newTopicPage(tv live.TopicView) views.TopicView {
-	p := views.TopicView{
+func newTopicPage(tv live.TopicView) views.TopicPage {
+	p := views.TopicPage{
 		Live:    views.Live{Topic: topicTopic(tv.Cluster, tv.Name), Stale: stale(tv.Age)},
 		Cluster: tv.Cluster, Name: tv.Name, Partitions: strconv.Itoa(len(tv.Partitions)),
 		Produced: text("rate", format.Rate(tv.Rate)),
@@ -663,7 +663,7 @@ func newTopicPage(tv live.TopicView) views.TopicView {
 	for _, r := range tv.Partitions {
 		n := strconv.Itoa(int(r.Partition))
 		k := "p/" + n + "/"
-		row := views.TopicPartitionRow{
+		row := views.TopicTableRow{
 			Partition: n, Stale: r.Stale,
 			Start:    text(k+"start", format.Int(r.Start)),
 			End:      text(k+"end", format.Int(r.End)),
@@ -685,6 +685,6 @@ func newTopicPage(tv live.TopicView) views.TopicView {
 }
 
 // replacedAge is the age the replaced-job banner counts up.
-func replacedAge(at, now time.Time) views.Age {
+func replacedAge(at, now time.Time) views.LiveAge {
 	return ageOf("age:replaced", live.Age{At: at, Seconds: max(0, int64(now.Sub(at)/time.Second))})
 }

@@ -39,7 +39,7 @@ func TestNewOverviewPage(t *testing.T) {
 	}
 	got := newOverviewPage(pageLinks{base: "/s", embed: true}, ov)
 	ms := pagesAt.UnixMilli()
-	want := views.OverviewView{
+	want := views.OverviewPage{
 		Live: views.Live{Topic: "overview"},
 		Endpoints: []views.EndpointRow{
 			{Name: "jm", URL: "http://jm:8081", Version: "2.3.0", Jobs: "2", Dropped: views.Text{Key: "e/jm/dropped"},
@@ -47,11 +47,11 @@ func TestNewOverviewPage(t *testing.T) {
 				Cost:    views.Text{Key: "e/jm/cost", Text: "412 requests, 3.0 MiB, 1 failed"},
 				Budget:  views.Text{Key: "e/jm/budget", Text: "4 in flight, 50/s"},
 				Backoff: views.Text{Key: "e/jm/backoff", Text: "backing off after 2 slow polls: polls 40 s apart"},
-				State:   views.BackendState{Age: views.Age{Key: "e/jm/age", At: ms, Text: "4 s ago"}}},
+				State:   views.BackendCell{Age: views.LiveAge{Key: "e/jm/age", At: ms, Text: "4 s ago"}}},
 			{Name: "new", URL: "http://new:8081", Stale: true, Jobs: "–", Dropped: views.Text{Key: "e/new/dropped"},
 				Poll: views.Text{Key: "e/new/poll", Text: "–"}, Cost: views.Text{Key: "e/new/cost", Text: "–"},
 				Budget: views.Text{Key: "e/new/budget", Text: "–"}, Backoff: views.Text{Key: "e/new/backoff"},
-				State: views.BackendState{NotPolled: true, State: string(live.StateNotPolled)}},
+				State: views.BackendCell{NotPolled: true, State: string(live.StateNotPolled)}},
 		},
 		Jobs: []views.JobRow{
 			{Name: "orders", ID: "j1", URL: "/s/jobs/j1?embed=1", State: "RUNNING", Vertices: "3",
@@ -60,11 +60,11 @@ func TestNewOverviewPage(t *testing.T) {
 				Backpressure: views.Text{Key: "j/jm/j1/bp", Text: "low"}, Drift: &views.Text{Key: "j/jm/j1/drift", Text: "2 partitions differ"}},
 			{Name: "orders", ID: "j0", URL: "/s/jobs/j0?embed=1", State: "CANCELED", Vertices: "3",
 				Lag: views.Text{Key: "j/jm/j0/lag", Text: "–"}, Lost: views.Text{Key: "j/jm/j0/lost", Text: "–"}, MaxBusy: views.Text{Key: "j/jm/j0/busy", Text: "–"},
-				Backpressure: views.Text{Key: "j/jm/j0/bp", Text: "–"}, ReplacedBy: &views.Link{Text: "j1", URL: "/s/jobs/j1?embed=1"}},
+				Backpressure: views.Text{Key: "j/jm/j0/bp", Text: "–"}, ReplacedBy: &views.Anchor{Text: "j1", URL: "/s/jobs/j1?embed=1"}},
 		},
 		Clusters: []views.ClusterRow{{Name: "prod", Stale: true, Topics: "2", Partitions: "18", Groups: "1",
 			Produced: views.Text{Key: "c/prod/rate", Text: "3,647/s"}, Poll: views.Text{Key: "c/prod/poll", Text: "1500 ms"},
-			State: views.BackendState{State: string(live.StateFailing), Age: views.Age{Key: "c/prod/age", At: ms, Text: "9 s ago"}, Err: "timeout"}}},
+			State: views.BackendCell{State: string(live.StateFailing), Age: views.LiveAge{Key: "c/prod/age", At: ms, Text: "9 s ago"}, Err: "timeout"}}},
 		Topics: []views.TopicRow{{Name: "orders", URL: "/s/kafka/prod/topics/orders?embed=1", Cluster: "prod", Partitions: "12", Groups: "1",
 			Produced: views.Text{Key: "t/prod/orders", Text: "2.5/s"}}},
 	}
@@ -101,16 +101,16 @@ func TestNewVertexPageSource(t *testing.T) {
 	}
 	got := newVertexPage(vertexPageInput{links: pageLinks{base: ""}, topic: "vertex:j1/v1", sandboxRestore: "/sandbox/restore"}, vv)
 	ms := pagesAt.UnixMilli()
-	kafkaAge := views.Age{Key: "age:kafka", At: ms, Text: "5 s ago"}
-	want := views.VertexView{
+	kafkaAge := views.LiveAge{Key: "age:kafka", At: ms, Text: "5 s ago"}
+	want := views.VertexPage{
 		Live:    views.Live{Topic: "vertex:j1/v1", Stale: true},
-		Cluster: "prod", Job: views.Link{Text: "orders", URL: "/jobs/j1"}, Name: "Source", Parallelism: "2",
+		Cluster: "prod", Job: views.Anchor{Text: "orders", URL: "/jobs/j1"}, Name: "Source", Parallelism: "2",
 		Group:  &views.Group{Name: "enrich", How: "configured"},
-		Topics: []views.Link{{Text: "orders", URL: "/kafka/prod/topics/orders"}, {Text: "pay", URL: "/kafka/prod/topics/pay"}},
-		Bar:    views.LiveBar{Stale: true, State: "stale", Flink: views.Age{Key: "age", At: ms, Text: "3 s ago"}, Kafka: &kafkaAge},
-		Figures: []views.FigureView{{Label: "Total lag", Kind: string(live.Observed),
+		Topics: []views.Anchor{{Text: "orders", URL: "/kafka/prod/topics/orders"}, {Text: "pay", URL: "/kafka/prod/topics/pay"}},
+		Bar:    views.LiveBar{Stale: true, State: "stale", Flink: views.LiveAge{Key: "age", At: ms, Text: "3 s ago"}, Kafka: &kafkaAge},
+		Figures: []views.FigureCard{{Label: "Total lag", Kind: string(live.Observed),
 			Text: views.Text{Key: "f/0/value", Text: "1.2k records"}, Note: views.Text{Key: "f/0/note", Text: "log end − (Flink currentOffset + 1)"}}},
-		Prediction:     &views.PredictionView{Drift: true, Kind: "exact", KindClass: "v-exact", Summary: views.Text{Key: "pr/summary", Text: "1 of 3 partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource."}, Counts: views.Text{Key: "pr/counts", Text: "Cells: 2 as predicted · 1 not as predicted"}},
+		Prediction:     &views.PredictionCard{Drift: true, Kind: "exact", KindClass: "v-exact", Summary: views.Text{Key: "pr/summary", Text: "1 of 3 partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource."}, Counts: views.Text{Key: "pr/counts", Text: "Cells: 2 as predicted · 1 not as predicted"}},
 		SandboxRestore: &views.SandboxRestore{Action: "/sandbox/restore", Job: "orders", Parallelism: "4"},
 		LagMethod:      true,
 		Grid: &views.SourceGrid{Color: "lag", Legend: [4]string{"< 10 s", "< 1 min", "< 5 min", "≥ 5 min"}, LegendNote: "time behind; where it is unknown, records: <1.0k, <20k, <80k, ≥80k",
@@ -119,7 +119,7 @@ func TestNewVertexPageSource(t *testing.T) {
 			SparkWindow: [2]views.Text{{Key: "spark/window/lag", Text: "last 4 min"}, {Key: "spark/window/rate", Text: "last 4 min"}},
 			Rows: []views.SourceRow{
 				{Subtask: "0", ID: "subtask-0", Highlight: true, Drift: true, Lossy: true,
-					Cells: []views.PartitionCell{
+					Cells: []views.GridCell{
 						{Topic: "orders", Partition: "0", Label: "o0", Lost: true, Title: "orders-0 · predicted here", Live: views.LiveCell{Key: "c0.0", Level: 1, Text: "1.2k", State: "st-lost",
 							Title: "lost · ≈ 2,200 records deleted unread between 12:41:00 and 12:43:00 UTC (observed) · 300 records below the log start now · catch up: not estimated while records are deleted unread"}},
 						{Topic: "pay", Partition: "1", Label: "p1", Miss: true, Predicted: 1, Title: "pay-1 · predicted on subtask 1", Live: views.LiveCell{Key: "c1.1", Level: 0, Text: "1", State: "st-ok",
@@ -133,7 +133,7 @@ func TestNewVertexPageSource(t *testing.T) {
 					SparkRate: views.Spark{Key: "s/0/spark/rate", Values: []float64{5, 12.4}, Max: 12.4, Label: "records out per second, last 4 min, scale 0 to 12/s"},
 					Vs:        views.Text{Key: "s/0/vs", Text: "✗ 1 not as predicted"}},
 				{Subtask: "1", ID: "subtask-1",
-					Cells: []views.PartitionCell{{Topic: "orders", Partition: "1", Label: "o1", Uncertain: true, Predicted: 1,
+					Cells: []views.GridCell{{Topic: "orders", Partition: "1", Label: "o1", Uncertain: true, Predicted: 1,
 						Title: "orders-1 · predicted here · listed under subtasks 0, 1 in Flink's metric ids: reader not determined",
 						Live:  views.LiveCell{Key: "c0.1", Level: 0, Text: "–", State: "st-unknown"}}},
 					Rate: views.Text{Key: "s/1/rate", Text: "–"}, RecordsOut: views.Text{Key: "s/1/out", Text: "–"},
@@ -174,7 +174,7 @@ func TestNewVertexPageKeyed(t *testing.T) {
 			{Class: "k0", Title: "subtask 0: key groups 0–42 (43)", X: "0.000%", Width: "33.594%", Label: "0"},
 			{Class: "k1", Title: "subtask 1: key groups 43–85 (43)", X: "33.594%", Width: "33.594%", Label: "1"},
 		}},
-		Rows: []views.SubtaskRow{
+		Rows: []views.SubtaskTableRow{
 			{Subtask: "0", ID: "subtask-0", KeyGroups: "0–42", KeyGroupSize: "(43)",
 				In: views.Text{Key: "s/0/in", Text: "5.0/s"}, Out: views.Text{Key: "s/0/out", Text: "5.0/s"},
 				Busy: views.Meter{Key: "s/0/meter", Value: "0.100"}, BusyText: views.Text{Key: "s/0/busy", Text: "10%"},
@@ -198,10 +198,10 @@ func TestNewJobAndTopicPages(t *testing.T) {
 			Skew: 37.4, Busiest: 2, MaxBusy: 0.9, Backpressure: "high", Lag: 10, PredictionMode: live.ModeInferred},
 			{ID: "v2", Name: "Window", Parallelism: 2, MaxParallelism: 128, Keyed: true, Skew: -1, Busiest: -1, MaxBusy: -1, Lag: -1}}}
 	got := newJobPage(pageLinks{}, jv, nil)
-	want := views.JobView{
+	want := views.JobPage{
 		Live:     views.Live{Topic: "job:j1"},
 		Endpoint: "jm", Name: "orders", ID: "j1", State: "RUNNING",
-		Bar:      views.LiveBar{State: "live", Flink: views.Age{Key: "age", At: pagesAt.UnixMilli(), Text: "2 s ago"}},
+		Bar:      views.LiveBar{State: "live", Flink: views.LiveAge{Key: "age", At: pagesAt.UnixMilli(), Text: "2 s ago"}},
 		Restored: "Restored from a savepoint (s3://sp/1). After a restore at another parallelism, Flink keeps each partition with the splits it restored, not where a fresh start would put it.",
 		Vertices: []views.JobVertexRow{{Name: "Source", URL: "/jobs/j1/vertices/v1", Parallelism: "4", MaxParallelism: "128", Kind: "Kafka source",
 			Skew: views.Text{Key: "v/v1/skew", Text: "37%"}, Busiest: views.Text{Key: "v/v1/busiest", Text: "#2 · 90%"},
@@ -230,7 +230,7 @@ func TestNewJobAndTopicPages(t *testing.T) {
 			{Committed: 10, Lag: 0, LagKind: kafka.TimeLagCaughtUp, Reading: live.Reading{State: live.ReaderCaughtUp}},
 		}}}}
 	tp := newTopicPage(tv)
-	wantRows := []views.TopicPartitionRow{{Partition: "0", Start: views.Text{Key: "p/0/start", Text: "0"}, End: views.Text{Key: "p/0/end", Text: "1,000"},
+	wantRows := []views.TopicTableRow{{Partition: "0", Start: views.Text{Key: "p/0/start", Text: "0"}, End: views.Text{Key: "p/0/end", Text: "1,000"},
 		Produced: views.Text{Key: "p/0/rate", Text: "10/s"},
 		Groups: []views.GroupLag{
 			{Lag: views.Text{Key: "p/0/g/0/lag", Text: "100"}, LagTime: views.Text{Key: "p/0/g/0/time", Text: "≥ 12 s"}, Reader: views.Text{Key: "p/0/g/0/reader", Text: "stalled"}},
@@ -345,7 +345,7 @@ func TestHighlightedRowShowsItsWhy(t *testing.T) {
 	}
 	// The page shows the copies under the row, and the update (which the
 	// publisher builds without the highlight) carries their texts.
-	doc, _ := renderComponent(t, views.VertexPage(views.Layout{}, p))
+	doc, _ := renderComponent(t, views.Vertex(views.Layout{}, p))
 	pub := vv
 	pub.Subtasks = slices.Clone(vv.Subtasks)
 	pub.Subtasks[1].Highlight = false

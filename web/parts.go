@@ -22,7 +22,7 @@ const (
 )
 
 // vertexPartList names the parts in the order of the page, with the
-// fields of views.VertexView each one shows. A part's fields are cleared
+// fields of views.VertexPage each one shows. A part's fields are cleared
 // when it is not picked, and a component shows no section for a nil field.
 // They are found by name, so that a section whose field another change
 // adds (the "why is it hot" panel, Why) is covered once its field exists.
@@ -120,7 +120,7 @@ func partsOfTopic(opt string) (vertexParts, bool) {
 }
 
 // hideParts clears the sections of p that ps does not show.
-func hideParts(p *views.VertexView, ps vertexParts) {
+func hideParts(p *views.VertexPage, ps vertexParts) {
 	v := reflect.ValueOf(p).Elem()
 	for _, part := range vertexPartList {
 		if ps.shows(part.part) {

@@ -55,13 +55,13 @@ func TestParseParts(t *testing.T) {
 // TestVertexPartFields: every part names fields of the page's model, so
 // that clearing them hides its section.
 func TestVertexPartFields(t *testing.T) {
-	typ := reflect.TypeFor[views.VertexView]()
+	typ := reflect.TypeFor[views.VertexPage]()
 	for _, p := range vertexPartList {
 		for _, name := range p.fields {
 			f, ok := typ.FieldByName(name)
 			switch {
 			case !ok:
-				t.Errorf("part %s names field %s, which views.VertexView does not have", p.name, name)
+				t.Errorf("part %s names field %s, which views.VertexPage does not have", p.name, name)
 			case f.Type.Kind() != reflect.Pointer && f.Type.Kind() != reflect.Slice:
 				t.Errorf("part %s: field %s is a %s; a part's field is a pointer or a slice, nil when hidden", p.name, name, f.Type)
 			}
@@ -70,8 +70,8 @@ func TestVertexPartFields(t *testing.T) {
 }
 
 func TestHideParts(t *testing.T) {
-	full := func() views.VertexView {
-		return views.VertexView{Name: "Source", Figures: []views.FigureView{{Label: "Total lag"}}, Lineage: &views.LineageView{Intro: "i"},
+	full := func() views.VertexPage {
+		return views.VertexPage{Name: "Source", Figures: []views.FigureCard{{Label: "Total lag"}}, Lineage: &views.LineagePanel{Intro: "i"},
 			Grid: &views.SourceGrid{Color: "lag"}, Table: &views.SubtaskTable{}, Why: &views.WhyPanel{}}
 	}
 	for _, tc := range []struct {

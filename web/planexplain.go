@@ -15,8 +15,8 @@ import (
 )
 
 // explainSkew says in plain words why the target layout is uneven.
-func explainSkew(f *planForm, pl assign.Plan, st strategy.Strategy) []views.WhyLine {
-	var out []views.WhyLine
+func explainSkew(f *planForm, pl assign.Plan, st strategy.Strategy) []views.WhySentence {
+	var out []views.WhySentence
 	side := pl.Target
 	p := side.Parallelism
 	if pl.HasRates && side.RateSkew.Total > 0 {
@@ -76,13 +76,13 @@ func explainSkew(f *planForm, pl assign.Plan, st strategy.Strategy) []views.WhyL
 			if len(owners) > 1 {
 				where = "subtasks " + joinAnd(owners)
 			}
-			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%s %s %s of all traffic. A subtask that owns one of them is the bottleneck whatever the parallelism: at p = %d they sit on %s.",
+			out = append(out, views.WhySentence{Hot: true, Text: fmt.Sprintf("%s %s %s of all traffic. A subtask that owns one of them is the bottleneck whatever the parallelism: at p = %d they sit on %s.",
 				joinAnd(names), verb, format.Percent(100*share/total), p, where)})
 			floor := hot[0].r
 			if side.RateSkew.Max <= floor*1.0001 {
-				out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d the busiest subtask carries %s rec/s, which is the hottest partition alone: more subtasks cannot bring it lower. Spreading the hot keys, or more partitions for %s, can.", p, format.Num(side.RateSkew.Max), views.Isolate(hot[0].tp.Topic))})
+				out = append(out, views.WhySentence{Text: fmt.Sprintf("At p = %d the busiest subtask carries %s rec/s, which is the hottest partition alone: more subtasks cannot bring it lower. Spreading the hot keys, or more partitions for %s, can.", p, format.Num(side.RateSkew.Max), views.Isolate(hot[0].tp.Topic))})
 			} else {
-				out = append(out, views.WhyLine{Text: fmt.Sprintf("More subtasks cannot bring the busiest one below %s rec/s (the hottest partition); at p = %d it carries %s rec/s.", format.Num(floor), p, format.Num(side.RateSkew.Max))})
+				out = append(out, views.WhySentence{Text: fmt.Sprintf("More subtasks cannot bring the busiest one below %s rec/s (the hottest partition); at p = %d it carries %s rec/s.", format.Num(floor), p, format.Num(side.RateSkew.Max))})
 			}
 		}
 	}
@@ -110,15 +110,15 @@ func explainSkew(f *planForm, pl assign.Plan, st strategy.Strategy) []views.WhyL
 			if len(names) < 2 {
 				continue
 			}
-			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%s at p = %d (Flink gives each topic its own start index, (hash(topic)·31 & 0x7FFFFFFF) mod p), so their partitions pile onto the same subtasks.", startTogether(quoteAll(names), si), p)})
+			out = append(out, views.WhySentence{Hot: true, Text: fmt.Sprintf("%s at p = %d (Flink gives each topic its own start index, (hash(topic)·31 & 0x7FFFFFFF) mod p), so their partitions pile onto the same subtasks.", startTogether(quoteAll(names), si), p)})
 		}
 	}
 	if unevenCounts && pl.Start == assign.StartRestore && !st.Comparison {
-		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("After the restore subtasks read between %.0f and %.0f partitions: the saved split lists are dealt out in contiguous chunks, so partitions of one topic stay together instead of being spread by the start-index rule.", lo, hi)})
+		out = append(out, views.WhySentence{Hot: true, Text: fmt.Sprintf("After the restore subtasks read between %.0f and %.0f partitions: the saved split lists are dealt out in contiguous chunks, so partitions of one topic stay together instead of being spread by the start-index rule.", lo, hi)})
 	} else if unevenCounts && st.Comparison {
-		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Under %s subtasks read between %.0f and %.0f partitions.", st.Label, lo, hi)})
+		out = append(out, views.WhySentence{Hot: true, Text: fmt.Sprintf("Under %s subtasks read between %.0f and %.0f partitions.", st.Label, lo, hi)})
 	} else if unevenCounts && len(out) == 0 {
-		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Subtasks read between %.0f and %.0f partitions at p = %d: each topic's partitions are dealt from that topic's own start index, so the topics' remainders land on overlapping subtasks.", lo, hi, p)})
+		out = append(out, views.WhySentence{Hot: true, Text: fmt.Sprintf("Subtasks read between %.0f and %.0f partitions at p = %d: each topic's partitions are dealt from that topic's own start index, so the topics' remainders land on overlapping subtasks.", lo, hi, p)})
 	}
 	if idle := side.PartitionSkew.Idle; idle > 0 {
 		nParts := 0
@@ -126,9 +126,9 @@ func explainSkew(f *planForm, pl assign.Plan, st strategy.Strategy) []views.WhyL
 			nParts += t.Partitions
 		}
 		if nParts < p {
-			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%d of %d source subtasks read nothing: there are only %d partitions. They stay running and do not go idle for watermarks on their own; set an idle timeout in the watermark strategy, or lower the source parallelism.", idle, p, nParts)})
+			out = append(out, views.WhySentence{Hot: true, Text: fmt.Sprintf("%d of %d source subtasks read nothing: there are only %d partitions. They stay running and do not go idle for watermarks on their own; set an idle timeout in the watermark strategy, or lower the source parallelism.", idle, p, nParts)})
 		} else {
-			out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("%d of %d source subtasks read no partition although there are %d partitions, because of where each topic's partitions start.", idle, p, nParts)})
+			out = append(out, views.WhySentence{Hot: true, Text: fmt.Sprintf("%d of %d source subtasks read no partition although there are %d partitions, because of where each topic's partitions start.", idle, p, nParts)})
 		}
 	}
 	if kg := side.KeyGroupSkew; kg.MaxOverMean > 1.1 {
@@ -141,10 +141,10 @@ func explainSkew(f *planForm, pl assign.Plan, st strategy.Strategy) []views.WhyL
 				small++
 			}
 		}
-		out = append(out, views.WhyLine{Hot: true, Text: fmt.Sprintf("Key groups split unevenly at p = %d: %d subtasks own %d key groups and %d own %d (max/mean %s). A parallelism that divides %d spreads keyed state evenly.", p, big, hi, small, hi-1, format.Factor(kg.MaxOverMean), pl.MaxParallelism)})
+		out = append(out, views.WhySentence{Hot: true, Text: fmt.Sprintf("Key groups split unevenly at p = %d: %d subtasks own %d key groups and %d own %d (max/mean %s). A parallelism that divides %d spreads keyed state evenly.", p, big, hi, small, hi-1, format.Factor(kg.MaxOverMean), pl.MaxParallelism)})
 	}
 	if len(out) == 0 {
-		out = append(out, views.WhyLine{Text: fmt.Sprintf("At p = %d partition counts differ by at most one between subtasks and key groups are split as evenly as %d allows.", p, pl.MaxParallelism)})
+		out = append(out, views.WhySentence{Text: fmt.Sprintf("At p = %d partition counts differ by at most one between subtasks and key groups are split as evenly as %d allows.", p, pl.MaxParallelism)})
 	}
 	return out
 }

@@ -70,8 +70,8 @@ func parseHighlight(s string) highlight {
 	return h
 }
 
-func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, moved, unc map[assign.TopicPartition]bool) views.GridView {
-	g := views.GridView{ID: id, Title: title, Parallelism: side.Parallelism, Mode: mode}
+func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, moved, unc map[assign.TopicPartition]bool) views.PlanGrid {
+	g := views.PlanGrid{ID: id, Title: title, Parallelism: side.Parallelism, Mode: mode}
 	total := 0
 	for _, ps := range side.Assignment.Subtasks {
 		total += len(ps)
@@ -184,7 +184,7 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 }
 
 // gridsHeader is the request header in which the planner script names the
-// grids it shows, as ID=KEY pairs separated by commas (views.GridView ID and
+// grids it shows, as ID=KEY pairs separated by commas (views.PlanGrid ID and
 // Key): a new rendering sends only their keys, and the script keeps its own
 // copies. The script keeps its form too (it takes only the field messages
 // and hints from an answer), so an answer to it leaves the pasted rates out
@@ -193,7 +193,7 @@ func (gc gridContext) grid(id, title string, side assign.PlanSide, mode string, 
 const gridsHeader = "X-Skewscope-Grids"
 
 // keepGrids leaves out of v the grids that have says the page has already.
-func keepGrids(have string, v *views.PlanView) {
+func keepGrids(have string, v *views.PlanResult) {
 	if have == "" {
 		return
 	}
@@ -202,7 +202,7 @@ func keepGrids(have string, v *views.PlanView) {
 		if !ok {
 			continue
 		}
-		for _, g := range []*views.GridView{&v.Now, &v.Then} {
+		for _, g := range []*views.PlanGrid{&v.Now, &v.Then} {
 			if g.ID == id && g.Key == key {
 				g.Kept, g.Rows = true, nil
 			}
@@ -257,9 +257,9 @@ func (gc gridContext) compactCells(buf *strings.Builder, ps []assign.TopicPartit
 	return buf.String(), hl
 }
 
-// gridKey is a digest of everything g shows, for views.GridView.Key: an
+// gridKey is a digest of everything g shows, for views.PlanGrid.Key: an
 // FNV-1a hash of its fields, each ended by a zero byte.
-func gridKey(g views.GridView) string {
+func gridKey(g views.PlanGrid) string {
 	h := fnvHash(14695981039346656037)
 	h.str(g.ID, g.Title, g.Mode, g.Unit, g.Footer)
 	h.int(g.Parallelism, g.MaxParallelism, len(g.Topics), len(g.Rows))

@@ -17,11 +17,11 @@ import (
 
 // TestGridKeyCoversEveryField: the planner script keeps a grid whose key a
 // new rendering repeats, so a change to anything a grid shows must change
-// its key. Every field of views.GridView, GridRow and Cell is changed in
+// its key. Every field of views.PlanGrid, GridRow and Cell is changed in
 // turn.
 func TestGridKeyCoversEveryField(t *testing.T) {
-	base := func() views.GridView {
-		return views.GridView{
+	base := func() views.PlanGrid {
+		return views.PlanGrid{
 			ID: "now", Title: "Now", Parallelism: 2, Mode: "fresh start", Unit: "partitions", Footer: "f",
 			Topics: []string{"a"}, MaxParallelism: 128, MaxRate: 1, LoadMax: 2, LoadLow: 1, LoadHigh: 1.5,
 			Rows: []views.GridRow{{Subtask: 0, LoadText: "1", KeyGroups: "0–63", Codes: "0:1",
@@ -32,8 +32,8 @@ func TestGridKeyCoversEveryField(t *testing.T) {
 	if want != gridKey(base()) {
 		t.Fatal("gridKey is not deterministic")
 	}
-	var change func(v reflect.Value, path string, apply func(func(views.GridView) views.GridView))
-	change = func(v reflect.Value, path string, apply func(func(views.GridView) views.GridView)) {
+	var change func(v reflect.Value, path string, apply func(func(views.PlanGrid) views.PlanGrid))
+	change = func(v reflect.Value, path string, apply func(func(views.PlanGrid) views.PlanGrid)) {
 		for i := range v.NumField() {
 			f := v.Type().Field(i)
 			if path == "" && (f.Name == "Key" || f.Name == "Kept") {
@@ -50,7 +50,7 @@ func TestGridKeyCoversEveryField(t *testing.T) {
 			default:
 				t.Fatalf("%s: a %s field; teach this test and gridKey about it", name, f.Type)
 			}
-			apply(func(g views.GridView) views.GridView {
+			apply(func(g views.PlanGrid) views.PlanGrid {
 				rv := reflect.ValueOf(&g).Elem()
 				target := fieldAt(rv, name)
 				switch target.Kind() {
@@ -72,7 +72,7 @@ func TestGridKeyCoversEveryField(t *testing.T) {
 			})
 		}
 	}
-	change(reflect.ValueOf(base()), "", func(mod func(views.GridView) views.GridView) { mod(base()) })
+	change(reflect.ValueOf(base()), "", func(mod func(views.PlanGrid) views.PlanGrid) { mod(base()) })
 }
 
 // fieldAt finds a field by a path like "Rows[0].Cells[0].Label".

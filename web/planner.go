@@ -186,7 +186,7 @@ func planURL(l views.Layout, f *planForm, set map[string]string) string {
 	return l.URL("/plan?" + q.Encode())
 }
 
-func newPlanView(l views.Layout, f *planForm, res *plan.Result) views.PlanView {
+func newPlanView(l views.Layout, f *planForm, res *plan.Result) views.PlanResult {
 	pl, st := res.Plan, res.Strategy
 	hasRates := pl.HasRates
 	topicIdx := map[string]int{}
@@ -215,7 +215,7 @@ func newPlanView(l views.Layout, f *planForm, res *plan.Result) views.PlanView {
 	}
 	gc := gridContext{f: f, topicIdx: topicIdx, maxRate: maxRate, hasRates: hasRates, highlight: hl, maxP: pl.MaxParallelism}
 	gc.rateBands()
-	v := views.PlanView{
+	v := views.PlanResult{
 		SelfURL:  planURL(l, f, map[string]string{"embed": ""}),
 		EmbedURL: planURL(l, f, map[string]string{"embed": "1"}),
 	}
@@ -270,7 +270,7 @@ func newPlanView(l views.Layout, f *planForm, res *plan.Result) views.PlanView {
 	return v
 }
 
-func planFigures(pl assign.Plan, hasRates bool) []views.Figure {
+func planFigures(pl assign.Plan, hasRates bool) []views.PlanFigure {
 	now, then := pl.Now.PartitionSkew, pl.Target.PartitionSkew
 	what := "partitions"
 	if hasRates {
@@ -280,7 +280,7 @@ func planFigures(pl assign.Plan, hasRates bool) []views.Figure {
 	if hasRates {
 		kind = "given"
 	}
-	figs := []views.Figure{
+	figs := []views.PlanFigure{
 		{ID: "skew", Label: "Source skew (Flink %)", Now: format.Percent(now.FlinkPercent), Then: format.Percent(then.FlinkPercent),
 			Kind: kind, Note: "over " + what + " per subtask", Worse: then.FlinkPercent > now.FlinkPercent+0.05, Better: then.FlinkPercent < now.FlinkPercent-0.05},
 		{ID: "maxmean", Label: "Max / mean load", Now: format.Factor(now.MaxOverMean), Then: format.Factor(then.MaxOverMean),
@@ -292,11 +292,11 @@ func planFigures(pl assign.Plan, hasRates bool) []views.Figure {
 			Note: fmt.Sprintf("%s of keyed state changes subtask", format.Percent(100*pl.Keyed.MovedFraction))},
 	}
 	if pl.Keyed.BytesKnown {
-		figs = append(figs, views.Figure{ID: "state", Label: "State to move", SingleOnly: true,
+		figs = append(figs, views.PlanFigure{ID: "state", Label: "State to move", SingleOnly: true,
 			Then: format.Bytes(pl.Keyed.MovedBytes), Kind: "estimated",
 			Note: "of " + format.Bytes(pl.Keyed.TotalBytes) + " checkpointed"})
 	} else {
-		figs = append(figs, views.Figure{ID: "kgskew", Label: "Key groups max / mean",
+		figs = append(figs, views.PlanFigure{ID: "kgskew", Label: "Key groups max / mean",
 			Now: format.Factor(pl.Now.KeyGroupSkew.MaxOverMean), Then: format.Factor(pl.Target.KeyGroupSkew.MaxOverMean), Kind: "computed",
 			Note:  fmt.Sprintf("%d key groups over the subtasks", pl.MaxParallelism),
 			Worse: pl.Target.KeyGroupSkew.MaxOverMean > pl.Now.KeyGroupSkew.MaxOverMean+0.005, Better: pl.Target.KeyGroupSkew.MaxOverMean < pl.Now.KeyGroupSkew.MaxOverMean-0.005})
@@ -304,9 +304,9 @@ func planFigures(pl assign.Plan, hasRates bool) []views.Figure {
 	return figs
 }
 
-func stateView(pl assign.Plan) views.StateView {
+func stateView(pl assign.Plan) views.StatePanel {
 	k := pl.Keyed
-	v := views.StateView{Moved: k.Moved, MaxParallelism: k.MaxParallelism, MovedPercent: format.Percent(100 * k.MovedFraction), BytesKnown: k.BytesKnown}
+	v := views.StatePanel{Moved: k.Moved, MaxParallelism: k.MaxParallelism, MovedPercent: format.Percent(100 * k.MovedFraction), BytesKnown: k.BytesKnown}
 	if k.BytesKnown {
 		slowest := int64(0)
 		for _, st := range k.Subtasks {
@@ -335,8 +335,8 @@ func stateView(pl assign.Plan) views.StateView {
 	return v
 }
 
-func movesView(pl assign.Plan, st strategy.Strategy) views.MovesView {
-	mv := views.MovesView{Fresh: fmtMoved(pl.MovesFresh)}
+func movesView(pl assign.Plan, st strategy.Strategy) views.MovesPanel {
+	mv := views.MovesPanel{Fresh: fmtMoved(pl.MovesFresh)}
 	switch {
 	case st.Name != strategy.Default:
 		mv.RestoreNotApplicable = "Restore from a savepoint is modelled for Flink's KafkaSource only."
@@ -368,9 +368,9 @@ func movesView(pl assign.Plan, st strategy.Strategy) views.MovesView {
 	return mv
 }
 
-func candidatesView(l views.Layout, f *planForm, res *plan.Result) views.CandidatesView {
+func candidatesView(l views.Layout, f *planForm, res *plan.Result) views.CandidatesTable {
 	sz, st := res.Sizing, res.Strategy
-	v := views.CandidatesView{HasRate: res.Plan.HasRates, ByCapacity: sz.Basis == "capacity"}
+	v := views.CandidatesTable{HasRate: res.Plan.HasRates, ByCapacity: sz.Basis == "capacity"}
 	layout := "a fresh start"
 	switch {
 	case st.Comparison:

@@ -262,7 +262,7 @@ func (s *Server) serveForgotten(w http.ResponseWriter, r *http.Request, rep live
 		return 0, nil, nil
 	}
 	l := s.layout(r, "Job replaced", "")
-	return http.StatusOK, views.ReplacedPage(l, newReplaced(l, rep, s.now(), rep.VertexName != "")), nil
+	return http.StatusOK, views.Replaced(l, newReplaced(l, rep, s.now(), rep.VertexName != "")), nil
 }
 
 // serveForgottenJSON is serveForgotten for the JSON twins: a 404 whose body
@@ -286,7 +286,7 @@ type replacedErrorBody struct {
 // newReplaced builds the replaced-job banner or page. vertex says the link
 // was to a vertex (rep.VertexName, "" when the old job had no such vertex
 // id as far as skewscope saw).
-func newReplaced(l views.Layout, rep live.Replacement, now time.Time, vertex bool) views.Replaced {
+func newReplaced(l views.Layout, rep live.Replacement, now time.Time, vertex bool) views.ReplacedPage {
 	q := url.Values{}
 	if l.Embed {
 		q.Set("embed", "1")
@@ -297,7 +297,7 @@ func newReplaced(l views.Layout, rep live.Replacement, now time.Time, vertex boo
 		}
 		return l.URL(path)
 	}
-	r := views.Replaced{
+	r := views.ReplacedPage{
 		OldID: rep.OldID, Name: rep.Name, NewID: rep.NewID,
 		AtText: rep.At.UTC().Format("2006-01-02 15:04:05 UTC"), AtISO: rep.At.UTC().Format(time.RFC3339),
 		Age:      replacedAge(rep.At, now),
@@ -338,7 +338,7 @@ func newReplaced(l views.Layout, rep live.Replacement, now time.Time, vertex boo
 
 // replacedBanner is the banner of a job page (or, vertex true, a vertex
 // page) whose job was replaced, nil when it was not.
-func replacedBanner(l views.Layout, rep *live.Replacement, now time.Time, vertex bool) *views.Replaced {
+func replacedBanner(l views.Layout, rep *live.Replacement, now time.Time, vertex bool) *views.ReplacedPage {
 	if rep == nil {
 		return nil
 	}

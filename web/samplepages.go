@@ -20,8 +20,8 @@ func topicPath(l views.Layout, cluster, topic string) string {
 	return l.URL("/kafka/" + url.PathEscape(cluster) + "/topics/" + url.PathEscape(topic))
 }
 
-func newSampleFormView(l views.Layout, f *sampleForm, hashed bool) views.SampleFormView {
-	v := views.SampleFormView{
+func newSampleFormView(l views.Layout, f *sampleForm, hashed bool) views.SampleFormPage {
+	v := views.SampleFormPage{
 		ListURL: l.URL("/samples"), Hashed: hashed,
 		Action: topicPath(l, f.Cluster, f.Topic) + "/sample", Cluster: f.Cluster, Topic: f.Topic, TopicURL: topicPath(l, f.Cluster, f.Topic),
 		Partitions: f.Partitions, LastN: f.LastN, Window: f.Window, Path: f.Path,
@@ -45,10 +45,10 @@ func newSampleFormView(l views.Layout, f *sampleForm, hashed bool) views.SampleF
 }
 
 // newSamplePage builds a sample's page from a snapshot.
-func newSamplePage(l views.Layout, snap sampleSnapshot, now time.Time) views.SamplePageView {
+func newSamplePage(l views.Layout, snap sampleSnapshot, now time.Time) views.SamplePage {
 	f := snap.Form
 	pr := snap.Progress
-	p := views.SamplePageView{
+	p := views.SamplePage{
 		Live:    views.Live{Topic: sampleTopic(snap.ID), Shape: "running"},
 		Cluster: f.Cluster, Topic: f.Topic, TopicURL: topicPath(l, f.Cluster, f.Topic),
 		Spec: "key from " + f.spec.String(), Reading: sampleReading(f),
@@ -148,7 +148,7 @@ func endedText(pr sample.Progress, f *sampleForm) string {
 }
 
 // fillSampleResult adds a finished sample's findings to its page.
-func fillSampleResult(p *views.SamplePageView, snap sampleSnapshot, now time.Time) {
+func fillSampleResult(p *views.SamplePage, snap sampleSnapshot, now time.Time) {
 	f := snap.Form
 	n := snap.Records
 	for _, s := range snap.Verdict.Sentences {
@@ -231,8 +231,8 @@ func upperFirst(s string) string {
 func stampText(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
 
 // newSamplesView builds the list of samples from the API's answer.
-func newSamplesView(l views.Layout, resp sampleListResponse, now time.Time) views.SamplesView {
-	v := views.SamplesView{Bounds: fmt.Sprintf("At most %d run at once, %d per user (or client address when no user is known); %d running.", resp.MaxRunning, resp.MaxPerUser, resp.Running)}
+func newSamplesView(l views.Layout, resp sampleListResponse, now time.Time) views.SamplesPage {
+	v := views.SamplesPage{Bounds: fmt.Sprintf("At most %d run at once, %d per user (or client address when no user is known); %d running.", resp.MaxRunning, resp.MaxPerUser, resp.Running)}
 	for _, it := range resp.Samples {
 		pr, rq := it.Progress, it.Request
 		row := views.SampleListRow{

@@ -435,13 +435,13 @@ func (s *Server) serveSampleForm(w http.ResponseWriter, r *http.Request) (int, t
 		if r.Method == http.MethodPost {
 			status = http.StatusBadRequest
 		}
-		return status, views.SampleFormPage(l, newSampleFormView(l, f, s.samples.access.hashKey != nil)), nil
+		return status, views.SampleForm(l, newSampleFormView(l, f, s.samples.access.hashKey != nil)), nil
 	}
 	ks, err := s.startSample(f, s.requesterOf(r))
 	if err != nil {
 		status, _ := statusOf(err)
 		f.fail("sample", "%v", err)
-		return status, views.SampleFormPage(l, newSampleFormView(l, f, s.samples.access.hashKey != nil)), nil
+		return status, views.SampleForm(l, newSampleFormView(l, f, s.samples.access.hashKey != nil)), nil
 	}
 	http.Redirect(w, r, s.prefix+"/samples/"+ks.ID, http.StatusSeeOther)
 	return 0, nil, nil
@@ -481,7 +481,7 @@ func (s *Server) serveSample(w http.ResponseWriter, r *http.Request) (int, templ
 	}
 	snap := snapshotOf(ks)
 	l := s.layout(r, "Key sample of "+snap.Form.Topic, "samples")
-	return http.StatusOK, views.SamplePage(l, newSamplePage(l, snap, s.now())), nil
+	return http.StatusOK, views.Sample(l, newSamplePage(l, snap, s.now())), nil
 }
 
 // serveSampleCancel answers POST /samples/{id}/cancel, from the sample's
@@ -859,9 +859,9 @@ func (s *Server) serveSamples(w http.ResponseWriter, r *http.Request) (int, temp
 	}
 	l := s.layout(r, "Key samples", "samples")
 	if s.samples.access.off {
-		return http.StatusOK, views.SamplesPage(l, views.SamplesView{Off: upperFirst(s.samples.access.offError().(*inputError).Msg) + "."}), nil
+		return http.StatusOK, views.Samples(l, views.SamplesPage{Off: upperFirst(s.samples.access.offError().(*inputError).Msg) + "."}), nil
 	}
-	return http.StatusOK, views.SamplesPage(l, newSamplesView(l, s.newSampleListResponse(), s.now())), nil
+	return http.StatusOK, views.Samples(l, newSamplesView(l, s.newSampleListResponse(), s.now())), nil
 }
 
 // sampleLinks are the "sample keys" links for a topic, from a keyed vertex

@@ -45,7 +45,7 @@ func whyPanel(base string, vv live.VertexView, keyed *live.VertexView, now time.
 			c.Planner, kind = whyPlanner(base, vv, keyed, l, now)
 			c.PlannerKind = string(kind)
 			if rs := l.Rescale; rs != nil && rs.Fresh > 0 {
-				c.Fresh = &views.Link{Text: fmt.Sprintf("open in planner at p = %d as a fresh start, which drops the source's offsets", rs.Fresh),
+				c.Fresh = &views.Anchor{Text: fmt.Sprintf("open in planner at p = %d as a fresh start, which drops the source's offsets", rs.Fresh),
 					URL: freshPlannerURL(base, vv, keyed, rs.Fresh, now)}
 			}
 		}
@@ -343,9 +343,9 @@ func rescaleSentence(rs *live.WhyRescale, ps []live.WhyPartition, p int) sentenc
 // whyPlanner is a source line's planner link: at the target parallelism
 // when one is computed, else at the current one; both as a restore from a
 // savepoint continuing the source's history, with its figures.
-func whyPlanner(base string, vv live.VertexView, keyed *live.VertexView, l live.WhyLine, now time.Time) (*views.Link, live.Provenance) {
+func whyPlanner(base string, vv live.VertexView, keyed *live.VertexView, l live.WhyLine, now time.Time) (*views.Anchor, live.Provenance) {
 	if l.Target <= 0 {
-		return &views.Link{Text: "open in planner with these rates", URL: plannerURL(base, vv, keyed, vv.Parallelism, now)}, ""
+		return &views.Anchor{Text: "open in planner with these rates", URL: plannerURL(base, vv, keyed, vv.Parallelism, now)}, ""
 	}
 	var what string
 	switch l.Kind {
@@ -356,7 +356,7 @@ func whyPlanner(base string, vv live.VertexView, keyed *live.VertexView, l live.
 	default:
 		what = "this changes"
 	}
-	return &views.Link{Text: fmt.Sprintf("open in planner at p = %d, restored from a savepoint, where %s", l.Target, what), URL: plannerURL(base, vv, keyed, l.Target, now)}, live.Computed
+	return &views.Anchor{Text: fmt.Sprintf("open in planner at p = %d, restored from a savepoint, where %s", l.Target, what), URL: plannerURL(base, vv, keyed, l.Target, now)}, live.Computed
 }
 
 func partitionNames(ps []live.WhyPartition) []string {

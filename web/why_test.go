@@ -340,7 +340,7 @@ func TestNewWhyPanel(t *testing.T) {
 		Clauses: []views.WhyClause{
 			{Kind: string(live.Observed), Text: views.Text{Key: "why/0/0", Text: "Subtask 2 reads 30/s of the 50/s produced on its partitions."}},
 			{Kind: string(live.Estimated), Text: views.Text{Key: "why/0/1", Text: "So its lag grows by about 20/s."}}},
-		Planner: &views.Link{Text: "open in planner with these rates", URL: "/sk/plan?backlog=orders%2C5%2C0%0A&busy=0&mode=restore&observed=0&parallelism=4&rates=orders%2C5%2C2%0A&target=4&topic=orders%3A6"}}}}
+		Planner: &views.Anchor{Text: "open in planner with these rates", URL: "/sk/plan?backlog=orders%2C5%2C0%0A&busy=0&mode=restore&observed=0&parallelism=4&rates=orders%2C5%2C2%0A&target=4&topic=orders%3A6"}}}}
 	if diff := cmp.Diff(want, w); diff != "" {
 		t.Errorf("panel (-want +got):\n%s", diff)
 	}
