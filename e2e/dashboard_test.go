@@ -223,7 +223,7 @@ func (d *dashboard) check(t *testing.T, w dashWant) {
 	}
 
 	// (d) the group, found from its commits.
-	if vv.Group == nil || vv.Group.Name != w.group || !strings.Contains(vv.Group.How, "commits equal") {
+	if vv.Group == nil || vv.Group.Name != w.group || vv.Group.Found != live.GroupCommitsEqual {
 		t.Errorf("group %+v, want %q discovered from commits equal to committedOffset", vv.Group, w.group)
 	}
 
@@ -329,7 +329,7 @@ func settled(r dashRound, w dashWant) string {
 	}
 	// Commits and the committedOffset metric move every checkpoint; the
 	// two reads agree on some partitions most of the time.
-	if g := r.vv.Group; g == nil || g.Name != w.group || !strings.Contains(g.How, "commits equal") {
+	if g := r.vv.Group; g == nil || g.Name != w.group || g.Found != live.GroupCommitsEqual {
 		why = append(why, fmt.Sprintf("group %q not found from equal commits (have %s %s)", w.group, groupName(g), groupHow(g)))
 	}
 	return strings.Join(why, "; ")
@@ -485,7 +485,7 @@ func groupHow(g *live.GroupLink) string {
 	if g == nil {
 		return ""
 	}
-	return g.How
+	return fmt.Sprintf("%s %d/%d", g.Found, g.Matched, g.Partitions)
 }
 
 // cellSample describes the first partition cell, for the log.

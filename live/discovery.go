@@ -1,7 +1,6 @@
 package live
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 
@@ -142,44 +141,38 @@ func (s *Store) settleDiscoveries(cluster string) {
 }
 
 // discoveryNote says what the readers settled about the n partitions of
-// the step to history's last parallelism.
-func discoveryNote(l *lineage, history []int, n int, before bool) string {
-	what := fmt.Sprintf("the %d new partitions were", n)
-	if n == 1 {
-		what = "the new partition was"
-	}
-	step := fmt.Sprintf("%s to p = %d", stepWord(l), history[len(history)-1])
-	if before {
-		return fmt.Sprintf("The observed readers show %s discovered before the %s (at p = %d, so that the restore dealt them out with the rest of the saved splits): the model places them so, and a difference from it is drift.", what, step, history[len(history)-2])
-	}
-	return fmt.Sprintf("The observed readers show %s discovered after the %s (placed by the hash rule at p = %d): the model places them so, and a difference from it is drift.", what, step, history[len(history)-1])
+// the step from history's last but one parallelism to its last.
+func discoveryNote(l *lineage, history []int, n int, before bool) *Note {
+	return &Note{Kind: NoteDiscoverySettled, Partitions: n, From: history[len(history)-2], To: history[len(history)-1],
+		Before: before, Step: lastStep(l)}
 }
 
-// stepWord names the lineage's latest step: a rescale or a restore.
-func stepWord(l *lineage) string {
+// lastStep is the lineage's latest step: EventRescale, EventRestore (a
+// restore, or the job first seen restored), "" when it shows none.
+func lastStep(l *lineage) EventKind {
 	if l != nil {
 		for _, e := range slices.Backward(l.events) {
 			switch e.Kind {
 			case EventRescale:
-				return "rescale"
+				return EventRescale
 			case EventRestore, EventFirstSeen:
-				return "restore"
+				return EventRestore
 			}
 		}
 	}
-	return "restore or rescale"
+	return ""
 }
 
 // settleUnsure models an unsure step on the side of it that the readers
-// settle (discoverySettled), and says so; "" with mi unchanged when they
-// do not.
-func (s *picture) settleUnsure(mi *modelInput, l *lineage, cluster string, v *flink.VertexSnapshot, oo observedOwners) string {
+// settle (discoverySettled), and says so in a note; nil with mi unchanged
+// when they do not.
+func (s *picture) settleUnsure(mi *modelInput, l *lineage, cluster string, v *flink.VertexSnapshot, oo observedOwners) *Note {
 	if !mi.unsure || mi.allGuess || len(mi.in.NewTopics) == 0 {
-		return ""
+		return nil
 	}
 	before, ok := s.discoverySettled(l, mi.in, cluster, v, oo)
 	if !ok {
-		return ""
+		return nil
 	}
 	grown := maxTopics(mi.in.Topics, mi.in.NewTopics)
 	_, n := newTopics(mi.in.Topics, grown)

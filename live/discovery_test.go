@@ -1,7 +1,6 @@
 package live
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -48,9 +47,10 @@ func growAroundRescale(t *testing.T, owner func(assign.TopicPartition) int) (*St
 func wantSettled(t *testing.T, what string, vv VertexView, side string) {
 	t.Helper()
 	wantExact(t, vv, ModeRestore, []int{5, 2})
-	note := "the observed readers show the 3 new partitions were discovered " + side + " the rescale to p = 2"
-	if !strings.Contains(strings.ToLower(strings.Join(noteWords(vv.Prediction), " ")), note) {
-		t.Errorf("%s: notes %q, want one saying %q", what, noteWords(vv.Prediction), note)
+	if !hasNote(vv.Prediction, NoteDiscoverySettled, func(n Note) bool {
+		return n.Partitions == 3 && n.Before == (side == "before") && n.Step == EventRescale && n.From == 5 && n.To == 2
+	}) {
+		t.Errorf("%s: notes %q, want one saying the 3 new partitions were discovered %s the rescale from p = 5 to p = 2", what, noteWords(vv.Prediction), side)
 	}
 	if hasNote(vv.Prediction, NoteUnsureDiscovery, nil) {
 		t.Errorf("%s: notes %q still call the discovery time unknown", what, noteWords(vv.Prediction))
@@ -99,7 +99,7 @@ func TestObservedReadersMatchingNeitherDiscoveryStayUncertain(t *testing.T) {
 			}
 		}
 	}
-	if n := strings.Join(noteWords(pr), " "); strings.Contains(strings.ToLower(n), "the observed readers show") {
+	if hasNote(pr, NoteDiscoverySettled, nil) {
 		t.Errorf("notes %q settle a discovery time no layout shows", noteWords(pr))
 	}
 }
@@ -148,7 +148,7 @@ func TestSettledDiscoveryKeptUntilTheNextStep(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(strings.Join(noteWords(pr), " "), "discovered before the rescale to p = 2") {
+	if !hasNote(pr, NoteDiscoverySettled, func(n Note) bool { return n.Before && n.Step == EventRescale && n.To == 2 }) {
 		t.Errorf("notes %q, want the settled discovery time", noteWords(pr))
 	}
 
@@ -163,7 +163,7 @@ func TestSettledDiscoveryKeptUntilTheNextStep(t *testing.T) {
 	if pr.Drift != 0 || pr.Uncertain != 16 || pr.Headline.Kind != BasisUncertain {
 		t.Errorf("after the next rescale: drift %d, %d of %d uncertain (%s), want all 16 uncertain", pr.Drift, pr.Uncertain, pr.Total, says(pr))
 	}
-	if n := strings.Join(noteWords(pr), " "); strings.Contains(strings.ToLower(n), "the observed readers show") {
+	if hasNote(pr, NoteDiscoverySettled, nil) {
 		t.Errorf("after the next rescale: notes %q keep the last step's settled discovery", noteWords(pr))
 	}
 }
@@ -218,7 +218,9 @@ func TestObservedReadersSettleDiscoveryOverAnInferredHistory(t *testing.T) {
 	if pr.Mode != ModeInferred || pr.Drift != 0 || pr.Total != 14 || pr.Headline.Kind != BasisInferred || pr.Headline.Inferred != 14 {
 		t.Errorf("grown to 14: mode %s drift %d, headline %q (%s, %d inferred) over %d; want inferred over all 14", pr.Mode, pr.Drift, says(pr), pr.Headline.Kind, pr.Headline.Inferred, pr.Total)
 	}
-	if !strings.Contains(strings.Join(noteWords(pr), " "), "the 4 new partitions were discovered after the restore to p = 4") {
+	if !hasNote(pr, NoteDiscoverySettled, func(n Note) bool {
+		return n.Partitions == 4 && !n.Before && n.Step == EventRestore && n.To == 4
+	}) {
 		t.Errorf("notes %q, want the settled discovery time", noteWords(pr))
 	}
 }

@@ -120,6 +120,12 @@ const (
 	// Withheld when Flink withheld reader metrics of the source, Listed
 	// when some such cell's metric ids list candidate subtasks.
 	NoteUndetermined NoteKind = "undetermined"
+	// NoteDiscoverySettled: the observed readers show when the source
+	// discovered the Partitions new partitions of the Step from p = From
+	// to p = To: Before it (so the restore dealt them out with the saved
+	// splits) or after it (by the hash rule at To); the model places them
+	// so.
+	NoteDiscoverySettled NoteKind = "discovery settled"
 )
 
 // Note is a caveat of a prediction, with what its words need.
@@ -130,6 +136,10 @@ type Note struct {
 	Partitions int      `json:"partitions,omitempty"`
 	From       int      `json:"from,omitempty"`
 	To         int      `json:"to,omitempty"`
+	// Before and Step are NoteDiscoverySettled's side and step
+	// (EventRescale or EventRestore; "" when the lineage shows none).
+	Before bool      `json:"before,omitempty"`
+	Step   EventKind `json:"step,omitempty"`
 	Topics     []string `json:"topics,omitempty"`
 	Withheld   bool     `json:"withheld,omitempty"`
 	Listed     bool     `json:"listed,omitempty"`
@@ -388,8 +398,8 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 				if mi.unsure && len(mi.in.NewTopics) > 0 {
 					pr.Notes = unsureDiscovery(pr.Notes, mi, owners, uncertain)
 				}
-				if settled != "" {
-					pr.Notes = append(pr.Notes, Note{Kind: NoteModel, Text: settled})
+				if settled != nil {
+					pr.Notes = append(pr.Notes, *settled)
 				}
 				if mi.allGuess {
 					// Splits discovered before the latest restore joined the

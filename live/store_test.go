@@ -250,14 +250,14 @@ func TestGroupDiscoveredByCommittedOffsets(t *testing.T) {
 	v := sourceVertex("src", 4, testTopics, freshOwner(4), cur)
 	s.UpdateFlink(flinkSnap(t0, flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
 	vv, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
-	if vv.Group == nil || vv.Group.Name != "enrich-group" || !strings.Contains(vv.Group.How, "18 of 18") {
+	if vv.Group == nil || vv.Group.Name != "enrich-group" || vv.Group.Found != GroupCommitsEqual || vv.Group.Matched != 18 || vv.Group.Partitions != 18 {
 		t.Fatalf("group = %+v, want enrich-group found by equal commits on 18 of 18", vv.Group)
 	}
 	s2 := New(Options{Links: []Link{{Job: "enrich", Group: "configured"}}})
 	s2.UpdateKafka(kafkaSnap(t0, ends(100), flinkGroup))
 	s2.UpdateFlink(flinkSnap(t0, flink.JobSnapshot{ID: "aa", Name: "enrich", State: "RUNNING", Vertices: []flink.VertexSnapshot{v}}))
 	vv, _ = s2.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
-	if vv.Group == nil || vv.Group.Name != "configured" || vv.Group.How != "from configuration" {
+	if vv.Group == nil || vv.Group.Name != "configured" || vv.Group.Found != GroupConfigured {
 		t.Fatalf("group = %+v, want the configured one", vv.Group)
 	}
 }

@@ -524,7 +524,7 @@ func level(vv *VertexView, c *PartitionCell) int {
 func (s *picture) group(ks *kafka.Snapshot, endpoint string, j *flink.JobSnapshot, v *flink.VertexSnapshot, vv *VertexView) *GroupLink {
 	for _, l := range s.opts.Links {
 		if (l.Endpoint == "" || l.Endpoint == endpoint) && l.Job == j.Name && (l.Vertex == "" || l.Vertex == v.Name) {
-			return &GroupLink{Name: l.Group, How: "from configuration"}
+			return &GroupLink{Name: l.Group, Found: GroupConfigured}
 		}
 	}
 	if ks == nil || len(ks.Groups) == 0 {
@@ -562,9 +562,9 @@ func (s *picture) group(ks *kafka.Snapshot, endpoint string, j *flink.JobSnapsho
 	}
 	switch {
 	case bestEq > 0:
-		return &GroupLink{Name: bestEqName, How: fmt.Sprintf("discovered: its commits equal the job's committedOffset on %d of %d partitions", bestEq, len(committed))}
+		return &GroupLink{Name: bestEqName, Found: GroupCommitsEqual, Matched: bestEq, Partitions: len(committed)}
 	case bestCov > 0:
-		return &GroupLink{Name: bestCovName, How: fmt.Sprintf("discovered: it has commits on %d of the vertex's %d partitions", bestCov, len(committed))}
+		return &GroupLink{Name: bestCovName, Found: GroupCommitsOn, Matched: bestCov, Partitions: len(committed)}
 	}
 	return nil
 }

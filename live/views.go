@@ -274,8 +274,28 @@ type Restored struct {
 // skewscope found it.
 type GroupLink struct {
 	Name string `json:"name"`
-	How  string `json:"how"`
+	// Found is how skewscope linked the group to the source: named in the
+	// configuration, or discovered from the commits, with Matched of the
+	// source's Partitions as the evidence.
+	Found      GroupFound `json:"found"`
+	Matched    int        `json:"matched,omitempty"`
+	Partitions int        `json:"partitions,omitempty"`
 }
+
+// GroupFound is how a source's consumer group was found (GroupLink.Found).
+type GroupFound string
+
+// How groups are found.
+const (
+	// GroupConfigured: a link in the configuration names it.
+	GroupConfigured GroupFound = "configured"
+	// GroupCommitsEqual: its commits equal the job's committedOffset on
+	// Matched of Partitions partitions (the most of any group).
+	GroupCommitsEqual GroupFound = "commits-equal"
+	// GroupCommitsOn: no group's commits equal the job's; this one has
+	// commits on Matched of the source's Partitions partitions, the most.
+	GroupCommitsOn GroupFound = "commits-on"
+)
 
 // PartitionCell is one partition of a source subtask.
 type PartitionCell struct {

@@ -264,7 +264,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 		p.MaxParallelism = strconv.Itoa(vv.MaxParallelism)
 	}
 	if vv.Group != nil {
-		p.Group = &views.Group{Name: vv.Group.Name, How: vv.Group.How}
+		p.Group = &views.Group{Name: vv.Group.Name, How: groupHow(vv.Group)}
 	}
 	if vv.Cluster != "" {
 		for _, t := range vv.Topics {

@@ -79,7 +79,7 @@ func TestNewVertexPageSource(t *testing.T) {
 		Endpoint: "jm", Cluster: "prod", JobID: "j1", JobName: "orders", ID: "v1", Name: "Source", Parallelism: 2, MaxParallelism: 128,
 		SparkTimes: []float64{1000, 1010, 1240},
 		Source:     true, Kafka: true, Topics: []string{"orders", "pay"}, Color: "lag", Thresholds: [3]float64{1000, 20000, 80000}, LagTimeSteps: [3]float64{10, 60, 300},
-		Group:      &live.GroupLink{Name: "enrich", How: "configured"},
+		Group:      &live.GroupLink{Name: "enrich", Found: live.GroupConfigured},
 		Flink:      okAge(3),
 		KafkaAge:   &live.Age{At: pagesAt, Seconds: 5, Stale: true, State: live.StateFailing},
 		Figures:    []live.Figure{{Name: live.FigureTotalLag, Value: 1201, Kind: live.Observed, Subtask: -1}},
@@ -105,7 +105,7 @@ func TestNewVertexPageSource(t *testing.T) {
 	want := views.VertexPage{
 		Live:    views.Live{Topic: "vertex:j1/v1", Stale: true},
 		Cluster: "prod", Job: views.Anchor{Text: "orders", URL: "/jobs/j1"}, Name: "Source", Parallelism: "2",
-		Group:  &views.Group{Name: "enrich", How: "configured"},
+		Group:  &views.Group{Name: "enrich", How: "from configuration"},
 		Topics: []views.Anchor{{Text: "orders", URL: "/kafka/prod/topics/orders"}, {Text: "pay", URL: "/kafka/prod/topics/pay"}},
 		Bar:    views.LiveBar{Stale: true, State: "stale", Flink: views.LiveAge{Key: "age", At: ms, Text: "3 s ago"}, Kafka: &kafkaAge},
 		Figures: []views.FigureCard{{Label: "Total lag", Kind: string(live.Observed),

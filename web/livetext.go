@@ -767,6 +767,22 @@ func noteText(n live.Note) string {
 	case live.NoteUnsureDiscovery:
 		return fmt.Sprintf("%s appeared after the latest restore or rescale, and no Kafka metadata read between the restore and their first sight says whether the source discovered them before it (at p=%d, so that the restore dealt them out) or after it (at p=%d, by the hash rule): their cells, and those whose owner depends on it, are uncertain, not drift.",
 			countOf(n.Partitions, "partition", "partitions"), n.From, n.To)
+	case live.NoteDiscoverySettled:
+		what := fmt.Sprintf("the %d new partitions were", n.Partitions)
+		if n.Partitions == 1 {
+			what = "the new partition was"
+		}
+		step := "restore or rescale"
+		switch n.Step {
+		case live.EventRescale:
+			step = "rescale"
+		case live.EventRestore:
+			step = "restore"
+		}
+		if n.Before {
+			return fmt.Sprintf("The observed readers show %s discovered before the %s to p = %d (at p = %d, so that the restore dealt them out with the rest of the saved splits): the model places them so, and a difference from it is drift.", what, step, n.To, n.From)
+		}
+		return fmt.Sprintf("The observed readers show %s discovered after the %s to p = %d (placed by the hash rule at p = %d): the model places them so, and a difference from it is drift.", what, step, n.To, n.To)
 	case live.NoteDiscoveredBeforeRestore:
 		return "Partitions were discovered before the latest restore or rescale, so the saved split lists, and with them every chunk, are not known exactly: all owners are the model's best guess and differences are not counted as drift."
 	case live.NoteUnnamedTopics:
@@ -1028,4 +1044,17 @@ func assignmentWords(vv live.VertexView, f live.Figure) (label, txt, note string
 		}
 	}
 	return label, txt, note
+}
+
+// groupHow says how a source's consumer group was found.
+func groupHow(g *live.GroupLink) string {
+	switch g.Found {
+	case live.GroupConfigured:
+		return "from configuration"
+	case live.GroupCommitsEqual:
+		return "discovered: its commits equal the job's committedOffset on " + strconv.Itoa(g.Matched) + " of " + strconv.Itoa(g.Partitions) + " partitions"
+	case live.GroupCommitsOn:
+		return "discovered: it has commits on " + strconv.Itoa(g.Matched) + " of the vertex's " + strconv.Itoa(g.Partitions) + " partitions"
+	}
+	return ""
 }

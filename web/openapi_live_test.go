@@ -257,7 +257,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		Age: age, Unlisted: 1, ReplacedBy: replaced, LastReported: &at}
 	vv := live.VertexView{Endpoint: "prod", Cluster: "main", JobID: "a1b2", JobName: "orders", JobState: "RUNNING", ID: "c3", Name: "Source: orders",
 		Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true,
-		Group:       &live.GroupLink{Name: "orders-app", How: "from configuration"},
+		Group:       &live.GroupLink{Name: "orders-app", Found: live.GroupCommitsEqual, Matched: 12, Partitions: 12},
 		Topics:      []string{"orders"},
 		Figures:     []live.Figure{{Name: live.FigureRecordsLost, Value: 120.5, Kind: live.Observed, Partition: "orders-3", AtLeast: true, Unknown: 1, Of: 4, Subtask: 1, Ratio: 0.5, Min: 1, Seconds: 60, Records: 120, Partitions: 1, Behind: 1, From: at, To: at, Since: at}},
 		States:      []live.StateCount{{State: live.ReaderLost, Count: 1}},
