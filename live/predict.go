@@ -138,11 +138,11 @@ type Note struct {
 	To         int      `json:"to,omitempty"`
 	// Before and Step are NoteDiscoverySettled's side and step
 	// (EventRescale or EventRestore; "" when the lineage shows none).
-	Before bool      `json:"before,omitempty"`
-	Step   EventKind `json:"step,omitempty"`
-	Topics     []string `json:"topics,omitempty"`
-	Withheld   bool     `json:"withheld,omitempty"`
-	Listed     bool     `json:"listed,omitempty"`
+	Before   bool      `json:"before,omitempty"`
+	Step     EventKind `json:"step,omitempty"`
+	Topics   []string  `json:"topics,omitempty"`
+	Withheld bool      `json:"withheld,omitempty"`
+	Listed   bool      `json:"listed,omitempty"`
 }
 
 // modelNotes are the model's own notes.
