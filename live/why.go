@@ -7,6 +7,7 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/plan"
 )
 
 // The "why is it hot?" of a vertex page: the causes of a vertex's uneven
@@ -225,6 +226,10 @@ const (
 	// NoTargetCapacity: where a restore parts them, its busiest subtask
 	// needs more than its capacity, up to the limit.
 	NoTargetCapacity = "capacity"
+	// NoTargetPlanner: the source could run at more subtasks, but the
+	// planner draws at most plan.MaxSubtasks (parallelism and target
+	// together), so no target above the current parallelism is judged.
+	NoTargetPlanner = "planner"
 )
 
 // WhyRescale is a hot line's rescale target, judged on the path a running
@@ -365,8 +370,15 @@ func (m PlannerModel) layout(p int) (assign.Assignment, []assign.TopicPartition,
 
 // targetLimit is the highest target considered from parallelism p: the
 // source's max parallelism (Flink's default for p when not reported) and
-// its partition count, beyond which subtasks only idle.
+// its partition count, beyond which subtasks only idle, and the most the
+// planner a target links to draws (plan.MaxSubtasks, parallelism and
+// target together).
 func (m PlannerModel) targetLimit(p, maxP int) int {
+	return min(m.sourceLimit(p, maxP), plan.MaxSubtasks-p)
+}
+
+// sourceLimit is targetLimit without the planner's bound.
+func (m PlannerModel) sourceLimit(p, maxP int) int {
 	if maxP <= 0 {
 		dm, err := assign.DefaultMaxParallelism(p)
 		if err != nil {
@@ -689,6 +701,10 @@ func (e *sourceExplainer) rescale(tps []assign.TopicPartition, named []Partition
 		return rs
 	}
 	rs.Limit = max(e.p, m.judged(e.p, e.vv.MaxParallelism))
+	if rs.Limit <= e.p && m.sourceLimit(e.p, e.vv.MaxParallelism) > e.p {
+		rs.None = NoTargetPlanner
+		return rs
+	}
 	for q := e.p + 1; q <= rs.Limit; q++ {
 		a, unc, err := m.layout(q)
 		if err != nil {

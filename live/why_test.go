@@ -8,6 +8,7 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/plan"
 )
 
 const (
@@ -613,5 +614,35 @@ func TestWhyNoRestoreTarget(t *testing.T) {
 	l = explain(&lost, jobOf(lost)).Lines[0]
 	if l.Target != 0 || l.Rescale == nil || l.Rescale.None != NoTargetHistory {
 		t.Errorf("restored before skewscope saw it: line %+v rescale %+v, want no target for lack of history", l, l.Rescale)
+	}
+}
+
+// A target is judged only where the planner it links to can draw it:
+// parallelism and target together at most plan.MaxSubtasks. Above half of
+// that no target fits, and the line says the planner is what bounds it,
+// not that no restore parts the partitions.
+func TestWhyTargetWithinThePlannersBound(t *testing.T) {
+	topics := []assign.Topic{{Name: "events", Partitions: 9000}}
+	hot := []assign.TopicPartition{{Topic: "events", Partition: 0}, {Topic: "events", Partition: 1}}
+	for _, tc := range []struct {
+		p         int
+		wantNone  string
+		wantLimit int
+	}{
+		{4100, NoTargetPlanner, 4100},
+		{4000, "", 4002}, // bounded by the restore model's work, within the planner's 4192
+	} {
+		e := &sourceExplainer{vv: &VertexView{Parallelism: tc.p}, p: tc.p, lag: -1,
+			model: PlannerModel{Topics: topics, Restore: true, History: []int{tc.p}, layouts: map[int]modelLayout{}}}
+		rs := e.rescale(hot, nil)
+		if tc.wantNone == NoTargetPlanner && (rs.None != NoTargetPlanner || rs.Target != 0 || rs.Fresh != 0) {
+			t.Errorf("p = %d: %+v, want no target, the planner's bound named", tc.p, rs)
+		}
+		if tc.wantNone == "" && rs.None == NoTargetPlanner {
+			t.Errorf("p = %d: %+v blames the planner's bound, which allows %d more", tc.p, rs, plan.MaxSubtasks-2*tc.p)
+		}
+		if rs.Limit != tc.wantLimit || rs.Target+tc.p > plan.MaxSubtasks || rs.Fresh+tc.p > plan.MaxSubtasks {
+			t.Errorf("p = %d: limit %d target %d fresh %d, want limit %d and every target within %d subtasks", tc.p, rs.Limit, rs.Target, rs.Fresh, tc.wantLimit, plan.MaxSubtasks)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/internal/format"
 	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/plan"
 	"github.com/skewscope/skewscope/views"
 )
 
@@ -304,6 +305,8 @@ func rescaleSentence(rs *live.WhyRescale, ps []live.WhyPartition, p int) sentenc
 		return sentence{kind, fmt.Sprintf("Restored from a savepoint at p = %d (p %s, the path a running job takes), %s land on different subtasks and %s.", rs.Target, path(rs.Target), them, busiest(rs.Utilization, rs.Busiest))}
 	case rs.Target > 0:
 		return sentence{kind, fmt.Sprintf("Restored from a savepoint at p = %d (p %s, the path a running job takes), %s land on different subtasks; its load is not judged: no subtask's capacity can be estimated from its busy ratio yet.", rs.Target, path(rs.Target), them)}
+	case rs.None == live.NoTargetPlanner:
+		return sentence{"", fmt.Sprintf("No rescale target is judged: the planner draws at most %s subtasks, the current %d and the target together, so none above p = %d fits (/api/v1/assignment computes any layout).", format.Int(int64(plan.MaxSubtasks)), p, p)}
 	case rs.None == live.NoTargetHistory:
 		return sentence{"", "No rescale target is computed: the job was restored before skewscope saw it and its parallelism history is not known, so where a restore puts the partitions is not either (add ?history=P0,P1,… to model it)."}
 	case rs.None == live.NoTargetPartition:
@@ -344,6 +347,9 @@ func rescaleSentence(rs *live.WhyRescale, ps []live.WhyPartition, p int) sentenc
 // when one is computed, else at the current one; both as a restore from a
 // savepoint continuing the source's history, with its figures.
 func whyPlanner(base string, vv live.VertexView, keyed *live.VertexView, l live.WhyLine, now time.Time) (*views.Anchor, live.Provenance) {
+	if max(l.Target, vv.Parallelism)+vv.Parallelism > plan.MaxSubtasks {
+		return nil, "" // the planner would refuse it: the sentence says why
+	}
 	if l.Target <= 0 {
 		return &views.Anchor{Text: "open in planner with these rates", URL: plannerURL(base, vv, keyed, vv.Parallelism, now)}, ""
 	}

@@ -354,7 +354,11 @@ func TestNewWhyPanel(t *testing.T) {
 // fresh start is offered only as a labelled alternative with its cost.
 func TestWhyRescaleSentences(t *testing.T) {
 	hot := func(rs *live.WhyRescale) live.VertexView {
-		return live.VertexView{JobID: "j1", ID: "v1", Parallelism: 4, Kafka: true, Source: true, Topics: []string{"orders"},
+		p := 4
+		if rs.None == live.NoTargetPlanner {
+			p = 5000
+		}
+		return live.VertexView{JobID: "j1", ID: "v1", Parallelism: p, Kafka: true, Source: true, Topics: []string{"orders"},
 			Subtasks: []live.SubtaskRow{{Subtask: 0, Busy: 1, RecordsOut: 120, Partitions: []live.PartitionCell{{Topic: "orders", Partition: 0, Rate: 128}}}},
 			Why: &live.WhyView{Lines: []live.WhyLine{{Kind: live.WhyHot, Subtasks: []int{3},
 				Partitions: []live.WhyPartition{{Topic: "orders", Partition: 0, Rate: 128}, {Topic: "orders", Partition: 4, Rate: 60}},
@@ -376,6 +380,8 @@ func TestWhyRescaleSentences(t *testing.T) {
 				"A fresh start at p = 5 would part them, the busiest at about 60% of its capacity, but it drops the source's offsets state (a new source uid, restored with --allowNonRestoredState): " +
 				"the source starts again from its configured starting offsets, re-reading every retained record when it starts from the earliest offsets, or skipping the 30,000 records not yet read when it starts from the latest.",
 			"open in planner at p = 5 as a fresh start, which drops the source's offsets"},
+		{"over the planner's bound", &live.WhyRescale{History: []int{5000}, Limit: 5000, Utilization: -1, Busiest: -1, None: live.NoTargetPlanner, Lag: -1},
+			"No rescale target is judged: the planner draws at most 8,192 subtasks, the current 5000 and the target together, so none above p = 5000 fits (/api/v1/assignment computes any layout).", ""},
 		{"history unknown", &live.WhyRescale{History: []int{4}, Utilization: -1, Busiest: -1, None: live.NoTargetHistory, Lag: -1},
 			"No rescale target is computed: the job was restored before skewscope saw it and its parallelism history is not known, so where a restore puts the partitions is not either (add ?history=P0,P1,… to model it).", ""},
 	} {
@@ -384,6 +390,12 @@ func TestWhyRescaleSentences(t *testing.T) {
 			c := w.Causes[0]
 			if got := c.Clauses[len(c.Clauses)-1].Text.Text; got != tc.want {
 				t.Errorf("rescale sentence\n got %q\nwant %q", got, tc.want)
+			}
+			if tc.rs.None == live.NoTargetPlanner {
+				if c.Planner != nil {
+					t.Errorf("planner link %+v at a parallelism the planner refuses", c.Planner)
+				}
+				return
 			}
 			if c.Planner == nil || strings.Contains(c.Planner.Text, "at p =") || !strings.Contains(c.Planner.URL, "mode=restore") {
 				t.Errorf("planner link %+v: want the current parallelism, restored", c.Planner)
