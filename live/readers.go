@@ -122,18 +122,6 @@ const (
 // readerStates lists the states worst first, the order pages count them in.
 var readerStates = []ReaderState{ReaderLost, ReaderStopped, ReaderRewind, ReaderStalled, ReaderWarning, ReaderOK, ReaderCaughtUp, ReaderUnknown}
 
-// ReaderStateLabel is a state as pages name it: "lag growing" for
-// ReaderWarning, "caught up" for ReaderCaughtUp, the state otherwise.
-func ReaderStateLabel(state ReaderState) string {
-	switch state {
-	case ReaderWarning:
-		return "lag growing"
-	case ReaderCaughtUp:
-		return "caught up"
-	}
-	return string(state)
-}
-
 // Trend is where a lag is going (Reading.Trend, SubtaskRow.Trend).
 type Trend string
 

@@ -296,7 +296,7 @@ func cellReading(c live.PartitionCell) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(live.ReaderStateLabel(rd.State))
+	b.WriteString(readerStateLabel(rd.State))
 	if l := rd.Lost; l != nil {
 		if l.Records > 0 {
 			b.WriteString(" · ≈ " + format.Int(l.Records) + " records deleted unread " + format.Between(l.FirstSeen, l.LastSeen) + " (observed)")
@@ -311,6 +311,19 @@ func cellReading(c live.PartitionCell) string {
 		b.WriteString(" · catch up: " + catchUpText(rd.CatchUp, rd.CatchUpSeconds, rd.Trend) + " (estimated)")
 	}
 	return b.String()
+}
+
+// readerStateLabel is a reader state as pages name it: "lag growing" for
+// live.ReaderWarning, "caught up" for live.ReaderCaughtUp, the state
+// otherwise.
+func readerStateLabel(state live.ReaderState) string {
+	switch state {
+	case live.ReaderWarning:
+		return "lag growing"
+	case live.ReaderCaughtUp:
+		return "caught up"
+	}
+	return string(state)
 }
 
 // stateClass is the class of a reader state. A grid asks it for each of
@@ -378,7 +391,7 @@ func lostNote(n int64) string {
 func statesText(sc []live.StateCount) string {
 	parts := make([]string, len(sc))
 	for i, c := range sc {
-		parts[i] = strconv.Itoa(c.Count) + " " + live.ReaderStateLabel(c.State)
+		parts[i] = strconv.Itoa(c.Count) + " " + readerStateLabel(c.State)
 	}
 	return strings.Join(parts, " · ")
 }
@@ -386,7 +399,7 @@ func statesText(sc []live.StateCount) string {
 // readerText is how a group's commits do on a partition: its state, and
 // what it lost.
 func readerText(r live.Reading) string {
-	s := live.ReaderStateLabel(r.State)
+	s := readerStateLabel(r.State)
 	if l := r.Lost; l != nil && l.Records > 0 {
 		s += " · ≈ " + format.Int(l.Records) + " deleted unread " + format.Between(l.FirstSeen, l.LastSeen)
 	}
@@ -932,7 +945,7 @@ func figureWords(vv live.VertexView, f live.Figure) (label, txt, note string) {
 		}
 		parts := make([]string, len(vv.States))
 		for i, sc := range vv.States {
-			parts[i] = strconv.Itoa(sc.Count) + " " + live.ReaderStateLabel(sc.State)
+			parts[i] = strconv.Itoa(sc.Count) + " " + readerStateLabel(sc.State)
 		}
 		return label, strings.Join(parts, " · "), note
 	case live.FigureSkew:
