@@ -139,8 +139,8 @@ func TestIdleJobManagerFirstPollsShowThePredictionOnly(t *testing.T) {
 		s.UpdateFlink(flinkSnap(t0.Add(time.Duration(1+4*i)*time.Second), j))
 		vv := mustVertex(t, s, "aa", "src")
 		what := fmt.Sprintf("poll %d", i+1)
-		if w := vv.Withheld; w == nil || w.Cause != CauseNotYetListed || !strings.Contains(w.Text, "prediction alone") {
-			t.Errorf("%s: withheld %+v, want the not-yet-listed cause, prediction alone", what, w)
+		if w := vv.Withheld; w == nil || w.Cause != CauseNotYetListed || w.Pending != PendingFirstPoll || !w.All || w.Missing != 18 {
+			t.Errorf("%s: withheld %+v, want the not-yet-listed cause after skewscope's first poll, for all 18 partitions", what, w)
 		}
 		pr := vv.Prediction
 		if pr == nil || pr.Mode != ModeFresh || pr.Total != 18 || pr.Headline.Kind == BasisExact {

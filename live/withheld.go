@@ -1,7 +1,6 @@
 package live
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
-	"github.com/skewscope/skewscope/internal/format"
 )
 
 // A TaskManager sends the JobManager its metrics in one dump, which must fit
@@ -37,12 +35,34 @@ type Withheld struct {
 	// that list none or whose listed ids returned no value.
 	All      bool  `json:"all"`
 	Subtasks []int `json:"subtasks,omitempty"`
+	// Unlisted, with CauseNoValues, are those of Subtasks that list no
+	// reader metric id at all; the others list ids that returned no value.
+	Unlisted []int `json:"unlisted,omitempty"`
 	// Missing counts the partitions of the source's topics that no
 	// listed metric id names.
 	Missing int `json:"missingPartitions"`
-	// Text says it all in a sentence or three.
-	Text string `json:"text"`
+	// Topics names, sorted, the topics skewscope knows the source reads:
+	// the partitions Missing counts are theirs.
+	Topics []string `json:"topics"`
+	// Pending, with CauseNotYetListed, is why the JobManager may not have
+	// fetched the readers' metrics yet.
+	Pending Pending `json:"pending,omitempty"`
 }
+
+// Pending is why a JobManager may not have fetched a source's reader
+// metrics yet (Withheld.Pending): each is a start less than
+// JustStartedFor before the poll.
+type Pending string
+
+// Reasons the reader metrics may not be fetched yet (Withheld.Pending).
+const (
+	// PendingReadersStarted: a reader is not running yet or started less
+	// than JustStartedFor before.
+	PendingReadersStarted Pending = "readers-started"
+	// PendingFirstPoll: skewscope's first poll of the JobManager was less
+	// than JustStartedFor before, and no poll since listed a reader id.
+	PendingFirstPoll Pending = "first-poll"
+)
 
 // withheldNote is what the store keeps of a source whose ids Flink
 // withheld: the topics it knows the source reads, for the prediction.
@@ -84,18 +104,18 @@ func justStarted(v *flink.VertexSnapshot, at time.Time) bool {
 	return false
 }
 
-// notYetFetched says why the JobManager may not have fetched a source's
+// notYetFetched is why the JobManager may not have fetched a source's
 // reader metrics yet at the snapshot's poll, "" when it has had the time:
 // its readers started less than JustStartedFor before, or skewscope's
 // first poll of the endpoint was and no poll since listed a reader id (a
 // JobManager that no one asked for metrics fetches them on the first
 // request, and answers it from what it held before).
-func (s *Store) notYetFetched(snap *flink.Snapshot, v *flink.VertexSnapshot) string {
+func (s *Store) notYetFetched(snap *flink.Snapshot, v *flink.VertexSnapshot) Pending {
 	if justStarted(v, snap.CollectedAt) {
-		return fmt.Sprintf("its readers started less than %s ago", JustStartedFor)
+		return PendingReadersStarted
 	}
 	if first, ok := s.firstPoll[snap.Endpoint]; ok && !s.listedIDs[snap.Endpoint] && snap.CollectedAt.Sub(first) < JustStartedFor {
-		return fmt.Sprintf("skewscope started asking this JobManager for metrics less than %s ago", JustStartedFor)
+		return PendingFirstPoll
 	}
 	return ""
 }
@@ -158,27 +178,12 @@ func (s *Store) markWithheld(snap *flink.Snapshot) *flink.Snapshot {
 			for _, t := range topics {
 				n += t.Partitions
 			}
-			note := withheldNote{topics: topics, view: Withheld{Cause: CauseMetricDumpLimit, Setting: frameSetting(snap.FlinkVersion), All: true, Missing: n}}
-			why := s.notYetFetched(snap, v)
-			switch {
+			note := withheldNote{topics: topics, view: Withheld{Cause: CauseMetricDumpLimit, Setting: frameSetting(snap.FlinkVersion), All: true, Missing: n, Topics: topicNames(topics)}}
+			switch why := s.notYetFetched(snap, v); {
 			case v.Kafka != nil && len(v.Kafka.Unreported) > 0:
 				note.view.Cause = CauseNoValues
-				note.view.Text = fmt.Sprintf("Flink lists this source's KafkaSourceReader offset metrics, but returned no value for any of them (listed but no values returned), for the %s partitions of %s. "+
-					"REST does not say why: a TaskManager whose metric dump now exceeds the RPC frame size (%s) keeps its metric ids listed without sending their values, and so does a TaskManager lost. "+
-					"What follows is the prediction alone, computed from the topics' partitions and the parallelism, not what Flink reports.",
-					format.Int(int64(n)), topicNames(topics), note.view.Setting)
 			case why != "":
-				note.view.Cause, note.view.Setting = CauseNotYetListed, "metrics.fetcher.update-interval (default 10 s)"
-				note.view.Text = fmt.Sprintf("Flink lists none of this source's KafkaSourceReader offset metrics yet, for any of the %s partitions of %s: "+
-					"%s, and the JobManager fetches the TaskManagers' metrics only when asked, at most once per %s. "+
-					"What follows is the prediction alone, computed from the topics' partitions and the parallelism, not what Flink reports.",
-					format.Int(int64(n)), topicNames(topics), why, note.view.Setting)
-			default:
-				note.view.Text = fmt.Sprintf("Flink lists none of this source's KafkaSourceReader offset metrics, for any of the %s partitions of %s: "+
-					"a TaskManager whose metric dump exceeds the RPC frame size drops its gauges whole (its log says \"Some metrics will not be reported as the metric dump would exceed the maximum size\"). "+
-					"The limit is %s, set on the JobManager and the TaskManagers; raise it, or register fewer metrics (register.consumer.metrics=false on the source). "+
-					"What follows is the prediction alone, computed from the topics' partitions and the parallelism, not what Flink reports.",
-					format.Int(int64(n)), topicNames(topics), note.view.Setting)
+				note.view.Cause, note.view.Setting, note.view.Pending = CauseNotYetListed, "metrics.fetcher.update-interval (default 10 s)", why
 			}
 			s.withheld[key] = note
 			if jobs == nil {
@@ -258,11 +263,7 @@ func (s *Store) partlyWithheld(snap *flink.Snapshot, key vertexKey, j *flink.Job
 	if missing == 0 || total < v.Parallelism {
 		return withheldNote{}, false
 	}
-	w := Withheld{Cause: CauseMetricDumpLimit, Setting: frameSetting(snap.FlinkVersion), Subtasks: silent, Missing: missing}
-	w.Text = fmt.Sprintf("%s of %s list no KafkaSourceReader offset metric, and no listed metric names %s of the partitions of %s: "+
-		"their TaskManagers' gauges are missing, as when a metric dump exceeds the RPC frame size (%s). "+
-		"Those partitions are shown where the model puts them, the prediction alone.",
-		subtaskList(silent), countOf(v.Parallelism, "subtask"), format.Int(int64(missing)), topicNames(topics), w.Setting)
+	w := Withheld{Cause: CauseMetricDumpLimit, Setting: frameSetting(snap.FlinkVersion), Subtasks: silent, Missing: missing, Topics: topicNames(topics)}
 	return withheldNote{topics: topics, view: w}, true
 }
 
@@ -292,13 +293,8 @@ func (s *Store) unreported(snap *flink.Snapshot, key vertexKey, j *flink.JobSnap
 			missing++
 		}
 	}
-	w := Withheld{Cause: CauseNoValues, Setting: frameSetting(snap.FlinkVersion), Subtasks: slices.Sorted(slices.Values(append(slices.Clone(unrep), silent...))), Missing: missing}
-	w.Text = fmt.Sprintf("Flink lists the KafkaSourceReader offset metrics of %s of %s, but returned no value for them (listed but no values returned)", subtaskList(unrep), countOf(v.Parallelism, "subtask"))
-	if len(silent) > 0 {
-		w.Text += fmt.Sprintf(", and %s list none", subtaskList(silent))
-	}
-	w.Text += fmt.Sprintf(". REST does not say why: a TaskManager whose metric dump now exceeds the RPC frame size (%s) keeps its metric ids listed without sending their values, and so does a TaskManager lost. "+
-		"The %s partitions of %s no reported metric names are shown where the model puts them, the prediction alone.", w.Setting, format.Int(int64(missing)), topicNames(topics))
+	w := Withheld{Cause: CauseNoValues, Setting: frameSetting(snap.FlinkVersion), Subtasks: slices.Sorted(slices.Values(append(slices.Clone(unrep), silent...))),
+		Unlisted: silent, Missing: missing, Topics: topicNames(topics)}
 	return withheldNote{topics: topics, view: w}
 }
 
@@ -357,36 +353,12 @@ func (s *picture) sourceTopics(endpoint, jobID, cluster string, v *flink.VertexS
 	return topics
 }
 
-func topicNames(topics []assign.Topic) string {
+// topicNames are the topics' names, sorted.
+func topicNames(topics []assign.Topic) []string {
 	names := make([]string, len(topics))
 	for i, t := range topics {
 		names[i] = t.Name
 	}
 	sort.Strings(names)
-	if len(names) > 5 {
-		return strings.Join(names[:5], ", ") + fmt.Sprintf(" and %d more topics", len(names)-5)
-	}
-	return strings.Join(names, ", ")
-}
-
-func subtaskList(ss []int) string {
-	parts := make([]string, 0, min(len(ss), 8))
-	for i, n := range ss {
-		if i == 8 {
-			return "subtasks " + strings.Join(parts, ", ") + fmt.Sprintf(" and %d more", len(ss)-8)
-		}
-		parts = append(parts, strconv.Itoa(n))
-	}
-	if len(ss) == 1 {
-		return "subtask " + parts[0]
-	}
-	return "subtasks " + strings.Join(parts, ", ")
-}
-
-// countOf is "n thing" or "n things".
-func countOf(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return strconv.Itoa(n) + " " + thing + "s"
+	return names
 }

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -133,10 +134,13 @@ func TestPartlyWithheldSourceHeadlineCountsBoth(t *testing.T) {
 // Listed ids whose values no longer come (the collector's Unreported):
 // those subtasks' readers are withheld, the cause said as REST tells it.
 func TestUnreportedSubtasksAreWithheld(t *testing.T) {
-	unreport := func(silent map[int]bool) func(v *flink.VertexSnapshot) {
+	unreport := func(silent, unlisted map[int]bool) func(v *flink.VertexSnapshot) {
 		return func(v *flink.VertexSnapshot) {
 			var kept []flink.KafkaPartitionState
 			for _, st := range v.Kafka.States {
+				if unlisted[st.Subtask] {
+					continue
+				}
 				if silent[st.Subtask] {
 					st.CurrentOffset, st.CommittedOffset = -1, -1
 					v.Kafka.Unreported = append(v.Kafka.Unreported, st)
@@ -148,27 +152,38 @@ func TestUnreportedSubtasksAreWithheld(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		name   string
-		silent map[int]bool
-		all    bool
+		name     string
+		silent   map[int]bool // listed, no values
+		unlisted map[int]bool // no id listed
+		all      bool
+		subtasks []int
 	}{
-		{"one subtask", map[int]bool{1: true}, false},
-		{"every subtask", map[int]bool{0: true, 1: true, 2: true, 3: true}, true},
+		{"one subtask", map[int]bool{1: true}, nil, false, []int{1}},
+		{"one subtask, another listing none", map[int]bool{1: true}, map[int]bool{2: true}, false, []int{1, 2}},
+		{"every subtask", map[int]bool{0: true, 1: true, 2: true, 3: true}, nil, true, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := withheldStore(t, unreport(tc.silent))
+			s := withheldStore(t, unreport(tc.silent, tc.unlisted))
 			vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
 			if err != nil || vv.Withheld == nil || vv.Prediction == nil {
 				t.Fatalf("Vertex = withheld %+v, prediction %+v, %v; want both", vv.Withheld, vv.Prediction, err)
 			}
 			w := vv.Withheld
-			if w.Cause != CauseNoValues || w.All != tc.all || !strings.Contains(w.Text, "listed but no values returned") {
-				t.Errorf("withheld %+v, want cause %q, all %v, saying \"listed but no values returned\"", w, CauseNoValues, tc.all)
+			if w.Cause != CauseNoValues || w.All != tc.all || w.Pending != "" || !slices.Equal(w.Topics, []string{"orders", "payments.v1"}) {
+				t.Errorf("withheld %+v, want cause %q, all %v, topics orders and payments.v1", w, CauseNoValues, tc.all)
 			}
-			if !tc.all && (len(w.Subtasks) != 1 || w.Subtasks[0] != 1) {
-				t.Errorf("withheld subtasks %v, want [1]", w.Subtasks)
+			var unlisted []int
+			for i := range 4 {
+				if tc.unlisted[i] {
+					unlisted = append(unlisted, i)
+				}
 			}
-			n := checkWithheldCells(t, vv, tc.silent)
+			if !slices.Equal(w.Subtasks, tc.subtasks) || !slices.Equal(w.Unlisted, unlisted) {
+				t.Errorf("withheld subtasks %v, unlisted %v; want %v, %v unlisted", w.Subtasks, w.Unlisted, tc.subtasks, unlisted)
+			}
+			withheld := maps.Clone(tc.silent)
+			maps.Copy(withheld, tc.unlisted)
+			n := checkWithheldCells(t, vv, withheld)
 			if pr := vv.Prediction; pr.Headline.Verdicts.Withheld != n || n == 0 {
 				t.Errorf("headline %s, verdicts %+v, want %d withheld", says(pr), pr.Headline.Verdicts, n)
 			}
@@ -195,7 +210,7 @@ func TestUnreportedOnFirstPollShowsThePartitions(t *testing.T) {
 }
 
 // A topic name with a bidi control in an unreported entry is escaped like
-// every other text Flink sends, in the note and the cells.
+// every other text Flink sends, in the note's topics and the cells.
 func TestUnreportedTopicNamesAreEscaped(t *testing.T) {
 	s := New(Options{Now: func() time.Time { return t0.Add(time.Minute) }})
 	topics := []assign.Topic{{Name: "evil\u202eorders", Partitions: 4}}
@@ -206,8 +221,8 @@ func TestUnreportedTopicNamesAreEscaped(t *testing.T) {
 	if err != nil || vv.Withheld == nil {
 		t.Fatalf("Vertex = withheld %+v, %v; want the note", vv.Withheld, err)
 	}
-	if bidi.HasControl(vv.Withheld.Text) {
-		t.Errorf("note %q holds a bidi control", vv.Withheld.Text)
+	if len(vv.Withheld.Topics) != 1 || bidi.HasControl(vv.Withheld.Topics[0]) {
+		t.Errorf("note topics %q, want the one topic, no bidi control", vv.Withheld.Topics)
 	}
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {

@@ -258,7 +258,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 		Ended: jobEndedText(vv.JobState, vv.LastReported),
 	}
 	if vv.Withheld != nil {
-		p.Withheld = vv.Withheld.Text
+		p.Withheld = withheldText(vv.Withheld, vv.Parallelism)
 	}
 	if vv.Keyed {
 		p.MaxParallelism = strconv.Itoa(vv.MaxParallelism)

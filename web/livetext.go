@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -670,6 +671,69 @@ func withheldCause(w *live.Withheld) string {
 		out += w.Cause
 	}
 	return out
+}
+
+// withheldText is the note of a source whose reader metrics Flink
+// withheld: what is missing, why, the setting, and that the page shows
+// the prediction alone. parallelism is the source's.
+func withheldText(w *live.Withheld, parallelism int) string {
+	n, topics := format.Int(int64(w.Missing)), withheldTopics(w.Topics)
+	const alone = "What follows is the prediction alone, computed from the topics' partitions and the parallelism, not what Flink reports."
+	const rest = ". REST does not say why: a TaskManager whose metric dump now exceeds the RPC frame size (%s) keeps its metric ids listed without sending their values, and so does a TaskManager lost. "
+	subtasks := strconv.Itoa(parallelism) + " " + plural(parallelism, "subtask", "subtasks")
+	switch {
+	case w.All && w.Cause == live.CauseNoValues:
+		return fmt.Sprintf("Flink lists this source's KafkaSourceReader offset metrics, but returned no value for any of them (listed but no values returned), for the %s partitions of %s"+rest+alone,
+			n, topics, w.Setting)
+	case w.All && w.Cause == live.CauseNotYetListed:
+		return fmt.Sprintf("Flink lists none of this source's KafkaSourceReader offset metrics yet, for any of the %s partitions of %s: "+
+			"%s, and the JobManager fetches the TaskManagers' metrics only when asked, at most once per %s. "+alone,
+			n, topics, pendingText(w.Pending), w.Setting)
+	case w.All:
+		return fmt.Sprintf("Flink lists none of this source's KafkaSourceReader offset metrics, for any of the %s partitions of %s: "+
+			"a TaskManager whose metric dump exceeds the RPC frame size drops its gauges whole (its log says \"Some metrics will not be reported as the metric dump would exceed the maximum size\"). "+
+			"The limit is %s, set on the JobManager and the TaskManagers; raise it, or register fewer metrics (register.consumer.metrics=false on the source). "+alone,
+			n, topics, w.Setting)
+	case w.Cause == live.CauseNoValues:
+		var unreported []int
+		for _, st := range w.Subtasks {
+			if !slices.Contains(w.Unlisted, st) {
+				unreported = append(unreported, st)
+			}
+		}
+		s := fmt.Sprintf("Flink lists the KafkaSourceReader offset metrics of %s of %s, but returned no value for them (listed but no values returned)", subtaskList(unreported), subtasks)
+		if len(w.Unlisted) > 0 {
+			s += ", and " + subtaskList(w.Unlisted) + " list none"
+		}
+		return s + fmt.Sprintf(rest+"The %s partitions of %s no reported metric names are shown where the model puts them, the prediction alone.", w.Setting, n, topics)
+	}
+	return fmt.Sprintf("%s of %s list no KafkaSourceReader offset metric, and no listed metric names %s of the partitions of %s: "+
+		"their TaskManagers' gauges are missing, as when a metric dump exceeds the RPC frame size (%s). "+
+		"Those partitions are shown where the model puts them, the prediction alone.",
+		subtaskList(w.Subtasks), subtasks, n, topics, w.Setting)
+}
+
+// pendingText says why the JobManager may not have fetched a source's
+// reader metrics yet, for the not-yet-listed note.
+func pendingText(p live.Pending) string {
+	if p == live.PendingFirstPoll {
+		return "skewscope started asking this JobManager for metrics less than " + live.JustStartedFor.String() + " ago"
+	}
+	return "its readers started less than " + live.JustStartedFor.String() + " ago"
+}
+
+// withheldTopics names a withheld source's topics for its note, the first
+// five of them, each isolated: the names are Kafka's.
+func withheldTopics(names []string) string {
+	out := make([]string, 0, min(len(names), 5))
+	for _, n := range names[:min(len(names), 5)] {
+		out = append(out, views.Isolate(n))
+	}
+	s := strings.Join(out, ", ")
+	if len(names) > 5 {
+		s += fmt.Sprintf(" and %d more topics", len(names)-5)
+	}
+	return s
 }
 
 // withheldClause is the headline's part on the n partitions whose readers'

@@ -290,7 +290,8 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 				Partition: &live.WhyPartition{Topic: "orders", Partition: 0, Rate: 9}, Fresh: 3, FreshUtilization: 0.5, Lag: 10}}}},
 		Restored: restored, Color: "rate", Thresholds: [3]float64{1, 2, 3}, Flink: age, KafkaAge: &age, Error: "metrics: timeout",
 		ReplacedBy: replaced, LastReported: &at,
-		Withheld: &live.Withheld{Cause: live.CauseMetricDumpLimit, Setting: "pekko.framesize (default 10485760 bytes)", Subtasks: []int{3}, Missing: 4, Text: "subtask 3 lists none"},
+		Withheld: &live.Withheld{Cause: live.CauseMetricDumpLimit, Setting: "pekko.framesize (default 10485760 bytes)", Subtasks: []int{1, 3}, Unlisted: []int{3}, Missing: 4,
+			Topics: []string{"orders"}, Pending: live.PendingReadersStarted},
 	}
 	tv := live.TopicView{Cluster: "main", Name: "orders", Rate: 10.5,
 		Groups: []live.TopicGroup{{Name: "orders-app", State: "Stable", Lag: 9, RecordsLost: 2200, States: []live.StateCount{{State: live.ReaderLost, Count: 1}}}},

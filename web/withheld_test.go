@@ -144,8 +144,18 @@ func TestSourceJustStartedIsNotCalledWithheldByTheDumpLimit(t *testing.T) {
 	}
 	st.UpdateFlink(snap)
 	vv, err := st.State().Vertex(tJob, tSource, live.VertexQuery{Highlight: -1})
-	if err != nil || vv.Withheld == nil || vv.Withheld.Cause != live.CauseNotYetListed || !strings.Contains(vv.Withheld.Text, "metrics.fetcher.update-interval") {
-		t.Errorf("withheld = %+v (%v), want the not-yet-listed cause naming metrics.fetcher.update-interval", vv.Withheld, err)
+	if err != nil || vv.Withheld == nil || vv.Withheld.Cause != live.CauseNotYetListed || vv.Withheld.Pending != live.PendingReadersStarted {
+		t.Errorf("withheld = %+v (%v), want the not-yet-listed cause, the readers just started", vv.Withheld, err)
+	}
+	ts := restoredServer(t, st, at, "")
+	note := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200).Find("[data-testid=withheld-note]").Text()
+	for _, want := range []string{"its readers started less than 30s ago", "metrics.fetcher.update-interval"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("withheld note %q, want it to say %q", note, want)
+		}
+	}
+	if strings.Contains(note, "metric dump") {
+		t.Errorf("withheld note %q blames the metric dump", note)
 	}
 }
 
@@ -240,5 +250,51 @@ func TestPartlyWithheldSourceCountsBoth(t *testing.T) {
 	job := getDoc(t, ts.URL+"/jobs/"+tJob, 200)
 	if got, w := job.Find("td[data-label=assignment]").First().Text(), "as predicted · "+strconv.Itoa(n)+" prediction only (metrics withheld)"; got != w {
 		t.Errorf("job page assignment %q, want %q", got, w)
+	}
+}
+
+// A withheld source's note, from the store's facts: each cause in its
+// words, the subtasks that list none apart from those listed without
+// values, the topics named (the first five, each isolated), and the
+// reason the JobManager may not have fetched the ids yet.
+func TestWithheldText(t *testing.T) {
+	const frame = "pekko.framesize (default 10485760 bytes)"
+	const fetch = "metrics.fetcher.update-interval (default 10 s)"
+	for _, tc := range []struct {
+		name string
+		w    live.Withheld
+		want []string
+		not  []string
+	}{
+		{"metric dump, all", live.Withheld{Cause: live.CauseMetricDumpLimit, Setting: frame, All: true, Missing: 1200, Topics: []string{"orders"}},
+			[]string{"Flink lists none of this source's KafkaSourceReader offset metrics, for any of the 1,200 partitions of orders: ", "The limit is " + frame, "register.consumer.metrics=false", "the prediction alone"}, nil},
+		{"metric dump, one subtask", live.Withheld{Cause: live.CauseMetricDumpLimit, Setting: frame, Subtasks: []int{3}, Missing: 4, Topics: []string{"orders", "pay"}},
+			[]string{"subtask 3 of 4 subtasks list no KafkaSourceReader offset metric, and no listed metric names 4 of the partitions of orders, pay: ", "(" + frame + ")"}, nil},
+		{"no values, all", live.Withheld{Cause: live.CauseNoValues, Setting: frame, All: true, Missing: 18, Topics: []string{"orders"}},
+			[]string{"returned no value for any of them (listed but no values returned), for the 18 partitions of orders. REST does not say why"}, []string{"list none"}},
+		{"no values and none listed", live.Withheld{Cause: live.CauseNoValues, Setting: frame, Subtasks: []int{0, 1, 2}, Unlisted: []int{0}, Missing: 14, Topics: []string{"orders"}},
+			[]string{"metrics of subtasks 1, 2 of 4 subtasks, but returned no value for them (listed but no values returned), and subtask 0 list none. ", "The 14 partitions of orders no reported metric names"}, nil},
+		{"readers just started", live.Withheld{Cause: live.CauseNotYetListed, Setting: fetch, All: true, Missing: 18, Topics: []string{"orders"}, Pending: live.PendingReadersStarted},
+			[]string{"metrics yet, for any of the 18 partitions of orders: its readers started less than 30s ago, and the JobManager fetches", "at most once per " + fetch}, []string{"metric dump"}},
+		{"first poll", live.Withheld{Cause: live.CauseNotYetListed, Setting: fetch, All: true, Missing: 18, Topics: []string{"orders"}, Pending: live.PendingFirstPoll},
+			[]string{": skewscope started asking this JobManager for metrics less than 30s ago, and"}, []string{"readers started"}},
+		{"many topics", live.Withheld{Cause: live.CauseMetricDumpLimit, Setting: frame, All: true, Missing: 70, Topics: []string{"t-a", "t-b", "t-c", "t-d", "t-e", "t-f", "t-g"}},
+			[]string{"partitions of t-a, t-b, t-c, t-d, t-e and 2 more topics: "}, []string{"t-f", "t-g"}},
+		{"a right-to-left topic", live.Withheld{Cause: live.CauseMetricDumpLimit, Setting: frame, All: true, Missing: 4, Topics: []string{"הזמנות", "orders"}},
+			[]string{"partitions of \u2068הזמנות\u2069, orders: "}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := withheldText(&tc.w, 4)
+			for _, want := range tc.want {
+				if !strings.Contains(got, want) {
+					t.Errorf("note %q, want it to say %q", got, want)
+				}
+			}
+			for _, bad := range tc.not {
+				if strings.Contains(got, bad) {
+					t.Errorf("note %q says %q", got, bad)
+				}
+			}
+		})
 	}
 }
