@@ -1,7 +1,6 @@
 package live
 
 import (
-	"fmt"
 	"hash/fnv"
 	"slices"
 	"strconv"
@@ -22,6 +21,50 @@ import (
 // (BenchmarkInferHistory10k) and over 1,000,000 about 13 s; the bound keeps
 // a search near a second, so it never holds up the Flink collector long.
 const maxInferPartitions = 100_000
+
+// InferOutcome is what the search for the history of a source first seen
+// already restored came to (Inference.Outcome).
+type InferOutcome string
+
+// What the history search came to (Inference.Outcome).
+const (
+	// InferTooLarge: the source's Observed partitions are over Limit, the
+	// bound that keeps a search within a poll; it did not run.
+	InferTooLarge InferOutcome = "too large"
+	// InferFailed: the search failed with Error.
+	InferFailed InferOutcome = "failed"
+	// InferNoFit: no history in the search's scope reproduces the
+	// observed layout; skewscope does not guess one.
+	InferNoFit InferOutcome = "no fit"
+	// InferOne: Fits holds the only history in scope that reproduces the
+	// observed layout.
+	InferOne InferOutcome = "one fit"
+	// InferSeveral: Fits holds the several histories that do (More when
+	// the search found more than it lists); the model follows the first.
+	InferSeveral InferOutcome = "several fits"
+)
+
+// Inference is what the search for the history of a source first seen
+// already restored found, with what its words need.
+type Inference struct {
+	Outcome InferOutcome `json:"outcome"`
+	// Steps and Bound are the search's scope: histories of up to Steps
+	// restores from earlier parallelisms up to Bound, ending with Tail,
+	// the parallelisms skewscope saw (oldest first).
+	Steps int   `json:"steps,omitempty"`
+	Bound int   `json:"bound,omitempty"`
+	Tail  []int `json:"tail,omitempty"`
+	// Observed counts the partitions whose owners the search compared
+	// (for InferTooLarge, those it would have); Limit is the bound of
+	// InferTooLarge.
+	Observed int `json:"observed,omitempty"`
+	Limit    int `json:"limit,omitempty"`
+	// Fits are the histories (parallelisms, oldest first) that reproduce
+	// the observed layout; the first is the one modelled.
+	Fits  [][]int `json:"fits,omitempty"`
+	More  bool    `json:"more,omitempty"`
+	Error string  `json:"error,omitempty"`
+}
 
 // inferredHistory is what the search found for a lineage.
 type inferredHistory struct {
@@ -74,7 +117,7 @@ func (s *Store) inferJobs(snap *flink.Snapshot) []inferJob {
 			}
 			if len(observed) > maxInferPartitions {
 				l.inferFor = h
-				l.inferNote = fmt.Sprintf("No history is inferred for %d partitions: the search is bounded to %d so that it stays within a poll.", len(observed), maxInferPartitions)
+				l.inference = &Inference{Outcome: InferTooLarge, Observed: len(observed), Limit: maxInferPartitions}
 				continue
 			}
 			out = append(out, inferJob{key: key, jobID: j.ID, hash: h, tail: slices.Clone(l.history), in: assign.InferInput{
@@ -134,7 +177,7 @@ func (s *Store) runInfer(jobs []inferJob) {
 		}
 		s.jobSeq[a.job.jobID] = s.seq
 		l.inferFor = a.job.hash
-		l.inferNote, l.inferred = inferAnswer(a.res, a.err, a.job.tail)
+		l.inference, l.inferred = inferAnswer(a.res, a.err, a.job.tail)
 		if l.inferred != nil {
 			l.history = slices.Clone(l.inferred.history)
 		}
@@ -144,51 +187,27 @@ func (s *Store) runInfer(jobs []inferJob) {
 	s.notify()
 }
 
-// inferAnswer says what a search found and picks the history to model
+// inferAnswer is what a search found, and picks the history to model
 // with: the fits that end with the parallelisms skewscope saw, the only
 // one, or the first of several (all reproduce every observed owner, so
 // they agree on the page; they can differ on partitions discovered later).
-func inferAnswer(res assign.InferResult, err error, tail []int) (string, *inferredHistory) {
+func inferAnswer(res assign.InferResult, err error, tail []int) (*Inference, *inferredHistory) {
 	if err != nil {
-		return "No history could be inferred: " + err.Error() + ".", nil
+		return &Inference{Outcome: InferFailed, Error: err.Error()}, nil
 	}
-	var fits []assign.HistoryFit
+	in := &Inference{Outcome: InferNoFit, Steps: res.Steps, Bound: res.Bound, Tail: slices.Clone(tail), Observed: res.Observed, More: res.More}
 	for _, f := range res.Fits {
 		if len(f.History) >= len(tail) && slices.Equal(f.History[len(f.History)-len(tail):], tail) {
-			fits = append(fits, f)
+			in.Fits = append(in.Fits, slices.Clone(f.History))
 		}
 	}
-	scope := fmt.Sprintf("of ≤ %d restores with earlier parallelisms up to %d", res.Steps, res.Bound)
-	if res.Steps == 1 {
-		scope = fmt.Sprintf("of one restore from a parallelism up to %d", res.Bound)
+	switch {
+	case len(in.Fits) == 0:
+		return in, nil
+	case len(in.Fits) == 1 && !res.More:
+		in.Outcome = InferOne
+	default:
+		in.Outcome = InferSeveral
 	}
-	if len(tail) > 1 {
-		scope += " ending with the parallelisms skewscope saw, " + joinInts(tail, "→") + ","
-	}
-	if len(fits) == 0 {
-		return fmt.Sprintf("No history %s reproduces the observed layout (%d partitions compared), so skewscope does not guess one.", scope, res.Observed), nil
-	}
-	ih := &inferredHistory{res: res, history: slices.Clone(fits[0].History)}
-	if len(fits) == 1 && !res.More {
-		return fmt.Sprintf("Inferred, not witnessed: the observed layout is consistent with %s, the only history %s that reproduces it.", historyWords(fits[0].History), scope), ih
-	}
-	var alts []string
-	for _, f := range fits {
-		alts = append(alts, joinInts(f.History, "→"))
-	}
-	more := ""
-	if res.More {
-		more = " and more"
-	}
-	return fmt.Sprintf("Inferred, not witnessed: several histories %s reproduce the observed layout: %s%s. The page models %s; they all place every observed partition alike, and may differ on partitions discovered later.", scope, strings.Join(alts, ", "), more, joinInts(fits[0].History, "→")), ih
-}
-
-func historyWords(h []int) string {
-	switch len(h) {
-	case 1:
-		return fmt.Sprintf("a fresh start at p=%d (or restores that kept the parallelism)", h[0])
-	case 2:
-		return fmt.Sprintf("a restore from p=%d", h[0])
-	}
-	return "restores through p=" + joinInts(h[:len(h)-1], ", p=")
+	return in, &inferredHistory{res: res, history: slices.Clone(in.Fits[0])}
 }

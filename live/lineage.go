@@ -145,10 +145,10 @@ type lineage struct {
 	// cluster is the Kafka cluster the source reads.
 	cluster string
 	// inferred is set when the history before the first step skewscope
-	// saw was inferred from the observed layout; inferNote says what the
-	// search found, also when nothing fit.
+	// saw was inferred from the observed layout; inference is what the
+	// search found, also when nothing fit, nil before it ran.
 	inferred  *inferredHistory
-	inferNote string
+	inference *Inference
 	// inferFor is the observed layout last searched (layoutHash), 0 none.
 	inferFor uint64
 }

@@ -68,7 +68,7 @@ const (
 	ReasonRescaling NotModelledReason = "rescaling"
 	// ReasonRestoredUnseen: restored (from a savepoint when Savepoint)
 	// before skewscope first saw it, and no history was inferred
-	// (InferNote says why, when the inference ran).
+	// (Inference says why, when the search ran).
 	ReasonRestoredUnseen NotModelledReason = "restored unseen"
 	// ReasonUnnamedTopics: after a restore every owner depends on the
 	// real name of Topics, which Kafka's metadata would give.
@@ -86,7 +86,7 @@ type NotModelled struct {
 	From      int               `json:"from,omitempty"`
 	To        int               `json:"to,omitempty"`
 	Savepoint bool              `json:"savepoint,omitempty"`
-	InferNote string            `json:"inferNote,omitempty"`
+	Inference *Inference        `json:"inference,omitempty"`
 	// Topics are the metric-id names of the topics whose real name is
 	// not known, sorted.
 	Topics  []string `json:"topics,omitempty"`
@@ -99,9 +99,11 @@ type NoteKind string
 
 // What a prediction's note says (Note.Kind).
 const (
-	// NoteModel: Text is a note of the model, of the history's
-	// inference or of what the readers settled, as it words it.
+	// NoteModel: Text is a note of the model, as it words it.
 	NoteModel NoteKind = "model"
+	// NoteInferred: the history modelled was inferred from the observed
+	// layout, not witnessed; Inference is what the search found.
+	NoteInferred NoteKind = "inferred"
 	// NoteFreshOffsets: the history skewscope followed assumes that the
 	// fresh start at parallelism P read its partitions from the
 	// earliest offsets.
@@ -143,6 +145,8 @@ type Note struct {
 	Topics   []string  `json:"topics,omitempty"`
 	Withheld bool      `json:"withheld,omitempty"`
 	Listed   bool      `json:"listed,omitempty"`
+	// Inference is set for NoteInferred.
+	Inference *Inference `json:"inference,omitempty"`
 }
 
 // modelNotes are the model's own notes.
@@ -349,7 +353,7 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 		pr.Mode = ModeNone
 		pr.NotModelled = &NotModelled{Reason: ReasonRestoredUnseen, Savepoint: j.Restored != nil && j.Restored.IsSavepoint}
 		if lin != nil {
-			pr.NotModelled.InferNote = lin.inferNote
+			pr.NotModelled.Inference = lin.inference
 		}
 		pr.Source = "flink-connector-kafka KafkaSourceEnumerator + RoundRobinOperatorStateRepartitioner"
 	default:
@@ -413,7 +417,7 @@ func (s *picture) model(pr *Prediction, cluster, endpoint string, j *flink.JobSn
 			}
 		}
 		if mi.mode == ModeInferred && lin != nil {
-			pr.Notes = append(pr.Notes, Note{Kind: NoteModel, Text: lin.inferNote})
+			pr.Notes = append(pr.Notes, Note{Kind: NoteInferred, Inference: lin.inference})
 		}
 	}
 	if len(unnamed) > 0 && pr.Mode == ModeFresh {

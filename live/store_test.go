@@ -203,8 +203,10 @@ func TestRestoreWithUnknownHistoryIsInferredNotGuessed(t *testing.T) {
 	if pr.Mode != ModeInferred || fmt.Sprint(pr.History) != "[4 6]" || pr.Drift != 0 || pr.Headline.Kind != BasisInferred || pr.Headline.Inferred != 18 {
 		t.Fatalf("prediction = %+v, want the history 4→6 inferred from the layout", pr)
 	}
-	if !strings.Contains(strings.Join(noteWords(pr), " "), "the only history") {
-		t.Errorf("notes %q should say the history is the only one that fits", noteWords(pr))
+	if !hasNote(pr, NoteInferred, func(n Note) bool {
+		return n.Inference != nil && n.Inference.Outcome == InferOne && len(n.Inference.Fits) == 1 && fmt.Sprint(n.Inference.Fits[0]) == "[4 6]"
+	}) {
+		t.Errorf("notes %q should say the history 4→6 is the only one that fits", noteWords(pr))
 	}
 	if vv.Lineage == nil || vv.Lineage.Known {
 		t.Errorf("lineage %+v: the history was not witnessed", vv.Lineage)
@@ -217,7 +219,8 @@ func TestRestoreWithUnknownHistoryIsInferredNotGuessed(t *testing.T) {
 	job.Vertices = []flink.VertexSnapshot{v}
 	s.UpdateFlink(flinkSnap(t0, job))
 	vv, _ = s.State().Vertex("bb", "src", VertexQuery{Highlight: -1})
-	if vv.Prediction.Mode != "none" || vv.Prediction.Drift != 0 || vv.Prediction.NotModelled == nil || vv.Prediction.NotModelled.Reason != ReasonRestoredUnseen || !strings.Contains(vv.Prediction.NotModelled.InferNote, "No history") {
+	if vv.Prediction.Mode != "none" || vv.Prediction.Drift != 0 || vv.Prediction.NotModelled == nil || vv.Prediction.NotModelled.Reason != ReasonRestoredUnseen ||
+		vv.Prediction.NotModelled.Inference == nil || vv.Prediction.NotModelled.Inference.Outcome != InferNoFit || vv.Prediction.NotModelled.Inference.Observed != 18 {
 		t.Fatalf("prediction = %+v, want no model, what the search found and a way to give the history", vv.Prediction)
 	}
 	for _, r := range vv.Subtasks {
@@ -321,9 +324,12 @@ func says(pr *Prediction) string {
 func noteWords(pr *Prediction) []string {
 	var out []string
 	for _, n := range pr.Notes {
-		if n.Kind == NoteModel {
+		switch {
+		case n.Kind == NoteModel:
 			out = append(out, n.Text)
-		} else {
+		case n.Inference != nil:
+			out = append(out, fmt.Sprintf("%+v %+v", n, *n.Inference))
+		default:
 			out = append(out, fmt.Sprintf("%+v", n))
 		}
 	}

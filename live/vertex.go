@@ -579,14 +579,6 @@ func connectorLine(flinkVersion string) string {
 	return assign.ConnectorLine5
 }
 
-func joinInts(xs []int, sep string) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, sep)
-}
-
 // Headline figures (Figure.Name), in the order of a page, with the
 // fields beside Value that each sets.
 const (

@@ -550,8 +550,8 @@ func predictionSummary(pr live.Prediction, w *live.Withheld) string {
 			what = "a savepoint"
 		}
 		s := "Restored from " + what + " before skewscope first saw it: the layout depends on the parallelisms the job ran at before."
-		if n.InferNote != "" {
-			s += " " + n.InferNote
+		if n.Inference != nil {
+			s += " " + inferenceText(n.Inference)
 		}
 		return s + " The observed layout is shown; add ?history=P0,P1,… (parallelisms from the fresh start on) to model it."
 	case live.ReasonUnnamedTopics:
@@ -836,9 +836,58 @@ func eventText(e live.LineageEvent) string {
 	return string(e.Kind)
 }
 
+// inferenceText says what the search for a restored source's history
+// found, and so whether the page models the history it inferred.
+func inferenceText(in *live.Inference) string {
+	switch in.Outcome {
+	case live.InferTooLarge:
+		return fmt.Sprintf("No history is inferred for %d partitions: the search is bounded to %d so that it stays within a poll.", in.Observed, in.Limit)
+	case live.InferFailed:
+		return "No history could be inferred: " + in.Error + "."
+	}
+	scope := fmt.Sprintf("of ≤ %d restores with earlier parallelisms up to %d", in.Steps, in.Bound)
+	if in.Steps == 1 {
+		scope = fmt.Sprintf("of one restore from a parallelism up to %d", in.Bound)
+	}
+	if len(in.Tail) > 1 {
+		scope += " ending with the parallelisms skewscope saw, " + joinIntsBy(in.Tail, "→") + ","
+	}
+	switch {
+	case len(in.Fits) == 0:
+		return fmt.Sprintf("No history %s reproduces the observed layout (%d partitions compared), so skewscope does not guess one.", scope, in.Observed)
+	case in.Outcome == live.InferOne:
+		return fmt.Sprintf("Inferred, not witnessed: the observed layout is consistent with %s, the only history %s that reproduces it.", historyWords(in.Fits[0]), scope)
+	}
+	alts := make([]string, len(in.Fits))
+	for i, f := range in.Fits {
+		alts[i] = joinIntsBy(f, "→")
+	}
+	more := ""
+	if in.More {
+		more = " and more"
+	}
+	return fmt.Sprintf("Inferred, not witnessed: several histories %s reproduce the observed layout: %s%s. The page models %s; they all place every observed partition alike, and may differ on partitions discovered later.", scope, strings.Join(alts, ", "), more, joinIntsBy(in.Fits[0], "→"))
+}
+
+// historyWords says an inferred history: the fresh start, the restore or
+// the restores it is made of.
+func historyWords(h []int) string {
+	switch len(h) {
+	case 1:
+		return fmt.Sprintf("a fresh start at p=%d (or restores that kept the parallelism)", h[0])
+	case 2:
+		return fmt.Sprintf("a restore from p=%d", h[0])
+	}
+	return "restores through p=" + joinIntsBy(h[:len(h)-1], ", p=")
+}
+
 // noteText says a prediction's note.
 func noteText(n live.Note) string {
 	switch n.Kind {
+	case live.NoteInferred:
+		if n.Inference != nil {
+			return inferenceText(n.Inference)
+		}
 	case live.NoteFreshOffsets:
 		return fmt.Sprintf("Assumes the fresh start at parallelism %d read the partitions it had then from the earliest offsets (the KafkaSourceBuilder default; skewscope cannot see a source's OffsetsInitializer).", n.P)
 	case live.NoteUnsureDiscovery:

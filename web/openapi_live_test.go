@@ -264,7 +264,8 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		RecordsLost: 2200,
 		Retention:   []live.TopicRetention{retention},
 		Prediction: &live.Prediction{Mode: "restore", History: []int{2, 4}, HistoryFrom: live.HistoryFromURL, Matched: 3, Total: 4, Drift: 1,
-			Uncertain: 1, Ambiguous: 1, NotModelled: &live.NotModelled{Reason: live.ReasonRestoredUnseen, JobState: "RUNNING", From: 2, To: 4, Savepoint: true, InferNote: "inferred", Topics: []string{"a_b"}, Restore: true, Error: "x"}, Notes: []live.Note{{Kind: live.NoteUndetermined, Text: "a note", P: 2, Partitions: 1, From: 2, To: 4, Topics: []string{"a_b"}, Withheld: true, Listed: true, Before: true, Step: live.EventRescale}}, Source: "flink-connector-kafka",
+			Uncertain: 1, Ambiguous: 1, NotModelled: &live.NotModelled{Reason: live.ReasonRestoredUnseen, JobState: "RUNNING", From: 2, To: 4, Savepoint: true, Inference: &live.Inference{Outcome: live.InferSeveral, Steps: 2, Bound: 8, Tail: []int{2, 4}, Observed: 6, Limit: 100, Fits: [][]int{{1, 2, 4}}, More: true, Error: "x"}, Topics: []string{"a_b"}, Restore: true, Error: "x"}, Notes: []live.Note{{Kind: live.NoteUndetermined, Text: "a note", P: 2, Partitions: 1, From: 2, To: 4, Topics: []string{"a_b"}, Withheld: true, Listed: true, Before: true, Step: live.EventRescale,
+				Inference: &live.Inference{Outcome: live.InferOne, Steps: 1, Bound: 8, Tail: []int{4}, Observed: 6, Limit: 100, Fits: [][]int{{2, 4}}, More: true, Error: "x"}}}, Source: "flink-connector-kafka",
 			Headline: live.Headline{Kind: live.BasisUncertain, Exact: 3, Uncertain: 1}},
 		Subtasks: []live.SubtaskRow{{Subtask: 0, Status: "RUNNING",
 			Partitions: []live.PartitionCell{{Topic: "orders", Partition: 3, Label: "o3", Current: 10, Committed: 9, End: 20, Lag: 9, LagSeconds: 1.5,
@@ -356,7 +357,7 @@ func TestOpenAPILiveSchemasMatchViews(t *testing.T) {
 		"Reading": live.Reading{}, "Loss": live.Loss{}, "StateCount": live.StateCount{},
 		"WhyView": live.WhyView{}, "WhyLine": live.WhyLine{}, "WhyPartition": live.WhyPartition{}, "WhyFact": live.WhyFact{},
 		"WhyPlacement": live.WhyPlacement{}, "WhyTopic": live.WhyTopic{}, "WhyPeer": live.WhyPeer{}, "WhyRescale": live.WhyRescale{},
-		"TopicRetention": live.TopicRetention{},
+		"TopicRetention": live.TopicRetention{}, "Inference": live.Inference{},
 	}
 	for name := range zeros {
 		if !c.seen[name] {

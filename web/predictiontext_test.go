@@ -40,8 +40,9 @@ func TestPredictionSummary(t *testing.T) {
 			[]string{"The job is finished"}},
 		{"rescaling", live.Prediction{Mode: live.ModeNone, NotModelled: &live.NotModelled{Reason: live.ReasonRescaling, From: 4, To: 6}}, nil,
 			[]string{"Changing parallelism from 4 to 6"}},
-		{"restored unseen", live.Prediction{Mode: live.ModeNone, NotModelled: &live.NotModelled{Reason: live.ReasonRestoredUnseen, Savepoint: true, InferNote: "No history of ≤ 2 restores fits."}}, nil,
-			[]string{"Restored from a savepoint before skewscope first saw it", "No history of ≤ 2 restores fits.", "?history="}},
+		{"restored unseen", live.Prediction{Mode: live.ModeNone, NotModelled: &live.NotModelled{Reason: live.ReasonRestoredUnseen, Savepoint: true,
+			Inference: &live.Inference{Outcome: live.InferNoFit, Steps: 2, Bound: 12, Tail: []int{6}, Observed: 18}}}, nil,
+			[]string{"Restored from a savepoint before skewscope first saw it", "No history of ≤ 2 restores with earlier parallelisms up to 12 reproduces the observed layout (18 partitions compared)", "?history="}},
 		{"unnamed topics", live.Prediction{Mode: live.ModeNone, NotModelled: &live.NotModelled{Reason: live.ReasonUnnamedTopics, Topics: []string{"a_b", "c_d"}}}, nil,
 			[]string{`the real name of topics "a_b", "c_d" is not known`}},
 		{"restore model error", live.Prediction{Mode: live.ModeNone, NotModelled: &live.NotModelled{Reason: live.ReasonModelError, Restore: true, Error: "bad"}}, nil,
@@ -158,6 +159,43 @@ func TestFigureWords(t *testing.T) {
 		label, txt, note := figureWords(vv, tc.f)
 		if label != tc.label || txt != tc.text || !strings.Contains(note, tc.inNote) {
 			t.Errorf("%+v: %q %q (%q), want %q %q and a note with %q", tc.f, label, txt, note, tc.label, tc.text, tc.inNote)
+		}
+	}
+}
+
+// What the search for a restored source's history found, in words: each
+// outcome, the search's scope (one restore or several, ending with the
+// parallelisms skewscope saw) and the histories that fit.
+func TestInferenceText(t *testing.T) {
+	scope2 := "of ≤ 2 restores with earlier parallelisms up to 12"
+	for _, tc := range []struct {
+		name string
+		in   live.Inference
+		want string
+	}{
+		{"too large", live.Inference{Outcome: live.InferTooLarge, Observed: 200000, Limit: 100000},
+			"No history is inferred for 200000 partitions: the search is bounded to 100000 so that it stays within a poll."},
+		{"failed", live.Inference{Outcome: live.InferFailed, Error: "boom"}, "No history could be inferred: boom."},
+		{"no fit", live.Inference{Outcome: live.InferNoFit, Steps: 2, Bound: 12, Tail: []int{6}, Observed: 18},
+			"No history " + scope2 + " reproduces the observed layout (18 partitions compared), so skewscope does not guess one."},
+		{"no fit ending with what skewscope saw", live.Inference{Outcome: live.InferNoFit, Steps: 2, Bound: 12, Tail: []int{4, 6}, Observed: 18},
+			"No history " + scope2 + " ending with the parallelisms skewscope saw, 4→6, reproduces the observed layout (18 partitions compared), so skewscope does not guess one."},
+		{"one restore", live.Inference{Outcome: live.InferOne, Steps: 1, Bound: 12, Tail: []int{6}, Observed: 18, Fits: [][]int{{4, 6}}},
+			"Inferred, not witnessed: the observed layout is consistent with a restore from p=4, the only history of one restore from a parallelism up to 12 that reproduces it."},
+		{"a fresh start", live.Inference{Outcome: live.InferOne, Steps: 1, Bound: 12, Tail: []int{6}, Observed: 18, Fits: [][]int{{6}}},
+			"Inferred, not witnessed: the observed layout is consistent with a fresh start at p=6 (or restores that kept the parallelism), the only history of one restore from a parallelism up to 12 that reproduces it."},
+		{"two restores", live.Inference{Outcome: live.InferOne, Steps: 2, Bound: 12, Tail: []int{4, 6}, Observed: 18, Fits: [][]int{{2, 4, 6}}},
+			"Inferred, not witnessed: the observed layout is consistent with restores through p=2, p=4, the only history " + scope2 + " ending with the parallelisms skewscope saw, 4→6, that reproduces it."},
+		{"several", live.Inference{Outcome: live.InferSeveral, Steps: 2, Bound: 12, Tail: []int{6}, Observed: 18, Fits: [][]int{{4, 6}, {2, 4, 6}, {3, 6}}},
+			"Inferred, not witnessed: several histories " + scope2 + " reproduce the observed layout: 4→6, 2→4→6, 3→6. The page models 4→6; they all place every observed partition alike, and may differ on partitions discovered later."},
+		{"one listed, more found", live.Inference{Outcome: live.InferSeveral, Steps: 2, Bound: 12, Tail: []int{6}, Observed: 18, Fits: [][]int{{4, 6}}, More: true},
+			"Inferred, not witnessed: several histories " + scope2 + " reproduce the observed layout: 4→6 and more. The page models 4→6; they all place every observed partition alike, and may differ on partitions discovered later."},
+	} {
+		if got := inferenceText(&tc.in); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+		if got := noteText(live.Note{Kind: live.NoteInferred, Inference: &tc.in}); got != tc.want {
+			t.Errorf("%s: note %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
