@@ -635,6 +635,12 @@ func countStates(rs []Reading) []StateCount {
 	for _, r := range rs {
 		n[r.State]++
 	}
+	return stateCounts(n)
+}
+
+// stateCounts lists counts by state, worst first, leaving out states no
+// partition is in.
+func stateCounts(n map[ReaderState]int) []StateCount {
 	out := []StateCount{}
 	for _, s := range readerStates {
 		if n[s] > 0 {

@@ -383,19 +383,17 @@ func (s *picture) sourceRows(vv *VertexView, fs *flink.Snapshot, j *flink.JobSna
 		}
 	}
 	labelCells(vv, topicLabels(vv.Topics))
-	n := 0
 	for i := range vv.Subtasks {
 		sumRow(&vv.Subtasks[i], q)
-		n += len(vv.Subtasks[i].Partitions)
 	}
-	readings := make([]Reading, 0, n)
+	counts := map[ReaderState]int{}
 	for _, r := range vv.Subtasks {
 		vv.RecordsLost += r.RecordsLost
 		for _, c := range r.Partitions {
-			readings = append(readings, c.Reading)
+			counts[c.Reading.State]++
 		}
 	}
-	vv.States = countStates(readings)
+	vv.States = stateCounts(counts)
 	vv.Group = s.group(ks, fs.Endpoint, j, v, vv)
 	vv.Prediction = s.predict(vv, fs.Endpoint, j, v, q, oo)
 	vv.Lineage = lineageView(s.currentLineage(fs.Endpoint, j, v))
@@ -416,27 +414,46 @@ func labelCells(vv *VertexView, labels map[string]string) {
 	for _, r := range vv.Subtasks {
 		n += len(r.Partitions)
 	}
-	buf := make([]byte, 0, 8*n)
-	ends := make([]int, 0, n)
+	var b strings.Builder
+	b.Grow(8 * n)
 	lastTopic, label := "", ""
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
 			if c.Topic != lastTopic || label == "" {
 				lastTopic, label = c.Topic, labels[c.Topic]
 			}
-			buf = append(buf, label...)
-			buf = strconv.AppendInt(buf, int64(c.Partition), 10)
-			ends = append(ends, len(buf))
+			b.WriteString(label)
+			var digits [20]byte
+			b.Write(strconv.AppendInt(digits[:0], int64(c.Partition), 10))
 		}
 	}
-	all, k, from := string(buf), 0, 0
+	// The string is the builder's bytes, not a copy; the second pass
+	// cuts each label from it by the same lengths.
+	all, from := b.String(), 0
+	lastTopic, label = "", ""
 	for i := range vv.Subtasks {
 		for j := range vv.Subtasks[i].Partitions {
-			vv.Subtasks[i].Partitions[j].Label = all[from:ends[k]]
-			from = ends[k]
-			k++
+			c := &vv.Subtasks[i].Partitions[j]
+			if c.Topic != lastTopic || label == "" {
+				lastTopic, label = c.Topic, labels[c.Topic]
+			}
+			n := len(label) + digitsOf(c.Partition)
+			c.Label = all[from : from+n]
+			from += n
 		}
 	}
+}
+
+// digitsOf is the length of p in decimal, its sign included.
+func digitsOf(p int32) int {
+	n, v := 1, int64(p)
+	if v < 0 {
+		n, v = 2, -v
+	}
+	for ; v >= 10; v /= 10 {
+		n++
+	}
+	return n
 }
 
 // topicLabels gives each topic a short distinct prefix for cell labels:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"iter"
 	"reflect"
 	"slices"
 	"strconv"
@@ -126,22 +127,42 @@ type Entry[V any] struct {
 // Keys returns every key of the update.
 func (u Update) Keys() []string {
 	var ks []string
-	for _, e := range u.T {
-		ks = append(ks, e.Key)
-	}
-	for _, e := range u.C {
-		ks = append(ks, e.Key)
-	}
-	for _, e := range u.M {
-		ks = append(ks, e.Key)
-	}
-	for _, e := range u.Ages {
-		ks = append(ks, e.Key)
-	}
-	for _, e := range u.Spark {
-		ks = append(ks, e.Key)
+	for k := range u.keys() {
+		ks = append(ks, k)
 	}
 	return ks
+}
+
+// keys yields every key of the update: its texts', cells', meters', ages'
+// and sparklines', in that order.
+func (u Update) keys() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, e := range u.T {
+			if !yield(e.Key) {
+				return
+			}
+		}
+		for _, e := range u.C {
+			if !yield(e.Key) {
+				return
+			}
+		}
+		for _, e := range u.M {
+			if !yield(e.Key) {
+				return
+			}
+		}
+		for _, e := range u.Ages {
+			if !yield(e.Key) {
+				return
+			}
+		}
+		for _, e := range u.Spark {
+			if !yield(e.Key) {
+				return
+			}
+		}
+	}
 }
 
 // MarshalJSON writes the update as the page script reads it:
@@ -396,6 +417,11 @@ func holdsLiveSeen(t reflect.Type, seen map[reflect.Type]bool) bool {
 func UpdateOf(p LivePage) (Update, error) {
 	h := p.LiveHead()
 	u := Update{Shape: h.Shape, Stale: h.Stale}
+	if c, ok := p.(interface{ liveCells() int }); ok {
+		// A source's grid holds thousands of cells: the entries are made
+		// once, not grown a quarter at a time.
+		u.C = make([]Entry[LiveCell], 0, c.liveCells())
+	}
 	add := func(key string) bool { return key != "" }
 	var walk func(v reflect.Value)
 	walk = func(v reflect.Value) {
@@ -448,9 +474,8 @@ func UpdateOf(p LivePage) (Update, error) {
 	c := reflect.New(reflect.TypeOf(p))
 	c.Elem().Set(reflect.ValueOf(p))
 	walk(c.Elem())
-	keys := u.Keys()
-	seen := make(map[string]struct{}, len(keys))
-	for _, k := range keys {
+	seen := make(map[string]struct{}, len(u.T)+len(u.C)+len(u.M)+len(u.Ages)+len(u.Spark))
+	for k := range u.keys() {
 		if _, dup := seen[k]; dup {
 			return u, fmt.Errorf("live key %q is used twice on the page", k)
 		}

@@ -417,3 +417,16 @@ type GroupLag struct {
 	Lag, LagTime, Reader Text
 	Lost                 bool
 }
+
+// liveCells is how many live cells the page's grid holds, for UpdateOf to
+// make room for them at once.
+func (p VertexPage) liveCells() int {
+	if p.Grid == nil {
+		return 0
+	}
+	n := 0
+	for _, r := range p.Grid.Rows {
+		n += len(r.Cells)
+	}
+	return n
+}
