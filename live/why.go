@@ -603,8 +603,13 @@ type sourceExplainer struct {
 
 func newSourceExplainer(vv *VertexView) *sourceExplainer {
 	p := vv.Parallelism
-	e := &sourceExplainer{vv: vv, p: p, cells: make([][]PartitionCell, p), load: make([]float64, p), maybe: make([]bool, p), model: PlannerModelOf(vv),
-		rates: partitionRates{topics: map[string][]float64{}}}
+	e := &sourceExplainer{vv: vv, p: p, cells: make([][]PartitionCell, p), load: make([]float64, p), maybe: make([]bool, p), model: PlannerModelOf(vv)}
+	// The model counts each topic's partitions: the rates' rows are made
+	// to size once.
+	e.rates.topics = make(map[string][]float64, len(e.model.Topics))
+	for _, t := range e.model.Topics {
+		e.rates.topics[t.Name] = make([]float64, t.Partitions)
+	}
 	for i, r := range vv.Subtasks {
 		// A row without an undetermined cell is shared, not copied: the
 		// explainer only reads its cells (hotLine sorts a copy).
@@ -1262,7 +1267,11 @@ func (r *partitionRates) set(topic string, p int32, rate float64) {
 	}
 	row := r.topics[topic]
 	if int(p) >= len(row) {
-		row = append(row, make([]float64, int(p)+1-len(row))...)
+		// Not counted by the model (a topic it does not list): grown
+		// to fit, by doubling.
+		grown := make([]float64, max(int(p)+1, 2*len(row)))
+		copy(grown, row)
+		row = grown
 		r.topics[topic] = row
 		r.last, r.row = "", nil
 	}
