@@ -237,7 +237,7 @@ type lagAnchor struct {
 // source of ten thousand partitions would read ten thousand tables, each
 // a cache miss, for every view).
 type lagEval struct {
-	gen    uint64 // the tables' generation it was read from (topicIndex.gen); 0 none
+	gen    uint64 // the topic index whose tables it was read from (topicIndex.gen); 0 none
 	pos    int64
 	passed int64 // Unix nanoseconds
 	kind   kafka.TimeLagKind
@@ -607,11 +607,11 @@ func (st *readStatus) lagSeconds(tt *kafka.TimeTable, pos int64, now time.Time) 
 	return st.held(sec, kind, pos, now)
 }
 
-// lagFrom is lagSeconds for a view of the tables of generation gen: the
-// reader's evaluation answers when it was read from those tables at pos,
-// and table() is read only when it was not.
-func (st *readStatus) lagFrom(gen uint64, pos int64, now time.Time, ti *topicIndex, p int32) (float64, kafka.TimeLagKind) {
-	if st == nil || gen == 0 || st.eval.gen != gen || st.eval.pos != pos {
+// lagFrom is lagSeconds for a view of partition p of the topic index ti:
+// the reader's evaluation answers when it was read from ti's tables at
+// pos, and p's table is read only when it was not.
+func (st *readStatus) lagFrom(ti *topicIndex, p int32, pos int64, now time.Time) (float64, kafka.TimeLagKind) {
+	if st == nil || ti.gen == 0 || st.eval.gen != ti.gen || st.eval.pos != pos {
 		return st.lagSeconds(ti.table(p), pos, now)
 	}
 	return st.held(kafka.LagAt(st.eval.passed, st.eval.kind, now), st.eval.kind, pos, now)
@@ -675,7 +675,7 @@ func (s *Store) trackSource(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 		sr = &sourceReads{cluster: cluster, tracks: map[topicPart]*readTrack{}}
 		s.srcReads[key] = sr
 	}
-	parts, idx, gen := s.parts[cluster], s.topicIdx[cluster], s.tablesGen[cluster]
+	parts, idx := s.parts[cluster], s.topicIdx[cluster]
 	oo := s.owners[vertexKey{endpoint, j.ID, v.ID}]
 	// The owners' roles by listed entry, when decided from this listing,
 	// spare a lookup per partition; so does the topic of the entry before.
@@ -685,6 +685,7 @@ func (s *Store) trackSource(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 	}
 	var lastName, topic string
 	var ti *topicIndex
+	var gen uint64 // ti's: a view reads evaluations only through an index
 	for i, st := range v.Kafka.States {
 		if byState != nil {
 			if byState[i] != stateOwner {
@@ -698,7 +699,10 @@ func (s *Store) trackSource(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 		}
 		if st.Topic != lastName || topic == "" {
 			lastName, topic = st.Topic, s.resolve(cluster, st.Topic)
-			ti = idx[topic]
+			ti, gen = idx[topic], 0
+			if ti != nil {
+				gen = ti.gen
+			}
 		}
 		tp := topicPart{topic, st.Partition}
 		t := sr.tracks[tp]
@@ -877,7 +881,9 @@ func (s *Store) trackGroups(snap *kafka.Snapshot) {
 				}
 			}
 			t.add(rs)
-			t.anchorAt(s.tables[tpKey{snap.Cluster, gp.Topic, gp.Partition}], gp.Committed, snap.CollectedAt, s.tablesGen[snap.Cluster])
+			// A group's lag is read from the table (commitLagOf): its
+			// reading records no index.
+			t.anchorAt(s.tables[tpKey{snap.Cluster, gp.Topic, gp.Partition}], gp.Committed, snap.CollectedAt, 0)
 		}
 		m := make(map[topicPart]readStatus, len(tracks))
 		for tp, t := range tracks {

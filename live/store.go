@@ -171,11 +171,6 @@ type Store struct {
 	// updating counts the updates handed in and not yet published
 	// (Updating).
 	updating atomic.Int32
-	// tablesGen numbers each cluster's time tables: it moves at every
-	// Kafka update, which is when they change, and each topic index and
-	// reader evaluation records the number it was made with.
-	tablesGen map[string]uint64
-	gens      uint64
 	// tablesShared is set while the published State holds the tables map
 	// itself: a partition's new table copies it first. A table is added
 	// once per partition, and an update clones no map of every partition.
@@ -243,7 +238,6 @@ func New(opts Options) *Store {
 			jobSeq:     map[string]uint64{},
 			clusterSeq: map[string]uint64{},
 		},
-		tablesGen: map[string]uint64{},
 		seen:      map[vertexKey]map[flink.KafkaPartition]bool{},
 		shapes:    map[succKey]*jobShape{},
 		changed:   make(chan struct{}, 1),
@@ -320,8 +314,6 @@ func (s *Store) UpdateKafka(snap *kafka.Snapshot) {
 			tt.Add(snap.CollectedAt, p.End)
 		}
 	}
-	s.gens++
-	s.tablesGen[snap.Cluster] = s.gens
 	s.topicIdx[snap.Cluster] = s.indexTopics(snap)
 	s.trackGroups(snap)
 	s.remarkWithheld()

@@ -13,7 +13,10 @@ type topicIndex struct {
 	has   []bool
 	// tables[p] is partition p's offset→time table, nil when none.
 	tables []*kafka.TimeTable
-	// gen is the tables' generation (Store.tablesGen) as of this index.
+	// gen names the Kafka update that made the index, and with it the
+	// state of the time tables, which change only with such an update:
+	// the number the update is published under (picture.seq), so no two
+	// indexes share one. Readers' evaluations (lagEval) record it.
 	gen uint64
 }
 
@@ -57,7 +60,7 @@ func (s *Store) indexTopics(snap *kafka.Snapshot) map[string]*topicIndex {
 		if sparse[name] || n > 2*listed[name]+64 {
 			continue
 		}
-		out[name] = &topicIndex{parts: make([]kafka.Partition, n), has: make([]bool, n), tables: make([]*kafka.TimeTable, n), gen: s.tablesGen[snap.Cluster]}
+		out[name] = &topicIndex{parts: make([]kafka.Partition, n), has: make([]bool, n), tables: make([]*kafka.TimeTable, n), gen: s.seq + 1}
 	}
 	for _, t := range snap.Topics {
 		ti := out[t.Name]

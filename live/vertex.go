@@ -252,7 +252,7 @@ func (s *picture) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink
 				var sec float64
 				var kind kafka.TimeLagKind
 				if to.ti != nil {
-					sec, kind = rs.lagFrom(to.ti.gen, st.CurrentOffset+1, now, to.ti, st.Partition)
+					sec, kind = rs.lagFrom(to.ti, st.Partition, st.CurrentOffset+1, now)
 				} else {
 					sec, kind = rs.lagSeconds(s.tables[tpKey{cluster, topic, st.Partition}], st.CurrentOffset+1, now)
 				}
@@ -416,6 +416,7 @@ func labelCells(vv *VertexView, labels map[string]string) {
 	}
 	var b strings.Builder
 	b.Grow(8 * n)
+	ends := make([]int, 0, n)
 	lastTopic, label := "", ""
 	for _, r := range vv.Subtasks {
 		for _, c := range r.Partitions {
@@ -423,37 +424,20 @@ func labelCells(vv *VertexView, labels map[string]string) {
 				lastTopic, label = c.Topic, labels[c.Topic]
 			}
 			b.WriteString(label)
-			var digits [20]byte
+			var digits [11]byte
 			b.Write(strconv.AppendInt(digits[:0], int64(c.Partition), 10))
+			ends = append(ends, b.Len())
 		}
 	}
-	// The string is the builder's bytes, not a copy; the second pass
-	// cuts each label from it by the same lengths.
-	all, from := b.String(), 0
-	lastTopic, label = "", ""
+	// The string is the builder's bytes, not a copy.
+	all, k, from := b.String(), 0, 0
 	for i := range vv.Subtasks {
 		for j := range vv.Subtasks[i].Partitions {
-			c := &vv.Subtasks[i].Partitions[j]
-			if c.Topic != lastTopic || label == "" {
-				lastTopic, label = c.Topic, labels[c.Topic]
-			}
-			n := len(label) + digitsOf(c.Partition)
-			c.Label = all[from : from+n]
-			from += n
+			vv.Subtasks[i].Partitions[j].Label = all[from:ends[k]]
+			from = ends[k]
+			k++
 		}
 	}
-}
-
-// digitsOf is the length of p in decimal, its sign included.
-func digitsOf(p int32) int {
-	n, v := 1, int64(p)
-	if v < 0 {
-		n, v = 2, -v
-	}
-	for ; v >= 10; v /= 10 {
-		n++
-	}
-	return n
 }
 
 // topicLabels gives each topic a short distinct prefix for cell labels:

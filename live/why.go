@@ -596,7 +596,7 @@ type sourceExplainer struct {
 	// rates are the known produce rates by partition; capacity is what a
 	// subtask processes at 100 % busy (0 unknown); lag the records not
 	// read yet (-1 unknown).
-	rates    partitionRates
+	rates    *partIndex[float64]
 	capacity float64
 	lag      int64
 }
@@ -605,11 +605,8 @@ func newSourceExplainer(vv *VertexView) *sourceExplainer {
 	p := vv.Parallelism
 	e := &sourceExplainer{vv: vv, p: p, cells: make([][]PartitionCell, p), load: make([]float64, p), maybe: make([]bool, p), model: PlannerModelOf(vv)}
 	// The model counts each topic's partitions: the rates' rows are made
-	// to size once.
-	e.rates.topics = make(map[string][]float64, len(e.model.Topics))
-	for _, t := range e.model.Topics {
-		e.rates.topics[t.Name] = make([]float64, t.Partitions)
-	}
+	// to size once. An unknown rate counts as 0 (none).
+	e.rates = newPartIndex(e.model.Topics, 0.0)
 	for i, r := range vv.Subtasks {
 		// A row without an undetermined cell is shared, not copied: the
 		// explainer only reads its cells (hotLine sorts a copy).
@@ -681,7 +678,8 @@ func (e *sourceExplainer) busiest(a assign.Assignment) (float64, int) {
 	for s, ps := range a.Subtasks {
 		sum := 0.0
 		for _, tp := range ps {
-			sum += e.rates.get(tp.Topic, tp.Partition)
+			r, _ := e.rates.get(tp.Topic, tp.Partition)
+			sum += r
 		}
 		if sum > top {
 			top, at = sum, s
@@ -1250,40 +1248,4 @@ func backpressuring(vv *VertexView, job []whyVertex) *WhyLine {
 // lists its inputs.
 func edgesKnown(job []whyVertex) bool {
 	return slices.ContainsFunc(job, func(w whyVertex) bool { return len(w.Inputs) > 0 })
-}
-
-// partitionRates are known produce rates, per topic indexed by partition
-// (0 where not known), as busiest sums them over a candidate layout's
-// ten thousand partitions. Like ownerIndex it remembers the last topic.
-type partitionRates struct {
-	topics map[string][]float64
-	last   string
-	row    []float64
-}
-
-func (r *partitionRates) set(topic string, p int32, rate float64) {
-	if p < 0 {
-		return
-	}
-	row := r.topics[topic]
-	if int(p) >= len(row) {
-		// Not counted by the model (a topic it does not list): grown
-		// to fit, by doubling.
-		grown := make([]float64, max(int(p)+1, 2*len(row)))
-		copy(grown, row)
-		row = grown
-		r.topics[topic] = row
-		r.last, r.row = "", nil
-	}
-	row[p] = rate
-}
-
-func (r *partitionRates) get(topic string, p int32) float64 {
-	if topic != r.last || r.row == nil {
-		r.last, r.row = topic, r.topics[topic]
-	}
-	if p < 0 || int(p) >= len(r.row) {
-		return 0
-	}
-	return r.row[p]
 }

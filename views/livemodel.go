@@ -137,32 +137,19 @@ func (u Update) Keys() []string {
 // and sparklines', in that order.
 func (u Update) keys() iter.Seq[string] {
 	return func(yield func(string) bool) {
-		for _, e := range u.T {
-			if !yield(e.Key) {
-				return
-			}
-		}
-		for _, e := range u.C {
-			if !yield(e.Key) {
-				return
-			}
-		}
-		for _, e := range u.M {
-			if !yield(e.Key) {
-				return
-			}
-		}
-		for _, e := range u.Ages {
-			if !yield(e.Key) {
-				return
-			}
-		}
-		for _, e := range u.Spark {
-			if !yield(e.Key) {
-				return
-			}
+		_ = yieldKeys(u.T, yield) && yieldKeys(u.C, yield) && yieldKeys(u.M, yield) &&
+			yieldKeys(u.Ages, yield) && yieldKeys(u.Spark, yield)
+	}
+}
+
+// yieldKeys yields the entries' keys; false when yield stopped.
+func yieldKeys[V any](es []Entry[V], yield func(string) bool) bool {
+	for _, e := range es {
+		if !yield(e.Key) {
+			return false
 		}
 	}
+	return true
 }
 
 // MarshalJSON writes the update as the page script reads it:

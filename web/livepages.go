@@ -462,7 +462,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 		total += len(r.Partitions)
 	}
 	cells := make([]views.GridCell, 0, total)
-	var keyBuf []byte
+	keyBuf := make([]byte, 0, 8*total)
 	keyEnds := make([]int, 0, 2*total)
 	for _, r := range rows {
 		for _, c := range r.Partitions {

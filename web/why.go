@@ -455,10 +455,5 @@ func subtaskSpans(xs []int) string {
 	return "subtasks " + joinAnd(parts)
 }
 
-func historyArrows(h []int) string {
-	parts := make([]string, len(h))
-	for i, x := range h {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, " → ")
-}
+// historyArrows writes a parallelism history as "4 → 8".
+func historyArrows(h []int) string { return joinIntsBy(h, " → ") }
