@@ -303,6 +303,11 @@ func completed(text string) string {
 	return text[:i] + strings.Replace(text[i:], runningRoute, completedRoute, 1)
 }
 
+// IsZero reports whether f has no link.
+func (f Flink) IsZero() bool {
+	return f.job[0].IsZero() && f.vertex[0].IsZero() && f.subtask[0].IsZero()
+}
+
 func pick(t [2]Template, ended bool) Template {
 	if ended {
 		return t[1]
@@ -347,6 +352,9 @@ func NewKafka(topic, group string) (Kafka, []KeyError) {
 	}
 	return k, nil
 }
+
+// IsZero reports whether k has no link.
+func (k Kafka) IsZero() bool { return k.topic.IsZero() && k.group.IsZero() }
 
 // TopicURL is the UI's page of a topic, "" when there is none.
 func (k Kafka) TopicURL(cluster, topic string) string {
