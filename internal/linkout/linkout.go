@@ -265,13 +265,13 @@ func checkBase(s string) error {
 	u, err := url.Parse(s)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%q: not a URL: want the Web UI's absolute http or https URL, e.g. https://flink.example.com/", s)
+		return fmt.Errorf("%q: not a URL: want the web UI's absolute http or https URL, e.g. https://flink.example.com/", s)
 	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return fmt.Errorf("%q: want the Web UI's absolute http or https URL, e.g. https://flink.example.com/", s)
+		return fmt.Errorf("%q: want the web UI's absolute http or https URL, e.g. https://flink.example.com/", s)
 	case u.User != nil:
 		return fmt.Errorf("%q: must not contain user info (user:password@): every page would show it", s)
 	case u.RawQuery != "" || u.ForceQuery || strings.Contains(s, "#"):
-		return fmt.Errorf("%q: must not have a query or fragment: the Web UI's routes follow it", s)
+		return fmt.Errorf("%q: must not have a query or fragment: the web UI's routes follow it", s)
 	case strings.ContainsAny(s, "{}"):
 		return fmt.Errorf("%q: takes no placeholders: give job, vertex or subtask templates for that", s)
 	}
