@@ -69,9 +69,6 @@ type Template struct {
 // IsZero reports whether t is no link.
 func (t Template) IsZero() bool { return t.text == "" }
 
-// String is the template's text.
-func (t Template) String() string { return t.text }
-
 // Parse checks a URL template: an absolute http or https URL whose
 // placeholders are among allowed and stand in its path, query or fragment
 // (not its scheme or host), with required among them. "" is no link.
@@ -213,8 +210,6 @@ type KeyError struct {
 	Key string
 	Err error
 }
-
-func (e KeyError) Error() string { return e.Key + ": " + e.Err.Error() }
 
 // NewFlink checks an endpoint's Web UI templates. A job or vertex link
 // not configured is the default route after Base, or after restURL (the
