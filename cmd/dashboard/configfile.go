@@ -353,8 +353,12 @@ func (fc fileConfig) backends(dir string, p *problems) backends {
 			}
 		}
 		e := flinkEntry{place: pl, cfg: checkFlink(pl, c, p)}
-		if w := y.WebUI; w.Enabled == nil || *w.Enabled {
-			e.ui = flinkUI(pl, c.URL, linkout.FlinkTemplates{Base: w.Base, Job: w.Job, Vertex: w.Vertex, Subtask: w.Subtask}, p)
+		w := y.WebUI
+		switch templates := (linkout.FlinkTemplates{Base: w.Base, Job: w.Job, Vertex: w.Vertex, Subtask: w.Subtask}); {
+		case w.Enabled == nil || *w.Enabled:
+			e.ui = flinkUI(pl, c.URL, templates, p)
+		case templates != linkout.FlinkTemplates{}:
+			p.in(pl, "webUI.enabled", "false, but webUI also gives templates: drop them, or enabled")
 		}
 		b.flink = append(b.flink, e)
 	}
