@@ -423,6 +423,7 @@ func (c appConfig) LogValue() slog.Value {
 			slog.Group("groups",
 				slog.Any("allow", k.Groups.Allow),
 				slog.Any("deny", k.Groups.Deny)),
+			slog.Any("ui", c.KafkaUI[k.Name]),
 		))
 	}
 	for i, e := range c.Flink {
@@ -448,6 +449,7 @@ func (c appConfig) LogValue() slog.Value {
 				slog.String("key_file", e.TLS.KeyFile),
 				slog.String("server_name", e.TLS.ServerName),
 				slog.Bool("insecure_skip_verify", e.TLS.InsecureSkipVerify)),
+			slog.Any("web_ui", c.FlinkUI[e.Name]),
 		))
 	}
 	for i, l := range c.SourceGroups {

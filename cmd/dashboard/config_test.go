@@ -593,6 +593,7 @@ flink:
     - name: h
       url: https://c
       authorization: {bearerTokenFile: $DIR/token}
+      webUI: {subtask: 'https://grafana.example.com/d/s?var-subtask={subtask}'}
 `)
 	c, err := parseConfig([]string{"--config.file=" + file, "--web.external-url=https://tools.example.com/s"}, noEnv, io.Discard)
 	if err != nil {
@@ -607,7 +608,8 @@ flink:
 				t.Errorf("%s log contains secret %q:\n%s", format, s, out)
 			}
 		}
-		for _, s := range []string{"<redacted>", "<file " + filepath.Join(dir, "password") + ">", "<file " + filepath.Join(dir, "token") + ">", "alice", "carol", "tools.example.com"} {
+		for _, s := range []string{"<redacted>", "<file " + filepath.Join(dir, "password") + ">", "<file " + filepath.Join(dir, "token") + ">", "alice", "carol", "tools.example.com",
+			"https://c/#/job/running/{job}/overview/{vertex}/detail", "https://grafana.example.com/d/s?var-subtask={subtask}"} {
 			if !strings.Contains(out, s) {
 				t.Errorf("%s log lacks %q:\n%s", format, s, out)
 			}

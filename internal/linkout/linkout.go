@@ -10,6 +10,7 @@ package linkout
 
 import (
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -298,6 +299,13 @@ func completed(text string) string {
 	return text[:i] + strings.Replace(text[i:], runningRoute, completedRoute, 1)
 }
 
+// LogValue is f's job, vertex and subtask templates (for a job that has
+// not ended), for the effective configuration's log line; templates hold
+// no secrets, as user info is refused.
+func (f Flink) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("job", f.job[0].text), slog.String("vertex", f.vertex[0].text), slog.String("subtask", f.subtask[0].text))
+}
+
 // IsZero reports whether f has no link.
 func (f Flink) IsZero() bool {
 	return f.job[0].IsZero() && f.vertex[0].IsZero() && f.subtask[0].IsZero()
@@ -346,6 +354,12 @@ func NewKafka(topic, group string) (Kafka, []KeyError) {
 		return Kafka{}, errs
 	}
 	return k, nil
+}
+
+// LogValue is k's topic and group templates, for the effective
+// configuration's log line.
+func (k Kafka) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("topic", k.topic.text), slog.String("group", k.group.text))
 }
 
 // IsZero reports whether k has no link.
