@@ -85,11 +85,19 @@ func Parse(text, required string, allowed ...string) (Template, error) {
 		return strings.Join(names, ", ")
 	}
 	t := Template{text: text}
-	// The query runs from the first "?" to the first "#": its placeholders
-	// are query-escaped.
+	// The query runs from the first "?" to the first "#", and a route's
+	// query in the fragment (#/route?a=b) from the fragment's first "?":
+	// their placeholders are query-escaped.
 	queryAt, fragAt := strings.IndexByte(text, '?'), strings.IndexByte(text, '#')
 	if fragAt < 0 {
 		fragAt = len(text)
+	}
+	fragQueryAt := len(text)
+	if i := strings.IndexByte(text[fragAt:], '?'); i >= 0 {
+		fragQueryAt = fragAt + i
+	}
+	inQuery := func(pos int) bool {
+		return (queryAt >= 0 && queryAt < pos && pos < fragAt) || pos > fragQueryAt
 	}
 	sample := make([]byte, 0, len(text))
 	hasRequired := false
@@ -121,7 +129,7 @@ func Parse(text, required string, allowed ...string) (Template, error) {
 		}
 		hasRequired = hasRequired || name == required
 		pos := at + open
-		t.parts = append(t.parts, part{name: name, query: queryAt >= 0 && pos > queryAt && pos < fragAt})
+		t.parts = append(t.parts, part{name: name, query: inQuery(pos)})
 		sample = append(sample, 'x')
 		rest, at = rest[open+end+1:], at+open+end+1
 	}
@@ -155,8 +163,9 @@ func Parse(text, required string, allowed ...string) (Template, error) {
 // Expand is the template's URL with each placeholder replaced by its
 // value, path-escaped (url.PathEscape: "/", "?", "#", spaces and
 // non-ASCII letters are percent-encoded) so that it stays one path
-// segment, in the fragment too; a placeholder in the query is
-// query-escaped instead ("&" and "=" too). "" for the zero Template.
+// segment, in the fragment too; a placeholder in the query, or in a
+// route's query in the fragment, is query-escaped instead ("&" and "="
+// too). "" for the zero Template.
 func (t Template) Expand(v Values) string {
 	if t.IsZero() {
 		return ""

@@ -50,9 +50,27 @@ func TestExpandKeepsValuesInTheirSegment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fragQuery, err := Parse("https://console.example.com/#/groups/{group}?topic={topic}&x=1", Group, Group, Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, v := range hostile {
-		got := path.Expand(Values{Cluster: "prod/eu", Topic: v})
+		got := fragQuery.Expand(Values{Group: v, Topic: v})
 		u, err := url.Parse(got)
+		if err != nil {
+			t.Fatalf("Expand(%q) = %q: %v", v, got, err)
+		}
+		route, rawQuery, _ := strings.Cut(u.EscapedFragment(), "?")
+		rs := strings.Split(route, "/")
+		rq, err := url.ParseQuery(rawQuery)
+		if len(rs) != 3 || err != nil || len(rq) != 2 || rq.Get("topic") != v || rq.Get("x") != "1" {
+			t.Errorf("Expand(%q) = %q: fragment route %q, query %v (%v), want /groups/… and topic the value, x 1", v, got, route, rq, err)
+		} else if s, _ := url.PathUnescape(rs[2]); s != v {
+			t.Errorf("Expand(%q) = %q: group segment %q, want the value", v, got, s)
+		}
+
+		got = path.Expand(Values{Cluster: "prod/eu", Topic: v})
+		u, err = url.Parse(got)
 		if err != nil {
 			t.Fatalf("Expand(%q) = %q: %v", v, got, err)
 		}
