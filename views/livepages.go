@@ -144,7 +144,12 @@ type JobPage struct {
 // JobVertexRow is a vertex on the job page.
 type JobVertexRow struct {
 	Name, URL, Parallelism, MaxParallelism, Kind string
-	Skew, Busiest, Backpressure, Lag, Drift      Text
+	// Concern and Level are the vertex's concern in words and its colour
+	// step, as on the overview; LagTime its furthest-behind subtask's lag
+	// time with its trend, and LagStep that time's step.
+	Concern, LagTime                        Text
+	Level, LagStep                          Meter
+	Skew, Busiest, Backpressure, Lag, Drift Text
 	// Lost is the records the source lost (deleted unread), Lossy set when
 	// some were.
 	Lost  Text

@@ -78,15 +78,17 @@ func TestBrowserReplacedJob(t *testing.T) {
 	base := serveLive(t, Options{Live: st, Now: func() time.Time { return at.Add(80 * time.Second) }})
 
 	b := browsertest.New(t)
-	// The overview lists the replaced job last, linking to its successor.
+	// The overview folds the replaced job under its successor's row.
 	if code := b.Navigate(t, base+"/"); code != 200 {
 		t.Fatalf("overview = %d", code)
 	}
-	b.Do(t, chromedp.WaitVisible(`[data-testid="replaced-by"]`))
-	if txt := b.Text(t, `[data-testid="replaced-by"]`); txt != "replaced by "+tNewJob {
+	b.Do(t, chromedp.WaitVisible(`[data-testid="earlier-runs"] summary`))
+	b.Do(t, chromedp.Click(`[data-testid="earlier-runs"] summary`))
+	b.Do(t, chromedp.WaitVisible(`[data-testid="earlier-run"]`))
+	if txt := b.Text(t, `[data-testid="earlier-run"]`); !strings.Contains(txt, tJob) || !strings.Contains(txt, "replaced by "+shortID(tNewJob)) {
 		t.Errorf("overview's replaced job reads %q", txt)
 	}
-	screenshots(t, b, "overview", `[data-testid="replaced-by"]`)
+	screenshots(t, b, "overview", `[data-testid="earlier-runs"]`)
 	if code := b.Navigate(t, base+"/jobs/"+tJob+"/vertices/"+tSource); code != 200 {
 		t.Fatalf("replaced vertex page = %d", code)
 	}

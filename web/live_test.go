@@ -227,7 +227,7 @@ func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u views.Update)
 	for _, e := range u.M {
 		// A <meter> shows its value; any other element its colour step.
 		attr := "value"
-		if s := onPage[e.Key]; s != nil && !s.Is("meter") {
+		if s := onPage[e.Key]; s != nil && !s.Is("meter, progress") {
 			attr = "data-level"
 		}
 		if s := onPage[e.Key]; s != nil && s.AttrOr(attr, "") != e.Value {

@@ -252,6 +252,10 @@ func newJobPage(pl pageLinks, jv live.JobView, replaced *views.ReplacedPage) vie
 		p.Vertices = append(p.Vertices, views.JobVertexRow{
 			Name: v.Name, URL: pl.url(views.VertexPath(jv.ID, v.ID)),
 			Parallelism: strconv.Itoa(v.Parallelism), MaxParallelism: strconv.Itoa(v.MaxParallelism), Kind: vertexKind(v),
+			Concern:      text(k+"concern", concernText(v.Concern)),
+			Level:        views.Meter{Key: k + "level", Value: levelValue(v.Concern.Level())},
+			LagTime:      text(k+"lagtime", lagTimeTrend(v.LagSeconds, v.LagKind, v.Trend)),
+			LagStep:      views.Meter{Key: k + "lagstep", Value: levelValue(lagStep(v.LagSeconds, v.LagKind))},
 			Skew:         text(k+"skew", skewText(v.Skew)),
 			Busiest:      text(k+"busiest", busiestText(v)),
 			Backpressure: text(k+"bp", orDash(v.Backpressure)),

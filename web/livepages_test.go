@@ -226,8 +226,9 @@ func TestNewJobAndTopicPages(t *testing.T) {
 	jv := live.JobView{Endpoint: "jm", ID: "j1", Name: "orders", State: "RUNNING", Restarts: -1, Age: okAge(2),
 		Restored: &live.Restored{Savepoint: true, Path: "s3://sp/1"},
 		Vertices: []live.VertexSummary{{ID: "v1", Name: "Source", Parallelism: 4, MaxParallelism: 128, Source: true, Kafka: true,
-			Skew: 37.4, Busiest: 2, MaxBusy: 0.9, Backpressure: "high", Lag: 10, PredictionMode: live.ModeInferred},
-			{ID: "v2", Name: "Window", Parallelism: 2, MaxParallelism: 128, Keyed: true, Skew: -1, Busiest: -1, MaxBusy: -1, Lag: -1}}}
+			Skew: 37.4, Busiest: 2, MaxBusy: 0.9, Backpressure: "high", Lag: 10, PredictionMode: live.ModeInferred,
+			Concern: live.ConcernGrowing, Worst: 2, LagSeconds: 400, LagKind: kafka.TimeLagInterpolated, Trend: live.TrendGrowing},
+			{ID: "v2", Name: "Window", Parallelism: 2, MaxParallelism: 128, Keyed: true, Skew: -1, Busiest: -1, MaxBusy: -1, Lag: -1, LagSeconds: -1}}}
 	got := newJobPage(pageLinks{}, jv, nil)
 	want := views.JobPage{
 		Live:     views.Live{Topic: "job:j1"},
@@ -235,11 +236,15 @@ func TestNewJobAndTopicPages(t *testing.T) {
 		Bar:      views.LiveBar{State: "live", Flink: views.LiveAge{Key: "age", At: pagesAt.UnixMilli(), Text: "2 s ago"}},
 		Restored: "Restored from a savepoint (s3://sp/1). After a restore at another parallelism, Flink keeps each partition with the splits it restored, not where a fresh start would put it.",
 		Vertices: []views.JobVertexRow{{Name: "Source", URL: "/jobs/j1/vertices/v1", Parallelism: "4", MaxParallelism: "128", Kind: "Kafka source",
+			Concern: views.Text{Key: "v/v1/concern", Text: "lag growing"}, Level: views.Meter{Key: "v/v1/level", Value: "2"},
+			LagTime: views.Text{Key: "v/v1/lagtime", Text: "6 m 40 s · growing"}, LagStep: views.Meter{Key: "v/v1/lagstep", Value: "3"},
 			Skew: views.Text{Key: "v/v1/skew", Text: "37%"}, Busiest: views.Text{Key: "v/v1/busiest", Text: "#2 · 90%"},
 			Backpressure: views.Text{Key: "v/v1/bp", Text: "high"}, Lag: views.Text{Key: "v/v1/lag", Text: "10"},
 			Lost:  views.Text{Key: "v/v1/lost", Text: "0"},
 			Drift: views.Text{Key: "v/v1/drift", Text: "as predicted (inferred history)"}},
 			{Name: "Window", URL: "/jobs/j1/vertices/v2", Parallelism: "2", MaxParallelism: "128", Kind: "keyed",
+				Concern: views.Text{Key: "v/v2/concern", Text: "ok"}, Level: views.Meter{Key: "v/v2/level", Value: "0"},
+				LagTime: views.Text{Key: "v/v2/lagtime", Text: "–"}, LagStep: views.Meter{Key: "v/v2/lagstep", Value: "0"},
 				Skew: views.Text{Key: "v/v2/skew", Text: "–"}, Busiest: views.Text{Key: "v/v2/busiest", Text: "–"},
 				Backpressure: views.Text{Key: "v/v2/bp", Text: "–"}, Lag: views.Text{Key: "v/v2/lag", Text: "–"},
 				Lost: views.Text{Key: "v/v2/lost", Text: "–"}, Drift: views.Text{Key: "v/v2/drift"}}},

@@ -201,9 +201,10 @@ export function startLive(root) {
       }) &&
       applyCells(u.c) &&
       each(u.m, (el, v) => {
-        // A meter shows its value; any other element takes it as its
-        // colour step (data-level), which the style sheet colours.
-        if (el instanceof HTMLMeterElement) el.value = Number(v);
+        // A meter or progress bar shows its value; any other element
+        // takes it as its colour step (data-level), which the style sheet
+        // colours.
+        if (el instanceof HTMLMeterElement || el instanceof HTMLProgressElement) el.value = Number(v);
         else if (el.dataset.level !== String(v)) el.dataset.level = String(v);
       }) &&
       applySparks(u) &&
