@@ -16,6 +16,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/internal/browsertest"
+	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/sandbox"
 )
 
@@ -156,7 +157,7 @@ func TestBrowserPhonePages(t *testing.T) {
 	b.Navigate(t, vertex(job.KeyedVertexID))
 	sampleURL := browsertest.Eval[string](t, b, `document.querySelector('[data-testid="sample-link"]').href`)
 	b.Navigate(t, sampleURL)
-	browsertest.Eval[bool](t, b, `(document.querySelector('[data-testid="in-n"]').value = '2000', true)`)
+	browsertest.Eval[bool](t, b, `(document.querySelector('[data-testid="in-n"]').value = '2000', document.querySelector('input[name=target]').value = '6', true)`)
 	b.Do(t, chromedp.Click(`[data-testid="sample-start"]`), chromedp.WaitVisible(`[data-testid="sample-bar"]`))
 	for guard := time.Now().Add(2 * time.Minute); !browsertest.Eval[bool](t, b, `!!document.querySelector('[data-testid="sample-verdict"]')`); {
 		if time.Now().After(guard) {
@@ -301,6 +302,37 @@ func TestBrowserPhoneSampleForm(t *testing.T) {
 			t.Errorf("%s: %d controls without a label: %q", name, len(missing), missing)
 		}
 	}
+	b.NoConsoleErrors(t)
+	b.NoDialogs(t)
+}
+
+// TestBrowserPhoneLoss opens the pages of a group that lost records at
+// 390 px: the topic page's group head says what it lost in full, and the
+// source's cells keep their "lost" badge whole.
+func TestBrowserPhoneLoss(t *testing.T) {
+	at := time.Date(2026, 11, 30, 10, 40, 0, 0, time.UTC)
+	now := func() time.Time { return at.Add(36 * time.Second) }
+	st := live.New(live.Options{Now: now})
+	for i := range 8 {
+		lossPolls(st, at, i)
+	}
+	base := serveLive(t, Options{Live: st, Now: now})
+	b := browsertest.New(t)
+	b.Do(t, chromedp.EmulateViewport(phoneWidth, phoneHeight))
+	b.Navigate(t, base+"/kafka/prod/topics/orders")
+	b.Do(t, chromedp.WaitVisible(`[data-testid="group-lost"]`))
+	if got := b.Text(t, `[data-testid="group-lost"]`); !strings.HasSuffix(got, "deleted unread") {
+		t.Errorf("the group's loss reads %q at 390 px", got)
+	}
+	// The lost partition's reader says "lost" in full, inside the screen.
+	r := inView(t, b, `[data-testid="group-reader"].lost`)
+	if r.Left < 0 || r.Right > r.Width {
+		t.Errorf("the lost reader's text spans x %.0f–%.0f in a %.0f px screen", r.Left, r.Right, r.Width)
+	}
+	checkPhoneFit(t, b, "loss-topic")
+	b.Navigate(t, base+"/jobs/"+tJob+"/vertices/"+tSource)
+	b.Do(t, chromedp.WaitVisible(`[data-testid="grid"]`))
+	checkPhoneFit(t, b, "loss-source")
 	b.NoConsoleErrors(t)
 	b.NoDialogs(t)
 }
