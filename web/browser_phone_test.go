@@ -285,7 +285,8 @@ func TestBrowserPhoneSampleForm(t *testing.T) {
 	b.ResetConsole()
 	checkPhoneFit(t, b, "sample-form-invalid")
 
-	// Every control of every form page is labelled.
+	// Every control of every form page is labelled, and none opens on
+	// an error.
 	forms := map[string]string{
 		"sample form": ps.base + "/kafka/sandbox/topics/orders/sample",
 		"planner":     ps.base + "/plan",
@@ -300,6 +301,9 @@ func TestBrowserPhoneSampleForm(t *testing.T) {
 		}
 		if len(missing) > 0 {
 			t.Errorf("%s: %d controls without a label: %q", name, len(missing), missing)
+		}
+		if errs := browsertest.Eval[[]string](t, b, shownErrorsJS); len(errs) > 0 {
+			t.Errorf("%s opened without input shows errors %q", name, errs)
 		}
 	}
 	b.NoConsoleErrors(t)
