@@ -244,6 +244,31 @@ const shownErrorsJS = `[...document.querySelectorAll('[data-error-for], .field-e
 	.filter(el => el.getClientRects().length > 0 && el.textContent.trim() !== '')
 	.map(el => el.textContent.trim())`
 
+// submitForError clicks the submit button and waits for the page that
+// answers to show the error at errSel, whose text it returns. The old page
+// is marked, so that its own elements are never taken for the answer's.
+func submitForError(t *testing.T, b *browsertest.Browser, button, errSel string) string {
+	t.Helper()
+	btn, _ := json.Marshal(button)
+	sel, _ := json.Marshal(errSel)
+	browsertest.Eval[bool](t, b, `(document.body.dataset.submitted = "1", document.querySelector(`+string(btn)+`).click(), true)`)
+	// The deadline is a hang guard; an evaluation may fail while the
+	// next page replaces this one.
+	for guard := time.Now().Add(30 * time.Second); ; {
+		got, err := chromedp.Run(b.Ctx(), chromedp.Evaluate[string](`(() => {
+			const el = document.readyState === "complete" && !document.body.dataset.submitted && document.querySelector(`+string(sel)+`);
+			return el ? el.textContent : "";
+		})()`))
+		if err == nil && got != "" {
+			return got
+		}
+		if time.Now().After(guard) {
+			t.Fatalf("no %s after submitting the form (last error %v)", errSel, err)
+		}
+		time.Sleep(50 * time.Millisecond) // polls the page; nothing waits on it
+	}
+}
+
 // TestBrowserPhoneSampleForm opens the sample form from a topic page at
 // 390 px: it shows no error before it is submitted, and says what is wrong
 // once it is submitted empty or with a bad limit. Every control of the
@@ -265,8 +290,7 @@ func TestBrowserPhoneSampleForm(t *testing.T) {
 	checkPhoneFit(t, b, "sample-form-fresh")
 
 	// Submitted as opened (no parallelism): the parallelism is asked for.
-	b.Do(t, chromedp.Click(`[data-testid="sample-start"]`), chromedp.WaitVisible(`[data-testid="err-parallelism"]`))
-	if got := b.Text(t, `[data-testid="err-parallelism"]`); !strings.Contains(got, "required") {
+	if got := submitForError(t, b, `[data-testid="sample-start"]`, `[data-testid="err-parallelism"]`); !strings.Contains(got, "required") {
 		t.Errorf("submitted without a parallelism, the form says %q, want it required", got)
 	}
 	b.ResetConsole() // the 400 that answered the bad form
@@ -275,8 +299,7 @@ func TestBrowserPhoneSampleForm(t *testing.T) {
 	// A bad limit is named under its box.
 	browsertest.Eval[bool](t, b, `(document.querySelector('[data-testid="in-parallelism"]').value = '4',
 		document.querySelector('input[name=maxRecords]').value = '0', true)`)
-	b.Do(t, chromedp.Click(`[data-testid="sample-start"]`), chromedp.WaitVisible(`[data-testid="err-maxRecords"]`))
-	if got := b.Text(t, `[data-testid="err-maxRecords"]`); !strings.Contains(got, "whole number") {
+	if got := submitForError(t, b, `[data-testid="sample-start"]`, `[data-testid="err-maxRecords"]`); !strings.Contains(got, "whole number") {
 		t.Errorf("submitted with maxRecords 0, the form says %q", got)
 	}
 	if errs := browsertest.Eval[[]string](t, b, shownErrorsJS); len(errs) != 1 {
