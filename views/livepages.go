@@ -516,3 +516,14 @@ func (p VertexPage) liveCells() int {
 	}
 	return n
 }
+
+// GroupLabel names the column of the i-th group's figures on a stacked
+// (phone) row, where the table's column heads are not shown: "enrich ·
+// commit lag", or "commit lag" when the topic has one group (its name
+// heads the cards).
+func (p TopicPage) GroupLabel(i int, column string) string {
+	if i < 0 || i >= len(p.Groups) || len(p.Groups) == 1 {
+		return column
+	}
+	return p.Groups[i].Name + " · " + column
+}

@@ -262,6 +262,15 @@ type CandidatesTable struct {
 	Rows       []CandidateRow
 }
 
+// BusiestLabel is the busiest-subtask column's name, which a stacked
+// (phone) row shows beside each figure.
+func (c CandidatesTable) BusiestLabel() string {
+	if c.ByCapacity {
+		return "busiest subtask, share of capacity"
+	}
+	return "busiest subtask"
+}
+
 // KindLine is a sentence with its kind (computed, observed, given,
 // estimated).
 type KindLine struct {

@@ -430,12 +430,15 @@ func (s *Server) serveSampleForm(w http.ResponseWriter, r *http.Request) (int, t
 		vals = r.PostForm
 	}
 	f := parseSampleForm(cluster, topic, vals)
-	if r.Method == http.MethodGet || len(f.Errors) > 0 {
-		status := http.StatusOK
-		if r.Method == http.MethodPost {
-			status = http.StatusBadRequest
-		}
-		return status, views.SampleForm(l, newSampleFormView(l, f, s.samples.access.hashKey != nil)), nil
+	if r.Method == http.MethodGet {
+		// Opening the form is not submitting it: a link that leaves a
+		// field to fill in (the topic page's has no parallelism) must not
+		// open on an error. The form is checked when it is posted.
+		f.Errors = nil
+		return http.StatusOK, views.SampleForm(l, newSampleFormView(l, f, s.samples.access.hashKey != nil)), nil
+	}
+	if len(f.Errors) > 0 {
+		return http.StatusBadRequest, views.SampleForm(l, newSampleFormView(l, f, s.samples.access.hashKey != nil)), nil
 	}
 	ks, err := s.startSample(f, s.requesterOf(r))
 	if err != nil {

@@ -225,6 +225,32 @@ func TestSampleBadInput(t *testing.T) {
 	}
 }
 
+// TestSampleFormOpensClean: opening the form (a GET, as the topic page's
+// link does, without a parallelism, or with a bad value in the link) shows
+// no error and marks no box invalid; the form is checked when it is posted
+// (TestSampleBadInput). Every box has a visible label tied to it.
+func TestSampleFormOpensClean(t *testing.T) {
+	fx := newSampleFixture(t, 10)
+	for _, q := range []string{"", "?parallelism=abc&maxRecords=0"} {
+		doc := getDoc(t, fx.srv.URL+"/kafka/prod/topics/orders/sample"+q, 200)
+		if errs := doc.Find("[data-error-for]").Text(); errs != "" {
+			t.Errorf("GET sample form%s shows errors %q, want none before it is submitted", q, errs)
+		}
+		if n := doc.Find(`[aria-invalid="true"]`).Length(); n != 0 {
+			t.Errorf("GET sample form%s marks %d boxes invalid, want none", q, n)
+		}
+		doc.Find(`[data-testid=sample-form] input:not([type=hidden]), [data-testid=sample-form] select`).Each(func(_ int, in *goquery.Selection) {
+			id, _ := in.Attr("id")
+			name, _ := in.Attr("name")
+			if id == "" || doc.Find(`label[for="`+id+`"]`).Length() != 1 {
+				t.Errorf("sample form box %s (id %q) has no label of its own", name, id)
+			} else if doc.Find(`label[for="`+id+`"]`).Text() == "" {
+				t.Errorf("sample form box %s: its label says nothing", name)
+			}
+		})
+	}
+}
+
 // TestPlanWithSample: a finished sample's key groups become the planner's
 // keyed load, marked sampled.
 func TestPlanWithSample(t *testing.T) {
