@@ -42,8 +42,10 @@ const (
 // numRestarts, and per vertex the subtasks, the load and Kafka offset metric
 // values (a source's metric-id list too, only when it can have changed:
 // idcache.go), the backpressure level (from the metrics when they have it)
-// and, when the latest completed checkpoint changed, the per-subtask state
-// sizes. It keeps
+// and, when the latest completed checkpoint changed, the per-subtask
+// checkpoint figures (state sizes, duration, alignment, start delay); and,
+// when numRestarts changed, the job's exception history (failures.go). It
+// keeps
 // to a request budget (MaxInFlight, MaxRequestsPerSecond) and backs off
 // while the endpoint fails or is slow (budget.go).
 //
