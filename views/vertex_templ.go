@@ -2730,7 +2730,7 @@ func subtaskTable(t SubtaskTable) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 246, "</span></th><th class=\"num\">checkpoint duration</th><th class=\"num\">alignment</th><th class=\"num\">start delay</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 246, "</span></th><th class=\"num\">checkpoint duration <span class=\"kind observed\">observed</span></th><th class=\"num\">alignment</th><th class=\"num\">start delay</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -47,6 +47,19 @@ func TestWhySlowCheckpointSentence(t *testing.T) {
 	}
 }
 
+// TestWhySlowCheckpointHasNoPlannerLink: on a Kafka source the line is
+// about state, not the layout the planner draws.
+func TestWhySlowCheckpointHasNoPlannerLink(t *testing.T) {
+	vv := live.VertexView{JobID: "j1", ID: "v1", Parallelism: 2, Kafka: true, Source: true, Topics: []string{"orders"},
+		Subtasks: []live.SubtaskRow{{Subtask: 0}, {Subtask: 1}},
+		Why: &live.WhyView{Lines: []live.WhyLine{{Kind: live.WhySlowCheckpoint, Subtasks: []int{1}, Facts: []live.WhyFact{obs(live.FactCheckpointMs, 300),
+			{Name: live.FactOthersCheckpointMs, Value: 100, Kind: live.Computed}, {Name: live.FactSlowFactor, Value: 3, Kind: live.Computed}, obs(live.FactCheckpointID, 3)}}}}}
+	w := whyPanel("/sk", vv, nil, time.Time{}, true)
+	if c := w.Causes[0]; !c.Hot || c.Planner != nil || w.Calm {
+		t.Errorf("cause hot %v, planner %+v, calm %v; want a hot cause without a planner link", c.Hot, c.Planner, w.Calm)
+	}
+}
+
 func TestCauseText(t *testing.T) {
 	at := time.Date(2026, 12, 2, 14, 3, 7, 0, time.UTC)
 	for _, tc := range []struct {

@@ -42,7 +42,9 @@ func whyPanel(base string, vv live.VertexView, keyed *live.VertexView, now time.
 		for k, s := range whySentences(vv, l) {
 			c.Clauses = append(c.Clauses, views.WhyClause{Kind: string(s.kind), Text: text("why/"+strconv.Itoa(i)+"/"+strconv.Itoa(k), s.text)})
 		}
-		if c.Hot && vv.Kafka && links {
+		// A slow checkpoint is about state, not the partitions' layout the
+		// planner draws.
+		if c.Hot && vv.Kafka && links && l.Kind != live.WhySlowCheckpoint {
 			var kind live.Provenance
 			c.Planner, kind = whyPlanner(base, vv, keyed, l, now)
 			c.PlannerKind = string(kind)
