@@ -6,6 +6,7 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/internal/quote"
 )
 
@@ -55,13 +56,19 @@ func (s *picture) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (
 		v := &j.Vertices[k]
 		vs := VertexSummary{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism,
 			Source: v.Source, Keyed: v.Keyed, Kafka: v.Kafka != nil, Skew: -1, Busiest: -1, MaxBusy: -1,
-			Backpressure: v.BackpressureLevel, Lag: -1}
+			Backpressure: v.BackpressureLevel, Lag: -1, Worst: -1, LagSeconds: -1, LagKind: kafka.TimeLagUnknown, Trend: TrendUnknown}
 		if v.Err != nil {
 			vs.Error = v.Err.Error()
 		}
 		vs.Skew, vs.MaxBusy, vs.Busiest = skewAndBusiest(v)
 		vv := s.vertex(fs, j, v, VertexQuery{Color: "lag", Highlight: -1}, now)
 		vvs[k] = vv
+		vs.Concern, vs.Worst = vv.Concern, vv.Worst
+		for _, r := range vv.Subtasks {
+			if r.LagKind.Known() && r.LagSeconds > vs.LagSeconds {
+				vs.LagSeconds, vs.LagKind, vs.Trend = r.LagSeconds, r.LagKind, r.Trend
+			}
+		}
 		if v.Kafka != nil {
 			vs.Lag, vs.Drift, vs.PredictionMode = vertexLag(vv), vv.Prediction.Drift, vv.Prediction.Mode
 			vs.MissingPartitions = vv.Prediction.Missing

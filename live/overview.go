@@ -1,10 +1,12 @@
 package live
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
 	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
 )
 
 // Overview returns the overview: clusters, endpoints, jobs and topics.
@@ -19,7 +21,7 @@ func (s *State) Overview() OverviewView {
 			ov.Jobs = append(ov.Jobs, jobSummary(jv))
 		}
 	}
-	sortReplacedLast(ov.Jobs)
+	sortJobs(ov.Jobs)
 	return ov
 }
 
@@ -106,8 +108,15 @@ func backendNames[S any](configured []string, snaps map[string]S) []string {
 
 // jobSummary is a job's line on the overview.
 func jobSummary(jv JobView) JobSummary {
-	js := JobSummary{Endpoint: jv.Endpoint, ID: jv.ID, Name: jv.Name, State: jv.State, Vertices: len(jv.Vertices), Lag: -1, MaxBusy: -1, Age: jv.Age, Unlisted: jv.Unlisted}
+	js := JobSummary{Endpoint: jv.Endpoint, ID: jv.ID, Name: jv.Name, State: jv.State, Vertices: len(jv.Vertices), Lag: -1, MaxBusy: -1, Age: jv.Age, Unlisted: jv.Unlisted,
+		LagSeconds: -1, LagKind: kafka.TimeLagUnknown, Trend: TrendUnknown}
 	for _, v := range jv.Vertices {
+		if v.Worst >= 0 && (js.Focus == nil || v.Concern > js.Concern) {
+			js.Concern, js.Focus = v.Concern, &Focus{VertexID: v.ID, VertexName: v.Name, Subtask: v.Worst}
+		}
+		if v.LagKind.Known() && v.LagSeconds > js.LagSeconds {
+			js.LagSeconds, js.LagKind, js.Trend = v.LagSeconds, v.LagKind, v.Trend
+		}
 		if v.Lag >= 0 {
 			js.Lag = max(js.Lag, 0) + v.Lag
 		}
@@ -147,4 +156,25 @@ func worseLevel(a, b string) string {
 		return b
 	}
 	return a
+}
+
+// sortJobs orders the overview's jobs for triage: running and current runs
+// first, worst concern first (then most records lost, then furthest
+// behind), then the ended runs no later run replaced, then the replaced
+// ones, which the page folds under the run that replaced them; ties keep
+// the endpoints' and Flink's order.
+func sortJobs(jobs []JobSummary) {
+	group := func(j *JobSummary) int {
+		switch {
+		case j.ReplacedBy != nil:
+			return 2
+		case j.State.GloballyTerminal():
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(jobs, func(a, b JobSummary) int {
+		return cmp.Or(cmp.Compare(group(&a), group(&b)), cmp.Compare(b.Concern, a.Concern),
+			cmp.Compare(b.RecordsLost, a.RecordsLost), cmp.Compare(b.LagSeconds, a.LagSeconds))
+	})
 }

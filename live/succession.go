@@ -373,9 +373,3 @@ func (s *State) VertexByName(endpoint, jobName, vertexName string) (VertexRef, e
 	return VertexRef{}, fmt.Errorf("job %s (%s) has %d vertices named %s (%s): link to one by id: %w",
 		quote.Clip(jobName), ref.ID, len(ids), quote.Clip(vertexName), strings.Join(ids, ", "), ErrAmbiguous)
 }
-
-// sortReplacedLast moves replaced jobs after the others, keeping the order
-// within each part.
-func sortReplacedLast(jobs []JobSummary) {
-	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].ReplacedBy == nil && jobs[b].ReplacedBy != nil })
-}

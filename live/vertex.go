@@ -101,6 +101,7 @@ func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 	}
 	vv.Figures = figures(&vv, s.started)
 	vv.Why = s.why(&vv, j)
+	markConcerns(&vv)
 	s.markReplaced(&vv)
 	if at, ok := s.endedAt(fs.Endpoint, j.ID); ok {
 		vv.LastReported = &at

@@ -173,12 +173,27 @@ type JobSummary struct {
 	// Kafka deleted before they were read (Loss), observed since skewscope
 	// started.
 	RecordsLost int64 `json:"recordsLost"`
-	Age         Age   `json:"freshness"`
+	// Concern is the worst of its vertices' (concern.go), Focus the vertex
+	// and subtask with it, nil when every vertex is ok. LagSeconds,
+	// LagKind and Trend are its sources' furthest-behind subtask's.
+	Concern    Concern           `json:"concern"`
+	Focus      *Focus            `json:"focus,omitempty"`
+	LagSeconds float64           `json:"lagSeconds"`
+	LagKind    kafka.TimeLagKind `json:"lagKind"`
+	Trend      Trend             `json:"trend"`
+	Age        Age               `json:"freshness"`
 	// Unlisted is JobView.Unlisted.
 	Unlisted int `json:"unlistedPolls"`
 	// ReplacedBy is set when a later job with the same name replaced this
 	// one (a restore gives the job a new id).
 	ReplacedBy *Replacement `json:"replacedBy,omitempty"`
+}
+
+// Focus is the vertex and subtask a job's concern is about.
+type Focus struct {
+	VertexID   string `json:"vertexId"`
+	VertexName string `json:"vertexName"`
+	Subtask    int    `json:"subtask"`
 }
 
 // TopicSummary is one watched topic on the overview.
@@ -235,6 +250,15 @@ type VertexSummary struct {
 	// "none" when not modelled), "" for other vertices.
 	PredictionMode Mode   `json:"predictionMode,omitempty"`
 	Error          string `json:"error,omitempty"`
+	// Concern and Worst are the vertex's (VertexView.Concern, Worst).
+	Concern Concern `json:"concern"`
+	Worst   int     `json:"worstSubtask"`
+	// LagSeconds is the largest lag time of its partitions, LagKind how it
+	// was estimated and Trend that subtask's lag's (Kafka sources; -1 and
+	// unknown otherwise).
+	LagSeconds float64           `json:"lagSeconds"`
+	LagKind    kafka.TimeLagKind `json:"lagKind"`
+	Trend      Trend             `json:"trend"`
 }
 
 // JobView is the job page and /api/v1/jobs/{jobID}.
@@ -402,7 +426,9 @@ type SubtaskRow struct {
 	// vertex's SparkTimes.
 	SparkLag  []float64 `json:"sparkLag,omitempty"`
 	SparkRate []float64 `json:"sparkRate,omitempty"`
-	Highlight bool      `json:"-"`
+	// Concern is how urgently the subtask needs a look (concern.go).
+	Concern   Concern `json:"concern"`
+	Highlight bool    `json:"-"`
 }
 
 // SubtaskCheckpoint is one subtask's figures in a checkpoint, as Flink's
@@ -525,6 +551,10 @@ type VertexView struct {
 	Retention  []TopicRetention `json:"retention,omitempty"`
 	Prediction *Prediction      `json:"prediction,omitempty"`
 	Subtasks   []SubtaskRow     `json:"subtasks"`
+	// Concern is the worst of its subtasks' and Worst the subtask with it
+	// (markConcerns), -1 when every subtask is ok.
+	Concern Concern `json:"concern"`
+	Worst   int     `json:"worstSubtask"`
 	// Checkpoint is the checkpoint of the subtasks' state sizes and
 	// checkpoint figures, nil when none was read.
 	Checkpoint *VertexCheckpoint `json:"checkpoint,omitempty"`

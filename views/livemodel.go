@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/a-h/templ"
 )
 
 // The live parts of a page. A live page's model holds every figure that
@@ -532,4 +534,21 @@ func changedEntries(prev, cur []Entry[string]) []Entry[string] {
 		}
 	}
 	return out
+}
+
+// earlierSummary heads the runs folded under a job: "1 earlier run".
+func earlierSummary(n int) string {
+	if n == 1 {
+		return "1 earlier run"
+	}
+	return strconv.Itoa(n) + " earlier runs"
+}
+
+// copyAttrs are a Copy's element attributes: its key, marked as a copy,
+// or none for a copy without one (a figure no update changes).
+func copyAttrs(c Copy) templ.Attributes {
+	if c.Key == "" {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"data-live": c.Key, "data-live-copy": true}
 }

@@ -61,7 +61,17 @@ type EndpointRow struct {
 // (ReplacedBy) where others show their assignment (Drift).
 type JobRow struct {
 	Name, ID, URL, State, Vertices string
-	Lag, MaxBusy, Backpressure     Text
+	// Concern says how urgently the job needs a look, in words, and Level
+	// is its colour step (0–3, a Meter whose element takes data-level);
+	// Focus links to the vertex and subtask it is about, nil when the job
+	// is ok. LagTime is its furthest-behind source subtask's lag time with
+	// its trend, LagStep that time's colour step on the cells' scale.
+	Concern                    Text
+	Level                      Meter
+	Focus                      *Anchor
+	LagTime                    Text
+	LagStep                    Meter
+	Lag, MaxBusy, Backpressure Text
 	// Lost is the records its sources lost (deleted unread), Lossy set
 	// when some were.
 	Lost       Text
@@ -75,6 +85,18 @@ type JobRow struct {
 	// Unlisted says that the endpoint's latest job list left the job out
 	// ("" when it did not).
 	Unlisted string
+	// Earlier are the runs this one replaced, and the ended runs of its
+	// name, folded under it.
+	Earlier []EarlierRun
+}
+
+// EarlierRun is a replaced or ended run folded under the job's current
+// run on the overview.
+type EarlierRun struct {
+	ID, URL, State string
+	// Note says what became of it ("replaced by …", "ended"), Lost the
+	// records its sources lost, "" when none.
+	Note, Lost string
 }
 
 // ClusterRow is a Kafka cluster on the overview.
@@ -164,6 +186,39 @@ type VertexPage struct {
 	// HighlightNote says that the page's ?highlight= names a subtask or a
 	// partition the vertex does not have, "" otherwise.
 	HighlightNote string
+	// Brief is the first screen's answer, nil on an embedded page; Worst
+	// is the subtask that needs a look most ("" none), part of the page's
+	// layout so that a new worst subtask renders a new brief.
+	Brief *Brief
+	Worst string
+}
+
+// Brief answers, above everything else on a vertex page, what is wrong:
+// the subtask that needs a look (the link's highlighted one, else the
+// vertex's worst) in one line, its cause, and the one action. Its
+// figures are copies of that subtask's row, updated with it; a copy with
+// no key is a figure of a row the grid does not show, as rendered.
+type Brief struct {
+	// Subtask names the subject, "" when no subtask needs a look; Row is
+	// its row's element id, "" when the grid does not show it, and From
+	// says why it is the subject ("highlighted by the link", "the worst
+	// of 4").
+	Subtask, Row, From string
+	// Level is a copy of the row's colour step (its value in Text), and
+	// Concern of its concern in words.
+	Level, Concern Copy
+	// Keyed subjects have no lag: Busy, In and BackPressured say how the
+	// subtask does; a source's have the others.
+	Lag, LagTime, Lost, LostWhen, CatchUp Copy
+	Busy, In, BackPressured               Copy
+	Why                                   []WhyCopy
+	// Action is the one thing to do (the why panel's plan for the
+	// subject, else "plan a rescale"), ActionKind the provenance of the
+	// figure its text names; nil when none applies.
+	Action     *Anchor
+	ActionKind string
+	// Calm says that no subtask needs a look, "" otherwise.
+	Calm string
 }
 
 // PeerLink is another vertex of the job: Kind is "keyed vertex" or
@@ -181,6 +236,10 @@ type FigureCard struct {
 	Kind string
 	Text Text
 	Note Text
+	// Level is the figure's colour step on the cells' scale (records
+	// lost, lag time, a partition state that loses): the card takes it as
+	// data-level.
+	Level Meter
 }
 
 // PredictionCard compares the observed assignment with Flink's formulas.
@@ -295,9 +354,14 @@ type SourceRow struct {
 	Cells            []GridCell
 	Rate, RecordsOut Text
 	Lag, LagTime     Text
-	// Lost is the records its partitions lost, "" when none; CatchUp its
-	// time to catch up.
-	Lost, CatchUp       Text
+	// Lost is the records its partitions lost, "" when none, and
+	// LostWhen between which polls skewscope saw them deleted; CatchUp
+	// its time to catch up.
+	Lost, LostWhen, CatchUp Text
+	// Concern is how urgently the subtask needs a look, in words, and
+	// Level its colour step (the element takes it as data-level).
+	Concern             Text
+	Level               Meter
 	Busy                Meter
 	BusyText            Text
 	SparkLag, SparkRate Spark
@@ -371,6 +435,9 @@ type SubtaskTableRow struct {
 	Busy                    Meter
 	BusyText, BackPressured Text
 	State                   Text
+	// Concern and Level are the subtask's, as a source row's.
+	Concern Text
+	Level   Meter
 	// Checkpoint, Alignment and StartDelay are the subtask's checkpoint
 	// duration (sync + async), alignment time and start delay in the
 	// checkpoint of SubtaskTable.Checkpoint. Slowest marks the subtask

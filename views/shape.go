@@ -105,6 +105,14 @@ func (p OverviewPage) writeLayout(w *layout) {
 		if j.ReplacedBy != nil {
 			w.str(j.ReplacedBy.Text)
 		}
+		// The subtask its concern is about, and the runs folded under it.
+		w.bool(j.Focus != nil)
+		if j.Focus != nil {
+			w.str(j.Focus.Text)
+		}
+		for _, e := range j.Earlier {
+			w.str(e.ID, e.State, e.Note, e.Lost)
+		}
 	}
 	for _, c := range p.Clusters {
 		w.mark('c')
@@ -138,7 +146,7 @@ func (p JobPage) writeLayout(w *layout) {
 // request's highlight, peers, links and controls are not its layout.
 func (p VertexPage) writeLayout(w *layout) {
 	w.replaced(p.Replaced)
-	w.str(p.Ended, p.Cluster, p.Name, p.Parallelism, p.MaxParallelism, p.Restored)
+	w.str(p.Ended, p.Cluster, p.Name, p.Parallelism, p.MaxParallelism, p.Restored, p.Worst)
 	w.bool(p.Withheld != "", p.Error != "", p.Bar.Kafka != nil, p.Group != nil)
 	if p.Group != nil {
 		w.str(p.Group.Name)

@@ -116,7 +116,7 @@ func TestReadmeAlertLinkFollowsTheJobAcrossRestores(t *testing.T) {
 	st, _ := restoredStore(t, at)
 	ts := restoredServer(t, st, at, "/skewscope")
 	resp, body := getNoFollow(t, ts.URL+strings.TrimPrefix(want, "https://tools.example.com"))
-	loc := "/skewscope/jobs/" + tOtherJob + "/vertices/" + tKeyed + "?endpoint=jm&highlight=subtask%3A1#subtask-1"
+	loc := "/skewscope/jobs/" + tOtherJob + "/vertices/" + tKeyed + "?endpoint=jm&highlight=subtask%3A1"
 	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != loc {
 		t.Errorf("the alert link answers %d %q, want 302 to %s\n%.300s", resp.StatusCode, resp.Header.Get("Location"), loc, body)
 	}

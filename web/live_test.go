@@ -138,10 +138,12 @@ func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u views.Update)
 	}
 	onPage := map[string]*goquery.Selection{}
 	copies := map[string][]string{} // key → texts of its copies
+	levels := map[string][]string{} // key → colour steps of its copies
 	doc.Find("[data-live]").Each(func(_ int, s *goquery.Selection) {
 		k := s.AttrOr("data-live", "")
 		if _, ok := s.Attr("data-live-copy"); ok {
 			copies[k] = append(copies[k], s.Text())
+			levels[k] = append(levels[k], s.AttrOr("data-level", ""))
 			return
 		}
 		if onPage[k] != nil {
@@ -149,9 +151,20 @@ func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u views.Update)
 		}
 		onPage[k] = s
 	})
-	// A copy repeats a text the update carries, and shows what it shows.
+	// A copy repeats a text the update carries, and shows what it shows;
+	// or a colour step (a Meter on an element that is not a <meter>).
 	for k, texts := range copies {
 		found := false
+		for _, e := range u.M {
+			if e.Key == k {
+				found = true
+				for _, l := range levels[k] {
+					if l != e.Value {
+						t.Errorf("copy of %s: page colour step %q, update %q", k, l, e.Value)
+					}
+				}
+			}
+		}
 		for _, e := range u.T {
 			if e.Key == k {
 				found = true
@@ -212,8 +225,13 @@ func checkUpdateMatchesPage(t *testing.T, doc *goquery.Document, u views.Update)
 		}
 	}
 	for _, e := range u.M {
-		if s := onPage[e.Key]; s != nil && s.AttrOr("value", "") != e.Value {
-			t.Errorf("%s: page meter %s, update %s", e.Key, s.AttrOr("value", ""), e.Value)
+		// A <meter> shows its value; any other element its colour step.
+		attr := "value"
+		if s := onPage[e.Key]; s != nil && !s.Is("meter") {
+			attr = "data-level"
+		}
+		if s := onPage[e.Key]; s != nil && s.AttrOr(attr, "") != e.Value {
+			t.Errorf("%s: page %s %s, update %s", e.Key, attr, s.AttrOr(attr, ""), e.Value)
 		}
 	}
 	for _, e := range u.Ages {

@@ -33,6 +33,9 @@ func linksOf(l views.Layout) pageLinks { return pageLinks{base: l.Base, embed: l
 // url is path under the route prefix, embedded when the page is.
 func (pl pageLinks) url(path string) string {
 	if pl.embed {
+		if strings.Contains(path, "?") {
+			return pl.base + path + "&embed=1"
+		}
 		return pl.base + path + "?embed=1"
 	}
 	return pl.base + path
@@ -110,10 +113,16 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewPage {
 			State:   backendState(k+"age", e.Age),
 		})
 	}
+	jobs := make([]views.JobRow, 0, len(ov.Jobs))
 	for _, j := range ov.Jobs {
 		k := "j/" + j.Endpoint + "/" + j.ID + "/"
 		row := views.JobRow{
 			Name: j.Name, ID: j.ID, URL: pl.url(views.JobPath(j.ID)), State: string(j.State), Vertices: strconv.Itoa(j.Vertices),
+			Concern:      text(k+"concern", concernText(j.Concern)),
+			Level:        views.Meter{Key: k + "level", Value: levelValue(j.Concern.Level())},
+			Focus:        focusAnchor(pl, j),
+			LagTime:      text(k+"lagtime", lagTimeTrend(j.LagSeconds, j.LagKind, j.Trend)),
+			LagStep:      views.Meter{Key: k + "lagstep", Value: levelValue(lagStep(j.LagSeconds, j.LagKind))},
 			Lag:          text(k+"lag", format.Int(j.Lag)),
 			Lost:         text(k+"lost", lostCount(j.RecordsLost, j.Lag >= 0)),
 			Lossy:        j.RecordsLost > 0,
@@ -128,8 +137,9 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewPage {
 			d := text(k+"drift", jobDrift(j))
 			row.Drift = &d
 		}
-		p.Jobs = append(p.Jobs, row)
+		jobs = append(jobs, row)
 	}
+	p.Jobs = foldRuns(pl, ov.Jobs, jobs)
 	for _, c := range ov.Clusters {
 		k := "c/" + c.Name + "/"
 		p.Clusters = append(p.Clusters, views.ClusterRow{
@@ -278,7 +288,8 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 	for i, f := range vv.Figures {
 		k := "f/" + strconv.Itoa(i) + "/"
 		label, value, note := figureWords(vv, f)
-		p.Figures = append(p.Figures, views.FigureCard{Label: label, Kind: string(f.Kind), Text: text(k+"value", value), Note: text(k+"note", note)})
+		p.Figures = append(p.Figures, views.FigureCard{Label: label, Kind: string(f.Kind), Text: text(k+"value", value), Note: text(k+"note", note),
+			Level: views.Meter{Key: k + "level", Value: levelValue(figureLevel(vv, f))}})
 	}
 	if pr := vv.Prediction; pr != nil {
 		v := &views.PredictionCard{
@@ -293,12 +304,17 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 	p.Why = whyPanel(pl.base, vv, in.keyed, in.at, !in.update)
 	if lv := vv.Lineage; lv != nil && len(lv.Events) > 0 {
 		l := &views.LineagePanel{Intro: lineageIntro(*lv)}
-		for _, e := range lv.Events {
-			l.Events = append(l.Events, views.LineageRow{
+		for _, run := range foldDiscoveries(lv.Events) {
+			e := run[0]
+			row := views.LineageRow{
 				Kind: string(e.Kind), When: e.At.UTC().Format("2006-01-02 15:04:05Z"), Event: eventText(e),
 				Job: views.Anchor{Text: shortID(e.JobID), URL: pl.url(views.JobPath(e.JobID))}, From: eventFrom(e), Moved: eventMoved(e),
 				Cause: causeText(e.Cause),
-			})
+			}
+			if len(run) > 1 {
+				row.When, row.Event = foldedWhen(run), discoveriesText(run)
+			}
+			l.Events = append(l.Events, row)
 		}
 		p.Lineage = l
 	}
@@ -309,6 +325,9 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 		p.Grid = sourceGrid(vv, in)
 	} else {
 		p.Table = subtaskTable(pl, vv)
+	}
+	if w := worstSubtask(vv); w >= 0 {
+		p.Worst = strconv.Itoa(w)
 	}
 	// The shape is the whole page's, embedded or not, whatever parts it
 	// shows: the pages of one topic share their updates.
@@ -327,6 +346,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 	hideParts(&p, in.parts)
 	if !pl.embed {
 		rowWhy(&p)
+		p.Brief = vertexBrief(&p, vv)
 	}
 	return p
 }
@@ -494,6 +514,9 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 			RecordsOut: text(k+"out", format.Rate(r.RecordsOut)),
 			Lag:        text(k+"lag", format.Int(r.Lag)),
 			Lost:       text(k+"lost", lostNote(r.RecordsLost)),
+			LostWhen:   text(k+"lostwhen", lostWhen(r)),
+			Concern:    text(k+"concern", concernText(r.Concern)),
+			Level:      views.Meter{Key: k + "level", Value: levelValue(r.Concern.Level())},
 			LagTime:    text(k+"lagtime", lagTime(r)),
 			CatchUp:    text(k+"catchup", catch),
 			Busy:       views.Meter{Key: k + "meter", Value: meterValue(r.Busy)},
@@ -622,6 +645,8 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 			BusyText:      text(k+"busy", format.Ratio(r.Busy)),
 			BackPressured: text(k+"bp", format.Ratio(r.BackPressured)),
 			State:         text(k+"state", format.Bytes(r.StateSize)),
+			Concern:       text(k+"concern", concernText(r.Concern)),
+			Level:         views.Meter{Key: k + "level", Value: levelValue(r.Concern.Level())},
 			Checkpoint:    text(k+"ckpt", format.Unknown),
 			Alignment:     text(k+"align", format.Unknown),
 			StartDelay:    text(k+"delay", format.Unknown),

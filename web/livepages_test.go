@@ -29,9 +29,11 @@ func TestNewOverviewPage(t *testing.T) {
 			{Name: "new", URL: "http://new:8081", Age: live.Age{Stale: true, State: live.StateNotPolled}},
 		},
 		Jobs: []live.JobSummary{
-			{Endpoint: "jm", ID: "j1", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 12_345, MaxBusy: 0.534, Backpressure: "low", Drift: 2, RecordsLost: 2200},
-			{Endpoint: "jm", ID: "j0", Name: "orders", State: "CANCELED", Vertices: 3, Lag: -1, MaxBusy: -1,
-				ReplacedBy: &live.Replacement{Current: "j1"}},
+			{Endpoint: "jm", ID: "j1", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 12_345, MaxBusy: 0.534, Backpressure: "low", Drift: 2, RecordsLost: 2200,
+				Concern: live.ConcernLosing, Focus: &live.Focus{VertexID: "v1", VertexName: "Source: orders", Subtask: 3},
+				LagSeconds: 95, LagKind: kafka.TimeLagAtLeast, Trend: live.TrendGrowing},
+			{Endpoint: "jm", ID: "j0", Name: "orders", State: "CANCELED", Vertices: 3, Lag: -1, MaxBusy: -1, LagSeconds: -1, RecordsLost: 40,
+				ReplacedBy: &live.Replacement{Current: "j1", NewID: "j1", At: pagesAt}},
 		},
 		Clusters: []live.ClusterSummary{{Name: "prod", Topics: 2, Partitions: 18, Groups: 1, Rate: 3647.4, PollMillis: 1500,
 			Age: live.Age{At: pagesAt, Seconds: 9, Stale: true, Err: "timeout", State: live.StateFailing}}},
@@ -54,13 +56,18 @@ func TestNewOverviewPage(t *testing.T) {
 				State: views.BackendCell{NotPolled: true, State: string(live.StateNotPolled)}},
 		},
 		Jobs: []views.JobRow{
+			// The worst concern in words and colour, its subtask linked and
+			// highlighted, the lag time with its trend; the replaced run
+			// folded under the run that replaced it.
 			{Name: "orders", ID: "j1", URL: "/s/jobs/j1?embed=1", State: "RUNNING", Vertices: "3",
+				Concern: views.Text{Key: "j/jm/j1/concern", Text: "losing records"}, Level: views.Meter{Key: "j/jm/j1/level", Value: "3"},
+				Focus:   &views.Anchor{Text: "Source: orders · subtask 3", URL: "/s/jobs/j1/vertices/v1?highlight=subtask:3&embed=1"},
+				LagTime: views.Text{Key: "j/jm/j1/lagtime", Text: "≥ 1 m 35 s · growing"}, LagStep: views.Meter{Key: "j/jm/j1/lagstep", Value: "2"},
 				Lag: views.Text{Key: "j/jm/j1/lag", Text: "12,345"}, Lost: views.Text{Key: "j/jm/j1/lost", Text: "≈ 2,200"}, Lossy: true,
 				MaxBusy:      views.Text{Key: "j/jm/j1/busy", Text: "53%"},
-				Backpressure: views.Text{Key: "j/jm/j1/bp", Text: "low"}, Drift: &views.Text{Key: "j/jm/j1/drift", Text: "2 partitions differ"}},
-			{Name: "orders", ID: "j0", URL: "/s/jobs/j0?embed=1", State: "CANCELED", Vertices: "3",
-				Lag: views.Text{Key: "j/jm/j0/lag", Text: "–"}, Lost: views.Text{Key: "j/jm/j0/lost", Text: "–"}, MaxBusy: views.Text{Key: "j/jm/j0/busy", Text: "–"},
-				Backpressure: views.Text{Key: "j/jm/j0/bp", Text: "–"}, ReplacedBy: &views.Anchor{Text: "j1", URL: "/s/jobs/j1?embed=1"}},
+				Backpressure: views.Text{Key: "j/jm/j1/bp", Text: "low"}, Drift: &views.Text{Key: "j/jm/j1/drift", Text: "2 partitions differ"},
+				Earlier: []views.EarlierRun{{ID: "j0", URL: "/s/jobs/j0?embed=1", State: "CANCELED", Note: "replaced by j1 at " + pagesAt.UTC().Format("2006-01-02 15:04:05Z"),
+					Lost: "≈ 40 deleted unread"}}},
 		},
 		Clusters: []views.ClusterRow{{Name: "prod", Stale: true, Topics: "2", Partitions: "18", Groups: "1",
 			Produced: views.Text{Key: "c/prod/rate", Text: "3,647/s"}, Poll: views.Text{Key: "c/prod/poll", Text: "1500 ms"},
@@ -86,7 +93,7 @@ func TestNewVertexPageSource(t *testing.T) {
 		Prediction: &live.Prediction{Mode: "fresh", Drift: 1, Headline: live.Headline{Kind: "exact", Exact: 3, Verdicts: live.Tally{Match: 2, Drift: 1}}},
 		Subtasks: []live.SubtaskRow{
 			{Subtask: 0, Rate: 12.4, RecordsOut: 11, Lag: 1201, LagSeconds: 200, LagKind: kafka.TimeLagAtLeast, Busy: 0.25, SparkLag: []float64{1, 2}, SparkRate: []float64{5, 12.4}, Drift: 1, Highlight: true,
-				RecordsLost: 2200, CatchUp: live.CatchUpUnknown, Trend: live.TrendGrowing,
+				RecordsLost: 2200, CatchUp: live.CatchUpUnknown, Trend: live.TrendGrowing, Concern: live.ConcernLosing,
 				Partitions: []live.PartitionCell{
 					{Topic: "orders", Partition: 0, Label: "o0", Lag: 1200, Predicted: 0, Level: 1,
 						Reading: live.Reading{State: live.ReaderLost, Trend: live.TrendGrowing, CatchUp: live.CatchUpUnknown,
@@ -98,6 +105,7 @@ func TestNewVertexPageSource(t *testing.T) {
 				Partitions: []live.PartitionCell{{Topic: "orders", Partition: 1, Label: "o1", Lag: -1, Predicted: 1, Uncertain: true, OwnerUndetermined: true, Candidates: []int{0, 1},
 					Reading: live.Reading{State: live.ReaderUnknown, Trend: live.TrendUnknown, CatchUp: live.CatchUpUnknown}}}},
 		},
+		Concern: live.ConcernLosing, Worst: 0,
 	}
 	got := newVertexPage(vertexPageInput{links: pageLinks{base: ""}, topic: "vertex:j1/v1", sandboxRestore: "/sandbox/restore"}, vv)
 	ms := pagesAt.UnixMilli()
@@ -109,7 +117,8 @@ func TestNewVertexPageSource(t *testing.T) {
 		Topics: []views.Anchor{{Text: "orders", URL: "/kafka/prod/topics/orders"}, {Text: "pay", URL: "/kafka/prod/topics/pay"}},
 		Bar:    views.LiveBar{Stale: true, State: "stale", Flink: views.LiveAge{Key: "age", At: ms, Text: "3 s ago"}, Kafka: &kafkaAge},
 		Figures: []views.FigureCard{{Label: "Total lag", Kind: string(live.Observed),
-			Text: views.Text{Key: "f/0/value", Text: "1.2k records"}, Note: views.Text{Key: "f/0/note", Text: "log end − (Flink currentOffset + 1)"}}},
+			Text: views.Text{Key: "f/0/value", Text: "1.2k records"}, Note: views.Text{Key: "f/0/note", Text: "log end − (Flink currentOffset + 1)"},
+			Level: views.Meter{Key: "f/0/level", Value: "0"}}},
 		Prediction:     &views.PredictionCard{Drift: true, Kind: "exact", KindClass: "v-exact", Summary: views.Text{Key: "pr/summary", Text: "1 of 3 partitions are not where a fresh start puts them. Usual causes: the job was restored from a checkpoint or savepoint taken at another parallelism (Flink keeps restored splits where they are), or the source is not a KafkaSource."}, Counts: views.Text{Key: "pr/counts", Text: "Cells: 2 as predicted · 1 not as predicted"}},
 		SandboxRestore: &views.SandboxRestore{Action: "/sandbox/restore", Job: "orders", Parallelism: "4"},
 		LagMethod:      true,
@@ -127,6 +136,8 @@ func TestNewVertexPageSource(t *testing.T) {
 					},
 					Rate: views.Text{Key: "s/0/rate", Text: "12/s"}, RecordsOut: views.Text{Key: "s/0/out", Text: "11/s"},
 					Lag: views.Text{Key: "s/0/lag", Text: "1,201"}, Lost: views.Text{Key: "s/0/lost", Text: "≈ 2,200 deleted unread"},
+					LostWhen: views.Text{Key: "s/0/lostwhen", Text: "between 12:41:00 and 12:43:00 UTC"},
+					Concern:  views.Text{Key: "s/0/concern", Text: "losing records"}, Level: views.Meter{Key: "s/0/level", Value: "3"},
 					LagTime: views.Text{Key: "s/0/lagtime", Text: "≥ 3 m 20 s"}, CatchUp: views.Text{Key: "s/0/catchup", Text: "–"},
 					Busy: views.Meter{Key: "s/0/meter", Value: "0.250"}, BusyText: views.Text{Key: "s/0/busy", Text: "25%"},
 					SparkLag:  views.Spark{Key: "s/0/spark/lag", Values: []float64{1, 2}, Max: 3, Label: "lag, last 4 min, scale 0 to 3 records"},
@@ -138,12 +149,22 @@ func TestNewVertexPageSource(t *testing.T) {
 						Live:  views.LiveCell{Key: "c0.1", Level: 0, Text: "–", State: "st-unknown"}}},
 					Rate: views.Text{Key: "s/1/rate", Text: "–"}, RecordsOut: views.Text{Key: "s/1/out", Text: "–"},
 					Lag: views.Text{Key: "s/1/lag", Text: "–"}, Lost: views.Text{Key: "s/1/lost"},
+					LostWhen: views.Text{Key: "s/1/lostwhen"},
+					Concern:  views.Text{Key: "s/1/concern", Text: "ok"}, Level: views.Meter{Key: "s/1/level", Value: "0"},
 					LagTime: views.Text{Key: "s/1/lagtime", Text: "–"}, CatchUp: views.Text{Key: "s/1/catchup", Text: "–"},
 					Busy: views.Meter{Key: "s/1/meter", Value: "0"}, BusyText: views.Text{Key: "s/1/busy", Text: "–"},
 					SparkLag:  views.Spark{Key: "s/1/spark/lag", Values: []float64{-1, 3}, Max: 3, Label: "lag, last 4 min, scale 0 to 3 records"},
 					SparkRate: views.Spark{Key: "s/1/spark/rate", Values: []float64{}, Max: 12.4, Label: "records out per second, last 4 min, scale 0 to 12/s"},
 					Vs:        views.Text{Key: "s/1/vs", Text: "~ 1 reader not determined"}},
 			}},
+		// The first screen: the highlighted subtask's state, copied from
+		// its row; no why line names it and the page has no plan link.
+		Brief: &views.Brief{Subtask: "0", Row: "subtask-0", From: "highlighted by the link",
+			Level: views.Copy{Key: "s/0/level", Text: "3"}, Concern: views.Copy{Key: "s/0/concern", Text: "losing records"},
+			Lag: views.Copy{Key: "s/0/lag", Text: "1,201"}, LagTime: views.Copy{Key: "s/0/lagtime", Text: "≥ 3 m 20 s"},
+			Lost: views.Copy{Key: "s/0/lost", Text: "≈ 2,200 deleted unread"}, LostWhen: views.Copy{Key: "s/0/lostwhen", Text: "between 12:41:00 and 12:43:00 UTC"},
+			CatchUp: views.Copy{Key: "s/0/catchup", Text: "–"}},
+		Worst: "0",
 	}
 	want.Shape = views.ShapeOf(want)
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -164,12 +185,12 @@ func TestNewVertexPageSource(t *testing.T) {
 func TestNewVertexPageKeyed(t *testing.T) {
 	vv := live.VertexView{JobID: "j1", JobName: "orders", ID: "v2", Name: "Window", Parallelism: 3, MaxParallelism: 128, Keyed: true, Flink: okAge(1),
 		Subtasks: []live.SubtaskRow{
-			{Subtask: 0, KeyGroups: &live.KeyGroupSpan{Start: 0, End: 42, Size: 43}, RecordsIn: 5, RecordsOut: 5, Busy: 0.1, BackPressured: 0, StateSize: 3 << 20,
+			{Subtask: 0, KeyGroups: &live.KeyGroupSpan{Start: 0, End: 42, Size: 43}, RecordsIn: 5, RecordsOut: 5, Busy: 0.1, BackPressured: 0, StateSize: 3 << 20, Concern: live.ConcernSkewed,
 				Checkpoint: &live.SubtaskCheckpoint{DurationMs: 412, SyncMs: 12, AsyncMs: 400, AlignmentMs: 7, StartDelayMs: 15, EndToEndMs: 440, Unaligned: true}},
 			{Subtask: 1, KeyGroups: &live.KeyGroupSpan{Start: 43, End: 85, Size: 43}, RecordsIn: -1, RecordsOut: -1, Busy: -1, BackPressured: -1, StateSize: -1},
-		},
+		}, Worst: 0,
 		Checkpoint: &live.VertexCheckpoint{ID: 9, CompletedAt: pagesAt.Add(-3 * time.Second), Age: okAge(1), Slowest: 0, SlowFactor: 3}}
-	got := newVertexPage(vertexPageInput{links: pageLinks{base: "/s"}}, vv).Table
+	got := newVertexPage(vertexPageInput{links: pageLinks{base: "/s"}}, vv)
 	want := &views.SubtaskTable{
 		Keyed:      true,
 		Checkpoint: views.Text{Key: "ckpt/of", Text: "checkpoint 9, completed 4 s ago"},
@@ -182,18 +203,28 @@ func TestNewVertexPageKeyed(t *testing.T) {
 				In: views.Text{Key: "s/0/in", Text: "5.0/s"}, Out: views.Text{Key: "s/0/out", Text: "5.0/s"},
 				Busy: views.Meter{Key: "s/0/meter", Value: "0.100"}, BusyText: views.Text{Key: "s/0/busy", Text: "10%"},
 				BackPressured: views.Text{Key: "s/0/bp", Text: "0%"}, State: views.Text{Key: "s/0/state", Text: "3.0 MiB"},
+				Concern: views.Text{Key: "s/0/concern", Text: "skewed"}, Level: views.Meter{Key: "s/0/level", Value: "1"},
 				Checkpoint: views.Text{Key: "s/0/ckpt", Text: "412 ms"}, Alignment: views.Text{Key: "s/0/align", Text: "7 ms (unaligned)"},
 				StartDelay: views.Text{Key: "s/0/delay", Text: "15 ms"}, Slowest: true},
 			{Subtask: "1", ID: "subtask-1", KeyGroups: "43–85", KeyGroupSize: "(43)",
 				In: views.Text{Key: "s/1/in", Text: "–"}, Out: views.Text{Key: "s/1/out", Text: "–"},
 				Busy: views.Meter{Key: "s/1/meter", Value: "0"}, BusyText: views.Text{Key: "s/1/busy", Text: "–"},
 				BackPressured: views.Text{Key: "s/1/bp", Text: "–"}, State: views.Text{Key: "s/1/state", Text: "–"},
+				Concern: views.Text{Key: "s/1/concern", Text: "ok"}, Level: views.Meter{Key: "s/1/level", Value: "0"},
 				Checkpoint: views.Text{Key: "s/1/ckpt", Text: "–"}, Alignment: views.Text{Key: "s/1/align", Text: "–"}, StartDelay: views.Text{Key: "s/1/delay", Text: "–"}},
 		},
 		Lookup: &views.KeyLookupForm{Action: "/s/keys", Parallelism: "3", MaxParallelism: "128"},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got.Table); diff != "" {
 		t.Errorf("newVertexPage keyed table (-want +got):\n%s", diff)
+	}
+	// The brief names the skewed subtask (the vertex's worst), with its
+	// busy, backpressure and records in copied from its row.
+	wantBrief := &views.Brief{Subtask: "0", Row: "subtask-0", From: "needs a look most of 3 subtasks",
+		Level: views.Copy{Key: "s/0/level", Text: "1"}, Concern: views.Copy{Key: "s/0/concern", Text: "skewed"},
+		Busy: views.Copy{Key: "s/0/busy", Text: "10%"}, In: views.Copy{Key: "s/0/in", Text: "5.0/s"}, BackPressured: views.Copy{Key: "s/0/bp", Text: "0%"}}
+	if diff := cmp.Diff(wantBrief, got.Brief); diff != "" {
+		t.Errorf("newVertexPage keyed brief (-want +got):\n%s", diff)
 	}
 	// Figures older than the latest checkpoint say so.
 	vv.Checkpoint.Age = live.Age{At: pagesAt, Seconds: 40, Stale: true}

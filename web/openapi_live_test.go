@@ -236,7 +236,8 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 	replaced := &live.Replacement{OldID: "a1b2", Endpoint: "prod", Name: "orders", NewID: "c3d4", At: at, Chain: []string{"c3d4", "e5f6"}, Current: "e5f6",
 		VertexName: "Source: orders", VertexID: "c3"}
 	job := live.JobSummary{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", Vertices: 3, Lag: 120, MaxBusy: 0.5, NotModelled: 1, RecordsLost: 2200,
-		Backpressure: "low", Drift: 1, Age: age, Unlisted: 1, ReplacedBy: replaced}
+		Backpressure: "low", Drift: 1, Age: age, Unlisted: 1, ReplacedBy: replaced,
+		Concern: live.ConcernLosing, Focus: &live.Focus{VertexID: "c3", VertexName: "Source: orders", Subtask: 1}, LagSeconds: 12.5, LagKind: kafka.TimeLagAtLeast, Trend: live.TrendGrowing}
 	ov := live.OverviewView{
 		Clusters: []live.ClusterSummary{{Name: "main", Topics: 2, Partitions: 12, Groups: 3, Rate: 10.5, PollMillis: 40, Age: age}},
 		Endpoints: []live.EndpointSummary{{Name: "prod", URL: "http://flink:8081", FlinkVersion: "1.20.0", Jobs: 1, DroppedJobs: 2, MaxJobs: 500, PollMillis: 30, Age: age,
@@ -253,7 +254,8 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		CatchUpSeconds: 0.5, Samples: 12, WindowSeconds: 55.5, Lost: &live.Loss{Records: 2200, FirstSeen: at, LastSeen: at, Behind: 300}}
 	jv := live.JobView{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", StartTime: at, Restored: restored,
 		Vertices: []live.VertexSummary{{ID: "c3", Name: "Source: orders", Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true, PredictionMode: "fresh",
-			Skew: 12.5, Busiest: 1, MaxBusy: 0.5, Backpressure: "ok", Partitions: 4, Lag: 120, Drift: 1, RecordsLost: 2200, Error: "metrics: timeout"}},
+			Skew: 12.5, Busiest: 1, MaxBusy: 0.5, Backpressure: "ok", Partitions: 4, Lag: 120, Drift: 1, RecordsLost: 2200, Error: "metrics: timeout",
+			Concern: live.ConcernGrowing, Worst: 1, LagSeconds: 12.5, LagKind: kafka.TimeLagInterpolated, Trend: live.TrendGrowing}},
 		Age: age, Unlisted: 1, ReplacedBy: replaced, LastReported: &at}
 	vv := live.VertexView{Endpoint: "prod", Cluster: "main", JobID: "a1b2", JobName: "orders", JobState: "RUNNING", ID: "c3", Name: "Source: orders",
 		Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true,
@@ -276,7 +278,8 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			Busy: 0.25, BackPressured: 0.5, Idle: 0.25, RecordsIn: 1.5, RecordsOut: 2.5, StateSize: 1024, Drift: 1,
 			Checkpoint: &live.SubtaskCheckpoint{DurationMs: 12, SyncMs: 2, AsyncMs: 10, AlignmentMs: 3, AlignmentProcessed: 100, AlignmentPersisted: 5,
 				StartDelayMs: 4, EndToEndMs: 20, CheckpointedSize: 512, Unaligned: true},
-			SparkLag: []float64{1.5}, SparkRate: []float64{2.5}, Highlight: true}},
+			SparkLag: []float64{1.5}, SparkRate: []float64{2.5}, Highlight: true, Concern: live.ConcernLosing}},
+		Concern: live.ConcernLosing, Worst: 0,
 		SparkTimes: []float64{1764547200.5},
 		Lineage: &live.LineageView{History: []int{2, 4}, Known: true, Events: []live.LineageEvent{{At: at, Kind: live.EventRescale, JobID: "a1b2", From: 2, To: 4,
 			CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", NewPartitions: 2, Moved: []string{"orders-3 0→1"}, MovedCount: 1,

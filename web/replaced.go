@@ -123,10 +123,14 @@ func (s *Server) serveByName(w http.ResponseWriter, r *http.Request) (int, templ
 	return 0, nil, nil
 }
 
-// highlightFragment is "#subtask-N" for a link that highlights subtask N,
-// so that the browser opens the page at its row even before the page's
-// script runs; "" otherwise.
+// highlightFragment is "#subtask-N" for an embedded page's link that
+// highlights subtask N, so that the frame opens at its row even before the
+// page's script runs; "" otherwise: a page of its own opens at its brief,
+// which answers for the row on the first screen and links to it.
 func highlightFragment(q url.Values) string {
+	if q.Get("embed") == "" {
+		return ""
+	}
 	n, ok := strings.CutPrefix(q.Get("highlight"), "subtask:")
 	if _, err := strconv.Atoi(n); !ok || err != nil || strings.HasPrefix(n, "-") || strings.HasPrefix(n, "+") {
 		return ""

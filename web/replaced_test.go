@@ -259,11 +259,14 @@ func TestReplacedJobShowsItsSuccessor(t *testing.T) {
 	}
 }
 
-func TestOverviewListsReplacedJobsLast(t *testing.T) {
+func TestOverviewFoldsReplacedRunsUnderTheCurrentRun(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	st, _ := restoredStore(t, at)
 	ts := restoredServer(t, st, at, "")
 	ov := st.State().Overview()
+	if n := len(ov.Jobs); n != 3 || ov.Jobs[2].ID != tJob {
+		t.Fatalf("overview JSON lists %d jobs, the replaced one last? %+v", n, ov.Jobs)
+	}
 	doc := getDoc(t, ts.URL+"/", 200)
 	checkUpdateMatchesPage(t, doc, overviewUpdate(t, ov))
 	var ids []string
@@ -272,15 +275,21 @@ func TestOverviewListsReplacedJobsLast(t *testing.T) {
 			ids = append(ids, s.Text())
 		}
 	})
-	if want := []string{tNewJob, tOtherJob, tJob}; !slices.Equal(ids, want) {
-		t.Errorf("overview jobs %v, want the running ones first and the replaced one last: %v", ids, want)
+	if want := []string{tNewJob, tOtherJob}; !slices.Equal(ids, want) {
+		t.Errorf("overview job rows %v, want the running ones only: %v", ids, want)
 	}
-	last := doc.Find("[data-testid=job-row]").Last()
-	if href := last.Find("[data-testid=replaced-by] a").AttrOr("href", ""); href != "/jobs/"+tNewJob {
-		t.Errorf("replaced job's row links to %q, want /jobs/%s", href, tNewJob)
+	// The replaced run is folded under the run that replaced it.
+	current := doc.Find("[data-testid=job-row][data-job=" + tNewJob + "]")
+	earlier := current.Next()
+	if !earlier.Is("[data-testid=earlier-runs]") {
+		t.Fatalf("the row after the current run is %q, want its earlier runs", earlier.AttrOr("data-testid", ""))
 	}
-	if strings.Contains(last.Text(), "as predicted") || strings.Contains(last.Text(), "not modelled") {
-		t.Errorf("replaced job's row shows an assignment status: %q", last.Text())
+	run := earlier.Find("[data-testid=earlier-run]")
+	if run.Length() != 1 || run.Find("a").AttrOr("href", "") != "/jobs/"+tJob || !strings.Contains(run.Text(), "replaced by "+shortID(tNewJob)) {
+		t.Errorf("earlier run %q (link %q), want %s replaced by %s", run.Text(), run.Find("a").AttrOr("href", ""), tJob, tNewJob)
+	}
+	if got := earlier.Find("summary").Text(); got != "1 earlier run" {
+		t.Errorf("earlier runs' summary %q", got)
 	}
 }
 
@@ -516,8 +525,12 @@ func TestHighlightFragment(t *testing.T) {
 		"subtask:3": "#subtask-3", "subtask:12": "#subtask-12", "": "", "subtask:": "", "subtask:x": "",
 		"subtask:-1": "", "subtask:+2": "", "partition:orders:3": "",
 	} {
-		if got := highlightFragment(url.Values{"highlight": {in}}); got != want {
-			t.Errorf("highlightFragment(%q) = %q, want %q", in, got, want)
+		if got := highlightFragment(url.Values{"highlight": {in}, "embed": {"1"}}); got != want {
+			t.Errorf("highlightFragment(%q, embedded) = %q, want %q", in, got, want)
+		}
+		// A page of its own opens at its brief, not at the row.
+		if got := highlightFragment(url.Values{"highlight": {in}}); got != "" {
+			t.Errorf("highlightFragment(%q) = %q, want none", in, got)
 		}
 	}
 }

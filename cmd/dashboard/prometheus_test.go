@@ -468,24 +468,34 @@ scrape_configs:
 	if got := browsertest.Eval[[]string](t, b, hlJS); !slices.Equal(got, []string{sub}) {
 		t.Errorf("highlighted rows (tr.hl) = %q, want only subtask %s", got, sub)
 	}
-	// The page scrolls the highlighted row into view.
-	inView := `(() => { const r = document.querySelector("[data-testid=subtask-row].hl"); if (!r) return false;
-		const b = r.getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight; })()`
-	if got := browsertest.Eval[string](t, b, `location.hash`); got != "#subtask-"+sub {
-		t.Errorf("the link lands on fragment %q, want #subtask-%s (the row)", got, sub)
+	// The first screen answers: the page opens at its brief, which names
+	// the highlighted subtask with its lag and the action, above the grid
+	// (by element positions, in the viewport at scroll 0).
+	if got := browsertest.Eval[string](t, b, `location.hash`); got != "" {
+		t.Errorf("the link lands on fragment %q, want none: the brief is the first screen", got)
 	}
-	// Updates and new renderings may change the page above the row while
-	// it loads; it is kept in view (a bounded wait, not a timing claim).
-	for range 60 {
-		if browsertest.Eval[bool](t, b, inView) {
-			break
+	firstJS := `JSON.stringify([...document.querySelectorAll('[data-testid=context] a strong, [data-testid=brief-subtask], [data-testid=brief-lag], [data-testid=brief-lagtime], [data-testid=brief-action]')]
+		.map(e => { const r = e.getBoundingClientRect(); return {id: e.dataset.testid || "job", top: r.top, text: e.textContent.trim(), scrollY}; }))`
+	var first []struct {
+		ID      string  `json:"id"`
+		Top     float64 `json:"top"`
+		Text    string  `json:"text"`
+		ScrollY float64 `json:"scrollY"`
+	}
+	if err := json.Unmarshal([]byte(browsertest.Eval[string](t, b, firstJS)), &first); err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 5 {
+		t.Errorf("first screen parts %+v, want the job, the subtask, its lag, its lag time and the action", first)
+	}
+	height := browsertest.Eval[float64](t, b, `innerHeight`)
+	for _, e := range first {
+		if e.ScrollY != 0 || e.Top < 0 || e.Top > height {
+			t.Errorf("%s (%q) is at y %.0f (scrolled %.0f), want it in the first %.0f px", e.ID, e.Text, e.Top, e.ScrollY, height)
 		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	if !browsertest.Eval[bool](t, b, inView) {
-		where := `(() => { const r = document.querySelector("[data-testid=subtask-row].hl"); const b = r.getBoundingClientRect();
-			return JSON.stringify({scrollY, innerHeight, top: b.top, bottom: b.bottom, docH: document.documentElement.scrollHeight}); })()`
-		t.Errorf("the highlighted row is not in the viewport: %s; console: %v", browsertest.Eval[string](t, b, where), b.ConsoleErrors())
+		if e.ID == "brief-subtask" && e.Text != "Subtask "+sub {
+			t.Errorf("the brief names %q, want subtask %s", e.Text, sub)
+		}
 	}
 	// Its cause is on the same screen: the why panel's line about the
 	// subtask is repeated under its row.

@@ -471,11 +471,23 @@ func (b *Browser) Screenshot(t testing.TB, name string) string {
 	return b.screenshot(t, name)
 }
 
+// ViewportScreenshot saves, as Screenshot does, only what the viewport
+// shows: a page's first screen.
+func (b *Browser) ViewportScreenshot(t testing.TB, name string) string {
+	t.Helper()
+	return b.capture(t, name, chromedp.CaptureScreenshot())
+}
+
 func (b *Browser) screenshot(t testing.TB, name string) string {
+	t.Helper()
+	return b.capture(t, name, chromedp.FullScreenshot(100))
+}
+
+func (b *Browser) capture(t testing.TB, name string, shot chromedp.Action[[]byte]) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
 	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	png, err := chromedp.Run(ctx, shot)
 	if err != nil {
 		t.Logf("screenshot %q not taken: %v", name, err)
 		return ""

@@ -201,7 +201,10 @@ export function startLive(root) {
       }) &&
       applyCells(u.c) &&
       each(u.m, (el, v) => {
-        el.value = Number(v);
+        // A meter shows its value; any other element takes it as its
+        // colour step (data-level), which the style sheet colours.
+        if (el instanceof HTMLMeterElement) el.value = Number(v);
+        else if (el.dataset.level !== String(v)) el.dataset.level = String(v);
       }) &&
       applySparks(u) &&
       each(u.ages, (el, v) => {
@@ -295,8 +298,9 @@ export function startLive(root) {
   setInterval(tick, 1000);
   // A link's highlighted row is brought into view, and kept there while
   // updates and new renderings change the page above it, until the reader
-  // scrolls or types.
-  if (root.querySelector("tr.hl")) {
+  // scrolls or types; unless the page opens with its brief, which answers
+  // for the row on the first screen and links to it.
+  if (root.querySelector("tr.hl") && !root.querySelector(".brief")) {
     following = true;
     for (const ev of ["wheel", "touchstart", "keydown", "mousedown"]) {
       addEventListener(ev, () => (following = false), { once: true, passive: true });

@@ -1,0 +1,161 @@
+package live
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Concern ranks how urgently a subtask, a vertex or a job needs a look.
+// The overview lists its jobs worst first, and a vertex page's first screen
+// leads with its worst subtask. Each step rests on figures the page shows:
+//
+//   - losing: a partition's reader is lost (Kafka deleted records it had not
+//     read in the last minute, or its position is below the log start);
+//   - retention: at the observed rates a position falls past the topic's
+//     retention (its time to retention is known);
+//   - growing: a partition's lag grows, or its reader stalls while behind;
+//   - lagging: a partition is a minute or more behind (its lag time, or,
+//     with that unknown, its lag in records at the colour step of a minute);
+//   - skewed: the "why is it hot?" panel names the subtask (a hot, behind,
+//     idle, keyed or backpressure line);
+//   - ok: none of these.
+//
+// Stale figures rank as they read: the page marks them stale.
+type Concern int
+
+// Concerns, in rank order: a larger one is worse.
+const (
+	ConcernOK Concern = iota
+	ConcernSkewed
+	ConcernLagging
+	ConcernGrowing
+	ConcernRetention
+	ConcernLosing
+)
+
+var concernNames = [...]string{"ok", "skewed", "lagging", "growing", "retention", "losing"}
+
+// String returns the concern's name in the JSON API.
+func (c Concern) String() string {
+	if c < 0 || int(c) >= len(concernNames) {
+		return "ok"
+	}
+	return concernNames[c]
+}
+
+// MarshalJSON writes the concern's name.
+func (c Concern) MarshalJSON() ([]byte, error) { return json.Marshal(c.String()) }
+
+// UnmarshalJSON reads a concern's name; an unknown name is an error.
+func (c *Concern) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	for i, n := range concernNames {
+		if n == s {
+			*c = Concern(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown concern %q", s)
+}
+
+// Level is the concern's colour step, 0–3, on the cells' scale: ok 0,
+// skewed 1, lagging and growing 2, retention and losing 3.
+func (c Concern) Level() int {
+	return [...]int{0, 1, 2, 2, 3, 3}[max(0, min(int(c), int(ConcernLosing)))]
+}
+
+// rowConcern is a source subtask's concern from its partitions' readings;
+// skewed is set when the why panel names it.
+func rowConcern(vv *VertexView, r *SubtaskRow, skewed bool) Concern {
+	c := ConcernOK
+	if skewed {
+		c = ConcernSkewed
+	}
+	for i := range r.Partitions {
+		p := &r.Partitions[i]
+		switch {
+		case p.Reading.State == ReaderLost:
+			return ConcernLosing
+		case p.TimeToRetentionSeconds >= 0:
+			c = max(c, ConcernRetention)
+		case (p.Reading.State == ReaderWarning || p.Reading.State == ReaderStalled):
+			c = max(c, ConcernGrowing)
+		case lagging(vv, p):
+			c = max(c, ConcernLagging)
+		}
+	}
+	return c
+}
+
+// lagging reports a partition a minute or more behind: by its lag time
+// when known (a lower bound counts), else by its lag in records at the
+// colour step a minute has.
+func lagging(vv *VertexView, p *PartitionCell) bool {
+	if p.LagKind.Known() {
+		return p.LagSeconds >= vv.LagTimeSteps[1]
+	}
+	return p.Lag >= 0 && float64(p.Lag) >= vv.Thresholds[1]
+}
+
+// whySubjects are the subtasks the why panel's lines name as a cause.
+func whySubjects(w *WhyView) map[int]bool {
+	if w == nil {
+		return nil
+	}
+	out := map[int]bool{}
+	for _, l := range w.Lines {
+		if l.Kind == WhyBalanced || l.Kind == WhyUnknown {
+			continue
+		}
+		for _, s := range l.Subtasks {
+			out[s] = true
+		}
+	}
+	return out
+}
+
+// markConcerns sets every subtask's concern, the vertex's (its worst) and
+// its Worst subtask: the one of the worst concern with the most records
+// lost, then the furthest behind by colour step, then the lowest index,
+// -1 when every subtask is ok. The steps, not the seconds, break ties so
+// that two subtasks a second apart do not swap places at every poll.
+func markConcerns(vv *VertexView) {
+	named := whySubjects(vv.Why)
+	vv.Worst = -1
+	best := [3]int64{}
+	for i := range vv.Subtasks {
+		r := &vv.Subtasks[i]
+		if vv.Kafka {
+			r.Concern = rowConcern(vv, r, named[r.Subtask])
+		} else if named[r.Subtask] {
+			r.Concern = ConcernSkewed
+		}
+		if r.Concern == ConcernOK {
+			continue
+		}
+		step := int64(-1)
+		if r.LagKind.Known() {
+			step = int64(lagStep(r.LagSeconds, vv.LagTimeSteps))
+		}
+		rank := [3]int64{int64(r.Concern), r.RecordsLost, step}
+		if vv.Worst < 0 || rank[0] > best[0] || rank[0] == best[0] && (rank[1] > best[1] || rank[1] == best[1] && rank[2] > best[2]) {
+			vv.Worst, best = r.Subtask, rank
+		}
+	}
+	if vv.Worst >= 0 {
+		vv.Concern = Concern(best[0])
+	}
+}
+
+// lagStep is the colour step of a time behind.
+func lagStep(seconds float64, steps [3]float64) int {
+	for i, t := range steps {
+		if seconds < t {
+			return i
+		}
+	}
+	return 3
+}
