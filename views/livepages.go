@@ -88,6 +88,8 @@ type JobRow struct {
 	// Earlier are the runs this one replaced, and the ended runs of its
 	// name, folded under it.
 	Earlier []EarlierRun
+	// FlinkUI is the job's page in the Flink Web UI, "" when there is none.
+	FlinkUI string
 }
 
 // EarlierRun is a replaced or ended run folded under the job's current
@@ -112,7 +114,9 @@ type ClusterRow struct {
 // TopicRow is a watched topic on the overview.
 type TopicRow struct {
 	Name, URL, Cluster, Partitions, Groups string
-	Produced                               Text
+	// KafkaUI is the topic's page in a Kafka UI, "" when there is none.
+	KafkaUI  string
+	Produced Text
 	// Stale is set while the topic's data is not from the latest poll of
 	// its cluster; DataAge is then its age.
 	Stale   bool
@@ -130,6 +134,8 @@ type JobPage struct {
 	State              string
 	// Restarts is Flink's numRestarts as a text, "" when unknown.
 	Restarts string
+	// FlinkUI is the job's page in the Flink Web UI, "" when there is none.
+	FlinkUI  string
 	Bar      LiveBar
 	Restored string
 	Vertices []JobVertexRow
@@ -296,6 +302,10 @@ type VertexLinks struct {
 	// Embed is the page's embeddable URL, "" on an embedded page; Full is
 	// the page of its own that an embedded page links to, "" otherwise.
 	Embed, Full string
+	// FlinkUI is the vertex's page in the Flink Web UI, and FlinkSubtask
+	// the highlighted subtask's page there ("" and nil when none).
+	FlinkUI      string
+	FlinkSubtask *Anchor
 }
 
 // SourceGrid is a Kafka source's subtasks with their partitions.
@@ -458,7 +468,9 @@ type TopicPage struct {
 	Cluster, Name, Partitions string
 	// SampleURL opens the key sampler on the topic ("" when it cannot run).
 	SampleURL string
-	Produced  Text
+	// KafkaUI is the topic's page in a Kafka UI, "" when there is none.
+	KafkaUI  string
+	Produced Text
 	// Retention is the topic's retention settings in words and
 	// RetentionAge when they were read, observed; "" texts before the
 	// first read (then the line is not shown).
@@ -476,8 +488,10 @@ type TopicPage struct {
 // reader states and the records it lost ("" none; Lossy set when some).
 type TopicGroupHead struct {
 	Name, State, Title string
-	Readers, Lost      Text
-	Lossy              bool
+	// KafkaUI is the group's page in a Kafka UI, "" when there is none.
+	KafkaUI       string
+	Readers, Lost Text
+	Lossy         bool
 }
 
 // TopicTableRow is one partition of a topic page.

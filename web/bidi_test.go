@@ -86,7 +86,7 @@ func TestBackendNamesAreIsolated(t *testing.T) {
 	checkIsolated(t, "VertexPage", doc)
 
 	tv := live.TopicView{Cluster: rlo, Name: rlo, Groups: []live.TopicGroup{{Name: rlo}}}
-	doc, _ = renderComponent(t, views.Topic(l, newTopicPage(tv)))
+	doc, _ = renderComponent(t, views.Topic(l, newTopicPage(pageLinks{}, tv)))
 	checkIsolated(t, "TopicPage", doc)
 
 	doc, _ = renderComponent(t, views.Replaced(l, views.ReplacedPage{Name: rlo, OldVertex: rlo}))

@@ -153,17 +153,26 @@ func TestBrowserPhoneAlertLink(t *testing.T) {
 	b.Do(t, chromedp.EmulateViewport(390, 844))
 	for _, n := range []string{"0", "3", "5"} {
 		b.Navigate(t, base+"/jobs/"+tNewJob+"/vertices/"+tNewSource+"?highlight=subtask:"+n)
-		row := `tr.hl[data-subtask="` + n + `"]`
-		b.Do(t, chromedp.WaitVisible(row))
-		time.Sleep(300 * time.Millisecond) // the page scrolls the row into view as it starts
+		b.Do(t, chromedp.WaitVisible(`[data-testid="brief"]`))
 		if sx := browsertest.Eval[float64](t, b, `scrollX`); sx != 0 {
 			t.Errorf("subtask %s: the page scrolled %v px sideways", n, sx)
 		}
-		for _, part := range []string{`th`, `td.parts`, `[data-testid="row-lag"]`} {
-			r := inView(t, b, row+" "+part)
+		if got := b.Text(t, `[data-testid="brief-subtask"]`); got != "Subtask "+n {
+			t.Errorf("subtask %s: the brief names %q", n, got)
+		}
+		// The first screen holds the job, the subtask and its lag; the
+		// highlighted row is one link away.
+		for _, part := range []string{`[data-testid="context"] a strong`, `[data-testid="brief-subtask"]`, `[data-testid="brief-lag"]`, `[data-testid="brief-lagtime"]`, `[data-testid="brief-row"]`} {
+			r := inView(t, b, part)
 			if r.Left < 0 || r.Right > r.Width+0.5 || r.Top < 0 || r.Bottom > r.Height+0.5 {
 				t.Errorf("subtask %s: %s is at x %.0f–%.0f, y %.0f–%.0f, want it inside the %v×%v viewport", n, part, r.Left, r.Right, r.Top, r.Bottom, r.Width, r.Height)
 			}
+		}
+		if href := browsertest.Eval[string](t, b, `document.querySelector('[data-testid="brief-row"]').getAttribute("href")`); href != "#subtask-"+n {
+			t.Errorf("subtask %s: the brief's row link is %q", n, href)
+		}
+		if got := browsertest.Eval[string](t, b, `document.querySelector('tr.hl[data-testid="subtask-row"]')?.dataset.subtask || ""`); got != n {
+			t.Errorf("subtask %s: the highlighted row is %q", n, got)
 		}
 	}
 	b.Do(t, colorScheme("dark"))

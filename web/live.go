@@ -56,7 +56,7 @@ func (s *Server) serveOverview(w http.ResponseWriter, r *http.Request) (int, tem
 		return http.StatusOK, views.Home(s.layout(r, "Overview", "home")), nil
 	}
 	l := s.layout(r, "Overview", "home")
-	return http.StatusOK, views.Overview(l, newOverviewPage(linksOf(l), s.live.State().Overview())), nil
+	return http.StatusOK, views.Overview(l, newOverviewPage(s.pageLinks(l), s.live.State().Overview())), nil
 }
 
 func (s *Server) serveOverviewJSON(w http.ResponseWriter, r *http.Request) error {
@@ -108,7 +108,7 @@ func (s *Server) serveJob(w http.ResponseWriter, r *http.Request) (int, templ.Co
 		return 0, nil, nil
 	}
 	l := s.layout(r, jv.Name, "")
-	return http.StatusOK, views.Job(l, newJobPage(linksOf(l), jv, replacedBanner(l, jv.ReplacedBy, s.now(), false))), nil
+	return http.StatusOK, views.Job(l, newJobPage(s.pageLinks(l), jv, replacedBanner(l, jv.ReplacedBy, s.now(), false))), nil
 }
 
 func (s *Server) serveJobJSON(w http.ResponseWriter, r *http.Request) error {
@@ -256,8 +256,9 @@ func (s *Server) vertexPageInput(st *live.State, r *http.Request, l views.Layout
 		}
 		return base
 	}
+	pl := s.pageLinks(l)
 	in := vertexPageInput{
-		links: linksOf(l),
+		links: pl,
 		parts: parts,
 		peers: s.peerLinks(st, l, vv, vq),
 		topic: vertexTopic(vv.JobID, vv.ID, vv.Color, vq.History, parts, grid),
@@ -268,6 +269,7 @@ func (s *Server) vertexPageInput(st *live.State, r *http.Request, l views.Layout
 			ColorRate: with("color", "rate"),
 			Highlight: q.Get("highlight"),
 			Planner:   s.plannerLink(vv, keyed),
+			FlinkUI:   pl.flinkVertex(vv.Endpoint, vv.JobID, vv.ID, vv.JobState),
 		},
 	}
 	if vv.Keyed && s.samples != nil {
@@ -289,6 +291,8 @@ func (s *Server) vertexPageInput(st *live.State, r *http.Request, l views.Layout
 	}
 	if in.highlightNote = highlightNote(vv, vq); in.highlightNote != "" {
 		in.hrefs.Highlight = "" // nothing is highlighted: the note says why
+	} else if vq.Highlight >= 0 {
+		in.hrefs.FlinkSubtask = pl.flinkSubtask(vv.Endpoint, vv.JobID, vv.ID, vq.Highlight, vv.JobState)
 	}
 	if s.sandbox != nil {
 		in.sandboxRestore = s.prefix + "/sandbox/restore"
@@ -434,11 +438,12 @@ func (s *Server) serveTopic(w http.ResponseWriter, r *http.Request) (int, templ.
 	if err != nil {
 		return 0, nil, err
 	}
-	p := newTopicPage(tv)
+	l := s.layout(r, tv.Name, "")
+	p := newTopicPage(s.pageLinks(l), tv)
 	if s.samples != nil && s.samples.has(tv.Cluster) {
 		p.SampleURL = sampleURL(s.prefix, tv.Cluster, tv.Name, 0, 0, "", "")
 	}
-	return http.StatusOK, views.Topic(s.layout(r, tv.Name, ""), p), nil
+	return http.StatusOK, views.Topic(l, p), nil
 }
 
 // sampleLinks open the key sampler from a keyed vertex on each topic its

@@ -277,7 +277,9 @@ func vertexUpdate(t testing.TB, vv live.VertexView) views.Update {
 	return updateOf(t, newVertexPage(vertexPageInput{update: true, replaced: replacedBanner(views.Layout{}, vv.ReplacedBy, time.Now(), true)}, vv))
 }
 
-func topicUpdate(t testing.TB, tv live.TopicView) views.Update { return updateOf(t, newTopicPage(tv)) }
+func topicUpdate(t testing.TB, tv live.TopicView) views.Update {
+	return updateOf(t, newTopicPage(pageLinks{}, tv))
+}
 
 func TestLivePagesAndUpdatesAgree(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)

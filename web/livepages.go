@@ -11,6 +11,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/internal/linkout"
 	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/views"
@@ -22,13 +23,78 @@ import (
 // views.UpdateOf gathers the same texts into its websocket update.
 
 // pageLinks is what a builder needs to write the URLs of a page: the route
-// prefix and whether the page is embedded.
+// prefix, whether the page is embedded, and the links into other tools.
 type pageLinks struct {
 	base  string
 	embed bool
+	out   outLinks
 }
 
 func linksOf(l views.Layout) pageLinks { return pageLinks{base: l.Base, embed: l.Embed} }
+
+// outLinks are the links into the Flink Web UI of each endpoint and the
+// Kafka UI of each cluster, by name (Options.FlinkUI, KafkaUI).
+type outLinks struct {
+	flink map[string]linkout.Flink
+	kafka map[string]linkout.Kafka
+}
+
+// pageLinks is linksOf with the server's links into other tools.
+func (s *Server) pageLinks(l views.Layout) pageLinks {
+	pl := linksOf(l)
+	pl.out = outLinks{flink: s.flinkUI, kafka: s.kafkaUI}
+	return pl
+}
+
+// An embedded page links to nothing outside skewscope but its own page:
+// a portal shows the grid, not another tool.
+
+// flinkJob is a job's page in its endpoint's Flink Web UI, "" when none.
+// The Web UI routes a job that ended (FINISHED, FAILED, CANCELED) under
+// #/job/completed/.
+func (pl pageLinks) flinkJob(endpoint, job string, state flink.JobState) string {
+	if pl.embed {
+		return ""
+	}
+	return pl.out.flink[endpoint].JobURL(endpoint, job, state.GloballyTerminal())
+}
+
+// flinkVertex is a vertex's page in the Flink Web UI, "" when none.
+func (pl pageLinks) flinkVertex(endpoint, job, vertex string, state flink.JobState) string {
+	if pl.embed {
+		return ""
+	}
+	return pl.out.flink[endpoint].VertexURL(endpoint, job, vertex, state.GloballyTerminal())
+}
+
+// flinkSubtask is a subtask's page in the Flink Web UI, nil when none.
+func (pl pageLinks) flinkSubtask(endpoint, job, vertex string, subtask int, state flink.JobState) *views.Anchor {
+	if pl.embed {
+		return nil
+	}
+	u := pl.out.flink[endpoint].SubtaskURL(endpoint, job, vertex, subtask, state.GloballyTerminal())
+	if u == "" {
+		return nil
+	}
+	return &views.Anchor{Text: "Flink UI: subtask " + strconv.Itoa(subtask), URL: u}
+}
+
+// kafkaTopic is a topic's page in its cluster's Kafka UI, "" when none.
+func (pl pageLinks) kafkaTopic(cluster, topic string) string {
+	if pl.embed {
+		return ""
+	}
+	return pl.out.kafka[cluster].TopicURL(cluster, topic)
+}
+
+// kafkaGroup is a consumer group's page in its cluster's Kafka UI, ""
+// when none.
+func (pl pageLinks) kafkaGroup(cluster, group string) string {
+	if pl.embed {
+		return ""
+	}
+	return pl.out.kafka[cluster].GroupURL(cluster, group)
+}
 
 // url is path under the route prefix, embedded when the page is.
 func (pl pageLinks) url(path string) string {
@@ -131,6 +197,7 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewPage {
 		}
 		row.Stale, row.DataAge = rowAge(k+"age", j.Age)
 		row.Unlisted = unlistedText(j.Unlisted)
+		row.FlinkUI = pl.flinkJob(j.Endpoint, j.ID, j.State)
 		if j.ReplacedBy != nil {
 			row.ReplacedBy = &views.Anchor{Text: j.ReplacedBy.Current, URL: pl.url(views.JobPath(j.ReplacedBy.Current))}
 		} else {
@@ -154,7 +221,7 @@ func newOverviewPage(pl pageLinks, ov live.OverviewView) views.OverviewPage {
 	}
 	for _, t := range ov.Topics {
 		row := views.TopicRow{
-			Name: t.Name, URL: pl.url(views.TopicPath(t.Cluster, t.Name)), Cluster: t.Cluster,
+			Name: t.Name, URL: pl.url(views.TopicPath(t.Cluster, t.Name)), Cluster: t.Cluster, KafkaUI: pl.kafkaTopic(t.Cluster, t.Name),
 			Partitions: strconv.Itoa(t.Partitions), Groups: strconv.Itoa(t.Groups),
 			Produced: text("t/"+t.Cluster+"/"+t.Name, format.Rate(t.Rate)),
 		}
@@ -172,6 +239,7 @@ func newJobPage(pl pageLinks, jv live.JobView, replaced *views.ReplacedPage) vie
 		Live:     views.Live{Topic: jobTopic(jv.ID), Stale: stale(jv.Age)},
 		Replaced: replaced, Endpoint: jv.Endpoint, Name: jv.Name, ID: jv.ID, State: string(jv.State),
 		Bar: liveBar(jv.Age, nil), Ended: jobEndedText(jv.State, jv.LastReported),
+		FlinkUI: pl.flinkJob(jv.Endpoint, jv.ID, jv.State),
 	}
 	if jv.Restarts >= 0 {
 		p.Restarts = restartsText(jv.Restarts)
@@ -672,8 +740,9 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 }
 
 // newTopicPage builds a topic page.
-func newTopicPage(tv live.TopicView) views.TopicPage {
+func newTopicPage(pl pageLinks, tv live.TopicView) views.TopicPage {
 	p := views.TopicPage{
+		KafkaUI: pl.kafkaTopic(tv.Cluster, tv.Name),
 		Live:    views.Live{Topic: topicTopic(tv.Cluster, tv.Name), Stale: stale(tv.Age)},
 		Cluster: tv.Cluster, Name: tv.Name, Partitions: strconv.Itoa(len(tv.Partitions)),
 		Produced: text("rate", format.Rate(tv.Rate)),
@@ -694,7 +763,7 @@ func newTopicPage(tv live.TopicView) views.TopicPage {
 	for i, g := range tv.Groups {
 		gk := "g/" + strconv.Itoa(i) + "/"
 		title := groupStateTitle(g.State)
-		p.Groups = append(p.Groups, views.TopicGroupHead{Name: g.Name, State: orDash(g.State), Title: title,
+		p.Groups = append(p.Groups, views.TopicGroupHead{Name: g.Name, State: orDash(g.State), Title: title, KafkaUI: pl.kafkaGroup(tv.Cluster, g.Name),
 			Readers: text(gk+"readers", statesText(g.States)), Lost: text(gk+"lost", lostNote(g.RecordsLost)), Lossy: g.RecordsLost > 0})
 		if title != "" && !seen[g.State] {
 			seen[g.State] = true

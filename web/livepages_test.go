@@ -275,7 +275,7 @@ func TestNewJobAndTopicPages(t *testing.T) {
 			{Committed: -1, Lag: -1, LagKind: kafka.TimeLagUnknown, Reading: live.Reading{State: live.ReaderUnknown}},
 			{Committed: 10, Lag: 0, LagKind: kafka.TimeLagCaughtUp, Reading: live.Reading{State: live.ReaderCaughtUp}},
 		}}}}
-	tp := newTopicPage(tv)
+	tp := newTopicPage(pageLinks{}, tv)
 	wantRows := []views.TopicTableRow{{Partition: "0", Start: views.Text{Key: "p/0/start", Text: "0"}, End: views.Text{Key: "p/0/end", Text: "1,000"},
 		Produced: views.Text{Key: "p/0/rate", Text: "10/s"},
 		Groups: []views.GroupLag{

@@ -59,7 +59,7 @@ func (s *Server) publishAll() {
 	st, hub := s.live.State(), s.hub
 	defer s.forgetUnwatched()
 	l := views.Layout{Base: s.prefix}
-	pl := linksOf(l)
+	pl := s.pageLinks(l)
 	now := s.now()
 	if hub.Subscribed(overviewTopic) {
 		s.publish(newOverviewPage(pl, st.Overview()))
@@ -101,7 +101,7 @@ func (s *Server) publishAll() {
 			continue
 		}
 		if tv, err := st.Topic(t.Cluster, t.Name); err == nil {
-			s.publishFrom(newTopicPage(tv), st.ClusterSeq(t.Cluster), now)
+			s.publishFrom(newTopicPage(pl, tv), st.ClusterSeq(t.Cluster), now)
 		}
 	}
 }

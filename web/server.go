@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/linkout"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/static"
 )
@@ -60,6 +61,13 @@ type Options struct {
 	// Samples govern key samples: off, limited to topics, keys hashed,
 	// per-user bound.
 	Samples SampleOptions
+	// FlinkUI are the links of each Flink endpoint (by name) into its Web
+	// UI, and KafkaUI those of each Kafka cluster into a Kafka UI: pages
+	// show them beside a job, a vertex, a highlighted subtask, a topic and
+	// a consumer group. An endpoint or cluster not listed has none (the
+	// sandbox's, which serves no Web UI).
+	FlinkUI map[string]linkout.Flink
+	KafkaUI map[string]linkout.Kafka
 	// UserHeader is the request header in which a trusted proxy
 	// (WebSocket.TrustedProxies) names the signed-in user, e.g.
 	// X-Forwarded-User; key samples record and log that user. From any
@@ -111,6 +119,9 @@ type Server struct {
 	pubSeq   uint64
 	// hosts answers 421 to Host headers not allowed; see checkHost.
 	hosts *hostMatcher
+	// flinkUI and kafkaUI are Options.FlinkUI and Options.KafkaUI.
+	flinkUI map[string]linkout.Flink
+	kafkaUI map[string]linkout.Kafka
 }
 
 var (
@@ -122,7 +133,8 @@ var (
 // (/readyz answers 503) until SetReady(true).
 func NewServer(opts Options) (*Server, error) {
 	s := &Server{lastSent: make(map[string]sentUpdate), log: opts.Logger, version: opts.Version, prefix: strings.TrimSuffix(opts.RoutePrefix, "/"),
-		live: opts.Live, sandbox: opts.Sandbox, liveInterval: opts.LiveInterval, now: opts.Now}
+		live: opts.Live, sandbox: opts.Sandbox, liveInterval: opts.LiveInterval, now: opts.Now,
+		flinkUI: opts.FlinkUI, kafkaUI: opts.KafkaUI}
 	if s.now == nil {
 		s.now = time.Now
 	}

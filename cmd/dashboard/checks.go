@@ -14,6 +14,7 @@ import (
 	"github.com/skewscope/skewscope/collectors"
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/linkout"
 	"github.com/skewscope/skewscope/internal/smallfile"
 	"github.com/skewscope/skewscope/web"
 )
@@ -109,7 +110,7 @@ type place struct {
 // The places of the backends --kafka.brokers and --flink.url add.
 var (
 	quickKafka = place{flags: map[string]string{"": "--kafka.brokers", "brokers": "--kafka.brokers", "name": "--kafka.name"}}
-	quickFlink = place{flags: map[string]string{"": "--flink.url", "url": "--flink.url", "name": "--flink.name"}}
+	quickFlink = place{flags: map[string]string{"": "--flink.url", "url": "--flink.url", "name": "--flink.name", "webUI.base": "--flink.web-ui"}}
 )
 
 // String is the entry's YAML path, e.g. kafka.clusters[1], or a quick
@@ -246,11 +247,35 @@ func checkBrokers(pl place, brokers []string, p *problems) {
 type kafkaEntry struct {
 	place place
 	cfg   kafka.Config
+	ui    linkout.Kafka
 }
 
 type flinkEntry struct {
 	place place
 	cfg   flink.Config
+	ui    linkout.Flink
+}
+
+// flinkUI checks an endpoint's Web UI templates and applies their
+// defaults (the Web UI's routes after the REST URL), recording problems
+// at their webUI keys of pl. A REST URL that is not one gives no default:
+// its own problem says why.
+func flinkUI(pl place, restURL string, t linkout.FlinkTemplates, p *problems) linkout.Flink {
+	f, errs := linkout.NewFlink(restURL, t)
+	for _, e := range errs {
+		p.in(pl, "webUI."+e.Key, "%v", e.Err)
+	}
+	return f
+}
+
+// kafkaUI checks a cluster's Kafka UI templates, recording problems at
+// their ui keys of pl.
+func kafkaUI(pl place, y kafkaUIYAML, p *problems) linkout.Kafka {
+	k, errs := linkout.NewKafka(y.Topic, y.Group)
+	for _, e := range errs {
+		p.in(pl, "ui."+e.Key, "%v", e.Err)
+	}
+	return k
 }
 
 type linkEntry struct {

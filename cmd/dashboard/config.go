@@ -14,6 +14,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/linkout"
 	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/web"
 )
@@ -54,6 +55,11 @@ type appConfig struct {
 	// Flink are the REST endpoints to watch, validated: the config file's in
 	// order, then the one from --flink.url.
 	Flink []flink.Config
+	// FlinkUI are the links of each Flink endpoint (by name) into its Web
+	// UI, and KafkaUI those of each Kafka cluster into a Kafka UI; an
+	// endpoint or cluster without links is absent.
+	FlinkUI map[string]linkout.Flink
+	KafkaUI map[string]linkout.Kafka
 	// SourceGroups name the consumer group of a Flink source vertex where it
 	// should not be discovered from committed offsets.
 	SourceGroups []SourceGroupLink
@@ -223,9 +229,21 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (a
 	b.check(&p)
 	for _, k := range b.kafka {
 		cfg.Kafka = append(cfg.Kafka, k.cfg)
+		if !k.ui.IsZero() {
+			if cfg.KafkaUI == nil {
+				cfg.KafkaUI = map[string]linkout.Kafka{}
+			}
+			cfg.KafkaUI[k.cfg.Name] = k.ui
+		}
 	}
 	for _, e := range b.flink {
 		cfg.Flink = append(cfg.Flink, e.cfg)
+		if !e.ui.IsZero() {
+			if cfg.FlinkUI == nil {
+				cfg.FlinkUI = map[string]linkout.Flink{}
+			}
+			cfg.FlinkUI[e.cfg.Name] = e.ui
+		}
 	}
 	for _, l := range b.links {
 		cfg.SourceGroups = append(cfg.SourceGroups, l.link)
@@ -405,6 +423,7 @@ func (c appConfig) LogValue() slog.Value {
 			slog.Group("groups",
 				slog.Any("allow", k.Groups.Allow),
 				slog.Any("deny", k.Groups.Deny)),
+			slog.Any("ui", c.KafkaUI[k.Name]),
 		))
 	}
 	for i, e := range c.Flink {
@@ -430,6 +449,7 @@ func (c appConfig) LogValue() slog.Value {
 				slog.String("key_file", e.TLS.KeyFile),
 				slog.String("server_name", e.TLS.ServerName),
 				slog.Bool("insecure_skip_verify", e.TLS.InsecureSkipVerify)),
+			slog.Any("web_ui", c.FlinkUI[e.Name]),
 		))
 	}
 	for i, l := range c.SourceGroups {

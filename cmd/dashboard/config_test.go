@@ -375,6 +375,25 @@ func TestConfigValidation(t *testing.T) {
 				"flink.endpoints[0]: tls.certFilepath, tls.keyFilepath: set both or neither",
 				"flink.endpoints[0].jobs[1]: empty",
 				"flink.endpoints[0].pollInterval: 100ms is below the minimum"}},
+		{"flink: webUI templates",
+			"flink:\n  endpoints:\n    - name: f\n      url: http://a:8081\n      webUI:\n        job: 'https://ui.example.com/#/job/running/{jobId}/overview'\n" +
+				"        vertex: 'ftp://ui.example.com/{job}/{vertex}'\n        subtask: 'https://ui.example.com/#/job/running/{job}/overview/{vertex}/subtasks'\n" +
+				"    - name: g\n      url: http://b:8081\n      webUI: {base: 'https://ui.example.com/?x=1', vertex: 'https://{endpoint}.example.com/{vertex}'}\n",
+			[]string{`flink.endpoints[0].webUI.job: "https://ui.example.com/#/job/running/{jobId}/overview": unknown placeholder {jobId}: this link knows {endpoint}, {job}`,
+				`flink.endpoints[0].webUI.vertex: "ftp://ui.example.com/{job}/{vertex}": want an absolute http or https URL`,
+				`flink.endpoints[0].webUI.subtask: "https://ui.example.com/#/job/running/{job}/overview/{vertex}/subtasks": has no {subtask}`,
+				`flink.endpoints[1].webUI.base: "https://ui.example.com/?x=1": must not have a query or fragment`,
+				`flink.endpoints[1].webUI.vertex: "https://{endpoint}.example.com/{vertex}": placeholders go in the path, query or fragment, not in the scheme or host`}},
+		{"flink: webUI off with templates",
+			"flink:\n  endpoints:\n    - {name: f, url: 'http://a:8081', webUI: {enabled: false, base: 'https://ui.example.com/'}}\n",
+			[]string{"flink.endpoints[0].webUI.enabled: false, but webUI also gives templates: drop them, or enabled"}},
+		{"kafka: ui templates",
+			head + "    - name: a\n      brokers: [x:1]\n      ui: {topic: 'https://akhq/ui/{cluster}/topic/{group}', group: 'https://akhq/ui/{cluster}/group/{group'}\n",
+			[]string{`kafka.clusters[0].ui.topic: "https://akhq/ui/{cluster}/topic/{group}": unknown placeholder {group}: this link knows {cluster}, {topic}`,
+				`kafka.clusters[0].ui.group: "https://akhq/ui/{cluster}/group/{group": a { without its }`}},
+		{"kafka: unknown ui key",
+			head + "    - name: a\n      brokers: [x:1]\n      ui: {topics: 'https://akhq/ui/{cluster}/topic/{topic}'}\n",
+			[]string{"field topics not found in kafka.clusters[].ui (known keys: topic, group)"}},
 		{"links: unknown endpoint and empty fields and duplicate",
 			"flink:\n  endpoints:\n    - {name: f, url: 'http://a:8081'}\nlinks:\n  sourceGroups:\n    - {endpoint: g, job: j, group: x}\n    - {endpoint: f}\n" +
 				"    - {endpoint: f, job: j, vertex: v, group: a}\n    - {endpoint: f, job: j, vertex: v, group: b}\n",
@@ -448,6 +467,8 @@ func TestConfigFlagErrors(t *testing.T) {
 		{[]string{"--config.file=/nonexistent/skewscope.yaml"}, nil, "--config.file: open /nonexistent/skewscope.yaml: no such file or directory"},
 		{[]string{"--kafka.name=x"}, nil, `--kafka.name="x": needs --kafka.brokers`},
 		{[]string{"--flink.name=x"}, nil, `--flink.name="x": needs --flink.url`},
+		{[]string{"--flink.web-ui=https://ui.example.com/"}, nil, `--flink.web-ui="https://ui.example.com/": needs --flink.url`},
+		{[]string{"--flink.url=http://b:8081", "--flink.web-ui=https://ui.example.com/#/x"}, nil, `--flink.web-ui: "https://ui.example.com/#/x": must not have a query or fragment`},
 		{[]string{"--config.file=" + file, "--kafka.brokers=y:1"}, nil, `--kafka.name: kafka cluster name "default" is already used by kafka.clusters[0]`},
 		{[]string{"--config.file=" + file, "--flink.url=http://b:8081", "--flink.name=jm"}, nil, `--flink.name: flink endpoint name "jm" is already used by flink.endpoints[0]`},
 		{[]string{"--flink.url=ftp://b"}, nil, `--flink.url: "ftp://b": scheme must be http or https`},
@@ -572,6 +593,7 @@ flink:
     - name: h
       url: https://c
       authorization: {bearerTokenFile: $DIR/token}
+      webUI: {subtask: 'https://grafana.example.com/d/s?var-subtask={subtask}'}
 `)
 	c, err := parseConfig([]string{"--config.file=" + file, "--web.external-url=https://tools.example.com/s"}, noEnv, io.Discard)
 	if err != nil {
@@ -586,7 +608,8 @@ flink:
 				t.Errorf("%s log contains secret %q:\n%s", format, s, out)
 			}
 		}
-		for _, s := range []string{"<redacted>", "<file " + filepath.Join(dir, "password") + ">", "<file " + filepath.Join(dir, "token") + ">", "alice", "carol", "tools.example.com"} {
+		for _, s := range []string{"<redacted>", "<file " + filepath.Join(dir, "password") + ">", "<file " + filepath.Join(dir, "token") + ">", "alice", "carol", "tools.example.com",
+			"https://c/#/job/running/{job}/overview/{vertex}/detail", "https://grafana.example.com/d/s?var-subtask={subtask}"} {
 			if !strings.Contains(out, s) {
 				t.Errorf("%s log lacks %q:\n%s", format, s, out)
 			}
@@ -649,6 +672,23 @@ func TestExampleConfig(t *testing.T) {
 	}
 	if c.WSMaxPerAddress != 64 || len(c.TrustedProxies) != 1 || c.TrustedProxies[0].String() != "10.0.0.0/8" {
 		t.Errorf("web = %d, %v; want 64, [10.0.0.0/8]", c.WSMaxPerAddress, c.TrustedProxies)
+	}
+	links := []string{
+		c.FlinkUI["orders-enrichment"].VertexURL("orders-enrichment", "j", "v", false),
+		c.FlinkUI["orders-enrichment"].SubtaskURL("orders-enrichment", "j", "v", 3, false),
+		c.FlinkUI["analytics-session"].JobURL("analytics-session", "j", true),
+		c.KafkaUI["prod-eu"].TopicURL("prod-eu", "orders"),
+		c.KafkaUI["analytics"].TopicURL("analytics", "clicks"),
+	}
+	wantLinks := []string{
+		"https://flink.example.com/flink/orders-enrichment/ui/#/job/running/j/overview/v/detail",
+		"https://grafana.example.com/d/flink-subtask?var-job=j&var-vertex=v&var-subtask=3",
+		"http://analytics-jobmanager.flink:8081/#/job/completed/j/overview",
+		"https://kafka-ui.example.com/ui/clusters/prod-eu/all-topics/orders",
+		"",
+	}
+	if diff := cmp.Diff(wantLinks, links); diff != "" {
+		t.Errorf("example config's links out (-want +got):\n%s", diff)
 	}
 }
 
@@ -818,5 +858,71 @@ func TestWebsocketLimitErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("parseConfig(%q) with file %q error = %v, want one containing %q", tc.args, tc.yaml, err, tc.want)
 		}
+	}
+}
+
+// TestLinkOutConfig: an endpoint links to its Web UI at its REST URL by
+// default, at webUI.base or its templates when given, and nowhere with
+// webUI.enabled: false; a Kafka cluster links to a UI only when configured;
+// the sandbox links nowhere.
+func TestLinkOutConfig(t *testing.T) {
+	file := writeConfig(t, t.TempDir(), `
+kafka:
+  clusters:
+    - {name: prod, brokers: ['x:1'], ui: {topic: 'https://kafka-ui.example.com/ui/clusters/prod-eu/all-topics/{topic}', group: 'https://kafka-ui.example.com/ui/clusters/prod-eu/consumer-groups/{group}'}}
+    - {name: bare, brokers: ['y:1']}
+flink:
+  endpoints:
+    - {name: plain, url: 'http://jm:8081', kafka: prod}
+    - {name: behind, url: 'https://flink.example.com/rest/', kafka: prod, webUI: {base: 'https://flink.example.com/ui'}}
+    - name: custom
+      url: http://jm2:8081
+      kafka: prod
+      webUI:
+        job: 'https://portal.example.com/flink/{endpoint}/{job}'
+        subtask: 'https://grafana.example.com/d/flink?var-job={job}&var-vertex={vertex}&var-subtask={subtask}'
+    - {name: off, url: 'http://jm3:8081', kafka: prod, webUI: {enabled: false}}
+`)
+	c, err := parseConfig([]string{"--config.file=" + file, "--flink.url=http://quick:8081", "--flink.name=quick", "--flink.web-ui=https://quick-ui.example.com"}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		endpoint              string
+		job, jobEnded, vertex string
+		subtask               string
+	}{
+		{"plain", "http://jm:8081/#/job/running/J/overview", "http://jm:8081/#/job/completed/J/overview", "http://jm:8081/#/job/running/J/overview/V/detail", ""},
+		{"behind", "https://flink.example.com/ui/#/job/running/J/overview", "https://flink.example.com/ui/#/job/completed/J/overview", "https://flink.example.com/ui/#/job/running/J/overview/V/detail", ""},
+		{"custom", "https://portal.example.com/flink/custom/J", "https://portal.example.com/flink/custom/J", "http://jm2:8081/#/job/running/J/overview/V/detail",
+			"https://grafana.example.com/d/flink?var-job=J&var-vertex=V&var-subtask=2"},
+		{"quick", "https://quick-ui.example.com/#/job/running/J/overview", "https://quick-ui.example.com/#/job/completed/J/overview", "https://quick-ui.example.com/#/job/running/J/overview/V/detail", ""},
+	} {
+		f, ok := c.FlinkUI[tc.endpoint]
+		if !ok {
+			t.Errorf("FlinkUI[%q] missing", tc.endpoint)
+			continue
+		}
+		got := []string{f.JobURL(tc.endpoint, "J", false), f.JobURL(tc.endpoint, "J", true), f.VertexURL(tc.endpoint, "J", "V", false), f.SubtaskURL(tc.endpoint, "J", "V", 2, false)}
+		if diff := cmp.Diff([]string{tc.job, tc.jobEnded, tc.vertex, tc.subtask}, got); diff != "" {
+			t.Errorf("FlinkUI[%q] job, ended job, vertex, subtask (-want +got):\n%s", tc.endpoint, diff)
+		}
+	}
+	if _, ok := c.FlinkUI["off"]; ok {
+		t.Errorf("FlinkUI[off] is set, want no links with webUI.enabled: false")
+	}
+	if got, want := c.KafkaUI["prod"].GroupURL("prod", "flink orders/1"), "https://kafka-ui.example.com/ui/clusters/prod-eu/consumer-groups/flink%20orders%2F1"; got != want {
+		t.Errorf("KafkaUI[prod].GroupURL = %q, want %q", got, want)
+	}
+	if _, ok := c.KafkaUI["bare"]; ok {
+		t.Errorf("KafkaUI[bare] is set, want none without ui")
+	}
+
+	sb, err := parseConfig(nil, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sb.Sandbox || len(sb.FlinkUI) != 0 || len(sb.KafkaUI) != 0 {
+		t.Errorf("sandbox: Sandbox %v, FlinkUI %v, KafkaUI %v; want true and no links (the sandbox serves no Web UI)", sb.Sandbox, sb.FlinkUI, sb.KafkaUI)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/linkout"
 	"github.com/skewscope/skewscope/internal/smallfile"
 )
 
@@ -56,6 +57,14 @@ type kafkaClusterYAML struct {
 	TLS             kafkaTLSYAML    `yaml:"tls"`
 	SASL            kafkaSASLYAML   `yaml:"sasl"`
 	Groups          kafkaGroupsYAML `yaml:"groups"`
+	// UI links the cluster's topics and groups to a Kafka UI.
+	UI kafkaUIYAML `yaml:"ui"`
+}
+
+// kafkaUIYAML are a Kafka UI's URL templates (linkout.NewKafka).
+type kafkaUIYAML struct {
+	Topic string `yaml:"topic"`
+	Group string `yaml:"group"`
 }
 
 type kafkaGroupsYAML struct {
@@ -111,6 +120,18 @@ type flinkEndpointYAML struct {
 	Authorization        *flinkAuthYAML  `yaml:"authorization"`
 	BasicAuth            *flinkBasicYAML `yaml:"basicAuth"`
 	TLS                  flinkTLSYAML    `yaml:"tls"`
+	// WebUI links jobs, vertices and subtasks to the Flink Web UI.
+	WebUI flinkWebUIYAML `yaml:"webUI"`
+}
+
+// flinkWebUIYAML are the Flink Web UI's URL templates (linkout.NewFlink);
+// enabled: false turns the links off.
+type flinkWebUIYAML struct {
+	Enabled *bool  `yaml:"enabled"`
+	Base    string `yaml:"base"`
+	Job     string `yaml:"job"`
+	Vertex  string `yaml:"vertex"`
+	Subtask string `yaml:"subtask"`
 }
 
 type flinkAuthYAML struct {
@@ -157,11 +178,13 @@ var yamlPaths = map[string]struct {
 	"kafkaSASLYAML":     {"kafka.clusters[].sasl", reflect.TypeFor[kafkaSASLYAML]()},
 	"kafkaOAuthYAML":    {"kafka.clusters[].sasl.oauth", reflect.TypeFor[kafkaOAuthYAML]()},
 	"kafkaGroupsYAML":   {"kafka.clusters[].groups", reflect.TypeFor[kafkaGroupsYAML]()},
+	"kafkaUIYAML":       {"kafka.clusters[].ui", reflect.TypeFor[kafkaUIYAML]()},
 	"flinkSection":      {"flink", reflect.TypeFor[flinkSection]()},
 	"flinkEndpointYAML": {"flink.endpoints[]", reflect.TypeFor[flinkEndpointYAML]()},
 	"flinkAuthYAML":     {"flink.endpoints[].authorization", reflect.TypeFor[flinkAuthYAML]()},
 	"flinkBasicYAML":    {"flink.endpoints[].basicAuth", reflect.TypeFor[flinkBasicYAML]()},
 	"flinkTLSYAML":      {"flink.endpoints[].tls", reflect.TypeFor[flinkTLSYAML]()},
+	"flinkWebUIYAML":    {"flink.endpoints[].webUI", reflect.TypeFor[flinkWebUIYAML]()},
 	"linksSection":      {"links", reflect.TypeFor[linksSection]()},
 	"sourceGroupYAML":   {"links.sourceGroups[]", reflect.TypeFor[sourceGroupYAML]()},
 }
@@ -292,7 +315,7 @@ func (fc fileConfig) backends(dir string, p *problems) backends {
 			RequestTimeout:  y.RequestTimeout,
 			LogStartRefresh: y.LogStartRefresh,
 		}
-		b.kafka = append(b.kafka, kafkaEntry{pl, checkKafka(pl, c, p)})
+		b.kafka = append(b.kafka, kafkaEntry{pl, checkKafka(pl, c, p), kafkaUI(pl, y.UI, p)})
 	}
 	for i, y := range fc.Flink.Endpoints {
 		pl := place{section: flinkEndpoints, index: i}
@@ -329,7 +352,15 @@ func (fc fileConfig) backends(dir string, p *problems) backends {
 				PasswordFile: resolve(dir, ba.PasswordFile),
 			}
 		}
-		b.flink = append(b.flink, flinkEntry{pl, checkFlink(pl, c, p)})
+		e := flinkEntry{place: pl, cfg: checkFlink(pl, c, p)}
+		w := y.WebUI
+		switch templates := (linkout.FlinkTemplates{Base: w.Base, Job: w.Job, Vertex: w.Vertex, Subtask: w.Subtask}); {
+		case w.Enabled == nil || *w.Enabled:
+			e.ui = flinkUI(pl, c.URL, templates, p)
+		case templates != linkout.FlinkTemplates{}:
+			p.in(pl, "webUI.enabled", "false, but webUI also gives templates: drop them, or enabled")
+		}
+		b.flink = append(b.flink, e)
 	}
 	for i, y := range fc.Links.SourceGroups {
 		pl := place{section: sourceGroups, index: i}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/linkout"
 	"github.com/skewscope/skewscope/web"
 )
 
@@ -35,6 +36,7 @@ type flagValues struct {
 	wsMaxTopicsPerAddress                        string
 	allowedHosts                                 string
 	kafkaBrokers, kafkaName, flinkURL, flinkName string
+	flinkWebUI                                   string
 	sandbox                                      optionalBool
 	samples                                      sampleFlags
 }
@@ -79,6 +81,7 @@ func newFlagSet(f *flagValues, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.kafkaName, "kafka.name", defaultBackendName, "name of the --kafka.brokers cluster")
 	fs.StringVar(&f.flinkURL, "flink.url", "", "REST URL of one Flink JobManager without authentication (quick start; use --config.file for more)")
 	fs.StringVar(&f.flinkName, "flink.name", defaultBackendName, "name of the --flink.url endpoint")
+	fs.StringVar(&f.flinkWebUI, "flink.web-ui", "", "URL of the Flink Web UI of the --flink.url endpoint, when it is not served at the REST URL; pages link to its jobs and vertices")
 	addSampleFlags(fs, &f.samples)
 	fs.Var(&f.sandbox, "sandbox", "serve built-in example data; default true exactly when no Kafka cluster and no Flink endpoint is configured")
 	fs.VisitAll(func(fl *flag.Flag) { fl.Usage += " (env " + envName(fl.Name) + ")" })
@@ -99,14 +102,19 @@ func splitList(s string) []string {
 func (b *backends) addQuick(f flagValues, given map[string]bool, p *problems) {
 	if f.kafkaBrokers != "" {
 		c := kafka.Config{Name: f.kafkaName, Brokers: splitList(f.kafkaBrokers)}
-		b.kafka = append(b.kafka, kafkaEntry{quickKafka, checkKafka(quickKafka, c, p)})
+		b.kafka = append(b.kafka, kafkaEntry{place: quickKafka, cfg: checkKafka(quickKafka, c, p)})
 	} else if given["kafka.name"] {
 		p.addf("--kafka.name=%q: needs --kafka.brokers", f.kafkaName)
 	}
 	if f.flinkURL != "" {
 		c := flink.Config{Name: f.flinkName, URL: f.flinkURL}
-		b.flink = append(b.flink, flinkEntry{quickFlink, checkFlink(quickFlink, c, p)})
-	} else if given["flink.name"] {
-		p.addf("--flink.name=%q: needs --flink.url", f.flinkName)
+		b.flink = append(b.flink, flinkEntry{quickFlink, checkFlink(quickFlink, c, p), flinkUI(quickFlink, c.URL, linkout.FlinkTemplates{Base: f.flinkWebUI}, p)})
+	} else {
+		if given["flink.name"] {
+			p.addf("--flink.name=%q: needs --flink.url", f.flinkName)
+		}
+		if given["flink.web-ui"] {
+			p.addf("--flink.web-ui=%q: needs --flink.url", f.flinkWebUI)
+		}
 	}
 }

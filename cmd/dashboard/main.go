@@ -131,7 +131,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if sb != nil {
 		opts.Sandbox = sb
 	}
-	dash, err := app.New(app.Config{Kafka: cfg.Kafka, Flink: cfg.Flink, Links: links, Web: opts}, log)
+	dash, err := app.New(app.Config{Kafka: cfg.Kafka, Flink: cfg.Flink, Links: links, FlinkUI: cfg.FlinkUI, KafkaUI: cfg.KafkaUI, Web: opts}, log)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/internal/linkout"
 	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/web"
 )
@@ -23,6 +24,12 @@ type Config struct {
 	Flink []flink.Config
 	// Links name the consumer groups of source vertices from configuration.
 	Links []live.Link
+	// FlinkUI and KafkaUI link pages to each endpoint's Flink Web UI and
+	// each cluster's Kafka UI, by name (web.Options.FlinkUI, KafkaUI); New
+	// sets them in Web. The sandbox's endpoint has none: it serves REST
+	// only.
+	FlinkUI map[string]linkout.Flink
+	KafkaUI map[string]linkout.Kafka
 	// Web configures the server; its Live is set by New (nil when no Kafka
 	// or Flink is configured).
 	Web web.Options
@@ -52,6 +59,7 @@ func New(cfg Config, log *slog.Logger) (*App, error) {
 	}
 	opts := cfg.Web
 	opts.Live = a.Store
+	opts.FlinkUI, opts.KafkaUI = cfg.FlinkUI, cfg.KafkaUI
 	srv, err := web.NewServer(opts)
 	if err != nil {
 		a.Close()

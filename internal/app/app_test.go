@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -13,6 +14,7 @@ import (
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/internal/fakejm"
+	"github.com/skewscope/skewscope/internal/linkout"
 )
 
 // TestFlinkNamingAPartitionKafkaLacksRereadsTheMetadata: the dashboard as
@@ -73,5 +75,45 @@ func TestFlinkNamingAPartitionKafkaLacksRereadsTheMetadata(t *testing.T) {
 	a.Kafka[0].PollOnce(ctx)
 	if n := partitions(); n != 5 {
 		t.Errorf("the Kafka poll after Flink named orders-3 and -4: orders has %d partitions, want 5", n)
+	}
+}
+
+// TestLinksOutReachThePages: the links into the Flink Web UI that New is
+// given are the ones the job page shows; an endpoint without any (the
+// sandbox's) shows none.
+func TestLinksOutReachThePages(t *testing.T) {
+	jm, err := fakejm.New(fakejm.Config{Jobs: 1, Parallelism: 2, Topics: []assign.Topic{{Name: "orders", Partitions: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := httptest.NewServer(jm)
+	t.Cleanup(js.Close)
+	ui, errs := linkout.NewFlink(js.URL, linkout.FlinkTemplates{})
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	for _, tc := range []struct {
+		name    string
+		flinkUI map[string]linkout.Flink
+		want    bool
+	}{{"configured", map[string]linkout.Flink{"jm": ui}, true}, {"none", nil, false}} {
+		a, err := New(Config{Flink: []flink.Config{{Name: "jm", URL: js.URL}}, FlinkUI: tc.flinkUI}, nil)
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		t.Cleanup(a.Close)
+		if s := a.Flink[0].PollOnce(context.Background()); s.Err != nil {
+			t.Fatalf("Flink poll: %v", s.Err)
+		}
+		jobs := a.Store.State().Overview().Jobs
+		if len(jobs) != 1 {
+			t.Fatalf("%s: %d jobs, want 1", tc.name, len(jobs))
+		}
+		rec := httptest.NewRecorder()
+		a.Server.ServeHTTP(rec, httptest.NewRequest("GET", "/jobs/"+jobs[0].ID, nil))
+		link := `href="` + js.URL + `/#/job/running/` + jobs[0].ID + `/overview"`
+		if got := strings.Contains(rec.Body.String(), link); got != tc.want || rec.Code != 200 {
+			t.Errorf("%s: job page %d, has %s: %v, want 200, %v", tc.name, rec.Code, link, got, tc.want)
+		}
 	}
 }
