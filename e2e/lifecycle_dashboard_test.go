@@ -98,6 +98,7 @@ func (d *dashboard) checkLifecycle(t *testing.T, w lifeWant) {
 			d.getJSON(t, "/api/v1/jobs/"+w.jobID+"/vertices/"+w.vertexID, &vv)
 		}
 	}
+	d.checkCheckpointsAndCause(t, w)
 	owners := w.owners
 	if owners == nil {
 		// Before the truth round the layout is the model's: the

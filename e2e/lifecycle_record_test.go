@@ -24,7 +24,8 @@ import (
 
 // Recordings of the lifecycle (lifecycle_test.go) for the collector's unit
 // tests: per step, the GET responses the dashboard's collector got in its
-// one poll of that step, plus GET /jobs/:jobid/metrics?get=numRestarts,
+// one poll of that step, plus GET /jobs/:jobid/metrics?get=numRestarts
+// (and, at the failover steps, GET /jobs/:jobid/exceptions?maxExceptions=10),
 // under collectors/testdata/flink/lifecycle/<flink-version>/<step>/, with
 // manifest.json naming each file's request (path template, query, vars,
 // status) and the data path's owner of every partition at that step.
@@ -168,8 +169,9 @@ type recordedFile struct {
 }
 
 // files names the calls of a step that the recordings keep: the job list,
-// the job, its checkpoints, its numRestarts, both vertices' details and
-// the source vertex's metric ids and values. Other requests of the poll
+// the job, its checkpoints, its numRestarts, its exception history (the
+// failover steps), both vertices' details and the source vertex's metric
+// ids and values. Other requests of the poll
 // (/overview, the plan, backpressure, checkpoint details, the keyed
 // vertex's metrics) are left out to keep the recordings small.
 func (lr *lifecycleRun) files(t *testing.T, st *lifeStep) []recordedFile {
@@ -207,6 +209,8 @@ func (lr *lifecycleRun) files(t *testing.T, st *lifeStep) []recordedFile {
 				name, tmpl = "job-checkpoints", "/jobs/{jobid}/checkpoints"
 			case len(rest) == 1 && rest[0] == "metrics" && q == "get=numRestarts":
 				name, tmpl = "job-metrics-numRestarts", "/jobs/{jobid}/metrics"
+			case len(rest) == 1 && rest[0] == "exceptions":
+				name, tmpl = "job-exceptions", "/jobs/{jobid}/exceptions"
 			case len(rest) >= 2 && rest[0] == "vertices" && roles[rest[1]] != "":
 				v["vertexid"] = rest[1]
 				base := "vertex-" + roles[rest[1]]

@@ -275,7 +275,8 @@ func (lr *lifecycleRun) failOnce(t *testing.T, restarts int64) {
 }
 
 // step polls the dashboard once through the recording proxy (Flink, then
-// Kafka), adds GET …/metrics?get=numRestarts, keeps what was fetched, and
+// Kafka), adds GET …/metrics?get=numRestarts (and …/exceptions at the
+// failover steps), keeps what was fetched, and
 // runs the dashboard's lifecycle checks when they are enabled. owners is
 // the data path's truth when already known at this step; ownersFrom names
 // the step whose traffic gives it.
@@ -287,6 +288,13 @@ func (lr *lifecycleRun) step(t *testing.T, name, scenario, what string, history 
 	fs := lr.dash.fcol.PollOnce(ctx)
 	if _, _, err := lr.rec.get("/jobs/" + lr.jobID + "/metrics?get=numRestarts"); err != nil {
 		t.Fatal(err)
+	}
+	if scenario == "failover" {
+		// The collector asks for the exception history only in the poll
+		// that sees numRestarts change; every failover step records it.
+		if _, _, err := lr.rec.get("/jobs/" + lr.jobID + "/exceptions?maxExceptions=10"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	calls := lr.rec.take()
 	lr.kcol.PollOnce(ctx)

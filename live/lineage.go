@@ -82,6 +82,71 @@ type LineageEvent struct {
 	// Rescaled names, for a rescale-elsewhere event, the job's other
 	// vertices whose parallelism changed at that restart.
 	Rescaled []VertexRescale `json:"rescaled,omitempty"`
+	// Cause is, for a failover, the root cause of the restart from the
+	// job's exception history (observed), nil until Flink named one.
+	Cause *FailureCause `json:"cause,omitempty"`
+}
+
+// FailureCause is the failure that made Flink restart a job: one entry
+// of its exception history, validated by the collector (texts clipped to
+// a line, the stack trace cut to its first line).
+type FailureCause struct {
+	At time.Time `json:"at"`
+	// Class is the exception's class and Message its message ("" none).
+	Class   string `json:"class"`
+	Message string `json:"message,omitempty"`
+	// Task is the failed task's name, "" for a global failure; Subtask
+	// its index, -1 when Flink's task name carries none.
+	Task     string `json:"task,omitempty"`
+	Subtask  int    `json:"subtask"`
+	Endpoint string `json:"endpoint,omitempty"`
+	// Labels are the failure enrichers' labels (Flink 1.15+).
+	Labels []FailureLabel `json:"labels,omitempty"`
+	// Concurrent counts the failures Flink recorded with it.
+	Concurrent int `json:"concurrent,omitempty"`
+}
+
+// FailureLabel is one failure enricher's label.
+type FailureLabel struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+func failureCause(f flink.Failure) *FailureCause {
+	c := &FailureCause{At: f.At, Class: f.Class, Message: f.Message, Task: f.Task, Subtask: f.Subtask, Endpoint: f.Endpoint, Concurrent: f.Concurrent}
+	for _, l := range f.Labels {
+		c.Labels = append(c.Labels, FailureLabel{Key: l.Key, Value: l.Value})
+	}
+	return c
+}
+
+// attachCauses gives each failover event of the current run that has no
+// cause yet the newest failure of the job's exception history between the
+// event before it and its restore: the collector reads the history when
+// numRestarts changes, which can be a poll after the restore shows.
+func attachCauses(l *lineage, j *flink.JobSnapshot) {
+	if len(j.Failures) == 0 {
+		return
+	}
+	for i := range l.events {
+		e := &l.events[i]
+		if e.Kind != EventFailover || e.JobID != j.ID || e.Cause != nil {
+			continue
+		}
+		var after time.Time
+		if i > 0 {
+			after = l.events[i-1].At
+		}
+		for _, f := range j.Failures { // newest first
+			if f.At.IsZero() || f.At.After(e.At) {
+				continue
+			}
+			if f.At.After(after) {
+				e.Cause = failureCause(f)
+			}
+			break
+		}
+	}
 }
 
 // VertexRescale is a vertex whose parallelism changed from From to To.
@@ -322,6 +387,7 @@ func (s *Store) followShape(endpoint string, j *flink.JobSnapshot, v *flink.Vert
 		}
 		l.restored = j.Restored
 	}
+	attachCauses(l, j)
 	if _, n := newTopics(l.topics, topics); n > 0 && len(l.topics) > 0 {
 		l.grewNow = true
 		if len(l.prevTopics) > 0 && l.checkedAt.Before(l.stepAt) {

@@ -78,6 +78,7 @@ func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 			r.Busy, r.BackPressured, r.Idle = orMinus(st.BusyRatio), orMinus(st.BackPressuredRatio), orMinus(st.IdleRatio)
 			r.RecordsIn, r.RecordsOut = orMinus(st.RecordsInPerSecond), orMinus(st.RecordsOutPerSecond)
 			r.StateSize = st.StateSize
+			r.Checkpoint = subtaskCheckpoint(st.Checkpoint)
 		}
 		if v.Keyed && v.MaxParallelism > 0 {
 			if kg, err := assign.KeyGroupRangeFor(v.MaxParallelism, v.Parallelism, i); err == nil {
@@ -87,6 +88,7 @@ func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 		r.Highlight = q.Highlight == i
 		vv.Subtasks[i] = r
 	}
+	vv.Checkpoint = vertexCheckpoint(v, vv.Subtasks, fs.CollectedAt, now)
 	if sp := s.sparks[vertexKey{fs.Endpoint, j.ID, v.ID}]; sp != nil && len(sp.lag) == len(vv.Subtasks) {
 		vv.SparkTimes = sp.at
 		for i := range vv.Subtasks {
@@ -109,6 +111,63 @@ func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 		vv.Withheld = &wv
 	}
 	return vv
+}
+
+// Bounds of a slowest subtask: its checkpoint duration is at least
+// slowFactor times the mean of the others' and at least slowFloorMs
+// (below it a few milliseconds' jitter makes any ratio).
+const (
+	slowFactor  = 2.0
+	slowFloorMs = 100
+)
+
+func subtaskCheckpoint(c *flink.SubtaskCheckpoint) *SubtaskCheckpoint {
+	if c == nil {
+		return nil
+	}
+	return &SubtaskCheckpoint{DurationMs: c.DurationMs(), SyncMs: c.SyncMs, AsyncMs: c.AsyncMs,
+		AlignmentMs: c.AlignmentMs, AlignmentProcessed: c.AlignmentProcessed, AlignmentPersisted: c.AlignmentPersisted,
+		StartDelayMs: c.StartDelayMs, EndToEndMs: c.EndToEndDuration, CheckpointedSize: c.CheckpointedSize, Unaligned: c.Unaligned}
+}
+
+// vertexCheckpoint is the checkpoint of the vertex's figures, with its
+// slowest subtask when one stands out; nil when no checkpoint was read.
+func vertexCheckpoint(v *flink.VertexSnapshot, rows []SubtaskRow, collected, now time.Time) *VertexCheckpoint {
+	if v.StateCheckpointID <= 0 {
+		return nil
+	}
+	c := &VertexCheckpoint{ID: v.StateCheckpointID, CompletedAt: v.StateCheckpointAt, Age: itemAge(v.StateFreshness, collected, now, nil), Slowest: -1}
+	c.Slowest, c.SlowFactor = slowest(rows)
+	return c
+}
+
+// slowest is the subtask whose checkpoint duration stands out, and its
+// duration over the mean of the others'; -1 when none does or fewer than
+// two subtasks have a duration.
+func slowest(rows []SubtaskRow) (int, float64) {
+	at, top := -1, int64(-1)
+	var sum int64
+	n := 0
+	for _, r := range rows {
+		if r.Checkpoint == nil || r.Checkpoint.DurationMs < 0 {
+			continue
+		}
+		d := r.Checkpoint.DurationMs
+		sum += d
+		n++
+		if d > top {
+			at, top = r.Subtask, d
+		}
+	}
+	if n < 2 || top < slowFloorMs {
+		return -1, 0
+	}
+	others := float64(sum-top) / float64(n-1)
+	others = max(others, 1) // the others took under a millisecond
+	if float64(top) < slowFactor*others {
+		return -1, 0
+	}
+	return at, float64(top) / others
 }
 
 func orMinus(f float64) float64 {

@@ -417,6 +417,9 @@ type SubtaskRow struct {
 	RecordsIn     float64 `json:"recordsInPerSecond"`  // -1 unknown
 	RecordsOut    float64 `json:"recordsOutPerSecond"` // -1 unknown
 	StateSize     int64   `json:"stateSize"`           // -1 unknown
+	// Checkpoint is the subtask's part of the vertex's checkpoint
+	// (VertexView.Checkpoint), observed; nil when Flink gave none.
+	Checkpoint *SubtaskCheckpoint `json:"checkpoint,omitempty"`
 	// Drift counts partitions whose observed owner differs from Predicted.
 	Drift int `json:"drift"`
 	// Spark are the recent lag and rate samples (oldest first), at the
@@ -426,6 +429,46 @@ type SubtaskRow struct {
 	// Concern is how urgently the subtask needs a look (concern.go).
 	Concern   Concern `json:"concern"`
 	Highlight bool    `json:"-"`
+}
+
+// SubtaskCheckpoint is one subtask's figures in a checkpoint, as Flink's
+// checkpoint details give them; every figure is -1 when unknown.
+type SubtaskCheckpoint struct {
+	// DurationMs is the checkpoint duration, sync + async (the Web UI's
+	// "Checkpoint Duration"); SyncMs and AsyncMs its parts.
+	DurationMs int64 `json:"durationMs"`
+	SyncMs     int64 `json:"syncMs"`
+	AsyncMs    int64 `json:"asyncMs"`
+	// AlignmentMs is how long the subtask waited for its inputs' barriers;
+	// AlignmentProcessed and AlignmentPersisted the bytes processed and
+	// persisted (unaligned) meanwhile.
+	AlignmentMs        int64 `json:"alignmentMs"`
+	AlignmentProcessed int64 `json:"alignmentProcessedBytes"`
+	AlignmentPersisted int64 `json:"alignmentPersistedBytes"`
+	// StartDelayMs is from the checkpoint's trigger to the first barrier
+	// reaching the subtask; EndToEndMs from the trigger to its ack.
+	StartDelayMs int64 `json:"startDelayMs"`
+	EndToEndMs   int64 `json:"endToEndMs"`
+	// CheckpointedSize is what this checkpoint persisted for the subtask
+	// (incremental), bytes.
+	CheckpointedSize int64 `json:"checkpointedSize"`
+	Unaligned        bool  `json:"unaligned"`
+}
+
+// VertexCheckpoint is the checkpoint the subtasks' state sizes and
+// checkpoint figures come from, observed.
+type VertexCheckpoint struct {
+	ID int64 `json:"id"`
+	// CompletedAt is when its last subtask acknowledged it, zero unknown.
+	CompletedAt time.Time `json:"completedAt,omitzero"`
+	// Age is when the figures were read; stale when the latest completed
+	// checkpoint's details could not be read and these are older.
+	Age Age `json:"freshness"`
+	// Slowest is the subtask whose checkpoint duration stands out (at
+	// least slowFactor times the mean of the others' and slowFloorMs), -1
+	// none; SlowFactor is its duration over that mean (computed).
+	Slowest    int     `json:"slowestSubtask"`
+	SlowFactor float64 `json:"slowFactor,omitempty"`
 }
 
 // KeyGroupSpan is an inclusive key-group range.
@@ -512,6 +555,9 @@ type VertexView struct {
 	// (markConcerns), -1 when every subtask is ok.
 	Concern Concern `json:"concern"`
 	Worst   int     `json:"worstSubtask"`
+	// Checkpoint is the checkpoint of the subtasks' state sizes and
+	// checkpoint figures, nil when none was read.
+	Checkpoint *VertexCheckpoint `json:"checkpoint,omitempty"`
 	// SparkTimes are the times of the subtasks' spark samples (Unix
 	// seconds, oldest first), shared by every subtask's SparkLag and
 	// SparkRate.

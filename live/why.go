@@ -39,6 +39,10 @@ const (
 	// WhyBackpressuring: busy subtasks of the vertex, where the
 	// backpressure of a vertex that sends to it starts.
 	WhyBackpressuring = "backpressuring"
+	// WhySlowCheckpoint: a subtask's checkpoints take much longer than
+	// the others' (VertexCheckpoint.Slowest), with its share of the
+	// vertex's state when the state sizes are known.
+	WhySlowCheckpoint = "slow-checkpoint"
 	// WhyBalanced: no subtask stands out.
 	WhyBalanced = "balanced"
 	// WhyUnknown: the figures needed to say anything are not known yet.
@@ -96,6 +100,17 @@ const (
 	// subtask, and its highest backpressured ratio.
 	FactPeerBusy          = "peerBusy"
 	FactPeerBackPressured = "peerBackPressured"
+	// FactCheckpointMs is the subject's checkpoint duration (sync +
+	// async, ms) and FactOthersCheckpointMs the mean of the other
+	// subtasks'; FactSlowFactor the one over the other.
+	FactCheckpointMs       = "checkpointMs"
+	FactOthersCheckpointMs = "othersCheckpointMs"
+	FactSlowFactor         = "slowFactor"
+	// FactStateShare is the subject's part (0–1) of the vertex's
+	// checkpointed state.
+	FactStateShare = "stateShare"
+	// FactCheckpointID is the checkpoint the figures are of.
+	FactCheckpointID = "checkpointId"
 )
 
 // Peer relations: how a backpressure line knows the other vertex is
@@ -517,6 +532,9 @@ func explain(vv *VertexView, job []whyVertex) *WhyView {
 	}
 	if l := backpressuring(vv, job); l != nil {
 		bp = append(bp, *l)
+	}
+	if l := slowCheckpoint(vv); l != nil {
+		rest = append(rest, *l)
 	}
 	lines := append(append(hot, bp...), rest...)
 	lines = lines[:min(len(lines), maxLines)]
@@ -1248,4 +1266,35 @@ func backpressuring(vv *VertexView, job []whyVertex) *WhyLine {
 // lists its inputs.
 func edgesKnown(job []whyVertex) bool {
 	return slices.ContainsFunc(job, func(w whyVertex) bool { return len(w.Inputs) > 0 })
+}
+
+// slowCheckpoint says which subtask's checkpoints stand out, with its
+// share of the state: state grows a snapshot's asynchronous part, so a
+// subtask holding most of it checkpoints slowest.
+func slowCheckpoint(vv *VertexView) *WhyLine {
+	c := vv.Checkpoint
+	if c == nil || c.Slowest < 0 || c.Slowest >= len(vv.Subtasks) {
+		return nil
+	}
+	me := vv.Subtasks[c.Slowest].Checkpoint
+	if me == nil || me.DurationMs < 0 {
+		return nil
+	}
+	l := &WhyLine{Kind: WhySlowCheckpoint, Subtasks: []int{c.Slowest}, Facts: []WhyFact{
+		observed(FactCheckpointMs, float64(me.DurationMs)),
+		computed(FactOthersCheckpointMs, float64(me.DurationMs)/c.SlowFactor),
+		computed(FactSlowFactor, c.SlowFactor),
+		observed(FactCheckpointID, float64(c.ID)),
+	}}
+	var total int64
+	for _, r := range vv.Subtasks {
+		if r.StateSize < 0 {
+			return l // a share of part of the state would mislead
+		}
+		total += r.StateSize
+	}
+	if total > 0 {
+		l.Facts = append(l.Facts, observed(FactStateShare, float64(vv.Subtasks[c.Slowest].StateSize)/float64(total)))
+	}
+	return l
 }

@@ -61,9 +61,10 @@
 // No real operator code runs: records are counted, not transformed or written
 // to a sink. Metrics are computed live rather than cached for
 // metrics.fetcher.update-interval. Only the endpoints skewscope uses exist (no
-// job submission, savepoint triggers, flame graphs, exceptions, task manager
-// details or logs). There is one simulated TaskManager. Watermarks are not
-// modelled (sources report none, keyed vertices Long.MIN_VALUE). Failures,
+// job submission, savepoint triggers, flame graphs, task manager details or
+// logs); the exception history is served, empty, as nothing fails. There is
+// one simulated TaskManager. Watermarks are not modelled (sources report
+// none, keyed vertices Long.MIN_VALUE). Failures,
 // restarts, unaligned checkpoints and the Kafka consumer's own client metrics
 // beyond a handful of names are not modelled.
 package sandbox

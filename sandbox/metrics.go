@@ -334,8 +334,14 @@ func (j *job) checkpointSubtasks(cp *checkpoint, keyed bool) *fakejm.CheckpointS
 	sizes, delays := cp.task(keyed)
 	zeros := make([]int64, len(sizes))
 	async := make([]int64, len(sizes))
+	align := make([]int64, len(sizes))
 	for i := range async {
 		async[i] = 1 + delays[i]/4
+		if keyed {
+			// The keyed vertex waits for the barriers of its inputs'
+			// channels; a source has none to align.
+			align[i] = delays[i] / 4
+		}
 	}
 	o := &fakejm.CheckpointSubtasks{TaskCheckpointStatistics: j.taskCheckpoint(cp, keyed), Subtasks: []fakejm.SubtaskCheckpoint{}}
 	for i, s := range sizes {
@@ -345,6 +351,7 @@ func (j *job) checkpointSubtasks(cp *checkpoint, keyed bool) *fakejm.CheckpointS
 			StartDelay: delays[i] / 2, Status: "completed",
 		}
 		sub.Checkpoint.Async = async[i]
+		sub.Alignment.Duration = align[i]
 		o.Subtasks = append(o.Subtasks, sub)
 	}
 	buffered := minMaxAvg(zeros)
@@ -358,7 +365,7 @@ func (j *job) checkpointSubtasks(cp *checkpoint, keyed bool) *fakejm.CheckpointS
 		EndToEndDuration:   minMaxAvg(delays),
 		CheckpointDuration: &fakejm.CheckpointDurationSummary{Sync: minMaxAvg(zeros), Async: minMaxAvg(async)},
 		Alignment: &fakejm.AlignmentSummary{
-			Buffered: buffered, Processed: minMaxAvg(zeros), Persisted: minMaxAvg(zeros), Duration: minMaxAvg(zeros),
+			Buffered: buffered, Processed: minMaxAvg(zeros), Persisted: minMaxAvg(zeros), Duration: minMaxAvg(align),
 		},
 		StartDelay: minMaxAvg(halves),
 	}

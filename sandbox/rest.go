@@ -342,6 +342,13 @@ func (r restJob) Checkpoint(id int64) *fakejm.CheckpointStatistics {
 	return r.j.checkpointStats(cp, true)
 }
 
+// Exceptions is the job's exception history: the sandbox's jobs never
+// fail (numRestarts stays 0), so it is empty, as Flink's is for a job that
+// has not failed.
+func (r restJob) Exceptions(int) *fakejm.JobExceptions {
+	return &fakejm.JobExceptions{ExceptionHistory: fakejm.ExceptionHistory{Entries: []fakejm.RootException{}}}
+}
+
 func (v restVertex) Parallelism() int {
 	v.j.mu.Lock()
 	defer v.j.mu.Unlock()

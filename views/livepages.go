@@ -284,6 +284,9 @@ type LineageRow struct {
 	Kind, When, Event string
 	Job               Anchor
 	From, Moved       string
+	// Cause is a failover's root cause from Flink's exception history
+	// (observed), "" when none is known.
+	Cause string
 }
 
 // SandboxRestore is the sandbox's restore form on a source's page.
@@ -413,6 +416,9 @@ type GridCell struct {
 // SubtaskTable is the subtasks of a vertex that is not a Kafka source.
 type SubtaskTable struct {
 	Keyed bool
+	// Checkpoint says which checkpoint the state and checkpoint columns
+	// are of, and how old they are.
+	Checkpoint Text
 	// Strip is the key-group strip of a keyed vertex, nil otherwise.
 	Strip  *KeyGroupBar
 	Rows   []SubtaskTableRow
@@ -447,6 +453,12 @@ type SubtaskTableRow struct {
 	// Concern and Level are the subtask's, as a source row's.
 	Concern Text
 	Level   Meter
+	// Checkpoint, Alignment and StartDelay are the subtask's checkpoint
+	// duration (sync + async), alignment time and start delay in the
+	// checkpoint of SubtaskTable.Checkpoint. Slowest marks the subtask
+	// whose checkpoints stand out.
+	Checkpoint, Alignment, StartDelay Text
+	Slowest                           bool
 }
 
 // KeyLookupForm asks which subtask handles a key, with the vertex's

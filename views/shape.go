@@ -180,6 +180,11 @@ func (p VertexPage) writeLayout(w *layout) {
 			e := l.Events[n-1]
 			w.str(e.Kind, e.When, e.Event)
 		}
+		// A cause can arrive a poll after its failover, under a later
+		// event.
+		for _, e := range l.Events {
+			w.str(e.Cause)
+		}
 	}
 	if g := p.Grid; g != nil {
 		w.mark('g')
@@ -215,6 +220,7 @@ func (p VertexPage) writeLayout(w *layout) {
 		w.bool(t.Keyed, t.Strip != nil)
 		for _, r := range t.Rows {
 			w.str(r.Subtask, r.KeyGroups, r.KeyGroupSize)
+			w.bool(r.Slowest)
 		}
 	}
 }

@@ -87,12 +87,30 @@ func TestShapeOfFollowsTheLayout(t *testing.T) {
 		"a figure's provenance": func(p *VertexPage) { p.Figures[0].Kind = "computed" },
 		"colour by rate":        func(p *VertexPage) { p.Grid.Color = "rate" },
 		"an error":              func(p *VertexPage) { p.Error = "metrics: timeout" },
+		// A root cause can arrive a poll after its failover, under a later
+		// event.
+		"a failover's cause": func(p *VertexPage) { p.Lineage.Events[0].Cause = "Root cause: E." },
 	} {
 		p := shapeVertex()
 		change(&p)
 		if got := ShapeOf(p); got == base {
 			t.Errorf("%s left the shape as it was (%s): open pages would not show it", name, got)
 		}
+	}
+}
+
+// TestShapeOfSlowestSubtask: the slowest mark is drawn with the page;
+// the checkpoint figures are live.
+func TestShapeOfSlowestSubtask(t *testing.T) {
+	table := func(slowest bool, ms string) VertexPage {
+		return VertexPage{Table: &SubtaskTable{Keyed: true, Checkpoint: Text{Key: "ckpt/of", Text: "checkpoint " + ms},
+			Rows: []SubtaskTableRow{{Subtask: "0", Slowest: slowest, Checkpoint: Text{Key: "s/0/ckpt", Text: ms + " ms"}}}}}
+	}
+	if ShapeOf(table(false, "4")) == ShapeOf(table(true, "4")) {
+		t.Error("marking the slowest subtask left the shape as it was")
+	}
+	if ShapeOf(table(true, "4")) != ShapeOf(table(true, "480")) {
+		t.Error("a checkpoint figure changed the shape: it is live")
 	}
 }
 

@@ -381,6 +381,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 			row := views.LineageRow{
 				Kind: string(e.Kind), When: e.At.UTC().Format("2006-01-02 15:04:05Z"), Event: eventText(e),
 				Job: views.Anchor{Text: shortID(e.JobID), URL: pl.url(views.JobPath(e.JobID))}, From: eventFrom(e), Moved: eventMoved(e),
+				Cause: causeText(e.Cause),
 			}
 			if len(run) > 1 {
 				row.When, row.Event = foldedWhen(run), discoveriesText(run)
@@ -676,7 +677,11 @@ func stepTime(sec float64) string {
 }
 
 func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
-	t := &views.SubtaskTable{Keyed: vv.Keyed}
+	t := &views.SubtaskTable{Keyed: vv.Keyed, Checkpoint: text("ckpt/of", checkpointOf(vv.Checkpoint))}
+	slow := -1
+	if vv.Checkpoint != nil {
+		slow = vv.Checkpoint.Slowest
+	}
 	keyed := vv.Keyed && vv.MaxParallelism > 0
 	if keyed {
 		s := &views.KeyGroupBar{Label: "key groups 0–" + strconv.Itoa(vv.MaxParallelism-1)}
@@ -714,6 +719,17 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 			State:         text(k+"state", format.Bytes(r.StateSize)),
 			Concern:       text(k+"concern", concernText(r.Concern)),
 			Level:         views.Meter{Key: k + "level", Value: levelValue(r.Concern.Level())},
+			Checkpoint:    text(k+"ckpt", format.Unknown),
+			Alignment:     text(k+"align", format.Unknown),
+			StartDelay:    text(k+"delay", format.Unknown),
+			Slowest:       r.Subtask == slow,
+		}
+		if c := r.Checkpoint; c != nil {
+			row.Checkpoint.Text, row.StartDelay.Text = format.Millis(c.DurationMs), format.Millis(c.StartDelayMs)
+			row.Alignment.Text = format.Millis(c.AlignmentMs)
+			if c.Unaligned {
+				row.Alignment.Text += " (unaligned)"
+			}
 		}
 		if vv.Keyed && r.KeyGroups != nil {
 			row.KeyGroups = strconv.Itoa(r.KeyGroups.Start) + "–" + strconv.Itoa(r.KeyGroups.End)

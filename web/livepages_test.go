@@ -185,12 +185,15 @@ func TestNewVertexPageSource(t *testing.T) {
 func TestNewVertexPageKeyed(t *testing.T) {
 	vv := live.VertexView{JobID: "j1", JobName: "orders", ID: "v2", Name: "Window", Parallelism: 3, MaxParallelism: 128, Keyed: true, Flink: okAge(1),
 		Subtasks: []live.SubtaskRow{
-			{Subtask: 0, KeyGroups: &live.KeyGroupSpan{Start: 0, End: 42, Size: 43}, RecordsIn: 5, RecordsOut: 5, Busy: 0.1, BackPressured: 0, StateSize: 3 << 20, Concern: live.ConcernSkewed},
+			{Subtask: 0, KeyGroups: &live.KeyGroupSpan{Start: 0, End: 42, Size: 43}, RecordsIn: 5, RecordsOut: 5, Busy: 0.1, BackPressured: 0, StateSize: 3 << 20, Concern: live.ConcernSkewed,
+				Checkpoint: &live.SubtaskCheckpoint{DurationMs: 412, SyncMs: 12, AsyncMs: 400, AlignmentMs: 7, StartDelayMs: 15, EndToEndMs: 440, Unaligned: true}},
 			{Subtask: 1, KeyGroups: &live.KeyGroupSpan{Start: 43, End: 85, Size: 43}, RecordsIn: -1, RecordsOut: -1, Busy: -1, BackPressured: -1, StateSize: -1},
-		}, Worst: 0}
+		}, Worst: 0,
+		Checkpoint: &live.VertexCheckpoint{ID: 9, CompletedAt: pagesAt.Add(-3 * time.Second), Age: okAge(1), Slowest: 0, SlowFactor: 3}}
 	got := newVertexPage(vertexPageInput{links: pageLinks{base: "/s"}}, vv)
 	want := &views.SubtaskTable{
-		Keyed: true,
+		Keyed:      true,
+		Checkpoint: views.Text{Key: "ckpt/of", Text: "checkpoint 9, completed 4 s ago"},
 		Strip: &views.KeyGroupBar{Label: "key groups 0–127", Segments: []views.KeyGroupSegment{
 			{Class: "k0", Title: "subtask 0: key groups 0–42 (43)", X: "0.000%", Width: "33.594%", Label: "0"},
 			{Class: "k1", Title: "subtask 1: key groups 43–85 (43)", X: "33.594%", Width: "33.594%", Label: "1"},
@@ -200,12 +203,15 @@ func TestNewVertexPageKeyed(t *testing.T) {
 				In: views.Text{Key: "s/0/in", Text: "5.0/s"}, Out: views.Text{Key: "s/0/out", Text: "5.0/s"},
 				Busy: views.Meter{Key: "s/0/meter", Value: "0.100"}, BusyText: views.Text{Key: "s/0/busy", Text: "10%"},
 				BackPressured: views.Text{Key: "s/0/bp", Text: "0%"}, State: views.Text{Key: "s/0/state", Text: "3.0 MiB"},
-				Concern: views.Text{Key: "s/0/concern", Text: "skewed"}, Level: views.Meter{Key: "s/0/level", Value: "1"}},
+				Concern: views.Text{Key: "s/0/concern", Text: "skewed"}, Level: views.Meter{Key: "s/0/level", Value: "1"},
+				Checkpoint: views.Text{Key: "s/0/ckpt", Text: "412 ms"}, Alignment: views.Text{Key: "s/0/align", Text: "7 ms (unaligned)"},
+				StartDelay: views.Text{Key: "s/0/delay", Text: "15 ms"}, Slowest: true},
 			{Subtask: "1", ID: "subtask-1", KeyGroups: "43–85", KeyGroupSize: "(43)",
 				In: views.Text{Key: "s/1/in", Text: "–"}, Out: views.Text{Key: "s/1/out", Text: "–"},
 				Busy: views.Meter{Key: "s/1/meter", Value: "0"}, BusyText: views.Text{Key: "s/1/busy", Text: "–"},
 				BackPressured: views.Text{Key: "s/1/bp", Text: "–"}, State: views.Text{Key: "s/1/state", Text: "–"},
-				Concern: views.Text{Key: "s/1/concern", Text: "ok"}, Level: views.Meter{Key: "s/1/level", Value: "0"}},
+				Concern: views.Text{Key: "s/1/concern", Text: "ok"}, Level: views.Meter{Key: "s/1/level", Value: "0"},
+				Checkpoint: views.Text{Key: "s/1/ckpt", Text: "–"}, Alignment: views.Text{Key: "s/1/align", Text: "–"}, StartDelay: views.Text{Key: "s/1/delay", Text: "–"}},
 		},
 		Lookup: &views.KeyLookupForm{Action: "/s/keys", Parallelism: "3", MaxParallelism: "128"},
 	}
@@ -219,6 +225,15 @@ func TestNewVertexPageKeyed(t *testing.T) {
 		Busy: views.Copy{Key: "s/0/busy", Text: "10%"}, In: views.Copy{Key: "s/0/in", Text: "5.0/s"}, BackPressured: views.Copy{Key: "s/0/bp", Text: "0%"}}
 	if diff := cmp.Diff(wantBrief, got.Brief); diff != "" {
 		t.Errorf("newVertexPage keyed brief (-want +got):\n%s", diff)
+	}
+	// Figures older than the latest checkpoint say so.
+	vv.Checkpoint.Age = live.Age{At: pagesAt, Seconds: 40, Stale: true}
+	if got := newVertexPage(vertexPageInput{links: pageLinks{base: "/s"}}, vv).Table.Checkpoint.Text; got != "checkpoint 9, read 40 s ago (a newer one could not be read)" {
+		t.Errorf("stale checkpoint note %q", got)
+	}
+	vv.Checkpoint = nil
+	if got := newVertexPage(vertexPageInput{links: pageLinks{base: "/s"}}, vv).Table; got.Checkpoint.Text != "no checkpoint read" || got.Rows[0].Slowest {
+		t.Errorf("no checkpoint: note %q, subtask 0 slowest %v", got.Checkpoint.Text, got.Rows[0].Slowest)
 	}
 }
 

@@ -836,6 +836,60 @@ func eventText(e live.LineageEvent) string {
 	return string(e.Kind)
 }
 
+// causeText is a failover's root cause in a line: the exception and its
+// message, where it happened, and the failure's labels.
+func causeText(c *live.FailureCause) string {
+	if c == nil || c.Class == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Root cause: " + views.Isolate(c.Class))
+	if c.Message != "" {
+		b.WriteString(": " + views.Isolate(c.Message))
+	}
+	switch {
+	case c.Task != "" && c.Subtask >= 0:
+		fmt.Fprintf(&b, ", in %s subtask %d", views.Isolate(c.Task), c.Subtask)
+	case c.Task != "":
+		b.WriteString(", in " + views.Isolate(c.Task))
+	default:
+		b.WriteString(", a global failure")
+	}
+	if c.Endpoint != "" {
+		b.WriteString(" on " + views.Isolate(c.Endpoint))
+	}
+	if !c.At.IsZero() {
+		b.WriteString(" at " + c.At.UTC().Format("15:04:05Z"))
+	}
+	if c.Concurrent > 0 {
+		fmt.Fprintf(&b, " (%s at the same time)", plural(c.Concurrent, "1 other failure", strconv.Itoa(c.Concurrent)+" other failures"))
+	}
+	if len(c.Labels) > 0 {
+		parts := make([]string, len(c.Labels))
+		for i, l := range c.Labels {
+			parts[i] = views.Isolate(l.Key) + "=" + views.Isolate(l.Value)
+		}
+		b.WriteString("; labels " + strings.Join(parts, ", "))
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// checkpointOf names the checkpoint of a vertex's state and checkpoint
+// columns, with its age: "checkpoint 42, completed 5 s ago".
+func checkpointOf(c *live.VertexCheckpoint) string {
+	if c == nil {
+		return "no checkpoint read"
+	}
+	s := "checkpoint " + strconv.FormatInt(c.ID, 10)
+	if c.Age.Stale {
+		s += ", read " + format.Seconds(float64(c.Age.Seconds)) + " ago (a newer one could not be read)"
+	} else if !c.CompletedAt.IsZero() && !c.Age.At.IsZero() {
+		s += ", completed " + format.Seconds(max(0, c.Age.At.Sub(c.CompletedAt).Seconds())+float64(c.Age.Seconds)) + " ago"
+	}
+	return s
+}
+
 // inferenceText says what the search for a restored source's history
 // found, and so whether the page models the history it inferred.
 func inferenceText(in *live.Inference) string {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,7 +42,9 @@ func whyPanel(base string, vv live.VertexView, keyed *live.VertexView, now time.
 		for k, s := range whySentences(vv, l) {
 			c.Clauses = append(c.Clauses, views.WhyClause{Kind: string(s.kind), Text: text("why/"+strconv.Itoa(i)+"/"+strconv.Itoa(k), s.text)})
 		}
-		if c.Hot && vv.Kafka && links {
+		// A slow checkpoint is about state, not the partitions' layout the
+		// planner draws.
+		if c.Hot && vv.Kafka && links && l.Kind != live.WhySlowCheckpoint {
 			var kind live.Provenance
 			c.Planner, kind = whyPlanner(base, vv, keyed, l, now)
 			c.PlannerKind = string(kind)
@@ -163,6 +166,15 @@ func whySentences(vv live.VertexView, l live.WhyLine) []sentence {
 		} else {
 			add(live.Observed, "%s, earlier in the job's plan order, is backpressured up to %s of the time (the job's edges are not known, so no link is claimed).", views.Isolate(pr.Name), format.Ratio(f[live.FactPeerBackPressured]))
 		}
+	case live.WhySlowCheckpoint:
+		s := l.Subtasks[0]
+		tail := "."
+		if f.has(live.FactStateShare) {
+			tail = fmt.Sprintf(": it holds %s of the vertex's state.", pct(f[live.FactStateShare]))
+		}
+		add(live.Observed, "Subtask %d's checkpoints take %s× the others' (%s against %s on average, checkpoint %d)%s", s,
+			slowFactorText(f[live.FactSlowFactor]), format.Millis(int64(f[live.FactCheckpointMs])), format.Millis(int64(math.Round(f[live.FactOthersCheckpointMs]))),
+			int64(f[live.FactCheckpointID]), tail)
 	case live.WhyBalanced:
 		what := "carries %s of the produced records"
 		if !vv.Kafka {
@@ -371,6 +383,14 @@ func partitionNames(ps []live.WhyPartition) []string {
 		out[i] = views.Isolate(p.Topic) + "-" + strconv.Itoa(int(p.Partition))
 	}
 	return out
+}
+
+// slowFactorText writes how many times slower: "4", "2.5".
+func slowFactorText(x float64) string {
+	if x >= 10 {
+		return strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(math.Round(x*10)/10, 'f', -1, 64)
 }
 
 func plural(n int, one, many string) string {

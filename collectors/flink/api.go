@@ -400,17 +400,19 @@ func (c *Client) Checkpoints(ctx context.Context, jobID string) (*Checkpoints, e
 
 // CheckpointTask is GET /jobs/:jobid/checkpoints/details/:cpid/subtasks/:vid.
 type CheckpointTask struct {
-	ID               int64               `json:"id"`
-	Status           string              `json:"status"`
-	CheckpointedSize int64               `json:"checkpointed_size"`
-	StateSize        int64               `json:"state_size"`
-	NumSubtasks      int                 `json:"num_subtasks"`
-	NumAcknowledged  int                 `json:"num_acknowledged_subtasks"`
-	Subtasks         []SubtaskCheckpoint `json:"subtasks"`
+	ID                 int64               `json:"id"`
+	Status             string              `json:"status"`
+	LatestAckTimestamp int64               `json:"latest_ack_timestamp"`
+	CheckpointedSize   int64               `json:"checkpointed_size"`
+	StateSize          int64               `json:"state_size"`
+	NumSubtasks        int                 `json:"num_subtasks"`
+	NumAcknowledged    int                 `json:"num_acknowledged_subtasks"`
+	Subtasks           []SubtaskCheckpoint `json:"subtasks"`
 }
 
 // SubtaskCheckpoint is one subtask's part of a checkpoint. A subtask that
-// has not acknowledged has Completed false and sizes -1.
+// has not acknowledged has Completed false and sizes -1. Every figure is
+// -1 when the answer does not carry it.
 type SubtaskCheckpoint struct {
 	Index     int
 	Status    string // completed, pending_or_failed
@@ -423,6 +425,33 @@ type SubtaskCheckpoint struct {
 	StateSize        int64
 	AckTimestamp     int64
 	EndToEndDuration int64
+	// SyncMs and AsyncMs are checkpoint.sync and checkpoint.async: the
+	// snapshot's synchronous and asynchronous parts, in milliseconds.
+	SyncMs  int64
+	AsyncMs int64
+	// AlignmentMs is alignment.duration: how long the subtask waited for
+	// the barriers of all its inputs. AlignmentBuffered (pre-1.12, -1 on
+	// the lines we read), AlignmentProcessed and AlignmentPersisted are
+	// alignment.buffered, .processed and .persisted in bytes.
+	AlignmentMs        int64
+	AlignmentBuffered  int64
+	AlignmentProcessed int64
+	AlignmentPersisted int64
+	// StartDelayMs is start_delay: from the checkpoint's trigger to the
+	// first barrier reaching the subtask.
+	StartDelayMs int64
+	// Unaligned is unaligned_checkpoint: the subtask took an unaligned
+	// checkpoint (in-flight data persisted instead of aligned).
+	Unaligned bool
+}
+
+// DurationMs is the subtask's checkpoint duration, sync + async (what the
+// Web UI shows as "Checkpoint Duration"), -1 when either is unknown.
+func (s SubtaskCheckpoint) DurationMs() int64 {
+	if s.SyncMs < 0 || s.AsyncMs < 0 {
+		return -1
+	}
+	return s.SyncMs + s.AsyncMs
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -435,25 +464,47 @@ func (s *SubtaskCheckpoint) UnmarshalJSON(b []byte) error {
 		EndToEndDuration *int64 `json:"end_to_end_duration"`
 		CheckpointedSize *int64 `json:"checkpointed_size"`
 		StateSize        *int64 `json:"state_size"`
+		Checkpoint       *struct {
+			Sync  *int64 `json:"sync"`
+			Async *int64 `json:"async"`
+		} `json:"checkpoint"`
+		Alignment *struct {
+			Buffered  *int64 `json:"buffered"`
+			Processed *int64 `json:"processed"`
+			Persisted *int64 `json:"persisted"`
+			Duration  *int64 `json:"duration"`
+		} `json:"alignment"`
+		StartDelay *int64 `json:"start_delay"`
+		Unaligned  bool   `json:"unaligned_checkpoint"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*s = SubtaskCheckpoint{Index: w.Index, Status: w.Status, CheckpointedSize: -1, StateSize: -1}
+	*s = SubtaskCheckpoint{Index: w.Index, Status: w.Status, CheckpointedSize: -1, StateSize: -1, AckTimestamp: -1, EndToEndDuration: -1,
+		SyncMs: -1, AsyncMs: -1, AlignmentMs: -1, AlignmentBuffered: -1, AlignmentProcessed: -1, AlignmentPersisted: -1, StartDelayMs: -1,
+		Unaligned: w.Unaligned}
 	s.Completed = w.ClassName == "completed" || w.Status == "completed"
-	if w.StateSize != nil {
-		s.StateSize = *w.StateSize
-		s.CheckpointedSize = *w.StateSize
+	set := func(dst *int64, v *int64) {
+		if v != nil {
+			*dst = *v
+		}
 	}
-	if w.CheckpointedSize != nil {
-		s.CheckpointedSize = *w.CheckpointedSize
+	set(&s.StateSize, w.StateSize)
+	set(&s.CheckpointedSize, w.StateSize)
+	set(&s.CheckpointedSize, w.CheckpointedSize)
+	set(&s.AckTimestamp, w.AckTimestamp)
+	set(&s.EndToEndDuration, w.EndToEndDuration)
+	if c := w.Checkpoint; c != nil {
+		set(&s.SyncMs, c.Sync)
+		set(&s.AsyncMs, c.Async)
 	}
-	if w.AckTimestamp != nil {
-		s.AckTimestamp = *w.AckTimestamp
+	if a := w.Alignment; a != nil {
+		set(&s.AlignmentMs, a.Duration)
+		set(&s.AlignmentBuffered, a.Buffered)
+		set(&s.AlignmentProcessed, a.Processed)
+		set(&s.AlignmentPersisted, a.Persisted)
 	}
-	if w.EndToEndDuration != nil {
-		s.EndToEndDuration = *w.EndToEndDuration
-	}
+	set(&s.StartDelayMs, w.StartDelay)
 	return nil
 }
 
@@ -466,6 +517,57 @@ func (c *Client) CheckpointSubtasks(ctx context.Context, jobID string, checkpoin
 	}
 	var t CheckpointTask
 	return &t, c.get(ctx, u, &t)
+}
+
+// JobExceptions is GET /jobs/:jobid/exceptions: the failures Flink
+// handled, newest first (exceptionHistory; the deprecated first-level
+// members of 1.x are not read).
+type JobExceptions struct {
+	History struct {
+		Entries   []RootException `json:"entries"`
+		Truncated bool            `json:"truncated"`
+	} `json:"exceptionHistory"`
+}
+
+// ExceptionInfo is one failure of the exception history: a root cause or
+// one of its concurrent exceptions.
+type ExceptionInfo struct {
+	// ExceptionName is the failure's class; Stacktrace its whole trace,
+	// whose first line is the class and the message.
+	ExceptionName string `json:"exceptionName"`
+	Stacktrace    string `json:"stacktrace"`
+	Timestamp     int64  `json:"timestamp"`
+	// TaskName is the failed task with its subtask, e.g.
+	// "Source: orders (2/4)#1", "" for a global failure.
+	TaskName string `json:"taskName"`
+	// Endpoint (1.19+) and Location (1.x, deprecated) are the task
+	// manager's host:port.
+	Endpoint      string            `json:"endpoint"`
+	Location      string            `json:"location"`
+	TaskManagerID string            `json:"taskManagerId"`
+	FailureLabels map[string]string `json:"failureLabels"`
+}
+
+// RootException is one entry of the exception history: the failure that
+// caused a restart and those that happened with it.
+type RootException struct {
+	ExceptionInfo
+	ConcurrentExceptions []ExceptionInfo `json:"concurrentExceptions"`
+}
+
+// Exceptions returns the job's most recent failures, at most
+// maxExceptions of them (Flink's default when 0).
+func (c *Client) Exceptions(ctx context.Context, jobID string, maxExceptions int) (*JobExceptions, error) {
+	q := ""
+	if maxExceptions > 0 {
+		q = "maxExceptions=" + strconv.Itoa(maxExceptions)
+	}
+	u, err := c.buildURL(q, "jobs", jobID, "exceptions")
+	if err != nil {
+		return nil, err
+	}
+	var e JobExceptions
+	return &e, c.get(ctx, u, &e)
 }
 
 // TaskManager is one entry of GET /taskmanagers.

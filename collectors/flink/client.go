@@ -1,6 +1,6 @@
 // Package flink is a read-only client for the Flink REST API (JobManager)
-// as skewscope uses it: jobs, vertices, the plan, metrics, backpressure and
-// checkpoints, plus pure helpers that turn Kafka source metric ids into the
+// as skewscope uses it: jobs, vertices, the plan, metrics, backpressure,
+// checkpoints and the exception history, plus pure helpers that turn Kafka source metric ids into the
 // observed partition → subtask assignment.
 //
 // It follows the wire JSON rather than the OpenAPI spec where the two differ
@@ -13,7 +13,9 @@
 // Collector (NewCollector with a validated Config) polls one endpoint in the
 // background and publishes an immutable Snapshot per poll: jobs, vertices
 // with parallelism, key groups and per-subtask load, Kafka partitions and
-// offsets, and checkpointed state sizes. Parts that fail keep their last
+// offsets, each subtask's figures of the latest completed checkpoint (state
+// sizes, duration, alignment, start delay), and the root causes of the
+// job's restarts. Parts that fail keep their last
 // good values, marked stale (Freshness), with the error beside them.
 package flink
 

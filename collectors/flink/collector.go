@@ -42,8 +42,10 @@ const (
 // numRestarts, and per vertex the subtasks, the load and Kafka offset metric
 // values (a source's metric-id list too, only when it can have changed:
 // idcache.go), the backpressure level (from the metrics when they have it)
-// and, when the latest completed checkpoint changed, the per-subtask state
-// sizes. It keeps
+// and, when the latest completed checkpoint changed, the per-subtask
+// checkpoint figures (state sizes, duration, alignment, start delay); and,
+// when numRestarts changed, the job's exception history (failures.go). It
+// keeps
 // to a request budget (MaxInFlight, MaxRequestsPerSecond) and backs off
 // while the endpoint fails or is slow (budget.go).
 //
@@ -445,6 +447,10 @@ func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnap
 	} else {
 		js.NumRestarts = numRestarts(restarts, log)
 	}
+	if err := c.failures(ctx, &js, prev); err != nil {
+		log.Warn("flink exceptions failed; keeping the last ones", "error", err)
+		errs = append(errs, err)
+	}
 	if err != nil {
 		log.Warn("flink checkpoints failed", "error", err)
 		errs = append(errs, err)
@@ -633,14 +639,15 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 		}
 	}
 	if (vs.Source || vs.Keyed) && cpID > 0 {
-		sizes, used, fr, err := c.stateSizes(ctx, jobID, vs.ID, cpID, at)
+		figs, used, fr, err := c.stateSizes(ctx, jobID, vs.ID, cpID, at)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		vs.StateCheckpointID, vs.StateFreshness = used, fr
-		for i, sz := range sizes {
-			if i < n {
-				vs.Subtasks[i].StateSize = sz
+		vs.StateCheckpointID, vs.StateFreshness, vs.StateCheckpointAt = used, fr, figs.ackAt
+		for i, st := range figs.subtasks {
+			if i < n && st != nil {
+				vs.Subtasks[i].StateSize = st.StateSize
+				vs.Subtasks[i].Checkpoint = st
 			}
 		}
 	}
@@ -836,19 +843,29 @@ func numRestarts(ms []Metric, log *slog.Logger) int64 {
 
 type stateKey struct{ job, vertex string }
 
-// stateEntry caches one vertex's per-subtask state sizes of one checkpoint.
+// stateEntry caches one vertex's per-subtask checkpoint figures of one
+// checkpoint.
 type stateEntry struct {
 	checkpointID int64
-	sizes        []int64
+	figures      checkpointFigures
 	at           time.Time // when they were read
 	gone         int64     // a newer checkpoint whose details were 404
 }
 
-// stateSizes returns the per-subtask state sizes of the vertex in
+// checkpointFigures is one vertex's part of one checkpoint: each
+// subtask's figures by index (nil when it had not acknowledged), and when
+// the checkpoint was last acknowledged.
+type checkpointFigures struct {
+	subtasks []*SubtaskCheckpoint
+	ackAt    time.Time
+}
+
+// stateSizes returns the per-subtask checkpoint figures of the vertex in
 // checkpoint cpID, reading them only when cpID is new. When they cannot be
-// read the last good sizes are returned, stale; a checkpoint that is no
-// longer in Flink's history (404) is not asked for again.
-func (c *Collector) stateSizes(ctx context.Context, jobID, vertexID string, cpID int64, at time.Time) ([]int64, int64, Freshness, error) {
+// read the last good figures are returned, stale; a checkpoint that is no
+// longer in Flink's history (404) is not asked for again. Figures out of
+// range are dropped (unknown), the error names them.
+func (c *Collector) stateSizes(ctx context.Context, jobID, vertexID string, cpID int64, at time.Time) (checkpointFigures, int64, Freshness, error) {
 	key := stateKey{jobID, vertexID}
 	c.stateMu.Lock()
 	e := c.states[key]
@@ -857,14 +874,14 @@ func (c *Collector) stateSizes(ctx context.Context, jobID, vertexID string, cpID
 		cached = *e
 	}
 	c.stateMu.Unlock()
-	keep := func() ([]int64, int64, Freshness) {
+	keep := func() (checkpointFigures, int64, Freshness) {
 		if e == nil {
-			return nil, 0, Freshness{Stale: true}
+			return checkpointFigures{}, 0, Freshness{Stale: true}
 		}
-		return cached.sizes, cached.checkpointID, Freshness{UpdatedAt: cached.at, Stale: true, Age: at.Sub(cached.at)}
+		return cached.figures, cached.checkpointID, Freshness{UpdatedAt: cached.at, Stale: true, Age: at.Sub(cached.at)}
 	}
 	if e != nil && cached.checkpointID == cpID {
-		return cached.sizes, cpID, Freshness{UpdatedAt: at}, nil
+		return cached.figures, cpID, Freshness{UpdatedAt: at}, nil
 	}
 	if e != nil && cached.gone == cpID {
 		s, id, f := keep()
@@ -889,23 +906,36 @@ func (c *Collector) stateSizes(ctx context.Context, jobID, vertexID string, cpID
 		s, id, f := keep()
 		return s, id, f, err
 	}
+	figs, bad := checkpointFiguresOf(t)
+	c.stateMu.Lock()
+	c.states[key] = &stateEntry{checkpointID: cpID, figures: figs, at: at}
+	c.stateMu.Unlock()
+	return figs, cpID, Freshness{UpdatedAt: at}, bad
+}
+
+// checkpointFiguresOf validates a vertex's checkpoint details: the
+// figures of each acknowledged subtask by index, and an error naming the
+// first figure out of range (dropped, the others kept).
+func checkpointFiguresOf(t *CheckpointTask) (checkpointFigures, error) {
 	n := 0
 	for _, st := range t.Subtasks {
 		n = max(n, st.Index+1)
 	}
-	sizes := make([]int64, min(n, 1<<16))
-	for i := range sizes {
-		sizes[i] = -1
+	figs := checkpointFigures{subtasks: make([]*SubtaskCheckpoint, min(n, MaxParallelism))}
+	if t.LatestAckTimestamp > 0 {
+		figs.ackAt = msTime(t.LatestAckTimestamp)
 	}
+	var errs []error
 	for _, st := range t.Subtasks {
-		if st.Index >= 0 && st.Index < len(sizes) && st.Completed {
-			sizes[st.Index] = st.StateSize
+		if st.Index < 0 || st.Index >= len(figs.subtasks) || !st.Completed {
+			continue
 		}
+		if err := checkSubtaskCheckpoint(&st); err != nil {
+			errs = append(errs, err)
+		}
+		figs.subtasks[st.Index] = &st
 	}
-	c.stateMu.Lock()
-	c.states[key] = &stateEntry{checkpointID: cpID, sizes: sizes, at: at}
-	c.stateMu.Unlock()
-	return sizes, cpID, Freshness{UpdatedAt: at}, nil
+	return figs, errors.Join(errs...)
 }
 
 // pruneStates drops the cached state sizes and Kafka trackers of jobs no

@@ -26,6 +26,7 @@ func carryEnded(base JobSnapshot, prev *JobSnapshot) (JobSnapshot, bool) {
 		return base, false
 	}
 	base.Vertices, base.Restored, base.NumRestarts = prev.Vertices, prev.Restored, prev.NumRestarts
+	base.Failures, base.failuresRead = prev.Failures, prev.failuresRead
 	base.Freshness, base.endedAsked = prev.Freshness, true
 	return base, true
 }

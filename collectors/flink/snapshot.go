@@ -55,6 +55,13 @@ type JobSnapshot struct {
 	// NumRestarts is the job's numRestarts metric (job scope), −1 when
 	// unknown.
 	NumRestarts int64
+	// Failures are the root causes of the job's latest restarts, newest
+	// first (at most maxExceptions), from the exception history read when
+	// NumRestarts last changed; nil when the job never restarted or the
+	// history could not be read.
+	Failures []Failure
+	// failuresRead is the NumRestarts Failures were read at.
+	failuresRead int64
 	// Unlisted counts the consecutive job lists, up to the latest, that
 	// left the job out; 0 when the latest listed it. Such a job is the
 	// previous snapshot's, stale (MaxUnlistedPolls).
@@ -101,6 +108,9 @@ type VertexSnapshot struct {
 	// (e.g. it fell out of the JobManager's history) and older sizes are
 	// kept.
 	StateFreshness Freshness
+	// StateCheckpointAt is when that checkpoint was last acknowledged
+	// (completed), zero when unknown.
+	StateCheckpointAt time.Time
 	// startTime is the vertex's start-time in /jobs/:jobid (reuseDetails).
 	startTime int64
 	Err       error
@@ -127,4 +137,8 @@ type SubtaskSnapshot struct {
 	// StateSize is the subtask's full checkpointed state in the latest
 	// completed checkpoint.
 	StateSize int64
+	// Checkpoint is the subtask's part of the checkpoint StateSize comes
+	// from (VertexSnapshot.StateCheckpointID), validated; nil when it was
+	// not read or the subtask had not acknowledged it.
+	Checkpoint *SubtaskCheckpoint
 }

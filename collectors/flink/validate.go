@@ -3,7 +3,9 @@ package flink
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime/debug"
+	"strconv"
 )
 
 // MaxParallelism is Flink's upper bound for a parallelism and a max
@@ -86,4 +88,48 @@ func (e *PanicError) Error() string { return fmt.Sprintf("internal error: panic:
 func recovered(log *slog.Logger, what string, r any) error {
 	log.Error("flink collector panicked; recovered", "in", what, "error", r, "stack", string(debug.Stack()))
 	return &PanicError{Value: r}
+}
+
+// Bounds of a subtask's checkpoint figures: past them a value is not a
+// measurement (Flink's checkpoint timeout defaults to 10 minutes; no
+// subtask holds a pebibyte of state).
+const (
+	maxCheckpointMs    = 30 * 24 * 3600 * 1000 // 30 days
+	maxCheckpointBytes = 1 << 50
+)
+
+// checkSubtaskCheckpoint replaces every figure of a subtask's checkpoint
+// that is negative or past its bound with -1 (unknown) and returns an
+// error naming the first one, with Flink's field name.
+func checkSubtaskCheckpoint(s *SubtaskCheckpoint) error {
+	var first error
+	bad := 0
+	fix := func(v *int64, field string, limit int64) {
+		// -1 is the parser's own "not in the answer".
+		if *v == -1 || (*v >= 0 && *v <= limit) {
+			return
+		}
+		if first == nil {
+			first = &RangeError{Field: "subtask " + strconv.Itoa(s.Index) + " " + field, Value: *v, Want: "0.." + strconv.FormatInt(limit, 10)}
+		}
+		bad++
+		*v = -1
+	}
+	fix(&s.CheckpointedSize, "checkpointed_size", maxCheckpointBytes)
+	fix(&s.StateSize, "state_size", maxCheckpointBytes)
+	fix(&s.EndToEndDuration, "end_to_end_duration", maxCheckpointMs)
+	fix(&s.SyncMs, "checkpoint.sync", maxCheckpointMs)
+	fix(&s.AsyncMs, "checkpoint.async", maxCheckpointMs)
+	fix(&s.AlignmentMs, "alignment.duration", maxCheckpointMs)
+	fix(&s.AlignmentBuffered, "alignment.buffered", maxCheckpointBytes)
+	fix(&s.AlignmentProcessed, "alignment.processed", maxCheckpointBytes)
+	fix(&s.AlignmentPersisted, "alignment.persisted", maxCheckpointBytes)
+	fix(&s.StartDelayMs, "start_delay", maxCheckpointMs)
+	if s.AckTimestamp < -1 {
+		fix(&s.AckTimestamp, "ack_timestamp", math.MaxInt64)
+	}
+	if bad > 1 {
+		return fmt.Errorf("%w (and %d more checkpoint figures out of range)", first, bad-1)
+	}
+	return first
 }

@@ -226,6 +226,41 @@ type CheckpointDurationSummary struct {
 	Async MinMaxAvg `json:"async"`
 }
 
+// JobExceptions is /jobs/:id/exceptions as Flink 2.x writes it: the
+// exception history alone (the 1.x first-level members are gone).
+type JobExceptions struct {
+	ExceptionHistory ExceptionHistory `json:"exceptionHistory"`
+}
+
+// ExceptionHistory is the job's failures, newest first.
+type ExceptionHistory struct {
+	Entries   []RootException `json:"entries"`
+	Truncated bool            `json:"truncated"`
+}
+
+// ExceptionInfo is one failure of the history.
+type ExceptionInfo struct {
+	ExceptionName string            `json:"exceptionName"`
+	Stacktrace    string            `json:"stacktrace"`
+	Timestamp     int64             `json:"timestamp"`
+	TaskName      *string           `json:"taskName"`
+	Endpoint      *string           `json:"endpoint"`
+	TaskManagerID *string           `json:"taskManagerId"`
+	FailureLabels map[string]string `json:"failureLabels"`
+}
+
+// RootException is an entry of the history: the failure that restarted
+// the job with those that happened with it.
+type RootException struct {
+	ExceptionInfo
+	ConcurrentExceptions []ExceptionInfo `json:"concurrentExceptions"`
+}
+
+// Exceptions implements Job: nothing fails in the layout's jobs.
+func (j *job) Exceptions(int) *JobExceptions {
+	return &JobExceptions{ExceptionHistory: ExceptionHistory{Entries: []RootException{}}}
+}
+
 // SubtaskCheckpoint is one subtask of CheckpointSubtasks.
 type SubtaskCheckpoint struct {
 	ClassName        string `json:"className"`
@@ -295,7 +330,11 @@ func (v *vertex) CheckpointSubtasks(id int64) *CheckpointSubtasks {
 			EndToEndDuration: 20 + int64(i%20), CheckpointedSize: sz, StateSize: sz, StartDelay: 10,
 			Status: "completed",
 		}
-		s.Checkpoint.Sync, s.Checkpoint.Async = 1, 2
+		s.Checkpoint.Sync, s.Checkpoint.Async = 1, 2+v.stateSize(id, i)>>20
+		if v.kind.role != roleSource {
+			// Only a vertex with inputs aligns barriers.
+			s.Alignment.Duration, s.Alignment.Processed = 1+int64(i%3), 100*int64(i+1)
+		}
 		body.Subtasks = append(body.Subtasks, s)
 	}
 	avg := t.StateSize / int64(j.l.cfg.Parallelism)

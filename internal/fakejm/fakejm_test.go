@@ -405,11 +405,29 @@ func TestCheckpointsAdvance(t *testing.T) {
 	get(t, h, base+"x", http.StatusBadRequest)       // Flink parses the id as a long
 }
 
+// TestExceptions: nothing fails in the layout's jobs, so the history is
+// empty, in Flink 2.x's shape; a maxExceptions that is not a number is
+// refused as Flink refuses it.
+func TestExceptions(t *testing.T) {
+	h := newHandler(t, recordedConfig)
+	jid, _ := jobVertices(t, h)
+	x := decode[struct {
+		ExceptionHistory *struct {
+			Entries   []json.RawMessage `json:"entries"`
+			Truncated *bool             `json:"truncated"`
+		} `json:"exceptionHistory"`
+	}](t, get(t, h, "/jobs/"+jid+"/exceptions?maxExceptions=10", 200))
+	if x.ExceptionHistory == nil || x.ExceptionHistory.Entries == nil || len(x.ExceptionHistory.Entries) != 0 || x.ExceptionHistory.Truncated == nil {
+		t.Errorf("exceptions = %+v, want an empty history with truncated", x.ExceptionHistory)
+	}
+	get(t, h, "/jobs/"+jid+"/exceptions?maxExceptions=x", http.StatusBadRequest)
+}
+
 func TestUnknownAndRefused(t *testing.T) {
 	h := newHandler(t, recordedConfig)
 	jid, _ := jobVertices(t, h)
 	h.Reset()
-	body := get(t, h, "/jobs/"+jid+"/exceptions", 404)
+	body := get(t, h, "/jobs/"+jid+"/accumulators", 404)
 	if e := decode[struct{ Errors []string }](t, body); len(e.Errors) != 1 {
 		t.Errorf("404 body %s, want Flink's {\"errors\":[...]}", body)
 	}
@@ -421,7 +439,7 @@ func TestUnknownAndRefused(t *testing.T) {
 	if st.Kind(KindNotFound).Requests != 3 || st.Kind(KindRejected).Requests != 1 || st.Failed() != 4 {
 		t.Errorf("stats %+v, want 3 not found and 1 refused", st)
 	}
-	if len(st.Unanswered) != 4 || st.Unanswered[0] != "/jobs/"+jid+"/exceptions" {
+	if len(st.Unanswered) != 4 || st.Unanswered[0] != "/jobs/"+jid+"/accumulators" {
 		t.Errorf("unanswered = %q", st.Unanswered)
 	}
 }

@@ -47,6 +47,10 @@ type Job interface {
 	// Checkpoint answers /jobs/:id/checkpoints/details/:cp: nil when the
 	// job keeps no statistics of checkpoint id.
 	Checkpoint(id int64) *CheckpointStatistics
+	// Exceptions answers /jobs/:id/exceptions with at most max entries
+	// (Flink's maxExceptions): the failures that restarted the job,
+	// newest first.
+	Exceptions(max int) *JobExceptions
 	// Vertex returns the vertex with this id, nil for none.
 	Vertex(id string) Vertex
 }
@@ -154,6 +158,18 @@ func (h *Handler) route(seg []string, r *http.Request) (Kind, []byte, *restError
 		return metricsAnswer(r, j.Metrics())
 	case len(rest) == 1 && rest[0] == "checkpoints":
 		return answer(KindCheckpoints, j.Checkpoints(), nf)
+	case len(rest) == 1 && rest[0] == "exceptions":
+		// JobExceptionsHandler: maxExceptions defaults to 20 and must
+		// parse as an integer.
+		n := 20
+		if q := r.URL.Query().Get("maxExceptions"); q != "" {
+			v, err := strconv.Atoi(q)
+			if err != nil {
+				return KindRejected, nil, &restError{http.StatusBadRequest, "Bad request, could not parse parameters: maxExceptions"}
+			}
+			n = max(v, 0)
+		}
+		return answer(KindJob, j.Exceptions(n), nf)
 	case len(rest) == 2 && rest[0] == "checkpoints" && rest[1] == "config":
 		return answer(KindCheckpoints, j.CheckpointConfig(), nf)
 	case len(rest) >= 3 && rest[0] == "checkpoints" && rest[1] == "details":

@@ -56,6 +56,20 @@ func (tinyJob) Metrics() fakejm.Metrics                          { return newSto
 func (tinyJob) Checkpoints() *fakejm.Checkpoints                 { return &fakejm.Checkpoints{} }
 func (tinyJob) CheckpointConfig() *fakejm.CheckpointConfig       { return nil }
 func (tinyJob) Checkpoint(id int64) *fakejm.CheckpointStatistics { return nil }
+
+// Exceptions is one failure of subtask 2, and as many entries as asked
+// when more are asked than there are.
+func (tinyJob) Exceptions(n int) *fakejm.JobExceptions {
+	task := "v (3/3)#1"
+	e := fakejm.RootException{ExceptionInfo: fakejm.ExceptionInfo{ExceptionName: "java.lang.RuntimeException",
+		Stacktrace: "java.lang.RuntimeException: boom\n\tat x", Timestamp: 7, TaskName: &task, FailureLabels: map[string]string{}},
+		ConcurrentExceptions: []fakejm.ExceptionInfo{}}
+	x := &fakejm.JobExceptions{ExceptionHistory: fakejm.ExceptionHistory{Entries: []fakejm.RootException{}}}
+	if n > 0 {
+		x.ExceptionHistory.Entries = append(x.ExceptionHistory.Entries, e)
+	}
+	return x
+}
 func (tinyJob) Vertex(id string) fakejm.Vertex {
 	if id == "v" {
 		return tinyVertex{}
@@ -125,6 +139,9 @@ func TestHandlerOverAnyCluster(t *testing.T) {
 		{"GET", "/jobs/j/checkpoints/details/x", 400, ""},
 		{"POST", "/jobs/j", 405, `{"errors":["Method not allowed: POST"]}`},
 		{"GET", "/config", 404, ""},
+		{"GET", "/jobs/j/exceptions?maxExceptions=10", 200, `{"exceptionHistory":{"entries":[{"exceptionName":"java.lang.RuntimeException","stacktrace":"java.lang.RuntimeException: boom\n\tat x","timestamp":7,"taskName":"v (3/3)#1","endpoint":null,"taskManagerId":null,"failureLabels":{},"concurrentExceptions":[]}],"truncated":false}}`},
+		{"GET", "/jobs/j/exceptions?maxExceptions=0", 200, `{"exceptionHistory":{"entries":[],"truncated":false}}`},
+		{"GET", "/jobs/j/exceptions?maxExceptions=ten", 400, `{"errors":["Bad request, could not parse parameters: maxExceptions"]}`},
 	} {
 		status, body := serveTiny(t, tc.method, tc.uri)
 		if status != tc.status || (tc.body != "" && body != tc.body) {

@@ -131,11 +131,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		body := st.Bodies[f.File]
-		if len(get) == 0 && f.Query == "" {
+		metric := strings.HasPrefix(f.Query, "get=")
+		if len(get) == 0 && !metric {
+			// No metric ids asked: the recorded answer of the path, its
+			// other query (e.g. maxExceptions=10) left to the recording.
 			w.Write(body)
 			return
 		}
-		if len(get) == 0 || f.Query == "" {
+		if len(get) == 0 || !metric {
 			continue
 		}
 		found = true
