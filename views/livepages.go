@@ -164,6 +164,10 @@ type VertexPage struct {
 	// HighlightNote says that the page's ?highlight= names a subtask or a
 	// partition the vertex does not have, "" otherwise.
 	HighlightNote string
+	// Parts name the sections an embedded page shows, in the order it
+	// shows them ("grid", "why", "figures", "lineage"); nil for every
+	// section in the page's own order.
+	Parts []string
 }
 
 // PeerLink is another vertex of the job: Kind is "keyed vertex" or
