@@ -181,7 +181,7 @@ func evalInFrame[T any](t *testing.T, b *browsertest.Browser, id, fn string) T {
 	t.Helper()
 	var out T
 	b.Do(t, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		frame, err := chromedp.Evaluate[*runtime.RemoteObject](`document.getElementById("` + id + `")`)(ctx, tg)
+		frame, err := chromedp.Evaluate[*runtime.RemoteObject](`document.getElementById("`+id+`")`)(ctx, tg)
 		if err != nil {
 			return err
 		}
