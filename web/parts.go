@@ -25,9 +25,6 @@ const (
 // every section, in the page's own order.
 type vertexParts []vertexPart
 
-// allParts are the parts in the page's own order.
-var allParts = vertexParts{partGrid, partWhy, partFigures, partLineage}
-
 // vertexPartList names the parts in the order of the page, with the
 // fields of views.VertexPage each one shows. A part's fields are cleared
 // when it is not picked, and a component shows no section for a nil field.

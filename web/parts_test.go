@@ -14,6 +14,9 @@ import (
 	"github.com/skewscope/skewscope/views"
 )
 
+// allParts are the parts in the page's own order.
+var allParts = vertexParts{partGrid, partWhy, partFigures, partLineage}
+
 func TestParseParts(t *testing.T) {
 	for _, tc := range []struct {
 		query string
