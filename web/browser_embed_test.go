@@ -150,6 +150,24 @@ func TestBrowserEmbed(t *testing.T) {
 		}
 		b.Screenshot(t, "embed-portal-"+theme)
 	}
+	// At a phone's width the head stays one line, its state whole.
+	b.Do(t, chromedp.EmulateViewport(390, 844))
+	waitFor(t, "the narrow tiles' heights to settle", 30*time.Second, func() bool {
+		h := browsertest.Eval[float64](t, b, `document.getElementById("`+embedTiles[1].id+`").getBoundingClientRect().height`)
+		return math.Abs(h-evalInFrame[float64](t, b, embedTiles[1].id, `doc => doc.body.getBoundingClientRect().height`)) <= 2
+	})
+	for _, tile := range embedTiles {
+		head := evalInFrame[struct{ HeadH, LineH, StateW, StateFull float64 }](t, b, tile.id, `doc => {
+			const head = doc.querySelector('[data-testid="embed-head"]'), state = head.querySelector(".state");
+			return {headH: head.getBoundingClientRect().height, lineH: parseFloat(doc.defaultView.getComputedStyle(head).lineHeight),
+				stateW: state.getBoundingClientRect().width, stateFull: state.scrollWidth};
+		}`)
+		if head.HeadH > 1.5*head.LineH || head.StateW+1 < head.StateFull {
+			t.Errorf("390 px, %s: the head is %.1f px high (line %.1f), its state %.1f of %.1f px wide", tile.id, head.HeadH, head.LineH, head.StateW, head.StateFull)
+		}
+	}
+	b.Screenshot(t, "embed-portal-390px")
+	b.Do(t, chromedp.EmulateViewport(browsertest.WindowWidth, browsertest.WindowHeight))
 	// A click on a tile's link opens its page in the portal's window, not
 	// in the tile: the page of its own, with the portal's theme.
 	b.NoConsoleErrors(t)

@@ -11,9 +11,10 @@
 // "*". It builds no HTML: attributes are set with DOM APIs.
 
 import { frameTarget, heightMessage, heightTargets } from "./embedmsg.js";
+import { ids } from "./ids.js";
 
 const body = document.body;
-const target = body.dataset.linkTarget || "";
+const target = body.getAttribute(ids.linkTarget) || "";
 
 const retarget = (root) => {
   if (!target) return;
@@ -26,11 +27,11 @@ new MutationObserver((records) => {
 }).observe(body, { childList: true, subtree: true });
 
 if (window.parent !== window) {
-  const listed = (body.dataset.heightOrigins || "").split(/\s+/).filter(Boolean);
+  const listed = (body.getAttribute(ids.heightOrigins) || "").split(/\s+/).filter(Boolean);
   const ancestors = location.ancestorOrigins;
   const parent = ancestors && ancestors.length > 0 ? ancestors[0] : "";
   const origins = heightTargets(listed, location.origin, parent);
-  const part = body.dataset.part || "";
+  const part = body.getAttribute(ids.part) || "";
   let last = -1;
   // The content's height is the body's: the document's own scrollHeight
   // is never less than the frame's, so a tile would never shrink.
