@@ -76,7 +76,8 @@ func pageOptions(r *http.Request) (theme, target string, err error) {
 // embedded in a portal must not open the app inside the portal's tile,
 // and a rule on the rendered page covers every link of every component,
 // those added later included, which no per-template attribute would. A
-// link to a new window keeps rel="noopener".
+// link to a new window keeps rel="noopener". A link within the page
+// (href="#…") stays in the frame.
 func retarget(w io.Writer, doc []byte, target string) error {
 	z := html.NewTokenizer(bytes.NewReader(doc))
 	for {
@@ -93,12 +94,17 @@ func retarget(w io.Writer, doc []byte, target string) error {
 			raw := z.Raw()
 			if name, more := z.TagName(); string(name) == "a" || string(name) == "form" {
 				tok := html.Token{Type: tt, Data: string(name)}
+				inPage := false
 				for more {
 					var k, v []byte
 					k, v, more = z.TagAttr()
 					tok.Attr = append(tok.Attr, html.Attribute{Key: string(k), Val: string(v)})
+					inPage = inPage || (string(k) == "href" && strings.HasPrefix(string(v), "#"))
 				}
-				if _, err := io.WriteString(w, withTarget(tok, target).String()); err != nil {
+				if !inPage {
+					tok = withTarget(tok, target)
+				}
+				if _, err := io.WriteString(w, tok.String()); err != nil {
 					return err
 				}
 				continue

@@ -151,6 +151,8 @@ func TestRetarget(t *testing.T) {
 		{`<a href="/x" rel="help">x</a>`, "_blank", `<a href="/x" rel="help noopener" target="_blank">x</a>`},
 		{`<form method="get" action="/plan"><input name="q" value="&lt;a&gt;"></form>`, "_parent",
 			`<form method="get" action="/plan" target="_parent"><input name="q" value="&lt;a&gt;"></form>`},
+		// A link within the page stays in the frame.
+		{`<a href="#candidates">all</a>`, "_top", `<a href="#candidates">all</a>`},
 		// Nothing else changes: other tags, text, scripts, comments.
 		{`<!DOCTYPE html><html lang="en"><script type="module" src="/a.js"></script><script>var s = "<a href=x>";</script><!-- <a> --><b title="&quot;">é &lt;a&gt;</b><abbr>a</abbr></html>`, "_top",
 			`<!DOCTYPE html><html lang="en"><script type="module" src="/a.js"></script><script>var s = "<a href=x>";</script><!-- <a> --><b title="&quot;">é &lt;a&gt;</b><abbr>a</abbr></html>`},

@@ -25,11 +25,13 @@ export function heightMessage(height, part, url) {
 }
 
 // frameTarget is the target a link or form of an embedded page gets: the
-// page's (data-link-target), whatever it had.
+// page's (data-link-target), whatever it had; a link within the page
+// (href="#…") stays in the frame.
 export function frameTarget(el, target) {
   if (!target || !el || !el.setAttribute) return;
   const tag = (el.tagName || "").toLowerCase();
   if (tag !== "a" && tag !== "form") return;
+  if (tag === "a" && (el.getAttribute("href") || "").startsWith("#")) return;
   if (el.getAttribute("target") !== target) el.setAttribute("target", target);
   if (target === "_blank" && tag === "a") {
     const rel = (el.getAttribute("rel") || "").split(/\s+/).filter(Boolean);

@@ -40,6 +40,9 @@ test("frameTarget sets the page's target on links and forms only", () => {
   const form = fakeEl("FORM");
   frameTarget(form, "_parent");
   assert.equal(form.attrs.get("target"), "_parent");
+  const anchor = fakeEl("A", { href: "#candidates" });
+  frameTarget(anchor, "_top");
+  assert.equal(anchor.attrs.has("target"), false);
   const span = fakeEl("SPAN");
   frameTarget(span, "_top");
   assert.equal(span.attrs.has("target"), false);
