@@ -43,6 +43,13 @@ const (
 	AttrTopics  = "data-topics"
 	AttrColorBy = "data-color"
 	AttrCells   = "data-cells"
+
+	// On an embedded page's body, AttrLinkTarget is where its links and
+	// forms open, AttrHeightOrigins the origins its height is posted to
+	// and AttrPart what it shows (see static/js/embed.js).
+	AttrLinkTarget    = "data-link-target"
+	AttrHeightOrigins = "data-height-origins"
+	AttrPart          = "data-part"
 )
 
 // ScriptIDs are the names static/js/ids.js exports, with their values.
@@ -66,4 +73,7 @@ var ScriptIDs = []struct{ Name, Value string }{
 	{"topics", AttrTopics},
 	{"colorBy", AttrColorBy},
 	{"cells", AttrCells},
+	{"linkTarget", AttrLinkTarget},
+	{"heightOrigins", AttrHeightOrigins},
+	{"part", AttrPart},
 }

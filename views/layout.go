@@ -10,6 +10,18 @@ type Layout struct {
 	Nav string
 	// Embed drops navigation and chrome (?embed=1).
 	Embed bool
+	// Theme is "light" or "dark" from ?theme=, "" for the viewer's
+	// preference.
+	Theme string
+	// Target is where an embedded page's links and forms open (?target=,
+	// default _top); "" on a page of its own and on the planner, whose
+	// embedded view keeps its links.
+	Target string
+	// EmbedJS is the script that posts an embedded page's height to the
+	// host page; HeightOrigins the origins it posts to ("self" for the
+	// page's own), space-separated; Part what the page shows, named in the
+	// message (a vertex page's ?parts=, "why,grid").
+	EmbedJS, HeightOrigins, Part string
 	// CSS, JS and Icon are the hashed asset URLs.
 	CSS, JS, Icon string
 	// ChartCSS is the vendored chart library's stylesheet, on live pages.
@@ -21,6 +33,15 @@ type Layout struct {
 	// Samples is true when key samples can be listed (a Kafka cluster is
 	// configured): the navigation then links to them.
 	Samples bool
+}
+
+// ColorScheme is the page's color-scheme meta value: the theme asked,
+// else both, for the viewer's preference.
+func (l Layout) ColorScheme() string {
+	if l.Theme != "" {
+		return l.Theme
+	}
+	return "light dark"
 }
 
 // URL joins the route prefix and a path that starts with "/".

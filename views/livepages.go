@@ -202,6 +202,10 @@ type VertexPage struct {
 	// layout so that a new worst subtask renders a new brief.
 	Brief *Brief
 	Worst string
+	// Parts name the sections an embedded page shows, in the order it
+	// shows them ("grid", "why", "figures", "lineage"); nil for every
+	// section in the page's own order.
+	Parts []string
 }
 
 // Brief answers, above everything else on a vertex page, what is wrong:

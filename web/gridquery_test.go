@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,10 +66,10 @@ func TestVertexTopicGrid(t *testing.T) {
 		grid    gridQuery
 		topic   string
 	}{
-		{"lag", nil, 0, gridQuery{Sort: "lag"}, "vertex:j/v:sort=lag"},
-		{"rate", nil, 0, gridQuery{Topic: "orders"}, "vertex:j/v:rate:topic=orders"},
-		{"lag", nil, 0, gridQuery{Ranged: true, From: 10, To: 20}, "vertex:j/v:subtasks=10-20"},
-		{"rate", []int{4, 6}, partGrid, gridQuery{Sort: "lagtime", Topic: "topic-01", Ranged: true, From: 3, To: 3},
+		{"lag", nil, nil, gridQuery{Sort: "lag"}, "vertex:j/v:sort=lag"},
+		{"rate", nil, nil, gridQuery{Topic: "orders"}, "vertex:j/v:rate:topic=orders"},
+		{"lag", nil, nil, gridQuery{Ranged: true, From: 10, To: 20}, "vertex:j/v:subtasks=10-20"},
+		{"rate", []int{4, 6}, vertexParts{partGrid}, gridQuery{Sort: "lagtime", Topic: "topic-01", Ranged: true, From: 3, To: 3},
 			"vertex:j/v:rate:history=4-6:parts=grid:sort=lagtime:topic=topic-01:subtasks=3"},
 	} {
 		topic := vertexTopic("j", "v", tc.color, tc.history, tc.parts, tc.grid)
@@ -76,7 +77,7 @@ func TestVertexTopicGrid(t *testing.T) {
 			t.Errorf("vertexTopic(%+v) = %q, want %q", tc.grid, topic, tc.topic)
 		}
 		job, vertex, q, parts, grid, ok := parseVertexTopic(topic)
-		if !ok || job != "j" || vertex != "v" || q.Color != tc.color || parts != tc.parts || grid != tc.grid {
+		if !ok || job != "j" || vertex != "v" || q.Color != tc.color || !slices.Equal(parts, tc.parts) || grid != tc.grid {
 			t.Errorf("parseVertexTopic(%q) = %q %q %+v %v %+v %v", topic, job, vertex, q, parts, grid, ok)
 		}
 	}
@@ -85,10 +86,10 @@ func TestVertexTopicGrid(t *testing.T) {
 	for i := range hist {
 		hist[i] = 32768 - i
 	}
-	long := vertexTopic(strings.Repeat("f", 32), strings.Repeat("e", 32), "rate", hist, partGrid|partFigures|partLineage,
+	long := vertexTopic(strings.Repeat("f", 32), strings.Repeat("e", 32), "rate", hist, vertexParts{partGrid, partFigures, partLineage},
 		gridQuery{Sort: "lagtime", Topic: strings.Repeat("t", 249), Ranged: true, From: 32000, To: 32767})
-	if len(long) > maxTopicLen {
-		t.Errorf("a vertex topic of %d characters, the hub takes at most %d", len(long), maxTopicLen)
+	if len(long+embedOption) > maxTopicLen {
+		t.Errorf("an embedded page's vertex topic of %d characters, the hub takes at most %d", len(long+embedOption), maxTopicLen)
 	}
 	if _, _, _, _, _, ok := parseVertexTopic(long); !ok {
 		t.Errorf("parseVertexTopic refused the long topic %q", long)

@@ -213,6 +213,7 @@ func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request) (int, templ
 		return 0, nil, nil
 	}
 	l.Title = vv.Name
+	l.Part = strings.Join(parts.names(), ",")
 	l.ChartCSS = s.prefix + "/static/" + s.assets.Hashed("vendor/uplot/uPlot.min.css")
 	return http.StatusOK, views.Vertex(l, newVertexPage(s.vertexPageInput(st, r, l, vv, vq, parts, grid), vv)), nil
 }
@@ -282,7 +283,8 @@ func (s *Server) vertexPageInput(st *live.State, r *http.Request, l views.Layout
 		}
 	}
 	if l.Embed {
-		in.hrefs.Full = with("embed", "", "parts", "")
+		in.topic += embedOption
+		in.hrefs.Full = with("embed", "", "parts", "", "target", "")
 	} else {
 		in.hrefs.Embed = with("embed", "1")
 	}
@@ -319,7 +321,8 @@ func (s *Server) keyedBehind(st *live.State, vv live.VertexView, vq live.VertexQ
 
 // peerLinks link a Kafka source's page to the job's keyed vertices and a
 // keyed vertex's page to the job's Kafka sources, keeping the highlighted
-// subtask, the endpoint and the embedding.
+// subtask and the endpoint (an embedded page shows none: its head is one
+// line).
 func (s *Server) peerLinks(st *live.State, l views.Layout, vv live.VertexView, vq live.VertexQuery) []views.PeerLink {
 	if !vv.Kafka && !vv.Keyed {
 		return nil
@@ -340,9 +343,6 @@ func (s *Server) peerLinks(st *live.State, l views.Layout, vv live.VertexView, v
 		}
 		if vq.Endpoint != "" {
 			q.Set("endpoint", vq.Endpoint)
-		}
-		if l.Embed {
-			q.Set("embed", "1")
 		}
 		query := ""
 		if len(q) > 0 {

@@ -96,16 +96,10 @@ func (pl pageLinks) kafkaGroup(cluster, group string) string {
 	return pl.out.kafka[cluster].GroupURL(cluster, group)
 }
 
-// url is path under the route prefix, embedded when the page is.
-func (pl pageLinks) url(path string) string {
-	if pl.embed {
-		if strings.Contains(path, "?") {
-			return pl.base + path + "&embed=1"
-		}
-		return pl.base + path + "?embed=1"
-	}
-	return pl.base + path
-}
+// url is path under the route prefix. An embedded page's links open
+// outside its frame (?target=, _top by default), so they open the page of
+// its own, not another embedded one.
+func (pl pageLinks) url(path string) string { return pl.base + path }
 
 func text(key, t string) views.Text { return views.Text{Key: key, Text: t} }
 
@@ -405,15 +399,15 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 	// shows: the pages of one topic share their updates.
 	p.Shape = views.ShapeOf(p)
 	if pl.embed {
-		// An embedded page names the group, not how it was found, and
-		// shows the verdict, not how it was modelled.
+		// An embedded page has a one-line head (views.embedHead) in place
+		// of the context, the live bar and the prediction card: it names
+		// the group, not how it was found, and leaves the model to the
+		// page of its own it links to.
 		if p.Group != nil {
 			p.Group.How = ""
 		}
 		p.Restored = ""
-		if v := p.Prediction; v != nil {
-			v.History, v.Notes, v.Source = "", nil, ""
-		}
+		p.Prediction = nil
 	}
 	hideParts(&p, in.parts)
 	if !pl.embed {

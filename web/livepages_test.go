@@ -59,20 +59,20 @@ func TestNewOverviewPage(t *testing.T) {
 			// The worst concern in words and colour, its subtask linked and
 			// highlighted, the lag time with its trend; the replaced run
 			// folded under the run that replaced it.
-			{Name: "orders", ID: "j1", URL: "/s/jobs/j1?embed=1", State: "RUNNING", Vertices: "3",
+			{Name: "orders", ID: "j1", URL: "/s/jobs/j1", State: "RUNNING", Vertices: "3",
 				Concern: views.Text{Key: "j/jm/j1/concern", Text: "losing records"}, Level: views.Meter{Key: "j/jm/j1/level", Value: "3"},
-				Focus:   &views.Anchor{Text: "Source: orders · subtask 3", URL: "/s/jobs/j1/vertices/v1?highlight=subtask:3&embed=1"},
+				Focus:   &views.Anchor{Text: "Source: orders · subtask 3", URL: "/s/jobs/j1/vertices/v1?highlight=subtask:3"},
 				LagTime: views.Text{Key: "j/jm/j1/lagtime", Text: "≥ 1 m 35 s · growing"}, LagStep: views.Meter{Key: "j/jm/j1/lagstep", Value: "2"},
 				Lag: views.Text{Key: "j/jm/j1/lag", Text: "12,345"}, Lost: views.Text{Key: "j/jm/j1/lost", Text: "≈ 2,200"}, Lossy: true,
 				MaxBusy:      views.Text{Key: "j/jm/j1/busy", Text: "53%"},
 				Backpressure: views.Text{Key: "j/jm/j1/bp", Text: "low"}, Drift: &views.Text{Key: "j/jm/j1/drift", Text: "2 partitions differ"},
-				Earlier: []views.EarlierRun{{ID: "j0", URL: "/s/jobs/j0?embed=1", State: "CANCELED", Note: "replaced by j1 at " + pagesAt.UTC().Format("2006-01-02 15:04:05Z"),
+				Earlier: []views.EarlierRun{{ID: "j0", URL: "/s/jobs/j0", State: "CANCELED", Note: "replaced by j1 at " + pagesAt.UTC().Format("2006-01-02 15:04:05Z"),
 					Lost: "≈ 40 deleted unread"}}},
 		},
 		Clusters: []views.ClusterRow{{Name: "prod", Stale: true, Topics: "2", Partitions: "18", Groups: "1",
 			Produced: views.Text{Key: "c/prod/rate", Text: "3,647/s"}, Poll: views.Text{Key: "c/prod/poll", Text: "1500 ms"},
 			State: views.BackendCell{State: string(live.StateFailing), Age: views.LiveAge{Key: "c/prod/age", At: ms, Text: "9 s ago"}, Err: "timeout"}}},
-		Topics: []views.TopicRow{{Name: "orders", URL: "/s/kafka/prod/topics/orders?embed=1", Cluster: "prod", Partitions: "12", Groups: "1",
+		Topics: []views.TopicRow{{Name: "orders", URL: "/s/kafka/prod/topics/orders", Cluster: "prod", Partitions: "12", Groups: "1",
 			Produced: views.Text{Key: "t/prod/orders", Text: "2.5/s"}}},
 	}
 	want.Shape = views.ShapeOf(want)
@@ -177,7 +177,7 @@ func TestNewVertexPageSource(t *testing.T) {
 	vv.Color = "rate"
 	vv.Subtasks[0].Partitions[0].Rate = 4900
 	emb := newVertexPage(vertexPageInput{links: pageLinks{embed: true}, sandboxRestore: "/sandbox/restore"}, vv)
-	if emb.SandboxRestore != nil || emb.Job.URL != "/jobs/j1?embed=1" || !emb.Grid.ByRate || emb.Grid.Rows[0].Cells[0].Live.Text != "4.9k" {
+	if emb.SandboxRestore != nil || emb.Job.URL != "/jobs/j1" || !emb.Grid.ByRate || emb.Grid.Rows[0].Cells[0].Live.Text != "4.9k" {
 		t.Errorf("embedded rate page: form %v, job link %q, by rate %t, cell %q", emb.SandboxRestore, emb.Job.URL, emb.Grid.ByRate, emb.Grid.Rows[0].Cells[0].Live.Text)
 	}
 }

@@ -35,40 +35,46 @@ func vertexTopic(job, vertex, color string, history []int, parts vertexParts, gr
 func parseVertexTopic(t string) (job, vertex string, q live.VertexQuery, parts vertexParts, grid gridQuery, ok bool) {
 	rest, ok := strings.CutPrefix(t, "vertex:")
 	if !ok {
-		return "", "", q, 0, grid, false
+		return "", "", q, nil, grid, false
 	}
 	ids, opts, _ := strings.Cut(rest, ":")
 	job, vertex, ok = strings.Cut(ids, "/")
 	if !ok || job == "" || vertex == "" || strings.Contains(vertex, "/") {
-		return "", "", q, 0, grid, false
+		return "", "", q, nil, grid, false
 	}
 	v := url.Values{}
 	for o := range strings.SplitSeq(opts, ":") {
 		switch k, val, _ := strings.Cut(o, "="); {
 		case o == "":
-		case o == "rate" && !v.Has("color") && !v.Has("history") && parts == 0:
+		case o == "rate" && !v.Has("color") && !v.Has("history") && parts == nil:
 			v.Set("color", "rate")
-		case k == "history" && val != "" && !v.Has("history") && parts == 0:
+		case k == "history" && val != "" && !v.Has("history") && parts == nil:
 			v.Set("history", strings.ReplaceAll(val, "-", ","))
-		case k == "parts" && parts == 0:
+		case k == "parts" && parts == nil:
 			if parts, ok = partsOfTopic(val); !ok {
-				return "", "", q, 0, grid, false
+				return "", "", q, nil, grid, false
 			}
 		case (k == "sort" || k == "topic" || k == "subtasks") && val != "" && !v.Has(k):
 			v.Set(k, val)
 		default:
-			return "", "", q, 0, grid, false
+			return "", "", q, nil, grid, false
 		}
 	}
 	q, err := vertexQuery(v)
 	if err != nil {
-		return "", "", q, 0, grid, false
+		return "", "", q, nil, grid, false
 	}
 	if grid, err = parseGridQuery(v); err != nil || vertexTopic(job, vertex, q.Color, q.History, parts, grid) != t {
-		return "", "", q, 0, gridQuery{}, false
+		return "", "", q, nil, gridQuery{}, false
 	}
 	return job, vertex, q, parts, grid, true
 }
+
+// embedOption ends the topic of an embedded vertex page: its update is
+// built as the embedded page is (a one-line head and no prediction card),
+// so it is not shared with a page of its own whose update carries figures
+// the embedded page does not show.
+const embedOption = ":embed"
 
 // Live topics: the page subscribes to its topic and the publisher publishes
 // to it; both name it with these functions.

@@ -33,7 +33,12 @@ func (s *Server) page(h pageHandler) http.HandlerFunc {
 		ctx := templ.WithNonce(context.WithValue(r.Context(), nonceKey, nonce), nonce)
 		r = r.WithContext(ctx)
 		w.Header().Set("Content-Security-Policy", s.pageCSP(nonce))
-		status, c, err := h(w, r)
+		_, target, err := pageOptions(r)
+		var status int
+		var c templ.Component
+		if err == nil {
+			status, c, err = h(w, r)
+		}
 		if err != nil {
 			var public bool
 			status, public = statusOf(err)
@@ -55,10 +60,20 @@ func (s *Server) page(h pageHandler) http.HandlerFunc {
 			w.Write([]byte("internal error\n"))
 			return
 		}
+		body := buf.Bytes()
+		if target != "" {
+			var out bytes.Buffer
+			out.Grow(buf.Len() + buf.Len()/16)
+			if err := retarget(&out, body, target); err != nil {
+				s.log.ErrorContext(ctx, "retarget failed", "path", r.URL.Path, "error", err)
+			} else {
+				body = out.Bytes()
+			}
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(status)
-		w.Write(buf.Bytes())
+		w.Write(body)
 	}
 }
 
@@ -77,12 +92,19 @@ func newNonce() string {
 }
 
 // layout fills the shared page fields.
+// The theme and link target are those of the request when they are valid
+// (page has answered 400 to any other), so that the error page of a bad
+// one still renders.
 func (s *Server) layout(r *http.Request, title, nav string) views.Layout {
-	return views.Layout{
+	theme, target, _ := pageOptions(r)
+	embed := r.URL.Query().Get("embed") == "1"
+	l := views.Layout{
 		Title:   title,
 		Base:    s.prefix,
 		Nav:     nav,
-		Embed:   r.URL.Query().Get("embed") == "1",
+		Embed:   embed,
+		Theme:   theme,
+		Target:  target,
 		CSS:     s.prefix + "/static/" + s.assets.Hashed("css/app.css"),
 		JS:      s.prefix + "/static/" + s.assets.Hashed("js/app.js"),
 		Icon:    s.prefix + "/static/" + s.assets.Hashed("img/icon.svg"),
@@ -90,6 +112,11 @@ func (s *Server) layout(r *http.Request, title, nav string) views.Layout {
 		Sandbox: s.sandbox != nil,
 		Samples: s.samples != nil,
 	}
+	if embed {
+		l.EmbedJS = s.prefix + "/static/" + s.assets.Hashed("js/embed.js")
+		l.HeightOrigins = s.heightOrigins
+	}
+	return l
 }
 
 // serveStatic serves an embedded asset by its hashed name, cached forever.

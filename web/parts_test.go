@@ -14,6 +14,9 @@ import (
 	"github.com/skewscope/skewscope/views"
 )
 
+// allParts are the parts in the page's own order.
+var allParts = vertexParts{partGrid, partWhy, partFigures, partLineage}
+
 func TestParseParts(t *testing.T) {
 	for _, tc := range []struct {
 		query string
@@ -21,14 +24,16 @@ func TestParseParts(t *testing.T) {
 		want  vertexParts
 		err   string
 	}{
-		{query: "", want: allParts},
-		{query: "", embed: true, want: partGrid},
-		{query: "parts=", embed: true, want: partGrid},
-		{query: "parts=grid", want: partGrid},
+		{query: "", want: nil},
+		{query: "", embed: true, want: vertexParts{partGrid}},
+		{query: "parts=", embed: true, want: vertexParts{partGrid}},
+		{query: "parts=grid", want: vertexParts{partGrid}},
 		{query: "parts=grid,why,figures,lineage", embed: true, want: allParts},
-		{query: "parts=+figures+,+lineage", embed: true, want: partFigures | partLineage},
-		{query: "parts=lineage,grid,grid,", embed: true, want: partGrid | partLineage},
-		{query: "parts=why", embed: true, want: partWhy},
+		{query: "parts=+figures+,+lineage", embed: true, want: vertexParts{partFigures, partLineage}},
+		{query: "parts=lineage,grid,grid,", embed: true, want: vertexParts{partLineage, partGrid}},
+		{query: "parts=why,grid", embed: true, want: vertexParts{partWhy, partGrid}},
+		{query: "parts=figures,why,lineage,grid", want: vertexParts{partFigures, partWhy, partLineage, partGrid}},
+		{query: "parts=why", embed: true, want: vertexParts{partWhy}},
 		{query: "parts=gird", embed: true, err: `parts: "gird" is not a part of the vertex page; the parts are grid, why, figures, lineage`},
 		{query: "parts=grid,Figures", err: `parts: "Figures" is not a part of the vertex page`},
 		{query: "parts=,", err: `parts: "," names no part; the parts are grid, why, figures, lineage`},
@@ -46,8 +51,8 @@ func TestParseParts(t *testing.T) {
 			} else if status, public := statusOf(err); status != 400 || !public {
 				t.Errorf("parseParts(%q): status %d public %t, want a 400 the page shows", tc.query, status, public)
 			}
-		case err != nil || got != tc.want:
-			t.Errorf("parseParts(%q, embed %t) = %b, %v; want %b", tc.query, tc.embed, got, err, tc.want)
+		case err != nil || !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil):
+			t.Errorf("parseParts(%q, embed %t) = %v, %v; want %v", tc.query, tc.embed, got, err, tc.want)
 		}
 	}
 }
@@ -78,17 +83,17 @@ func TestHideParts(t *testing.T) {
 		parts                              vertexParts
 		grid, table, figures, lineage, why bool
 	}{
-		{0, true, true, true, true, true},
+		{nil, true, true, true, true, true},
 		{allParts, true, true, true, true, true},
-		{partGrid, true, true, false, false, false},
-		{partFigures | partLineage, false, false, true, true, false},
-		{partWhy, false, false, false, false, true},
+		{vertexParts{partGrid}, true, true, false, false, false},
+		{vertexParts{partFigures, partLineage}, false, false, true, true, false},
+		{vertexParts{partWhy}, false, false, false, false, true},
 	} {
 		p := full()
 		hideParts(&p, tc.parts)
 		if (p.Grid != nil) != tc.grid || (p.Table != nil) != tc.table || (p.Figures != nil) != tc.figures || (p.Lineage != nil) != tc.lineage ||
 			(p.Why != nil) != tc.why || p.Name != "Source" {
-			t.Errorf("hideParts(%b): grid %t table %t figures %t lineage %t why %t name %q",
+			t.Errorf("hideParts(%v): grid %t table %t figures %t lineage %t why %t name %q",
 				tc.parts, p.Grid != nil, p.Table != nil, p.Figures != nil, p.Lineage != nil, p.Why != nil, p.Name)
 		}
 	}
@@ -115,16 +120,19 @@ func TestNewVertexPageEmbedded(t *testing.T) {
 		},
 	}
 	peers := []views.PeerLink{{Kind: "keyed vertex", Name: "Window", URL: "/jobs/j1/vertices/v2?embed=1&highlight=subtask%3A1"}}
-	topic := vertexTopic("j1", "v1", "lag", nil, partGrid, gridQuery{})
-	in := vertexPageInput{links: pageLinks{embed: true}, topic: topic, parts: partGrid, peers: peers, sandboxRestore: "/sandbox/restore",
+	topic := vertexTopic("j1", "v1", "lag", nil, vertexParts{partGrid}, gridQuery{})
+	in := vertexPageInput{links: pageLinks{embed: true}, topic: topic + embedOption, parts: vertexParts{partGrid}, peers: peers, sandboxRestore: "/sandbox/restore",
 		cell: &cellRef{topic: "orders", partition: 1}}
 	got := newVertexPage(in, vv)
 	if got.Figures != nil || got.Lineage != nil || got.Restored != "" || got.LagMethod || got.SandboxRestore != nil {
 		t.Errorf("embedded grid: figures %v, lineage %v, restored %q, lag method %t, sandbox form %v; want none of them",
 			got.Figures, got.Lineage, got.Restored, got.LagMethod, got.SandboxRestore)
 	}
-	if pr := got.Prediction; pr == nil || pr.Kind != "exact" || pr.Summary.Text == "" || pr.Explained() {
-		t.Errorf("embedded prediction %+v, want the verdict and summary without how it was modelled", pr)
+	if got.Prediction != nil {
+		t.Errorf("embedded prediction %+v, want none: the one-line head stands in for it", got.Prediction)
+	}
+	if !slices.Equal(got.Parts, []string{"grid"}) {
+		t.Errorf("embedded parts %v, want [grid]", got.Parts)
 	}
 	if got.Grid == nil || !slices.Equal(got.Peers, peers) {
 		t.Fatalf("embedded grid %v, peers %v", got.Grid, got.Peers)
@@ -142,12 +150,18 @@ func TestNewVertexPageEmbedded(t *testing.T) {
 	}
 	// What the publisher sends to the page's topic.
 	job, vertex, q, parts, _, ok := parseVertexTopic(topic)
-	if !ok || job != "j1" || vertex != "v1" || q.Color != "lag" || parts != partGrid {
-		t.Fatalf("parseVertexTopic(%q) = %s %s %+v %b %t", topic, job, vertex, q, parts, ok)
+	if !ok || job != "j1" || vertex != "v1" || q.Color != "lag" || !slices.Equal(parts, vertexParts{partGrid}) {
+		t.Fatalf("parseVertexTopic(%q) = %s %s %+v %v %t", topic, job, vertex, q, parts, ok)
 	}
-	pushed := updateOf(t, newVertexPage(vertexPageInput{topic: topic, parts: parts}, vv))
+	pushed := updateOf(t, newVertexPage(vertexPageInput{links: pageLinks{embed: true}, topic: topic + embedOption, parts: parts}, vv))
 	if page := updateOf(t, got); !slices.Equal(page.Keys(), pushed.Keys()) {
 		t.Errorf("the embedded page's live keys %v, the pushed update's %v", page.Keys(), pushed.Keys())
+	}
+	// The page of its own with the same parts has the prediction's keys:
+	// it must not share the embedded page's topic.
+	own := updateOf(t, newVertexPage(vertexPageInput{topic: topic, parts: parts}, vv))
+	if slices.Equal(own.Keys(), pushed.Keys()) {
+		t.Errorf("the page of its own has the embedded page's keys %v; the prediction card is missing from one of them", own.Keys())
 	}
 	// A page of its own with every part: figures and lineage come back.
 	all := newVertexPage(vertexPageInput{links: pageLinks{}, topic: vertexTopic("j1", "v1", "lag", nil, allParts, gridQuery{})}, vv)
@@ -176,9 +190,10 @@ func TestNewVertexPageKeyedHighlight(t *testing.T) {
 }
 
 // TestVertexPageParts renders vertex pages with ?embed=1 and ?parts=: the
-// embedded sandbox page says it is the sandbox in a word, shows the grid and
-// its headline, and no banner, explanations, forms, figures or lineage;
-// parts= brings sections back; an unknown part is a 400 naming it.
+// embedded sandbox page says it is the sandbox in a word, shows its
+// one-line head and the grid, and no banner, context, live bar, prediction,
+// explanations, forms, figures or lineage; parts= brings sections back;
+// an unknown part is a 400 naming it.
 func TestVertexPageParts(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	st, _ := restoredStore(t, at)
@@ -194,17 +209,18 @@ func TestVertexPageParts(t *testing.T) {
 	}
 
 	emb := getDoc(t, src+"?embed=1&highlight=subtask:2", 200)
-	for _, sel := range []string{"nav", testid("sandbox-banner"), testid("figures"), testid("lineage"), testid("prediction-notes"), testid("lag-method"), "form", "footer"} {
+	for _, sel := range []string{"nav", testid("sandbox-banner"), testid("context"), testid("livebar"), testid("prediction"), testid("figures"), testid("lineage"),
+		testid("prediction-notes"), testid("lag-method"), "form", "footer"} {
 		if has(emb, sel) {
 			t.Errorf("the embedded source page shows %s", sel)
 		}
 	}
-	for _, sel := range []string{testid("sandbox-tag"), testid("context"), testid("livebar"), testid("headline-kind"), testid("grid"), "tr.hl" + testid("subtask-row"), testid("full-link")} {
+	for _, sel := range []string{testid("sandbox-tag"), testid("embed-head"), testid("live-dot"), testid("grid"), "tr.hl" + testid("subtask-row"), testid("full-link")} {
 		if !has(emb, sel) {
 			t.Errorf("the embedded source page has no %s", sel)
 		}
 	}
-	if topic := emb.Find("[data-live-topic]").AttrOr("data-live-topic", ""); !strings.HasSuffix(topic, ":parts=grid") {
+	if topic := emb.Find("[data-live-topic]").AttrOr("data-live-topic", ""); !strings.HasSuffix(topic, ":parts=grid"+embedOption) {
 		t.Errorf("the embedded page subscribes to %q, want its parts in the topic", topic)
 	}
 	if href := emb.Find(testid("full-link")).AttrOr("href", ""); href != "/jobs/"+tNewJob+"/vertices/"+tNewSource+"?highlight=subtask%3A2" {
@@ -250,7 +266,7 @@ func TestVertexPeerLinks(t *testing.T) {
 		t.Errorf("highlighted key-group segments: %d (%q), want subtask 2's", seg.Length(), seg.Find("title").Text())
 	}
 
-	cell := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?highlight=partition:payments.v1:4&embed=1", 200)
+	cell := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?highlight=partition:payments.v1:4", 200)
 	marked := cell.Find(testid("pcell") + ".hl")
 	if marked.Length() != 1 || marked.AttrOr("data-topic", "") != "payments.v1" || marked.AttrOr("data-partition", "") != "4" {
 		t.Errorf("highlighted cells: %d (%s-%s), want payments.v1-4", marked.Length(), marked.AttrOr("data-topic", ""), marked.AttrOr("data-partition", ""))
@@ -259,8 +275,8 @@ func TestVertexPeerLinks(t *testing.T) {
 	if row.Length() != 1 || row.Find(testid("pcell")+".hl").Length() != 1 {
 		t.Errorf("%d highlighted rows, want the one with the cell", row.Length())
 	}
-	if href := cell.Find(testid("peer-link")).AttrOr("href", ""); !strings.Contains(href, "embed=1") || !strings.Contains(href, "highlight=subtask%3A"+row.AttrOr("data-subtask", "?")) {
-		t.Errorf("embedded peer link %q, want embed=1 and the cell's subtask", href)
+	if href := cell.Find(testid("peer-link")).AttrOr("href", ""); !strings.Contains(href, "highlight=subtask%3A"+row.AttrOr("data-subtask", "?")) {
+		t.Errorf("peer link %q, want the cell's subtask", href)
 	}
 }
 

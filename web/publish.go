@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/skewscope/skewscope/live"
@@ -77,7 +78,10 @@ func (s *Server) publishAll() {
 	// it is built once per cycle for each (job, vertex, query).
 	built := make(map[vertexViewKey]builtVertex)
 	for _, topic := range hub.Topics("vertex:") {
-		job, vertex, q, parts, grid, ok := parseVertexTopic(topic)
+		// An embedded page's topic is its page's with :embed: its update
+		// is built as that page is (no prediction card, no explanations).
+		page, embedded := strings.CutSuffix(topic, embedOption)
+		job, vertex, q, parts, grid, ok := parseVertexTopic(page)
 		if !ok {
 			continue // a topic no page subscribes to
 		}
@@ -92,7 +96,7 @@ func (s *Server) publishAll() {
 			built[k] = b
 		}
 		if b.err == nil {
-			s.publishFrom(newVertexPage(vertexPageInput{update: true, links: pl, topic: topic, parts: parts, grid: grid, replaced: replacedBanner(l, b.vv.ReplacedBy, now, true)}, b.vv), st.JobSeq(job), now)
+			s.publishFrom(newVertexPage(vertexPageInput{update: true, links: pageLinks{base: pl.base, embed: embedded}, topic: topic, parts: parts, grid: grid, replaced: replacedBanner(l, b.vv.ReplacedBy, now, true)}, b.vv), st.JobSeq(job), now)
 		}
 	}
 	for _, t := range st.Backends().Topics {

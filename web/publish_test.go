@@ -26,14 +26,14 @@ func TestPublishBuildsOneViewPerQuery(t *testing.T) {
 	s, ts := publishServer(t, Options{Live: st})
 
 	topics := []string{
-		vertexTopic(tJob, tSource, "lag", nil, 0, gridQuery{}),
-		vertexTopic(tJob, tSource, "lag", nil, partGrid, gridQuery{}),
-		vertexTopic(tJob, tSource, "lag", nil, 0, gridQuery{Sort: "lag"}),
-		vertexTopic(tJob, tSource, "lag", nil, 0, gridQuery{Topic: "orders"}),
-		vertexTopic(tJob, tSource, "lag", []int{2, 4}, 0, gridQuery{}),        // another query
-		vertexTopic(tJob, tSource, "lag", []int{2, 4}, partGrid, gridQuery{}), // and its parts
-		vertexTopic(tJob, tKeyed, "lag", nil, 0, gridQuery{Sort: "busy"}),     // another vertex
-		vertexTopic(tJob, tKeyed, "lag", nil, partFigures, gridQuery{}),       // and its parts
+		vertexTopic(tJob, tSource, "lag", nil, nil, gridQuery{}),
+		vertexTopic(tJob, tSource, "lag", nil, vertexParts{partGrid}, gridQuery{}),
+		vertexTopic(tJob, tSource, "lag", nil, nil, gridQuery{Sort: "lag"}),
+		vertexTopic(tJob, tSource, "lag", nil, nil, gridQuery{Topic: "orders"}),
+		vertexTopic(tJob, tSource, "lag", []int{2, 4}, nil, gridQuery{}),                   // another query
+		vertexTopic(tJob, tSource, "lag", []int{2, 4}, vertexParts{partGrid}, gridQuery{}), // and its parts
+		vertexTopic(tJob, tKeyed, "lag", nil, nil, gridQuery{Sort: "busy"}),                // another vertex
+		vertexTopic(tJob, tKeyed, "lag", nil, vertexParts{partFigures}, gridQuery{}),       // and its parts
 	}
 	for _, topic := range topics {
 		if _, _, _, _, _, ok := parseVertexTopic(topic); !ok {
@@ -90,7 +90,7 @@ func TestPublishSendsSparklinesOnceThenAppends(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		subscribe(t, c, vertexTopic(tJob, tSource, "lag", nil, 0, gridQuery{}))
+		subscribe(t, c, vertexTopic(tJob, tSource, "lag", nil, nil, gridQuery{}))
 		return c
 	}
 	type update struct {
@@ -172,7 +172,7 @@ func TestPublishRebuildsOnlyWhatChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	subscribe(t, c, vertexTopic(jobA, tKeyed, "lag", nil, 0, gridQuery{}), vertexTopic(jobB, tKeyed, "lag", nil, 0, gridQuery{}))
+	subscribe(t, c, vertexTopic(jobA, tKeyed, "lag", nil, nil, gridQuery{}), vertexTopic(jobB, tKeyed, "lag", nil, nil, gridQuery{}))
 
 	views := func(step string, want uint64) {
 		t.Helper()

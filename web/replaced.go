@@ -291,10 +291,9 @@ type replacedErrorBody struct {
 // was to a vertex (rep.VertexName, "" when the old job had no such vertex
 // id as far as skewscope saw).
 func newReplaced(l views.Layout, rep live.Replacement, now time.Time, vertex bool) views.ReplacedPage {
+	// An embedded page's links open outside its frame: to pages of their
+	// own.
 	q := url.Values{}
-	if l.Embed {
-		q.Set("embed", "1")
-	}
 	link := func(path string, q url.Values) string {
 		if enc := q.Encode(); enc != "" {
 			return l.URL(path) + "?" + enc
@@ -326,9 +325,6 @@ func newReplaced(l views.Layout, rep live.Replacement, now time.Time, vertex boo
 		}
 	}
 	sq := url.Values{"endpoint": {rep.Endpoint}}
-	if l.Embed {
-		sq.Set("embed", "1")
-	}
 	r.StableURL, r.StableText = link(stable, sq), l.URL(stableText)
 	if rep.Current != rep.NewID {
 		r.CurrentID = rep.Current

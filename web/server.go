@@ -81,6 +81,7 @@ type Server struct {
 	version        string
 	prefix         string
 	frameAncestors string
+	heightOrigins  string // where embedded pages post their height (heightOrigins)
 	assets         *static.Assets
 	ready          atomic.Bool
 	handler        http.Handler
@@ -159,6 +160,7 @@ func NewServer(opts Options) (*Server, error) {
 		}
 	}
 	s.frameAncestors = strings.Join(fa, " ")
+	s.heightOrigins = heightOrigins(fa)
 	var err error
 	if s.hosts, err = newHostMatcher(opts.Hosts, s.prefix); err != nil {
 		return nil, err

@@ -17,9 +17,10 @@ function enhancePlanner(form) {
   let inflight = null;
   const base = document.body.dataset.base || "";
   const embed = new URLSearchParams(location.search).get("embed") === "1";
+  const theme = document.documentElement.dataset.theme || "";
 
   const update = debounce(async () => {
-    const q = plannerQuery(new FormData(form), embed);
+    const q = plannerQuery(new FormData(form), embed, theme);
     const url = `${base}/plan?${q}`;
     if (inflight) inflight.abort();
     inflight = new AbortController();

@@ -2,8 +2,9 @@
 
 // plannerQuery turns the planner form's data into the canonical query: one
 // topic= per line of the topics box, defaults left out, like the server's
-// canonical URL.
-export function plannerQuery(data, embed) {
+// canonical URL, with the page's embedding and ?theme= (light or dark)
+// kept.
+export function plannerQuery(data, embed, theme) {
   const q = new URLSearchParams();
   const topics = String(data.get("topics") || "");
   const lines = /[\n\r]/.test(topics) ? topics.split(/[\n\r]+/) : topics.split(/[,;]/);
@@ -20,6 +21,7 @@ export function plannerQuery(data, embed) {
     q.set(key, s);
   }
   if (embed) q.set("embed", "1");
+  if (theme === "light" || theme === "dark") q.set("theme", theme);
   return q.toString();
 }
 

@@ -31,3 +31,10 @@ test("a restore history is kept", () => {
   const q = plannerQuery(form({ topics: "o:3", parallelism: "6", history: " 4,6 " }), false);
   assert.equal(q, "topic=o%3A3&parallelism=6&history=4%2C6");
 });
+
+test("the page's theme is kept, and only a theme the server knows", () => {
+  assert.equal(plannerQuery(form({ topics: "o:3" }), true, "dark"), "topic=o%3A3&embed=1&theme=dark");
+  assert.equal(plannerQuery(form({ topics: "o:3" }), false, "light"), "topic=o%3A3&theme=light");
+  assert.equal(plannerQuery(form({ topics: "o:3" }), false, "sepia"), "topic=o%3A3");
+  assert.equal(plannerQuery(form({ topics: "o:3" }), false, null), "topic=o%3A3");
+});
