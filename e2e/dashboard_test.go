@@ -51,6 +51,9 @@ type dashboard struct {
 	srv   *httptest.Server
 	hc    *http.Client
 	log   *slog.Logger
+	// rest reads the MiniCluster the dashboard's collector polls, directly
+	// (not through a recorder): its line's, or the lifecycle's own.
+	rest *restClient
 }
 
 // newDashboard builds the dashboard for the line's MiniCluster and broker.
@@ -78,7 +81,8 @@ func newDashboardAt(t *testing.T, env *lineEnv, restURL string) *dashboard {
 	a.Server.SetReady(true)
 	hs := httptest.NewServer(a.Server)
 	t.Cleanup(hs.Close)
-	return &dashboard{env: env, store: a.Store, fcol: a.Flink[0], kcol: a.Kafka[0], srv: hs, hc: &http.Client{Timeout: 30 * time.Second}, log: logger}
+	return &dashboard{env: env, store: a.Store, fcol: a.Flink[0], kcol: a.Kafka[0], srv: hs, hc: &http.Client{Timeout: 30 * time.Second}, log: logger,
+		rest: env.flink.REST}
 }
 
 // dashWant is what one check expects of a running job's source vertex.

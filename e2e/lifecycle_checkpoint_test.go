@@ -80,7 +80,7 @@ func (d *dashboard) checkCheckpointsAndCause(t *testing.T, w lifeWant) {
 	t.Helper()
 	var vv lifeCheckpointJSON
 	d.getJSON(t, "/api/v1/jobs/"+w.jobID+"/vertices/"+w.vertexID, &vv)
-	rest := d.env.flink.REST
+	rest := d.rest
 	if c := vv.Checkpoint; c != nil {
 		var det struct {
 			ID       int64                   `json:"id"`

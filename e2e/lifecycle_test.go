@@ -61,6 +61,7 @@ func (e *lineEnv) testLifecycle(t *testing.T) {
 	flink := startFlinkScheduler(t, e.line, e.kafka.Bootstrap, "adaptive")
 	rec := newRESTRecorder(t, flink.REST.base)
 	lr := &lifecycleRun{e: e, flink: flink, rec: rec, dash: newDashboardAt(t, e, rec.URL())}
+	lr.dash.rest = flink.REST // the cluster behind the recorder
 	lr.kcol = lr.dash.kcol
 
 	e.kc.createTopics(t, lifeTopics...)
