@@ -104,6 +104,9 @@ type FailureCause struct {
 	Labels []FailureLabel `json:"labels,omitempty"`
 	// Concurrent counts the failures Flink recorded with it.
 	Concurrent int `json:"concurrent,omitempty"`
+	// Cause is the innermost exception its stack trace names (the last
+	// "Caused by:", class and message), "" when none.
+	Cause string `json:"cause,omitempty"`
 }
 
 // FailureLabel is one failure enricher's label.
@@ -113,7 +116,7 @@ type FailureLabel struct {
 }
 
 func failureCause(f flink.Failure) *FailureCause {
-	c := &FailureCause{At: f.At, Class: f.Class, Message: f.Message, Task: f.Task, Subtask: f.Subtask, Endpoint: f.Endpoint, Concurrent: f.Concurrent}
+	c := &FailureCause{At: f.At, Class: f.Class, Message: f.Message, Task: f.Task, Subtask: f.Subtask, Endpoint: f.Endpoint, Concurrent: f.Concurrent, Cause: f.Cause}
 	for _, l := range f.Labels {
 		c.Labels = append(c.Labels, FailureLabel{Key: l.Key, Value: l.Value})
 	}

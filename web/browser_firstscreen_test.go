@@ -64,13 +64,16 @@ func TestBrowserAlertFirstScreen(t *testing.T) {
 				if y := browsertest.Eval[float64](t, b, `scrollY`); y != 0 {
 					t.Errorf("%s: the page scrolled to %v px; the brief is the first screen", where, y)
 				}
+				var at []string
 				for _, p := range firstScreenParts {
 					r := inView(t, b, p.selector)
+					at = append(at, fmt.Sprintf("%s y %.0f–%.0f", p.what, r.Top, r.Bottom))
 					if r.Top < 0 || r.Bottom > r.Height+0.5 || r.Left < 0 || r.Right > r.Width+0.5 || r.Bottom-r.Top < 1 {
 						t.Errorf("%s: %s (%s) is at x %.0f–%.0f, y %.0f–%.0f, want it inside the first %v×%v screen",
 							where, p.what, p.selector, r.Left, r.Right, r.Top, r.Bottom, r.Width, r.Height)
 					}
 				}
+				t.Logf("%s: %s", where, strings.Join(at, ", "))
 				brief := b.Text(t, `[data-testid="brief"]`)
 				for _, want := range []string{"Subtask 3", "losing records", "≈ 2,400 deleted unread", "at 10:40:30 UTC", "Why:"} {
 					if !strings.Contains(brief, want) {

@@ -71,12 +71,19 @@ func TestCauseText(t *testing.T) {
 		{&live.FailureCause{At: at, Class: "java.lang.RuntimeException", Message: "fail-once marker seen", Task: "Source: Kafka Source", Subtask: 2,
 			Endpoint: "localhost:0", Labels: []live.FailureLabel{{Key: "type", Value: "user"}}, Concurrent: 1},
 			"Root cause: java.lang.RuntimeException: fail-once marker seen, in Source: Kafka Source subtask 2 on localhost:0 at 14:03:07Z (1 other failure at the same time); labels type=user."},
+		// Without a task name nothing is said of where it happened: the
+		// adaptive scheduler names no task even for a task's failure.
 		{&live.FailureCause{Class: "org.apache.flink.util.FlinkException", Subtask: -1},
-			"Root cause: org.apache.flink.util.FlinkException, a global failure."},
+			"Root cause: org.apache.flink.util.FlinkException."},
+		// The innermost cause the trace names, as the real 1.20–2.3
+		// MiniClusters record a user exception thrown in deserialization.
+		{&live.FailureCause{Class: "java.io.IOException", Message: "Failed to deserialize consumer record due to", Subtask: -1,
+			Cause: "java.lang.RuntimeException: failover-1 read by source subtask 2 from life12-0"},
+			"Root cause: java.io.IOException: Failed to deserialize consumer record due to, caused by java.lang.RuntimeException: failover-1 read by source subtask 2 from life12-0."},
 		{&live.FailureCause{Class: "E", Task: "Sink (9/4)", Subtask: -1, Concurrent: 3},
 			"Root cause: E, in Sink (9/4) (3 other failures at the same time)."},
 		{&live.FailureCause{Class: "E", Message: "שגיאה", Subtask: -1},
-			"Root cause: E: \u2068שגיאה\u2069, a global failure."},
+			"Root cause: E: \u2068שגיאה\u2069."},
 	} {
 		if got := causeText(tc.in); got != tc.want {
 			t.Errorf("causeText(%+v)\n got %q\nwant %q", tc.in, got, tc.want)

@@ -847,13 +847,17 @@ func causeText(c *live.FailureCause) string {
 	if c.Message != "" {
 		b.WriteString(": " + views.Isolate(c.Message))
 	}
+	if c.Cause != "" {
+		b.WriteString(", caused by " + views.Isolate(c.Cause))
+	}
+	// Flink names the failed task in most failures; the adaptive
+	// scheduler's history names none even for a task's failure, so a
+	// missing name says nothing of where it happened.
 	switch {
 	case c.Task != "" && c.Subtask >= 0:
 		fmt.Fprintf(&b, ", in %s subtask %d", views.Isolate(c.Task), c.Subtask)
 	case c.Task != "":
 		b.WriteString(", in " + views.Isolate(c.Task))
-	default:
-		b.WriteString(", a global failure")
 	}
 	if c.Endpoint != "" {
 		b.WriteString(" on " + views.Isolate(c.Endpoint))

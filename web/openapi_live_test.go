@@ -285,7 +285,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", NewPartitions: 2, Moved: []string{"orders-3 0→1"}, MovedCount: 1,
 			Rescaled: []live.VertexRescale{{Name: "Window", From: 2, To: 4}},
 			Cause: &live.FailureCause{At: at, Class: "java.lang.RuntimeException", Message: "boom", Task: "Key Router", Subtask: 2, Endpoint: "tm:1",
-				Labels: []live.FailureLabel{{Key: "type", Value: "user"}}, Concurrent: 1}}}},
+				Labels: []live.FailureLabel{{Key: "type", Value: "user"}}, Concurrent: 1, Cause: "java.lang.IllegalStateException: bad key"}}}},
 		Checkpoint: &live.VertexCheckpoint{ID: 42, CompletedAt: at, Age: age, Slowest: 0, SlowFactor: 4},
 		Why: &live.WhyView{Lines: []live.WhyLine{{Kind: live.WhyHot, Subtasks: []int{0}, More: 2,
 			Partitions: []live.WhyPartition{{Topic: "orders", Partition: 3, Rate: 2.5}},

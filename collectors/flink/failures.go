@@ -55,6 +55,12 @@ type Failure struct {
 	Labels []FailureLabel
 	// Concurrent counts the failures that happened with it.
 	Concurrent int
+	// Cause is the innermost exception the stack trace names (its last
+	// "Caused by:" line: class and message, clipped as Message is), ""
+	// when the trace names none. Flink's root cause is the exception that
+	// failed the task; what made it fail is often a cause or two deeper (a
+	// deserializer's IOException wrapping the user's exception).
+	Cause string
 }
 
 // FailureLabel is one label a failure enricher put on a failure.
@@ -129,6 +135,7 @@ func failureOf(e RootException) Failure {
 	if e.Timestamp > 0 {
 		f.At = msTime(e.Timestamp)
 	}
+	f.Cause = clipText(innermostCause(e.Stacktrace), maxFailureMessage)
 	task, sub, att := splitTaskName(e.TaskName)
 	f.Task, f.Subtask, f.Attempt = clipText(task, maxFailureName), sub, att
 	for k, v := range e.FailureLabels {
@@ -137,6 +144,20 @@ func failureOf(e RootException) Failure {
 	slices.SortFunc(f.Labels, func(a, b FailureLabel) int { return strings.Compare(a.Key, b.Key) })
 	f.Labels = f.Labels[:min(len(f.Labels), maxFailureLabels)]
 	return f
+}
+
+// innermostCause is the last "Caused by: " line of a Java stack trace
+// without that prefix, "" when there is none. Only the trace's first
+// 64 KiB are read: an answer is the JobManager's.
+func innermostCause(trace string) string {
+	trace = trace[:min(len(trace), 64<<10)]
+	const prefix = "Caused by: "
+	i := strings.LastIndex(trace, "\n"+prefix)
+	if i < 0 {
+		return ""
+	}
+	line, _, _ := strings.Cut(trace[i+1+len(prefix):], "\n")
+	return strings.TrimRight(line, "\r")
 }
 
 // failuresOf validates the exception history, newest first.
