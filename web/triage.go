@@ -194,7 +194,7 @@ func copyOf(t views.Text, keyed bool) views.Copy {
 	if !keyed {
 		return views.Copy{Text: t.Text}
 	}
-	return views.Copy{Key: t.Key, Text: t.Text}
+	return views.Copy(t)
 }
 
 // vertexBrief is a vertex page's first screen: the highlighted subtask,
