@@ -16,8 +16,8 @@ import (
 //   - growing: a partition's lag grows, or its reader stalls while behind;
 //   - lagging: a partition is a minute or more behind (its lag time, or,
 //     with that unknown, its lag in records at the colour step of a minute);
-//   - skewed: the "why is it hot?" panel names the subtask (a hot, behind,
-//     idle, keyed or backpressure line);
+//   - skewed: the "why is it hot?" panel names the subtask as a cause (a
+//     hot, behind, keyed, backpressuring or slow-checkpoint line);
 //   - ok: none of these.
 //
 // Stale figures rank as they read: the page marks them stale.
@@ -100,14 +100,20 @@ func lagging(vv *VertexView, p *PartitionCell) bool {
 	return p.Lag >= 0 && float64(p.Lag) >= vv.Thresholds[1]
 }
 
-// whySubjects are the subtasks the why panel's lines name as a cause.
+// whySubjects are the subtasks the why panel's lines name as a cause:
+// hot, behind, receiving more than their share, where backpressure
+// starts, or slowest to checkpoint. The subtasks a line names as waiting
+// on another vertex (backpressured) or as idle are what the cause does,
+// not the cause, and are not counted.
 func whySubjects(w *WhyView) map[int]bool {
 	if w == nil {
 		return nil
 	}
 	out := map[int]bool{}
 	for _, l := range w.Lines {
-		if l.Kind == WhyBalanced || l.Kind == WhyUnknown {
+		switch l.Kind {
+		case WhyHot, WhyBehind, WhyKeys, WhyRanges, WhyBackpressuring, WhySlowCheckpoint:
+		default:
 			continue
 		}
 		for _, s := range l.Subtasks {

@@ -71,7 +71,8 @@ func TestMarkConcernsPicksTheWorstSubtask(t *testing.T) {
 	}
 	// A keyed vertex's subtask is skewed when a why line names it.
 	vv := &VertexView{Keyed: true, Subtasks: []SubtaskRow{{Subtask: 0}, {Subtask: 1}},
-		Why: &WhyView{Lines: []WhyLine{{Kind: WhyBalanced, Subtasks: []int{0}}, {Kind: WhyKeys, Subtasks: []int{1}}}}}
+		Why: &WhyView{Lines: []WhyLine{{Kind: WhyBalanced, Subtasks: []int{0}}, {Kind: WhyKeys, Subtasks: []int{1}},
+			{Kind: WhyBackpressured, Subtasks: []int{0}}, {Kind: WhyKeyedIdle, Subtasks: []int{0}}}}}
 	markConcerns(vv)
 	if vv.Worst != 1 || vv.Subtasks[0].Concern != ConcernOK || vv.Subtasks[1].Concern != ConcernSkewed {
 		t.Errorf("keyed: worst %d, concerns %v %v, want subtask 1 skewed", vv.Worst, vv.Subtasks[0].Concern, vv.Subtasks[1].Concern)
