@@ -36,7 +36,7 @@ func checkLiveVertexPage(t *testing.T, b *browsertest.Browser, hot int) {
 	// A mark that a reload or navigation would lose.
 	browsertest.Eval[bool](t, b, `(window.__skewscopeNoReload = true)`)
 	initialLags := browsertest.Eval[[]string](t, b, rowLagsJS)
-	initialAt := browsertest.Eval[string](t, b, `document.querySelector("[data-testid=livebar] [data-age]").dataset.at || ""`)
+	initialAt := browsertest.Eval[string](t, b, `document.querySelector(":is([data-testid=livebar], [data-testid=embed-head]) [data-age]").dataset.at || ""`)
 	if len(initialLags) == 0 {
 		t.Fatalf("the page has no [data-testid=row-lag] cells")
 	}
@@ -44,8 +44,8 @@ func checkLiveVertexPage(t *testing.T, b *browsertest.Browser, hot int) {
 	var state, at string
 	var lags []string
 	changed := waitUntil(t, 20*time.Second, 250*time.Millisecond, func() bool {
-		state = browsertest.Eval[string](t, b, `(document.querySelector("[data-testid=livebar] [data-live-state]") || {}).textContent || ""`)
-		at = browsertest.Eval[string](t, b, `(document.querySelector("[data-testid=livebar] [data-age]") || {dataset: {}}).dataset.at || ""`)
+		state = browsertest.Eval[string](t, b, `(document.querySelector(":is([data-testid=livebar], [data-testid=embed-head]) [data-live-state]") || {}).textContent || ""`)
+		at = browsertest.Eval[string](t, b, `(document.querySelector(":is([data-testid=livebar], [data-testid=embed-head]) [data-age]") || {dataset: {}}).dataset.at || ""`)
 		lags = browsertest.Eval[[]string](t, b, rowLagsJS)
 		return state == "live" && at != initialAt && !slices.Equal(lags, initialLags)
 	})
