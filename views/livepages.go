@@ -242,7 +242,11 @@ type PeerLink struct{ Kind, Name, URL string }
 
 // Group is the consumer group a source commits to and how skewscope found
 // it.
-type Group struct{ Name, How string }
+type Group struct {
+	Name, How string
+	// KafkaUI is the group's page in its cluster's Kafka UI, "" when none.
+	KafkaUI string
+}
 
 // FigureCard is a headline figure with its provenance.
 type FigureCard struct {

@@ -84,6 +84,9 @@ func TestLinksOutOnThePages(t *testing.T) {
 		{"/jobs/" + tJob + "/vertices/" + tKeyed, "flink-ui", []string{"http://jm.example:8081/#/job/running/" + tJob + "/overview/" + tKeyed + "/detail"}},
 		{"/kafka/prod/topics/orders", "kafka-ui", []string{"https://kafka-ui.example.com/ui/clusters/prod/all-topics/orders"}},
 		{"/kafka/prod/topics/orders", "kafka-ui-group", []string{"https://kafka-ui.example.com/ui/clusters/prod/consumer-groups/enrich"}},
+		// The source's group, beside its name on the vertex page.
+		{"/jobs/" + tJob + "/vertices/" + tSource, "kafka-ui-group", []string{"https://kafka-ui.example.com/ui/clusters/prod/consumer-groups/enrich"}},
+		{"/jobs/" + tJob + "/vertices/" + tSource + "?embed=1", "kafka-ui-group", nil},
 		// An embedded page links to nothing but skewscope.
 		{"/jobs/" + tJob + "/vertices/" + tSource + "?embed=1&highlight=subtask:2", "flink-ui", nil},
 		{"/jobs/" + tJob + "/vertices/" + tSource + "?embed=1&highlight=subtask:2", "flink-ui-subtask", nil},

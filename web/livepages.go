@@ -340,7 +340,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 		p.MaxParallelism = strconv.Itoa(vv.MaxParallelism)
 	}
 	if vv.Group != nil {
-		p.Group = &views.Group{Name: vv.Group.Name, How: groupHow(vv.Group)}
+		p.Group = &views.Group{Name: vv.Group.Name, How: groupHow(vv.Group), KafkaUI: pl.kafkaGroup(vv.Cluster, vv.Group.Name)}
 	}
 	if vv.Cluster != "" {
 		for _, t := range vv.Topics {
