@@ -100,16 +100,17 @@ func lagging(vv *VertexView, p *PartitionCell) bool {
 	return p.Lag >= 0 && float64(p.Lag) >= vv.Thresholds[1]
 }
 
-// whySubjects are the subtasks the why panel's lines name as a cause:
+// whySubjects marks, by index, the n subtasks the why panel's lines name
+// as a cause:
 // hot, behind, receiving more than their share, where backpressure
 // starts, or slowest to checkpoint. The subtasks a line names as waiting
 // on another vertex (backpressured) or as idle are what the cause does,
 // not the cause, and are not counted.
-func whySubjects(w *WhyView) map[int]bool {
+func whySubjects(w *WhyView, n int) []bool {
+	out := make([]bool, n)
 	if w == nil {
-		return nil
+		return out
 	}
-	out := map[int]bool{}
 	for _, l := range w.Lines {
 		switch l.Kind {
 		case WhyHot, WhyBehind, WhyKeys, WhyRanges, WhyBackpressuring, WhySlowCheckpoint:
@@ -117,7 +118,9 @@ func whySubjects(w *WhyView) map[int]bool {
 			continue
 		}
 		for _, s := range l.Subtasks {
-			out[s] = true
+			if s >= 0 && s < n {
+				out[s] = true
+			}
 		}
 	}
 	return out
@@ -129,14 +132,14 @@ func whySubjects(w *WhyView) map[int]bool {
 // -1 when every subtask is ok. The steps, not the seconds, break ties so
 // that two subtasks a second apart do not swap places at every poll.
 func markConcerns(vv *VertexView) {
-	named := whySubjects(vv.Why)
+	named := whySubjects(vv.Why, len(vv.Subtasks))
 	vv.Worst = -1
 	best := [3]int64{}
 	for i := range vv.Subtasks {
 		r := &vv.Subtasks[i]
 		if vv.Kafka {
-			r.Concern = rowConcern(vv, r, named[r.Subtask])
-		} else if named[r.Subtask] {
+			r.Concern = rowConcern(vv, r, named[i])
+		} else if named[i] {
 			r.Concern = ConcernSkewed
 		}
 		if r.Concern == ConcernOK {
@@ -155,6 +158,11 @@ func markConcerns(vv *VertexView) {
 		vv.Concern = Concern(best[0])
 	}
 }
+
+// LagTimeStep is the colour step (0–3) of a time behind on the cells'
+// scale (LagTimeSteps: under 10 s, 1 min, 5 min, or more), for figures
+// that are not cells: a job's or a vertex's furthest-behind subtask.
+func LagTimeStep(seconds float64) int { return lagStep(seconds, lagTimeSteps) }
 
 // lagStep is the colour step of a time behind.
 func lagStep(seconds float64, steps [3]float64) int {

@@ -44,10 +44,9 @@ const (
 	AttrColorBy = "data-color"
 	AttrCells   = "data-cells"
 
-	// On an embedded page's body, AttrLinkTarget is where its links and
-	// forms open, AttrHeightOrigins the origins its height is posted to
-	// and AttrPart what it shows (see static/js/embed.js).
-	AttrLinkTarget    = "data-link-target"
+	// On an embedded page's body, AttrHeightOrigins is the origins its
+	// height is posted to and AttrPart what it shows (see
+	// static/js/embed.js).
 	AttrHeightOrigins = "data-height-origins"
 	AttrPart          = "data-part"
 )
@@ -73,7 +72,6 @@ var ScriptIDs = []struct{ Name, Value string }{
 	{"topics", AttrTopics},
 	{"colorBy", AttrColorBy},
 	{"cells", AttrCells},
-	{"linkTarget", AttrLinkTarget},
 	{"heightOrigins", AttrHeightOrigins},
 	{"part", AttrPart},
 }

@@ -14,8 +14,10 @@ type Layout struct {
 	// preference.
 	Theme string
 	// Target is where an embedded page's links and forms open (?target=,
-	// default _top); "" on a page of its own and on the planner, whose
-	// embedded view keeps its links.
+	// default _top), the document's <base target>: it covers every link
+	// and form, those its scripts add later included, and a link to a new
+	// window has no opener (HTML's rule for _blank). "" on a page of its
+	// own and on the planner, whose embedded view keeps its links.
 	Target string
 	// EmbedJS is the script that posts an embedded page's height to the
 	// host page; HeightOrigins the origins it posts to ("self" for the

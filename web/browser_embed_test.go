@@ -127,7 +127,9 @@ func TestBrowserEmbed(t *testing.T) {
 					headH: head ? head.getBoundingClientRect().height : 0,
 					lineH: head ? parseFloat(win.getComputedStyle(head).lineHeight) : 0,
 					parts: [...doc.querySelectorAll('[data-live-topic] > [data-part]')].map(e => e.dataset.part),
-					targets: [...new Set(links.map(e => e.getAttribute("target") || "(none)"))],
+					// Where each opens, as the browser decides: its own target,
+					// else the document's <base target>.
+					targets: [...new Set(links.map(e => e.getAttribute("target") || doc.querySelector("head base[target]")?.getAttribute("target") || "(none)"))],
 					links: links.length,
 				};
 			}`)

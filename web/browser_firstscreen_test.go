@@ -73,7 +73,7 @@ func TestBrowserAlertFirstScreen(t *testing.T) {
 							where, p.what, p.selector, r.Left, r.Right, r.Top, r.Bottom, r.Width, r.Height)
 					}
 				}
-				t.Logf("%s: %s", where, strings.Join(at, ", "))
+				t.Logf("%s: %s; the grid y %.0f", where, strings.Join(at, ", "), inView(t, b, `[data-testid="grid"]`).Top)
 				brief := b.Text(t, `[data-testid="brief"]`)
 				for _, want := range []string{"Subtask 3", "losing records", "≈ 2,400 deleted unread", "at 10:40:30 UTC", "Why:"} {
 					if !strings.Contains(brief, want) {

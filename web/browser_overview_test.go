@@ -3,10 +3,7 @@
 package web
 
 import (
-	"context"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,19 +19,7 @@ import (
 func TestBrowserOverviewShowsJobManagerCost(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	st := liveStore(t, at)
-	var h atomic.Pointer[Server]
-	base := browsertest.StartServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Load().ServeHTTP(w, r) }))
-	s, err := NewServer(Options{Live: st, Now: func() time.Time { return at.Add(20 * time.Second) },
-		WebSocket: HubOptions{AllowedOrigins: []string{base}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetReady(true)
-	h.Store(s)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	base := serveLive(t, Options{Live: st, Now: func() time.Time { return at.Add(20 * time.Second) }})
 
 	b := browsertest.New(t)
 	if code := b.Navigate(t, base+"/"); code != 200 {

@@ -5,9 +5,7 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,19 +50,7 @@ func screenshots(t *testing.T, b *browsertest.Browser, name, selector string) {
 // running until the test ends, and returns its URL.
 func serveLive(t *testing.T, opts Options) string {
 	t.Helper()
-	var h atomic.Pointer[Server]
-	base := browsertest.StartServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Load().ServeHTTP(w, r) }))
-	opts.WebSocket.AllowedOrigins = append(opts.WebSocket.AllowedOrigins, base)
-	s, err := NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetReady(true)
-	h.Store(s)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	_, base := serveLiveServer(t, opts)
 	return base
 }
 

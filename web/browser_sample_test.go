@@ -6,9 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -113,19 +111,7 @@ func (fx *sampleFixture) produceWhile(t *testing.T, ctx context.Context) {
 func TestBrowserSandboxKeyedPageSample(t *testing.T) {
 	feed := startSandboxFeed(t, sandbox.Options{Seed: 44}, nil)
 	feed.pollInBackground(t)
-	var h atomic.Pointer[Server]
-	base := browsertest.StartServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Load().ServeHTTP(w, r) }))
-	s, err := NewServer(Options{Live: feed.st, Sandbox: feed.sb, KafkaClusters: []kafka.Config{feed.kafka},
-		WebSocket: HubOptions{AllowedOrigins: []string{base}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetReady(true)
-	h.Store(s)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	base := serveLive(t, Options{Live: feed.st, Sandbox: feed.sb, KafkaClusters: []kafka.Config{feed.kafka}})
 	job := feed.job(t, "orders-enrichment")
 	// The keyed page links to the sample once a poll has seen the job and
 	// its source; the deadline is a hang guard.

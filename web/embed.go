@@ -1,13 +1,9 @@
 package web
 
 import (
-	"bytes"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
-
-	"golang.org/x/net/html"
 
 	"github.com/skewscope/skewscope/internal/quote"
 )
@@ -70,79 +66,6 @@ func pageOptions(r *http.Request) (theme, target string, err error) {
 	}
 	target, err = parseLinkTarget(q)
 	return theme, target, err
-}
-
-// retarget writes doc with every <a> and <form> opening in target: a page
-// embedded in a portal must not open the app inside the portal's tile,
-// and a rule on the rendered page covers every link of every component,
-// those added later included, which no per-template attribute would. A
-// link to a new window keeps rel="noopener". A link within the page
-// (href="#…") stays in the frame.
-func retarget(w io.Writer, doc []byte, target string) error {
-	z := html.NewTokenizer(bytes.NewReader(doc))
-	for {
-		tt := z.Next()
-		switch tt {
-		case html.ErrorToken:
-			if err := z.Err(); err != io.EOF {
-				return err
-			}
-			return nil
-		case html.StartTagToken, html.SelfClosingTagToken:
-			// Raw is the token's text only until its name and attributes
-			// are read.
-			raw := z.Raw()
-			if name, more := z.TagName(); string(name) == "a" || string(name) == "form" {
-				tok := html.Token{Type: tt, Data: string(name)}
-				inPage := false
-				for more {
-					var k, v []byte
-					k, v, more = z.TagAttr()
-					tok.Attr = append(tok.Attr, html.Attribute{Key: string(k), Val: string(v)})
-					inPage = inPage || (string(k) == "href" && strings.HasPrefix(string(v), "#"))
-				}
-				if !inPage {
-					tok = withTarget(tok, target)
-				}
-				if _, err := io.WriteString(w, tok.String()); err != nil {
-					return err
-				}
-				continue
-			}
-			if _, err := w.Write(raw); err != nil {
-				return err
-			}
-			continue
-		}
-		if _, err := w.Write(z.Raw()); err != nil {
-			return err
-		}
-	}
-}
-
-// withTarget sets tok's target, and rel="noopener" on a link to a new
-// window.
-func withTarget(tok html.Token, target string) html.Token {
-	attrs := make([]html.Attribute, 0, len(tok.Attr)+2)
-	rel := false
-	for _, a := range tok.Attr {
-		switch a.Key {
-		case "target":
-			continue
-		case "rel":
-			rel = true
-			if target == "_blank" && !slices.Contains(strings.Fields(a.Val), "noopener") {
-				a.Val = strings.TrimSpace(a.Val + " noopener")
-			}
-		}
-		attrs = append(attrs, a)
-	}
-	attrs = append(attrs, html.Attribute{Key: "target", Val: target})
-	if target == "_blank" && !rel && tok.Data == "a" {
-		attrs = append(attrs, html.Attribute{Key: "rel", Val: "noopener"})
-	}
-	tok.Attr = attrs
-	return tok
 }
 
 // heightOrigins are the origins an embedded page posts its height to,

@@ -142,27 +142,31 @@ func TestThemeCSS(t *testing.T) {
 	}
 }
 
-func TestRetarget(t *testing.T) {
-	for _, tc := range []struct{ in, target, want string }{
-		{`<p><a href="/x?a=1&amp;b=2">x</a></p>`, "_top", `<p><a href="/x?a=1&amp;b=2" target="_top">x</a></p>`},
-		{`<a href="/x" target="_blank" rel="noopener" data-testid="full-link">open</a>`, "_top",
-			`<a href="/x" rel="noopener" data-testid="full-link" target="_top">open</a>`},
-		{`<a href="/x">x</a>`, "_blank", `<a href="/x" target="_blank" rel="noopener">x</a>`},
-		{`<a href="/x" rel="help">x</a>`, "_blank", `<a href="/x" rel="help noopener" target="_blank">x</a>`},
-		{`<form method="get" action="/plan"><input name="q" value="&lt;a&gt;"></form>`, "_parent",
-			`<form method="get" action="/plan" target="_parent"><input name="q" value="&lt;a&gt;"></form>`},
-		// A link within the page stays in the frame.
-		{`<a href="#candidates">all</a>`, "_top", `<a href="#candidates">all</a>`},
-		// Nothing else changes: other tags, text, scripts, comments.
-		{`<!DOCTYPE html><html lang="en"><script type="module" src="/a.js"></script><script>var s = "<a href=x>";</script><!-- <a> --><b title="&quot;">é &lt;a&gt;</b><abbr>a</abbr></html>`, "_top",
-			`<!DOCTYPE html><html lang="en"><script type="module" src="/a.js"></script><script>var s = "<a href=x>";</script><!-- <a> --><b title="&quot;">é &lt;a&gt;</b><abbr>a</abbr></html>`},
-	} {
-		var out bytes.Buffer
-		if err := retarget(&out, []byte(tc.in), tc.target); err != nil {
-			t.Fatal(err)
-		}
-		if out.String() != tc.want {
-			t.Errorf("retarget(%s, %s)\n = %s\nwant %s", tc.in, tc.target, out.String(), tc.want)
+// openTarget is where a link or form opens, as the browser decides: its
+// own target, else the document's <base target>; "" for the frame itself.
+func openTarget(doc *goquery.Document, el *goquery.Selection) string {
+	if t, ok := el.Attr("target"); ok {
+		return t
+	}
+	return doc.Find("head base[target]").First().AttrOr("target", "")
+}
+
+// TestInPageLinksStayInTheirFrame: under a <base target>, a link to a
+// place on the page itself names its own frame.
+func TestInPageLinksStayInTheirFrame(t *testing.T) {
+	st, _ := sandboxStore(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	ts := newLiveServer(t, st, nil)
+	for _, path := range []string{"/jobs/" + sbOrdersJob + "/vertices/" + sbOrdersSrc + "?highlight=subtask:3", "/plan?topic=orders:12&parallelism=4&target=6"} {
+		doc := getDoc(t, ts.URL+path, 200)
+		n := 0
+		doc.Find(`a[href^="#"]`).Each(func(_ int, a *goquery.Selection) {
+			n++
+			if a.AttrOr("target", "") != "_self" {
+				t.Errorf("%s: in-page link %q has target %q, want _self", path, a.AttrOr("href", ""), a.AttrOr("target", ""))
+			}
+		})
+		if n == 0 {
+			t.Errorf("%s: no in-page link to check", path)
 		}
 	}
 }
@@ -229,8 +233,11 @@ func TestEmbedPageRendered(t *testing.T) {
 		if text := strings.Join(strings.Fields(head.Text()), " "); !strings.HasPrefix(text, "orders-enrichment · Source: Kafka Source · live ") || !strings.HasSuffix(text, "open in skewscope") {
 			t.Errorf("%s: the head reads %q", tc.query, text)
 		}
-		if body := doc.Find("body"); body.AttrOr("data-part", "?") != strings.Join(tc.parts, ",") || body.AttrOr("data-height-origins", "") != "self" || body.AttrOr("data-link-target", "") != "_top" {
-			t.Errorf("%s: body part %q, origins %q, target %q", tc.query, body.AttrOr("data-part", "?"), body.AttrOr("data-height-origins", ""), body.AttrOr("data-link-target", ""))
+		if body := doc.Find("body"); body.AttrOr("data-part", "?") != strings.Join(tc.parts, ",") || body.AttrOr("data-height-origins", "") != "self" {
+			t.Errorf("%s: body part %q, origins %q", tc.query, body.AttrOr("data-part", "?"), body.AttrOr("data-height-origins", ""))
+		}
+		if base := doc.Find("head base[target]"); base.Length() != 1 || base.AttrOr("target", "") != "_top" {
+			t.Errorf("%s: %d <base target> (%q), want one, _top", tc.query, base.Length(), base.AttrOr("target", ""))
 		}
 		if doc.Find(`script[src*="/static/js/embed."]`).Length() != 1 {
 			t.Errorf("%s: the embedded page does not load the height script", tc.query)
@@ -240,19 +247,20 @@ func TestEmbedPageRendered(t *testing.T) {
 			t.Errorf("%s: %d links", tc.query, links.Length())
 		}
 		links.Each(func(_ int, a *goquery.Selection) {
-			if a.AttrOr("target", "") != "_top" {
-				t.Errorf("%s: %s %q opens in %q, want _top", tc.query, goquery.NodeName(a), a.AttrOr("href", ""), a.AttrOr("target", ""))
+			if got := openTarget(doc, a); got != "_top" {
+				t.Errorf("%s: %s %q opens in %q, want _top", tc.query, goquery.NodeName(a), a.AttrOr("href", ""), got)
 			}
 			if strings.Contains(a.AttrOr("href", ""), "embed=1") {
 				t.Errorf("%s: link %q opens another embedded page outside the frame", tc.query, a.AttrOr("href", ""))
 			}
 		})
 	}
-	// Another target; rel=noopener for a new window.
+	// Another target. A new window has no opener: HTML implies noopener
+	// for _blank, so no link may ask for one (rel="opener").
 	doc := getDoc(t, src+"?embed=1&parts=why,grid&target=_blank", 200)
-	doc.Find("a").Each(func(_ int, a *goquery.Selection) {
-		if a.AttrOr("target", "") != "_blank" || !strings.Contains(a.AttrOr("rel", ""), "noopener") {
-			t.Errorf("target=_blank: link %q target %q rel %q", a.AttrOr("href", ""), a.AttrOr("target", ""), a.AttrOr("rel", ""))
+	doc.Find("a, form").Each(func(_ int, a *goquery.Selection) {
+		if got := openTarget(doc, a); got != "_blank" || slices.Contains(strings.Fields(a.AttrOr("rel", "")), "opener") {
+			t.Errorf("target=_blank: link %q opens in %q, rel %q", a.AttrOr("href", ""), got, a.AttrOr("rel", ""))
 		}
 	})
 	if href := doc.Find(testid("full-link")).AttrOr("href", ""); strings.Contains(href, "target=") || strings.Contains(href, "embed=") || strings.Contains(href, "parts=") {
@@ -262,9 +270,9 @@ func TestEmbedPageRendered(t *testing.T) {
 	if msg := bad.Find(testid("error")).Text(); !strings.Contains(msg, `target: "top" is not where an embedded page's links open; use _top, _blank, _parent`) {
 		t.Errorf("target=top: the error page reads %q", msg)
 	}
-	// A page of its own: no head, script or rewritten links.
+	// A page of its own: no head, script or link target.
 	own := getDoc(t, src+"?parts=why,grid", 200)
-	if own.Find(testid("embed-head")).Length() != 0 || own.Find(`script[src*="/static/js/embed."]`).Length() != 0 || own.Find("body[data-link-target]").Length() != 0 {
+	if own.Find(testid("embed-head")).Length() != 0 || own.Find(`script[src*="/static/js/embed."]`).Length() != 0 || own.Find("base[target]").Length() != 0 {
 		t.Error("a page of its own has the embedded head, the height script or a link target")
 	}
 	if own.Find(testid("context")).Length() != 1 || own.Find(testid("prediction")).Length() != 1 {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"net/http/httptest"
 	"slices"
 	"testing"
@@ -35,16 +34,7 @@ func testLinkOut(t *testing.T) (map[string]linkout.Flink, map[string]linkout.Kaf
 
 func newLinkOutServer(t *testing.T, st *live.Store, flinkUI map[string]linkout.Flink, kafkaUI map[string]linkout.Kafka) *httptest.Server {
 	t.Helper()
-	s, err := NewServer(Options{Live: st, LiveInterval: 10 * time.Millisecond, FlinkUI: flinkUI, KafkaUI: kafkaUI})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.Run(ctx); close(done) }()
-	ts := httptest.NewServer(s)
-	t.Cleanup(func() { ts.Close(); cancel(); <-done })
-	return ts
+	return runServer(t, Options{Live: st, LiveInterval: 10 * time.Millisecond, FlinkUI: flinkUI, KafkaUI: kafkaUI})
 }
 
 // linksOutOf are the page's links of a kind (data-testid), each with its

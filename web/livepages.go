@@ -412,7 +412,9 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 	hideParts(&p, in.parts)
 	if !pl.embed {
 		rowWhy(&p)
-		p.Brief = vertexBrief(&p, vv)
+		if !in.update { // its figures are copies, which an update leaves out
+			p.Brief = vertexBrief(&p, vv)
+		}
 	}
 	return p
 }
@@ -569,10 +571,6 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 	for _, r := range rows {
 		n := strconv.Itoa(r.Subtask)
 		k := "s/" + n + "/"
-		catch := catchUpText(r.CatchUp, r.CatchUpSeconds, r.Trend)
-		if len(r.Partitions) == 0 {
-			catch = "–" // idle: nothing to catch up on
-		}
 		row := views.SourceRow{
 			// Its cells' verdicts (a topic filter shows some of them).
 			Subtask: n, ID: "subtask-" + n, Highlight: r.Highlight, Drift: live.TallyOf(r.Partitions, r.Subtask).Drift > 0, Lossy: r.RecordsLost > 0,
@@ -584,7 +582,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 			Concern:    text(k+"concern", concernText(r.Concern)),
 			Level:      views.Meter{Key: k + "level", Value: levelValue(r.Concern.Level())},
 			LagTime:    text(k+"lagtime", lagTime(r)),
-			CatchUp:    text(k+"catchup", catch),
+			CatchUp:    text(k+"catchup", rowCatchUp(r)),
 			Busy:       views.Meter{Key: k + "meter", Value: meterValue(r.Busy)},
 			BusyText:   text(k+"busy", format.Ratio(r.Busy)),
 			SparkLag:   views.Spark{Key: k + "spark/lag", Values: sparkValues(r.SparkLag), Max: lagMax, Label: lagLabel},

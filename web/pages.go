@@ -33,7 +33,7 @@ func (s *Server) page(h pageHandler) http.HandlerFunc {
 		ctx := templ.WithNonce(context.WithValue(r.Context(), nonceKey, nonce), nonce)
 		r = r.WithContext(ctx)
 		w.Header().Set("Content-Security-Policy", s.pageCSP(nonce))
-		_, target, err := pageOptions(r)
+		_, _, err := pageOptions(r)
 		var status int
 		var c templ.Component
 		if err == nil {
@@ -61,15 +61,6 @@ func (s *Server) page(h pageHandler) http.HandlerFunc {
 			return
 		}
 		body := buf.Bytes()
-		if target != "" {
-			var out bytes.Buffer
-			out.Grow(buf.Len() + buf.Len()/16)
-			if err := retarget(&out, body, target); err != nil {
-				s.log.ErrorContext(ctx, "retarget failed", "path", r.URL.Path, "error", err)
-			} else {
-				body = out.Bytes()
-			}
-		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(status)

@@ -33,21 +33,13 @@ func concernText(c live.Concern) string {
 // not a <meter> takes it as its data-level.
 func levelValue(n int) string { return strconv.Itoa(n) }
 
-// lagStep is the colour step of a lag time on the cells' scale (under
-// 10 s, 1 min, 5 min, or more); 0 when unknown.
+// lagStep is the colour step of a lag time on the cells' scale; 0 when
+// unknown.
 func lagStep(seconds float64, kind kafka.TimeLagKind) int {
 	if !kind.Known() || seconds < 0 {
 		return 0
 	}
-	switch {
-	case seconds < 10:
-		return 0
-	case seconds < 60:
-		return 1
-	case seconds < 300:
-		return 2
-	}
-	return 3
+	return live.LagTimeStep(seconds)
 }
 
 // lagTimeTrend is a lag time with its trend: "≥ 36 s · growing", "2 s",
@@ -253,7 +245,7 @@ func vertexBrief(p *views.VertexPage, vv live.VertexView) *views.Brief {
 	if vv.Kafka {
 		if !shown {
 			row = views.SourceRow{Lag: text("", format.Int(r.Lag)), LagTime: text("", lagTime(r)), Lost: text("", lostNote(r.RecordsLost)),
-				LostWhen: text("", lostWhen(r)), CatchUp: text("", catchUpText(r.CatchUp, r.CatchUpSeconds, r.Trend))}
+				LostWhen: text("", lostWhen(r)), CatchUp: text("", rowCatchUp(r))}
 		}
 		b.Lag, b.LagTime, b.Lost, b.LostWhen, b.CatchUp = copyOf(row.Lag, shown), copyOf(row.LagTime, shown), copyOf(row.Lost, shown),
 			copyOf(row.LostWhen, shown), copyOf(row.CatchUp, shown)
@@ -330,4 +322,13 @@ func worstSubtask(vv live.VertexView) int {
 		return w
 	}
 	return -1
+}
+
+// rowCatchUp is a source subtask's time to catch up in words; "–" for one
+// that reads no partition, which has nothing to catch up on.
+func rowCatchUp(r live.SubtaskRow) string {
+	if len(r.Partitions) == 0 {
+		return "–"
+	}
+	return catchUpText(r.CatchUp, r.CatchUpSeconds, r.Trend)
 }

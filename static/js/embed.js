@@ -1,31 +1,18 @@
-// Embedded pages (?embed=1), loaded only there. The server renders every
-// link and form with the page's target (?target=, default _top); this
-// module gives the same target to those added later (a new rendering that
-// live.js swaps in), and posts the content's height to the host page, so
-// that a portal can size its iframe without scrollbars:
+// Embedded pages (?embed=1), loaded only there. Their links and forms open
+// where the document's <base target> says (?target=, default _top), those
+// live.js swaps in later too; this module posts the content's height to
+// the host page, so that a portal can size its iframe without scrollbars:
 //
 //   {type: "skewscope:height", height: N, part: "why,grid", url: location.href}
 //
 // posted with postMessage to each origin the server lists (the exact
 // origins of --web.frame-ancestors; the page's own for 'self'), never to
-// "*". It builds no HTML: attributes are set with DOM APIs.
+// "*". It builds no HTML and changes no element.
 
-import { frameTarget, heightMessage, heightTargets } from "./embedmsg.js";
+import { heightMessage, heightTargets } from "./embedmsg.js";
 import { ids } from "./ids.js";
 
 const body = document.body;
-const target = body.getAttribute(ids.linkTarget) || "";
-
-const retarget = (root) => {
-  if (!target) return;
-  if (root.matches && root.matches("a, form")) frameTarget(root, target);
-  if (root.querySelectorAll) for (const el of root.querySelectorAll("a, form")) frameTarget(el, target);
-};
-retarget(document);
-new MutationObserver((records) => {
-  for (const r of records) for (const n of r.addedNodes) if (n.nodeType === Node.ELEMENT_NODE) retarget(n);
-}).observe(body, { childList: true, subtree: true });
-
 if (window.parent !== window) {
   const listed = (body.getAttribute(ids.heightOrigins) || "").split(/\s+/).filter(Boolean);
   const ancestors = location.ancestorOrigins;

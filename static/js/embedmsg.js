@@ -24,17 +24,3 @@ export function heightMessage(height, part, url) {
   return { type: "skewscope:height", height: Math.ceil(Number(height) || 0), part: String(part || ""), url: String(url) };
 }
 
-// frameTarget is the target a link or form of an embedded page gets: the
-// page's (data-link-target), whatever it had; a link within the page
-// (href="#…") stays in the frame.
-export function frameTarget(el, target) {
-  if (!target || !el || !el.setAttribute) return;
-  const tag = (el.tagName || "").toLowerCase();
-  if (tag !== "a" && tag !== "form") return;
-  if (tag === "a" && (el.getAttribute("href") || "").startsWith("#")) return;
-  if (el.getAttribute("target") !== target) el.setAttribute("target", target);
-  if (target === "_blank" && tag === "a") {
-    const rel = (el.getAttribute("rel") || "").split(/\s+/).filter(Boolean);
-    if (!rel.includes("noopener")) el.setAttribute("rel", [...rel, "noopener"].join(" "));
-  }
-}

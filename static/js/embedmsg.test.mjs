@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { frameTarget, heightMessage, heightTargets } from "./embedmsg.js";
+import { heightMessage, heightTargets } from "./embedmsg.js";
 
 test("heightTargets resolves self and keeps listed origins once", () => {
   assert.deepEqual(heightTargets(["self"], "https://dash.example.com", ""), ["https://dash.example.com"]);
@@ -25,32 +25,4 @@ test("heightMessage is the documented message", () => {
   assert.deepEqual(heightMessage(412.2, "why,grid", "https://dash/jobs/j/vertices/v?embed=1"),
     { type: "skewscope:height", height: 413, part: "why,grid", url: "https://dash/jobs/j/vertices/v?embed=1" });
   assert.deepEqual(heightMessage(undefined, undefined, "u"), { type: "skewscope:height", height: 0, part: "", url: "u" });
-});
-
-// fakeEl is an element with attributes, enough for frameTarget.
-function fakeEl(tagName, attrs = {}) {
-  const a = new Map(Object.entries(attrs));
-  return { tagName, getAttribute: (k) => (a.has(k) ? a.get(k) : null), setAttribute: (k, v) => a.set(k, String(v)), attrs: a };
-}
-
-test("frameTarget sets the page's target on links and forms only", () => {
-  const link = fakeEl("A", { href: "/x", target: "_blank", rel: "noopener" });
-  frameTarget(link, "_top");
-  assert.equal(link.attrs.get("target"), "_top");
-  const form = fakeEl("FORM");
-  frameTarget(form, "_parent");
-  assert.equal(form.attrs.get("target"), "_parent");
-  const anchor = fakeEl("A", { href: "#candidates" });
-  frameTarget(anchor, "_top");
-  assert.equal(anchor.attrs.has("target"), false);
-  const span = fakeEl("SPAN");
-  frameTarget(span, "_top");
-  assert.equal(span.attrs.has("target"), false);
-});
-
-test("frameTarget keeps a new window from its opener", () => {
-  const link = fakeEl("A", { href: "/x", rel: "help" });
-  frameTarget(link, "_blank");
-  assert.equal(link.attrs.get("target"), "_blank");
-  assert.equal(link.attrs.get("rel"), "help noopener");
 });

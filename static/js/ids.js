@@ -22,7 +22,6 @@ export const ids = Object.freeze({
   topics: "data-topics",
   colorBy: "data-color",
   cells: "data-cells",
-  linkTarget: "data-link-target",
   heightOrigins: "data-height-origins",
   part: "data-part",
 });
