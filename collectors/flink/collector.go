@@ -537,6 +537,7 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 		vs.Subtasks[i] = SubtaskSnapshot{
 			Index: i, BusyRatio: math.NaN(), BackPressuredRatio: math.NaN(), IdleRatio: math.NaN(),
 			RecordsInPerSecond: math.NaN(), RecordsOutPerSecond: math.NaN(), StateSize: -1,
+			EventTime: noEventTime(),
 		}
 	}
 
@@ -585,11 +586,12 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 		ids, _, err = c.sourceIDs(list, key, &vs, attempts, det != nil && len(failed) == 0, prev, at)
 	}
 	var runMs []int64
+	var etErr error // an event-time gauge out of range: reported, not fatal
 	if err != nil {
 		failed = append(failed, err)
 	} else {
 		var missing bool
-		if runMs, missing, err = c.readMetrics(ctx, jobID, &vs, ids); err != nil {
+		if runMs, missing, etErr, err = c.readMetrics(ctx, jobID, &vs, ids); err != nil {
 			failed = append(failed, err)
 		}
 		if missing {
@@ -608,6 +610,9 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 
 	// Optional parts: a failure is reported, the rest stays current.
 	var errs []error
+	if etErr != nil {
+		errs = append(errs, etErr)
+	}
 	var bp *Backpressure
 	if level, ok := backpressureLevel(vs.Subtasks); ok {
 		// Flink computes the level from the metric just read.
@@ -680,6 +685,8 @@ type metricPlan struct {
 	opIn      []string   // per subtask, the source operator's records-in id, "" when not listed
 	accIDs    [][]string // per subtask, the accumulated-time ids listed
 	kafka     *KafkaSourceObservation
+	// operator is each subtask's source operator ("" when unknown).
+	operator []string
 }
 
 // planMetrics builds the request of readMetrics from ids (a vertex's id
@@ -705,7 +712,10 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 	var want []string
 	opIn := make([]string, len(vs.Subtasks))
 	accIDs := make([][]string, len(vs.Subtasks))
+	ops := make([]string, len(vs.Subtasks))
 	for i := range vs.Subtasks {
+		ops[i] = operator[i]
+		want = append(want, eventTimeIDs(vs, i, ops[i], listed)...)
 		p := strconv.Itoa(i) + "."
 		for _, m := range []string{metricBusy, metricBackPressured, metricIdle, metricRecordsIn, metricRecordsOut} {
 			want = append(want, p+m)
@@ -729,8 +739,9 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 	if kafka != nil {
 		offsetIDs = kafka.OffsetIDs()
 		want = append(want, offsetIDs...)
+		want = append(want, splitIDs(kafka, listed)...)
 	}
-	return metricPlan{want: want, offsetIDs: offsetIDs, opIn: opIn, accIDs: accIDs, kafka: kafka}
+	return metricPlan{want: want, offsetIDs: offsetIDs, opIn: opIn, accIDs: accIDs, kafka: kafka, operator: ops}
 }
 
 // readMetrics reads the load metrics of every subtask and the Kafka source
@@ -745,12 +756,12 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 // For a source vertex it also reads each subtask's accumulated busy, idle
 // and backpressured times and returns their sum (−1 where unknown), the
 // running time of the attempt the JobManager holds metrics of.
-func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSnapshot, ids []string) (runMs []int64, missing bool, err error) {
+func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSnapshot, ids []string) (runMs []int64, missing bool, etErr, err error) {
 	mp := planMetrics(vs, ids)
 	want, opIn, accIDs, kafka := mp.want, mp.opIn, mp.accIDs, mp.kafka
 	vals, err := call(ctx, c, func(ctx context.Context) ([]Metric, error) { return c.client.VertexMetrics(ctx, jobID, vs.ID, want) })
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	m := MetricMap(vals)
 	// A listed offset id without a value: the JobManager dropped it, so
@@ -790,11 +801,17 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 			}
 		}
 		st.RecordsOutPerSecond = get(p + metricRecordsOut)
+		if err := applyEventTime(st, vs, mp.operator[i], m); err != nil && etErr == nil {
+			etErr = err
+		}
 	}
 	var offErr error
 	if kafka != nil {
 		kafka.applyValues(m)
 		offErr = checkOffsets(kafka)
+		if err := applySplits(kafka, m); err != nil && etErr == nil {
+			etErr = err
+		}
 		vs.Kafka = kafka
 	}
 	runMs = make([]int64, len(vs.Subtasks))
@@ -806,7 +823,7 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 			}
 		}
 	}
-	return runMs, missing, offErr
+	return runMs, missing, etErr, offErr
 }
 
 // trackKafka judges the vertex's Kafka entries against the earlier polls

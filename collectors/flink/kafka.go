@@ -129,6 +129,9 @@ type KafkaPartitionState struct {
 	// writes it now, so the subtask reads the partition (an id whose split
 	// moved away keeps its last value). A Collector sets it.
 	Advanced bool
+	// Split is the split's watermark gauges on this subtask (Flink ≥ 2.1,
+	// FLIP-513), nil when the ids list none.
+	Split *SplitWatermark
 }
 
 // KafkaSourceObservation is what a source vertex's metric ids say about

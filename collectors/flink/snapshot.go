@@ -141,4 +141,6 @@ type SubtaskSnapshot struct {
 	// from (VertexSnapshot.StateCheckpointID), validated; nil when it was
 	// not read or the subtask had not acknowledged it.
 	Checkpoint *SubtaskCheckpoint
+	// EventTime is the subtask's watermark gauges (eventtime.go).
+	EventTime SubtaskEventTime
 }
