@@ -52,6 +52,10 @@ func (s *picture) job(fs *flink.Snapshot, j *flink.JobSnapshot, now time.Time) (
 	if at, ok := s.endedAt(fs.Endpoint, j.ID); ok {
 		jv.LastReported = &at
 	}
+	if e := s.eventTime(fs, j, now); e != nil {
+		c := *e.view
+		jv.EventTime = &c
+	}
 	for k := range j.Vertices {
 		v := &j.Vertices[k]
 		vs := VertexSummary{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism,

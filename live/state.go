@@ -58,6 +58,7 @@ func (s *Store) publish() {
 		srcStatus: maps.Clone(s.srcStatus),
 		grpStatus: maps.Clone(s.grpStatus),
 		started:   s.started,
+		et:        &etCache{jobs: map[vertexKey]*jobEventTime{}},
 		// Jobs come and go a few at a time: the copies are small.
 		jobSeq:     maps.Clone(s.jobSeq),
 		clusterSeq: maps.Clone(s.clusterSeq),

@@ -145,6 +145,9 @@ type picture struct {
 	// name) and a group: replaced, not changed, by each update.
 	srcStatus map[vertexKey]sourceStatus
 	grpStatus map[groupKey]map[topicPart]readStatus
+	// et holds the jobs' event time, found once per State (eventtime.go);
+	// nil in a picture that is not published.
+	et *etCache
 	// started is when the store was made: what it counts, it counts from
 	// then on.
 	started time.Time

@@ -99,6 +99,20 @@ func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 	if v.Kafka != nil {
 		s.sourceRows(&vv, fs, j, v, q, now)
 	}
+	if e := s.eventTime(fs, j, now); e != nil {
+		for i, sw := range e.rows[v.ID] {
+			if sw != nil && i < len(vv.Subtasks) {
+				c := *sw
+				vv.Subtasks[i].Watermark = &c
+			}
+		}
+		if vw, ok := e.vertices[v.ID]; ok {
+			c := *vw
+			vv.EventTime = &c
+		}
+		jc := *e.view
+		vv.JobEventTime = &jc
+	}
 	vv.Figures = figures(&vv, s.started)
 	vv.Why = s.why(&vv, j)
 	markConcerns(&vv)
@@ -278,6 +292,7 @@ func (s *picture) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink
 	}
 	var rsBuf readStatus
 	var partBuf kafka.Partition
+	withET := hasEventTime(j)
 	// fill writes the cell of st into c (in place: a cell is large, and a
 	// source may read ten thousand partitions). determined is false for a
 	// partition whose reader the metric ids do not tell: its offsets may
@@ -318,6 +333,17 @@ func (s *picture) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink
 				}
 				c.LagSeconds, c.LagKind = sec, kind
 			}
+		}
+		if withET {
+			var sub *flink.SubtaskSnapshot
+			if st.Subtask >= 0 && st.Subtask < len(v.Subtasks) {
+				sub = &v.Subtasks[st.Subtask]
+			}
+			table := to.ti.table(st.Partition)
+			if to.ti == nil {
+				table = s.tables[tpKey{cluster, topic, st.Partition}]
+			}
+			c.EventTime = partitionEventTime(c, st.Split, st.CurrentOffset, sub, table, now)
 		}
 		running := j.State.Running() && st.Subtask >= 0 && st.Subtask < len(v.Subtasks) &&
 			(v.Subtasks[st.Subtask].Status.Running() || v.Subtasks[st.Subtask].Status == "")

@@ -283,7 +283,10 @@ type JobView struct {
 	// LastReported is set when the job has ended and its vertices are what
 	// Flink last reported while it ran, at this time (Flink has no metrics
 	// for an ended job).
-	LastReported *time.Time `json:"lastReported,omitempty"`
+	// EventTime is the job's watermark and what holds it back, nil when
+	// the job reports no event time (eventtime.go).
+	EventTime    *JobEventTime `json:"eventTime,omitempty"`
+	LastReported *time.Time    `json:"lastReported,omitempty"`
 }
 
 // Restored says what a job was restored from.
@@ -374,6 +377,9 @@ type PartitionCell struct {
 	// it, so there is no observed reader, only the prediction. Such a cell
 	// is OwnerUndetermined too.
 	Withheld bool `json:"withheld,omitempty"`
+	// EventTime is the partition's watermark and state on its reader, nil
+	// when the job reports no event time (eventtime.go).
+	EventTime *PartitionEventTime `json:"eventTime,omitempty"`
 	// Level is the colour step 0–3 of the chosen colouring.
 	Level int `json:"-"`
 }
@@ -426,6 +432,9 @@ type SubtaskRow struct {
 	// vertex's SparkTimes.
 	SparkLag  []float64 `json:"sparkLag,omitempty"`
 	SparkRate []float64 `json:"sparkRate,omitempty"`
+	// Watermark is the subtask's watermark (eventtime.go), nil when the job
+	// reports no event time.
+	Watermark *SubtaskWatermark `json:"watermark,omitempty"`
 	// Concern is how urgently the subtask needs a look (concern.go).
 	Concern   Concern `json:"concern"`
 	Highlight bool    `json:"-"`
@@ -590,6 +599,10 @@ type VertexView struct {
 	// metric dump over its size limit): the cells it concerns are the
 	// prediction alone.
 	Withheld *Withheld `json:"withheld,omitempty"`
+	// EventTime is the vertex's lowest watermark and its holder, nil when
+	// the job reports no event time; JobEventTime the job's.
+	EventTime    *VertexWatermark `json:"eventTime,omitempty"`
+	JobEventTime *JobEventTime    `json:"jobEventTime,omitempty"`
 }
 
 // TopicPartitionRow is one partition of a topic page.

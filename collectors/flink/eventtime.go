@@ -50,6 +50,9 @@ func IsEventTime(w int64) bool {
 // SubtaskEventTime is one subtask's event-time gauges, validated. The
 // lags and the idle time are in milliseconds, NaN when not reported.
 type SubtaskEventTime struct {
+	// Read is set once the gauges were read: the zero value says nothing
+	// (a watermark of 0 is an event time).
+	Read bool
 	// InputWatermark is the task's currentInputWatermark: the minimum over
 	// its non-idle input channels (non-source vertices).
 	InputWatermark int64
@@ -232,6 +235,7 @@ func applyEventTime(st *SubtaskSnapshot, vs *VertexSnapshot, operator string, m 
 		et.AlignmentDriftMs, err = msOf(m, op+metricAlignmentDrift, false)
 		keep(err)
 	}
+	et.Read = true
 	st.EventTime = et
 	if len(errs) > 0 {
 		return errs[0]

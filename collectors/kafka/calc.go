@@ -165,6 +165,25 @@ func (t *TimeTable) Add(at time.Time, end int64) {
 	t.samples = append(t.samples, point{at: ns, offset: end})
 }
 
+// QuietSince is when the table first saw its newest end offset: the
+// partition has received no record since (observed, at the resolution of
+// the polls: the record may be up to one poll interval older). ok is false
+// for an empty table.
+func (t *TimeTable) QuietSince() (at time.Time, ok bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	n := len(t.samples)
+	if n == 0 {
+		return time.Time{}, false
+	}
+	i := n - 1
+	// A flat stretch keeps its first and latest samples (Add).
+	if n >= 2 && t.samples[n-2].offset == t.samples[n-1].offset {
+		i = n - 2
+	}
+	return time.Unix(0, t.samples[i].at), true
+}
+
 // LagSeconds estimates how long ago, seen from now, the end offset passed
 // committed. See [TimeTable] for the method and its limits.
 func (t *TimeTable) LagSeconds(committed int64, now time.Time) (float64, TimeLagKind) {

@@ -1,0 +1,254 @@
+package live
+
+import (
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+)
+
+// etJob is a running job "clicks-by-user": a Kafka source at srcP over
+// topic clicks (parts partitions), keyed into "Window" at 2. Partition
+// quiet receives no record after the first Kafka poll; the others grow
+// 100 records a poll. Each partition's split reports splitWM(partition)
+// (Flink ≥ 2.1) when split is set; each source subtask's output watermark
+// is the lowest of its splits', Long.MIN_VALUE with none; the window's
+// input watermark is keyedWM.
+type etJob struct {
+	srcP, parts int
+	quiet       int32
+	split       bool
+	splitWM     func(p int32) int64
+	keyedWM     int64
+	polls       int
+}
+
+const etPoll = 10 * time.Second
+
+func (e etJob) store(t *testing.T) (*Store, time.Time) {
+	t.Helper()
+	topics := []assign.Topic{{Name: "clicks", Partitions: e.parts}}
+	polls := max(e.polls, 8)
+	now := t0.Add(time.Duration(polls) * etPoll)
+	s := New(Options{Now: func() time.Time { return now }})
+	endAt := func(p int32, poll int) int64 {
+		if p == e.quiet || poll == 0 {
+			return 1000
+		}
+		return 1000 + int64(100*poll)
+	}
+	for k := range polls + 1 {
+		m := map[string][]int64{}
+		for p := range int32(e.parts) {
+			m["clicks"] = append(m["clicks"], endAt(p, k))
+		}
+		s.UpdateKafka(kafkaSnap(t0.Add(time.Duration(k)*etPoll), m))
+	}
+	owner := freshOwner(e.srcP)
+	// Every reader caught up to the latest end but for a little.
+	cur := func(tp assign.TopicPartition) int64 { return endAt(tp.Partition, polls) - 1 }
+	src := sourceVertex("src", e.srcP, topics, owner, cur)
+	for i := range src.Subtasks {
+		src.Subtasks[i].EventTime = etUnread()
+		src.Subtasks[i].EventTime.OutputWatermark = flink.WatermarkNone
+	}
+	for i := range src.Kafka.States {
+		st := &src.Kafka.States[i]
+		w := e.splitWM(st.Partition)
+		if e.split {
+			st.Split = &flink.SplitWatermark{Watermark: w, PausedPerS: math.NaN()}
+		}
+		sub := &src.Subtasks[st.Subtask].EventTime
+		if sub.OutputWatermark == flink.WatermarkNone || w < sub.OutputWatermark {
+			sub.OutputWatermark = w
+		}
+	}
+	keyed := flink.VertexSnapshot{ID: "win", Name: "Window", Parallelism: 2, MaxParallelism: 128, Keyed: true, Inputs: []string{"src"}}
+	for i := range 2 {
+		keyed.Subtasks = append(keyed.Subtasks, flink.SubtaskSnapshot{Index: i, Status: "RUNNING", BusyRatio: 0.2, BackPressuredRatio: 0,
+			IdleRatio: 0.8, RecordsInPerSecond: 10, RecordsOutPerSecond: 1, StateSize: -1, EventTime: etUnread()})
+		keyed.Subtasks[i].EventTime.InputWatermark = e.keyedWM
+	}
+	s.UpdateFlink(flinkSnap(now, flink.JobSnapshot{ID: "aa", Name: "clicks-by-user", State: "RUNNING", Vertices: []flink.VertexSnapshot{src, keyed}}))
+	return s, now
+}
+
+func etUnread() flink.SubtaskEventTime {
+	nan := math.NaN()
+	return flink.SubtaskEventTime{Read: true, InputWatermark: flink.WatermarkUnread, OutputWatermark: flink.WatermarkUnread,
+		SourceIdleMs: nan, EmitLagMs: nan, FetchLagMs: nan, WatermarkLagMs: nan, AlignmentDriftMs: nan}
+}
+
+// base is the event time the test's watermarks start from.
+var base = t0.UnixMilli()
+
+func TestWatermarkHeldByAnIdlePartition(t *testing.T) {
+	e := etJob{srcP: 4, parts: 4, quiet: 2, split: true, polls: 8,
+		splitWM: func(p int32) int64 {
+			if p == 2 {
+				return base // its last record, then nothing
+			}
+			return base + 80_000
+		}}
+	e.keyedWM = base
+	s, now := e.store(t)
+	jv, err := s.State().Job("jm", "aa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	et := jv.EventTime
+	if et == nil {
+		t.Fatal("no event time for a job whose watermarks are times")
+	}
+	if et.VertexID != "win" || et.WatermarkMs != base || et.None {
+		t.Errorf("job watermark %d on %s (none %v), want %d on the window", et.WatermarkMs, et.VertexID, et.None, base)
+	}
+	if want := float64(now.UnixMilli()-base) / 1000; et.LagSeconds != want {
+		t.Errorf("lag %v s, want %v", et.LagSeconds, want)
+	}
+	reader := freshOwner(4)(assign.TopicPartition{Topic: "clicks", Partition: 2})
+	h := et.Holder
+	if h == nil {
+		t.Fatal("no holder")
+	}
+	if h.VertexID != "src" || h.Subtask != reader || h.Topic != "clicks" || h.Partition != 2 || h.Cause != HoldIdle || h.Kind != Observed {
+		t.Errorf("holder %+v, want clicks-2 on subtask %d, idle, observed", h, reader)
+	}
+	// Quiet since the first poll's sample: 8 polls of 10 s.
+	if h.QuietSeconds < 70 || h.QuietSeconds > 80 {
+		t.Errorf("quiet %v s, want 70–80 (no record after the first poll)", h.QuietSeconds)
+	}
+	if h.SkipsIdle {
+		t.Error("a job held back by an idle partition is said to skip idle inputs")
+	}
+
+	vv, err := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range vv.Subtasks {
+		if r.Watermark == nil {
+			t.Fatalf("subtask %d has no watermark", r.Subtask)
+		}
+		if r.Watermark.Holds != (r.Subtask == reader) {
+			t.Errorf("subtask %d holds %v, want %v", r.Subtask, r.Watermark.Holds, r.Subtask == reader)
+		}
+		for _, c := range r.Partitions {
+			if c.EventTime == nil || c.EventTime.Kind != Observed {
+				t.Fatalf("clicks-%d event time %+v, want observed", c.Partition, c.EventTime)
+			}
+			want := PartitionActive
+			if c.Partition == 2 {
+				want = PartitionIdle
+			}
+			if c.EventTime.State != want || c.EventTime.WatermarkMs != e.splitWM(c.Partition) {
+				t.Errorf("clicks-%d state %s watermark %d, want %s %d", c.Partition, c.EventTime.State, c.EventTime.WatermarkMs, want, e.splitWM(c.Partition))
+			}
+		}
+	}
+	if vv.JobEventTime == nil || vv.JobEventTime.Holder == nil || vv.JobEventTime.Holder.Partition != 2 {
+		t.Errorf("the source page's job event time %+v, want the same holder", vv.JobEventTime)
+	}
+	kv, _ := s.State().Vertex("aa", "win", VertexQuery{Highlight: -1})
+	if kv.EventTime == nil || kv.EventTime.Holder == nil || kv.EventTime.Holder.Partition != 2 || kv.Subtasks[0].Watermark.WatermarkMs != base {
+		t.Errorf("the window's event time %+v, want held by clicks-2", kv.EventTime)
+	}
+}
+
+// With an idle timeout Flink skips the silent subtask: the window's input
+// watermark is above its output watermark, and the holder is another.
+func TestWatermarkWithIdlenessSkipsTheIdleSubtask(t *testing.T) {
+	e := etJob{srcP: 4, parts: 4, quiet: 2, split: true,
+		splitWM: func(p int32) int64 {
+			if p == 2 {
+				return base
+			}
+			return base + 80_000 + int64(p)*1000
+		}}
+	e.keyedWM = base + 80_000 // partition 0's
+	s, _ := e.store(t)
+	jv, _ := s.State().Job("jm", "aa")
+	h := jv.EventTime.Holder
+	reader0 := freshOwner(4)(assign.TopicPartition{Topic: "clicks", Partition: 0})
+	if h == nil || h.Partition != 0 || h.Subtask != reader0 || h.Cause != HoldOldest || !h.SkipsIdle {
+		t.Fatalf("holder %+v, want clicks-0 on %d, oldest, the job skipping idle inputs", h, reader0)
+	}
+	vv, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
+	idle := freshOwner(4)(assign.TopicPartition{Topic: "clicks", Partition: 2})
+	for _, r := range vv.Subtasks {
+		if r.Watermark.Skipped != (r.Subtask == idle) {
+			t.Errorf("subtask %d skipped %v, want %v", r.Subtask, r.Watermark.Skipped, r.Subtask == idle)
+		}
+	}
+}
+
+// More source subtasks than partitions: the readers without a split
+// report no watermark, and so does everything downstream.
+func TestWatermarkHeldByStarvedSubtasks(t *testing.T) {
+	e := etJob{srcP: 4, parts: 2, quiet: -1, split: true,
+		splitWM: func(p int32) int64 { return base + 50_000 }}
+	e.keyedWM = flink.WatermarkNone
+	s, _ := e.store(t)
+	jv, _ := s.State().Job("jm", "aa")
+	et := jv.EventTime
+	if et == nil || !et.None || et.WatermarkMs != 0 || et.LagSeconds != -1 {
+		t.Fatalf("job event time %+v, want none", et)
+	}
+	var want []int
+	owners := map[int]bool{}
+	for p := range int32(2) {
+		owners[freshOwner(4)(assign.TopicPartition{Topic: "clicks", Partition: p})] = true
+	}
+	for i := range 4 {
+		if !owners[i] {
+			want = append(want, i)
+		}
+	}
+	h := et.Holder
+	if h == nil || h.Cause != HoldStarved || h.Partition != -1 || !slices.Equal(h.Starved, want) || h.Partitions != 2 || h.Subtask != want[0] {
+		t.Fatalf("holder %+v, want starved %v of 2 partitions", h, want)
+	}
+}
+
+// Before Flink 2.1 there are no split gauges: the partition is the one
+// whose last record read is the oldest, estimated.
+func TestWatermarkHolderEstimatedWithoutSplitGauges(t *testing.T) {
+	e := etJob{srcP: 2, parts: 4, quiet: 3, split: false,
+		splitWM: func(p int32) int64 { return base + int64(3-p)*1000 }}
+	e.keyedWM = base
+	s, _ := e.store(t)
+	jv, _ := s.State().Job("jm", "aa")
+	h := jv.EventTime.Holder
+	reader := freshOwner(2)(assign.TopicPartition{Topic: "clicks", Partition: 3})
+	if h == nil || h.Partition != 3 || h.Subtask != reader || h.Kind != Estimated || h.Cause != HoldIdle {
+		t.Fatalf("holder %+v, want clicks-3 on %d, idle, estimated", h, reader)
+	}
+	vv, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			if c.EventTime == nil || c.EventTime.Kind != Estimated || c.EventTime.None {
+				t.Errorf("clicks-%d %+v, want an estimated watermark", c.Partition, c.EventTime)
+			}
+		}
+	}
+}
+
+// A job without a watermark strategy reports Long.MIN_VALUE everywhere:
+// no event-time figures at all.
+func TestNoEventTimeWithoutWatermarks(t *testing.T) {
+	e := etJob{srcP: 2, parts: 4, quiet: -1, split: true,
+		splitWM: func(int32) int64 { return flink.WatermarkNone }}
+	e.keyedWM = flink.WatermarkNone
+	s, _ := e.store(t)
+	jv, _ := s.State().Job("jm", "aa")
+	if jv.EventTime != nil {
+		t.Errorf("event time %+v for a job without watermarks", jv.EventTime)
+	}
+	vv, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
+	if vv.EventTime != nil || vv.Subtasks[0].Watermark != nil || vv.Subtasks[0].Partitions[0].EventTime != nil {
+		t.Error("event-time figures on a vertex of a job without watermarks")
+	}
+}
