@@ -40,9 +40,9 @@ func TestEventTimeGaugesAreValidated(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, wm, idle, drift, splitWM, paused string
-		wantWM, wantSplit                     int64
-		wantIdle, wantPaused                  float64
-		wantErr                               string
+		wantWM, wantSplit                      int64
+		wantIdle, wantPaused                   float64
+		wantErr                                string
 	}{
 		{name: "values", wm: "1764669600000", idle: "41000", drift: "-1500", splitWM: "1764669599000", paused: "1000.0",
 			wantWM: 1764669600000, wantSplit: 1764669599000, wantIdle: 41000, wantPaused: 1000},
