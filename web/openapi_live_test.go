@@ -252,7 +252,11 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		Errors: []string{"the latest read failed, these are older values: timeout"}, Basis: "observed", Age: age}
 	reading := live.Reading{State: live.ReaderLost, Trend: live.TrendGrowing, PositionRate: 1.5, ProducedRate: 2.5, CatchUp: live.CatchUpUnknown,
 		CatchUpSeconds: 0.5, Samples: 12, WindowSeconds: 55.5, Lost: &live.Loss{Records: 2200, FirstSeen: at, LastSeen: at, Behind: 300}}
-	jv := live.JobView{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", StartTime: at, Restored: restored,
+	holder := &live.WatermarkHolder{VertexID: "c3", VertexName: "Source: orders", Subtask: 1, Topic: "orders", Partition: 3, Label: "o3",
+		Cause: live.HoldIdle, Kind: live.Observed, Starved: []int{2}, Partitions: 4, QuietSeconds: 61.5, LagSeconds: 70.5, AheadMs: 1500, SkipsIdle: true}
+	vw := live.VertexWatermark{ID: "c3", Name: "Source: orders", Source: true, WatermarkMs: 1764547200500, None: true, Subtask: 1, LagSeconds: 61.5, Holder: holder}
+	jet := &live.JobEventTime{WatermarkMs: 1764547200500, None: true, LagSeconds: 61.5, VertexID: "c3", Holder: holder, Vertices: []live.VertexWatermark{vw}, At: at}
+	jv := live.JobView{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", StartTime: at, Restored: restored, EventTime: jet,
 		Vertices: []live.VertexSummary{{ID: "c3", Name: "Source: orders", Parallelism: 2, MaxParallelism: 128, Source: true, Keyed: true, Kafka: true, PredictionMode: "fresh",
 			Skew: 12.5, Busiest: 1, MaxBusy: 0.5, Backpressure: "ok", Partitions: 4, Lag: 120, Drift: 1, RecordsLost: 2200, Error: "metrics: timeout",
 			Concern: live.ConcernGrowing, Worst: 1, LagSeconds: 12.5, LagKind: kafka.TimeLagInterpolated, Trend: live.TrendGrowing}},
@@ -271,7 +275,9 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			Headline: live.Headline{Kind: live.BasisUncertain, Exact: 3, Uncertain: 1}},
 		Subtasks: []live.SubtaskRow{{Subtask: 0, Status: "RUNNING",
 			Partitions: []live.PartitionCell{{Topic: "orders", Partition: 3, Label: "o3", Current: 10, Committed: 9, End: 20, Lag: 9, LagSeconds: 1.5,
-				LagKind: kafka.TimeLagInterpolated, Reading: reading, Rate: 2.5, RetentionSeconds: 120, TimeToRetentionSeconds: 75, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Withheld: true, Level: 2}},
+				LagKind: kafka.TimeLagInterpolated, Reading: reading, Rate: 2.5, RetentionSeconds: 120, TimeToRetentionSeconds: 75, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Withheld: true, Level: 2,
+				EventTime: &live.PartitionEventTime{WatermarkMs: 1764547200500, None: true, Kind: live.Observed, LagSeconds: 61.5, State: live.PartitionIdle, QuietSeconds: 61.5, PausedPerS: 500}}},
+			Watermark: &live.SubtaskWatermark{WatermarkMs: 1764547200500, None: true, LagSeconds: 61.5, IdleSeconds: 60, DriftMs: 1500, Paused: true, Starved: true, Skipped: true, Holds: true},
 			KeyGroups:              &live.KeyGroupSpan{Start: 0, End: 63, Size: 64},
 			TimeToRetentionSeconds: 75, RetentionSeconds: 120, RetentionPartition: "orders-3",
 			Rate: 2.5, Lag: 9, LagSeconds: 1.5, LagKind: kafka.TimeLagAtLeast, RecordsLost: 2200, CatchUp: live.CatchUpETA, CatchUpSeconds: 12.5, Trend: live.TrendShrinking,
@@ -279,7 +285,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			Checkpoint: &live.SubtaskCheckpoint{DurationMs: 12, SyncMs: 2, AsyncMs: 10, AlignmentMs: 3, AlignmentProcessed: 100, AlignmentPersisted: 5,
 				StartDelayMs: 4, EndToEndMs: 20, CheckpointedSize: 512, Unaligned: true},
 			SparkLag: []float64{1.5}, SparkRate: []float64{2.5}, Highlight: true, Concern: live.ConcernLosing}},
-		Concern: live.ConcernLosing, Worst: 0,
+		Concern: live.ConcernLosing, Worst: 0, EventTime: &vw, JobEventTime: jet,
 		SparkTimes: []float64{1764547200.5},
 		Lineage: &live.LineageView{History: []int{2, 4}, Known: true, Events: []live.LineageEvent{{At: at, Kind: live.EventRescale, JobID: "a1b2", From: 2, To: 4,
 			CheckpointID: 7, Savepoint: true, Path: "s3://sp/1", NewPartitions: 2, Moved: []string{"orders-3 0→1"}, MovedCount: 1,
@@ -366,6 +372,8 @@ func TestOpenAPILiveSchemasMatchViews(t *testing.T) {
 		"WhyView": live.WhyView{}, "WhyLine": live.WhyLine{}, "WhyPartition": live.WhyPartition{}, "WhyFact": live.WhyFact{},
 		"WhyPlacement": live.WhyPlacement{}, "WhyTopic": live.WhyTopic{}, "WhyPeer": live.WhyPeer{}, "WhyRescale": live.WhyRescale{},
 		"TopicRetention": live.TopicRetention{}, "Inference": live.Inference{},
+		"WatermarkHolder": live.WatermarkHolder{}, "VertexWatermark": live.VertexWatermark{}, "JobEventTime": live.JobEventTime{},
+		"SubtaskWatermark": live.SubtaskWatermark{}, "PartitionEventTime": live.PartitionEventTime{},
 	}
 	for name := range zeros {
 		if !c.seen[name] {
