@@ -277,7 +277,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			Partitions: []live.PartitionCell{{Topic: "orders", Partition: 3, Label: "o3", Current: 10, Committed: 9, End: 20, Lag: 9, LagSeconds: 1.5,
 				LagKind: kafka.TimeLagInterpolated, Reading: reading, Rate: 2.5, RetentionSeconds: 120, TimeToRetentionSeconds: 75, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Withheld: true, Level: 2,
 				EventTime: &live.PartitionEventTime{WatermarkMs: 1764547200500, None: true, Kind: live.Observed, LagSeconds: 61.5, State: live.PartitionIdle, QuietSeconds: 61.5, PausedPerS: 500}}},
-			Watermark: &live.SubtaskWatermark{WatermarkMs: 1764547200500, None: true, LagSeconds: 61.5, IdleSeconds: 60, DriftMs: 1500, Paused: true, Starved: true, Skipped: true, Holds: true},
+			Watermark:              &live.SubtaskWatermark{WatermarkMs: 1764547200500, None: true, LagSeconds: 61.5, IdleSeconds: 60, DriftMs: 1500, Paused: true, Starved: true, Skipped: true, Holds: true},
 			KeyGroups:              &live.KeyGroupSpan{Start: 0, End: 63, Size: 64},
 			TimeToRetentionSeconds: 75, RetentionSeconds: 120, RetentionPartition: "orders-3",
 			Rate: 2.5, Lag: 9, LagSeconds: 1.5, LagKind: kafka.TimeLagAtLeast, RecordsLost: 2200, CatchUp: live.CatchUpETA, CatchUpSeconds: 12.5, Trend: live.TrendShrinking,
