@@ -138,7 +138,10 @@ type JobPage struct {
 	FlinkUI  string
 	Bar      LiveBar
 	Restored string
-	Vertices []JobVertexRow
+	// Watermark says where the job's watermark stands and what holds it
+	// back; its Text is "" when the job reports no event time.
+	Watermark Text
+	Vertices  []JobVertexRow
 }
 
 // JobVertexRow is a vertex on the job page.
@@ -150,6 +153,8 @@ type JobVertexRow struct {
 	Concern, LagTime                        Text
 	Level, LagStep                          Meter
 	Skew, Busiest, Backpressure, Lag, Drift Text
+	// Watermark is the vertex's lowest watermark, "–" without event time.
+	Watermark Text
 	// Lost is the records the source lost (deleted unread), Lossy set when
 	// some were.
 	Lost  Text
@@ -160,6 +165,9 @@ type JobVertexRow struct {
 type VertexPage struct {
 	Live
 	Replaced *ReplacedPage
+	// Watermark says where the vertex's watermark stands and what holds
+	// it back; its Text is "" when the job reports no event time.
+	Watermark Text
 	// Ended says the job has ended and the figures are the last Flink
 	// reported; "" for a running job.
 	Ended string

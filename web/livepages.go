@@ -241,10 +241,17 @@ func newJobPage(pl pageLinks, jv live.JobView, replaced *views.ReplacedPage) vie
 	if jv.Restored != nil {
 		p.Restored = restoredText(jv.Restored)
 	}
+	p.Watermark = text("watermark", jobWatermarkText(jv))
+	wms := vertexWatermarks(jv)
 	for _, v := range jv.Vertices {
 		k := "v/" + v.ID + "/"
+		wm, ok := wms[v.ID]
+		if !ok {
+			wm = "–"
+		}
 		p.Vertices = append(p.Vertices, views.JobVertexRow{
-			Name: v.Name, URL: pl.url(views.VertexPath(jv.ID, v.ID)),
+			Watermark: text(k+"wm", wm),
+			Name:      v.Name, URL: pl.url(views.VertexPath(jv.ID, v.ID)),
 			Parallelism: strconv.Itoa(v.Parallelism), MaxParallelism: strconv.Itoa(v.MaxParallelism), Kind: vertexKind(v),
 			Concern:      text(k+"concern", concernText(v.Concern)),
 			Level:        views.Meter{Key: k + "level", Value: levelValue(v.Concern.Level())},
@@ -336,6 +343,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 	if vv.Withheld != nil {
 		p.Withheld = withheldText(vv.Withheld, vv.Parallelism)
 	}
+	p.Watermark = text("watermark", holderText(vv.Name, vv.EventTime))
 	if vv.Keyed {
 		p.MaxParallelism = strconv.Itoa(vv.MaxParallelism)
 	}

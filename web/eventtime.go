@@ -1,0 +1,115 @@
+package web
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/live"
+)
+
+// watermarkText is a watermark as a UTC time with how far behind now it
+// is: "12:04:05 UTC, 41 min behind"; "none yet" for Flink's
+// Long.MIN_VALUE.
+func watermarkText(ms int64, none bool, lagSeconds float64) string {
+	if none {
+		return "none yet"
+	}
+	t := time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05 UTC")
+	if lagSeconds < 0 {
+		return t + ", " + format.Seconds(-lagSeconds) + " ahead of now"
+	}
+	return t + ", " + format.Seconds(lagSeconds) + " behind"
+}
+
+// holderText says in one sentence what holds the watermark of vertex
+// (its name) back, and how that is known; "" when nothing is known.
+func holderText(vertex string, w *live.VertexWatermark) string {
+	if w == nil {
+		return ""
+	}
+	h := w.Holder
+	behind := "The watermark of " + vertex + " is " + watermarkText(w.WatermarkMs, w.None, w.LagSeconds)
+	if w.None {
+		behind = vertex + " has no watermark yet"
+	}
+	if h == nil {
+		return behind + " (observed); the input it comes from is not found: an operator may hold it back itself."
+	}
+	part := fmt.Sprintf("partition %s-%d (subtask %d of %s)", h.Topic, h.Partition, h.Subtask, h.VertexName)
+	kind := "observed: Flink's split watermark"
+	if h.Kind == live.Estimated {
+		kind = "estimated: its last record read is the oldest, before Flink 2.1 reports split watermarks"
+	}
+	switch h.Cause {
+	case live.HoldStarved:
+		return fmt.Sprintf("%s because %s of %s read no partition (%d partitions): a reader without a split emits no watermark, so the job waits forever unless the source declares idleness (WatermarkStrategy.withIdleness, or scan.watermark.idle-timeout in SQL). Observed: Flink's metric ids list no partition on them.",
+			behind, subtaskList(h.Starved), h.VertexName, h.Partitions)
+	case live.HoldIdle:
+		skip := "no idle timeout shorter than that lets the job skip it; with WatermarkStrategy.withIdleness (or scan.watermark.idle-timeout in SQL) it would advance"
+		return fmt.Sprintf("%s because %s has had no new record for at least %s and %s (%s; the quiet time observed from its end offsets).",
+			behind, part, format.Seconds(h.QuietSeconds), skip, kind)
+	case live.HoldPaused:
+		return fmt.Sprintf("%s because watermark alignment pauses %s (%s).", behind, part, kind)
+	case live.HoldBehind:
+		return fmt.Sprintf("%s because %s is %s behind its partition's end: its records' event time is old until the reader catches up (%s).", behind, part, format.Seconds(h.LagSeconds), kind)
+	case live.HoldBackpressured:
+		return fmt.Sprintf("%s because %s reads slowly under backpressure (%s).", behind, part, kind)
+	case live.HoldOldest:
+		return fmt.Sprintf("%s: it follows %s, whose records are the oldest read (%s).", behind, part, kind)
+	default:
+		return fmt.Sprintf("%s: it comes from subtask %d of %s; which of its partitions is not determined by Flink's metric ids (observed).", behind, h.Subtask, h.VertexName)
+	}
+}
+
+// jobWatermarkText is the job page's event-time sentence, "" when the job
+// reports no event time.
+func jobWatermarkText(jv live.JobView) string {
+	et := jv.EventTime
+	if et == nil {
+		return ""
+	}
+	for i := range et.Vertices {
+		if et.Vertices[i].ID == et.VertexID {
+			s := holderText("the job", &et.Vertices[i])
+			if et.Holder != nil && et.Holder.SkipsIdle {
+				s += " The job skips an idle input: its watermark strategy has an idle timeout."
+			}
+			return s
+		}
+	}
+	return ""
+}
+
+// vertexWatermarks is each vertex's watermark text on the job page, by id.
+func vertexWatermarks(jv live.JobView) map[string]string {
+	out := map[string]string{}
+	if jv.EventTime == nil {
+		return out
+	}
+	for _, w := range jv.EventTime.Vertices {
+		out[w.ID] = watermarkText(w.WatermarkMs, w.None, w.LagSeconds) + " (subtask " + strconv.Itoa(w.Subtask) + ")"
+	}
+	return out
+}
+
+// subtaskWatermarkText is a subtask's watermark cell.
+func subtaskWatermarkText(w *live.SubtaskWatermark) string {
+	if w == nil {
+		return "–"
+	}
+	s := watermarkText(w.WatermarkMs, w.None, w.LagSeconds)
+	switch {
+	case w.Starved:
+		s += " · reads no partition"
+	case w.Skipped:
+		s += " · idle, skipped"
+	case w.Paused:
+		s += " · paused by alignment"
+	}
+	if w.Holds {
+		s += " · lowest"
+	}
+	return s
+}

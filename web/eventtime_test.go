@@ -1,0 +1,114 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/collectors/kafka"
+	"github.com/skewscope/skewscope/live"
+)
+
+// eventTimeStore is a job "sessions" whose source reads clicks (4
+// partitions) at 4, keyed into "Sessionize" at 2; clicks-2 receives no
+// record after the first of eight Kafka polls and holds the watermark.
+func eventTimeStore(t *testing.T, at time.Time) *live.Store {
+	t.Helper()
+	const polls = 8
+	now := at.Add(polls * 10 * time.Second)
+	st := live.New(live.Options{Now: func() time.Time { return now }})
+	end := func(p, k int) int64 {
+		if p == 2 || k == 0 {
+			return 1000
+		}
+		return 1000 + int64(100*k)
+	}
+	for k := range polls + 1 {
+		ks := &kafka.Snapshot{Cluster: "prod", CollectedAt: at.Add(time.Duration(k) * 10 * time.Second)}
+		topic := kafka.Topic{Name: "clicks"}
+		for p := range 4 {
+			topic.Partitions = append(topic.Partitions, kafka.Partition{Partition: int32(p), End: end(p, k), Rate: 10, RateOK: k > 0,
+				Freshness: kafka.Freshness{UpdatedAt: ks.CollectedAt}})
+		}
+		ks.Topics = []kafka.Topic{topic}
+		st.UpdateKafka(ks)
+	}
+	base := at.UnixMilli()
+	wm := func(p int32) int64 {
+		if p == 2 {
+			return base
+		}
+		return base + 70_000
+	}
+	nan := math.NaN()
+	et := func() flink.SubtaskEventTime {
+		return flink.SubtaskEventTime{Read: true, InputWatermark: flink.WatermarkUnread, OutputWatermark: flink.WatermarkNone,
+			SourceIdleMs: nan, EmitLagMs: nan, FetchLagMs: nan, WatermarkLagMs: nan, AlignmentDriftMs: nan}
+	}
+	var ids []string
+	var vals []flink.Metric
+	topics := []assign.Topic{{Name: "clicks", Partitions: 4}}
+	for _, tp := range assign.Partitions(topics) {
+		o, _ := assign.KafkaSplitOwner(tp, 4)
+		base := fmt.Sprintf("%d.Source__Kafka_Source.KafkaSourceReader.topic.clicks.partition.%d.", o, tp.Partition)
+		ids = append(ids, base+"currentOffset", base+"committedOffset")
+		vals = append(vals, flink.Metric{ID: base + "currentOffset", Raw: fmt.Sprint(end(int(tp.Partition), polls) - 1)}, flink.Metric{ID: base + "committedOffset", Raw: "900"})
+	}
+	obs := flink.ParseKafkaSourceMetricIDs(ids)
+	obs.ApplyValues(vals)
+	src := flink.VertexSnapshot{ID: tSource, Name: "Source: Kafka Source", Parallelism: 4, MaxParallelism: 128, Source: true, Kafka: obs}
+	for i := range 4 {
+		src.Subtasks = append(src.Subtasks, flink.SubtaskSnapshot{Index: i, Status: "RUNNING", BusyRatio: 0.1, BackPressuredRatio: 0, IdleRatio: 0.9,
+			RecordsInPerSecond: 10, RecordsOutPerSecond: 10, StateSize: -1, EventTime: et()})
+	}
+	for i := range obs.States {
+		s := &obs.States[i]
+		s.Split = &flink.SplitWatermark{Watermark: wm(s.Partition), PausedPerS: nan}
+		sub := &src.Subtasks[s.Subtask].EventTime
+		if sub.OutputWatermark == flink.WatermarkNone || wm(s.Partition) < sub.OutputWatermark {
+			sub.OutputWatermark = wm(s.Partition)
+		}
+	}
+	keyed := flink.VertexSnapshot{ID: tKeyed, Name: "Sessionize", Parallelism: 2, MaxParallelism: 128, Keyed: true, Inputs: []string{tSource}}
+	for i := range 2 {
+		e := et()
+		e.InputWatermark, e.OutputWatermark = base, flink.WatermarkUnread
+		keyed.Subtasks = append(keyed.Subtasks, flink.SubtaskSnapshot{Index: i, Status: "RUNNING", BusyRatio: 0.1, BackPressuredRatio: 0, IdleRatio: 0.9,
+			RecordsInPerSecond: 10, RecordsOutPerSecond: 1, StateSize: -1, EventTime: e})
+	}
+	st.UpdateFlink(&flink.Snapshot{Endpoint: "jm", CollectedAt: now, FlinkVersion: "2.2.1",
+		Jobs: []flink.JobSnapshot{{ID: tJob, Name: "sessions", State: "RUNNING", StartTime: at, Vertices: []flink.VertexSnapshot{src, keyed}}}})
+	return st
+}
+
+// The job page and the keyed vertex's page name the partition, its
+// subtask and the cause of a stalled watermark, in one sentence.
+func TestPagesNameTheWatermarkHolder(t *testing.T) {
+	at := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	ts := newLiveServer(t, eventTimeStore(t, at), nil)
+	reader, _ := assign.KafkaSplitOwner(assign.TopicPartition{Topic: "clicks", Partition: 2}, 4)
+
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob, 200)
+	note := doc.Find(`[data-testid="watermark-note"]`).Text()
+	for _, want := range []string{
+		"The watermark of the job is 2026-12-02 10:00:00 UTC, 1 m 20 s behind",
+		fmt.Sprintf("partition clicks-2 (subtask %d of Source: Kafka Source) has had no new record for at least", reader),
+		"withIdleness", "observed: Flink's split watermark",
+	} {
+		if !strings.Contains(note, want) {
+			t.Errorf("job page's event-time note %q lacks %q", note, want)
+		}
+	}
+	if got := doc.Find(`[data-testid="vertex-watermark"]`).Last().Text(); !strings.HasPrefix(got, "2026-12-02 10:00:00 UTC") {
+		t.Errorf("the keyed vertex's watermark cell %q", got)
+	}
+
+	doc = getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tKeyed, 200)
+	if note := doc.Find(`[data-testid="watermark-note"]`).Text(); !strings.Contains(note, "The watermark of Sessionize is") || !strings.Contains(note, "clicks-2") {
+		t.Errorf("keyed vertex page's note %q", note)
+	}
+}
