@@ -183,7 +183,7 @@ func Job(l Layout, p JobPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if p.Watermark.Text != "" {
+				if p.Watermark != nil {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<p class=\"note\" role=\"status\" data-testid=\"watermark-note\"><strong>Event time.</strong> <bdi data-live=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err

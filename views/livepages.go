@@ -139,8 +139,8 @@ type JobPage struct {
 	Bar      LiveBar
 	Restored string
 	// Watermark says where the job's watermark stands and what holds it
-	// back; its Text is "" when the job reports no event time.
-	Watermark Text
+	// back; nil when the job reports no event time.
+	Watermark *Text
 	Vertices  []JobVertexRow
 }
 
@@ -166,8 +166,8 @@ type VertexPage struct {
 	Live
 	Replaced *ReplacedPage
 	// Watermark says where the vertex's watermark stands and what holds
-	// it back; its Text is "" when the job reports no event time.
-	Watermark Text
+	// it back; nil when the job reports no event time.
+	Watermark *Text
 	// Ended says the job has ended and the figures are the last Flink
 	// reported; "" for a running job.
 	Ended string

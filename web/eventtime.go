@@ -93,23 +93,3 @@ func vertexWatermarks(jv live.JobView) map[string]string {
 	}
 	return out
 }
-
-// subtaskWatermarkText is a subtask's watermark cell.
-func subtaskWatermarkText(w *live.SubtaskWatermark) string {
-	if w == nil {
-		return "–"
-	}
-	s := watermarkText(w.WatermarkMs, w.None, w.LagSeconds)
-	switch {
-	case w.Starved:
-		s += " · reads no partition"
-	case w.Skipped:
-		s += " · idle, skipped"
-	case w.Paused:
-		s += " · paused by alignment"
-	}
-	if w.Holds {
-		s += " · lowest"
-	}
-	return s
-}

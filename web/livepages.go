@@ -241,7 +241,10 @@ func newJobPage(pl pageLinks, jv live.JobView, replaced *views.ReplacedPage) vie
 	if jv.Restored != nil {
 		p.Restored = restoredText(jv.Restored)
 	}
-	p.Watermark = text("watermark", jobWatermarkText(jv))
+	if s := jobWatermarkText(jv); s != "" {
+		t := text("watermark", s)
+		p.Watermark = &t
+	}
 	wms := vertexWatermarks(jv)
 	for _, v := range jv.Vertices {
 		k := "v/" + v.ID + "/"
@@ -343,7 +346,10 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 	if vv.Withheld != nil {
 		p.Withheld = withheldText(vv.Withheld, vv.Parallelism)
 	}
-	p.Watermark = text("watermark", holderText(vv.Name, vv.EventTime))
+	if s := holderText(vv.Name, vv.EventTime); s != "" {
+		t := text("watermark", s)
+		p.Watermark = &t
+	}
 	if vv.Keyed {
 		p.MaxParallelism = strconv.Itoa(vv.MaxParallelism)
 	}

@@ -256,13 +256,13 @@ func TestNewJobAndTopicPages(t *testing.T) {
 			Skew: views.Text{Key: "v/v1/skew", Text: "37%"}, Busiest: views.Text{Key: "v/v1/busiest", Text: "#2 · 90%"},
 			Backpressure: views.Text{Key: "v/v1/bp", Text: "high"}, Lag: views.Text{Key: "v/v1/lag", Text: "10"},
 			Lost:  views.Text{Key: "v/v1/lost", Text: "0"},
-			Drift: views.Text{Key: "v/v1/drift", Text: "as predicted (inferred history)"}},
+			Drift: views.Text{Key: "v/v1/drift", Text: "as predicted (inferred history)"}, Watermark: views.Text{Key: "v/v1/wm", Text: "–"}},
 			{Name: "Window", URL: "/jobs/j1/vertices/v2", Parallelism: "2", MaxParallelism: "128", Kind: "keyed",
 				Concern: views.Text{Key: "v/v2/concern", Text: "ok"}, Level: views.Meter{Key: "v/v2/level", Value: "0"},
 				LagTime: views.Text{Key: "v/v2/lagtime", Text: "–"}, LagStep: views.Meter{Key: "v/v2/lagstep", Value: "0"},
 				Skew: views.Text{Key: "v/v2/skew", Text: "–"}, Busiest: views.Text{Key: "v/v2/busiest", Text: "–"},
 				Backpressure: views.Text{Key: "v/v2/bp", Text: "–"}, Lag: views.Text{Key: "v/v2/lag", Text: "–"},
-				Lost: views.Text{Key: "v/v2/lost", Text: "–"}, Drift: views.Text{Key: "v/v2/drift"}}},
+				Lost: views.Text{Key: "v/v2/lost", Text: "–"}, Drift: views.Text{Key: "v/v2/drift"}, Watermark: views.Text{Key: "v/v2/wm", Text: "–"}}},
 	}
 	want.Shape = views.ShapeOf(want)
 	if diff := cmp.Diff(want, got); diff != "" {
