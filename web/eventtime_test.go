@@ -112,3 +112,30 @@ func TestPagesNameTheWatermarkHolder(t *testing.T) {
 		t.Errorf("keyed vertex page's note %q", note)
 	}
 }
+
+// The planner warns, computed, which subtasks a target leaves without a
+// partition and what that does to the watermark.
+func TestPlannerWarnsOfReadersWithoutPartitions(t *testing.T) {
+	ts := runServer(t, Options{})
+	doc := getDoc(t, ts.URL+"/plan?topic=clicks:12&parallelism=12&target=16", 200)
+	why := doc.Find(`[data-testid="why"]`).Text()
+	var want []int
+	a, err := assign.FreshAssignment([]assign.Topic{{Name: "clicks", Partitions: 12}}, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, parts := range a.Subtasks {
+		if len(parts) == 0 {
+			want = append(want, i)
+		}
+	}
+	if len(want) != 4 {
+		t.Fatalf("12 partitions at 16 leave %v without a partition, want 4 subtasks", want)
+	}
+	for _, s := range []string{"4 of 16 source subtasks read nothing: there are only 12 partitions.",
+		"At p = 16, 4 subtasks (" + subtaskList(want) + ") read nothing: they emit no watermark, so without idleness"} {
+		if !strings.Contains(why, s) {
+			t.Errorf("planner's why panel lacks %q:\n%s", s, why)
+		}
+	}
+}

@@ -125,10 +125,24 @@ func explainSkew(f *planForm, pl assign.Plan, st strategy.Strategy) []views.WhyS
 		for _, t := range f.req.Topics {
 			nParts += t.Partitions
 		}
+		// Which ones, from the layout (computed): a reader without a split
+		// emits no watermark, and without idleness it holds back every
+		// event-time operator downstream.
+		var none []int
+		for i, parts := range side.Assignment.Subtasks {
+			if len(parts) == 0 {
+				none = append(none, i)
+			}
+		}
+		which := ""
+		if len(none) > 0 {
+			which = " (" + subtaskList(none) + ")"
+		}
+		watermark := fmt.Sprintf("At p = %d, %d %s%s read nothing: they emit no watermark, so without idleness (WatermarkStrategy.withIdleness, or scan.watermark.idle-timeout in SQL) the job's watermark stops and event-time windows never fire.", p, idle, plural(idle, "subtask", "subtasks"), which)
 		if nParts < p {
-			out = append(out, views.WhySentence{Hot: true, Text: fmt.Sprintf("%d of %d source subtasks read nothing: there are only %d partitions. They stay running and do not go idle for watermarks on their own; set an idle timeout in the watermark strategy, or lower the source parallelism.", idle, p, nParts)})
+			out = append(out, views.WhySentence{Hot: true, Text: fmt.Sprintf("%d of %d source subtasks read nothing: there are only %d partitions. %s Set an idle timeout in the watermark strategy, or lower the source parallelism.", idle, p, nParts, watermark)})
 		} else {
-			out = append(out, views.WhySentence{Hot: true, Text: fmt.Sprintf("%d of %d source subtasks read no partition although there are %d partitions, because of where each topic's partitions start.", idle, p, nParts)})
+			out = append(out, views.WhySentence{Hot: true, Text: fmt.Sprintf("%d of %d source subtasks read no partition although there are %d partitions, because of where each topic's partitions start. %s", idle, p, nParts, watermark)})
 		}
 	}
 	if kg := side.KeyGroupSkew; kg.MaxOverMean > 1.1 {
