@@ -701,11 +701,19 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 		kafka = obs
 	}
 	// The source operator of each subtask: the first of its Kafka states.
+	// A subtask that reads no partition has none; every subtask of a
+	// vertex runs the same operators, so its event-time gauges (a
+	// split-less reader's Long.MIN_VALUE watermark) are asked for under
+	// the first operator seen (each id only if the subtask lists it).
 	operator := map[int]string{}
+	anyOperator := ""
 	if vs.Source && kafka != nil {
 		for _, st := range kafka.States {
 			if _, ok := operator[st.Subtask]; !ok {
 				operator[st.Subtask] = st.Operator
+			}
+			if anyOperator == "" {
+				anyOperator = st.Operator
 			}
 		}
 	}
@@ -715,6 +723,9 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 	ops := make([]string, len(vs.Subtasks))
 	for i := range vs.Subtasks {
 		ops[i] = operator[i]
+		if ops[i] == "" {
+			ops[i] = anyOperator
+		}
 		want = append(want, eventTimeIDs(vs, i, ops[i], listed)...)
 		p := strconv.Itoa(i) + "."
 		for _, m := range []string{metricBusy, metricBackPressured, metricIdle, metricRecordsIn, metricRecordsOut} {
