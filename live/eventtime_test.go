@@ -76,10 +76,12 @@ func (e etJob) store(t *testing.T) (*Store, time.Time) {
 	return s, now
 }
 
+// etUnread is a subtask whose event-time gauges were read, none with a
+// value yet.
 func etUnread() flink.SubtaskEventTime {
-	nan := math.NaN()
-	return flink.SubtaskEventTime{Read: true, InputWatermark: flink.WatermarkUnread, OutputWatermark: flink.WatermarkUnread,
-		SourceIdleMs: nan, EmitLagMs: nan, FetchLagMs: nan, WatermarkLagMs: nan, AlignmentDriftMs: nan}
+	et := flink.NoEventTime()
+	et.Read = true
+	return et
 }
 
 // base is the event time the test's watermarks start from.

@@ -46,8 +46,9 @@ func eventTimeStore(t *testing.T, at time.Time) *live.Store {
 	}
 	nan := math.NaN()
 	et := func() flink.SubtaskEventTime {
-		return flink.SubtaskEventTime{Read: true, InputWatermark: flink.WatermarkUnread, OutputWatermark: flink.WatermarkNone,
-			SourceIdleMs: nan, EmitLagMs: nan, FetchLagMs: nan, WatermarkLagMs: nan, AlignmentDriftMs: nan}
+		e := flink.NoEventTime()
+		e.Read, e.OutputWatermark = true, flink.WatermarkNone
+		return e
 	}
 	var ids []string
 	var vals []flink.Metric

@@ -537,7 +537,7 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 		vs.Subtasks[i] = SubtaskSnapshot{
 			Index: i, BusyRatio: math.NaN(), BackPressuredRatio: math.NaN(), IdleRatio: math.NaN(),
 			RecordsInPerSecond: math.NaN(), RecordsOutPerSecond: math.NaN(), StateSize: -1,
-			EventTime: noEventTime(),
+			EventTime: NoEventTime(),
 		}
 	}
 

@@ -73,8 +73,9 @@ type SubtaskEventTime struct {
 	AlignmentDriftMs float64
 }
 
-// noEventTime is a SubtaskEventTime before any gauge is read.
-func noEventTime() SubtaskEventTime {
+// NoEventTime is a SubtaskEventTime before any gauge is read: every
+// watermark unread, every figure NaN.
+func NoEventTime() SubtaskEventTime {
 	nan := math.NaN()
 	return SubtaskEventTime{
 		InputWatermark: WatermarkUnread, OutputWatermark: WatermarkUnread,
@@ -209,7 +210,7 @@ func splitIDs(o *KafkaSourceObservation, listed map[string]bool) []string {
 // returning the first invalid value's error (that gauge is left unread).
 func applyEventTime(st *SubtaskSnapshot, vs *VertexSnapshot, operator string, m map[string]Metric) error {
 	p := strconv.Itoa(st.Index) + "."
-	et := noEventTime()
+	et := NoEventTime()
 	var errs []error
 	keep := func(err error) {
 		if err != nil {
