@@ -354,11 +354,10 @@ func (s *picture) findEventTime(fs *flink.Snapshot, j *flink.JobSnapshot, now ti
 		if !ok {
 			continue
 		}
-		for i, sw := range e.rows[v.ID] {
+		for _, sw := range e.rows[v.ID] {
 			if sw != nil && !sw.None && sw.WatermarkMs < floor {
 				sw.Skipped, skipsIdle = true, true
 			}
-			_ = i
 		}
 	}
 	for k := range j.Vertices {
