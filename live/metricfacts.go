@@ -1,6 +1,7 @@
 package live
 
 import (
+	"math"
 	"time"
 
 	"github.com/skewscope/skewscope/collectors/flink"
@@ -25,6 +26,24 @@ type MetricFacts struct {
 	SourceLosses, GroupLosses []PartitionLoss
 	// Vertices are the vertices of the running jobs.
 	Vertices []VertexFact
+	// Holders are the running jobs' watermark holders, where known: the
+	// source subtask, and its partition, whose watermark is the job's.
+	Holders []HolderFact
+}
+
+// HolderFact is the holder of a running job's watermark
+// (JobEventTime.Holder), while Flink's figures are fresh.
+type HolderFact struct {
+	Endpoint, JobID, JobName string
+	// VertexID and VertexName are the source vertex the holder is in.
+	VertexID, VertexName string
+	Subtask              int
+	// Topic is "" and Partition -1 when the subtask reads no partition
+	// (Cause HoldStarved) or its partition is not determined.
+	Topic     string
+	Partition int32
+	Cause     HoldCause
+	Kind      Provenance
 }
 
 // GroupLagFact is a group's commit on a partition.
@@ -49,6 +68,19 @@ type VertexFact struct {
 	Drift          int
 	// Busy is each subtask's busy ratio (SubtaskRow.Busy), -1 unknown.
 	Busy []float64
+	// RecordsPerSecond is the records the vertex's subtasks receive per
+	// second (numRecordsInPerSecond summed; for a source, the records its
+	// reader reads from Kafka, or, where Flink counts none, the records it
+	// emits); -1 unknown or stale.
+	RecordsPerSecond float64
+	// WatermarkLagSeconds is now − the vertex's lowest watermark
+	// (VertexWatermark.LagSeconds), computed from Flink's observed
+	// watermarks; -1 when it has none, or Flink's figures are stale.
+	WatermarkLagSeconds float64
+	// Starved counts a Kafka source's subtasks that read no partition
+	// (observed from their metric ids); -1 when not a Kafka source, some
+	// owner is not determined, or Flink's figures are stale.
+	Starved int
 	// Cluster is the Kafka cluster a source reads; Partitions are its
 	// partitions whose lag is exported: known, with Flink's and the
 	// partition's Kafka figures fresh.
@@ -73,6 +105,12 @@ type PartitionFact struct {
 	// determined reader while Flink's and Kafka's figures are both fresh;
 	// -1 otherwise.
 	BehindLogStart int64
+	// WatermarkLagSeconds is PartitionEventTime.LagSeconds, -1 none (no
+	// event time, or no watermark yet); WatermarkKind says how its
+	// watermark is known (observed from Flink's split watermark, or
+	// estimated from the produce time of the last record read).
+	WatermarkLagSeconds float64
+	WatermarkKind       Provenance
 }
 
 // MetricFacts returns the figures /metrics exports, computed once per
@@ -120,12 +158,32 @@ func (s *State) metricFacts() MetricFacts {
 			if !j.State.Running() {
 				continue
 			}
+			et := s.eventTime(fs, j, now)
 			for k := range j.Vertices {
-				mf.Vertices = append(mf.Vertices, s.vertexFact(fs, j, &j.Vertices[k], starts, now))
+				mf.Vertices = append(mf.Vertices, s.vertexFact(fs, j, &j.Vertices[k], et, starts, now))
+			}
+			if h := holderFact(fs, j, et, now); h != nil {
+				mf.Holders = append(mf.Holders, *h)
 			}
 		}
 	}
 	return mf
+}
+
+// holderFact is j's watermark holder, nil when unknown, undetermined, or
+// seen in a stale poll (a frozen watermark would hold it for ever).
+func holderFact(fs *flink.Snapshot, j *flink.JobSnapshot, et *jobEventTime, now time.Time) *HolderFact {
+	if et == nil || et.view.Holder == nil || et.view.Holder.Cause == HoldUndetermined {
+		return nil
+	}
+	h := et.view.Holder
+	for k := range j.Vertices {
+		if v := &j.Vertices[k]; v.ID == h.VertexID && itemAge(v.Freshness, fs.CollectedAt, now, v.Err).Stale {
+			return nil
+		}
+	}
+	return &HolderFact{Endpoint: fs.Endpoint, JobID: j.ID, JobName: j.Name, VertexID: h.VertexID, VertexName: h.VertexName,
+		Subtask: h.Subtask, Topic: h.Topic, Partition: h.Partition, Cause: h.Cause, Kind: h.Kind}
 }
 
 // groupLags appends the known lags of the groups' commits on the
@@ -148,13 +206,23 @@ func (s *picture) groupLags(out []GroupLagFact, ks *kafka.Snapshot, starts map[t
 
 // vertexFact is a running job's vertex as /metrics exports it: the
 // figures of its page's summary, rows and cells.
-func (s *picture) vertexFact(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, starts map[tpKey]int64, now time.Time) VertexFact {
-	vf := VertexFact{Endpoint: fs.Endpoint, JobID: j.ID, JobName: j.Name, ID: v.ID, Name: v.Name, Busy: make([]float64, v.Parallelism)}
+func (s *picture) vertexFact(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, et *jobEventTime, starts map[tpKey]int64, now time.Time) VertexFact {
+	vf := VertexFact{Endpoint: fs.Endpoint, JobID: j.ID, JobName: j.Name, ID: v.ID, Name: v.Name, Busy: make([]float64, v.Parallelism),
+		RecordsPerSecond: -1, WatermarkLagSeconds: -1, Starved: -1}
 	vf.Skew, vf.MaxBusy, _ = skewAndBusiest(v)
 	for i := range vf.Busy {
 		vf.Busy[i] = -1
 		if i < len(v.Subtasks) {
 			vf.Busy[i] = orMinus(v.Subtasks[i].BusyRatio)
+		}
+	}
+	flinkStale := itemAge(v.Freshness, fs.CollectedAt, now, v.Err).Stale
+	if !flinkStale {
+		vf.RecordsPerSecond = recordsPerSecond(v)
+		if et != nil {
+			if vw := et.vertices[v.ID]; vw != nil && !vw.None {
+				vf.WatermarkLagSeconds = vw.LagSeconds
+			}
 		}
 	}
 	if v.Kafka == nil {
@@ -165,7 +233,14 @@ func (s *picture) vertexFact(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.
 	var pr Prediction
 	m := s.model(&pr, sc.cluster, fs.Endpoint, j, v, VertexQuery{Color: "lag", Highlight: -1}, sc.oo)
 	vf.PredictionMode = pr.Mode
-	flinkStale := itemAge(v.Freshness, fs.CollectedAt, now, v.Err).Stale
+	if !flinkStale && len(sc.oo.candidates) == 0 {
+		vf.Starved = 0
+		for _, cells := range sc.rows {
+			if len(cells) == 0 {
+				vf.Starved++
+			}
+		}
+	}
 	bothFresh := !flinkStale && sc.kafkaAge != nil && !sc.kafkaAge.Stale
 	for i, cells := range sc.rows {
 		for k := range cells {
@@ -188,7 +263,10 @@ func (s *picture) vertexFact(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.
 				continue
 			}
 			pf := PartitionFact{Subtask: sub, Topic: c.Topic, Partition: c.Partition, Lag: c.Lag, LagSeconds: c.LagSeconds,
-				LagSecondsKnown: c.LagKind.Known(), TimeToRetentionSeconds: c.TimeToRetentionSeconds, BehindLogStart: -1}
+				LagSecondsKnown: c.LagKind.Known(), TimeToRetentionSeconds: c.TimeToRetentionSeconds, BehindLogStart: -1, WatermarkLagSeconds: -1}
+			if e := c.EventTime; e != nil && !e.None {
+				pf.WatermarkLagSeconds, pf.WatermarkKind = e.LagSeconds, e.Kind
+			}
 			// A frozen currentOffset or log start would count records
 			// that were read.
 			if start >= 0 && bothFresh && c.Current >= 0 && !c.OwnerUndetermined {
@@ -201,4 +279,25 @@ func (s *picture) vertexFact(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.
 		}
 	}
 	return vf
+}
+
+// recordsPerSecond is the records v's subtasks receive per second; for a
+// source, the records its reader reads, or emits where Flink counts no
+// read (a 1.20 source's task meter is 0 without its operator's); -1 when
+// no subtask reports a rate.
+func recordsPerSecond(v *flink.VertexSnapshot) float64 {
+	sum, known := 0.0, false
+	for _, st := range v.Subtasks {
+		r := st.RecordsInPerSecond
+		if v.Source && !(r > 0) {
+			r = st.RecordsOutPerSecond
+		}
+		if r >= 0 && !math.IsNaN(r) {
+			sum, known = sum+r, true
+		}
+	}
+	if !known {
+		return -1
+	}
+	return sum
 }

@@ -18,6 +18,14 @@ import (
 // record after the first of eight Kafka polls and holds the watermark.
 func eventTimeStore(t *testing.T, at time.Time) *live.Store {
 	t.Helper()
+	return eventTimeStoreAt(t, at, 4)
+}
+
+// eventTimeStoreAt is eventTimeStore's job with its source at sourceP: at
+// more than 4, the subtasks from 4 on read no partition and emit no
+// watermark, so the keyed vertex has none and they hold it.
+func eventTimeStoreAt(t *testing.T, at time.Time, sourceP int) *live.Store {
+	t.Helper()
 	const polls = 8
 	now := at.Add(polls * 10 * time.Second)
 	st := live.New(live.Options{Now: func() time.Time { return now }})
@@ -54,15 +62,15 @@ func eventTimeStore(t *testing.T, at time.Time) *live.Store {
 	var vals []flink.Metric
 	topics := []assign.Topic{{Name: "clicks", Partitions: 4}}
 	for _, tp := range assign.Partitions(topics) {
-		o, _ := assign.KafkaSplitOwner(tp, 4)
+		o, _ := assign.KafkaSplitOwner(tp, sourceP)
 		base := fmt.Sprintf("%d.Source__Kafka_Source.KafkaSourceReader.topic.clicks.partition.%d.", o, tp.Partition)
 		ids = append(ids, base+"currentOffset", base+"committedOffset")
 		vals = append(vals, flink.Metric{ID: base + "currentOffset", Raw: fmt.Sprint(end(int(tp.Partition), polls) - 1)}, flink.Metric{ID: base + "committedOffset", Raw: "900"})
 	}
 	obs := flink.ParseKafkaSourceMetricIDs(ids)
 	obs.ApplyValues(vals)
-	src := flink.VertexSnapshot{ID: tSource, Name: "Source: Kafka Source", Parallelism: 4, MaxParallelism: 128, Source: true, Kafka: obs}
-	for i := range 4 {
+	src := flink.VertexSnapshot{ID: tSource, Name: "Source: Kafka Source", Parallelism: sourceP, MaxParallelism: 128, Source: true, Kafka: obs}
+	for i := range sourceP {
 		src.Subtasks = append(src.Subtasks, flink.SubtaskSnapshot{Index: i, Status: "RUNNING", BusyRatio: 0.1, BackPressuredRatio: 0, IdleRatio: 0.9,
 			RecordsInPerSecond: 10, RecordsOutPerSecond: 10, StateSize: -1, EventTime: et()})
 	}
@@ -78,6 +86,9 @@ func eventTimeStore(t *testing.T, at time.Time) *live.Store {
 	for i := range 2 {
 		e := et()
 		e.InputWatermark, e.OutputWatermark = base, flink.WatermarkUnread
+		if sourceP > 4 {
+			e.InputWatermark = flink.WatermarkNone
+		}
 		keyed.Subtasks = append(keyed.Subtasks, flink.SubtaskSnapshot{Index: i, Status: "RUNNING", BusyRatio: 0.1, BackPressuredRatio: 0, IdleRatio: 0.9,
 			RecordsInPerSecond: 10, RecordsOutPerSecond: 1, StateSize: -1, EventTime: e})
 	}

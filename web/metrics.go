@@ -42,6 +42,16 @@ var (
 		"Highest busy ratio among a vertex's subtasks. Observed.", "endpoint", "job_id", "vertex_id", "vertex", "job_name", "vertex_name")
 	descDrift = newFamily("skewscope_source_assignment_drift_partitions",
 		"Partitions of a Kafka source whose observed subtask differs from the prediction (fresh start or restore model); 0 when they match.", "endpoint", "job_id", "vertex_id", "vertex", "mode", "job_name", "vertex_name")
+	descPartitionWatermarkLag = newFamily("skewscope_source_partition_watermark_lag_seconds",
+		"Event-time lag of a partition read by a Flink Kafka source subtask: now − its watermark. kind=observed: the split's own watermark (Flink 2.1+, currentWatermark per split); kind=estimated: the produce time of the last record read (earlier Flink), the watermark being that minus the strategy's bound. Exported for jobs with a watermark strategy, once the partition has a watermark, while Flink's and Kafka's figures are fresh.", "endpoint", "job_id", "vertex_id", "subtask", "cluster", "topic", "partition", "job_name", "vertex_name", "kind")
+	descVertexWatermarkLag = newFamily("skewscope_vertex_watermark_lag_seconds",
+		"Event-time lag of a vertex: now − the lowest watermark of its subtasks (the input watermark of an operator, the output watermark of a source), computed from Flink's observed watermarks; a source subtask Flink skips as idle is left out. Not exported while the vertex has no watermark yet (Long.MIN_VALUE: see skewscope_job_watermark_holder_info) or Flink's figures are stale.", "endpoint", "job_id", "vertex_id", "vertex", "job_name", "vertex_name")
+	descVertexRecords = newFamily("skewscope_vertex_records_per_second",
+		"Records per second a vertex's subtasks receive (numRecordsInPerSecond summed); for a source, the records its reader reads from Kafka, or emits where Flink counts none. Observed; not exported while stale.", "endpoint", "job_id", "vertex_id", "vertex", "job_name", "vertex_name")
+	descStarved = newFamily("skewscope_source_starved_subtasks",
+		"Subtasks of a Flink Kafka source that read no partition (observed from their metric ids): they emit no watermark, so without an idle timeout the job's watermark stops. Not exported while an owner is undetermined or Flink's figures are stale.", "endpoint", "job_id", "vertex_id", "vertex", "job_name", "vertex_name")
+	descHolder = newFamily("skewscope_job_watermark_holder_info",
+		"The source subtask, and its partition, whose watermark is a running job's watermark (the lowest input watermark of its operators), traced upstream through the job's edges; the value is 1. vertex_name is the source; topic and partition are empty for a subtask that reads no partition (cause starved). cause: idle (no new records), starved (reads no partition), paused (watermark alignment), behind (its reader lags), backpressured, oldest (active, simply the oldest records). kind: observed or estimated. Not exported while the holder is not determined or Flink's figures are stale.", "endpoint", "job_id", "job_name", "vertex_id", "vertex_name", "subtask", "topic", "partition", "cause", "kind")
 	descGroupLag = newFamily("skewscope_group_partition_lag_records",
 		"End offset − committed offset of a consumer group on a partition (Flink's member-less groups included). Observed.", "cluster", "group", "topic", "partition")
 	descGroupLagSeconds = newFamily("skewscope_group_partition_lag_seconds",
@@ -123,6 +133,13 @@ func (s *Server) liveMetrics(x *exposition) {
 		x.add(descGroupLost, float64(l.Records), l.Cluster, l.Group, l.Topic, itoa(int(l.Partition)))
 	}
 	vertexMetrics(x, mf.Vertices)
+	for _, h := range mf.Holders {
+		part := ""
+		if h.Topic != "" && h.Partition >= 0 {
+			part = itoa(int(h.Partition))
+		}
+		x.add(descHolder, 1, h.Endpoint, h.JobID, h.JobName, h.VertexID, h.VertexName, itoa(h.Subtask), h.Topic, part, string(h.Cause), string(h.Kind))
+	}
 }
 
 // itoa formats a subtask or partition number; those below len(smallInts)
@@ -161,6 +178,21 @@ func vertexMetrics(x *exposition, vs []live.VertexFact) {
 		}
 	}
 	for i := range vs {
+		if v := &vs[i]; v.RecordsPerSecond >= 0 {
+			x.add(descVertexRecords, v.RecordsPerSecond, v.Endpoint, v.JobID, v.ID, v.Name, v.JobName, v.Name)
+		}
+	}
+	for i := range vs {
+		if v := &vs[i]; v.WatermarkLagSeconds >= 0 {
+			x.add(descVertexWatermarkLag, v.WatermarkLagSeconds, v.Endpoint, v.JobID, v.ID, v.Name, v.JobName, v.Name)
+		}
+	}
+	for i := range vs {
+		if v := &vs[i]; v.Starved >= 0 {
+			x.add(descStarved, float64(v.Starved), v.Endpoint, v.JobID, v.ID, v.Name, v.JobName, v.Name)
+		}
+	}
+	for i := range vs {
 		v := &vs[i]
 		for k, b := range v.Busy {
 			if b >= 0 {
@@ -186,6 +218,14 @@ func vertexMetrics(x *exposition, vs []live.VertexFact) {
 		return p.TimeToRetentionSeconds, p.TimeToRetentionSeconds >= 0
 	})
 	partitions(descPartitionBehindStart, func(p *live.PartitionFact) (float64, bool) { return float64(p.BehindLogStart), p.BehindLogStart >= 0 })
+	for i := range vs {
+		v := &vs[i]
+		for k := range v.Partitions {
+			if p := &v.Partitions[k]; p.WatermarkLagSeconds >= 0 {
+				x.add(descPartitionWatermarkLag, p.WatermarkLagSeconds, v.Endpoint, v.JobID, v.ID, itoa(p.Subtask), v.Cluster, p.Topic, itoa(int(p.Partition)), v.JobName, v.Name, string(p.WatermarkKind))
+			}
+		}
+	}
 }
 
 // backendStates are the values of skewscope_backend_state's state label.

@@ -115,6 +115,8 @@ func metricsStores(t *testing.T) map[string]*live.Store {
 		"stale-kafka":  deletedBeforeReadStore(t, at, true, false),
 		"stale-flink":  deletedBeforeReadStore(t, at, false, true),
 		"retention":    retentionStore(t, at, 120000),
+		"eventtime":    eventTimeStore(t, at),
+		"starved":      eventTimeStoreAt(t, at, 6),
 	}
 }
 
