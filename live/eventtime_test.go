@@ -254,3 +254,76 @@ func TestNoEventTimeWithoutWatermarks(t *testing.T) {
 		t.Error("event-time figures on a vertex of a job without watermarks")
 	}
 }
+
+// The why panel's watermark line: the holder when its cause is one to act
+// on, and a source's partitions that alignment pauses, with how far ahead
+// of the source's lowest watermark they run (computed).
+func TestWhyWatermarkLine(t *testing.T) {
+	base := int64(1_800_000_000_000)
+	cell := func(p int32, state PartitionState, wm int64) PartitionCell {
+		return PartitionCell{Topic: "orders", Partition: p, Rate: 10,
+			EventTime: &PartitionEventTime{WatermarkMs: wm, Kind: Observed, State: state, PausedPerS: -1, QuietSeconds: -1}}
+	}
+	vertex := func(cause HoldCause, lag float64, cells ...PartitionCell) *VertexView {
+		vv := &VertexView{ID: "src", Name: "Source", Parallelism: 2, Kafka: true,
+			Subtasks: []SubtaskRow{{Subtask: 0, Partitions: cells}, {Subtask: 1}},
+			EventTime: &VertexWatermark{ID: "src", Source: true, WatermarkMs: base, LagSeconds: lag, Subtask: 0,
+				Holder: &WatermarkHolder{VertexID: "src", Subtask: 0, Topic: "orders", Partition: 3, Cause: cause, Kind: Observed}}}
+		return vv
+	}
+	for _, tc := range []struct {
+		name      string
+		vv        *VertexView
+		holder    bool
+		subtasks  []int
+		paused    []int32
+		aheadMs   float64
+		noLine    bool
+		lagSecond float64
+	}{
+		{name: "idle partition", vv: vertex(HoldIdle, 600, cell(3, PartitionIdle, base)), holder: true, subtasks: []int{0}},
+		{name: "the oldest, a second behind: nothing to say", vv: vertex(HoldOldest, 1, cell(3, PartitionActive, base)), noLine: true},
+		{name: "the oldest, ten minutes behind", vv: vertex(HoldOldest, 600, cell(3, PartitionActive, base)), holder: true, subtasks: []int{0}},
+		{name: "alignment pauses two splits ahead of the slow one", vv: vertex(HoldOldest, 5,
+			cell(3, PartitionActive, base), cell(1, PartitionPaused, base+120_000), cell(5, PartitionPaused, base+90_000)),
+			subtasks: []int{}, paused: []int32{1, 5}, aheadMs: 120_000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := watermarkLine(tc.vv)
+			if tc.noLine {
+				if l != nil {
+					t.Fatalf("watermarkLine = %+v, want none", l)
+				}
+				return
+			}
+			if l == nil {
+				t.Fatal("no watermark line")
+			}
+			if (l.Holder != nil) != tc.holder || !slices.Equal(l.Subtasks, tc.subtasks) {
+				t.Errorf("holder %v subtasks %v, want holder %v subtasks %v", l.Holder, l.Subtasks, tc.holder, tc.subtasks)
+			}
+			var paused []int32
+			for _, p := range l.Partitions {
+				paused = append(paused, p.Partition)
+			}
+			if !slices.Equal(paused, tc.paused) {
+				t.Errorf("paused partitions %v, want %v", paused, tc.paused)
+			}
+			ahead, hasAhead := 0.0, false
+			for _, f := range l.Facts {
+				if f.Name == FactAheadMs {
+					ahead, hasAhead = f.Value, true
+					if f.Kind != Computed {
+						t.Errorf("aheadMs is %s, want computed", f.Kind)
+					}
+				}
+			}
+			if hasAhead != (len(tc.paused) > 0) || ahead != tc.aheadMs {
+				t.Errorf("aheadMs %v (present %v), want %v", ahead, hasAhead, tc.aheadMs)
+			}
+		})
+	}
+	if l := watermarkLine(&VertexView{}); l != nil {
+		t.Errorf("a vertex without event time has a watermark line: %+v", l)
+	}
+}

@@ -21,7 +21,7 @@ type VertexQuery struct {
 	// History overrides the source's parallelism history for the restore
 	// model (?history=4,6).
 	History []int
-	// Color is "lag" (default) or "rate".
+	// Color is "lag" (default), "rate" or "watermark" (event-time lag).
 	Color string
 	// Highlight is the subtask to mark, -1 none.
 	Highlight int
@@ -62,8 +62,8 @@ func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 	vv := VertexView{Endpoint: fs.Endpoint, JobID: j.ID, JobName: j.Name, JobState: j.State, ID: v.ID, Name: v.Name,
 		Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism, Source: v.Source, Keyed: v.Keyed, Kafka: v.Kafka != nil,
 		Restored: restoredOf(j), Flink: itemAge(v.Freshness, fs.CollectedAt, now, v.Err), Color: "lag"}
-	if q.Color == "rate" {
-		vv.Color = "rate"
+	if q.Color == "rate" || q.Color == "watermark" {
+		vv.Color = q.Color
 	}
 	if v.Err != nil {
 		vv.Error = v.Err.Error()
@@ -585,10 +585,16 @@ func thresholds(vv *VertexView) [3]float64 {
 
 // level is a cell's colour step 0–3, -1 unknown. By lag, a cell is
 // coloured by its time behind (a lower bound counts as at least that
-// time), else, its time unknown, by its lag in records.
+// time), else, its time unknown, by its lag in records. By watermark, by
+// its event-time lag on the lag's time steps; unknown without one.
 func level(vv *VertexView, c *PartitionCell) int {
 	x, steps := float64(c.Lag), vv.Thresholds
 	switch {
+	case vv.Color == "watermark":
+		if c.EventTime == nil || c.EventTime.None {
+			return -1
+		}
+		x, steps = max(c.EventTime.LagSeconds, 0), vv.LagTimeSteps
 	case vv.Color == "rate":
 		x = c.Rate
 	case c.LagKind.Known():

@@ -577,7 +577,8 @@ type VertexView struct {
 	// Why is what makes the vertex hot, as its figures show it (Kafka
 	// sources and keyed vertices of running jobs).
 	Why *WhyView `json:"why,omitempty"`
-	// Color is what partition cells are coloured by: "lag" or "rate".
+	// Color is what partition cells are coloured by: "lag", "rate" or
+	// "watermark" (their event-time lag, on LagTimeSteps).
 	Color string `json:"-"`
 	// Thresholds are the upper bounds of colour levels 0, 1, 2: in records
 	// per second by rate; by lag, in records for the cells whose lag time

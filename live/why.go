@@ -43,6 +43,10 @@ const (
 	// the others' (VertexCheckpoint.Slowest), with its share of the
 	// vertex's state when the state sizes are known.
 	WhySlowCheckpoint = "slow-checkpoint"
+	// WhyWatermark: the vertex's watermark is held back (VertexView.EventTime
+	// names the holder and the cause), or watermark alignment pauses some
+	// of a source's partitions (Partitions, with FactAheadMs).
+	WhyWatermark = "watermark"
 	// WhyBalanced: no subtask stands out.
 	WhyBalanced = "balanced"
 	// WhyUnknown: the figures needed to say anything are not known yet.
@@ -51,6 +55,13 @@ const (
 
 // Names of WhyFact.
 const (
+	// FactAheadMs is how far the paused partitions' watermarks run ahead
+	// of the source's lowest, the most of them (computed from observed
+	// split watermarks).
+	FactAheadMs = "aheadMs"
+	// FactWatermarkLag is the vertex's event-time lag, now − its lowest
+	// watermark (computed); absent while it has none.
+	FactWatermarkLag = "watermarkLagSeconds"
 	// FactShare is the subjects' part (0–1) of the vertex's records:
 	// produced on its partitions (sources) or received (keyed).
 	FactShare = "share"
@@ -187,6 +198,9 @@ type WhyLine struct {
 	Rescale *WhyRescale `json:"rescale,omitempty"`
 	// Missing names what a WhyUnknown line lacks.
 	Missing []string `json:"missing,omitempty"`
+	// Holder is what holds a WhyWatermark line's watermark back, nil when
+	// the line is only about paused partitions.
+	Holder *WatermarkHolder `json:"holder,omitempty"`
 }
 
 // WhyPartition is a named partition and its produce rate (records/s).
@@ -535,6 +549,9 @@ func explain(vv *VertexView, job []whyVertex) *WhyView {
 	}
 	if l := slowCheckpoint(vv); l != nil {
 		rest = append(rest, *l)
+	}
+	if l := watermarkLine(vv); l != nil {
+		bp = append(bp, *l)
 	}
 	lines := append(append(hot, bp...), rest...)
 	lines = lines[:min(len(lines), maxLines)]
@@ -1297,4 +1314,52 @@ func slowCheckpoint(vv *VertexView) *WhyLine {
 		l.Facts = append(l.Facts, observed(FactStateShare, float64(vv.Subtasks[c.Slowest].StateSize)/float64(total)))
 	}
 	return l
+}
+
+// watermarkLine is the vertex's event-time line: its watermark's holder
+// when the cause is one to act on (idle, starved, paused, behind,
+// backpressured, or simply far behind), and a source's partitions that
+// watermark alignment pauses; nil when there is nothing to say.
+func watermarkLine(vv *VertexView) *WhyLine {
+	w := vv.EventTime
+	if w == nil {
+		return nil
+	}
+	l := WhyLine{Kind: WhyWatermark, Subtasks: []int{}}
+	if !w.None {
+		l.Facts = append(l.Facts, computed(FactWatermarkLag, w.LagSeconds))
+	}
+	held := false
+	if h := w.Holder; h != nil {
+		switch h.Cause {
+		case HoldIdle, HoldStarved, HoldPaused, HoldBehind, HoldBackpressured:
+			held = true
+		case HoldOldest:
+			held = w.None || w.LagSeconds >= behindSeconds
+		}
+		if held {
+			l.Holder = h
+			if h.VertexID == vv.ID {
+				l.Subtasks = []int{h.Subtask}
+			}
+		}
+	}
+	ahead := 0.0
+	if !w.None {
+		for _, r := range vv.Subtasks {
+			for _, c := range r.Partitions {
+				if e := c.EventTime; e != nil && e.State == PartitionPaused && !e.None && e.Kind == Observed {
+					l.Partitions = append(l.Partitions, WhyPartition{Topic: c.Topic, Partition: c.Partition, Rate: c.Rate})
+					ahead = max(ahead, float64(e.WatermarkMs-w.WatermarkMs))
+				}
+			}
+		}
+	}
+	if len(l.Partitions) > 0 {
+		l.Facts = append(l.Facts, computed(FactAheadMs, ahead))
+	}
+	if !held && len(l.Partitions) == 0 {
+		return nil
+	}
+	return &l
 }

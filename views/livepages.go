@@ -313,6 +313,9 @@ type SandboxRestore struct {
 // VertexLinks are the URLs a vertex page links to, built by the handler.
 type VertexLinks struct {
 	JSON, Planner, ColorLag, ColorRate, Highlight string
+	// ColorWatermark colours the grid by event-time lag; shown when the
+	// vertex has event time (VertexPage.Watermark).
+	ColorWatermark string
 	// PlanRescale opens the planner filled in with the job's observed
 	// rates, busy ratios, state sizes and history ("" for vertices that
 	// are neither a Kafka source nor keyed).
@@ -331,10 +334,12 @@ type VertexLinks struct {
 
 // SourceGrid is a Kafka source's subtasks with their partitions.
 type SourceGrid struct {
-	// Color is what cells are coloured by, "lag" or "rate"; ByRate is
-	// Color == "rate".
+	// Color is what cells are coloured by, "lag", "rate" or "event-time
+	// lag"; ByRate is Color == "rate".
 	Color  string
 	ByRate bool
+	// EventTime shows each row's Watermark: the job reports watermarks.
+	EventTime bool
 	// Legend are the texts of colour levels 0–3; LegendNote follows them,
 	// "" when they say it all (by lag: the records steps of the cells whose
 	// time behind is unknown).
@@ -397,6 +402,9 @@ type SourceRow struct {
 	BusyText            Text
 	SparkLag, SparkRate Spark
 	Vs                  Text
+	// Watermark is the subtask's output watermark and its lag, shown
+	// with SourceGrid.EventTime.
+	Watermark Text
 	// Why repeats, under the highlighted row, the why panel's line about
 	// its subtask, so that a link from an alert shows the row and its
 	// cause together; nil on other rows.
@@ -432,6 +440,8 @@ type GridCell struct {
 // SubtaskTable is the subtasks of a vertex that is not a Kafka source.
 type SubtaskTable struct {
 	Keyed bool
+	// EventTime shows each row's Watermark: the job reports watermarks.
+	EventTime bool
 	// Checkpoint says which checkpoint the state and checkpoint columns
 	// are of, and how old they are.
 	Checkpoint Text
@@ -475,6 +485,9 @@ type SubtaskTableRow struct {
 	// whose checkpoints stand out.
 	Checkpoint, Alignment, StartDelay Text
 	Slowest                           bool
+	// Watermark is the subtask's input watermark (its output for a
+	// source) and its lag, shown with SubtaskTable.EventTime.
+	Watermark Text
 }
 
 // KeyLookupForm asks which subtask handles a key, with the vertex's

@@ -131,7 +131,7 @@ func (p OverviewPage) writeLayout(w *layout) {
 func (p JobPage) writeLayout(w *layout) {
 	w.replaced(p.Replaced)
 	w.str(p.Ended, p.Endpoint, p.Name, p.ID, p.State, p.Restarts, p.Restored)
-	w.bool(p.Bar.Kafka != nil)
+	w.bool(p.Bar.Kafka != nil, p.Watermark != nil)
 	for _, v := range p.Vertices {
 		w.mark('v')
 		w.str(v.Name, v.Parallelism, v.MaxParallelism, v.Kind)
@@ -147,7 +147,7 @@ func (p JobPage) writeLayout(w *layout) {
 func (p VertexPage) writeLayout(w *layout) {
 	w.replaced(p.Replaced)
 	w.str(p.Ended, p.Cluster, p.Name, p.Parallelism, p.MaxParallelism, p.Restored, p.Worst)
-	w.bool(p.Withheld != "", p.Error != "", p.Bar.Kafka != nil, p.Group != nil)
+	w.bool(p.Withheld != "", p.Error != "", p.Bar.Kafka != nil, p.Group != nil, p.Watermark != nil)
 	if p.Group != nil {
 		w.str(p.Group.Name)
 	}
@@ -189,7 +189,7 @@ func (p VertexPage) writeLayout(w *layout) {
 	if g := p.Grid; g != nil {
 		w.mark('g')
 		w.str(g.Color)
-		w.bool(g.Empty != "")
+		w.bool(g.Empty != "", g.EventTime)
 		for _, l := range g.Labels {
 			w.str(l.Prefix, l.Topic)
 		}
@@ -217,7 +217,7 @@ func (p VertexPage) writeLayout(w *layout) {
 	}
 	if t := p.Table; t != nil {
 		w.mark('s')
-		w.bool(t.Keyed, t.Strip != nil)
+		w.bool(t.Keyed, t.Strip != nil, t.EventTime)
 		for _, r := range t.Rows {
 			w.str(r.Subtask, r.KeyGroups, r.KeyGroupSize)
 			w.bool(r.Slowest)

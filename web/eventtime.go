@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/skewscope/skewscope/internal/format"
@@ -92,4 +93,67 @@ func vertexWatermarks(jv live.JobView) map[string]string {
 		out[w.ID] = watermarkText(w.WatermarkMs, w.None, w.LagSeconds) + " (subtask " + strconv.Itoa(w.Subtask) + ")"
 	}
 	return out
+}
+
+// partitionEventTimeText is a partition's event time as its cell's reading
+// says it: "watermark 2026-12-02 10:00:00 UTC, 1 m 20 s behind (observed)
+// · idle: no new record for at least 1 m 10 s".
+func partitionEventTimeText(e *live.PartitionEventTime) string {
+	var b strings.Builder
+	switch {
+	case e.Kind == live.Estimated && e.None:
+		b.WriteString("no watermark yet: no record read (estimated)")
+	case e.Kind == live.Estimated:
+		b.WriteString("watermark ≈ " + watermarkText(e.WatermarkMs, false, e.LagSeconds) + " (estimated from the last record read)")
+	default:
+		b.WriteString("watermark " + watermarkText(e.WatermarkMs, e.None, e.LagSeconds) + " (observed)")
+	}
+	switch e.State {
+	case live.PartitionIdle:
+		b.WriteString(" · idle: no new record for at least " + format.Seconds(e.QuietSeconds))
+	case live.PartitionPaused:
+		b.WriteString(" · paused by watermark alignment")
+		if e.PausedPerS >= 0 {
+			b.WriteString(" (" + strconv.FormatFloat(e.PausedPerS, 'f', 0, 64) + " ms of each second, observed)")
+		}
+	case live.PartitionBackpressured:
+		b.WriteString(" · backpressured")
+	default:
+		b.WriteString(" · active")
+	}
+	return b.String()
+}
+
+// hasWatermarks reports whether any subtask of vv reports a watermark.
+func hasWatermarks(vv live.VertexView) bool {
+	for i := range vv.Subtasks {
+		if vv.Subtasks[i].Watermark != nil {
+			return true
+		}
+	}
+	return vv.EventTime != nil
+}
+
+// subtaskWatermarkText is a subtask's watermark in its table's column:
+// the time and how far behind, then what the dashboard knows of it
+// ("lowest", "no partition", "skipped as idle", "paused by alignment");
+// "–" when Flink reports none for it.
+func subtaskWatermarkText(w *live.SubtaskWatermark) string {
+	if w == nil {
+		return format.Unknown
+	}
+	t := watermarkText(w.WatermarkMs, w.None, w.LagSeconds)
+	if w.Holds {
+		t += " · lowest"
+	}
+	if w.Starved {
+		t += " · reads no partition"
+	}
+	if w.Skipped {
+		t += " · skipped as idle"
+	}
+	if w.Paused {
+		t += " · paused by alignment"
+	}
+	return t
 }

@@ -3,10 +3,12 @@ package web
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/collectors/kafka"
@@ -119,9 +121,18 @@ func TestPagesNameTheWatermarkHolder(t *testing.T) {
 		t.Errorf("the keyed vertex's watermark cell %q", got)
 	}
 
+	// The keyed vertex's page says it once, in its why panel; embedded
+	// without the panel, in its note.
 	doc = getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tKeyed, 200)
+	if n := doc.Find(`[data-testid="watermark-note"]`).Length(); n != 0 {
+		t.Errorf("keyed vertex page has a watermark note beside its why line: %q", doc.Find(`[data-testid="watermark-note"]`).Text())
+	}
+	if line := doc.Find(`[data-testid="why-line"][data-kind="watermark"]`).Text(); !strings.Contains(line, "clicks-2") {
+		t.Errorf("keyed vertex page's why line %q", line)
+	}
+	doc = getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tKeyed+"?embed=1&parts=grid", 200)
 	if note := doc.Find(`[data-testid="watermark-note"]`).Text(); !strings.Contains(note, "The watermark of Sessionize is") || !strings.Contains(note, "clicks-2") {
-		t.Errorf("keyed vertex page's note %q", note)
+		t.Errorf("embedded keyed vertex's note %q", note)
 	}
 }
 
@@ -149,5 +160,86 @@ func TestPlannerWarnsOfReadersWithoutPartitions(t *testing.T) {
 		if !strings.Contains(why, s) {
 			t.Errorf("planner's why panel lacks %q:\n%s", s, why)
 		}
+	}
+}
+
+// The vertex pages show each subtask's watermark in a column, and a
+// source's grid can be coloured by event-time lag, each cell then reading
+// its watermark and state.
+func TestVertexPagesShowWatermarks(t *testing.T) {
+	at := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	ts := newLiveServer(t, eventTimeStore(t, at), nil)
+	reader, _ := assign.KafkaSplitOwner(assign.TopicPartition{Topic: "clicks", Partition: 2}, 4)
+
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tKeyed, 200)
+	var cells []string
+	doc.Find(`[data-testid="row-watermark"]`).Each(func(_ int, s *goquery.Selection) { cells = append(cells, s.Text()) })
+	want := []string{"2026-12-02 10:00:00 UTC, 1 m 20 s behind · lowest", "2026-12-02 10:00:00 UTC, 1 m 20 s behind · lowest"}
+	if !slices.Equal(cells, want) {
+		t.Errorf("keyed vertex's watermark column %q, want %q", cells, want)
+	}
+
+	// The source, by lag: a watermark column, and the choice of colour.
+	doc = getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	if got := doc.Find(fmt.Sprintf(`[data-subtask="%d"] [data-testid="row-watermark"]`, reader)).Text(); got != "2026-12-02 10:00:00 UTC, 1 m 20 s behind · lowest" {
+		t.Errorf("the reader of clicks-2's watermark cell %q", got)
+	}
+	link, ok := doc.Find(`[data-testid="colour-watermark"]`).Attr("href")
+	if !ok || !strings.Contains(link, "color=watermark") {
+		t.Fatalf("the source page offers no colouring by event-time lag: %q", link)
+	}
+	if got := doc.Find(`[data-testid="pcell"][data-partition="2"] i`).AttrOr("title", ""); !strings.Contains(got, "idle: no new record for at least") {
+		t.Errorf("by lag, the idle cell's reading %q does not say it is idle", got)
+	}
+
+	// By event-time lag: the cells' numbers, colours and readings.
+	doc = getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?color=watermark", 200)
+	for p, want := range map[string]struct{ text, level, reading string }{
+		"2": {"1 m 20 s", "2", "watermark 2026-12-02 10:00:00 UTC, 1 m 20 s behind (observed) · idle: no new record for at least"},
+		"0": {"10 s", "1", "watermark 2026-12-02 10:01:10 UTC, 10 s behind (observed) · active"},
+	} {
+		c := doc.Find(`[data-testid="pcell"][data-partition="` + p + `"]`)
+		if got := c.Find("i").Text(); got != want.text {
+			t.Errorf("clicks-%s by event-time lag reads %q, want %q", p, got, want.text)
+		}
+		if got := c.AttrOr("data-l", ""); got != want.level {
+			t.Errorf("clicks-%s's colour step %q, want %q", p, got, want.level)
+		}
+		if got := c.Find("i").AttrOr("title", ""); !strings.HasPrefix(got, want.reading) {
+			t.Errorf("clicks-%s's reading %q, want it to start %q", p, got, want.reading)
+		}
+	}
+	if got := doc.Find(`[data-testid="legend-note"]`).Text(); !strings.Contains(got, "split's watermark (observed)") {
+		t.Errorf("legend note %q", got)
+	}
+
+	// A job without event time: no watermark column, no such colour.
+	plain := newLiveServer(t, liveStore(t, at), nil)
+	doc = getDoc(t, plain.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
+	if n := doc.Find(`[data-testid="row-watermark"], [data-testid="colour-watermark"]`).Length(); n != 0 {
+		t.Errorf("a job without event time shows %d watermark elements", n)
+	}
+	doc = getDoc(t, plain.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?color=watermark", 200)
+	if got := doc.Find(`[data-testid="legend-note"]`).Text(); !strings.Contains(got, "reports no watermarks") {
+		t.Errorf("coloured by event-time lag without event time, the legend says %q", got)
+	}
+}
+
+// The why panel of the keyed vertex says, in one sentence marked with its
+// provenance, which partition holds its watermark and why.
+func TestWhyPanelNamesTheWatermarkHolder(t *testing.T) {
+	at := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	ts := newLiveServer(t, eventTimeStore(t, at), nil)
+	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tKeyed, 200)
+	line := doc.Find(`[data-testid="why-line"][data-kind="watermark"]`)
+	if line.Length() != 1 {
+		t.Fatalf("the keyed vertex's why panel has %d watermark lines:\n%s", line.Length(), doc.Find(`[data-testid="why"]`).Text())
+	}
+	if got := line.Text(); !strings.Contains(got, "The watermark of Sessionize is 2026-12-02 10:00:00 UTC, 1 m 20 s behind because partition clicks-2") ||
+		!strings.Contains(got, "observed") {
+		t.Errorf("watermark line %q", got)
+	}
+	if line.Find(`[data-testid="why-planner"]`).Length() != 0 {
+		t.Error("the watermark line links to the planner: a parallelism does not move an idle partition's watermark")
 	}
 }

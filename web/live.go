@@ -135,10 +135,10 @@ func vertexQuery(q url.Values) (live.VertexQuery, error) {
 	switch c := q.Get("color"); c {
 	case "", "lag":
 		vq.Color = "lag"
-	case "rate":
-		vq.Color = "rate"
+	case "rate", "watermark":
+		vq.Color = c
 	default:
-		return vq, badInput("color", "%s: colour partitions by lag or rate", quote.Clip(c))
+		return vq, badInput("color", "%s: colour partitions by lag, rate or watermark (event-time lag)", quote.Clip(c))
 	}
 	if h := q.Get("history"); h != "" {
 		hist, err := assign.ParseHistory(h)
@@ -265,12 +265,13 @@ func (s *Server) vertexPageInput(st *live.State, r *http.Request, l views.Layout
 		topic: vertexTopic(vv.JobID, vv.ID, vv.Color, vq.History, parts, grid),
 		grid:  grid, gridURL: with, query: q, at: s.now(), keyed: keyed,
 		hrefs: views.VertexLinks{
-			JSON:      s.prefix + "/api/v1" + views.VertexPath(vv.JobID, vv.ID),
-			ColorLag:  with("color", ""),
-			ColorRate: with("color", "rate"),
-			Highlight: q.Get("highlight"),
-			Planner:   s.plannerLink(vv, keyed),
-			FlinkUI:   pl.flinkVertex(vv.Endpoint, vv.JobID, vv.ID, vv.JobState),
+			JSON:           s.prefix + "/api/v1" + views.VertexPath(vv.JobID, vv.ID),
+			ColorLag:       with("color", ""),
+			ColorRate:      with("color", "rate"),
+			ColorWatermark: with("color", "watermark"),
+			Highlight:      q.Get("highlight"),
+			Planner:        s.plannerLink(vv, keyed),
+			FlinkUI:        pl.flinkVertex(vv.Endpoint, vv.JobID, vv.ID, vv.JobState),
 		},
 	}
 	if vv.Keyed && s.samples != nil {

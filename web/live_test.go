@@ -424,7 +424,7 @@ func TestLiveJSONTwinsAndErrors(t *testing.T) {
 		{"/api/v1/jobs/xyz", 400, `jobID: \"xyz\" is not a Flink id`},
 		{"/api/v1/jobs/ffff", 404, `job \"ffff\": not found`},
 		{"/api/v1/jobs/" + tJob + "/vertices/cccc", 404, "not found"},
-		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?color=blue", 400, "color: \\\"blue\\\": colour partitions by lag or rate"},
+		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?color=blue", 400, "color: \\\"blue\\\": colour partitions by lag, rate or watermark (event-time lag)"},
 		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?history=4,x", 400, "history: "},
 		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?history=0", 400, `history: \"0\" is not a parallelism`},
 		{"/api/v1/jobs/" + tJob + "/vertices/" + tSource + "?highlight=row:1", 400, "highlight: "},
@@ -446,7 +446,7 @@ func TestLiveJSONTwinsAndErrors(t *testing.T) {
 	}
 	// Pages answer bad input with a page naming the parameter.
 	doc := getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource+"?color=blue", 400)
-	if !strings.Contains(doc.Find("[data-testid=error]").Text(), "colour partitions by lag or rate") {
+	if !strings.Contains(doc.Find("[data-testid=error]").Text(), "colour partitions by lag, rate or watermark (event-time lag)") {
 		t.Error("bad colour: the page does not say what was wrong")
 	}
 	getDoc(t, ts.URL+"/jobs/ffff", 404)

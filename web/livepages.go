@@ -331,6 +331,24 @@ type cellRef struct {
 }
 
 // newVertexPage builds a vertex page.
+// whyHolds reports whether vv's why panel has a line naming what holds
+// its watermark back.
+func whyHolds(vv live.VertexView) bool {
+	if vv.Why == nil {
+		return false
+	}
+	return slices.ContainsFunc(vv.Why.Lines, func(l live.WhyLine) bool { return l.Kind == live.WhyWatermark && l.Holder != nil })
+}
+
+// vertexLinksOf is the page's links: colouring by event-time lag is
+// offered where the job reports watermarks, and kept while it is chosen.
+func vertexLinksOf(l views.VertexLinks, vv live.VertexView) views.VertexLinks {
+	if !hasWatermarks(vv) && vv.Color != "watermark" {
+		l.ColorWatermark = ""
+	}
+	return l
+}
+
 func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 	pl := in.links
 	p := views.VertexPage{
@@ -340,13 +358,16 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 		Name: vv.Name, Parallelism: strconv.Itoa(vv.Parallelism),
 		Peers: in.peers,
 		Bar:   liveBar(vv.Flink, vv.KafkaAge),
-		Error: vv.Error, LagMethod: vv.Kafka && !pl.embed, Links: in.hrefs,
+		Error: vv.Error, LagMethod: vv.Kafka && !pl.embed, Links: vertexLinksOf(in.hrefs, vv),
 		Ended: jobEndedText(vv.JobState, vv.LastReported),
 	}
 	if vv.Withheld != nil {
 		p.Withheld = withheldText(vv.Withheld, vv.Parallelism)
 	}
-	if s := holderText(vv.Name, vv.EventTime); s != "" {
+	// The note says where the watermark stands unless the why panel,
+	// shown, says what holds it back; embedded, only what holds it back.
+	held, whyShown := whyHolds(vv), in.parts.shows(partWhy)
+	if s := holderText(vv.Name, vv.EventTime); s != "" && !(whyShown && held) && (held || !in.links.embed) {
 		t := text("watermark", s)
 		p.Watermark = &t
 	}
@@ -512,9 +533,12 @@ func sparkWindow(at []float64) string {
 
 func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 	hl := in.cell
-	g := &views.SourceGrid{Color: vv.Color, ByRate: vv.Color == "rate", Labels: cellLabels(vv), Values: "its lag in records"}
-	if g.ByRate {
+	g := &views.SourceGrid{Color: vv.Color, ByRate: vv.Color == "rate", EventTime: hasWatermarks(vv), Labels: cellLabels(vv), Values: "its lag in records"}
+	switch vv.Color {
+	case "rate":
 		g.Values = "the records per second produced to it"
+	case "watermark":
+		g.Color, g.Values = "event-time lag", "its event-time lag (now − its watermark)"
 	}
 	if g.ByRate {
 		for i := range 3 {
@@ -530,6 +554,12 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 		g.Legend[3] = "≥ " + stepTime(vv.LagTimeSteps[2])
 		g.LegendNote = "time behind; where it is unknown, records: <" + format.Count(vv.Thresholds[0]) +
 			", <" + format.Count(vv.Thresholds[1]) + ", <" + format.Count(vv.Thresholds[2]) + ", ≥" + format.Count(vv.Thresholds[2])
+		if vv.Color == "watermark" {
+			g.LegendNote = "event time behind now: the split's watermark (observed) on Flink 2.1+, before that the produce time of the last record read (estimated); uncoloured: no watermark yet"
+			if !g.EventTime {
+				g.LegendNote = "this job reports no watermarks (no watermark strategy, or none emitted yet): no cell has an event-time lag"
+			}
+		}
 	}
 	topicIndex := make(map[string]string, len(vv.Topics))
 	for i, t := range vv.Topics {
@@ -603,6 +633,9 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 			SparkRate:  views.Spark{Key: k + "spark/rate", Values: sparkValues(r.SparkRate), Max: rateMax, Label: rateLabel},
 			Vs:         text(k+"vs", rowVs(vv, r)),
 		}
+		if g.EventTime {
+			row.Watermark = text(k+"wm", subtaskWatermarkText(r.Watermark))
+		}
 		row.Cells = cells[len(cells) : len(cells) : len(cells)+len(r.Partitions)]
 		cells = cells[:len(cells)+len(r.Partitions)]
 		for _, c := range r.Partitions {
@@ -617,7 +650,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 				Predicted: int32(c.Predicted),
 				Title:     staticCellTitle(in.update, c, r.Subtask),
 				Live: views.LiveCell{Key: key, Level: c.Level, Text: cellText(vv, c),
-					State: stateClass(c.Reading.State), Title: cellReading(c)},
+					State: stateClass(c.Reading.State), Title: cellReading(c, vv.Color == "watermark")},
 			})
 		}
 		g.Rows = append(g.Rows, row)
@@ -683,7 +716,7 @@ func stepTime(sec float64) string {
 }
 
 func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
-	t := &views.SubtaskTable{Keyed: vv.Keyed, Checkpoint: text("ckpt/of", checkpointOf(vv.Checkpoint))}
+	t := &views.SubtaskTable{Keyed: vv.Keyed, EventTime: hasWatermarks(vv), Checkpoint: text("ckpt/of", checkpointOf(vv.Checkpoint))}
 	slow := -1
 	if vv.Checkpoint != nil {
 		slow = vv.Checkpoint.Slowest
@@ -729,6 +762,9 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 			Alignment:     text(k+"align", format.Unknown),
 			StartDelay:    text(k+"delay", format.Unknown),
 			Slowest:       r.Subtask == slow,
+		}
+		if t.EventTime {
+			row.Watermark = text(k+"wm", subtaskWatermarkText(r.Watermark))
 		}
 		if c := r.Checkpoint; c != nil {
 			row.Checkpoint.Text, row.StartDelay.Text = format.Millis(c.DurationMs), format.Millis(c.StartDelayMs)

@@ -250,10 +250,21 @@ func historyText(h []int) string {
 	return strings.Join(parts, " → ")
 }
 
-// cellText is the text of a partition cell: its lag or its rate.
+// cellText is the text of a partition cell: its lag, its rate, or its
+// event-time lag ("none" before its first watermark, "–" without event
+// time).
 func cellText(v live.VertexView, c live.PartitionCell) string {
-	if v.Color == "rate" {
+	switch v.Color {
+	case "rate":
 		return format.Count(c.Rate)
+	case "watermark":
+		switch et := c.EventTime; {
+		case et == nil:
+			return format.Unknown
+		case et.None:
+			return "none"
+		}
+		return format.Seconds(max(c.EventTime.LagSeconds, 0))
 	}
 	return format.Count(float64(c.Lag))
 }
@@ -290,13 +301,24 @@ func cellTitle(c live.PartitionCell, subtask int) string {
 // (ok, caught up or unknown, with no estimate to give), whose title is
 // then the static one. Cells are many: a quiet cell's update carries no
 // title.
-func cellReading(c live.PartitionCell) string {
+//
+// A partition's event time (its watermark and state) is part of the
+// reading when the grid is coloured by it, or when the partition is not
+// simply active: idle, paused by alignment or backpressured.
+func cellReading(c live.PartitionCell, byWatermark bool) string {
 	rd := c.Reading
+	et := ""
+	if e := c.EventTime; e != nil && (byWatermark || e.State != live.PartitionActive) {
+		et = partitionEventTimeText(e)
+	}
 	quiet := rd.State == live.ReaderOK || rd.State == live.ReaderCaughtUp || rd.State == live.ReaderUnknown
 	if quiet && (rd.Lost == nil || (rd.Lost.Records == 0 && rd.Lost.Behind == 0)) && rd.CatchUp != live.CatchUpETA && rd.CatchUp != live.CatchUpNever {
-		return ""
+		return et
 	}
 	var b strings.Builder
+	if et != "" {
+		b.WriteString(et + " · ")
+	}
 	b.WriteString(readerStateLabel(rd.State))
 	if l := rd.Lost; l != nil {
 		if l.Records > 0 {

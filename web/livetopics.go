@@ -13,12 +13,12 @@ import (
 // ?history= is part of it, since it changes the view (its model and so its
 // layout), and so is ?parts=, since a page shows only the figures of its
 // parts, and so are the grid's order and filter (gridQuery), since they
-// change its rows: "vertex:JOB/VERTEX[:rate][:history=4-6][:parts=grid-figures]
+// change its rows: "vertex:JOB/VERTEX[:rate|:watermark][:history=4-6][:parts=grid-figures]
 // [:sort=lag][:topic=orders][:subtasks=10-20]".
 func vertexTopic(job, vertex, color string, history []int, parts vertexParts, grid gridQuery) string {
 	t := "vertex:" + job + "/" + vertex
-	if color == "rate" {
-		t += ":rate"
+	if color == "rate" || color == "watermark" {
+		t += ":" + color
 	}
 	if len(history) > 0 {
 		t += ":history=" + strings.ReplaceAll(assign.FormatHistory(history), ",", "-")
@@ -46,8 +46,8 @@ func parseVertexTopic(t string) (job, vertex string, q live.VertexQuery, parts v
 	for o := range strings.SplitSeq(opts, ":") {
 		switch k, val, _ := strings.Cut(o, "="); {
 		case o == "":
-		case o == "rate" && !v.Has("color") && !v.Has("history") && parts == nil:
-			v.Set("color", "rate")
+		case (o == "rate" || o == "watermark") && !v.Has("color") && !v.Has("history") && parts == nil:
+			v.Set("color", o)
 		case k == "history" && val != "" && !v.Has("history") && parts == nil:
 			v.Set("history", strings.ReplaceAll(val, "-", ","))
 		case k == "parts" && parts == nil:

@@ -302,7 +302,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			Peer:      &live.WhyPeer{ID: "d4", Name: "Window", Relation: live.RelDownstream, Via: []string{"Map"}, Subtask: 1, Culprit: true},
 			Target:    3, Missing: []string{live.MissingRates},
 			Rescale: &live.WhyRescale{History: []int{2}, Target: 3, Limit: 4, Capacity: 120, Utilization: 0.6, Busiest: 1, None: live.NoTargetApart, Apart: 3,
-				Partition: &live.WhyPartition{Topic: "orders", Partition: 0, Rate: 9}, Fresh: 3, FreshUtilization: 0.5, Lag: 10}}}},
+				Partition: &live.WhyPartition{Topic: "orders", Partition: 0, Rate: 9}, Fresh: 3, FreshUtilization: 0.5, Lag: 10}, Holder: holder}}},
 		Restored: restored, Color: "rate", Thresholds: [3]float64{1, 2, 3}, Flink: age, KafkaAge: &age, Error: "metrics: timeout",
 		ReplacedBy: replaced, LastReported: &at,
 		Withheld: &live.Withheld{Cause: live.CauseMetricDumpLimit, Setting: "pekko.framesize (default 10485760 bytes)", Subtasks: []int{1, 3}, Unlisted: []int{3}, Missing: 4,

@@ -44,7 +44,7 @@ func whyPanel(base string, vv live.VertexView, keyed *live.VertexView, now time.
 		}
 		// A slow checkpoint is about state, not the partitions' layout the
 		// planner draws.
-		if c.Hot && vv.Kafka && links && l.Kind != live.WhySlowCheckpoint {
+		if c.Hot && vv.Kafka && links && l.Kind != live.WhySlowCheckpoint && l.Kind != live.WhyWatermark {
 			var kind live.Provenance
 			c.Planner, kind = whyPlanner(base, vv, keyed, l, now)
 			c.PlannerKind = string(kind)
@@ -175,6 +175,14 @@ func whySentences(vv live.VertexView, l live.WhyLine) []sentence {
 		add(live.Observed, "Subtask %d's checkpoints take %s× the others' (%s against %s on average, checkpoint %d)%s", s,
 			slowFactorText(f[live.FactSlowFactor]), format.Millis(int64(f[live.FactCheckpointMs])), format.Millis(int64(math.Round(f[live.FactOthersCheckpointMs]))),
 			int64(f[live.FactCheckpointID]), tail)
+	case live.WhyWatermark:
+		if h := l.Holder; h != nil && vv.EventTime != nil {
+			add(h.Kind, "%s", holderText(vv.Name, vv.EventTime))
+		}
+		if n := len(l.Partitions); n > 0 {
+			add(live.Computed, "Watermark alignment pauses %s: %s up to %s ahead of the source's lowest watermark, so %s until the slowest split catches up.",
+				joinAnd(partitionNames(l.Partitions)), plural(n, "it is", "they are"), format.Seconds(f[live.FactAheadMs]/1000), plural(n, "it waits", "they wait"))
+		}
 	case live.WhyBalanced:
 		what := "carries %s of the produced records"
 		if !vv.Kafka {
