@@ -3,6 +3,7 @@ package live
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Concern ranks how urgently a subtask, a vertex or a job needs a look.
@@ -16,6 +17,9 @@ import (
 //   - growing: a partition's lag grows, or its reader stalls while behind;
 //   - lagging: a partition is a minute or more behind (its lag time, or,
 //     with that unknown, its lag in records at the colour step of a minute);
+//   - watermark: the subtask's watermark holds its job's back (the why
+//     panel's watermark line names it: its partition is idle, it reads
+//     none, or the others wait for it);
 //   - skewed: the "why is it hot?" panel names the subtask as a cause (a
 //     hot, behind, keyed, backpressuring or slow-checkpoint line);
 //   - ok: none of these.
@@ -27,13 +31,14 @@ type Concern int
 const (
 	ConcernOK Concern = iota
 	ConcernSkewed
+	ConcernWatermark
 	ConcernLagging
 	ConcernGrowing
 	ConcernRetention
 	ConcernLosing
 )
 
-var concernNames = [...]string{"ok", "skewed", "lagging", "growing", "retention", "losing"}
+var concernNames = [...]string{"ok", "skewed", "watermark", "lagging", "growing", "retention", "losing"}
 
 // String returns the concern's name in the JSON API.
 func (c Concern) String() string {
@@ -62,9 +67,9 @@ func (c *Concern) UnmarshalJSON(b []byte) error {
 }
 
 // Level is the concern's colour step, 0–3, on the cells' scale: ok 0,
-// skewed 1, lagging and growing 2, retention and losing 3.
+// skewed 1, watermark, lagging and growing 2, retention and losing 3.
 func (c Concern) Level() int {
-	return [...]int{0, 1, 2, 2, 3, 3}[max(0, min(int(c), int(ConcernLosing)))]
+	return [...]int{0, 1, 2, 2, 2, 3, 3}[max(0, min(int(c), int(ConcernLosing)))]
 }
 
 // rowConcern is a source subtask's concern from its partitions' readings;
@@ -100,21 +105,22 @@ func lagging(vv *VertexView, p *PartitionCell) bool {
 	return p.Lag >= 0 && float64(p.Lag) >= vv.Thresholds[1]
 }
 
-// whySubjects marks, by index, the n subtasks the why panel's lines name
-// as a cause:
+// whySubjects marks, by index, the n subtasks the why panel's lines of
+// kinds name; without kinds, those its lines name as a cause of load:
 // hot, behind, receiving more than their share, where backpressure
 // starts, or slowest to checkpoint. The subtasks a line names as waiting
 // on another vertex (backpressured) or as idle are what the cause does,
 // not the cause, and are not counted.
-func whySubjects(w *WhyView, n int) []bool {
+func whySubjects(w *WhyView, n int, kinds ...string) []bool {
 	out := make([]bool, n)
 	if w == nil {
 		return out
 	}
+	if len(kinds) == 0 {
+		kinds = []string{WhyHot, WhyBehind, WhyKeys, WhyRanges, WhyBackpressuring, WhySlowCheckpoint}
+	}
 	for _, l := range w.Lines {
-		switch l.Kind {
-		case WhyHot, WhyBehind, WhyKeys, WhyRanges, WhyBackpressuring, WhySlowCheckpoint:
-		default:
+		if !slices.Contains(kinds, l.Kind) {
 			continue
 		}
 		for _, s := range l.Subtasks {
@@ -133,6 +139,7 @@ func whySubjects(w *WhyView, n int) []bool {
 // that two subtasks a second apart do not swap places at every poll.
 func markConcerns(vv *VertexView) {
 	named := whySubjects(vv.Why, len(vv.Subtasks))
+	holds := whySubjects(vv.Why, len(vv.Subtasks), WhyWatermark)
 	vv.Worst = -1
 	best := [3]int64{}
 	for i := range vv.Subtasks {
@@ -141,6 +148,9 @@ func markConcerns(vv *VertexView) {
 			r.Concern = rowConcern(vv, r, named[i])
 		} else if named[i] {
 			r.Concern = ConcernSkewed
+		}
+		if holds[i] {
+			r.Concern = max(r.Concern, ConcernWatermark)
 		}
 		if r.Concern == ConcernOK {
 			continue

@@ -327,3 +327,65 @@ func TestWhyWatermarkLine(t *testing.T) {
 		t.Errorf("a vertex without event time has a watermark line: %+v", l)
 	}
 }
+
+// Each vertex of a job with watermarks keeps its subtasks' recent
+// event-time lag, one sample a Flink poll: a stalled watermark's lag grows
+// by the poll interval, an advancing one's stays; a subtask with none yet
+// is unknown (-1). A job without watermarks keeps none.
+func TestEventTimeSparklines(t *testing.T) {
+	topics := []assign.Topic{{Name: "clicks", Partitions: 2}}
+	now := t0
+	s := New(Options{Now: func() time.Time { return now }})
+	s.UpdateKafka(kafkaSnap(t0, map[string][]int64{"clicks": {100, 100}}))
+	poll := func(k int, withEventTime bool) {
+		now = t0.Add(time.Duration(k) * etPoll)
+		src := sourceVertex("src", 2, topics, freshOwner(2), func(assign.TopicPartition) int64 { return 99 })
+		keyed := flink.VertexSnapshot{ID: "win", Name: "Window", Parallelism: 2, MaxParallelism: 128, Keyed: true, Inputs: []string{"src"}}
+		for i := range 2 {
+			keyed.Subtasks = append(keyed.Subtasks, flink.SubtaskSnapshot{Index: i, Status: "RUNNING", RecordsInPerSecond: 10, StateSize: -1, EventTime: etUnread()})
+			if withEventTime {
+				src.Subtasks[i].EventTime = etUnread()
+				src.Subtasks[i].EventTime.OutputWatermark = now.UnixMilli() - 5000 // 5 s behind, advancing
+			}
+		}
+		if withEventTime {
+			// Subtask 0's input watermark is stuck at t0; subtask 1 has none.
+			keyed.Subtasks[0].EventTime.InputWatermark = t0.UnixMilli()
+			keyed.Subtasks[1].EventTime.InputWatermark = flink.WatermarkNone
+		}
+		s.UpdateFlink(flinkSnap(now, flink.JobSnapshot{ID: "aa", Name: "clicks-by-user", State: "RUNNING", Vertices: []flink.VertexSnapshot{src, keyed}}))
+	}
+	for k := 1; k <= 3; k++ {
+		poll(k, true)
+	}
+	kv, err := s.State().Vertex("aa", "win", VertexQuery{Highlight: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := kv.Subtasks[0].SparkWatermark, []float64{10, 20, 30}; !slices.Equal(got, want) {
+		t.Errorf("stalled subtask's event-time lag samples %v, want %v", got, want)
+	}
+	if got, want := kv.Subtasks[1].SparkWatermark, []float64{-1, -1, -1}; !slices.Equal(got, want) {
+		t.Errorf("a subtask without a watermark samples %v, want %v", got, want)
+	}
+	if len(kv.SparkTimes) != 3 || kv.Subtasks[0].SparkLag != nil {
+		t.Errorf("keyed vertex: times %v, lag samples %v; want 3 times and no lag samples", kv.SparkTimes, kv.Subtasks[0].SparkLag)
+	}
+	sv, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
+	if got, want := sv.Subtasks[1].SparkWatermark, []float64{5, 5, 5}; !slices.Equal(got, want) {
+		t.Errorf("advancing source subtask's samples %v, want %v", got, want)
+	}
+	if len(sv.Subtasks[1].SparkLag) != 3 {
+		t.Errorf("the source keeps %d lag samples beside its event time, want 3", len(sv.Subtasks[1].SparkLag))
+	}
+
+	// The job drops its watermarks (restarted without a strategy): the
+	// rings start over without event time.
+	poll(4, false)
+	sv, _ = s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
+	kv, _ = s.State().Vertex("aa", "win", VertexQuery{Highlight: -1})
+	if sv.Subtasks[0].SparkWatermark != nil || kv.Subtasks[0].SparkWatermark != nil || len(sv.Subtasks[0].SparkLag) != 1 {
+		t.Errorf("without event time: source %v, keyed %v event-time samples, source lag %v; want none and one lag sample",
+			sv.Subtasks[0].SparkWatermark, kv.Subtasks[0].SparkWatermark, sv.Subtasks[0].SparkLag)
+	}
+}

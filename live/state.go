@@ -70,7 +70,7 @@ func (s *Store) publish() {
 	for k, sp := range s.sparks {
 		// The rings themselves are replaced, not changed, by push and
 		// trim; appending writes only past a view's length.
-		c.sparks[k] = &spark{at: sp.at, lag: slices.Clone(sp.lag), rate: slices.Clone(sp.rate)}
+		c.sparks[k] = &spark{at: sp.at, p: sp.p, lag: slices.Clone(sp.lag), rate: slices.Clone(sp.rate), wm: slices.Clone(sp.wm)}
 	}
 	s.state.Store(c)
 }

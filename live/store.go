@@ -99,8 +99,13 @@ type backendKey struct{ kind, name string }
 // per subtask aligned with it. Each ring is replaced, not changed, when it
 // drops samples.
 type spark struct {
-	at        []float64
-	lag, rate [][]float64
+	at []float64
+	// p is the parallelism the rings are of; lag and rate are a Kafka
+	// source's (nil otherwise), wm each subtask's event-time lag in
+	// seconds (-1 unknown) while the job reports watermarks (nil
+	// otherwise).
+	p             int
+	lag, rate, wm [][]float64
 }
 
 // picture is what the live views read: the collectors' latest snapshots
@@ -689,8 +694,17 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 		if !j.State.Running() {
 			continue
 		}
+		et := hasEventTime(j)
 		for k := range j.Vertices {
 			v := &j.Vertices[k]
+			if v.Kafka == nil && !v.Stale {
+				switch {
+				case et && v.Parallelism > 0 && v.Parallelism <= maxParallelism:
+					s.sample(snap, j, v, true)
+				case !et:
+					delete(s.sparks, vertexKey{snap.Endpoint, j.ID, v.ID}) // its rings were event time's
+				}
+			}
 			// A source that lists no reader id yet (the JobManager fetches
 			// metrics only once asked, and a new reader's ids a fetch after
 			// it starts) is followed all the same: its next shape is a step
@@ -707,7 +721,7 @@ func (s *Store) UpdateFlink(snap *flink.Snapshot) {
 			if v.Kafka == nil {
 				continue
 			}
-			s.sample(snap, j, v)
+			s.sample(snap, j, v, et)
 			s.trackSource(snap.Endpoint, j, v, snap.CollectedAt, true)
 		}
 	}
@@ -753,26 +767,35 @@ func (s *Store) notePoll(snap *flink.Snapshot) {
 }
 
 // sample appends one sparkline point per subtask, at the snapshot's time,
-// and drops the samples older than the window or beyond the cap. A new
-// parallelism starts the rings over.
-func (s *Store) sample(snap *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot) {
+// and drops the samples older than the window or beyond the cap: a Kafka
+// source's lag and rate, and, with eventTime, every vertex's event-time
+// lag. A new parallelism, or event time appearing, starts the rings over.
+func (s *Store) sample(snap *flink.Snapshot, j *flink.JobSnapshot, v *flink.VertexSnapshot, eventTime bool) {
 	key := vertexKey{snap.Endpoint, j.ID, v.ID}
 	sp := s.sparks[key]
-	if sp == nil || len(sp.lag) != v.Parallelism {
-		sp = &spark{lag: make([][]float64, v.Parallelism), rate: make([][]float64, v.Parallelism)}
+	if sp == nil || sp.p != v.Parallelism || (v.Kafka != nil) != (sp.lag != nil) || eventTime != (sp.wm != nil) {
+		sp = &spark{p: v.Parallelism}
+		if v.Kafka != nil {
+			sp.lag, sp.rate = make([][]float64, v.Parallelism), make([][]float64, v.Parallelism)
+		}
+		if eventTime {
+			sp.wm = make([][]float64, v.Parallelism)
+		}
 		s.sparks[key] = sp
 	}
-	cluster := s.clusterFor(snap.Endpoint, v)
-	parts := s.parts[cluster]
 	lags := make([]float64, v.Parallelism)
-	owner := s.owners[key].owner
-	for _, st := range v.Kafka.States {
-		if o, ok := owner[st.KafkaPartition]; !ok || o != st.Subtask || st.Subtask >= v.Parallelism || st.Subtask < 0 {
-			continue
-		}
-		p, ok := parts[topicPart{s.resolve(cluster, st.Topic), st.Partition}]
-		if ok && knownEnd(p) && st.CurrentOffset >= 0 {
-			lags[st.Subtask] += float64(max(0, p.End-(st.CurrentOffset+1)))
+	if v.Kafka != nil {
+		cluster := s.clusterFor(snap.Endpoint, v)
+		parts := s.parts[cluster]
+		owner := s.owners[key].owner
+		for _, st := range v.Kafka.States {
+			if o, ok := owner[st.KafkaPartition]; !ok || o != st.Subtask || st.Subtask >= v.Parallelism || st.Subtask < 0 {
+				continue
+			}
+			p, ok := parts[topicPart{s.resolve(cluster, st.Topic), st.Partition}]
+			if ok && knownEnd(p) && st.CurrentOffset >= 0 {
+				lags[st.Subtask] += float64(max(0, p.End-(st.CurrentOffset+1)))
+			}
 		}
 	}
 	at := snap.CollectedAt
@@ -790,12 +813,23 @@ func (s *Store) sample(snap *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 	}
 	sp.at = trim(sp.at, drop)
 	for i := range v.Parallelism {
-		rate := -1.0
-		if i < len(v.Subtasks) && !isNaN(v.Subtasks[i].RecordsOutPerSecond) {
-			rate = v.Subtasks[i].RecordsOutPerSecond
+		if sp.lag != nil {
+			rate := -1.0
+			if i < len(v.Subtasks) && !isNaN(v.Subtasks[i].RecordsOutPerSecond) {
+				rate = v.Subtasks[i].RecordsOutPerSecond
+			}
+			sp.lag[i] = push(sp.lag[i], lags[i], len(sp.at))
+			sp.rate[i] = push(sp.rate[i], rate, len(sp.at))
 		}
-		sp.lag[i] = push(sp.lag[i], lags[i], len(sp.at))
-		sp.rate[i] = push(sp.rate[i], rate, len(sp.at))
+		if sp.wm != nil {
+			// The lag at the poll, as the page showed it then; none yet and
+			// unread are unknown.
+			lag := -1.0
+			if w := subtaskWatermark(v, i); flink.IsEventTime(w) {
+				lag = max(0, lagOf(w, at)) // a clock behind Flink's is not a lag
+			}
+			sp.wm[i] = push(sp.wm[i], lag, len(sp.at))
+		}
 	}
 }
 

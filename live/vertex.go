@@ -89,11 +89,16 @@ func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 		vv.Subtasks[i] = r
 	}
 	vv.Checkpoint = vertexCheckpoint(v, vv.Subtasks, fs.CollectedAt, now)
-	if sp := s.sparks[vertexKey{fs.Endpoint, j.ID, v.ID}]; sp != nil && len(sp.lag) == len(vv.Subtasks) {
+	if sp := s.sparks[vertexKey{fs.Endpoint, j.ID, v.ID}]; sp != nil && sp.p == len(vv.Subtasks) {
 		vv.SparkTimes = sp.at
 		for i := range vv.Subtasks {
-			vv.Subtasks[i].SparkLag = sp.lag[i]
-			vv.Subtasks[i].SparkRate = sp.rate[i]
+			if sp.lag != nil {
+				vv.Subtasks[i].SparkLag = sp.lag[i]
+				vv.Subtasks[i].SparkRate = sp.rate[i]
+			}
+			if sp.wm != nil {
+				vv.Subtasks[i].SparkWatermark = sp.wm[i]
+			}
 		}
 	}
 	if v.Kafka != nil {

@@ -432,6 +432,10 @@ type SubtaskRow struct {
 	// vertex's SparkTimes.
 	SparkLag  []float64 `json:"sparkLag,omitempty"`
 	SparkRate []float64 `json:"sparkRate,omitempty"`
+	// SparkWatermark is the recent event-time lag samples in seconds (now
+	// − the subtask's watermark at each poll, computed; -1 none yet), at
+	// the vertex's SparkTimes, while the job reports watermarks.
+	SparkWatermark []float64 `json:"sparkWatermarkLag,omitempty"`
 	// Watermark is the subtask's watermark (eventtime.go), nil when the job
 	// reports no event time.
 	Watermark *SubtaskWatermark `json:"watermark,omitempty"`

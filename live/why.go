@@ -1339,7 +1339,11 @@ func watermarkLine(vv *VertexView) *WhyLine {
 		}
 		if held {
 			l.Holder = h
-			if h.VertexID == vv.ID {
+			switch {
+			case h.VertexID != vv.ID:
+			case h.Cause == HoldStarved && len(h.Starved) > 0:
+				l.Subtasks = slices.Clone(h.Starved)
+			default:
 				l.Subtasks = []int{h.Subtask}
 			}
 		}

@@ -402,9 +402,11 @@ type SourceRow struct {
 	BusyText            Text
 	SparkLag, SparkRate Spark
 	Vs                  Text
-	// Watermark is the subtask's output watermark and its lag, shown
-	// with SourceGrid.EventTime.
-	Watermark Text
+	// Watermark is the subtask's output watermark and its lag, and
+	// SparkWatermark its recent event-time lag, shown with
+	// SourceGrid.EventTime.
+	Watermark      Text
+	SparkWatermark Spark
 	// Why repeats, under the highlighted row, the why panel's line about
 	// its subtask, so that a link from an alert shows the row and its
 	// cause together; nil on other rows.
@@ -440,8 +442,12 @@ type GridCell struct {
 // SubtaskTable is the subtasks of a vertex that is not a Kafka source.
 type SubtaskTable struct {
 	Keyed bool
-	// EventTime shows each row's Watermark: the job reports watermarks.
-	EventTime bool
+	// EventTime shows each row's Watermark and SparkWatermark: the job
+	// reports watermarks. SparkAxis is the times of the sparklines and
+	// SparkWindow the span they cover.
+	EventTime   bool
+	SparkAxis   Spark
+	SparkWindow Text
 	// Checkpoint says which checkpoint the state and checkpoint columns
 	// are of, and how old they are.
 	Checkpoint Text
@@ -486,8 +492,10 @@ type SubtaskTableRow struct {
 	Checkpoint, Alignment, StartDelay Text
 	Slowest                           bool
 	// Watermark is the subtask's input watermark (its output for a
-	// source) and its lag, shown with SubtaskTable.EventTime.
-	Watermark Text
+	// source) and its lag, and SparkWatermark its recent event-time lag,
+	// shown with SubtaskTable.EventTime.
+	Watermark      Text
+	SparkWatermark Spark
 }
 
 // KeyLookupForm asks which subtask handles a key, with the vertex's

@@ -178,11 +178,24 @@ func TestVertexPagesShowWatermarks(t *testing.T) {
 	if !slices.Equal(cells, want) {
 		t.Errorf("keyed vertex's watermark column %q, want %q", cells, want)
 	}
+	var sparks []string
+	doc.Find(`[data-testid="spark-watermark"]`).Each(func(_ int, s *goquery.Selection) { sparks = append(sparks, s.AttrOr("data-spark", "")) })
+	if want := []string{"[80]", "[80]"}; !slices.Equal(sparks, want) {
+		t.Errorf("keyed vertex's event-time lag sparklines %q, want %q (one poll, 80 s behind)", sparks, want)
+	}
+	// No keyed subtask is the cause: the first screen says the why panel
+	// names what the vertex waits on, not that it names nothing.
+	if got := doc.Find(`[data-testid="brief"]`).Text(); !strings.Contains(got, "the why panel below says what the vertex waits on") {
+		t.Errorf("keyed vertex's first screen %q", got)
+	}
 
 	// The source, by lag: a watermark column, and the choice of colour.
 	doc = getDoc(t, ts.URL+"/jobs/"+tJob+"/vertices/"+tSource, 200)
 	if got := doc.Find(fmt.Sprintf(`[data-subtask="%d"] [data-testid="row-watermark"]`, reader)).Text(); got != "2026-12-02 10:00:00 UTC, 1 m 20 s behind · lowest" {
 		t.Errorf("the reader of clicks-2's watermark cell %q", got)
+	}
+	if got := doc.Find(fmt.Sprintf(`tr[data-subtask="%d"] [data-testid="row-concern"]`, reader)).Text(); got != "holds the watermark" {
+		t.Errorf("the reader of clicks-2's concern %q, want holds the watermark", got)
 	}
 	link, ok := doc.Find(`[data-testid="colour-watermark"]`).Attr("href")
 	if !ok || !strings.Contains(link, "color=watermark") {

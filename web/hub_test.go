@@ -704,4 +704,9 @@ func TestHubOnSubscribe(t *testing.T) {
 	subscribe(t, c, "b", "c")
 	subscribe(t, c, "d")
 	next("d")
+	// The hook's publish of d arrives before the hub closes: the test's
+	// end would otherwise race it.
+	if err := c.ReadJSON(&m); err != nil || m.Topic != "d" || m.Data != "hello d" {
+		t.Errorf("after joining d: %+v, %v; want the hook's update of d", m, err)
+	}
 }

@@ -504,6 +504,24 @@ func sparkTimes(at []float64) []float64 {
 	return out
 }
 
+// watermarkSparks is each subtask's event-time lag sparkline, by subtask,
+// on one scale; nil when the job reports no watermarks.
+func watermarkSparks(vv live.VertexView, window string) map[int]views.Spark {
+	if !hasWatermarks(vv) {
+		return nil
+	}
+	top := 0.0
+	for _, r := range vv.Subtasks {
+		top = max(top, sparkMax(r.SparkWatermark))
+	}
+	label := "event-time lag, " + window + ", scale 0 to " + format.Seconds(top)
+	out := make(map[int]views.Spark, len(vv.Subtasks))
+	for _, r := range vv.Subtasks {
+		out[r.Subtask] = views.Spark{Key: "s/" + strconv.Itoa(r.Subtask) + "/spark/wm", Values: sparkValues(r.SparkWatermark), Max: top, Label: label}
+	}
+	return out
+}
+
 // sparkAxisKey is the key of the sparklines' times on a vertex page.
 const sparkAxisKey = "spark/t"
 
@@ -572,6 +590,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 		lagMax, rateMax = max(lagMax, sparkMax(r.SparkLag)), max(rateMax, sparkMax(r.SparkRate))
 	}
 	window := sparkWindow(vv.SparkTimes)
+	wmSparks := watermarkSparks(vv, window)
 	g.SparkAxis = views.Spark{Key: sparkAxisKey, Values: sparkTimes(vv.SparkTimes)}
 	g.SparkWindow = [2]views.Text{text("spark/window/lag", window), text("spark/window/rate", window)}
 	lagLabel := "lag, " + window + ", scale 0 to " + format.Records(lagMax)
@@ -635,6 +654,7 @@ func sourceGrid(vv live.VertexView, in vertexPageInput) *views.SourceGrid {
 		}
 		if g.EventTime {
 			row.Watermark = text(k+"wm", subtaskWatermarkText(r.Watermark))
+			row.SparkWatermark = wmSparks[r.Subtask]
 		}
 		row.Cells = cells[len(cells) : len(cells) : len(cells)+len(r.Partitions)]
 		cells = cells[:len(cells)+len(r.Partitions)]
@@ -717,6 +737,13 @@ func stepTime(sec float64) string {
 
 func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 	t := &views.SubtaskTable{Keyed: vv.Keyed, EventTime: hasWatermarks(vv), Checkpoint: text("ckpt/of", checkpointOf(vv.Checkpoint))}
+	var wmSparks map[int]views.Spark
+	if t.EventTime {
+		window := sparkWindow(vv.SparkTimes)
+		wmSparks = watermarkSparks(vv, window)
+		t.SparkAxis = views.Spark{Key: sparkAxisKey, Values: sparkTimes(vv.SparkTimes)}
+		t.SparkWindow = text("spark/window/wm", window)
+	}
 	slow := -1
 	if vv.Checkpoint != nil {
 		slow = vv.Checkpoint.Slowest
@@ -765,6 +792,7 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 		}
 		if t.EventTime {
 			row.Watermark = text(k+"wm", subtaskWatermarkText(r.Watermark))
+			row.SparkWatermark = wmSparks[r.Subtask]
 		}
 		if c := r.Checkpoint; c != nil {
 			row.Checkpoint.Text, row.StartDelay.Text = format.Millis(c.DurationMs), format.Millis(c.StartDelayMs)

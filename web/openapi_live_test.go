@@ -284,7 +284,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 			Busy: 0.25, BackPressured: 0.5, Idle: 0.25, RecordsIn: 1.5, RecordsOut: 2.5, StateSize: 1024, Drift: 1,
 			Checkpoint: &live.SubtaskCheckpoint{DurationMs: 12, SyncMs: 2, AsyncMs: 10, AlignmentMs: 3, AlignmentProcessed: 100, AlignmentPersisted: 5,
 				StartDelayMs: 4, EndToEndMs: 20, CheckpointedSize: 512, Unaligned: true},
-			SparkLag: []float64{1.5}, SparkRate: []float64{2.5}, Highlight: true, Concern: live.ConcernLosing}},
+			SparkLag: []float64{1.5}, SparkRate: []float64{2.5}, SparkWatermark: []float64{3.5}, Highlight: true, Concern: live.ConcernLosing}},
 		Concern: live.ConcernLosing, Worst: 0, EventTime: &vw, JobEventTime: jet,
 		SparkTimes: []float64{1764547200.5},
 		Lineage: &live.LineageView{History: []int{2, 4}, Known: true, Events: []live.LineageEvent{{At: at, Kind: live.EventRescale, JobID: "a1b2", From: 2, To: 4,

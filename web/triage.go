@@ -23,6 +23,8 @@ func concernText(c live.Concern) string {
 		return "lag growing"
 	case live.ConcernLagging:
 		return "lagging"
+	case live.ConcernWatermark:
+		return "holds the watermark"
 	case live.ConcernSkewed:
 		return "skewed"
 	}
@@ -207,8 +209,13 @@ func vertexBrief(p *views.VertexPage, vv live.VertexView) *views.Brief {
 		if len(vv.Subtasks) == 0 {
 			return nil
 		}
-		return &views.Brief{Level: views.Copy{Text: "0"}, Calm: "No subtask needs a look: none is losing records, falling past retention, " +
-			"growing its lag or a minute behind, and the why panel names none."}
+		calm := "No subtask needs a look: none is losing records, falling past retention, " +
+			"growing its lag or a minute behind, and the why panel names none."
+		if whyNamesCause(vv) {
+			calm = "No subtask here is losing records, falling past retention, growing its lag or a minute behind; " +
+				"the why panel below says what the vertex waits on."
+		}
+		return &views.Brief{Level: views.Copy{Text: "0"}, Calm: calm}
 	}
 	r := vv.Subtasks[subject]
 	n := strconv.Itoa(subject)
@@ -317,6 +324,14 @@ func discoveriesText(run []live.LineageEvent) string {
 
 // worstSubtask is the vertex's Worst when that subtask needs a look, -1
 // otherwise.
+// whyNamesCause reports whether the why panel has a line about a cause:
+// one that is not "balanced" or "unknown".
+func whyNamesCause(vv live.VertexView) bool {
+	return vv.Why != nil && slices.ContainsFunc(vv.Why.Lines, func(l live.WhyLine) bool {
+		return l.Kind != live.WhyBalanced && l.Kind != live.WhyUnknown
+	})
+}
+
 func worstSubtask(vv live.VertexView) int {
 	if w := vv.Worst; w >= 0 && w < len(vv.Subtasks) && vv.Subtasks[w].Concern > live.ConcernOK {
 		return w
