@@ -877,7 +877,11 @@ func (r *etRun) checkAligned(t *testing.T) {
 				want = append(want, r.splitID(p, "pausedTimeMsPerSecond"))
 			}
 		}
-		if got := present(ids, want...); len(got) != len(want) {
+		got := present(ids, want...)
+		if rd.n == 1 {
+			t.Logf("aligned: right after the dashboard's first poll of the job, Flink lists %d of %v", len(got), want)
+		}
+		if len(got) != len(want) {
 			return fmt.Sprintf("Flink lists %d of %v", len(got), want)
 		}
 		vals, err := r.e.flink.REST.metricValues(r.jobID, r.srcID, want)
