@@ -27,9 +27,22 @@
 // arguments are key=value words with URL-query-escaped values:
 //
 //	submit name=N topics=T1,T2 out=TOPIC group=G sourceP=N keyedP=N [maxP=N] [savepoint=PATH] [checkpointMs=N]
+//	       [watermarks=none|bounded] [boundMs=N] [idleMs=N] [alignGroup=G alignDriftMs=N [alignUpdateMs=N]]
 //	  -> OK jobId=<32 hex>
 //	cancel jobId=ID -> OK
 //	ping -> OK
+//
+// The event-time words: watermarks=none (the default) keeps the job
+// without watermarks; watermarks=bounded gives the source
+// WatermarkStrategy.forBoundedOutOfOrderness(boundMs) over the Kafka
+// record timestamp (the producer's CreateTime: no timestamp assigner, so
+// Flink keeps the timestamp the Kafka source hands on), plus
+// withIdleness(idleMs) when idleMs is above 0 and
+// withWatermarkAlignment(alignGroup, alignDriftMs, alignUpdateMs) when
+// alignGroup is given (alignUpdateMs 1000 by default). The watermark flows
+// through the chained Source Tagger and the hash edge into Key Router (a
+// KeyedProcessFunction), whose input watermark is the minimum over the
+// source subtasks.
 //
 // Stopping with a savepoint goes through REST (POST /jobs/:jobid/stop), as
 // an operator would do it; the restored job is another submit with
@@ -103,6 +116,30 @@
 // restore; also with ?history=4), lags equal to end − (currentOffset+1)
 // from the snapshots the store holds, and the consumer group found from
 // its commits.
+//
+// # Event time
+//
+// eventtime_test.go runs four jobs with bounded out-of-orderness (1 s)
+// watermarks over records whose timestamps the harness chooses (record n
+// of partition p at firstTs(p) + n·100 ms, one per partition every
+// 100 ms, 10 min behind the wall clock), two at a time: idle (4
+// partitions, 4 readers, no idleness, partition 2 silent after the
+// warm-up), idleness (the same with withIdleness(2 s)), starved (2
+// partitions, 4 readers) and aligned (4 partitions, 2 readers,
+// withWatermarkAlignment(group, 2 s, 1 s), partition 1's timestamps 5 min
+// behind). Each has its own dashboard polling through a recording proxy:
+// its watermarks, drifts and paused times must equal those in Flink's
+// answers to the same poll, the job's watermark the keyed vertex's GET
+// …/watermarks where it is frozen and the last timestamp read − 1 s − 1
+// ms; the holder must be the silent partition on the subtask the data
+// path names (cause idle), not the skipped one (idleness), the readers
+// without a split (starved), the slow partition with the partitions
+// alignment pauses (aligned). The waits count polls. At the end the
+// responses Flink gives are recorded, with SKEWSCOPE_RECORD=1, under
+// collectors/testdata/flink/eventtime/<flink-version>/<scenario>/
+// (eventtime_record_test.go); without it they go to a temp directory and
+// their format is compared with the committed ones (logged). About 20 s a
+// line.
 //
 // # The golden vectors on every line
 //

@@ -41,6 +41,7 @@ func TestFlinkGroundTruth(t *testing.T) {
 			t.Run("growth-rescale", env.testGrowthRescale)
 			t.Run("new-topic", env.testNewTopic)
 			t.Run("why-target", env.testWhyTarget)
+			t.Run("eventtime", env.testEventTime)
 			t.Logf("Flink %s: broker and cluster start plus all checks took %s", env.flink.Version, time.Since(start).Round(time.Second))
 		})
 	}

@@ -407,6 +407,15 @@ type jobSpec struct {
 	KeyedP    int
 	MaxP      int    // 0: Flink's default
 	Savepoint string // "": fresh start
+	// Event time (all zero: no watermarks, the job's default). Watermarks
+	// "bounded" gives the source forBoundedOutOfOrderness(BoundMs) on the
+	// Kafka record timestamp, withIdleness(IdleMs) when IdleMs > 0 and
+	// withWatermarkAlignment(AlignGroup, AlignDriftMs, AlignUpdateMs) when
+	// AlignGroup is set.
+	Watermarks                  string
+	BoundMs, IdleMs             int64
+	AlignGroup                  string
+	AlignDriftMs, AlignUpdateMs int64
 }
 
 func (j jobSpec) String() string {
@@ -417,6 +426,12 @@ func (j jobSpec) String() string {
 	s := fmt.Sprintf("job %q topics=%v sourceP=%d keyedP=%d maxP=%s", j.Name, j.Topics, j.SourceP, j.KeyedP, m)
 	if j.Savepoint != "" {
 		s += " from savepoint " + j.Savepoint
+	}
+	if j.Watermarks != "" {
+		s += fmt.Sprintf(" watermarks=%s boundMs=%d idleMs=%d", j.Watermarks, j.BoundMs, j.IdleMs)
+		if j.AlignGroup != "" {
+			s += fmt.Sprintf(" alignGroup=%s alignDriftMs=%d alignUpdateMs=%d", j.AlignGroup, j.AlignDriftMs, j.AlignUpdateMs)
+		}
 	}
 	return s
 }
@@ -431,6 +446,12 @@ func (f *flinkCluster) submit(t *testing.T, j jobSpec) string {
 	}
 	if j.Savepoint != "" {
 		kv = append(kv, "savepoint", j.Savepoint)
+	}
+	if j.Watermarks != "" {
+		kv = append(kv, "watermarks", j.Watermarks, "boundMs", fmt.Sprint(j.BoundMs), "idleMs", fmt.Sprint(j.IdleMs))
+		if j.AlignGroup != "" {
+			kv = append(kv, "alignGroup", j.AlignGroup, "alignDriftMs", fmt.Sprint(j.AlignDriftMs), "alignUpdateMs", fmt.Sprint(j.AlignUpdateMs))
+		}
 	}
 	reply, err := f.proc.command(120*time.Second, "submit", kv...)
 	if err != nil {

@@ -3,6 +3,7 @@ package live
 import (
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -59,6 +60,10 @@ const (
 	HoldBehind        HoldCause = "behind"        // its reader is far behind the partition's end
 	HoldBackpressured HoldCause = "backpressured" // its subtask is backpressured
 	HoldOldest        HoldCause = "oldest"        // active, its records are simply the oldest
+	// HoldAligning: active and its records the oldest, like HoldOldest,
+	// while watermark alignment pauses the job's partitions that run
+	// ahead of it (WatermarkHolder.Paused): they wait for it.
+	HoldAligning HoldCause = "aligning"
 	// HoldUndetermined: the subtask is known, the partition is not (its
 	// reader is not determined by the metric ids).
 	HoldUndetermined HoldCause = "undetermined"
@@ -154,6 +159,10 @@ type WatermarkHolder struct {
 	QuietSeconds float64 `json:"quietSeconds,omitempty"`
 	LagSeconds   float64 `json:"lagSeconds,omitempty"`
 	AheadMs      float64 `json:"aheadMs,omitempty"`
+	// Paused lists the job's other partitions ("topic-partition") that
+	// watermark alignment pauses (their state paused), in the order of the
+	// source vertices, subtasks and cells.
+	Paused []string `json:"paused,omitempty"`
 	// SkipsIdle is set when the job is seen to skip an idle input (a
 	// source subtask below its consumers' input watermark): its strategy
 	// has an idle timeout. Unset, the job may still have one longer than
@@ -337,6 +346,18 @@ func (s *picture) findEventTime(fs *flink.Snapshot, j *flink.JobSnapshot, now ti
 			}
 		}
 	}
+	// The partitions alignment pauses, over every source of the job (an
+	// alignment group may span sources).
+	var paused []string
+	for k := range j.Vertices {
+		for _, r := range cells[j.Vertices[k].ID] {
+			for _, c := range r {
+				if c.EventTime != nil && c.EventTime.State == PartitionPaused {
+					paused = append(paused, c.Topic+"-"+strconv.Itoa(int(c.Partition)))
+				}
+			}
+		}
+	}
 	// A source subtask below every consumer's lowest input watermark is
 	// skipped by them as idle.
 	skipsIdle := false
@@ -380,6 +401,7 @@ func (s *picture) findEventTime(fs *flink.Snapshot, j *flink.JobSnapshot, now ti
 			vw.Holder = holderOf(src, sub, cells[src.ID], starved[src.ID], now)
 			if vw.Holder != nil {
 				vw.Holder.SkipsIdle = skipsIdle
+				withPaused(vw.Holder, paused)
 			}
 		}
 		e.view.Vertices = append(e.view.Vertices, vw)
@@ -515,6 +537,24 @@ func holderOf(v *flink.VertexSnapshot, sub int, rows [][]PartitionCell, starved 
 		h.Cause = HoldOldest
 	}
 	return h
+}
+
+// withPaused gives h the paused partitions other than its own and, when
+// it simply has the oldest records, the cause aligning: alignment pauses
+// those partitions until it catches up.
+func withPaused(h *WatermarkHolder, paused []string) {
+	own := ""
+	if h.Topic != "" {
+		own = h.Topic + "-" + strconv.Itoa(int(h.Partition))
+	}
+	for _, p := range paused {
+		if p != own {
+			h.Paused = append(h.Paused, p)
+		}
+	}
+	if len(h.Paused) > 0 && h.Cause == HoldOldest {
+		h.Cause = HoldAligning
+	}
 }
 
 func quietOf(c *PartitionCell) float64 { return c.EventTime.QuietSeconds }

@@ -24,6 +24,10 @@ type etJob struct {
 	splitWM     func(p int32) int64
 	keyedWM     int64
 	polls       int
+	// paused, when set, is a job with watermark alignment: each split
+	// reports its paused time, 1000 ms/s for the partitions in paused, 0
+	// for the others.
+	paused map[int32]bool
 }
 
 const etPoll = 10 * time.Second
@@ -60,6 +64,12 @@ func (e etJob) store(t *testing.T) (*Store, time.Time) {
 		w := e.splitWM(st.Partition)
 		if e.split {
 			st.Split = &flink.SplitWatermark{Watermark: w, PausedPerS: math.NaN()}
+			if e.paused != nil {
+				st.Split.PausedPerS = 0
+				if e.paused[st.Partition] {
+					st.Split.PausedPerS = 1000
+				}
+			}
 		}
 		sub := &src.Subtasks[st.Subtask].EventTime
 		if sub.OutputWatermark == flink.WatermarkNone || w < sub.OutputWatermark {
@@ -235,6 +245,54 @@ func TestWatermarkHolderEstimatedWithoutSplitGauges(t *testing.T) {
 				t.Errorf("clicks-%d %+v, want an estimated watermark", c.Partition, c.EventTime)
 			}
 		}
+	}
+}
+
+// With watermark alignment the slowest partition holds the job's
+// watermark while alignment pauses the partitions ahead of it, here
+// every other one, as on a real 2.3.0 MiniCluster (e2e's aligned
+// scenario): the holder is the slowest, with the cause aligning and the
+// paused partitions named.
+func TestWatermarkHeldByTheSlowestOfAnAlignmentGroup(t *testing.T) {
+	const slow = 1
+	e := etJob{srcP: 2, parts: 4, quiet: -1, split: true, paused: map[int32]bool{0: true, 2: true, 3: true},
+		splitWM: func(p int32) int64 {
+			if p == slow {
+				return base - 300_000 // its records are 5 min older
+			}
+			return base + 2000
+		}}
+	e.keyedWM = base - 300_000
+	s, _ := e.store(t)
+	jv, _ := s.State().Job("jm", "aa")
+	h := jv.EventTime.Holder
+	reader := freshOwner(2)(assign.TopicPartition{Topic: "clicks", Partition: slow})
+	if h == nil || h.Partition != slow || h.Subtask != reader || h.Kind != Observed || h.Cause != HoldAligning {
+		t.Fatalf("holder %+v, want clicks-%d on subtask %d, aligning, observed", h, slow, reader)
+	}
+	got := slices.Sorted(slices.Values(h.Paused))
+	if want := []string{"clicks-0", "clicks-2", "clicks-3"}; !slices.Equal(got, want) {
+		t.Errorf("holder's paused partitions %v, want %v", h.Paused, want)
+	}
+	vv, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
+	for _, r := range vv.Subtasks {
+		for _, c := range r.Partitions {
+			want := PartitionPaused
+			if c.Partition == slow {
+				want = PartitionActive
+			}
+			if c.EventTime == nil || c.EventTime.State != want {
+				t.Errorf("clicks-%d event time %+v, want state %s", c.Partition, c.EventTime, want)
+			}
+		}
+	}
+
+	// Without a paused partition the same holder is simply the oldest.
+	e.paused = map[int32]bool{}
+	s, _ = e.store(t)
+	jv, _ = s.State().Job("jm", "aa")
+	if h := jv.EventTime.Holder; h == nil || h.Partition != slow || h.Cause != HoldOldest || len(h.Paused) != 0 {
+		t.Errorf("holder %+v without paused partitions, want clicks-%d, oldest, none paused", h, slow)
 	}
 }
 

@@ -25,7 +25,9 @@ func watermarkText(ms int64, none bool, lagSeconds float64) string {
 }
 
 // holderText says in one sentence what holds the watermark of vertex
-// (its name) back, and how that is known; "" when nothing is known.
+// (its name) back, and how that is known, with one more naming the
+// partitions watermark alignment pauses meanwhile, if any; "" when
+// nothing is known.
 func holderText(vertex string, w *live.VertexWatermark) string {
 	if w == nil {
 		return ""
@@ -43,6 +45,28 @@ func holderText(vertex string, w *live.VertexWatermark) string {
 	if h.Kind == live.Estimated {
 		kind = "estimated: its last record read is the oldest, before Flink 2.1 reports split watermarks"
 	}
+	s := holderSentence(behind, part, kind, h)
+	if len(h.Paused) > 0 && h.Cause != live.HoldAligning && h.Cause != live.HoldStarved {
+		s += " Watermark alignment pauses " + pausedList(h.Paused) + " meanwhile: they wait for it."
+	}
+	return s
+}
+
+// pausedList names partitions, the first five and how many more.
+func pausedList(ps []string) string {
+	const show = 5
+	n := "partition "
+	if len(ps) > 1 {
+		n = "partitions "
+	}
+	if len(ps) <= show {
+		return n + strings.Join(ps, ", ")
+	}
+	return fmt.Sprintf("%s%s and %d more", n, strings.Join(ps[:show], ", "), len(ps)-show)
+}
+
+// holderSentence is holderText's sentence for h's cause.
+func holderSentence(behind, part, kind string, h *live.WatermarkHolder) string {
 	switch h.Cause {
 	case live.HoldStarved:
 		return fmt.Sprintf("%s because %s of %s read no partition (%d partitions): a reader without a split emits no watermark, so the job waits forever unless the source declares idleness (WatermarkStrategy.withIdleness, or scan.watermark.idle-timeout in SQL). Observed: Flink's metric ids list no partition on them.",
@@ -59,6 +83,9 @@ func holderText(vertex string, w *live.VertexWatermark) string {
 		return fmt.Sprintf("%s because %s reads slowly under backpressure (%s).", behind, part, kind)
 	case live.HoldOldest:
 		return fmt.Sprintf("%s: it follows %s, whose records are the oldest read (%s).", behind, part, kind)
+	case live.HoldAligning:
+		return fmt.Sprintf("%s: it follows %s, whose records are the oldest read, and watermark alignment pauses %s, which run ahead of it by more than the group's maximum drift, until it catches up (%s; the pauses observed from Flink's paused times and alignment drift).",
+			behind, part, pausedList(h.Paused), kind)
 	default:
 		return fmt.Sprintf("%s: it comes from subtask %d of %s; which of its partitions is not determined by Flink's metric ids (observed).", behind, h.Subtask, h.VertexName)
 	}

@@ -136,6 +136,41 @@ func TestPagesNameTheWatermarkHolder(t *testing.T) {
 	}
 }
 
+// The sentence for a holder with the oldest records while watermark
+// alignment pauses the partitions ahead of it names them; another cause
+// keeps its sentence and adds them.
+func TestHolderTextNamesThePartitionsAlignmentPauses(t *testing.T) {
+	w := func(h live.WatermarkHolder) *live.VertexWatermark {
+		return &live.VertexWatermark{ID: tKeyed, Name: "Sessionize", WatermarkMs: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC).UnixMilli(), LagSeconds: 900, Holder: &h}
+	}
+	h := live.WatermarkHolder{VertexID: tSource, VertexName: "Source: Kafka Source", Subtask: 1, Topic: "clicks", Partition: 1,
+		Kind: live.Observed, Cause: live.HoldAligning, Paused: []string{"clicks-0", "clicks-2", "clicks-3"}}
+	for _, tc := range []struct {
+		name string
+		h    live.WatermarkHolder
+		want string
+	}{
+		{"aligning", h, "The watermark of the job is 2026-12-02 10:00:00 UTC, 15 m 0 s behind: it follows partition clicks-1 (subtask 1 of Source: Kafka Source), whose records are the oldest read, and watermark alignment pauses partitions clicks-0, clicks-2, clicks-3, which run ahead of it by more than the group's maximum drift, until it catches up (observed: Flink's split watermark; the pauses observed from Flink's paused times and alignment drift)."},
+		{"idle while others are paused", func() live.WatermarkHolder {
+			h := h
+			h.Cause, h.QuietSeconds, h.Paused = live.HoldIdle, 12, []string{"clicks-0"}
+			return h
+		}(),
+			"has had no new record for at least 12 s and no idle timeout shorter than that lets the job skip it; with WatermarkStrategy.withIdleness (or scan.watermark.idle-timeout in SQL) it would advance (observed: Flink's split watermark; the quiet time observed from its end offsets). Watermark alignment pauses partition clicks-0 meanwhile: they wait for it."},
+		{"many paused", func() live.WatermarkHolder {
+			h := h
+			h.Paused = []string{"a-0", "a-1", "a-2", "a-3", "a-4", "a-5", "a-6"}
+			return h
+		}(), "pauses partitions a-0, a-1, a-2, a-3, a-4 and 2 more, which run ahead"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := holderText("the job", w(tc.h)); !strings.Contains(got, tc.want) {
+				t.Errorf("holderText = %q, want it to hold %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // The planner warns, computed, which subtasks a target leaves without a
 // partition and what that does to the watermark.
 func TestPlannerWarnsOfReadersWithoutPartitions(t *testing.T) {

@@ -46,9 +46,14 @@ import org.apache.flink.runtime.util.EnvironmentInformation;
  *
  * <ul>
  *   <li>{@code submit name=N topics=T1,T2 out=TOPIC group=G sourceP=N keyedP=N [maxP=N]
- *       [savepoint=PATH] [checkpointMs=N]} builds the job of {@link SkewJob} and submits it
- *       to the MiniCluster; answers {@code OK jobId=<32 hex>}. Its fail-once markers
- *       ({@link SkewJob.SourceTagger}) live in workDir/markers.
+ *       [savepoint=PATH] [checkpointMs=N] [watermarks=none|bounded] [boundMs=N] [idleMs=N]
+ *       [alignGroup=G alignDriftMs=N [alignUpdateMs=N]]} builds the job of {@link SkewJob} and
+ *       submits it to the MiniCluster; answers {@code OK jobId=<32 hex>}. Its fail-once markers
+ *       ({@link SkewJob.SourceTagger}) live in workDir/markers. watermarks=bounded gives the source
+ *       {@code forBoundedOutOfOrderness(boundMs)} on the Kafka record timestamp, with
+ *       {@code withIdleness(idleMs)} when idleMs is above 0 and
+ *       {@code withWatermarkAlignment(alignGroup, alignDriftMs, alignUpdateMs)} when alignGroup
+ *       is given (alignUpdateMs defaults to 1000); the default, none, has no watermarks.
  *   <li>{@code cancel jobId=ID} cancels a job; answers {@code OK}.
  *   <li>{@code ping} answers {@code OK}.
  *   <li>{@code quit}, or the end of standard input, closes the cluster, prints
@@ -194,6 +199,14 @@ public final class FlinkE2E {
                 s.savepoint = a.containsKey("savepoint") && !a.get("savepoint").equals("-") ? a.get("savepoint") : null;
                 s.checkpointMs = a.containsKey("checkpointMs") ? Long.parseLong(a.get("checkpointMs")) : 2000L;
                 s.markerDir = markerDir;
+                s.watermarks = a.getOrDefault("watermarks", "none");
+                s.boundMs = a.containsKey("boundMs") ? Long.parseLong(a.get("boundMs")) : 0L;
+                s.idleMs = a.containsKey("idleMs") ? Long.parseLong(a.get("idleMs")) : 0L;
+                if (a.containsKey("alignGroup")) {
+                    s.alignGroup = a.get("alignGroup");
+                    s.alignDriftMs = Long.parseLong(req(a, "alignDriftMs"));
+                    s.alignUpdateMs = a.containsKey("alignUpdateMs") ? Long.parseLong(a.get("alignUpdateMs")) : 1000L;
+                }
                 JobGraph graph = SkewJob.jobGraph(s);
                 JobID id = cluster.submitJob(graph).get(60, TimeUnit.SECONDS).getJobID();
                 return "OK jobId=" + id;

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -56,6 +57,12 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * </pre>
  *
  * Operator uids are fixed so a savepoint restores into a job of another parallelism.
+ *
+ * <p>Event time ({@link Spec#watermarks} "bounded"): the source's watermark strategy is
+ * {@code forBoundedOutOfOrderness(boundMs)} over the Kafka record timestamp, optionally
+ * {@code withIdleness(idleMs)} and {@code withWatermarkAlignment(alignGroup, alignDriftMs,
+ * alignUpdateMs)}. The watermark flows through "Source Tagger" and the hash edge into "Key Router"
+ * (a KeyedProcessFunction), whose input watermark is the minimum over the source subtasks.
  */
 public final class SkewJob {
     private SkewJob() {}
@@ -76,6 +83,19 @@ public final class SkewJob {
         public long checkpointMs = 2000L;
         /** Where {@link SourceTagger} creates fail-once marker files; null: no fail-once markers. */
         public String markerDir;
+        /**
+         * "none" (no watermarks, the default) or "bounded": {@code forBoundedOutOfOrderness(boundMs)}
+         * on the Kafka record timestamp (the producer's CreateTime), see {@link #watermarkStrategy}.
+         */
+        public String watermarks = "none";
+        /** The bounded out-of-orderness in ms (watermarks=bounded). */
+        public long boundMs = 0L;
+        /** withIdleness(idleMs) when above 0 (watermarks=bounded); 0: no idle timeout. */
+        public long idleMs = 0L;
+        /** withWatermarkAlignment(alignGroup, alignDriftMs, alignUpdateMs) when not null (watermarks=bounded). */
+        public String alignGroup;
+        public long alignDriftMs = 0L;
+        public long alignUpdateMs = 1000L;
     }
 
     /** One input record. */
@@ -122,7 +142,7 @@ public final class SkewJob {
                 .setProperty("commit.offsets.on.checkpoint", "true")
                 .build();
 
-        DataStream<In> keys = env.fromSource(source, WatermarkStrategy.noWatermarks(), "Kafka Source")
+        DataStream<In> keys = env.fromSource(source, watermarkStrategy(s), "Kafka Source")
                 .setParallelism(s.sourceParallelism)
                 .uid("kafka-source")
                 .map(new SourceTagger(s.markerDir))
@@ -156,6 +176,40 @@ public final class SkewJob {
             graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(s.savepoint, false));
         }
         return graph.getJobGraph();
+    }
+
+    /**
+     * The source's watermark strategy: none, or bounded out-of-orderness over the timestamp the
+     * Kafka source hands on with each record (the ConsumerRecord's timestamp: no timestamp
+     * assigner is set, so Flink's RecordTimestampAssigner keeps it), with an idle timeout and
+     * watermark alignment when asked for.
+     */
+    static WatermarkStrategy<In> watermarkStrategy(Spec s) {
+        switch (s.watermarks) {
+            case "none":
+                if (s.idleMs > 0 || s.alignGroup != null) {
+                    throw new IllegalArgumentException("idleMs= and alignGroup= need watermarks=bounded");
+                }
+                return WatermarkStrategy.noWatermarks();
+            case "bounded":
+                break;
+            default:
+                throw new IllegalArgumentException("watermarks must be none or bounded, not " + s.watermarks);
+        }
+        if (s.boundMs < 0 || s.idleMs < 0) {
+            throw new IllegalArgumentException("boundMs and idleMs must be >= 0");
+        }
+        WatermarkStrategy<In> w = WatermarkStrategy.forBoundedOutOfOrderness(Duration.ofMillis(s.boundMs));
+        if (s.idleMs > 0) {
+            w = w.withIdleness(Duration.ofMillis(s.idleMs));
+        }
+        if (s.alignGroup != null) {
+            if (s.alignDriftMs <= 0 || s.alignUpdateMs <= 0) {
+                throw new IllegalArgumentException("alignDriftMs and alignUpdateMs must be > 0");
+            }
+            w = w.withWatermarkAlignment(s.alignGroup, Duration.ofMillis(s.alignDriftMs), Duration.ofMillis(s.alignUpdateMs));
+        }
+        return w;
     }
 
     /** Decodes key and value as UTF-8 ("" for null). */
