@@ -917,18 +917,16 @@ func (r *etRun) checkAligned(t *testing.T) {
 	// The dashboard has polled the job since it started: it must read the
 	// gauges Flink lists now, although some (the alignment drift, the
 	// watermark lag) register only after the reader's first watermark or
-	// alignment round.
+	// alignment round (the collector reads a source's list again while it
+	// reports event time without an alignment gauge: idcache.go).
 	for i := 0; i < 3 && paused(rd) != ""; i++ {
 		time.Sleep(etPollGap)
 		rd = r.poll(t)
 	}
 	if why := paused(rd); why != "" {
 		ids := slices.Sorted(maps.Keys(rd.raw[r.srcID]))
-		t.Errorf("dashboard polling since the job started, %d polls: %s, while Flink lists and reports them (the collector's metric-id list, read at its first poll of the job, lacks gauges registered later); the source ids its last poll read: %s",
+		t.Fatalf("dashboard polling since the job started, %d polls: %s, while Flink lists and reports them; the source ids its last poll read: %s",
 			rd.n, why, clip(strings.Join(ids, " "), 3000))
-		r.dash = newDashboardAt(t, r.e, r.rec.URL())
-		t.Logf("aligned: a second dashboard, first polling the job now, for the rest of the checks")
-		r.until(t, "the second dashboard reads the paused partitions", paused)
 	}
 	r.prod.stopAll(t)
 	want := r.heldWatermark(slow)
@@ -948,8 +946,23 @@ func (r *etRun) checkAligned(t *testing.T) {
 	})
 	r.checkFigures(t, rd)
 	h := r.holder(t, rd)
-	if h.VertexID != r.srcID || h.Subtask != slowSub || h.Topic != r.topic.Name || int(h.Partition) != slow || h.Kind != r.wantKind() {
-		t.Errorf("holder %s; want the slow partition %s-%d on source subtask %d (data path), %s", jsonText(h), r.topic.Name, slow, slowSub, r.wantKind())
+	// Without split watermarks (1.20) the slow partition's old timestamps
+	// are not seen: its last records were produced when the others' were,
+	// so the dashboard names the subtask and its partitions as candidates,
+	// estimated, not a partition.
+	var candidates []string
+	for p, o := range r.owners {
+		if o == slowSub {
+			candidates = append(candidates, fmt.Sprintf("%s-%d", r.topic.Name, p))
+		}
+	}
+	switch {
+	case h.VertexID != r.srcID || h.Subtask != slowSub || h.Kind != r.wantKind():
+		t.Errorf("holder %s; want source subtask %d (data path), %s", jsonText(h), slowSub, r.wantKind())
+	case r.split && (h.Topic != r.topic.Name || int(h.Partition) != slow):
+		t.Errorf("holder %s; want the slow partition %s-%d, observed from its split watermark", jsonText(h), r.topic.Name, slow)
+	case !r.split && (h.Cause != live.HoldUndetermined || h.Partition != -1 || !slices.Equal(h.Candidates, candidates)):
+		t.Errorf("holder %s; want subtask %d undetermined among %v: without split watermarks the produce times do not tell the slow partition", jsonText(h), slowSub, candidates)
 	}
 	// The partitions paused by alignment: the reader's positive drift on
 	// every line, the split's paused time where Flink reports it.
@@ -973,9 +986,13 @@ func (r *etRun) checkAligned(t *testing.T) {
 	if !slices.Equal(gotPaused, wantPaused) {
 		t.Errorf("partitions in state paused %v, want %v (Flink: subtask %d drift %v; split paused times where reported)", gotPaused, wantPaused, pausedSub, r.drift(rd, pausedSub))
 	}
-	if h.Cause != live.HoldAligning || !slices.Equal(slices.Sorted(slices.Values(h.Paused)), wantPaused) {
+	if (r.split && h.Cause != live.HoldAligning) || !slices.Equal(slices.Sorted(slices.Values(h.Paused)), wantPaused) {
 		t.Errorf("holder cause %s paused %v; want %s naming the partitions alignment pauses for it, %v: %s", h.Cause, h.Paused, live.HoldAligning, wantPaused, jsonText(h))
 	}
-	note := r.checkNote(t, r.partitionPhrase(h), "alignment pauses")
+	phrase := r.partitionPhrase(h)
+	if !r.split {
+		phrase = fmt.Sprintf("subtask %d of %s (observed), which reads %s", h.Subtask, h.VertexName, strings.Join(candidates, ", "))
+	}
+	note := r.checkNote(t, phrase, "lignment pauses")
 	t.Logf("aligned: job watermark %d = last timestamp of partition %d − %d − 1 = Flink's keyed input and GET …/watermarks; paused %v; holder %s\n  note: %s", want, slow, etBoundMs, gotPaused, jsonText(h), note)
 }

@@ -85,6 +85,11 @@ const (
 	// behindSeconds is the lag in time from which a holder is behind (a
 	// minute, as the lag colours' first concern).
 	behindSeconds = 60
+	// estimateTie is how much older than the others a partition's
+	// estimated last produce time must be to hold its subtask's watermark
+	// (an idle partition aside): the time table's samples are a poll
+	// apart, and produce times only stand in for record timestamps.
+	estimateTie = idleAfter
 )
 
 // PartitionEventTime is a partition's event time on its reader.
@@ -159,6 +164,10 @@ type WatermarkHolder struct {
 	QuietSeconds float64 `json:"quietSeconds,omitempty"`
 	LagSeconds   float64 `json:"lagSeconds,omitempty"`
 	AheadMs      float64 `json:"aheadMs,omitempty"`
+	// Candidates lists the subtask's partitions ("topic-partition") when
+	// none can be told to hold it (cause undetermined, kind estimated: the
+	// produce times of their last records read do not separate them).
+	Candidates []string `json:"candidates,omitempty"`
 	// Paused lists the job's other partitions ("topic-partition") that
 	// watermark alignment pauses (their state paused), in the order of the
 	// source vertices, subtasks and cells.
@@ -496,7 +505,8 @@ func holderOf(v *flink.VertexSnapshot, sub int, rows [][]PartitionCell, starved 
 		return h
 	}
 	w := subtaskWatermark(v, sub)
-	var best *PartitionCell
+	var best, next *PartitionCell // next: the estimated runner-up
+	unknown := false              // an estimated cell without an estimate
 	for k := range rows[sub] {
 		c := &rows[sub][k]
 		if c.EventTime == nil || c.OwnerUndetermined {
@@ -511,9 +521,27 @@ func holderOf(v *flink.VertexSnapshot, sub int, rows [][]PartitionCell, starved 
 					best = c
 				}
 			}
-		case best == nil || best.EventTime.Kind != Observed && olderThan(et, best.EventTime):
-			best = c
+		case best != nil && best.EventTime.Kind == Observed:
+		case et.None:
+			unknown = true
+		case best == nil || olderThan(et, best.EventTime):
+			best, next = c, best
+		case next == nil || olderThan(et, next.EventTime):
+			next = c
 		}
+	}
+	// Estimated, a partition holds the subtask's watermark only when its
+	// last record read is clearly the oldest (clearlyOldest); otherwise
+	// the produce times do not say which, and the record timestamps the
+	// watermark follows may not be the produce times at all.
+	if best != nil && best.EventTime.Kind == Estimated && !clearlyOldest(best, next, unknown) {
+		h.Cause, h.Kind = HoldUndetermined, Estimated
+		for _, c := range rows[sub] {
+			if !c.OwnerUndetermined {
+				h.Candidates = append(h.Candidates, c.Topic+"-"+strconv.Itoa(int(c.Partition)))
+			}
+		}
+		return h
 	}
 	if best == nil {
 		h.Cause = HoldUndetermined
@@ -557,6 +585,23 @@ func withPaused(h *WatermarkHolder, paused []string) {
 	}
 }
 
+// clearlyOldest reports whether best, the estimated cell whose last record
+// read was produced first, holds its subtask's watermark: it is idle while
+// the runner-up next is not (an idle partition's watermark stands still
+// while the others' advance), or its last record is estimateTie older
+// than next's; never with a cell whose estimate is unknown.
+func clearlyOldest(best, next *PartitionCell, unknown bool) bool {
+	switch {
+	case unknown:
+		return false
+	case next == nil:
+		return true
+	case best.EventTime.State == PartitionIdle && next.EventTime.State != PartitionIdle:
+		return true
+	}
+	return next.EventTime.WatermarkMs-best.EventTime.WatermarkMs >= estimateTie.Milliseconds()
+}
+
 func quietOf(c *PartitionCell) float64 { return c.EventTime.QuietSeconds }
 
 // olderThan orders estimated partition watermarks, none first.
@@ -590,6 +635,10 @@ func partitionEventTime(c *PartitionCell, split *flink.SplitWatermark, current i
 		if table != nil && current >= 0 {
 			if at, kind := table.Passed(current); kind == kafka.TimeLagInterpolated || kind == kafka.TimeLagAtLeast {
 				et.WatermarkMs, et.None = time.Unix(0, at).UnixMilli(), false
+			} else if at, ok := table.QuietSince(); ok && c.Lag == 0 {
+				// Caught up: the last record read is the partition's last,
+				// produced by when the table first saw its end offset.
+				et.WatermarkMs, et.None = at.UnixMilli(), false
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package live
 import (
 	"math"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -445,5 +446,28 @@ func TestEventTimeSparklines(t *testing.T) {
 	if sv.Subtasks[0].SparkWatermark != nil || kv.Subtasks[0].SparkWatermark != nil || len(sv.Subtasks[0].SparkLag) != 1 {
 		t.Errorf("without event time: source %v, keyed %v event-time samples, source lag %v; want none and one lag sample",
 			sv.Subtasks[0].SparkWatermark, kv.Subtasks[0].SparkWatermark, sv.Subtasks[0].SparkLag)
+	}
+}
+
+// Before Flink 2.1, partitions of the holding subtask whose last records
+// were produced as recently as each other are not told apart: the holder
+// names the subtask and its partitions as candidates, estimated, and no
+// partition (records may carry older timestamps than their produce times).
+func TestWatermarkHolderEstimatedTieIsUndetermined(t *testing.T) {
+	e := etJob{srcP: 2, parts: 4, quiet: -1, split: false,
+		splitWM: func(p int32) int64 { return base + int64(3-p)*1000 }}
+	e.keyedWM = base
+	s, _ := e.store(t)
+	jv, _ := s.State().Job("jm", "aa")
+	h := jv.EventTime.Holder
+	reader := freshOwner(2)(assign.TopicPartition{Topic: "clicks", Partition: 3})
+	var want []string
+	for p := range int32(4) {
+		if freshOwner(2)(assign.TopicPartition{Topic: "clicks", Partition: p}) == reader {
+			want = append(want, "clicks-"+strconv.Itoa(int(p)))
+		}
+	}
+	if h == nil || h.Subtask != reader || h.Cause != HoldUndetermined || h.Kind != Estimated || h.Topic != "" || h.Partition != -1 || !slices.Equal(h.Candidates, want) {
+		t.Fatalf("holder %+v, want subtask %d undetermined among %v, estimated", h, reader, want)
 	}
 }

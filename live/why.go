@@ -1318,7 +1318,7 @@ func slowCheckpoint(vv *VertexView) *WhyLine {
 
 // watermarkLine is the vertex's event-time line: its watermark's holder
 // when the cause is one to act on (idle, starved, paused, behind,
-// backpressured, or simply far behind), and a source's partitions that
+// backpressured, aligning, or simply far behind), and a source's partitions that
 // watermark alignment pauses; nil when there is nothing to say.
 func watermarkLine(vv *VertexView) *WhyLine {
 	w := vv.EventTime
@@ -1332,7 +1332,7 @@ func watermarkLine(vv *VertexView) *WhyLine {
 	held := false
 	if h := w.Holder; h != nil {
 		switch h.Cause {
-		case HoldIdle, HoldStarved, HoldPaused, HoldBehind, HoldBackpressured:
+		case HoldIdle, HoldStarved, HoldPaused, HoldBehind, HoldBackpressured, HoldAligning:
 			held = true
 		case HoldOldest:
 			held = w.None || w.LagSeconds >= behindSeconds

@@ -86,9 +86,13 @@ func holderSentence(behind, part, kind string, h *live.WatermarkHolder) string {
 	case live.HoldAligning:
 		return fmt.Sprintf("%s: it follows %s, whose records are the oldest read, and watermark alignment pauses %s, which run ahead of it by more than the group's maximum drift, until it catches up (%s; the pauses observed from Flink's paused times and alignment drift).",
 			behind, part, pausedList(h.Paused), kind)
-	default:
-		return fmt.Sprintf("%s: it comes from subtask %d of %s; which of its partitions is not determined by Flink's metric ids (observed).", behind, h.Subtask, h.VertexName)
+	case live.HoldUndetermined:
+		if len(h.Candidates) > 0 {
+			return fmt.Sprintf("%s: it comes from subtask %d of %s (observed), which reads %s; which of them holds it is not determined: this Flink reports no split watermarks, and no one of them is idle while the others are not, nor had its last record read produced 10 s before theirs (estimated from their end offsets; records may carry older timestamps than their produce times).",
+				behind, h.Subtask, h.VertexName, strings.Join(h.Candidates, ", "))
+		}
 	}
+	return fmt.Sprintf("%s: it comes from subtask %d of %s; which of its partitions is not determined by Flink's metric ids (observed).", behind, h.Subtask, h.VertexName)
 }
 
 // jobWatermarkText is the job page's event-time sentence, "" when the job

@@ -253,7 +253,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 	reading := live.Reading{State: live.ReaderLost, Trend: live.TrendGrowing, PositionRate: 1.5, ProducedRate: 2.5, CatchUp: live.CatchUpUnknown,
 		CatchUpSeconds: 0.5, Samples: 12, WindowSeconds: 55.5, Lost: &live.Loss{Records: 2200, FirstSeen: at, LastSeen: at, Behind: 300}}
 	holder := &live.WatermarkHolder{VertexID: "c3", VertexName: "Source: orders", Subtask: 1, Topic: "orders", Partition: 3, Label: "o3",
-		Cause: live.HoldIdle, Kind: live.Observed, Starved: []int{2}, Partitions: 4, QuietSeconds: 61.5, LagSeconds: 70.5, AheadMs: 1500, SkipsIdle: true, Paused: []string{"orders-1"}}
+		Cause: live.HoldIdle, Kind: live.Observed, Starved: []int{2}, Partitions: 4, QuietSeconds: 61.5, LagSeconds: 70.5, AheadMs: 1500, SkipsIdle: true, Paused: []string{"orders-1"}, Candidates: []string{"orders-3", "orders-7"}}
 	vw := live.VertexWatermark{ID: "c3", Name: "Source: orders", Source: true, WatermarkMs: 1764547200500, None: true, Subtask: 1, LagSeconds: 61.5, Holder: holder}
 	jet := &live.JobEventTime{WatermarkMs: 1764547200500, None: true, LagSeconds: 61.5, VertexID: "c3", Holder: holder, Vertices: []live.VertexWatermark{vw}, At: at}
 	jv := live.JobView{Endpoint: "prod", ID: "a1b2", Name: "orders", State: "RUNNING", StartTime: at, Restored: restored, EventTime: jet,

@@ -180,8 +180,13 @@ func whySentences(vv live.VertexView, l live.WhyLine) []sentence {
 			add(h.Kind, "%s", holderText(vv.Name, vv.EventTime))
 		}
 		if n := len(l.Partitions); n > 0 {
-			add(live.Computed, "Watermark alignment pauses %s: %s up to %s ahead of the source's lowest watermark, so %s until the slowest split catches up.",
-				joinAnd(partitionNames(l.Partitions)), plural(n, "it is", "they are"), format.Seconds(f[live.FactAheadMs]/1000), plural(n, "it waits", "they wait"))
+			ahead := format.Seconds(f[live.FactAheadMs] / 1000)
+			if h := l.Holder; h != nil && len(h.Paused) > 0 {
+				add(live.Computed, "The paused %s up to %s ahead of the source's lowest watermark.", plural(n, "partition here is", "partitions here are"), ahead)
+			} else {
+				add(live.Computed, "Watermark alignment pauses %s: %s up to %s ahead of the source's lowest watermark, so %s until the slowest split catches up.",
+					joinAnd(partitionNames(l.Partitions)), plural(n, "it is", "they are"), ahead, plural(n, "it waits", "they wait"))
+			}
 		}
 	case live.WhyBalanced:
 		what := "carries %s of the produced records"

@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -38,6 +39,13 @@ import (
 //     every partition.discovery.interval.ms, 5 minutes by default), up to
 //     maxHints reads, since a source may read only some partitions of a
 //     topic;
+//   - the source reports event time and its list has no
+//     watermarkAlignmentDrift gauge yet: a source with watermark alignment
+//     registers it some polls after it starts (real 1.20, 2.2 and 2.3
+//     listed it a dozen polls after its other gauges), and the splits'
+//     paused times are read only with it; the list is read again as for
+//     a hint, from PollInterval doubling, at most maxHints times, so a
+//     source without alignment costs a few reads in its first minutes;
 //   - IDRefresh passed since the last read, for the partitions a running
 //     source discovers (KafkaSource's partition.discovery.interval.ms).
 //     Each vertex's deadline is spread over the last half of IDRefresh by
@@ -71,6 +79,7 @@ type idEntry struct {
 	missing  bool // a values answer lacked an id of ids
 	hinted   bool // HintMetricIDs since the last read
 	hints    int  // reads for hints that found the same list
+	probes   int  // reads for a missing alignment gauge
 }
 
 // idReason says why a source's list is read on this poll, "" when the
@@ -93,13 +102,37 @@ func (c *Collector) idReason(e *idEntry, key stateKey, par int, attempts map[int
 		return "restarted subtasks not yet settled"
 	case e.hinted && e.hints < maxHints && (at.Sub(e.readAt) >= c.cfg.PollInterval<<e.hints || at.Before(e.readAt)):
 		return hintReason
+	case e.probes < maxHints && reportsEventTime(prev) && !listsAlignment(e.ids) && (at.Sub(e.readAt) >= c.cfg.PollInterval<<e.probes || at.Before(e.readAt)):
+		return probeReason
 	case at.Sub(e.readAt) >= c.idDeadline(key):
 		return "refresh interval"
 	}
 	return ""
 }
 
-const hintReason = "Kafka lists partitions that no id names"
+const (
+	hintReason  = "Kafka lists partitions that no id names"
+	probeReason = "event time without an alignment gauge listed yet"
+)
+
+// reportsEventTime reports whether a source subtask of v emitted a
+// watermark that is a time: the source has a watermark strategy.
+func reportsEventTime(v *VertexSnapshot) bool {
+	if v == nil {
+		return false
+	}
+	for i := range v.Subtasks {
+		if et := &v.Subtasks[i].EventTime; et.Read && IsEventTime(et.OutputWatermark) {
+			return true
+		}
+	}
+	return false
+}
+
+// listsAlignment reports whether ids hold a watermarkAlignmentDrift gauge.
+func listsAlignment(ids []string) bool {
+	return slices.ContainsFunc(ids, func(id string) bool { return strings.HasSuffix(id, "."+metricAlignmentDrift) })
+}
 
 // idDeadline is how long key's list is kept: between half of IDRefresh
 // and all of it, fixed per vertex.
@@ -167,6 +200,12 @@ func (c *Collector) sourceIDs(ids func() ([]string, error), key stateKey, vs *Ve
 		n.hints = e.hints
 		if reason == hintReason {
 			n.hints++
+		}
+	}
+	if e != nil {
+		n.probes = e.probes
+		if reason == probeReason {
+			n.probes++
 		}
 	}
 	c.ids[key] = n

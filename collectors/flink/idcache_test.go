@@ -360,3 +360,44 @@ func TestKeyedVertexDetailsReadWhenTheyCanChange(t *testing.T) {
 	clock.add(detailsRefresh)
 	poll("detailsRefresh passed", 3, 6)
 }
+
+// TestMetricIDListsProbedForTheAlignmentGauge: a source that reports event
+// time while its list names no watermarkAlignmentDrift gauge has the list
+// read again as for a hint (10 s, 20 s, 40 s... after the last read, at
+// most maxHints times): Flink registers the gauge of a source with
+// alignment some polls after its others. A source without event time, or
+// whose list names the gauge, is not probed.
+func TestMetricIDListsProbedForTheAlignmentGauge(t *testing.T) {
+	c := newTestCollector(t, Config{URL: "http://127.0.0.1:1", IDRefresh: time.Hour, PollInterval: 10 * time.Second})
+	key := stateKey{"job", "src"}
+	withET := &VertexSnapshot{Source: true, Parallelism: 1, Subtasks: []SubtaskSnapshot{{EventTime: NoEventTime()}}}
+	withET.Subtasks[0].EventTime.Read, withET.Subtasks[0].EventTime.OutputWatermark = true, 1_800_000_000_000
+	without := &VertexSnapshot{Source: true, Parallelism: 1, Subtasks: []SubtaskSnapshot{{EventTime: NoEventTime()}}}
+	without.Subtasks[0].EventTime.Read, without.Subtasks[0].EventTime.OutputWatermark = true, WatermarkNone
+	ids := []string{"0.Source__Kafka_Source.currentOutputWatermark"}
+	start := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	probes := func(prev *VertexSnapshot, ids []string) []time.Duration {
+		e := &idEntry{ids: ids, par: 1, attempts: map[int]attemptID{}, readAt: start}
+		var at []time.Duration
+		for s := 10 * time.Second; s <= 10*time.Minute; s += 10 * time.Second {
+			if r := c.idReason(e, key, 1, map[int]subtaskPoll{}, true, prev, start.Add(s)); r != "" {
+				if r != probeReason {
+					t.Fatalf("read at %v for %q, want only probes", s, r)
+				}
+				at = append(at, s)
+				e.readAt, e.probes = start.Add(s), e.probes+1
+			}
+		}
+		return at
+	}
+	want := []time.Duration{10 * time.Second, 30 * time.Second, 70 * time.Second, 150 * time.Second, 310 * time.Second}
+	if got := probes(withET, ids); !slices.Equal(got, want) {
+		t.Errorf("event time without the gauge: lists read at %v, want %v", got, want)
+	}
+	if got := probes(without, ids); len(got) != 0 {
+		t.Errorf("no event time: lists read at %v, want none", got)
+	}
+	if got := probes(withET, append(ids, "0.Source__Kafka_Source.watermarkAlignmentDrift")); len(got) != 0 {
+		t.Errorf("gauge listed: lists read at %v, want none", got)
+	}
+}
