@@ -48,6 +48,28 @@
 // the new parallelism from the savepoint's split lists, cut into contiguous
 // chunks like Flink's operator list-state redistribution.
 //
+// Event time (eventtime.go): every record's timestamp is its produce time
+// less up to 400 ms, and both jobs use a bounded out-of-orderness of 1 s on
+// it, so each split's watermark is its highest timestamp read minus 1001
+// ms, a source subtask's the lowest of its non-idle splits' and the keyed
+// vertex's the lowest of its non-idle readers', never going back, as
+// Flink's watermark multiplexer and valve do. orders-enrichment has no
+// idle timeout: the orders partition SilentPartition stops receiving
+// records Options.SilentAfter after the start (a minute by default) and,
+// once the hot subtask has read past that instant, holds the job's
+// watermark for good. clickstream-sessions has a 5 s idle timeout, which
+// makes its two readers without a partition idle, so its watermark
+// advances. The metric ids are those of the Flink 2.2.1 event-time
+// recordings (collectors/testdata/flink/eventtime/2.2.1), the per-split
+// gauges of FLIP-513 included.
+//
+// Metric values come from a metric store per job (fetcher.go), refreshed
+// as Flink's MetricFetcher refreshes its store: on the job's details
+// request once a second old, on any other metric request once 10 s old.
+// The requests of one poll therefore read one instant, and the keyed
+// watermark a poll reads is that of a source subtask and split it reads
+// too.
+//
 // The JobManager is a fakejm.Cluster served by internal/fakejm's Handler,
 // the fake the collector's benchmarks use too: it serves the REST endpoints
 // skewscope reads with the shapes of recorded Flink 2.2.1 responses
@@ -59,12 +81,12 @@
 // # What it does not simulate
 //
 // No real operator code runs: records are counted, not transformed or written
-// to a sink. Metrics are computed live rather than cached for
-// metrics.fetcher.update-interval. Only the endpoints skewscope uses exist (no
+// to a sink. The metric store is refreshed at once, where Flink's fetch
+// lands a moment after the request that triggers it. Watermark alignment
+// is not modelled. Only the endpoints skewscope uses exist (no
 // job submission, savepoint triggers, flame graphs, task manager details or
 // logs); the exception history is served, empty, as nothing fails. There is
-// one simulated TaskManager. Watermarks are not modelled (sources report
-// none, keyed vertices Long.MIN_VALUE). Failures,
+// one simulated TaskManager. Failures,
 // restarts, unaligned checkpoints and the Kafka consumer's own client metrics
 // beyond a handful of names are not modelled.
 package sandbox

@@ -23,6 +23,7 @@ type jobSpec struct {
 	keyedName        string  // operator name of the keyed vertex
 	outPerIn         float64 // keyed records out per record in
 	stateBytesPerRec int64   // keyed state growth per record, per key group up to stateCapRecs
+	watermarks       watermarkStrategy
 }
 
 const (
@@ -35,11 +36,17 @@ var jobSpecs = []jobSpec{
 		name: "orders-enrichment", topics: []string{topicOrders, topicInventory},
 		p: 4, maxP: 128, srcCap: 120, keyedCap: 140, keyedName: "Enrich Orders",
 		outPerIn: 1, stateBytesPerRec: 24,
+		// No idle timeout: when orders-7 goes silent (Options.SilentAfter)
+		// the job's watermark stops there.
+		watermarks: watermarkStrategy{bound: eventTimeBound},
 	},
 	{
 		name: "clickstream-sessions", topics: []string{topicClicks, topicPageviews},
 		p: 4, maxP: 128, srcCap: 120, keyedCap: 200, keyedName: "Sessionize",
 		outPerIn: 0.2, stateBytesPerRec: 40,
+		// The two readers without a partition go idle, so the watermark
+		// advances.
+		watermarks: watermarkStrategy{bound: eventTimeBound, idleTimeout: 5 * time.Second},
 	},
 }
 
@@ -54,6 +61,7 @@ type split struct {
 	current, committed, next int64
 	// hw is the high watermark seen in the last fetch (−1 before one).
 	hw int64
+	et splitEventTime
 }
 
 // srcTask is one source subtask: a kgo client reading its splits directly.
@@ -67,6 +75,7 @@ type srcTask struct {
 	bpNanos   int64 // time blocked on a full keyed subtask
 	commitsOK int64
 	win       window
+	et        sourceEventTime
 }
 
 // keyedTask is one subtask of the keyed vertex.
@@ -75,6 +84,8 @@ type keyedTask struct {
 	in     int64
 	bytes  int64
 	win    window
+	// watermark is the subtask's input watermark (eventtime.go).
+	watermark int64
 }
 
 // checkpoint is one completed (or failed) checkpoint or savepoint.
@@ -154,21 +165,27 @@ type job struct {
 	cpFailed  int
 	nextCP    int64
 	latestSP  *checkpoint
+	// store is the JobManager's metric store of the job (fetcher.go),
+	// nil before the first metric request; sampled when the last
+	// sample ran.
+	store   *metricStore
+	sampled time.Time
 }
 
 const cpHistory = 10
 
 func (s *Sandbox) newJob(spec jobSpec, p int) *job {
+	now := time.Now()
 	j := &job{
 		s: s, spec: spec, id: s.hex(16), p: p,
-		created: time.Now().UnixMilli(), state: "RUNNING",
+		created: now.UnixMilli(), state: "RUNNING",
 		splits: map[assign.TopicPartition]*split{}, kgRecords: make([]int64, spec.maxP),
-		nextCP: 1,
+		nextCP: 1, sampled: now,
 	}
 	j.ctx, j.cancel = context.WithCancel(s.ctx)
 	for i := range p {
-		j.src = append(j.src, &srcTask{idx: i, bucket: newBucket(spec.srcCap, spec.srcCap*0.2)})
-		j.keyed = append(j.keyed, &keyedTask{bucket: newBucket(spec.keyedCap, spec.keyedCap*0.2)})
+		j.src = append(j.src, &srcTask{idx: i, bucket: newBucket(spec.srcCap, spec.srcCap*0.2), et: newSourceEventTime(now)})
+		j.keyed = append(j.keyed, &keyedTask{bucket: newBucket(spec.keyedCap, spec.keyedCap*0.2), watermark: watermarkNone})
 	}
 	return j
 }
@@ -213,6 +230,7 @@ func (s *Sandbox) newRestoredJob(old *job, sp *savepoint, p int) (*job, error) {
 	}
 	b, r := len(all)/p, len(all)%p
 	parts := make([]map[string]map[int32]kgo.Offset, p)
+	now := time.Now()
 	j.mu.Lock()
 	for sub := range p {
 		start := sub*b + min(sub, r)
@@ -221,7 +239,7 @@ func (s *Sandbox) newRestoredJob(old *job, sp *savepoint, p int) (*job, error) {
 			n++
 		}
 		for _, ss := range all[start : start+n] {
-			sp := &split{tp: ss.tp, owner: sub, current: -1, committed: -1, next: ss.next, hw: -1}
+			sp := &split{tp: ss.tp, owner: sub, current: -1, committed: -1, next: ss.next, hw: -1, et: newSplitEventTime(now)}
 			j.splits[ss.tp] = sp
 			j.src[sub].splits = append(j.src[sub].splits, sp)
 			off := kgo.NewOffset().AtStart()
@@ -311,6 +329,7 @@ func (j *job) discover() {
 // must be held.
 func (j *job) addPartitions(topics []assign.Topic) error {
 	add := map[int]map[string]map[int32]kgo.Offset{}
+	now := time.Now()
 	for _, tp := range assign.Partitions(topics) {
 		if _, ok := j.splits[tp]; ok {
 			continue
@@ -319,11 +338,11 @@ func (j *job) addPartitions(topics []assign.Topic) error {
 		if err != nil {
 			return err
 		}
-		sp := &split{tp: tp, owner: owner, current: -1, committed: -1, next: -1, hw: -1}
+		sp := &split{tp: tp, owner: owner, current: -1, committed: -1, next: -1, hw: -1, et: newSplitEventTime(now)}
 		j.splits[tp] = sp
 		j.src[owner].splits = append(j.src[owner].splits, sp)
 		add[owner] = consumeAt(add[owner], tp, kgo.NewOffset().AtStart())
-		if time.Now().UnixMilli()-j.created > 1000 {
+		if now.UnixMilli()-j.created > 1000 {
 			j.s.log.Info("sandbox: partition discovered", "job_id", j.id, "topic", tp.Topic, "partition", tp.Partition, "subtask", owner)
 		}
 	}
@@ -363,9 +382,14 @@ func (j *job) startSource(st *srcTask, parts map[string]map[int32]kgo.Offset) er
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		// A subtask reads at most a few hundred records a second; small
 		// fetches keep what a lagging subtask's client buffers (raw,
-		// decompressed and decoded per broker) to a few MiB.
+		// decompressed and decoded per broker) to a few MiB. A poll
+		// drains one partition's fetched records before the next's, so
+		// the partition limit is also how long a reader behind on two
+		// partitions reads only one: 16 KiB is about 100 records, under
+		// a second at a subtask's capacity, well within an idle timeout
+		// (a split without records for that long would go idle).
 		kgo.FetchMaxBytes(256<<10),
-		kgo.FetchMaxPartitionBytes(64<<10),
+		kgo.FetchMaxPartitionBytes(16<<10),
 		kgo.FetchMaxWait(500*time.Millisecond),
 		// Without a fetch session a client's Close reads no session state
 		// that its last fetch may still be writing (franz-go v1.22.3
@@ -424,9 +448,11 @@ func (j *job) read(st *srcTask, cl *kgo.Client) {
 				j.mu.Unlock()
 			}
 			size := int64(len(r.Key) + len(r.Value))
+			now := time.Now()
 			j.mu.Lock()
 			if sp := j.splits[assign.TopicPartition{Topic: r.Topic, Partition: r.Partition}]; sp != nil && sp.owner == st.idx {
 				sp.current, sp.next = r.Offset, r.Offset+1
+				recordRead(st, sp, r.Timestamp.UnixMilli(), now)
 			}
 			st.records++
 			st.bytes += size
@@ -439,11 +465,14 @@ func (j *job) read(st *srcTask, cl *kgo.Client) {
 	}
 }
 
-// sample records the counters for rate metrics.
+// sample records the counters for rate metrics and emits the job's
+// watermarks.
 func (j *job) sample() {
 	now := time.Now()
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.emitWatermarks(now, now.Sub(j.sampled))
+	j.sampled = now
 	for _, st := range j.src {
 		st.win.add(now, st.records, st.records, st.bytes, st.bpNanos)
 		busy, bp, idle := j.srcLoad(st)

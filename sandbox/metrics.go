@@ -60,8 +60,6 @@ func javaDouble(v float64) string {
 
 func javaLong(v int64) string { return strconv.FormatInt(v, 10) }
 
-const longMin = "-9223372036854775808"
-
 // srcLoad returns busy, backpressured and idle ms per second of a source
 // subtask: busy is the share of its capacity it used, backpressured the time
 // it waited on a full keyed subtask.
@@ -79,7 +77,7 @@ func (j *job) keyedLoad(kt *keyedTask) (busy, bp, idle float64) {
 }
 
 // addTaskMetrics sets the task-scope metrics of one subtask.
-func addTaskMetrics(m *metricSet, in, out int64, inRate, outRate, bytesIn, bytesOut, bytesRate float64, busy, bp, idle float64, acc *window, keyed bool) {
+func addTaskMetrics(m *metricSet, in, out int64, inRate, outRate, bytesIn, bytesOut, bytesRate float64, busy, bp, idle float64, acc *window, keyed bool, watermark int64) {
 	m.set("numRecordsIn", javaLong(in))
 	m.set("numRecordsOut", javaLong(out))
 	m.set("numRecordsInPerSecond", javaDouble(inRate))
@@ -108,16 +106,17 @@ func addTaskMetrics(m *metricSet, in, out int64, inRate, outRate, bytesIn, bytes
 	m.set("Shuffle.Netty.Output.Buffers.outPoolUsage", javaDouble(math.Round(bp/10)/100))
 	m.set("Shuffle.Netty.Output.Buffers.outputQueueLength", "0")
 	if keyed {
-		m.set("currentInputWatermark", longMin)
+		m.set("currentInputWatermark", javaLong(watermark))
 		m.set("checkpointAlignmentTime", "0")
 		m.set("Shuffle.Netty.Input.Buffers.inPoolUsage", javaDouble(math.Round(busy/10)/100))
 		m.set("Shuffle.Netty.Input.Buffers.inputQueueLength", "0")
 	}
 }
 
-// subtaskMetrics returns the subtask metric stores of a vertex (ids
-// relative to the subtask, as on …/subtasks/:i/metrics). j.mu must be held.
-func (j *job) subtaskMetrics(keyed bool) []*metricSet {
+// subtaskMetrics returns the subtask metric stores of a vertex at now (ids
+// relative to the subtask, as on …/subtasks/:i/metrics), with the
+// watermarks of the last emission. j.mu must be held.
+func (j *job) subtaskMetrics(keyed bool, now time.Time) []*metricSet {
 	var out []*metricSet
 	if keyed {
 		op := fakejm.OperatorScope(j.spec.keyedName) + "."
@@ -126,13 +125,14 @@ func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 			in, outR, bytesR, _ := kt.win.rates()
 			busy, bp, idle := j.keyedLoad(kt)
 			outN := int64(float64(kt.in) * j.spec.outPerIn)
-			addTaskMetrics(m, kt.in, outN, in, outR, float64(kt.bytes), float64(kt.bytes), bytesR, busy, bp, idle, &kt.win, true)
+			addTaskMetrics(m, kt.in, outN, in, outR, float64(kt.bytes), float64(kt.bytes), bytesR, busy, bp, idle, &kt.win, true, kt.watermark)
 			m.set(op+"numRecordsIn", javaLong(kt.in))
 			m.set(op+"numRecordsOut", javaLong(outN))
 			m.set(op+"numRecordsInPerSecond", javaDouble(in))
 			m.set(op+"numRecordsOutPerSecond", javaDouble(outR))
-			m.set(op+"currentInputWatermark", longMin)
-			m.set(op+"currentOutputWatermark", longMin)
+			// The process function passes its input watermark on.
+			m.set(op+"currentInputWatermark", javaLong(kt.watermark))
+			m.set(op+"currentOutputWatermark", javaLong(kt.watermark))
 			out = append(out, m)
 		}
 		return out
@@ -142,7 +142,7 @@ func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 		m := newMetricSet()
 		in, outR, bytesR, _ := st.win.rates()
 		busy, bp, idle := j.srcLoad(st)
-		addTaskMetrics(m, st.records, st.records, in, outR, float64(st.bytes), float64(st.bytes), bytesR, busy, bp, idle, &st.win, false)
+		addTaskMetrics(m, st.records, st.records, in, outR, float64(st.bytes), float64(st.bytes), bytesR, busy, bp, idle, &st.win, false, watermarkNone)
 		var pending, lagMax int64
 		for _, sp := range st.splits {
 			if sp.hw >= 0 {
@@ -158,10 +158,18 @@ func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 		m.set(op+"numBytesIn", javaLong(st.bytes))
 		m.set(op+"numBytesInPerSecond", javaDouble(bytesR))
 		m.set(op+"numRecordsInErrors", "0")
-		m.set(op+"pendingRecords", javaLong(pending))
-		m.set(op+"currentOutputWatermark", longMin)
-		m.set(op+"sourceIdleTime", "0")
-		m.set(op+"currentEmitEventTimeLag", "0")
+		// A reader without a split lists neither pendingRecords nor,
+		// having emitted no watermark, watermarkLag (the recordings of
+		// readers without a partition).
+		if len(st.splits) > 0 {
+			m.set(op+"pendingRecords", javaLong(pending))
+		}
+		m.set(op+"currentOutputWatermark", javaLong(st.et.output))
+		m.set(op+"sourceIdleTime", javaLong(st.et.sourceIdleMs(now)))
+		m.set(op+"currentEmitEventTimeLag", javaLong(st.et.emitLagMs()))
+		if lag, ok := st.et.watermarkLagMs(); ok {
+			m.set(op+"watermarkLag", javaLong(lag))
+		}
 		kr := op + "KafkaSourceReader."
 		m.set(kr+"commitsSucceeded", javaLong(st.commitsOK))
 		m.set(kr+"commitsFailed", "0")
@@ -176,14 +184,32 @@ func (j *job) subtaskMetrics(keyed bool) []*metricSet {
 			t, p := sp.tp.Topic, sp.tp.Partition
 			m.set(fakejm.KafkaOffsetID(sourceName, t, p, fakejm.CurrentOffset), javaLong(sp.current))
 			m.set(fakejm.KafkaOffsetID(sourceName, t, p, fakejm.CommittedOffset), javaLong(sp.committed))
-			m.set(fakejm.SplitWatermarkID(sourceName, t, p, "currentWatermark"), longMin)
-			m.set(fakejm.SplitWatermarkID(sourceName, t, p, "activeTimeMsPerSecond"), javaDouble(busy))
-			m.set(fakejm.SplitWatermarkID(sourceName, t, p, "pausedTimeMsPerSecond"), "0.0")
-			m.set(fakejm.SplitWatermarkID(sourceName, t, p, "idleTimeMsPerSecond"), javaDouble(idle))
+			addSplitMetrics(m, sp, j.spec.watermarks.bound)
 		}
 		out = append(out, m)
 	}
 	return out
+}
+
+// addSplitMetrics sets a split's watermark gauges (FLIP-513, Flink ≥ 2.1)
+// in the forms the recordings have: the times per second of an active
+// split read "1000.0" and "0", accumulated active time a double, the
+// others whole numbers. Nothing pauses a sandbox split: no job aligns
+// watermarks.
+func addSplitMetrics(m *metricSet, sp *split, bound time.Duration) {
+	t, p := sp.tp.Topic, sp.tp.Partition
+	active, idle := 1000.0, int64(0)
+	if sp.et.idle {
+		active, idle = 0, 1000
+	}
+	id := func(gauge string) string { return fakejm.SplitWatermarkID(sourceName, t, p, gauge) }
+	m.set(id("currentWatermark"), javaLong(sp.et.watermark(bound)))
+	m.set(id("activeTimeMsPerSecond"), javaDouble(active))
+	m.set(id("idleTimeMsPerSecond"), javaLong(idle))
+	m.set(id("pausedTimeMsPerSecond"), "0")
+	m.set(id("accumulatedActiveTimeMs"), javaDouble(sp.et.accActive))
+	m.set(id("accumulatedIdleTimeMs"), javaLong(int64(sp.et.accIdle)))
+	m.set(id("accumulatedPausedTimeMs"), "0")
 }
 
 // vertexStore prefixes each subtask's ids with "<subtask>.", as the vertex

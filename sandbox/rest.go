@@ -251,7 +251,11 @@ func (r restJob) Details() *fakejm.JobDetails {
 	j := r.j
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	now := time.Now().UnixMilli()
+	t := time.Now()
+	// A poll starts with the job's details: the metric store it reads
+	// from here on is of this instant (fetcher.go).
+	j.metrics(t, storeRefresh)
+	now := t.UnixMilli()
 	ts := map[string]int64{}
 	for _, st := range jobStates {
 		ts[st] = 0
@@ -358,10 +362,12 @@ func (v restVertex) Parallelism() int {
 func (v restVertex) Metrics(subtask int) fakejm.Metrics {
 	v.j.mu.Lock()
 	defer v.j.mu.Unlock()
-	ms := v.j.subtaskMetrics(v.keyed)
+	st := v.j.metrics(time.Now(), storeMaxAge)
+	k := vertexIndex(v.keyed)
 	if subtask < 0 {
-		return vertexStore(ms)
+		return st.vertex[k]
 	}
+	ms := st.subtasks[k]
 	if subtask >= len(ms) {
 		// Rescaled between the handler's check and now.
 		return newMetricSet()
@@ -447,10 +453,11 @@ func stats(vs []float64) fakejm.StatsSummary {
 	}
 }
 
-// Backpressure is the vertex backpressure answer from its subtask metrics.
+// Backpressure is the vertex backpressure answer from its subtask metrics
+// in the metric store.
 func (v restVertex) Backpressure() *fakejm.Backpressure {
 	v.j.mu.Lock()
-	ms := v.j.subtaskMetrics(v.keyed)
+	ms := v.j.metrics(time.Now(), storeMaxAge).subtasks[vertexIndex(v.keyed)]
 	v.j.mu.Unlock()
 	var maxR float64
 	subs := []fakejm.SubtaskBackpressure{}

@@ -32,6 +32,12 @@ type Options struct {
 	// retention after a few minutes and loses records; a retention of
 	// seconds makes that happen within seconds (tests).
 	Retention, TrimEvery time.Duration
+	// SilentAfter is how long after Start the orders partition
+	// SilentPartition stops receiving records, for good: the
+	// orders-enrichment job has no idle timeout, so its watermark stops
+	// there and the dashboard names that partition as the holder. Zero
+	// means 60 s; a negative value keeps it writing.
+	SilentAfter time.Duration
 
 	// Test knobs (zero means the default).
 	growEvery       time.Duration // one more inventory.events partition
@@ -138,6 +144,9 @@ func Start(ctx context.Context, opts Options) (*Sandbox, error) {
 	}
 	if opts.TrimEvery <= 0 {
 		opts.TrimEvery = defaultTrimEvery
+	}
+	if opts.SilentAfter == 0 {
+		opts.SilentAfter = defaultSilentAfter
 	}
 	seed := opts.Seed
 	if seed == 0 {

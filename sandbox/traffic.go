@@ -25,6 +25,17 @@ const (
 	inventoryMaxPartitions = 8
 )
 
+// SilentPartition is the orders partition that stops receiving records
+// Options.SilentAfter after Start. It is the quietest (Zipf rank 11), read
+// by a subtask that keeps up (subtask 2 at parallelism 4): its watermark
+// stops a second before the silence, and holds the job's once the hot
+// subtask, which falls behind (reading about two thirds of its
+// partitions' traffic), has read past that instant.
+const SilentPartition = 7
+
+// defaultSilentAfter is Options.SilentAfter when it is 0.
+const defaultSilentAfter = 60 * time.Second
+
 // topicSpec is one sandbox topic and its traffic.
 type topicSpec struct {
 	name              string
@@ -232,21 +243,35 @@ func (tr *traffic) produceLoop() {
 			for i, tt := range tr.topics {
 				n := int(tt.parts.Load())
 				for p := range n {
+					if tr.silent(tt.spec.name, p, since) {
+						continue
+					}
 					acc[i][p] += tt.spec.rate(tt, p, since) * dt
 					for acc[i][p] >= 1 {
 						acc[i][p]--
 						key := tt.spec.key(r, zipfs[i])
+						// The event time: a little before the record is
+						// produced, never more than the jobs'
+						// out-of-orderness bound, so none is late.
+						ts := now.Add(-time.Duration(r.Int64N(int64(maxJitter))))
 						val := fmt.Sprintf(`{"key":%s,"seq":%d,"amount":%d.%02d,"ts":%d}`,
-							strconv.Quote(key), r.Uint32(), r.IntN(500), r.IntN(100), now.UnixMilli())
+							strconv.Quote(key), r.Uint32(), r.IntN(500), r.IntN(100), ts.UnixMilli())
 						tr.cl.Produce(tr.ctx, &kgo.Record{
 							Topic: tt.spec.name, Partition: int32(p),
-							Key: []byte(key), Value: []byte(val), Timestamp: now,
+							Key: []byte(key), Value: []byte(val), Timestamp: ts,
 						}, promise)
 					}
 				}
 			}
 		}
 	}
+}
+
+// silent reports whether partition p of topic receives no more records
+// at since after the start (Options.SilentAfter).
+func (tr *traffic) silent(topic string, p int, since time.Duration) bool {
+	after := tr.s.opts.SilentAfter
+	return topic == topicOrders && p == SilentPartition && after > 0 && since >= after
 }
 
 // growLoop adds one inventory.events partition every growEvery until it has

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"regexp"
@@ -29,32 +30,47 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestRun measures a small shape through the child process and checks the
-// printed figures: one row per poll, the fake's request count per poll.
+// TestRun measures a small shape through the child process, with and
+// without event time, and checks the printed figures: one row per poll,
+// the fake's request count per poll, and event time's cost within its
+// budget of one request per vertex per poll.
 func TestRun(t *testing.T) {
-	var out, errOut bytes.Buffer
-	err := run(context.Background(), []string{"-jobs", "2", "-parallelism", "4", "-partitions", "8", "-polls", "2"}, &out, &errOut)
-	if err != nil {
-		t.Fatalf("run: %v\nstderr: %s", err, errOut.String())
-	}
 	// Per poll after the first: /overview, /jobs/overview; per job
 	// /jobs/:id, checkpoints, numRestarts, the source's details and one
 	// values request per vertex (the sources' id lists and the other
 	// vertices' details were read on the warm-up poll, the backpressure
-	// level comes from the values).
-	const perPoll = 2 + 2*(3+1+3)
-	row := regexp.MustCompile(`(?m)^(warm-up|1|2|mean) +(\d+) +[0-9.]+ +[0-9.]+ +[0-9.]+% `)
-	rows := row.FindAllStringSubmatch(out.String(), -1)
-	if len(rows) != 4 {
-		t.Fatalf("%d poll rows, want warm-up, 1, 2, mean:\n%s", len(rows), out.String())
-	}
-	for _, r := range rows[1:] {
-		if r[2] != strconv.Itoa(perPoll) {
-			t.Errorf("poll %s: %s requests, want %d:\n%s", r[1], r[2], perPoll, out.String())
+	// level comes from the values). With event time the source's ids
+	// (its splits' watermarks beside the offsets) fill two request lines.
+	const jobs, vertices = 2, 3
+	base := 2 + jobs*(3+1+vertices)
+	for _, tc := range []struct {
+		flag    string
+		perPoll int
+	}{
+		{"-event-time=false", base},
+		{"-event-time=true", base + jobs},
+	} {
+		if tc.perPoll-base > jobs*vertices {
+			t.Errorf("%s: %d requests per poll, more than one per vertex over the %d without event time", tc.flag, tc.perPoll, base)
 		}
-	}
-	if !strings.Contains(out.String(), "summary:") || !strings.Contains(out.String(), "metric-values 8 req") {
-		t.Errorf("no summary or kind breakdown:\n%s", out.String())
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), []string{"-jobs", strconv.Itoa(jobs), "-parallelism", "4", "-partitions", "8", "-polls", "2", tc.flag}, &out, &errOut)
+		if err != nil {
+			t.Fatalf("run %s: %v\nstderr: %s", tc.flag, err, errOut.String())
+		}
+		row := regexp.MustCompile(`(?m)^(warm-up|1|2|mean) +(\d+) +[0-9.]+ +[0-9.]+ +[0-9.]+% `)
+		rows := row.FindAllStringSubmatch(out.String(), -1)
+		if len(rows) != 4 {
+			t.Fatalf("%s: %d poll rows, want warm-up, 1, 2, mean:\n%s", tc.flag, len(rows), out.String())
+		}
+		for _, r := range rows[1:] {
+			if r[2] != strconv.Itoa(tc.perPoll) {
+				t.Errorf("%s: poll %s: %s requests, want %d:\n%s", tc.flag, r[1], r[2], tc.perPoll, out.String())
+			}
+		}
+		if want := fmt.Sprintf("metric-values %d req", tc.perPoll-2-jobs*3); !strings.Contains(out.String(), "summary:") || !strings.Contains(out.String(), want) {
+			t.Errorf("%s: no summary or kind breakdown with %q:\n%s", tc.flag, want, out.String())
+		}
 	}
 }
 

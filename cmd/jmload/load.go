@@ -151,7 +151,7 @@ func startChild(cfg config, sh shape, stderr io.Writer) (string, func(), error) 
 	cmd := exec.Command(exe, "-serve",
 		"-jobs", strconv.Itoa(sh.jobs), "-parallelism", strconv.Itoa(sh.parallelism),
 		"-partitions", strconv.Itoa(sh.partitions), "-topics", strings.Join(cfg.topics, ","),
-		"-checkpoint-every", strconv.Itoa(cfg.checkpointEvery))
+		"-checkpoint-every", strconv.Itoa(cfg.checkpointEvery), "-event-time="+strconv.FormatBool(cfg.eventTime))
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	out, err := cmd.StdoutPipe()
@@ -220,8 +220,9 @@ func fetchStats(ctx context.Context, addr string) (childStats, error) {
 
 // checkSnapshot reports what is wrong with a poll's snapshot of the fake:
 // a poll error, a missing job, a job or vertex read with an error, a
-// vertex without its subtasks, a source without every partition, or a
-// partition observed under another subtask than Flink assigns it to.
+// vertex without its subtasks, a source without every partition, a
+// partition observed under another subtask than Flink assigns it to or,
+// with event time, a subtask or split whose watermark was not read.
 func checkSnapshot(s *flink.Snapshot, fc fakejm.Config) error {
 	if s == nil {
 		return errors.New("no snapshot")
@@ -250,10 +251,24 @@ func checkSnapshot(s *flink.Snapshot, fc fakejm.Config) error {
 			if len(v.Subtasks) != fc.Parallelism {
 				return fmt.Errorf("job %s vertex %q: %d subtasks, want %d", j.Name, v.Name, len(v.Subtasks), fc.Parallelism)
 			}
+			for _, st := range v.Subtasks {
+				w := st.EventTime.InputWatermark
+				if v.Source {
+					w = st.EventTime.OutputWatermark
+				}
+				if fc.EventTime && (!st.EventTime.Read || w == flink.WatermarkUnread) {
+					return fmt.Errorf("job %s vertex %q subtask %d: no watermark read", j.Name, v.Name, st.Index)
+				}
+			}
 		}
 		src := j.Vertices[0]
 		if !src.Source || src.Kafka == nil {
 			return fmt.Errorf("job %s: the first vertex %q is not a Kafka source", j.Name, src.Name)
+		}
+		for _, ps := range src.Kafka.States {
+			if fc.EventTime && (ps.Split == nil || ps.Split.Watermark == flink.WatermarkUnread) {
+				return fmt.Errorf("job %s: the watermark of split %s-%d on subtask %d was not read", j.Name, ps.Topic, ps.Partition, ps.Subtask)
+			}
 		}
 		owners := src.Kafka.Owners()
 		if len(owners) != fc.Partitions {

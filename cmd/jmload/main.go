@@ -3,6 +3,7 @@
 //
 //	go run ./cmd/jmload                       # both shapes of issue 11
 //	go run ./cmd/jmload -jobs 50 -parallelism 64 -partitions 256 -polls 5
+//	go run ./cmd/jmload -event-time=false     # what reading event time costs: compare
 //
 // It re-executes itself with the hidden -serve flag to run a fake
 // JobManager (internal/fakejm) in a child process, then polls it with
@@ -64,6 +65,7 @@ type config struct {
 	rps             float64
 	inFlight        int
 	checkpointEvery int
+	eventTime       bool
 	cpuProfile      string
 }
 
@@ -98,6 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.rps, "rps", 0, "collector MaxRequestsPerSecond (0: its default)")
 	fs.IntVar(&cfg.inFlight, "in-flight", 0, "collector MaxInFlight (0: its default)")
 	fs.IntVar(&cfg.checkpointEvery, "checkpoint-every", 0, "checkpoint-list requests per new checkpoint (0: the fake's default, a checkpoint a minute at 10 s polls)")
+	fs.BoolVar(&cfg.eventTime, "event-time", true, "the fake's jobs have event time: watermark gauges listed and advancing (false: none listed, so the collector reads none; the baseline of event time's cost)")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the collector's process over the measured polls to this file (with several shapes: the last)")
 	if err := fs.Parse(args); err != nil {
 		return err

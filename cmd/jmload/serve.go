@@ -25,7 +25,7 @@ type childStats struct {
 func fakeConfig(cfg config, sh shape) fakejm.Config {
 	fc := fakejm.Config{
 		Jobs: sh.jobs, Parallelism: sh.parallelism, Partitions: sh.partitions,
-		CheckpointEvery: cfg.checkpointEvery,
+		CheckpointEvery: cfg.checkpointEvery, EventTime: cfg.eventTime,
 	}
 	for _, t := range cfg.topics {
 		fc.Topics = append(fc.Topics, assign.Topic{Name: t})

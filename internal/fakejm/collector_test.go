@@ -49,7 +49,7 @@ func startFakeWith(t testing.TB, cfg fakejm.Config, fc flink.Config) (*fakejm.Ha
 // fake, asks it nothing it cannot answer, and observes every partition
 // under the subtask Flink's KafkaSource assigns it to.
 func TestCollectorReadsFake(t *testing.T) {
-	cfg := fakejm.Config{Jobs: 3, Parallelism: 8, Partitions: 30, Topics: []assign.Topic{{Name: "orders"}, {Name: "payments.v1"}, {Name: "refunds"}}}
+	cfg := fakejm.Config{Jobs: 3, Parallelism: 8, Partitions: 30, Topics: []assign.Topic{{Name: "orders"}, {Name: "payments.v1"}, {Name: "refunds"}}, EventTime: true}
 	h, c := startFake(t, cfg)
 	topics := []string{"orders", "payments.v1", "refunds"}
 	var prevOffsets map[flink.KafkaPartition]int64
@@ -129,11 +129,64 @@ func TestCollectorReadsFake(t *testing.T) {
 	}
 }
 
+// TestCollectorReadsFakeEventTime: with Config.EventTime every watermark
+// a poll reads is of one instant: each vertex downstream reads the lowest
+// source output, which is one of that reader's splits', so the dashboard
+// names a holder; the next poll reads them ten seconds on. Without it the
+// collector finds no event time and the job has none.
+func TestCollectorReadsFakeEventTime(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		cfg := fakejm.Config{Jobs: 2, Parallelism: 6, Partitions: 20, EventTime: on}
+		h, c := startFake(t, cfg)
+		st := live.New(live.Options{Flink: []live.Endpoint{{Name: "fake"}}})
+		var prev int64
+		for poll := range 2 {
+			s := c.PollOnce(context.Background())
+			if n := h.Stats().Failed(); s.Err != nil || n != 0 {
+				t.Fatalf("event time %v, poll %d: %v, %d requests unanswered", on, poll, s.Err, n)
+			}
+			st.UpdateFlink(s)
+			for _, j := range s.Jobs {
+				src := j.Vertices[0]
+				low := int64(math.MaxInt64)
+				for _, sub := range src.Subtasks {
+					low = min(low, sub.EventTime.OutputWatermark)
+				}
+				for _, v := range j.Vertices[1:] {
+					for _, sub := range v.Subtasks {
+						if w := sub.EventTime.InputWatermark; on && w != low || !on && w != flink.WatermarkUnread {
+							t.Errorf("event time %v, poll %d: %s %s subtask %d input watermark %d, want %d", on, poll, j.Name, v.Name, sub.Index, w, low)
+						}
+					}
+				}
+				jv, err := st.State().Job("fake", j.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !on {
+					if jv.EventTime != nil {
+						t.Errorf("without event time, %s has event time %+v", j.Name, *jv.EventTime)
+					}
+					continue
+				}
+				if et := jv.EventTime; et == nil || et.WatermarkMs != low || et.Holder == nil || et.Holder.Cause == live.HoldUndetermined || et.Holder.Partition < 0 {
+					t.Errorf("poll %d: %s event time %+v, want watermark %d and a partition holding it", poll, j.Name, et, low)
+				} else if j.Name == s.Jobs[0].Name {
+					if poll > 0 && low-prev != 10_000 {
+						t.Errorf("poll %d: the watermark moved %d ms, want 10 s", poll, low-prev)
+					}
+					prev = low
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkPoll measures one collector poll of a small fake cluster (the
 // fake's cost included: it runs in the same process). cmd/jmload measures
 // the large shapes with the collector alone.
 func BenchmarkPoll(b *testing.B) {
-	cfg := fakejm.Config{Jobs: 5, Parallelism: 16, Partitions: 64}
+	cfg := fakejm.Config{Jobs: 5, Parallelism: 16, Partitions: 64, EventTime: true}
 	h, c := startFake(b, cfg)
 	ctx := context.Background()
 	c.PollOnce(ctx) // the first poll reads the checkpoint details

@@ -22,20 +22,23 @@
 //     rebalance.
 //
 // The answers have the JSON shapes of the Flink 2.3.0 recordings in
-// collectors/testdata/flink/2.3.0, compact as Flink sends them, and the
-// vertex metric id lists hold every id a real Flink 2.3.0 lists for these
-// operators: per subtask the task, Netty shuffle, operator and Kafka
-// client metrics, and per assigned partition the source reader's two
-// offset gauges and the split's seven watermark gauges (see
-// metricnames.go). So the lists are as large as a real JobManager's,
-// which is what the collector's cost depends on. Like Flink's, the lists
+// collectors/testdata/flink/2.3.0, compact as Flink sends them, and with
+// Config.EventTime the vertex metric id lists hold every id a real Flink
+// 2.3.0 lists for these operators: per subtask the task, Netty shuffle,
+// operator and Kafka client metrics, and per assigned partition the
+// source reader's two offset gauges and the split's seven watermark
+// gauges (see metricnames.go). So the lists are as large as a real
+// JobManager's, which is what the collector's cost depends on; without
+// it they leave the event-time gauges out. Like Flink's, the lists
 // are in no particular order, and a metric value request answers the
 // requested ids it knows, in the requested order, silently dropping the
 // others; a request line over 4096 bytes is refused as Netty refuses it.
 //
 // Values are plausible and cheap: per-subtask busy, idle and backpressured
-// times that add up to 1000 ms/s, record rates, accumulated times, and
-// Kafka offsets that grow with every value request of the vertex. A new
+// times that add up to 1000 ms/s, record rates, accumulated times, Kafka
+// offsets that grow with every value request of the vertex and, with
+// Config.EventTime, watermarks that advance ten seconds with every poll of
+// the job (eventtime.go). A new
 // checkpoint completes every Config.CheckpointEvery checkpoint-list
 // requests of a job. Nothing restarts or rescales.
 //
@@ -95,6 +98,15 @@ type Config struct {
 	// see the same latest completed checkpoint before the next completes;
 	// 0 means DefaultCheckpointEvery.
 	CheckpointEvery int
+	// EventTime gives the jobs a bounded-out-of-orderness watermark
+	// strategy (eventtime.go): every watermark gauge Flink registers is
+	// listed and reports event time, and each source reader that has
+	// emitted a watermark lists its watermarkLag. Without it the lists
+	// hold no event-time gauge at all, so a collector reads none: the
+	// baseline that cmd/jmload measures event time's cost against (a real
+	// Flink lists them for every job, at Long.MIN_VALUE without a
+	// strategy).
+	EventTime bool
 }
 
 // withDefaults fills in the zero fields and checks the result.

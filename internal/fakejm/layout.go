@@ -74,6 +74,7 @@ type partition struct {
 	owner int     // the source subtask reading it
 	rate  float64 // records per second
 	base  int64   // offset before the first value request
+	lagMs int64   // how far behind a job's clock its last record read is (eventtime.go)
 }
 
 type layout struct {
@@ -82,6 +83,11 @@ type layout struct {
 	owned      [][]int32 // partition indexes per source subtask
 	kinds      [numRoles]*vertexKind
 	tms        int
+	// subtaskLagMs is each source subtask's largest partition lag, −1
+	// without a partition; jobLagMs the largest of them, −1 when a
+	// subtask has none (eventtime.go).
+	subtaskLagMs []int64
+	jobLagMs     int64
 
 	jobMetricList []byte
 }
@@ -101,12 +107,14 @@ func newLayout(cfg Config) (*layout, error) {
 			l.partitions = append(l.partitions, partition{
 				topic: t.Name, num: int32(n), owner: owner,
 				// Uneven but steady: 5 to 64 records/s per partition.
-				rate: float64(5 + (n*37+ti*11)%60),
-				base: int64(1000 + 17*n),
+				rate:  float64(5 + (n*37+ti*11)%60),
+				base:  int64(1000 + 17*n),
+				lagMs: partitionLagMs(n, ti),
 			})
 			l.owned[owner] = append(l.owned[owner], k)
 		}
 	}
+	l.eventTimeLags()
 	l.kinds[roleSource] = l.newKind(roleSource, []operator{
 		{"Source: Kafka Source", kafkaSourceMetrics},
 		{"Source Tagger", operatorMetrics},
@@ -137,23 +145,38 @@ func (l *layout) newKind(r role, ops []operator, task []string) *vertexKind {
 		names = append(names, op.name)
 	}
 	k.name = strings.Join(names, " -> ")
+	// add lists name (id relative to the subtask) with the value of
+	// metric; event-time gauges only with Config.EventTime.
+	add := func(task bool, prefix, name string) {
+		m := classify(task, name)
+		if et, ok := eventTimeClass(r, name); ok {
+			if !l.cfg.EventTime {
+				return
+			}
+			m = et
+		}
+		k.fixed = append(k.fixed, prefix+name)
+		k.names[prefix+name] = metricInfo{m: m, part: -1}
+	}
 	for _, n := range task {
-		k.fixed = append(k.fixed, n)
-		k.names[n] = metricInfo{m: classify(true, n), part: -1}
+		add(true, "", n)
 	}
 	for _, op := range ops {
-		prefix := OperatorScope(op.name) + "."
 		for _, n := range op.metrics {
-			k.fixed = append(k.fixed, prefix+n)
-			k.names[prefix+n] = metricInfo{m: classify(false, n), part: -1}
+			add(false, OperatorScope(op.name)+".", n)
 		}
 	}
 	if r == roleSource {
 		prefix := OperatorScope(ops[0].name) + "."
 		for i := range l.partitions {
-			for _, id := range partitionMetricIDs(l.partitions[i]) {
+			for _, id := range l.partitionMetricIDs(l.partitions[i]) {
 				k.names[prefix+id.name] = metricInfo{m: id.m, part: int32(i)}
 			}
+		}
+		if l.cfg.EventTime {
+			// Listed by the readers that have emitted a watermark: those
+			// with a partition (subtaskIDs).
+			k.names[prefix+"watermarkLag"] = metricInfo{m: mWatermarkLag, part: -1}
 		}
 	}
 
@@ -216,9 +239,12 @@ func (k *vertexKind) subtaskIDs(l *layout, i int) []string {
 	if k.role == roleSource {
 		prefix := OperatorScope(k.operators[0].name) + "."
 		for _, pi := range l.owned[i] {
-			for _, id := range partitionMetricIDs(l.partitions[pi]) {
+			for _, id := range l.partitionMetricIDs(l.partitions[pi]) {
 				ids = append(ids, prefix+id.name)
 			}
+		}
+		if l.cfg.EventTime && len(l.owned[i]) > 0 {
+			ids = append(ids, prefix+"watermarkLag")
 		}
 	}
 	return ids
@@ -230,17 +256,20 @@ type partitionID struct {
 }
 
 // partitionMetricIDs are the operator-relative ids a Kafka source reader
-// registers for one partition (KafkaSourceReaderMetrics and the split's
-// watermark group).
-func partitionMetricIDs(p partition) []partitionID {
+// registers for one partition (KafkaSourceReaderMetrics and, with
+// Config.EventTime, the split's watermark group).
+func (l *layout) partitionMetricIDs(p partition) []partitionID {
 	ids := []partitionID{
 		{kafkaOffsetRel(p.topic, p.num, CommittedOffset), mCommittedOffset},
 		{kafkaOffsetRel(p.topic, p.num, CurrentOffset), mCurrentOffset},
 	}
+	if !l.cfg.EventTime {
+		return ids
+	}
 	for _, n := range splitWatermarkMetrics {
 		m := mZero
 		if n == "currentWatermark" {
-			m = mWatermark
+			m = mSplitWatermark
 		}
 		ids = append(ids, partitionID{splitWatermarkRel(p.topic, p.num, n), m})
 	}
@@ -258,6 +287,9 @@ type job struct {
 
 	cpCalls atomic.Int64
 	cpBody  atomic.Pointer[cachedBody]
+	// polls counts the requests for the job's details: its event-time
+	// clock (eventtime.go).
+	polls atomic.Int64
 }
 
 type cachedBody struct {
@@ -285,8 +317,12 @@ func (j *job) Vertex(id string) Vertex {
 	return nil
 }
 
-// Details implements Job.
-func (j *job) Details() *JobDetails { return j.details }
+// Details implements Job. A poll of the job starts with its details: its
+// event-time clock moves on.
+func (j *job) Details() *JobDetails {
+	j.polls.Add(1)
+	return j.details
+}
 
 // Plan implements Job.
 func (j *job) Plan() *JobPlan { return j.plan }

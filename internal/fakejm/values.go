@@ -1,7 +1,6 @@
 package fakejm
 
 import (
-	"math"
 	"strconv"
 	"strings"
 )
@@ -21,10 +20,17 @@ const (
 	mAccBusy                        // accumulateBusyTimeMs
 	mAccIdle                        // accumulateIdleTimeMs
 	mAccBackPressured               // accumulateBackPressuredTimeMs
-	mWatermark                      // a watermark gauge before any watermark: Long.MIN_VALUE
 	mCurrentOffset                  // KafkaSourceReader …currentOffset
 	mCommittedOffset                // KafkaSourceReader …committedOffset
 	mCommits                        // KafkaSourceReader.commitsSucceeded
+
+	// Event-time gauges (Config.EventTime, eventtime.go).
+	mSplitWatermark  // a split's currentWatermark
+	mSourceWatermark // a source subtask's watermark (its operators' input and output)
+	mJobWatermark    // any other vertex's: the lowest of the sources'
+	mEmitLag         // currentEmitEventTimeLag
+	mWatermarkLag    // watermarkLag
+	mSourceIdle      // sourceIdleTime
 )
 
 // metricInfo resolves a subtask-relative metric id.
@@ -63,9 +69,6 @@ func classify(task bool, name string) metric {
 		case "accumulateBackPressuredTimeMs":
 			return mAccBackPressured
 		}
-	}
-	if strings.HasSuffix(name, "Watermark") {
-		return mWatermark
 	}
 	return mZero
 }
@@ -107,7 +110,8 @@ func (st *vertexStore) AppendValue(b []byte, id string) ([]byte, bool) {
 		}
 	}
 	info, ok := v.kind.names[rest]
-	if !ok || (info.part >= 0 && l.partitions[info.part].owner != s) {
+	if !ok || (info.part >= 0 && l.partitions[info.part].owner != s) ||
+		(info.m == mWatermarkLag && len(l.owned[s]) == 0) {
 		return b, false
 	}
 	if st.tick == 0 {
@@ -164,8 +168,8 @@ func (v *vertex) appendValue(b []byte, info metricInfo, s int, tick int64) []byt
 		return strconv.AppendInt(b, ld.idle*secs, 10)
 	case mAccBackPressured:
 		return strconv.AppendInt(b, ld.backPressured*secs, 10)
-	case mWatermark:
-		return strconv.AppendInt(b, math.MinInt64, 10)
+	case mSplitWatermark, mSourceWatermark, mJobWatermark, mEmitLag, mWatermarkLag, mSourceIdle:
+		return v.appendEventTime(b, info, s)
 	case mCommits:
 		return strconv.AppendInt(b, secs/60, 10)
 	case mCurrentOffset, mCommittedOffset:
