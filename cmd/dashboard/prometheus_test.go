@@ -57,6 +57,9 @@ const (
 	pollLimit = 420
 	// skewAlert is the alert that fires on the sandbox's hot subtask.
 	skewAlert = "FlinkSourceSubtaskLagSkew"
+	// heldAlert is the alert that fires once orders-7 falls silent (a
+	// minute into the sandbox) and holds orders-enrichment's watermark.
+	heldAlert = "FlinkWatermarkHeldBack"
 )
 
 // backendAlerts must stay quiet on the healthy sandbox.
@@ -521,6 +524,50 @@ scrape_configs:
 		t.Errorf("at 390 px, highlighted rows = %q, want only subtask %s", got, sub)
 	}
 	b.Screenshot(t, "alert-link-390px")
+	b.Do(t, chromedp.EmulateViewport(browsertest.WindowWidth, browsertest.WindowHeight))
+
+	// The watermark alert: orders-7 goes silent a minute into the sandbox
+	// and holds orders-enrichment's watermark, which has no idle timeout.
+	var held *promAlert
+	for i := 0; i < pollLimit && held == nil; i++ {
+		var res struct {
+			Alerts []promAlert `json:"alerts"`
+		}
+		promAPI(t, prom, "/api/v1/alerts", nil, &res)
+		last = res.Alerts
+		for _, a := range res.Alerts {
+			if a.Labels["alertname"] == heldAlert && a.State == "firing" && a.Labels["job_name"] == orders.Name {
+				held = &a
+			}
+		}
+		if held == nil {
+			time.Sleep(time.Second)
+		}
+	}
+	if held == nil {
+		t.Fatalf("%s did not fire for %s within %d polls of /api/v1/alerts; the last answer: %v", heldAlert, orders.Name, pollLimit, last)
+	}
+	t.Logf("fired: %v\n\tsummary: %s\n\tskewscope: %s", held, held.Annotations["summary"], held.Annotations["skewscope"])
+	for k, want := range map[string]string{"endpoint": "sandbox", "job_name": orders.Name, "vertex_name": "Source: Kafka Source", "topic": "orders", "partition": "7", "cause": "idle"} {
+		if held.Labels[k] != want {
+			t.Errorf("%s's label %s = %q, want %q", heldAlert, k, held.Labels[k], want)
+		}
+	}
+	heldLink := d.Base + "/jobs/by-name/orders-enrichment/vertices/Source%3A+Kafka+Source?endpoint=sandbox&highlight=partition:orders:7"
+	if got := held.Annotations["skewscope"]; got != heldLink {
+		t.Errorf("%s's link = %q, want %q", heldAlert, got, heldLink)
+	}
+	if status := b.Navigate(t, heldLink); status != http.StatusOK {
+		t.Fatalf("%s's link opens with status %d, want 200", heldAlert, status)
+	}
+	cellJS := `Array.from(document.querySelectorAll("[data-testid=pcell].hl")).map(c => c.dataset.topic + "-" + c.dataset.partition)`
+	if got := browsertest.Eval[[]string](t, b, cellJS); !slices.Equal(got, []string{"orders-7"}) {
+		t.Errorf("highlighted cells = %q, want orders-7", got)
+	}
+	if got := b.Text(t, `[data-testid=brief]`); !strings.Contains(got, "orders-7") || !strings.Contains(got, "no idle timeout") {
+		t.Errorf("the held-back alert's page opens at %q, want it to name orders-7 and the missing idle timeout", got)
+	}
+	b.Screenshot(t, "watermark-alert-link-light")
 	b.NoConsoleErrors(t)
 	b.NoDialogs(t)
 
