@@ -717,6 +717,12 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 			}
 		}
 	}
+	// The split gauges (Flink 2.1+) say per partition what the reader's
+	// lag gauges say per reader: with them, those are not asked for.
+	var splits []string
+	if kafka != nil {
+		splits = splitIDs(kafka, listed)
+	}
 	var want []string
 	opIn := make([]string, len(vs.Subtasks))
 	accIDs := make([][]string, len(vs.Subtasks))
@@ -726,7 +732,7 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 		if ops[i] == "" {
 			ops[i] = anyOperator
 		}
-		want = append(want, eventTimeIDs(vs, i, ops[i], listed)...)
+		want = append(want, eventTimeIDs(vs, i, ops[i], listed, len(splits) > 0)...)
 		p := strconv.Itoa(i) + "."
 		for _, m := range []string{metricBusy, metricBackPressured, metricIdle, metricRecordsIn, metricRecordsOut} {
 			want = append(want, p+m)
@@ -750,7 +756,7 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 	if kafka != nil {
 		offsetIDs = kafka.OffsetIDs()
 		want = append(want, offsetIDs...)
-		want = append(want, splitIDs(kafka, listed)...)
+		want = append(want, splits...)
 	}
 	return metricPlan{want: want, offsetIDs: offsetIDs, opIn: opIn, accIDs: accIDs, kafka: kafka, operator: ops}
 }

@@ -154,8 +154,11 @@ func perSecondOf(m map[string]Metric, id string) (float64, error) {
 
 // eventTimeIDs are the event-time ids readMetrics asks for on subtask i
 // of vs, from its listed ids (sources) or by their fixed names (the
-// task-level input watermark of every other vertex).
-func eventTimeIDs(vs *VertexSnapshot, i int, operator string, listed map[string]bool) []string {
+// task-level input watermark of every other vertex). With split gauges
+// (splits: Flink 2.1+), a reader's event-time lag gauges (emit, fetch,
+// watermark lag) are left: the splits' watermarks say the same per
+// partition, and each gauge costs a request line's share at every poll.
+func eventTimeIDs(vs *VertexSnapshot, i int, operator string, listed map[string]bool, splits bool) []string {
 	p := strconv.Itoa(i) + "."
 	if !vs.Source {
 		return []string{p + metricInputWatermark}
@@ -165,6 +168,9 @@ func eventTimeIDs(vs *VertexSnapshot, i int, operator string, listed map[string]
 	}
 	var out []string
 	for _, m := range []string{metricOutputWatermark, metricSourceIdle, metricEmitLag, metricFetchLag, metricWatermarkLag, metricAlignmentDrift} {
+		if splits && (m == metricEmitLag || m == metricFetchLag || m == metricWatermarkLag) {
+			continue
+		}
 		if id := p + operator + "." + m; listed[id] {
 			out = append(out, id)
 		}

@@ -25,10 +25,20 @@ func TestEventTimeGaugesAreValidated(t *testing.T) {
 	vs := &VertexSnapshot{ID: "src", Parallelism: 1, Source: true, Subtasks: []SubtaskSnapshot{{Index: 0}}}
 	mp := planMetrics(vs, ids)
 	got := strings.Join(mp.want, " ")
-	for _, id := range ids[1:7] {
+	for _, id := range append(ids[1:3], ids[4:7]...) {
 		if !strings.Contains(got, id) {
 			t.Errorf("planMetrics leaves out %s", id)
 		}
+	}
+	// The reader's emit lag says per reader what the split watermarks say
+	// per partition: with them it is not read; without them (before Flink
+	// 2.1) it is.
+	if strings.Contains(got, "currentEmitEventTimeLag") {
+		t.Errorf("planMetrics reads a reader's emit lag beside its split watermarks: %s", got)
+	}
+	noSplits := []string{ids[0], ids[1], ids[2], ids[3], ids[8]}
+	if plain := strings.Join(planMetrics(vs, noSplits).want, " "); !strings.Contains(plain, ids[3]) {
+		t.Errorf("without split gauges planMetrics leaves out %s: %s", ids[3], plain)
 	}
 	if strings.Contains(got, "activeTimeMsPerSecond") {
 		t.Errorf("planMetrics reads a split's active time, which says nothing a silent split does not: %s", got)

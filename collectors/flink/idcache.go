@@ -39,13 +39,15 @@ import (
 //     every partition.discovery.interval.ms, 5 minutes by default), up to
 //     maxHints reads, since a source may read only some partitions of a
 //     topic;
-//   - the source reports event time and its list has no
-//     watermarkAlignmentDrift gauge yet: a source with watermark alignment
-//     registers it some polls after it starts (real 1.20, 2.2 and 2.3
-//     listed it a dozen polls after its other gauges), and the splits'
-//     paused times are read only with it; the list is read again as for
-//     a hint, from PollInterval doubling, at most maxHints times, so a
-//     source without alignment costs a few reads in its first minutes;
+//   - the source reports event time, a subtask started less than
+//     alignProbeWindow ago, and its list has no watermarkAlignmentDrift
+//     gauge yet: a source with watermark alignment registers it some
+//     seconds after it starts (real 1.20, 2.2 and 2.3 listed it a dozen
+//     1 s polls after its other gauges), and the splits' paused times are
+//     read only with it; the list is read again as for a hint, from
+//     PollInterval doubling, at most maxHints times, so a young source
+//     without alignment costs a few reads and one seen running for
+//     longer none;
 //   - IDRefresh passed since the last read, for the partitions a running
 //     source discovers (KafkaSource's partition.discovery.interval.ms).
 //     Each vertex's deadline is spread over the last half of IDRefresh by
@@ -64,6 +66,10 @@ const settlePolls = 3
 // 10 s poll, reads 10 s, 20 s, 40 s, 80 s and 160 s apart, about five
 // minutes in all.
 const maxHints = 5
+
+// alignProbeWindow is how long after a source subtask starts its list is
+// probed for the alignment gauge: Flink registers it within seconds.
+const alignProbeWindow = 2 * time.Minute
 
 // DefaultIDRefresh is Config.IDRefresh when 0: how long a source vertex's
 // metric-id list is used without a change of attempts or parallelism.
@@ -102,7 +108,7 @@ func (c *Collector) idReason(e *idEntry, key stateKey, par int, attempts map[int
 		return "restarted subtasks not yet settled"
 	case e.hinted && e.hints < maxHints && (at.Sub(e.readAt) >= c.cfg.PollInterval<<e.hints || at.Before(e.readAt)):
 		return hintReason
-	case e.probes < maxHints && reportsEventTime(prev) && !listsAlignment(e.ids) && (at.Sub(e.readAt) >= c.cfg.PollInterval<<e.probes || at.Before(e.readAt)):
+	case e.probes < maxHints && reportsEventTime(prev) && startedWithin(prev, at, alignProbeWindow) && !listsAlignment(e.ids) && (at.Sub(e.readAt) >= c.cfg.PollInterval<<e.probes || at.Before(e.readAt)):
 		return probeReason
 	case at.Sub(e.readAt) >= c.idDeadline(key):
 		return "refresh interval"
@@ -123,6 +129,17 @@ func reportsEventTime(v *VertexSnapshot) bool {
 	}
 	for i := range v.Subtasks {
 		if et := &v.Subtasks[i].EventTime; et.Read && IsEventTime(et.OutputWatermark) {
+			return true
+		}
+	}
+	return false
+}
+
+// startedWithin reports whether a subtask of v started less than d before
+// at (its attempt's start time, from the subtask details).
+func startedWithin(v *VertexSnapshot, at time.Time, d time.Duration) bool {
+	for i := range v.Subtasks {
+		if s := v.Subtasks[i].StartTime; !s.IsZero() && at.Sub(s) < d {
 			return true
 		}
 	}

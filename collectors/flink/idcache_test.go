@@ -361,21 +361,25 @@ func TestKeyedVertexDetailsReadWhenTheyCanChange(t *testing.T) {
 	poll("detailsRefresh passed", 3, 6)
 }
 
-// TestMetricIDListsProbedForTheAlignmentGauge: a source that reports event
-// time while its list names no watermarkAlignmentDrift gauge has the list
-// read again as for a hint (10 s, 20 s, 40 s... after the last read, at
-// most maxHints times): Flink registers the gauge of a source with
-// alignment some polls after its others. A source without event time, or
-// whose list names the gauge, is not probed.
+// TestMetricIDListsProbedForTheAlignmentGauge: a young source (a subtask
+// started within alignProbeWindow) that reports event time while its list
+// names no watermarkAlignmentDrift gauge has the list read again as for a
+// hint (10 s, 20 s, 40 s... after the last read, at most maxHints times,
+// while it is young): Flink registers the gauge of a source with alignment
+// some seconds after its others. A source without event time, one running
+// for longer, or one whose list names the gauge, is not probed.
 func TestMetricIDListsProbedForTheAlignmentGauge(t *testing.T) {
 	c := newTestCollector(t, Config{URL: "http://127.0.0.1:1", IDRefresh: time.Hour, PollInterval: 10 * time.Second})
 	key := stateKey{"job", "src"}
-	withET := &VertexSnapshot{Source: true, Parallelism: 1, Subtasks: []SubtaskSnapshot{{EventTime: NoEventTime()}}}
-	withET.Subtasks[0].EventTime.Read, withET.Subtasks[0].EventTime.OutputWatermark = true, 1_800_000_000_000
-	without := &VertexSnapshot{Source: true, Parallelism: 1, Subtasks: []SubtaskSnapshot{{EventTime: NoEventTime()}}}
-	without.Subtasks[0].EventTime.Read, without.Subtasks[0].EventTime.OutputWatermark = true, WatermarkNone
-	ids := []string{"0.Source__Kafka_Source.currentOutputWatermark"}
 	start := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	source := func(wm int64, started time.Time) *VertexSnapshot {
+		v := &VertexSnapshot{Source: true, Parallelism: 1, Subtasks: []SubtaskSnapshot{{EventTime: NoEventTime(), StartTime: started}}}
+		v.Subtasks[0].EventTime.Read, v.Subtasks[0].EventTime.OutputWatermark = true, wm
+		return v
+	}
+	withET, without := source(1_800_000_000_000, start), source(WatermarkNone, start)
+	old := source(1_800_000_000_000, start.Add(-time.Hour))
+	ids := []string{"0.Source__Kafka_Source.currentOutputWatermark"}
 	probes := func(prev *VertexSnapshot, ids []string) []time.Duration {
 		e := &idEntry{ids: ids, par: 1, attempts: map[int]attemptID{}, readAt: start}
 		var at []time.Duration
@@ -390,12 +394,17 @@ func TestMetricIDListsProbedForTheAlignmentGauge(t *testing.T) {
 		}
 		return at
 	}
-	want := []time.Duration{10 * time.Second, 30 * time.Second, 70 * time.Second, 150 * time.Second, 310 * time.Second}
+	// 10 s, then 20, 40 and 80 s later; the next, 160 s later, is past
+	// the window.
+	want := []time.Duration{10 * time.Second, 30 * time.Second, 70 * time.Second}
 	if got := probes(withET, ids); !slices.Equal(got, want) {
 		t.Errorf("event time without the gauge: lists read at %v, want %v", got, want)
 	}
 	if got := probes(without, ids); len(got) != 0 {
 		t.Errorf("no event time: lists read at %v, want none", got)
+	}
+	if got := probes(old, ids); len(got) != 0 {
+		t.Errorf("a source running for an hour: lists read at %v, want none", got)
 	}
 	if got := probes(withET, append(ids, "0.Source__Kafka_Source.watermarkAlignmentDrift")); len(got) != 0 {
 		t.Errorf("gauge listed: lists read at %v, want none", got)
