@@ -130,8 +130,9 @@ type SubtaskWatermark struct {
 	// (observed from its metric ids).
 	Starved bool `json:"starved,omitempty"`
 	// Skipped is set on a source subtask whose watermark is below what
-	// the vertices it feeds report as their input: Flink takes it as idle
-	// and skips it (the strategy has an idle timeout).
+	// the vertices it feeds report as their input, or that has none while
+	// they have one: Flink takes it as idle and skips it (the strategy has
+	// an idle timeout).
 	Skipped bool `json:"skipped,omitempty"`
 	// Holds is set on the subtask with its vertex's lowest watermark.
 	Holds bool `json:"holds,omitempty"`
@@ -367,8 +368,8 @@ func (s *picture) findEventTime(fs *flink.Snapshot, j *flink.JobSnapshot, now ti
 			}
 		}
 	}
-	// A source subtask below every consumer's lowest input watermark is
-	// skipped by them as idle.
+	// A source subtask below every consumer's lowest input watermark, or
+	// without one while they have one, is skipped by them as idle.
 	skipsIdle := false
 	for k := range j.Vertices {
 		v := &j.Vertices[k]
@@ -385,7 +386,7 @@ func (s *picture) findEventTime(fs *flink.Snapshot, j *flink.JobSnapshot, now ti
 			continue
 		}
 		for _, sw := range e.rows[v.ID] {
-			if sw != nil && !sw.None && sw.WatermarkMs < floor {
+			if sw != nil && (sw.None || sw.WatermarkMs < floor) {
 				sw.Skipped, skipsIdle = true, true
 			}
 		}

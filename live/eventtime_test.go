@@ -471,3 +471,26 @@ func TestWatermarkHolderEstimatedTieIsUndetermined(t *testing.T) {
 		t.Fatalf("holder %+v, want subtask %d undetermined among %v, estimated", h, reader, want)
 	}
 }
+
+// More source subtasks than partitions with an idle timeout: the readers
+// without a split have no watermark while the window's input advances, so
+// Flink skips them as idle; they are marked skipped and the job seen to
+// skip idle inputs, and the holder is a reader with partitions.
+func TestStarvedSubtasksSkippedWithIdleness(t *testing.T) {
+	e := etJob{srcP: 4, parts: 2, quiet: -1, split: true,
+		splitWM: func(p int32) int64 { return base + 50_000 + int64(p)*1000 }}
+	e.keyedWM = base + 50_000
+	s, _ := e.store(t)
+	jv, _ := s.State().Job("jm", "aa")
+	h := jv.EventTime.Holder
+	holder := freshOwner(4)(assign.TopicPartition{Topic: "clicks", Partition: 0})
+	if h == nil || h.Cause == HoldStarved || h.Subtask != holder || h.Partition != 0 || !h.SkipsIdle {
+		t.Fatalf("holder %+v, want clicks-0 on subtask %d, the job seen to skip idle inputs", h, holder)
+	}
+	vv, _ := s.State().Vertex("aa", "src", VertexQuery{Highlight: -1})
+	for _, r := range vv.Subtasks {
+		if starved := len(r.Partitions) == 0; r.Watermark.Skipped != starved || r.Watermark.Starved != starved {
+			t.Errorf("subtask %d skipped %v starved %v, want both %v", r.Subtask, r.Watermark.Skipped, r.Watermark.Starved, starved)
+		}
+	}
+}
