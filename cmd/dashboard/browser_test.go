@@ -63,9 +63,11 @@ func checkLiveVertexPage(t *testing.T, b *browsertest.Browser, hot int) {
 	if w := browsertest.Eval[string](t, b, `(document.querySelector("[data-testid=spark-window]") || {}).textContent || ""`); !regexp.MustCompile(`^last \d+ (s|min)$`).MatchString(w) {
 		t.Errorf("after live updates, the sparklines' window = %q, want last N s or last N min", w)
 	}
-	maxJS := `Array.from(new Set(Array.from(document.querySelectorAll("[data-testid=subtask-row] .spark:not(.rate)")).map(e => e.dataset.sparkMax)))`
-	if got := browsertest.Eval[[]string](t, b, maxJS); len(got) != 1 {
-		t.Errorf("the lag sparklines' scales (data-spark-max) = %q, want one for the column", got)
+	for _, col := range []struct{ name, sel string }{{"lag", ".spark:not(.rate):not(.wm)"}, {"event-time lag", ".spark.wm"}} {
+		maxJS := `Array.from(new Set(Array.from(document.querySelectorAll("[data-testid=subtask-row] ` + col.sel + `")).map(e => e.dataset.sparkMax)))`
+		if got := browsertest.Eval[[]string](t, b, maxJS); len(got) != 1 {
+			t.Errorf("the %s sparklines' scales (data-spark-max) = %q, want one for the column", col.name, got)
+		}
 	}
 	if got := browsertest.Eval[[]string](t, b, hlJS); !slices.Equal(got, []string{strconv.Itoa(hot)}) {
 		t.Errorf("after live updates, highlighted rows = %q, want only subtask %d", got, hot)
