@@ -117,7 +117,10 @@ golden:
 fuzz:
 	@scripts/fuzz-smoke.sh $(FUZZTIME)
 
-# Benchmarks print the figures the issues set goals for; the websocket load
+# Benchmarks print the figures the issues set goals for; cmd/keybench
+# times String key routing beside Flink 2.2.1's own assignToKeyGroup on
+# Java 17 and the newest JDK found (e2e/flinkjob/bench, built with Maven,
+# offline when ~/.m2 has the jars), about 20 s; the websocket load
 # and Flink collector figures come from programs that measure the server,
 # or the collector, alone (the other side runs in a child process). jmload
 # polls a fake JobManager of 50 jobs × 3 vertices × p=64 and of 500 jobs ×
@@ -125,5 +128,6 @@ fuzz:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./assign/ ./strategy/ ./web/ ./live/ ./sandbox/ ./internal/fakejm/ ./internal/livebench/
 	$(GO) test -run='^$$' -bench=Poll10k -benchtime=5x ./collectors/kafka/
+	$(GO) run ./cmd/keybench
 	$(GO) run ./cmd/wsload -clients 1000 -partitions 10000 -for 60s
 	$(GO) run ./cmd/jmload -shapes 50x64x256,500x16x64 -polls 3

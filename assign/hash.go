@@ -30,23 +30,116 @@ import (
 // So E2 82 is one U+FFFD (Go: two), E2 82 41 is U+FFFD 'A', F0 9F 98 and
 // F0 9F are one each, ED A0 80 is one (Go: three), ED A0 41 is U+FFFD 'A',
 // while FF, C0 80 (two), E0 80 80 (three) and F4 90 80 80 (four) are one
-// U+FFFD per byte in both. Valid UTF-8, including a real U+FFFD (EF BF BD),
-// is hashed by a plain loop; only from the first invalid byte on does the
-// port of the JDK decoder run.
+// U+FFFD per byte in both.
 //
-// Mirrors java.lang.String.hashCode (JDK 17, StringLatin1/StringUTF16.hashCode)
+// ASCII is hashed eight bytes at a time (hashASCII8); from the first 8-byte
+// block that holds a byte of 0x80 or more on, valid UTF-8 (a real U+FFFD,
+// EF BF BD, included) is hashed rune by rune, and only from the first
+// invalid byte on does the port of the JDK decoder run. Every path gives
+// the value of the one-unit-at-a-time loop: int arithmetic wraps modulo
+// 2^32, so 31*h + c applied eight times equals h*31^8 + the block's sum of
+// c_j*31^(7-j), whatever the order of the additions.
+//
+// Mirrors java.lang.String.hashCode (JDK 17, StringLatin1/StringUTF16.hashCode;
+// JDK 21 and later compute the same value with ArraysSupport.vectorizedHashCode)
 // of java.lang.String(byte[], Charset) with UTF_8 (JDK 17,
 // String.decodeUTF8_UTF16 with doReplace = true).
 func StringHashCode(s string) int32 {
-	var h int32
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return hashUTF8(h, s[i:])
-		}
-		h = 31*h + int32(c)
+	n := len(s)
+	if n < 8 {
+		return hashShort(s)
 	}
-	return h
+	var h uint32
+	i := 0
+	for ; n-i > 24; i += 8 {
+		w := load64(s[i : i+8])
+		if w&highBits != 0 {
+			return hashUTF8(int32(h), s[i:])
+		}
+		h = h*pow31x8 + hashASCII8(w)
+	}
+	// 8 to 24 bytes are left: s[i:i+8], the a (0..8) after it and the b
+	// (0..8) after those, read as three windows of 8 that may overlap, each
+	// cleared below its new bytes. No branch depends on the length, whose
+	// few values a key set mixes too evenly for a predictor, and the
+	// multiplications by powers of 31 run side by side.
+	rem := n - i
+	a := min(rem-8, 8)
+	b := rem - 8 - a
+	w0 := load64(s[i : i+8])
+	w1 := load64(s[i+a : i+a+8])
+	w2 := load64(s[n-8:])
+	if (w0|w1|w2)&highBits != 0 {
+		return hashUTF8(int32(h), s[i:])
+	}
+	pb := pow31[b]
+	pab := pow31[a] * pb
+	h = h*pow31x8*pab + hashASCII8(w0)*pab + hashASCII8(topBytes(w1, a))*pb + hashASCII8(topBytes(w2, b))
+	return int32(h)
+}
+
+// topBytes keeps the top k (0..8) bytes of w and clears the others; a zero
+// byte adds nothing to hashASCII8.
+func topBytes(w uint64, k int) uint64 {
+	return w &^ (1<<uint(8*(8-k)) - 1) // k = 0: 1<<64 is 0 in Go, so all bits clear
+}
+
+// hashShort is StringHashCode for len(s) < 8: the bytes gathered into one
+// word, at its top, with two (possibly overlapping) 4-byte loads or, for 1
+// to 3 bytes, the first, middle and last byte.
+func hashShort(s string) int32 {
+	n := len(s)
+	var w uint64
+	switch {
+	case n >= 4:
+		w = uint64(load32(s[:4])) | uint64(load32(s[n-4:]))<<(8*(n-4))
+	case n > 0:
+		w = uint64(s[0]) | uint64(s[n/2])<<(8*(n/2)) | uint64(s[n-1])<<(8*(n-1))
+	default:
+		return 0
+	}
+	if w&highBits != 0 {
+		return hashUTF8(0, s)
+	}
+	return int32(hashASCII8(w << (uint(8*(8-n)) & 63)))
+}
+
+// highBits has the top bit of each byte of a word: w&highBits == 0 exactly
+// when the 8 bytes of w are ASCII.
+const highBits = 0x8080808080808080
+
+// pow31 holds 31^k modulo 2^32, as Java int arithmetic computes it, for
+// k <= 8; pow31x4 and pow31x8 are 31^4 and 31^8 as constants.
+var pow31 = [9]uint32{1, 31, 961, 29791, 923521, 28629151, 887503681, 1742810335, pow31x8}
+
+const (
+	pow31x4 = 923521
+	pow31x8 = 2487512833
+)
+
+// hashASCII8 returns c_0*31^7 + c_1*31^6 + ... + c_7 modulo 2^32 for the 8
+// bytes of w, c_0 the lowest (the first in the string), each below 0x80:
+// adjacent bytes are combined in 16-bit lanes (at most 127*31+127), then
+// pairs of those in 32-bit lanes (at most 4064*961+4064), so no lane
+// carries into the next, and the two halves last.
+func hashASCII8(w uint64) uint32 {
+	w = (w&0x00ff00ff00ff00ff)*31 + (w>>8)&0x00ff00ff00ff00ff
+	w = (w&0x0000ffff0000ffff)*961 + (w>>16)&0x0000ffff0000ffff
+	return uint32(w)*pow31x4 + uint32(w>>32)
+}
+
+// load64 reads the 8 bytes of s (len(s) >= 8) as a little-endian word, one
+// load after the compiler combines the byte reads.
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// load32 reads the 4 bytes of s (len(s) >= 4) as a little-endian word.
+func load32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // hashUTF8 continues a String.hashCode of h over s rune by rune while s is
@@ -284,14 +377,12 @@ func bitMix(h uint32) uint32 {
 
 // foldNonNegative is the tail of MathUtils.murmurHash: a non-negative value is
 // kept, a negative one is negated, and Integer.MIN_VALUE (whose negation is
-// itself) becomes 0.
+// itself) becomes 0. It computes that without a branch, whose direction
+// would be the sign of a hash, which no predictor can learn: a = |h| with
+// int wrapping (MIN_VALUE stays MIN_VALUE), then a cleared when still
+// negative.
 func foldNonNegative(h int32) int32 {
-	switch {
-	case h >= 0:
-		return h
-	case h != -1<<31:
-		return -h
-	default:
-		return 0
-	}
+	sign := h >> 31
+	a := (h ^ sign) - sign
+	return a &^ (a >> 31)
 }

@@ -176,7 +176,8 @@ func javaStringHash(s string) int32 {
 	return h
 }
 
-// FuzzStringHashCode: on valid UTF-8, StringHashCode is the textbook hash of
+// FuzzStringHashCode: StringHashCode (8 bytes at a time where it can) equals
+// the byte-by-byte loop it replaced; on valid UTF-8 it is the textbook hash of
 // utf16.Encode; on any bytes, it hashes what appendJavaUTF16 decodes, and
 // that equals jdkDecodeLiteral, the line-by-line JDK 17 transliteration
 // (which TestStringHashCodeMatchesJDKOnInvalidUTF8 checks against a JVM).
@@ -190,6 +191,9 @@ func FuzzStringHashCode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := StringHashCode(s)
+		if want := stringHashCodeBytewise(s); got != want {
+			t.Fatalf("StringHashCode(%q) = %d, the byte-by-byte loop %d", s, got, want)
+		}
 		units := appendJavaUTF16(nil, s)
 		if utf8.ValidString(s) {
 			if want := javaStringHash(s); got != want {
@@ -264,11 +268,22 @@ func FuzzKafkaSplitOwner(f *testing.F) {
 	})
 }
 
-func BenchmarkKeyGroups1MStringKeys(b *testing.B) {
+// benchStringKeys returns the 1,000,000 keys of the String routing
+// benchmarks (and of cmd/keybench, which times the JVM on them):
+// "customer-", 0 to 6 x's, a letter and the index, 11 to 23 ASCII bytes.
+func benchStringKeys() []string {
 	keys := make([]string, 1_000_000)
 	for i := range keys {
 		keys[i] = "customer-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + itoa(i)
 	}
+	return keys
+}
+
+// BenchmarkKeyGroups1MStringKeys is issue 26's single-thread figure: each
+// key's StringHashCode and KeyGroupForHash at max parallelism 32768, one
+// key after another on one goroutine.
+func BenchmarkKeyGroups1MStringKeys(b *testing.B) {
+	keys := benchStringKeys()
 	b.ResetTimer()
 	for b.Loop() {
 		var sink int

@@ -88,8 +88,16 @@ func CheckMaxParallelism(maxP, p int) error { return checkRange(maxP, p) }
 //
 // Mirrors KeyGroupRangeAssignment.computeKeyGroupForKeyHash (L75). The caller
 // must have validated maxP (1..32768); Flink does not check it here either.
+//
+// The default max parallelisms are powers of two, and for those the
+// remainder of the non-negative murmur hash is its low bits: the same value
+// without a division.
 func KeyGroupForHash(hash int32, maxP int) int {
-	return int(MurmurHash(hash) % int32(maxP))
+	m := MurmurHash(hash)
+	if maxP > 0 && maxP&(maxP-1) == 0 {
+		return int(m & int32(maxP-1))
+	}
+	return int(m % int32(maxP))
 }
 
 // OperatorIndex returns the subtask that owns key group kg: kg * p / maxP.

@@ -2,9 +2,11 @@ package web
 
 import (
 	"cmp"
+	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -94,5 +96,45 @@ func TestNewKeyResultSteps(t *testing.T) {
 	}
 	if diff := gocmp.Diff(want, got.Steps); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+}
+
+// TestLookupAllLongList: a pasted list long enough to be routed on every
+// core gives each key what the one-key functions give it, and a refused
+// key is named by its line (blank lines counted, as the page numbers them).
+func TestLookupAllLongList(t *testing.T) {
+	var b strings.Builder
+	for i := range 50_000 {
+		if i == 7 {
+			b.WriteString("\n") // a blank line: skipped, but counted
+		}
+		fmt.Fprintf(&b, "%d\n", i*7919-100_000)
+	}
+	text := b.String()
+	for _, typ := range []string{"string", "int", "long"} {
+		v := url.Values{"keys": {text}, "type": {typ}, "parallelism": {"6"}, "target": {"9"}, "maxParallelism": {"720"}}
+		f := parseKeysForm(v, nil)
+		if len(f.Errors) > 0 {
+			t.Fatalf("%s: %v", typ, f.Errors)
+		}
+		res, err := lookupAll(f)
+		if err != nil || len(res) != 50_000 {
+			t.Fatalf("%s: lookupAll = %d results, %v", typ, len(res), err)
+		}
+		for i, r := range res {
+			h, err := assign.HashKey(f.typ, f.keys[i])
+			kg := assign.KeyGroupForHash(h, 720)
+			if err != nil || r.key != f.keys[i] || r.hash != h || r.kg != kg ||
+				r.subtask != assign.OperatorIndex(720, 6, kg) || r.targetSubtask != assign.OperatorIndex(720, 9, kg) {
+				t.Fatalf("%s: key %d %q = %+v, want hash %d (%v), key group %d", typ, i, f.keys[i], r, h, err, kg)
+			}
+		}
+	}
+	bad := strings.Replace(text, "\n"+strconv.Itoa(30_000*7919-100_000)+"\n", "\nx30000\n", 1)
+	bad = strings.Replace(bad, "\n"+strconv.Itoa(40_000*7919-100_000)+"\n", "\nx40000\n", 1)
+	f := parseKeysForm(url.Values{"keys": {bad}, "type": {"int"}}, nil)
+	_, err := lookupAll(f)
+	if want := "line 30002: int key \"x30000\": not an integer"; err == nil || err.Error() != want {
+		t.Errorf("lookupAll with bad keys on lines 30002 and 40002 = %v, want %q", err, want)
 	}
 }

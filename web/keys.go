@@ -307,24 +307,35 @@ type keyLookup struct {
 	kg, subtask, targetSubtask int
 }
 
+// lookupAll routes the form's keys in one bulk call (over every core for a
+// long list); a key its type refuses is named by its line, or alone when it
+// is the only key.
 func lookupAll(f *keysForm) ([]keyLookup, error) {
-	out := make([]keyLookup, 0, len(f.keys))
-	for i, k := range f.keys {
-		h, err := assign.HashKey(f.typ, k)
-		if err != nil {
-			if len(f.keys) == 1 {
-				return nil, err
-			}
-			return nil, fmt.Errorf("line %d: %v", f.lineNo[i], err)
+	n := len(f.keys)
+	routes := assign.Routes{Hashes: make([]int32, n), KeyGroups: make([]int32, n)}
+	if f.p > 0 {
+		routes.Subtasks = make([]int32, n)
+	}
+	if err := assign.RouteKeys(f.typ, f.keys, f.maxP, f.p, routes); err != nil {
+		var ke *assign.KeyError
+		switch {
+		case !errors.As(err, &ke):
+			return nil, err
+		case n == 1:
+			return nil, ke.Err
 		}
-		kl := keyLookup{key: k, hash: h, kg: assign.KeyGroupForHash(h, f.maxP)}
+		return nil, fmt.Errorf("line %d: %v", f.lineNo[ke.Index], ke.Err)
+	}
+	out := make([]keyLookup, n)
+	for i, k := range f.keys {
+		kl := keyLookup{key: k, hash: routes.Hashes[i], kg: int(routes.KeyGroups[i])}
 		if f.p > 0 {
-			kl.subtask = assign.OperatorIndex(f.maxP, f.p, kl.kg)
+			kl.subtask = int(routes.Subtasks[i])
 		}
 		if f.target > 0 {
 			kl.targetSubtask = assign.OperatorIndex(f.maxP, f.target, kl.kg)
 		}
-		out = append(out, kl)
+		out[i] = kl
 	}
 	return out, nil
 }
