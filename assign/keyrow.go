@@ -63,10 +63,21 @@ import (
 // CodeGenUtils.binaryWriterWriteField and binaryWriterWriteNull).
 type KeyRowEncoder struct {
 	types     []SQLType
-	nullBytes int // header and null bitset
-	fixed     int // nullBytes + 8 per field
+	roots     []SQLTypeRoot // types[i].Root
+	nullBytes int           // header and null bitset
+	fixed     int           // nullBytes + 8 per field
 	buf       []byte
 	next      int // the field the next Append writes
+	// The last (maxP, p) that Route validated.
+	routeMaxP, routeP int
+	// The row's hash so far: the MurmurHash state after buf[:hpos], each
+	// slot and, where it can be, the variable part mixed in as it is
+	// written (hashing is sequential over the row, and a slot is final
+	// once written). It assumes the header stays zero: a null sets hpos
+	// to -1, and the hash is then computed over the whole row.
+	h      uint32
+	hpos   int
+	hReset uint32 // the state after a zero header
 }
 
 // KeyRowError is the error for a value that does not fit its key column.
@@ -96,10 +107,19 @@ func NewKeyRowEncoder(types ...SQLType) (*KeyRowEncoder, error) {
 	nb := keyRowBitSetWidth(n)
 	e := &KeyRowEncoder{
 		types:     append([]SQLType(nil), types...),
+		roots:     make([]SQLTypeRoot, n),
 		nullBytes: nb,
 		fixed:     nb + 8*n,
 	}
+	for i, t := range types {
+		e.roots[i] = t.Root
+	}
+	e.hReset = murmurSeed
+	for range nb / 4 {
+		e.hReset = murmurMix(e.hReset, 0)
+	}
 	e.buf = make([]byte, e.fixed, e.fixed+64)
+	e.Reset()
 	return e, nil
 }
 
@@ -132,42 +152,77 @@ func checkSQLType(t SQLType) error {
 	return fmt.Errorf("unknown SQL type root %d", t.Root)
 }
 
-// Types returns the key's column types (a copy).
-func (e *KeyRowEncoder) Types() []SQLType { return append([]SQLType(nil), e.types...) }
-
-// Reset starts a new row: header, null bits and slots zero, no variable
-// part, the next Append writing column 0.
+// Reset starts a new row: header and null bits zero, no variable part, the
+// next Append writing column 0. The slots are not cleared: each Append
+// writes all 8 bytes of its slot, and Bytes refuses a row with a column
+// not written.
 //
 // Mirrors BinaryRowWriter.reset, which zeroes the header and null bitset
-// (the slots of a reused Flink writer are overwritten field by field).
+// and leaves the slots to be overwritten field by field.
 func (e *KeyRowEncoder) Reset() {
-	e.buf = e.buf[:e.fixed]
-	clear(e.buf)
+	b := e.buf[:e.fixed]
+	for i := 0; i+8 <= e.nullBytes; i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], 0)
+	}
+	e.buf = b
 	e.next = 0
+	e.h, e.hpos = e.hReset, e.nullBytes
 }
 
-// column returns the slot offset of the next column after checking that
-// there is one and that its root is among roots.
-func (e *KeyRowEncoder) column(want string, roots ...SQLTypeRoot) (int, SQLType, error) {
+// rootSet is a set of type roots, one bit per SQLTypeRoot.
+type rootSet uint32
+
+func roots(rs ...SQLTypeRoot) rootSet {
+	var m rootSet
+	for _, r := range rs {
+		m |= 1 << r
+	}
+	return m
+}
+
+var (
+	booleanRoots   = roots(SQLBoolean)
+	integerRoots   = roots(SQLTinyInt, SQLSmallInt, SQLInt, SQLBigInt)
+	floatRoots     = roots(SQLFloat)
+	doubleRoots    = roots(SQLDouble)
+	stringRoots    = roots(SQLChar, SQLVarChar)
+	binaryRoots    = roots(SQLBinary, SQLVarBinary)
+	dateRoots      = roots(SQLDate)
+	timeRoots      = roots(SQLTime)
+	timestampRoots = roots(SQLTimestamp, SQLTimestampLTZ)
+	decimalRoots   = roots(SQLDecimal)
+)
+
+// column returns the slot offset of the next column and whether there is
+// one whose root is in want; wrongColumn then names the error.
+func (e *KeyRowEncoder) column(want rootSet) (int, bool) {
+	i := e.next
+	if i < len(e.roots) && want&(1<<(e.roots[i]&31)) != 0 {
+		return e.nullBytes + 8*i, true
+	}
+	return 0, false
+}
+
+// wrongColumn is the error for an Append past the last column or of the
+// wrong kind.
+func (e *KeyRowEncoder) wrongColumn(what string) error {
 	if e.next >= len(e.types) {
-		return 0, SQLType{}, fmt.Errorf("key row has %d columns, all written: Reset before the next row", len(e.types))
+		return fmt.Errorf("key row has %d columns, all written: Reset before the next row", len(e.types))
 	}
-	t := e.types[e.next]
-	for _, r := range roots {
-		if t.Root == r {
-			return e.nullBytes + 8*e.next, t, nil
-		}
-	}
-	return 0, t, &KeyRowError{Column: e.next, Type: t, Reason: "not " + want}
+	return &KeyRowError{Column: e.next, Type: e.types[e.next], Reason: "not " + what}
 }
 
 func (e *KeyRowEncoder) putSlot(slot int, v uint64) {
 	binary.LittleEndian.PutUint64(e.buf[slot:], v)
 	e.next++
+	if slot == e.hpos {
+		e.h = murmurMix(murmurMix(e.h, uint32(v)), uint32(v>>32))
+		e.hpos = slot + 8
+	}
 }
 
-func (e *KeyRowEncoder) fail(t SQLType, reason string) error {
-	return &KeyRowError{Column: e.next, Type: t, Reason: reason}
+func (e *KeyRowEncoder) fail(t *SQLType, reason string) error {
+	return &KeyRowError{Column: e.next, Type: *t, Reason: reason}
 }
 
 // AppendNull writes a null into the next column: its null bit set and its
@@ -178,15 +233,16 @@ func (e *KeyRowEncoder) fail(t SQLType, reason string) error {
 // AbstractBinaryWriter.writeDecimal / writeTimestamp with a null value.
 func (e *KeyRowEncoder) AppendNull() error {
 	if e.next >= len(e.types) {
-		_, _, err := e.column("")
-		return err
+		return e.wrongColumn("")
 	}
-	t := e.types[e.next]
+	t := &e.types[e.next]
 	if t.NotNull {
 		return e.fail(t, "null in a NOT NULL column")
 	}
 	bit := e.next + 8
-	e.buf[bit>>3] |= 1 << (bit & 7)
+	w := bit >> 6 << 3
+	binary.LittleEndian.PutUint64(e.buf[w:], binary.LittleEndian.Uint64(e.buf[w:])|1<<(bit&63))
+	e.hpos = -1 // the header is no longer zero
 	slot := e.nullBytes + 8*e.next
 	switch {
 	case t.Root == SQLDecimal && !t.compact():
@@ -215,9 +271,9 @@ var zeroWords [16]byte
 //
 // Mirrors BinaryRowWriter.writeBoolean (MemorySegment.putBoolean).
 func (e *KeyRowEncoder) AppendBoolean(v bool) error {
-	slot, _, err := e.column("BOOLEAN", SQLBoolean)
-	if err != nil {
-		return err
+	slot, ok := e.column(booleanRoots)
+	if !ok {
+		return e.wrongColumn("BOOLEAN")
 	}
 	var b uint64
 	if v {
@@ -233,31 +289,33 @@ func (e *KeyRowEncoder) AppendBoolean(v bool) error {
 //
 // Mirrors BinaryRowWriter.writeByte, writeShort, writeInt and writeLong.
 func (e *KeyRowEncoder) AppendInt(v int64) error {
-	slot, t, err := e.column("an integer column", SQLTinyInt, SQLSmallInt, SQLInt, SQLBigInt)
-	if err != nil {
-		return err
+	// BIGINT inline, the rest out of line.
+	if i := e.next; i < len(e.roots) && e.roots[i] == SQLBigInt {
+		e.putSlot(e.nullBytes+8*i, uint64(v))
+		return nil
 	}
-	var u uint64
+	return e.appendSmallInt(v)
+}
+
+// appendSmallInt is AppendInt for TINYINT, SMALLINT and INT, and its errors.
+func (e *KeyRowEncoder) appendSmallInt(v int64) error {
+	slot, ok := e.column(integerRoots)
+	if !ok {
+		return e.wrongColumn("an integer column")
+	}
+	t := &e.types[e.next]
+	lo, hi := int64(math.MinInt32), int64(math.MaxInt32)
 	switch t.Root {
 	case SQLTinyInt:
-		if v < math.MinInt8 || v > math.MaxInt8 {
-			return e.fail(t, fmt.Sprintf("%d out of range %d..%d", v, math.MinInt8, math.MaxInt8))
-		}
-		u = uint64(uint8(v))
+		lo, hi = math.MinInt8, math.MaxInt8
 	case SQLSmallInt:
-		if v < math.MinInt16 || v > math.MaxInt16 {
-			return e.fail(t, fmt.Sprintf("%d out of range %d..%d", v, math.MinInt16, math.MaxInt16))
-		}
-		u = uint64(uint16(v))
-	case SQLInt:
-		if v < math.MinInt32 || v > math.MaxInt32 {
-			return e.fail(t, fmt.Sprintf("%d out of range %d..%d", v, math.MinInt32, math.MaxInt32))
-		}
-		u = uint64(uint32(v))
-	default:
-		u = uint64(v)
+		lo, hi = math.MinInt16, math.MaxInt16
 	}
-	e.putSlot(slot, u)
+	if v < lo || v > hi {
+		return e.fail(t, fmt.Sprintf("%d out of range %d..%d", v, lo, hi))
+	}
+	// Two's complement of the column's width, the rest of the slot zero.
+	e.putSlot(slot, uint64(v)&(uint64(hi)<<1|1))
 	return nil
 }
 
@@ -285,9 +343,9 @@ func (e *KeyRowEncoder) AppendFloat(v float32) error {
 // Mirrors BinaryRowWriter.writeFloat (MemorySegment.putFloat, which writes
 // Float.floatToRawIntBits).
 func (e *KeyRowEncoder) AppendFloatBits(bits uint32) error {
-	slot, _, err := e.column("FLOAT", SQLFloat)
-	if err != nil {
-		return err
+	slot, ok := e.column(floatRoots)
+	if !ok {
+		return e.wrongColumn("FLOAT")
 	}
 	e.putSlot(slot, uint64(bits))
 	return nil
@@ -311,9 +369,9 @@ func (e *KeyRowEncoder) AppendDouble(v float64) error {
 // Mirrors BinaryRowWriter.writeDouble (MemorySegment.putDouble, which writes
 // Double.doubleToRawLongBits).
 func (e *KeyRowEncoder) AppendDoubleBits(bits uint64) error {
-	slot, _, err := e.column("DOUBLE", SQLDouble)
-	if err != nil {
-		return err
+	slot, ok := e.column(doubleRoots)
+	if !ok {
+		return e.wrongColumn("DOUBLE")
 	}
 	e.putSlot(slot, bits)
 	return nil
@@ -330,20 +388,53 @@ func (e *KeyRowEncoder) AppendDoubleBits(bits uint64) error {
 // (writeBytesToFixLenPart), more in the variable part
 // (writeBytesToVarLenPart / writeSegmentsToVarLenPart).
 func (e *KeyRowEncoder) AppendString(s string) error {
-	slot, _, err := e.column("a CHAR or VARCHAR column", SQLChar, SQLVarChar)
-	if err != nil {
-		return err
+	slot, ok := e.column(stringRoots)
+	if !ok {
+		return e.wrongColumn("a CHAR or VARCHAR column")
 	}
 	if len(s) > maxKeyRowVarLen {
-		return e.fail(e.types[e.next], "value longer than a Flink row can hold")
+		return e.fail(&e.types[e.next], "value longer than a Flink row can hold")
 	}
 	if len(s) <= maxInlineBytes {
 		putInline(e, slot, s)
 		return nil
 	}
+	// The variable-part entry, written inline: this is the hot path of
+	// a (BIGINT, STRING) key.
 	off := len(e.buf)
-	e.buf = append(e.buf, s...)
-	e.padVar(off, len(s), slot)
+	end := off + (len(s)+7)&^7
+	if end > cap(e.buf) {
+		e.growCap(end)
+	}
+	e.buf = e.buf[:end]
+	e.putSlot(slot, uint64(off)<<32|uint64(len(s)))
+	dst := e.buf[off:end]
+	tail := le64String(s[len(s)-8:])
+	if e.hpos != off {
+		for len(s) >= 8 && len(dst) >= 8 {
+			binary.LittleEndian.PutUint64(dst, le64String(s))
+			s, dst = s[8:], dst[8:]
+		}
+		if r := len(s); r > 0 && len(dst) >= 8 {
+			binary.LittleEndian.PutUint64(dst, tail>>(8*(8-r)))
+		}
+		return nil
+	}
+	// Every byte before the entry is hashed: mix its words in as they
+	// are written.
+	h := e.h
+	for len(s) >= 8 && len(dst) >= 8 {
+		w := le64String(s)
+		binary.LittleEndian.PutUint64(dst, w)
+		h = murmurMix(murmurMix(h, uint32(w)), uint32(w>>32))
+		s, dst = s[8:], dst[8:]
+	}
+	if r := len(s); r > 0 && len(dst) >= 8 {
+		w := tail >> (8 * (8 - r))
+		binary.LittleEndian.PutUint64(dst, w)
+		h = murmurMix(murmurMix(h, uint32(w)), uint32(w>>32))
+	}
+	e.h, e.hpos = h, end
 	return nil
 }
 
@@ -352,20 +443,18 @@ func (e *KeyRowEncoder) AppendString(s string) error {
 // Mirrors AbstractBinaryWriter.writeBinary: at most 7 bytes inline, more in
 // the variable part.
 func (e *KeyRowEncoder) AppendBytes(b []byte) error {
-	slot, _, err := e.column("a BINARY or VARBINARY column", SQLBinary, SQLVarBinary)
-	if err != nil {
-		return err
+	slot, ok := e.column(binaryRoots)
+	if !ok {
+		return e.wrongColumn("a BINARY or VARBINARY column")
 	}
 	if len(b) > maxKeyRowVarLen {
-		return e.fail(e.types[e.next], "value longer than a Flink row can hold")
+		return e.fail(&e.types[e.next], "value longer than a Flink row can hold")
 	}
 	if len(b) <= maxInlineBytes {
 		putInline(e, slot, b)
 		return nil
 	}
-	off := len(e.buf)
-	e.buf = append(e.buf, b...)
-	e.padVar(off, len(b), slot)
+	putWords(e.varEntry(slot, len(b)), b)
 	return nil
 }
 
@@ -378,12 +467,12 @@ func (e *KeyRowEncoder) AppendBytes(b []byte) error {
 // used when a string is materialised, falls back to the same JDK encoder
 // for lone surrogates).
 func (e *KeyRowEncoder) AppendJavaString(s JavaString) error {
-	slot, _, err := e.column("a CHAR or VARCHAR column", SQLChar, SQLVarChar)
-	if err != nil {
-		return err
+	slot, ok := e.column(stringRoots)
+	if !ok {
+		return e.wrongColumn("a CHAR or VARCHAR column")
 	}
 	if len(s) > maxKeyRowVarLen/3 {
-		return e.fail(e.types[e.next], "value longer than a Flink row can hold")
+		return e.fail(&e.types[e.next], "value longer than a Flink row can hold")
 	}
 	off := len(e.buf)
 	e.buf = appendJavaUTF8(e.buf, s)
@@ -431,14 +520,70 @@ const (
 )
 
 // putInline writes up to 7 bytes into the slot, with 0x80 | length in its
-// last byte, and moves to the next column.
+// last byte, and moves to the next column. The slot is written by one
+// 8-byte store, so that the hash's 8-byte load of it is forwarded from the
+// store buffer.
 //
 // Mirrors AbstractBinaryWriter.writeBytesToFixLenPart on a little-endian
 // host: the long (0x80 | len) << 56 | b[0] | b[1] << 8 | ...
 func putInline[T ~string | ~[]byte](e *KeyRowEncoder, slot int, b T) {
-	copy(e.buf[slot:slot+maxInlineBytes], b)
-	e.buf[slot+maxInlineBytes] = 0x80 | byte(len(b))
-	e.next++
+	w := uint64(0x80|len(b)) << 56
+	for i := len(b) - 1; i >= 0; i-- {
+		w |= uint64(b[i]) << (8 * i)
+	}
+	e.putSlot(slot, w)
+}
+
+// le64 returns the first 8 bytes of b as a little-endian word.
+func le64[T ~string | ~[]byte](b T) uint64 {
+	b = b[:8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// le64String is le64 of a string, for the inlined hot path.
+func le64String(b string) uint64 {
+	b = b[:8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// putWords writes b (at least 8 bytes) into dst, whose length is len(b)
+// rounded up to 8, as whole little-endian words, the last one zero-padded:
+// one store per word, as the hash reads them.
+func putWords[T ~string | ~[]byte](dst []byte, b T) {
+	n := len(b)
+	tail := le64(b[n-8:])
+	for len(b) >= 8 && len(dst) >= 8 {
+		binary.LittleEndian.PutUint64(dst, le64(b))
+		b, dst = b[8:], dst[8:]
+	}
+	if r := len(b); r > 0 && len(dst) >= 8 {
+		binary.LittleEndian.PutUint64(dst, tail>>(8*(8-r)))
+	}
+}
+
+// varEntry adds an entry of n bytes (n > 7) to the variable part, points
+// the slot at it and returns the entry rounded up to 8 bytes, for the
+// caller to fill with putWords, padding included.
+//
+// Mirrors AbstractBinaryWriter.writeBytesToVarLenPart: ensureCapacity,
+// zeroOutPaddingBytes, the bytes, then setOffsetAndSize.
+func (e *KeyRowEncoder) varEntry(slot, n int) []byte {
+	off := len(e.buf)
+	end := off + (n+7)&^7
+	if end > cap(e.buf) {
+		e.growCap(end)
+	}
+	e.buf = e.buf[:end]
+	e.putSlot(slot, uint64(off)<<32|uint64(n))
+	return e.buf[off:end]
+}
+
+// growCap grows the buffer's capacity to at least n bytes, keeping its
+// length and contents.
+func (e *KeyRowEncoder) growCap(n int) {
+	e.buf = append(e.buf[:cap(e.buf)], make([]byte, n-cap(e.buf))...)[:len(e.buf)]
 }
 
 // padVar pads the variable-part entry of n bytes at off to a multiple of 8
@@ -455,9 +600,9 @@ func (e *KeyRowEncoder) padVar(off, n, slot int) {
 //
 // Mirrors BinaryRowWriter.writeInt (a DATE's internal value is an int).
 func (e *KeyRowEncoder) AppendDate(epochDays int32) error {
-	slot, _, err := e.column("DATE", SQLDate)
-	if err != nil {
-		return err
+	slot, ok := e.column(dateRoots)
+	if !ok {
+		return e.wrongColumn("DATE")
 	}
 	e.putSlot(slot, uint64(uint32(epochDays)))
 	return nil
@@ -469,10 +614,11 @@ func (e *KeyRowEncoder) AppendDate(epochDays int32) error {
 //
 // Mirrors BinaryRowWriter.writeInt (a TIME's internal value is an int).
 func (e *KeyRowEncoder) AppendTime(millisOfDay int32) error {
-	slot, t, err := e.column("TIME", SQLTime)
-	if err != nil {
-		return err
+	slot, ok := e.column(timeRoots)
+	if !ok {
+		return e.wrongColumn("TIME")
 	}
+	t := &e.types[e.next]
 	if millisOfDay < 0 || millisOfDay >= 86_400_000 {
 		return e.fail(t, fmt.Sprintf("%d ms is not a time of day (0..86399999)", millisOfDay))
 	}
@@ -489,10 +635,11 @@ func (e *KeyRowEncoder) AppendTime(millisOfDay int32) error {
 //
 // Mirrors AbstractBinaryWriter.writeTimestamp.
 func (e *KeyRowEncoder) AppendTimestamp(epochMillis int64, nanoOfMillisecond int32) error {
-	slot, t, err := e.column("TIMESTAMP or TIMESTAMP_LTZ", SQLTimestamp, SQLTimestampLTZ)
-	if err != nil {
-		return err
+	slot, ok := e.column(timestampRoots)
+	if !ok {
+		return e.wrongColumn("TIMESTAMP or TIMESTAMP_LTZ")
 	}
+	t := &e.types[e.next]
 	if nanoOfMillisecond < 0 || nanoOfMillisecond > 999_999 {
 		return e.fail(t, fmt.Sprintf("nanoOfMillisecond %d out of range 0..999999", nanoOfMillisecond))
 	}
@@ -534,10 +681,11 @@ var bigPow10 = func() (p [SQLMaxDecimalPrecision + 1]*big.Int) {
 //
 // Mirrors AbstractBinaryWriter.writeDecimal (DecimalData.toUnscaledLong).
 func (e *KeyRowEncoder) AppendDecimal(unscaled int64) error {
-	slot, t, err := e.column("DECIMAL", SQLDecimal)
-	if err != nil {
-		return err
+	slot, ok := e.column(decimalRoots)
+	if !ok {
+		return e.wrongColumn("DECIMAL")
 	}
+	t := &e.types[e.next]
 	if t.Precision < len(pow10) && (unscaled >= pow10[t.Precision] || unscaled <= -pow10[t.Precision]) {
 		return e.fail(t, fmt.Sprintf("unscaled value %d has more than %d digits", unscaled, t.Precision))
 	}
@@ -562,10 +710,11 @@ func (e *KeyRowEncoder) AppendDecimal(unscaled int64) error {
 //
 // Mirrors AbstractBinaryWriter.writeDecimal (DecimalData.toUnscaledBytes).
 func (e *KeyRowEncoder) AppendBigDecimal(unscaled *big.Int) error {
-	slot, t, err := e.column("DECIMAL", SQLDecimal)
-	if err != nil {
-		return err
+	slot, ok := e.column(decimalRoots)
+	if !ok {
+		return e.wrongColumn("DECIMAL")
 	}
+	t := &e.types[e.next]
 	if unscaled == nil {
 		return e.fail(t, "nil unscaled value (append a null with AppendNull)")
 	}
@@ -632,7 +781,22 @@ func (e *KeyRowEncoder) HashCode() (int32, error) {
 	if !e.Complete() {
 		return 0, e.incomplete()
 	}
-	return hashKeyRowWords(e.buf), nil
+	return e.rowHash(), nil
+}
+
+// rowHash is hashKeyRowWords(e.buf), continued from the state the Appends
+// left.
+func (e *KeyRowEncoder) rowHash() int32 {
+	if e.hpos < 0 {
+		return hashKeyRowWords(e.buf)
+	}
+	h := e.h
+	for b := e.buf[e.hpos:]; len(b) >= 8; b = b[8:] {
+		w := binary.LittleEndian.Uint64(b)
+		h = murmurMix(murmurMix(h, uint32(w)), uint32(w>>32))
+	}
+	h ^= uint32(len(e.buf))
+	return int32(bitMix(h))
 }
 
 // Route returns the key group and the subtask of the row, once every column
@@ -647,10 +811,13 @@ func (e *KeyRowEncoder) Route(maxP, p int) (keyGroup, subtask int, err error) {
 	if !e.Complete() {
 		return 0, 0, e.incomplete()
 	}
-	if err := CheckMaxParallelism(maxP, p); err != nil {
-		return 0, 0, err
+	if maxP != e.routeMaxP || p != e.routeP {
+		if err := CheckMaxParallelism(maxP, p); err != nil {
+			return 0, 0, err
+		}
+		e.routeMaxP, e.routeP = maxP, p
 	}
-	kg := KeyGroupForHash(hashKeyRowWords(e.buf), maxP)
+	kg := KeyGroupForHash(e.rowHash(), maxP)
 	return kg, OperatorIndex(maxP, p, kg), nil
 }
 
@@ -672,20 +839,35 @@ func HashKeyRow(row []byte) (int32, error) {
 // hashKeyRowWords is MurmurHashUtils.hashBytesByWords with DEFAULT_SEED 42;
 // len(b) is a multiple of 8.
 func hashKeyRowWords(b []byte) int32 {
-	const c1, c2 = 0xcc9e2d51, 0x1b873593
-	h := uint32(42)
-	n := len(b)
-	for i := 0; i+8 <= n; i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		k := uint32(w) * c1
-		k = bits.RotateLeft32(k, 15) * c2
-		h ^= k
-		h = bits.RotateLeft32(h, 13)*5 + 0xe6546b64
-		k = uint32(w>>32) * c1
-		k = bits.RotateLeft32(k, 15) * c2
-		h ^= k
-		h = bits.RotateLeft32(h, 13)*5 + 0xe6546b64
+	n := uint32(len(b))
+	h := uint32(murmurSeed)
+	// A row without nulls starts with a zero word (RowKind 0, no null
+	// bit): start from the state after it, computed once.
+	if len(b) >= 8 && binary.LittleEndian.Uint64(b) == 0 {
+		h, b = murmurAfterZeroWord, b[8:]
 	}
-	h ^= uint32(n)
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		b = b[8:]
+		h = murmurMix(h, uint32(w))
+		h = murmurMix(h, uint32(w>>32))
+	}
+	h ^= n
 	return int32(bitMix(h))
+}
+
+// murmurSeed is MurmurHashUtils.DEFAULT_SEED.
+const murmurSeed = 42
+
+// murmurAfterZeroWord is the state of hashBytesByWords after 8 zero bytes.
+var murmurAfterZeroWord = murmurMix(murmurMix(murmurSeed, 0), 0)
+
+// murmurMix mixes one 4-byte word k into h: MurmurHashUtils.mixK1, then
+// mixH1.
+func murmurMix(h, k uint32) uint32 {
+	const c1, c2 = 0xcc9e2d51, 0x1b873593
+	k *= c1
+	k = bits.RotateLeft32(k, 15) * c2
+	h ^= k
+	return bits.RotateLeft32(h, 13)*5 + 0xe6546b64
 }

@@ -69,6 +69,7 @@ func TestGoldenKeyRows(t *testing.T) {
 	rows := readGolden(t, dir, "key_row.csv", header...)
 	encoders := map[string]*KeyRowEncoder{}
 	perType := map[string]int{}
+	valueOf, nullOf := map[SQLTypeRoot]bool{}, map[SQLTypeRoot]bool{}
 	nulls, textChecked := 0, 0
 	for _, r := range rows {
 		c := decodeKeyRowCase(t, r, shapes)
@@ -91,6 +92,9 @@ func TestGoldenKeyRows(t *testing.T) {
 			}
 			if string(c.values[i]) == "null" {
 				nulls++
+				nullOf[typ.Root] = true
+			} else {
+				valueOf[typ.Root] = true
 			}
 		}
 		for _, way := range []string{"exact", "plain", "text"} {
@@ -107,6 +111,11 @@ func TestGoldenKeyRows(t *testing.T) {
 				textChecked++
 			}
 			checkKeyRowCase(t, e, c, way, shapes)
+		}
+	}
+	for r := SQLBoolean; r <= SQLDecimal; r++ {
+		if !valueOf[r] || !nullOf[r] {
+			t.Errorf("key_row.csv: type root %d (%s) has a value: %v, a null: %v; want both", r, SQLType{Root: r, Length: 1, Precision: 1}, valueOf[r], nullOf[r])
 		}
 	}
 	if len(rows) < 250 {

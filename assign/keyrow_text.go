@@ -36,10 +36,9 @@ import (
 // Leading and trailing spaces are ignored, except in CHAR and VARCHAR.
 func (e *KeyRowEncoder) AppendText(text string) error {
 	if e.next >= len(e.types) {
-		_, _, err := e.column("")
-		return err
+		return e.wrongColumn("")
 	}
-	t := e.types[e.next]
+	t := &e.types[e.next]
 	bad := func(format string, a ...any) error {
 		return e.fail(t, fmt.Sprintf("%s: %s", quote.Clip(text), fmt.Sprintf(format, a...)))
 	}

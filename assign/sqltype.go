@@ -150,14 +150,15 @@ const supportedSQLTypes = "BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBL
 // refused by name rather than reported as unknown.
 var unsupportedSQLTypes = []string{
 	"ARRAY", "MAP", "MULTISET", "ROW", "RAW", "VARIANT", "INTERVAL", "BITMAP",
-	"DESCRIPTOR", "NULL", "SYMBOL", "STRUCTURED", "DISTINCT", "TIMESTAMP_TZ",
+	"DESCRIPTOR", "NULL", "SYMBOL", "STRUCTURED", "DISTINCT",
 }
 
 // ParseSQLType parses a Flink SQL type as a DDL column or Flink's
 // asSerializableString writes it, case-insensitively:
 //
 //	BOOLEAN  TINYINT  SMALLINT  INT | INTEGER  BIGINT  FLOAT  DOUBLE [PRECISION]
-//	CHAR[(n)]  VARCHAR[(n)]  STRING  BINARY[(n)]  VARBINARY[(n)]  BYTES
+//	CHAR | CHARACTER [(n)]  VARCHAR | CHARACTER VARYING [(n)]  STRING
+//	BINARY[(n)]  VARBINARY | BINARY VARYING [(n)]  BYTES
 //	DATE  TIME[(p)] [WITHOUT TIME ZONE]
 //	TIMESTAMP[(p)] [WITHOUT TIME ZONE]
 //	TIMESTAMP[(p)] WITH LOCAL TIME ZONE | TIMESTAMP_LTZ[(p)]
@@ -187,14 +188,22 @@ func ParseSQLType(s string) (SQLType, error) {
 	if len(words) == 0 {
 		return SQLType{}, fmt.Errorf("SQL type %s names no type", quote.Clip(s))
 	}
+	for _, u := range unsupportedSQLTypes {
+		if words[0] == u || strings.HasPrefix(words[0], u+"<") {
+			return SQLType{}, &UnsupportedSQLTypeError{Name: strings.TrimSpace(s)}
+		}
+	}
+	if len(words) >= 2 && words[1] == "VARYING" {
+		switch words[0] {
+		case "CHARACTER", "CHAR":
+			words = append([]string{"VARCHAR"}, words[2:]...)
+		case "BINARY":
+			words = append([]string{"VARBINARY"}, words[2:]...)
+		}
+	}
 	name, args, rest, err := splitTypeArgs(words)
 	if err != nil {
 		return SQLType{}, fmt.Errorf("SQL type %s: %v", quote.Clip(s), err)
-	}
-	for _, u := range unsupportedSQLTypes {
-		if name == u || strings.HasPrefix(name, u+"<") {
-			return SQLType{}, &UnsupportedSQLTypeError{Name: strings.TrimSpace(s)}
-		}
 	}
 	bad := func(format string, a ...any) (SQLType, error) {
 		return SQLType{}, fmt.Errorf("SQL type %s: %s", quote.Clip(s), fmt.Sprintf(format, a...))
@@ -223,9 +232,6 @@ func ParseSQLType(s string) (SQLType, error) {
 	case "CHAR", "CHARACTER", "VARCHAR", "BINARY", "VARBINARY":
 		if name == "CHARACTER" {
 			name = "CHAR"
-			if len(rest) >= 1 && rest[0] == "VARYING" {
-				name, rest = "VARCHAR", rest[1:]
-			}
 		}
 		if !noRest() {
 			return bad("unexpected %q after %s", strings.Join(rest, " "), name)

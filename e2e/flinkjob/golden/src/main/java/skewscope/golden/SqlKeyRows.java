@@ -324,6 +324,7 @@ final class SqlKeyRows {
         }
         ks.add(new Key("bytes null", nul(new VarBinaryType(VarBinaryType.MAX_LENGTH))));
         ks.add(new Key("binary(3) 010203", bin(new byte[] {1, 2, 3}, new BinaryType(3))));
+        ks.add(new Key("binary(3) null", nul(new BinaryType(3))));
         ks.add(new Key("varbinary(16) 16 bytes", bin(filled(16, (byte) 0x5a), new VarBinaryType(16))));
         // DATE
         for (int d : new int[] {0, 1, -1, 19675, -719528, 2932896, Integer.MIN_VALUE, Integer.MAX_VALUE}) {
