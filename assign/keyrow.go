@@ -51,7 +51,8 @@ import (
 // KeyRowEncoder writes Flink SQL key rows for one list of column types into
 // a buffer it reuses: Reset, one Append per column in order, then Bytes,
 // HashCode or Route. Once the buffer has grown to the largest row written,
-// writing, hashing and routing a row allocate nothing.
+// writing, hashing and routing a row allocate nothing (AppendText of a
+// DECIMAL aside, which parses through math/big).
 //
 // An Append that fails (a value of the wrong kind, out of range, a null in a
 // NOT NULL column) returns an error naming the column and leaves the row as
@@ -378,11 +379,11 @@ func (e *KeyRowEncoder) AppendDoubleBits(bits uint64) error {
 }
 
 // AppendString writes a CHAR or VARCHAR (STRING) value given as its UTF-8
-// bytes, which are written as they are: what StringData.fromString makes of
-// the Java string s denotes when s is valid UTF-8, and what
-// StringData.fromBytes keeps when it is not. A value that a JVM holds as a
-// String with lone surrogates is written by AppendJavaString. CHAR values
-// are written as given: Flink does not pad them in the row.
+// bytes, which are written as they are. For valid UTF-8 these are the bytes
+// Flink writes for the Java string s denotes (StringData.fromString); for
+// other bytes, those StringData.fromBytes keeps. A value that a JVM holds as
+// a String with lone surrogates is written by AppendJavaString. CHAR values
+// are written as given: the row writer does not pad them.
 //
 // Mirrors AbstractBinaryWriter.writeString: at most 7 bytes inline
 // (writeBytesToFixLenPart), more in the variable part
