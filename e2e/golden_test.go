@@ -20,9 +20,11 @@ var committedGolden = filepath.Join("..", "assign", "testdata", "golden")
 
 // TestGoldenVectorsPerLine runs the golden-vector generator
 // (flinkjob/golden, skewscope.golden.GoldenVectors) on each Flink line's own
-// classpath, as Maven resolved it for the line's module, and fails on any
-// byte that differs from assign/testdata/golden: the committed vectors must
-// hold on every line skewscope supports, not only the one that wrote them.
+// classpath, as Maven resolved it for the line's module with its table
+// modules (golden-classpath.txt), and fails on any byte that differs from
+// assign/testdata/golden: the committed vectors, the SQL key rows of
+// key_row.csv included, must hold on every line skewscope supports, not
+// only the one that wrote them.
 func TestGoldenVectorsPerLine(t *testing.T) {
 	buildJob(t)
 	gen, err := filepath.Abs(filepath.Join(flinkjobDir, "golden", "target", "classes"))
@@ -33,9 +35,10 @@ func TestGoldenVectorsPerLine(t *testing.T) {
 		t.Run(line.Name, func(t *testing.T) {
 			start := time.Now()
 			out := workDir(t, "golden-"+line.Name)
-			// The line's module classpath without its own classes: Flink and
-			// the Kafka connector of that line, nothing of the job.
-			cp := strings.SplitN(classpath(t, line.Module), string(os.PathListSeparator), 2)[1]
+			// The line's jars without the job's classes: Flink, its table
+			// modules (for the SQL key rows) and the Kafka connector of that
+			// line.
+			cp := goldenClasspath(t, line.Module)
 			cmd := exec.Command("java", "-cp", gen+string(os.PathListSeparator)+cp, "skewscope.golden.GoldenVectors", out)
 			var log bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &log, &log
@@ -48,6 +51,18 @@ func TestGoldenVectorsPerLine(t *testing.T) {
 			t.Logf("Flink %s: %d files regenerated and identical in %s", line.Name, countCSV(t, out), time.Since(start).Round(10*time.Millisecond))
 		})
 	}
+}
+
+// goldenClasspath is the classpath Maven resolved for a line's module with
+// its provided table modules (flink-table-common, -runtime and -planner),
+// which the job itself does not load.
+func goldenClasspath(t *testing.T, module string) string {
+	t.Helper()
+	cp, err := os.ReadFile(filepath.Join(flinkjobDir, module, "target", "golden-classpath.txt"))
+	if err != nil {
+		t.Fatalf("read golden classpath of %s: %v", module, err)
+	}
+	return strings.TrimSpace(string(cp))
 }
 
 // compareGolden compares the CSV files of want and got byte for byte and

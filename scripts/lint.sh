@@ -35,6 +35,16 @@ test_helpers=(
 	internal/smallfile/smallfiletest # the files every file reader's tests must refuse
 )
 
+# Files whose exported functions wait for their first caller in a main
+# package, each with what will call it. The -test run below still checks
+# them: every function in them must be reached by a test.
+pending_callers=(
+	# SQL key rows (issue 25): the SQL key lookup and key samples call them.
+	assign/sqltype.go
+	assign/keyrow.go
+	assign/keyrow_text.go
+)
+
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -100,7 +110,8 @@ if [[ "$checks" == *" deadcode "* ]]; then
 	check deadcode "$work/bin/deadcode" "${pkgs[@]}"
 	helpers="$(IFS='|'; echo "${test_helpers[*]}")"
 	if [ -s "$work/deadcode.findings" ]; then
-		out="$(grep -vE "^($helpers)/" "$work/deadcode.findings" || true)"
+		pending="$(IFS='|'; echo "${pending_callers[*]//./\\.}")"
+		out="$(grep -vE "^($helpers)/" "$work/deadcode.findings" | grep -vE "^($pending):" || true)"
 		rm "$work/deadcode.findings"
 		if [ -n "$out" ]; then
 			echo "$out"

@@ -59,6 +59,7 @@ public final class GoldenVectors {
         g.keyGroupTuple2();
         g.javaHashCode();
         g.invalidInputs();
+        g.keyRows();
     }
 
     // ---- files ----
@@ -371,6 +372,14 @@ public final class GoldenVectors {
         owner.setAccessible(true);
         c.failure("kafka.getSplitOwner", "orders", 0, 0, () -> owner.invoke(null, new TopicPartition("orders", 0), 0));
         c.write("invalid_inputs.csv");
+    }
+
+    private void keyRows() throws Exception {
+        Csv c = new Csv(SqlKeyRows.header());
+        for (Object[] row : new SqlKeyRows().rows()) {
+            c.row(row);
+        }
+        c.write("key_row.csv");
     }
 
     // ---- inputs ----
