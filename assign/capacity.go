@@ -356,10 +356,10 @@ func Size(in SizingInput) (Sizing, error) {
 				}
 			case freshBusiest != nil && !full && p < len(freshBusiest):
 				e.srcBusiest = freshBusiest[p]
-				_, e.idle = r.countStats(p)
+				e.idle = r.idle(p)
 			case r.hasRates:
 				loads = r.loads(p)
-				_, e.idle = r.countStats(p)
+				e.idle = r.idle(p)
 			default:
 				var mx int
 				mx, e.idle = r.countStats(p)

@@ -376,6 +376,7 @@ type recInput struct {
 	diffBuf    []int
 	countsFBuf []float64
 	eventBuf   []int
+	idleBits   []uint64
 }
 
 func prepareRecommend(in RecommendInput) (*recInput, error) {
@@ -796,6 +797,58 @@ func (r *recInput) countStatsEvents(p int) (mx, idle int) {
 	}
 	segment(p)
 	return mx, idle
+}
+
+// idle returns the number of idle subtasks with p readers, as countStats
+// does, from a bitmap of the subtasks that get a partition: none is idle
+// when a topic has p partitions or more (each subtask gets one of them);
+// otherwise topic t covers its n_t subtasks start, start+1, ... (mod p),
+// and the idle ones are those no topic covers. It costs O(T + p/64 + N/64)
+// for T topics and N partitions, without sorting.
+func (r *recInput) idle(p int) int {
+	for _, t := range r.topics {
+		if t.n >= p {
+			return 0
+		}
+	}
+	nw := (p + 63) / 64
+	if cap(r.idleBits) < nw {
+		r.idleBits = make([]uint64, max(nw, (r.upper+63)/64))
+	}
+	w := r.idleBits[:nw]
+	clear(w)
+	for _, t := range r.topics {
+		if t.n == 0 {
+			continue
+		}
+		s := int(t.h31 % int32(p))
+		if e := s + t.n; e <= p {
+			setBits(w, s, e)
+		} else {
+			setBits(w, s, p)
+			setBits(w, 0, e-p)
+		}
+	}
+	covered := 0
+	for _, x := range w {
+		covered += bits.OnesCount64(x)
+	}
+	return p - covered
+}
+
+// setBits sets bits a .. b-1 of w (0 <= a < b <= 64*len(w)).
+func setBits(w []uint64, a, b int) {
+	wa, wb := a>>6, (b-1)>>6
+	lo, hi := ^uint64(0)<<(a&63), ^uint64(0)>>(63-((b-1)&63))
+	if wa == wb {
+		w[wa] |= lo & hi
+		return
+	}
+	w[wa] |= lo
+	for i := wa + 1; i < wb; i++ {
+		w[i] = ^uint64(0)
+	}
+	w[wb] |= hi
 }
 
 // countStatsDiff is countStats from the difference array.

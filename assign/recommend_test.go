@@ -399,6 +399,31 @@ func TestRecommendCountStats(t *testing.T) {
 				t.Fatalf("countStats %s(%v, %d) = max %d idle %d, want %v %d", name, topics, p, mx, idle, s.Max, s.Idle)
 			}
 		}
+		if idle := ri.idle(p); idle != s.Idle {
+			t.Fatalf("idle(%v, %d) = %d, want %d", topics, p, idle, s.Idle)
+		}
+	}
+}
+
+// TestRecommendIdleMatchesDiff: the bitmap count of idle subtasks equals
+// the difference array's for every p of random topic sets, including p far
+// above the partition count and runs that wrap around subtask p-1.
+func TestRecommendIdleMatchesDiff(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for iter := range 60 {
+		topics := recRandomTopics(r, 1+iter%12, []int{3, 70, 300}[iter%3])
+		total := len(Partitions(topics))
+		upper := min(3*total+r.IntN(200), 32768)
+		ri, err := prepareRecommend(RecommendInput{Topics: topics, MaxParallelism: 32768, Current: 1, UpperLimit: upper})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := 1; p <= upper; p++ {
+			_, want := ri.countStatsDiff(p)
+			if got := ri.idle(p); got != want {
+				t.Fatalf("idle(%v, %d) = %d, want %d (difference array)", topics, p, got, want)
+			}
+		}
 	}
 }
 
