@@ -455,7 +455,15 @@ var parallelSweepWork = float64(1 << 22)
 // own buffers, taking blocks of p in turn; every value is computed exactly
 // as in a single loop, so the result does not depend on the split.
 func (r *recInput) busiestAll(n int) []float64 {
-	busiest := make([]float64, n+1)
+	busiest, _ := r.sweepAll(n)
+	return busiest
+}
+
+// sweepAll is busiestAll that also returns, for every p in 1..n (index
+// p), the idle subtasks on a fresh start with p readers (r.idle(p)),
+// counted by the same goroutines.
+func (r *recInput) sweepAll(n int) (busiest []float64, idle []int) {
+	busiest, idle = make([]float64, n+1), make([]int, n+1)
 	const block = 64
 	wm := r.windowMaxima()
 	workers := 1
@@ -463,8 +471,8 @@ func (r *recInput) busiestAll(n int) []float64 {
 		workers = min(runtime.GOMAXPROCS(0), 8, (n+block-1)/block)
 	}
 	if workers <= 1 {
-		r.sweepBusiest(busiest, 1, n, newSweepScratch(n), wm)
-		return busiest
+		r.sweepBusiest(busiest, idle, 1, n, newSweepScratch(n), wm)
+		return busiest, idle
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -476,12 +484,12 @@ func (r *recInput) busiestAll(n int) []float64 {
 				if lo > n {
 					return
 				}
-				r.sweepBusiest(busiest, lo, min(lo+block-1, n), sc, wm)
+				r.sweepBusiest(busiest, idle, lo, min(lo+block-1, n), sc, wm)
 			}
 		})
 	}
 	wg.Wait()
-	return busiest
+	return busiest, idle
 }
 
 // loadBand is 0 when busiest is within 1 % of best, else 1 + the number of
@@ -540,7 +548,7 @@ func (r *recInput) countDiff(p int) (diff []int, base int) {
 
 // sweepSpan is the number of consecutive subtasks whose loads sweepBusiest
 // bounds together before it decides to sum them.
-const sweepSpan = 32
+const sweepSpan = 16
 
 // sweepPiece is one run of a topic's partitions on consecutive subtasks:
 // partitions src .. src+n-1 of topic on subtasks dst .. dst+n-1. loadsInto
@@ -554,10 +562,11 @@ type sweepScratch struct {
 	loads  []float64 // cap >= the largest p
 	bound  []float64 // per span
 	pieces []sweepPiece
+	bits   []uint64 // idle's bitmap, (cap + 63) / 64 words
 }
 
 func newSweepScratch(n int) *sweepScratch {
-	return &sweepScratch{loads: make([]float64, n), bound: make([]float64, n/sweepSpan+1)}
+	return &sweepScratch{loads: make([]float64, n), bound: make([]float64, n/sweepSpan+1), bits: make([]uint64, (n+63)/64)}
 }
 
 // sweepWindows are, per topic, the window maxima of its rates: the largest
@@ -594,8 +603,9 @@ func (r *recInput) windowMaxima() []sweepWindows {
 	return wm
 }
 
-// sweepBusiest sets busiest[p] = maxLoad(loads(p)) for p in lo..hi, with
-// sc's buffers (sized for hi) and wm from windowMaxima.
+// sweepBusiest sets busiest[p] = maxLoad(loads(p)) and idle[p] = r.idle(p)
+// for p in lo..hi, with sc's buffers (sized for hi) and wm from
+// windowMaxima.
 //
 // The subtasks are taken in spans of sweepSpan. Rates are finite and >= 0,
 // and rounded addition is monotone in both operands, so adding, in
@@ -606,8 +616,9 @@ func (r *recInput) windowMaxima() []sweepWindows {
 // the others cannot hold a busier subtask. Every load that is summed is
 // summed as loadsInto sums it, so the result is the same maximum, bit for
 // bit. Small p, with few spans, are summed whole.
-func (r *recInput) sweepBusiest(busiest []float64, lo, hi int, sc *sweepScratch, wm []sweepWindows) {
+func (r *recInput) sweepBusiest(busiest []float64, idle []int, lo, hi int, sc *sweepScratch, wm []sweepWindows) {
 	for p := lo; p <= hi; p++ {
+		idle[p] = r.idleInto(p, sc.bits)
 		// With few spans, or many partitions per subtask (whose bounds add
 		// many maxima and rarely rule a span out), summing is cheaper.
 		if p < 4*sweepSpan || r.total >= 16*p {
@@ -680,8 +691,14 @@ func (r *recInput) spanMax(p, s int, pieces []sweepPiece, buf []float64) float64
 		if a >= b {
 			continue
 		}
+		// A run within one span is short: a plain loop beats addTo's
+		// call and unrolling.
+		d := l[a-lo : b-lo]
 		q := pc.src + a - pc.dst
-		addTo(l[a-lo:b-lo], r.topics[pc.topic].rates[q:q+b-a])
+		src := r.topics[pc.topic].rates[q : q+len(d)]
+		for j := range d {
+			d[j] += src[j]
+		}
 	}
 	return maxLoad(l)
 }
@@ -806,16 +823,21 @@ func (r *recInput) countStatsEvents(p int) (mx, idle int) {
 // and the idle ones are those no topic covers. It costs O(T + p/64 + N/64)
 // for T topics and N partitions, without sorting.
 func (r *recInput) idle(p int) int {
+	if nw := (p + 63) / 64; cap(r.idleBits) < nw {
+		r.idleBits = make([]uint64, max(nw, (r.upper+63)/64))
+	}
+	return r.idleInto(p, r.idleBits)
+}
+
+// idleInto is idle with its bitmap in buf (cap(buf) >= (p+63)/64),
+// reading only r.topics.
+func (r *recInput) idleInto(p int, buf []uint64) int {
 	for _, t := range r.topics {
 		if t.n >= p {
 			return 0
 		}
 	}
-	nw := (p + 63) / 64
-	if cap(r.idleBits) < nw {
-		r.idleBits = make([]uint64, max(nw, (r.upper+63)/64))
-	}
-	w := r.idleBits[:nw]
+	w := buf[:(p+63)/64]
 	clear(w)
 	for _, t := range r.topics {
 		if t.n == 0 {
