@@ -330,9 +330,9 @@ func Size(in SizingInput) (Sizing, error) {
 		}
 		return nil, nil
 	}
-	// The fresh start's busiest loads come from the closed form, for every
-	// p at once, with the idle subtasks (sweepAll); the busiest subtask's index is found only for
-	// the listed candidates (full).
+	// The fresh start's busiest loads and idle subtasks come from the
+	// closed form, for every p at once (sweepAll); the busiest subtask's
+	// index is found only for the listed candidates (full).
 	var freshBusiest []float64
 	var freshIdle []int
 	if in.Assign == nil && !in.Restore && r.hasRates && !r.keyedOnly {
