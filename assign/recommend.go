@@ -653,12 +653,10 @@ func (r *recInput) sweepBusiest(busiest []float64, idle []int, lo, hi int, sc *s
 				bound[s+1+c] = b + row[c]
 			}
 		}
-		top, topBound := 0, bound[0]
-		for s, b := range bound {
-			if b > topBound {
-				top, topBound = s, b
-			}
-		}
+		// The first span with the largest bound: the maximum by a plain
+		// comparison (bounds are sums of values >= 0, never NaN), then its
+		// index, cheaper than tracking the index through the whole scan.
+		top := slices.Index(bound, maxLoad(bound))
 		best := r.spanMax(p, top, pieces, sc.loads)
 		// Sum every other span whose bound exceeds best, unless they are
 		// so many that summing every load is cheaper.
