@@ -445,23 +445,16 @@ func prepareRecommend(in RecommendInput) (*recInput, error) {
 }
 
 // parallelSweepWork is the number of per-partition and per-subtask steps
-// from which busiestAll shares its sweep among goroutines (a variable so
+// from which sweepAll shares its sweep among goroutines (a variable so
 // tests can force either way).
 var parallelSweepWork = float64(1 << 22)
 
-// busiestAll returns, for every p in 1..n (index p), the records/s of the
-// busiest subtask on a fresh start with p readers: maxLoad(loads(p)). A
-// large sweep is shared among up to GOMAXPROCS goroutines, each with its
-// own buffers, taking blocks of p in turn; every value is computed exactly
-// as in a single loop, so the result does not depend on the split.
-func (r *recInput) busiestAll(n int) []float64 {
-	busiest, _ := r.sweepAll(n)
-	return busiest
-}
-
-// sweepAll is busiestAll that also returns, for every p in 1..n (index
-// p), the idle subtasks on a fresh start with p readers (r.idle(p)),
-// counted by the same goroutines.
+// sweepAll returns, for every p in 1..n (index p), the records/s of the
+// busiest subtask on a fresh start with p readers, maxLoad(loads(p)), and
+// the idle subtasks, idle(p). A large sweep is shared among up to
+// GOMAXPROCS goroutines, each with its own buffers, taking blocks of p in
+// turn; every value is computed exactly as in a single loop, so the result
+// does not depend on the split.
 func (r *recInput) sweepAll(n int) (busiest []float64, idle []int) {
 	busiest, idle = make([]float64, n+1), make([]int, n+1)
 	const block = 64

@@ -453,7 +453,7 @@ func TestRecommendParallelSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 		ri, _ := prepareRecommend(in)
-		seq := ri.busiestAll(upper)
+		seq, seqIdle := ri.sweepAll(upper)
 		parallelSweepWork = 0
 		got, err := Size(sin)
 		if err != nil {
@@ -463,12 +463,12 @@ func TestRecommendParallelSweep(t *testing.T) {
 			t.Fatalf("Size(%v topics, %d partitions) differs between the parallel and the single sweep", len(topics), total)
 		}
 		ri, _ = prepareRecommend(in)
-		if par := ri.busiestAll(upper); !slices.Equal(par, seq) {
-			t.Fatalf("busiestAll(%d) parallel = %v, want %v", upper, par, seq)
+		if par, parIdle := ri.sweepAll(upper); !slices.Equal(par, seq) || !slices.Equal(parIdle, seqIdle) {
+			t.Fatalf("sweepAll(%d) parallel = %v, %v, want %v, %v", upper, par, parIdle, seq, seqIdle)
 		}
 		for p := 1; p <= upper; p += 1 + p/8 {
 			if b := maxLoad(ri.loads(p)); b != seq[p] {
-				t.Fatalf("busiestAll(%d)[%d] = %v, want maxLoad(loads) %v", upper, p, seq[p], b)
+				t.Fatalf("sweepAll(%d)[%d] = %v, want maxLoad(loads) %v", upper, p, seq[p], b)
 			}
 		}
 	}
