@@ -330,12 +330,13 @@ func Size(in SizingInput) (Sizing, error) {
 		}
 		return nil, nil
 	}
-	// The fresh start's busiest loads come from the closed form, for every
-	// p at once (busiestAll); the busiest subtask's index is found only for
-	// the listed candidates (full).
+	// The fresh start's busiest loads and idle subtasks come from the
+	// closed form, for every p at once (sweepAll); the busiest subtask's
+	// index is found only for the listed candidates (full).
 	var freshBusiest []float64
+	var freshIdle []int
 	if in.Assign == nil && !in.Restore && r.hasRates && !r.keyedOnly {
-		freshBusiest = r.busiestAll(r.upper)
+		freshBusiest, freshIdle = r.sweepAll(r.upper)
 	}
 	eval := func(p int, a *Assignment, full bool) sizeEval {
 		e := unknownEval(p)
@@ -355,11 +356,10 @@ func Size(in SizingInput) (Sizing, error) {
 					}
 				}
 			case freshBusiest != nil && !full && p < len(freshBusiest):
-				e.srcBusiest = freshBusiest[p]
-				_, e.idle = r.countStats(p)
+				e.srcBusiest, e.idle = freshBusiest[p], freshIdle[p]
 			case r.hasRates:
 				loads = r.loads(p)
-				_, e.idle = r.countStats(p)
+				e.idle = r.idle(p)
 			default:
 				var mx int
 				mx, e.idle = r.countStats(p)

@@ -376,6 +376,7 @@ type recInput struct {
 	diffBuf    []int
 	countsFBuf []float64
 	eventBuf   []int
+	idleBits   []uint64
 }
 
 func prepareRecommend(in RecommendInput) (*recInput, error) {
@@ -444,17 +445,18 @@ func prepareRecommend(in RecommendInput) (*recInput, error) {
 }
 
 // parallelSweepWork is the number of per-partition and per-subtask steps
-// from which busiestAll shares its sweep among goroutines (a variable so
+// from which sweepAll shares its sweep among goroutines (a variable so
 // tests can force either way).
 var parallelSweepWork = float64(1 << 22)
 
-// busiestAll returns, for every p in 1..n (index p), the records/s of the
-// busiest subtask on a fresh start with p readers: maxLoad(loads(p)). A
-// large sweep is shared among up to GOMAXPROCS goroutines, each with its
-// own buffers, taking blocks of p in turn; every value is computed exactly
-// as in a single loop, so the result does not depend on the split.
-func (r *recInput) busiestAll(n int) []float64 {
-	busiest := make([]float64, n+1)
+// sweepAll returns, for every p in 1..n (index p), the records/s of the
+// busiest subtask on a fresh start with p readers, maxLoad(loads(p)), and
+// the idle subtasks, idle(p). A large sweep is shared among up to
+// GOMAXPROCS goroutines, each with its own buffers, taking blocks of p in
+// turn; every value is computed exactly as in a single loop, so the result
+// does not depend on the split.
+func (r *recInput) sweepAll(n int) (busiest []float64, idle []int) {
+	busiest, idle = make([]float64, n+1), make([]int, n+1)
 	const block = 64
 	wm := r.windowMaxima()
 	workers := 1
@@ -462,8 +464,8 @@ func (r *recInput) busiestAll(n int) []float64 {
 		workers = min(runtime.GOMAXPROCS(0), 8, (n+block-1)/block)
 	}
 	if workers <= 1 {
-		r.sweepBusiest(busiest, 1, n, newSweepScratch(n), wm)
-		return busiest
+		r.sweepBusiest(busiest, idle, 1, n, newSweepScratch(n), wm)
+		return busiest, idle
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -475,12 +477,12 @@ func (r *recInput) busiestAll(n int) []float64 {
 				if lo > n {
 					return
 				}
-				r.sweepBusiest(busiest, lo, min(lo+block-1, n), sc, wm)
+				r.sweepBusiest(busiest, idle, lo, min(lo+block-1, n), sc, wm)
 			}
 		})
 	}
 	wg.Wait()
-	return busiest
+	return busiest, idle
 }
 
 // loadBand is 0 when busiest is within 1 % of best, else 1 + the number of
@@ -539,7 +541,7 @@ func (r *recInput) countDiff(p int) (diff []int, base int) {
 
 // sweepSpan is the number of consecutive subtasks whose loads sweepBusiest
 // bounds together before it decides to sum them.
-const sweepSpan = 32
+const sweepSpan = 16
 
 // sweepPiece is one run of a topic's partitions on consecutive subtasks:
 // partitions src .. src+n-1 of topic on subtasks dst .. dst+n-1. loadsInto
@@ -553,10 +555,11 @@ type sweepScratch struct {
 	loads  []float64 // cap >= the largest p
 	bound  []float64 // per span
 	pieces []sweepPiece
+	bits   []uint64 // idle's bitmap, (cap + 63) / 64 words
 }
 
 func newSweepScratch(n int) *sweepScratch {
-	return &sweepScratch{loads: make([]float64, n), bound: make([]float64, n/sweepSpan+1)}
+	return &sweepScratch{loads: make([]float64, n), bound: make([]float64, n/sweepSpan+1), bits: make([]uint64, (n+63)/64)}
 }
 
 // sweepWindows are, per topic, the window maxima of its rates: the largest
@@ -593,8 +596,9 @@ func (r *recInput) windowMaxima() []sweepWindows {
 	return wm
 }
 
-// sweepBusiest sets busiest[p] = maxLoad(loads(p)) for p in lo..hi, with
-// sc's buffers (sized for hi) and wm from windowMaxima.
+// sweepBusiest sets busiest[p] = maxLoad(loads(p)) and idle[p] = r.idle(p)
+// for p in lo..hi, with sc's buffers (sized for hi) and wm from
+// windowMaxima.
 //
 // The subtasks are taken in spans of sweepSpan. Rates are finite and >= 0,
 // and rounded addition is monotone in both operands, so adding, in
@@ -605,8 +609,9 @@ func (r *recInput) windowMaxima() []sweepWindows {
 // the others cannot hold a busier subtask. Every load that is summed is
 // summed as loadsInto sums it, so the result is the same maximum, bit for
 // bit. Small p, with few spans, are summed whole.
-func (r *recInput) sweepBusiest(busiest []float64, lo, hi int, sc *sweepScratch, wm []sweepWindows) {
+func (r *recInput) sweepBusiest(busiest []float64, idle []int, lo, hi int, sc *sweepScratch, wm []sweepWindows) {
 	for p := lo; p <= hi; p++ {
+		idle[p] = r.idleInto(p, sc.bits)
 		// With few spans, or many partitions per subtask (whose bounds add
 		// many maxima and rarely rule a span out), summing is cheaper.
 		if p < 4*sweepSpan || r.total >= 16*p {
@@ -641,12 +646,10 @@ func (r *recInput) sweepBusiest(busiest []float64, lo, hi int, sc *sweepScratch,
 				bound[s+1+c] = b + row[c]
 			}
 		}
-		top, topBound := 0, bound[0]
-		for s, b := range bound {
-			if b > topBound {
-				top, topBound = s, b
-			}
-		}
+		// The first span with the largest bound: the maximum by a plain
+		// comparison (bounds are sums of values >= 0, never NaN), then its
+		// index, cheaper than tracking the index through the whole scan.
+		top := slices.Index(bound, maxLoad(bound))
 		best := r.spanMax(p, top, pieces, sc.loads)
 		// Sum every other span whose bound exceeds best, unless they are
 		// so many that summing every load is cheaper.
@@ -679,8 +682,14 @@ func (r *recInput) spanMax(p, s int, pieces []sweepPiece, buf []float64) float64
 		if a >= b {
 			continue
 		}
+		// A run within one span is short: a plain loop beats addTo's
+		// call and unrolling.
+		d := l[a-lo : b-lo]
 		q := pc.src + a - pc.dst
-		addTo(l[a-lo:b-lo], r.topics[pc.topic].rates[q:q+b-a])
+		src := r.topics[pc.topic].rates[q : q+len(d)]
+		for j := range d {
+			d[j] += src[j]
+		}
 	}
 	return maxLoad(l)
 }
@@ -796,6 +805,63 @@ func (r *recInput) countStatsEvents(p int) (mx, idle int) {
 	}
 	segment(p)
 	return mx, idle
+}
+
+// idle returns the number of idle subtasks with p readers, as countStats
+// does, from a bitmap of the subtasks that get a partition: none is idle
+// when a topic has p partitions or more (each subtask gets one of them);
+// otherwise topic t covers its n_t subtasks start, start+1, ... (mod p),
+// and the idle ones are those no topic covers. It costs O(T + p/64 + N/64)
+// for T topics and N partitions, without sorting.
+func (r *recInput) idle(p int) int {
+	if nw := (p + 63) / 64; cap(r.idleBits) < nw {
+		r.idleBits = make([]uint64, max(nw, (r.upper+63)/64))
+	}
+	return r.idleInto(p, r.idleBits)
+}
+
+// idleInto is idle with its bitmap in buf (cap(buf) >= (p+63)/64),
+// reading only r.topics.
+func (r *recInput) idleInto(p int, buf []uint64) int {
+	for _, t := range r.topics {
+		if t.n >= p {
+			return 0
+		}
+	}
+	w := buf[:(p+63)/64]
+	clear(w)
+	for _, t := range r.topics {
+		if t.n == 0 {
+			continue
+		}
+		s := int(t.h31 % int32(p))
+		if e := s + t.n; e <= p {
+			setBits(w, s, e)
+		} else {
+			setBits(w, s, p)
+			setBits(w, 0, e-p)
+		}
+	}
+	covered := 0
+	for _, x := range w {
+		covered += bits.OnesCount64(x)
+	}
+	return p - covered
+}
+
+// setBits sets bits a .. b-1 of w (0 <= a < b <= 64*len(w)).
+func setBits(w []uint64, a, b int) {
+	wa, wb := a>>6, (b-1)>>6
+	lo, hi := ^uint64(0)<<(a&63), ^uint64(0)>>(63-((b-1)&63))
+	if wa == wb {
+		w[wa] |= lo & hi
+		return
+	}
+	w[wa] |= lo
+	for i := wa + 1; i < wb; i++ {
+		w[i] = ^uint64(0)
+	}
+	w[wb] |= hi
 }
 
 // countStatsDiff is countStats from the difference array.

@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestBusiestAllMatchesPerPartitionLoop: the bounded sweep returns, for
-// every p, bit for bit the busiest load of a plain loop that adds every
-// partition's rate to its getSplitOwner subtask, topics in input order and
-// partitions ascending. The rates mix magnitudes (so that another order of
+// TestBusiestAllMatchesPerPartitionLoop: the bounded sweep (sweepAll)
+// returns, for every p, bit for bit the busiest load of a plain loop that
+// adds every partition's rate to its getSplitOwner subtask, topics in input
+// order and partitions ascending, and the difference array's idle count. The rates mix magnitudes (so that another order of
 // additions would round differently), zeros, repeated values and rare
 // spikes; the topic sizes put p below and above the partitions per topic.
 func TestBusiestAllMatchesPerPartitionLoop(t *testing.T) {
@@ -30,7 +30,7 @@ func TestBusiestAllMatchesPerPartitionLoop(t *testing.T) {
 			return float64(r.IntN(4)) * 0.1
 		}
 	}
-	for iter := range 40 {
+	for iter := range 64 {
 		kind := iter % 4
 		topics := recRandomTopics(r, 10, []int{40, 300, 800}[iter%3])
 		rates := map[TopicPartition]float64{}
@@ -46,7 +46,7 @@ func TestBusiestAllMatchesPerPartitionLoop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := ri.busiestAll(upper)
+		got, idle := ri.sweepAll(upper)
 		type part struct {
 			h31  int32 // KafkaSplitOwner is (h31 % p + q) % p
 			q    int32
@@ -70,8 +70,51 @@ func TestBusiestAllMatchesPerPartitionLoop(t *testing.T) {
 				}
 			}
 			if math.Float64bits(got[p]) != math.Float64bits(want) {
-				t.Fatalf("busiestAll(%d topics, %d partitions, rates kind %d)[%d] = %v, want %v", len(topics), total, kind, p, got[p], want)
+				t.Fatalf("sweepAll(%d topics, %d partitions, rates kind %d)[%d] = %v, want %v", len(topics), total, kind, p, got[p], want)
 			}
+			if _, wantIdle := ri.countStatsDiff(p); idle[p] != wantIdle {
+				t.Fatalf("sweepAll(%d topics, %d partitions) idle[%d] = %d, want %d", len(topics), total, p, idle[p], wantIdle)
+			}
+		}
+	}
+}
+
+// TestSweepAllBenchInputMatchesLoop: on the benchmark's input (20 topics of
+// 500 partitions, exponential rates with spikes, p 1..10,000) every busiest
+// load and idle count of sweepAll, shared among goroutines, equals the plain
+// per-partition loop's and the difference array's.
+func TestSweepAllBenchInputMatchesLoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sums 10^8 rates")
+	}
+	topics, rates := recBenchTopics()
+	const upper = 10000
+	ri, err := prepareRecommend(RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 32768, Current: 100, UpperLimit: upper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, idle := ri.sweepAll(upper)
+	type part struct {
+		h31  int32
+		q    int32
+		rate float64
+	}
+	var parts []part
+	for _, tp := range Partitions(topics) {
+		parts = append(parts, part{(StringHashCode(tp.Topic) * 31) & 0x7FFFFFFF, tp.Partition, rates[tp]})
+	}
+	loads := make([]float64, upper)
+	for p := 1; p <= upper; p++ {
+		l := loads[:p]
+		clear(l)
+		for _, pt := range parts {
+			l[(pt.h31%int32(p)+pt.q)%int32(p)] += pt.rate
+		}
+		if want := maxLoad(l); math.Float64bits(got[p]) != math.Float64bits(want) {
+			t.Fatalf("sweepAll(benchmark input)[%d] = %v, want %v", p, got[p], want)
+		}
+		if _, want := ri.countStatsDiff(p); idle[p] != want {
+			t.Fatalf("sweepAll(benchmark input) idle[%d] = %d, want %d", p, idle[p], want)
 		}
 	}
 }

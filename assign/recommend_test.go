@@ -399,6 +399,31 @@ func TestRecommendCountStats(t *testing.T) {
 				t.Fatalf("countStats %s(%v, %d) = max %d idle %d, want %v %d", name, topics, p, mx, idle, s.Max, s.Idle)
 			}
 		}
+		if idle := ri.idle(p); idle != s.Idle {
+			t.Fatalf("idle(%v, %d) = %d, want %d", topics, p, idle, s.Idle)
+		}
+	}
+}
+
+// TestRecommendIdleMatchesDiff: the bitmap count of idle subtasks equals
+// the difference array's for every p of random topic sets, including p far
+// above the partition count and runs that wrap around subtask p-1.
+func TestRecommendIdleMatchesDiff(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for iter := range 60 {
+		topics := recRandomTopics(r, 1+iter%12, []int{3, 70, 300}[iter%3])
+		total := len(Partitions(topics))
+		upper := min(3*total+r.IntN(200), 32768)
+		ri, err := prepareRecommend(RecommendInput{Topics: topics, MaxParallelism: 32768, Current: 1, UpperLimit: upper})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := 1; p <= upper; p++ {
+			_, want := ri.countStatsDiff(p)
+			if got := ri.idle(p); got != want {
+				t.Fatalf("idle(%v, %d) = %d, want %d (difference array)", topics, p, got, want)
+			}
+		}
 	}
 }
 
@@ -428,7 +453,7 @@ func TestRecommendParallelSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 		ri, _ := prepareRecommend(in)
-		seq := ri.busiestAll(upper)
+		seq, seqIdle := ri.sweepAll(upper)
 		parallelSweepWork = 0
 		got, err := Size(sin)
 		if err != nil {
@@ -438,12 +463,12 @@ func TestRecommendParallelSweep(t *testing.T) {
 			t.Fatalf("Size(%v topics, %d partitions) differs between the parallel and the single sweep", len(topics), total)
 		}
 		ri, _ = prepareRecommend(in)
-		if par := ri.busiestAll(upper); !slices.Equal(par, seq) {
-			t.Fatalf("busiestAll(%d) parallel = %v, want %v", upper, par, seq)
+		if par, parIdle := ri.sweepAll(upper); !slices.Equal(par, seq) || !slices.Equal(parIdle, seqIdle) {
+			t.Fatalf("sweepAll(%d) parallel = %v, %v, want %v, %v", upper, par, parIdle, seq, seqIdle)
 		}
 		for p := 1; p <= upper; p += 1 + p/8 {
 			if b := maxLoad(ri.loads(p)); b != seq[p] {
-				t.Fatalf("busiestAll(%d)[%d] = %v, want maxLoad(loads) %v", upper, p, seq[p], b)
+				t.Fatalf("sweepAll(%d)[%d] = %v, want maxLoad(loads) %v", upper, p, seq[p], b)
 			}
 		}
 	}
