@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -35,7 +34,7 @@ import (
 // request). Without it nothing under testdata is written: the same files
 // go to a temp directory and are compared with the committed ones'
 // format (file names, manifest keys, request templates, top-level shapes),
-// the differences logged.
+// and a difference fails the run.
 
 const eventTimeRecordingsRoot = "../collectors/testdata/flink/eventtime"
 
@@ -135,7 +134,9 @@ func (r *etRun) record(t *testing.T) {
 		t.Logf("recordings (not written, SKEWSCOPE_RECORD unset): same files, manifest keys, requests and top-level shapes as the committed %s/%s", r.e.flink.Version, r.sc.Name)
 		return
 	}
-	t.Logf("recordings (not written, SKEWSCOPE_RECORD unset) differ in format from the committed %s/%s:\n  %s", r.e.flink.Version, r.sc.Name, strings.Join(diffs, "\n  "))
+	// The unit tests read the committed files: a Flink whose answers no
+	// longer have their form fails here, not silently there.
+	t.Errorf("recordings (not written, SKEWSCOPE_RECORD unset) differ in format from the committed %s/%s (re-record with SKEWSCOPE_RECORD=1 and check the unit tests):\n  %s", r.e.flink.Version, r.sc.Name, strings.Join(diffs, "\n  "))
 }
 
 // recordings names the proxied calls as the manifest does.
@@ -286,28 +287,9 @@ func (r *etRun) writeRecordings(t *testing.T, dir string, m etManifest, recs []*
 	pu, _ := url.Parse(proxyURL)
 	_, kafkaPort, _ := strings.Cut(r.e.kafka.Bootstrap, ":")
 	sc := newScrubber([]string{host}, []string{r.e.flink.Dir, os.TempDir()}, []string{restURL.Port(), pu.Port(), kafkaPort})
-	files := map[string][]byte{}
-	for _, rec := range recs {
-		sc.tree(rec.node)
-		files[rec.name] = rec.node.pretty()
-		v := map[string]string{}
-		for k, val := range rec.vars {
-			v[k] = sc.str(val)
-		}
-		m.Recordings[rec.name] = recManifestEntry{Method: http.MethodGet, Path: rec.manifestPath(), Status: rec.status, Vars: v}
-	}
-	for rule := range sc.applied {
-		m.Scrubbed = append(m.Scrubbed, rule)
-	}
-	sort.Strings(m.Scrubbed)
-	var mb bytes.Buffer
-	enc := json.NewEncoder(&mb)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m); err != nil {
-		t.Fatal(err)
-	}
-	files["manifest"] = mb.Bytes()
+	files := scrubRecordings(t, sc, recs, m.Recordings)
+	m.Scrubbed = sc.rules()
+	files["manifest"] = manifestJSON(t, m)
 	literal := []string{r.e.flink.Dir, "skewscope-e2e-", r.e.kafka.Bootstrap, r.e.flink.REST.base, proxyURL}
 	var leaks []string
 	for name, b := range files {

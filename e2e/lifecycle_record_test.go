@@ -327,18 +327,8 @@ func (lr *lifecycleRun) recordings(t *testing.T) {
 		}
 		m.Steps = append(m.Steps, ms)
 	}
-	for rule := range sc.applied {
-		m.Scrubbed = append(m.Scrubbed, rule)
-	}
-	sort.Strings(m.Scrubbed)
-	var mb bytes.Buffer
-	enc := json.NewEncoder(&mb)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m); err != nil {
-		t.Fatal(err)
-	}
-	files["manifest.json"] = mb.Bytes()
+	m.Scrubbed = sc.rules()
+	files["manifest.json"] = manifestJSON(t, m)
 	literal := []string{lr.flink.Dir, filepath.Join(os.TempDir(), "skewscope-e2e-"), lr.e.kafka.Bootstrap, lr.flink.REST.base, lr.rec.URL()}
 	for name, b := range files {
 		if l := sc.leaks(string(b), literal); len(l) > 0 {

@@ -352,3 +352,14 @@ func (s *scrubber) leaks(text string, literal []string) []string {
 	}
 	return out
 }
+
+// rules lists the scrubbing rules that changed something, sorted; empty,
+// not nil, when none did (a manifest writes "scrubbed": []).
+func (s *scrubber) rules() []string {
+	out := make([]string, 0, len(s.applied))
+	for rule := range s.applied {
+		out = append(out, rule)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -600,31 +600,9 @@ func writeRecordings(t *testing.T, rc *recorder, dir string, flink *flinkCluster
 		Scrubbed:   []string{},
 		Recordings: map[string]recManifestEntry{},
 	}
-	files := map[string][]byte{}
-	for _, r := range rc.recs {
-		if _, dup := files[r.name]; dup {
-			t.Fatalf("recording name %s used twice", r.name)
-		}
-		sc.tree(r.node)
-		files[r.name] = r.node.pretty()
-		v := map[string]string{}
-		for k, val := range r.vars {
-			v[k] = sc.str(val)
-		}
-		m.Recordings[r.name] = recManifestEntry{Method: http.MethodGet, Path: r.manifestPath(), Status: r.status, Vars: v}
-	}
-	for rule := range sc.applied {
-		m.Scrubbed = append(m.Scrubbed, rule)
-	}
-	sort.Strings(m.Scrubbed)
-	var mb bytes.Buffer
-	enc := json.NewEncoder(&mb)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m); err != nil {
-		t.Fatal(err)
-	}
-	files["manifest"] = mb.Bytes()
+	files := scrubRecordings(t, sc, rc.recs, m.Recordings)
+	m.Scrubbed = sc.rules()
+	files["manifest"] = manifestJSON(t, m)
 
 	literal := []string{flink.Dir, "skewscope-e2e-", kafka.Bootstrap, flink.REST.base}
 	for name, b := range files {
@@ -706,4 +684,38 @@ func compareRecordings(t *testing.T, rc *recorder, dir, version string) {
 			t.Errorf("%s: recorded but not fetched live", name)
 		}
 	}
+}
+
+// scrubRecordings scrubs recs with sc into their files (name → indented
+// JSON) and their manifest entries, added to entries.
+func scrubRecordings(t *testing.T, sc *scrubber, recs []*recording, entries map[string]recManifestEntry) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	for _, r := range recs {
+		if _, dup := files[r.name]; dup {
+			t.Fatalf("recording name %s used twice", r.name)
+		}
+		sc.tree(r.node)
+		files[r.name] = r.node.pretty()
+		v := map[string]string{}
+		for k, val := range r.vars {
+			v[k] = sc.str(val)
+		}
+		entries[r.name] = recManifestEntry{Method: http.MethodGet, Path: r.manifestPath(), Status: r.status, Vars: v}
+	}
+	return files
+}
+
+// manifestJSON is a recordings manifest as the files hold it: indented,
+// with HTML characters left as they are.
+func manifestJSON(t *testing.T, m any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

@@ -94,11 +94,7 @@ func skewAndBusiest(v *flink.VertexSnapshot) (skew, maxBusy float64, busiest int
 	skew, maxBusy, busiest = -1, -1, -1
 	rates := make([]float64, 0, len(v.Subtasks))
 	for _, st := range v.Subtasks {
-		r := st.RecordsInPerSecond
-		if v.Source {
-			r = st.RecordsOutPerSecond
-		}
-		if !isNaN(r) {
+		if r := subtaskRate(v, &st); !isNaN(r) {
 			rates = append(rates, r)
 		}
 		if !isNaN(st.BusyRatio) && st.BusyRatio > maxBusy {
@@ -109,6 +105,16 @@ func skewAndBusiest(v *flink.VertexSnapshot) (skew, maxBusy float64, busiest int
 		skew = assign.MeasureSkew(rates).FlinkPercent
 	}
 	return skew, maxBusy, busiest
+}
+
+// subtaskRate is the records/s a subtask's figures are judged by: those it
+// emits for a source (its task's records in are 0 before Flink 2.0),
+// those it receives otherwise; NaN unknown.
+func subtaskRate(v *flink.VertexSnapshot, st *flink.SubtaskSnapshot) float64 {
+	if v.Source {
+		return st.RecordsOutPerSecond
+	}
+	return st.RecordsInPerSecond
 }
 
 func vertexLag(v VertexView) int64 {

@@ -1,7 +1,6 @@
 package live
 
 import (
-	"math"
 	"time"
 
 	"github.com/skewscope/skewscope/collectors/flink"
@@ -69,9 +68,8 @@ type VertexFact struct {
 	// Busy is each subtask's busy ratio (SubtaskRow.Busy), -1 unknown.
 	Busy []float64
 	// RecordsPerSecond is the records the vertex's subtasks receive per
-	// second (numRecordsInPerSecond summed; for a source, the records its
-	// reader reads from Kafka, or, where Flink counts none, the records it
-	// emits); -1 unknown or stale.
+	// second (numRecordsInPerSecond summed; for a source, the records it
+	// emits, as its skew counts them); -1 unknown or stale.
 	RecordsPerSecond float64
 	// WatermarkLagSeconds is now − the vertex's lowest watermark
 	// (VertexWatermark.LagSeconds), computed from Flink's observed
@@ -281,18 +279,12 @@ func (s *picture) vertexFact(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.
 	return vf
 }
 
-// recordsPerSecond is the records v's subtasks receive per second; for a
-// source, the records its reader reads, or emits where Flink counts no
-// read (a 1.20 source's task meter is 0 without its operator's); -1 when
-// no subtask reports a rate.
+// recordsPerSecond is the sum over v's subtasks of subtaskRate (records
+// received, or emitted for a source); -1 when no subtask reports one.
 func recordsPerSecond(v *flink.VertexSnapshot) float64 {
 	sum, known := 0.0, false
-	for _, st := range v.Subtasks {
-		r := st.RecordsInPerSecond
-		if v.Source && !(r > 0) {
-			r = st.RecordsOutPerSecond
-		}
-		if r >= 0 && !math.IsNaN(r) {
+	for i := range v.Subtasks {
+		if r := subtaskRate(v, &v.Subtasks[i]); r >= 0 && !isNaN(r) {
 			sum, known = sum+r, true
 		}
 	}

@@ -47,7 +47,7 @@ var (
 	descVertexWatermarkLag = newFamily("skewscope_vertex_watermark_lag_seconds",
 		"Event-time lag of a vertex: now − the lowest watermark of its subtasks (the input watermark of an operator, the output watermark of a source), computed from Flink's observed watermarks; a source subtask Flink skips as idle is left out. Not exported while the vertex has no watermark yet (Long.MIN_VALUE: see skewscope_job_watermark_holder_info) or Flink's figures are stale.", "endpoint", "job_id", "vertex_id", "vertex", "job_name", "vertex_name")
 	descVertexRecords = newFamily("skewscope_vertex_records_per_second",
-		"Records per second a vertex's subtasks receive (numRecordsInPerSecond summed); for a source, the records its reader reads from Kafka, or emits where Flink counts none. Observed; not exported while stale.", "endpoint", "job_id", "vertex_id", "vertex", "job_name", "vertex_name")
+		"Records per second a vertex's subtasks receive (numRecordsInPerSecond summed); for a source, the records it emits (numRecordsOutPerSecond), as skewscope_vertex_skew_percent counts them. Observed; not exported while stale.", "endpoint", "job_id", "vertex_id", "vertex", "job_name", "vertex_name")
 	descStarved = newFamily("skewscope_source_starved_subtasks",
 		"Subtasks of a Flink Kafka source that read no partition (observed from their metric ids): they emit no watermark, so without an idle timeout the job's watermark stops. Not exported while an owner is undetermined or Flink's figures are stale.", "endpoint", "job_id", "vertex_id", "vertex", "job_name", "vertex_name")
 	descHolder = newFamily("skewscope_job_watermark_holder_info",
