@@ -12,6 +12,9 @@ type KeysPage struct {
 type KeysForm struct {
 	Action, CSVAction                   string
 	Keys, Type                          string
+	// Columns are a SQL key's columns (type sql); SQL is set for type sql.
+	Columns string
+	SQL     bool
 	Parallelism, Target, MaxParallelism string
 	MaxPHint                            string
 	Types                               []string
@@ -25,6 +28,10 @@ func (f KeysForm) Err(field string) string { return f.Errors[field] }
 type KeyResult struct {
 	Key, Type      string
 	JavaHash       string
+	// HashLabel names the hash: Java hashCode, or BinaryRowData.hashCode
+	// for a SQL key, whose row bytes Row shows, 8 a line.
+	HashLabel string
+	Row       []string
 	KeyGroup       string
 	MaxParallelism string
 	MaxPNote       string
@@ -44,7 +51,9 @@ type BulkKeys struct {
 	Skipped        string
 	MaxParallelism string
 	HasTarget      bool
-	Rows           []KeyRow
+	// HashLabel heads the hash column; Columns are a SQL key's columns.
+	HashLabel, Columns string
+	Rows               []KeyRow
 	More           string
 	Histogram      []HistRow
 	Skew, TSkew    string

@@ -31,11 +31,17 @@ const (
 	maxHistogram = 1024
 )
 
-var keyTypeSuggestions = []string{"string", "int", "long", "boolean", "short", "byte", "char", "float", "double", "tuple<string,int>", "tuple<string,long>", "tuple<string,string>"}
+var keyTypeSuggestions = []string{"sql", "string", "int", "long", "boolean", "short", "byte", "char", "float", "double", "tuple<string,int>", "tuple<string,long>", "tuple<string,string>"}
 
 // keysForm is the key lookup input, parsed.
 type keysForm struct {
 	Keys, Type, Parallelism, Target, MaxParallelism string
+	// Columns are a Flink SQL key's columns (type sql), as typed.
+	Columns string
+
+	// sql is set for type sql: the key is a Flink SQL key row of cols.
+	sql  bool
+	cols sqlKeyColumns
 
 	keys    []string
 	lineNo  []int // the line each key came from, 1-based
@@ -64,6 +70,7 @@ func parseKeysForm(v url.Values, upload []byte) *keysForm {
 		Keys: v.Get("keys"), Type: strings.TrimSpace(v.Get("type")),
 		Parallelism: strings.TrimSpace(v.Get("parallelism")), Target: strings.TrimSpace(v.Get("target")),
 		MaxParallelism: strings.TrimSpace(v.Get("maxParallelism")),
+		Columns:        strings.TrimSpace(v.Get("columns")),
 	}
 	// The README and the API spell it targetParallelism; the form, target.
 	if alt := strings.TrimSpace(v.Get("targetParallelism")); alt != "" {
@@ -75,14 +82,25 @@ func parseKeysForm(v url.Values, upload []byte) *keysForm {
 	if f.Keys == "" && v.Has("key") {
 		f.Keys = v.Get("key")
 	}
+	if f.Type == "" && f.Columns != "" {
+		f.Type = "sql"
+	}
 	if f.Type == "" {
 		f.Type = "string"
 	}
-	t, err := assign.ParseKeyType(f.Type)
-	if err != nil {
-		f.fail("type", "%v", err)
+	if strings.EqualFold(f.Type, "sql") {
+		f.Type, f.sql = "sql", true
+		f.parseColumns()
+	} else {
+		t, err := assign.ParseKeyType(f.Type)
+		if err != nil {
+			f.fail("type", "%v", err)
+		}
+		f.typ = t
+		if f.Columns != "" {
+			f.fail("columns", "key columns are for a Flink SQL key (type sql); a %s key has none", f.Type)
+		}
 	}
-	f.typ = t
 	atoi := func(field, s, what string) int {
 		if s == "" {
 			return 0
@@ -149,10 +167,33 @@ func (f *keysForm) canonicalQuery() url.Values {
 		}
 	}
 	set("type", f.Type, "string")
+	set("columns", f.Columns, "")
 	set("parallelism", f.Parallelism, "")
 	set("target", f.Target, "")
 	set("maxParallelism", f.MaxParallelism, "")
 	return v
+}
+
+// parseColumns reads a SQL key's columns; each must have a type.
+func (f *keysForm) parseColumns() {
+	if f.Columns == "" {
+		f.fail("columns", "a Flink SQL key needs its columns in key order, such as user_id STRING, region_id BIGINT")
+		return
+	}
+	c, err := parseSQLKeyColumns(f.Columns)
+	if err != nil {
+		f.fail("columns", "%v", err)
+		return
+	}
+	if len(c.untyped) > 0 {
+		names := make([]string, len(c.untyped))
+		for i, u := range c.untyped {
+			names[i] = c.names[u]
+		}
+		f.fail("columns", "give the SQL type of %s (the plan names a key's columns, not their types): such as %s STRING", strings.Join(names, ", "), names[0])
+		return
+	}
+	f.cols = c
 }
 
 // readKeysRequest parses GET queries and POSTed forms (urlencoded or
@@ -238,6 +279,10 @@ func (s *Server) serveKeysCSV(w http.ResponseWriter, r *http.Request) error {
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
 	header := []string{"key", "type", "java_hash", "max_parallelism", "key_group"}
+	typ := f.typ.String()
+	if f.sql {
+		header[2], typ = "row_hash", "sql:"+f.cols.String()
+	}
 	if f.p > 0 {
 		header = append(header, "parallelism", "subtask")
 	}
@@ -246,7 +291,7 @@ func (s *Server) serveKeysCSV(w http.ResponseWriter, r *http.Request) error {
 	}
 	cw.Write(header)
 	for _, res := range results {
-		row := []string{csvSafe(res.key), f.typ.String(), strconv.Itoa(int(res.hash)), strconv.Itoa(f.maxP), strconv.Itoa(res.kg)}
+		row := []string{csvSafe(res.key), typ, strconv.Itoa(int(res.hash)), strconv.Itoa(f.maxP), strconv.Itoa(res.kg)}
 		if f.p > 0 {
 			row = append(row, strconv.Itoa(f.p), strconv.Itoa(res.subtask))
 		}
@@ -316,7 +361,11 @@ func lookupAll(f *keysForm) ([]keyLookup, error) {
 	if f.p > 0 {
 		routes.Subtasks = make([]int32, n)
 	}
-	if err := assign.RouteKeys(f.typ, f.keys, f.maxP, f.p, routes); err != nil {
+	route := func() error { return assign.RouteKeys(f.typ, f.keys, f.maxP, f.p, routes) }
+	if f.sql {
+		route = func() error { return assign.RouteKeyRows(f.cols.types, f.keys, f.maxP, f.p, routes) }
+	}
+	if err := route(); err != nil {
 		var ke *assign.KeyError
 		switch {
 		case !errors.As(err, &ke):
@@ -344,7 +393,7 @@ func newKeysFormView(l views.Layout, f *keysForm) views.KeysForm {
 	kf := views.KeysForm{
 		Action: l.URL("/keys"), CSVAction: l.URL("/keys.csv"),
 		Keys: f.Keys, Type: f.Type, Parallelism: f.Parallelism, Target: f.Target, MaxParallelism: f.MaxParallelism,
-		Types: keyTypeSuggestions, Errors: f.Errors,
+		Types: keyTypeSuggestions, Errors: f.Errors, Columns: f.Columns, SQL: f.sql,
 	}
 	if f.p > 0 {
 		d, _ := assign.DefaultMaxParallelism(f.p)
@@ -358,17 +407,33 @@ func newKeysFormView(l views.Layout, f *keysForm) views.KeysForm {
 func newKeyResult(f *keysForm, k keyLookup) views.KeyResult {
 	m := assign.MurmurHash(k.hash)
 	r := views.KeyResult{
-		Key: k.key, Type: f.typ.String(), JavaHash: strconv.Itoa(int(k.hash)),
+		Key: k.key, Type: f.typ.String(), JavaHash: strconv.Itoa(int(k.hash)), HashLabel: "Java hashCode",
 		KeyGroup: strconv.Itoa(k.kg), MaxParallelism: strconv.Itoa(f.maxP),
 	}
 	if f.maxPDef {
 		r.MaxPNote = " (Flink's default)"
 	}
-	r.Steps = []string{
-		fmt.Sprintf("%s.hashCode() = %d", javaLiteral(f.typ, k.key), k.hash),
+	if f.sql {
+		r.Type, r.HashLabel = "Flink SQL key ("+f.cols.String()+")", "BinaryRowData.hashCode"
+		e, _ := assign.NewKeyRowEncoder(f.cols.types...) // lookupAll wrote this key already
+		_ = e.SetKeyText(k.key)
+		row, _ := e.Bytes()
+		names := make([]string, len(f.cols.types))
+		for i := range names {
+			names[i] = f.cols.label(i) + " (" + sqlTypeText(f.cols.types[i]) + ")"
+		}
+		r.Row = assign.FormatKeyRow(row, len(names), names)
+		r.Steps = []string{
+			fmt.Sprintf("the key row: %d bytes, as the planner's key projection writes them (KeySelectorUtil.getRowDataSelector, BinaryRowWriter), shown above", len(row)),
+			fmt.Sprintf("BinaryRowData.hashCode() = MurmurHash3_x86_32 of the row by 4-byte words, seed 42 = %d", k.hash),
+		}
+	} else {
+		r.Steps = []string{fmt.Sprintf("%s.hashCode() = %d", javaLiteral(f.typ, k.key), k.hash)}
+	}
+	r.Steps = append(r.Steps,
 		fmt.Sprintf("MathUtils.murmurHash(%d) = %d", k.hash, m),
 		fmt.Sprintf("key group = %d mod %d = %d   (KeyGroupRangeAssignment.computeKeyGroupForKeyHash)", m, f.maxP, k.kg),
-	}
+	)
 	if f.p > 0 {
 		kr, _ := assign.KeyGroupRangeFor(f.maxP, f.p, k.subtask)
 		r.Parallelism, r.Subtask, r.Range = strconv.Itoa(f.p), strconv.Itoa(k.subtask), fmt.Sprintf("%d–%d", kr.Start, kr.End)
@@ -397,7 +462,10 @@ func javaLiteral(t assign.KeyType, key string) string {
 }
 
 func newBulkKeys(l views.Layout, f *keysForm, res []keyLookup, uploaded bool) views.BulkKeys {
-	b := views.BulkKeys{Count: len(res), MaxParallelism: strconv.Itoa(f.maxP), HasTarget: f.target > 0}
+	b := views.BulkKeys{Count: len(res), MaxParallelism: strconv.Itoa(f.maxP), HasTarget: f.target > 0, HashLabel: "Java hash"}
+	if f.sql {
+		b.HashLabel, b.Columns = "row hash", f.cols.String()
+	}
 	if f.skipped > 0 {
 		b.Skipped = fmt.Sprintf("%d blank lines were skipped (an empty string is a valid key: look it up on its own).", f.skipped)
 	}
