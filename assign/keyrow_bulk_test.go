@@ -181,7 +181,6 @@ func TestSetKeyTextRefuses(t *testing.T) {
 	}
 }
 
-
 // TestFormatKeyRow names each 8 bytes of a row.
 func TestFormatKeyRow(t *testing.T) {
 	types, _ := ParseSQLTypes("BIGINT, STRING")

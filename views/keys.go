@@ -10,11 +10,11 @@ type KeysPage struct {
 
 // KeysForm echoes the key lookup input.
 type KeysForm struct {
-	Action, CSVAction                   string
-	Keys, Type                          string
+	Action, CSVAction string
+	Keys, Type        string
 	// Columns are a SQL key's columns (type sql); SQL is set for type sql.
-	Columns string
-	SQL     bool
+	Columns                             string
+	SQL                                 bool
 	Parallelism, Target, MaxParallelism string
 	MaxPHint                            string
 	Types                               []string
@@ -26,12 +26,12 @@ func (f KeysForm) Err(field string) string { return f.Errors[field] }
 
 // KeyResult explains one key step by step.
 type KeyResult struct {
-	Key, Type      string
-	JavaHash       string
+	Key, Type string
+	JavaHash  string
 	// HashLabel names the hash: Java hashCode, or BinaryRowData.hashCode
 	// for a SQL key, whose row bytes Row shows, 8 a line.
-	HashLabel string
-	Row       []string
+	HashLabel      string
+	Row            []string
 	KeyGroup       string
 	MaxParallelism string
 	MaxPNote       string
@@ -54,10 +54,10 @@ type BulkKeys struct {
 	// HashLabel heads the hash column; Columns are a SQL key's columns.
 	HashLabel, Columns string
 	Rows               []KeyRow
-	More           string
-	Histogram      []HistRow
-	Skew, TSkew    string
-	CSVURL         string
+	More               string
+	Histogram          []HistRow
+	Skew, TSkew        string
+	CSVURL             string
 }
 
 // KeyRow is one key in the bulk table.
