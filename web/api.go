@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,11 +70,17 @@ type keyGroupResult struct {
 	Subtask                 *int   `json:"subtask,omitempty"`
 	TargetParallelism       int    `json:"targetParallelism,omitempty"`
 	TargetSubtask           *int   `json:"targetSubtask,omitempty"`
+	// KeyRow is, for a Flink SQL key (type sql), the key row's bytes in
+	// hex, the BinaryRowData whose hashCode is JavaHash.
+	KeyRow string `json:"keyRow,omitempty"`
 }
 
 // keyGroupParams are the shared inputs of the single and bulk lookups.
 type keyGroupParams struct {
-	typ       assign.KeyType
+	typ assign.KeyType
+	// sql is set for type sql: the key is a Flink SQL key row of these
+	// columns, hashed by BinaryRowData.hashCode.
+	sql       *sqlKeyColumns
 	maxP      int
 	defaulted bool
 	p         int // 0: not given
@@ -81,6 +88,10 @@ type keyGroupParams struct {
 }
 
 func (kp keyGroupParams) lookup(key any, text string) (keyGroupResult, error) {
+	if kp.sql != nil {
+		enc, _ := assign.NewKeyRowEncoder(kp.sql.types...) // parseAPIColumns checked the types
+		return kp.sqlResult(enc, key, text)
+	}
 	h, err := assign.HashKey(kp.typ, text)
 	if err != nil {
 		return keyGroupResult{}, err
@@ -88,11 +99,60 @@ func (kp keyGroupParams) lookup(key any, text string) (keyGroupResult, error) {
 	return kp.result(key, h), nil
 }
 
+// sqlResult writes the key row of text (as SetKeyText reads it) with enc
+// and places it.
+func (kp keyGroupParams) sqlResult(enc *assign.KeyRowEncoder, key any, text string) (keyGroupResult, error) {
+	if err := enc.SetKeyText(text); err != nil {
+		return keyGroupResult{}, err
+	}
+	row, err := enc.Bytes()
+	if err != nil {
+		return keyGroupResult{}, err
+	}
+	h, _ := enc.HashCode() // the row is complete: Bytes succeeded
+	r := kp.result(key, h)
+	r.KeyRow = hex.EncodeToString(row)
+	return r, nil
+}
+
+// typeName is the type a result names: for a SQL key, sql: and its columns.
+func (kp keyGroupParams) typeName() string {
+	if kp.sql != nil {
+		return "sql:" + kp.sql.String()
+	}
+	return kp.typ.String()
+}
+
+// parseAPIKeyType reads type and, for type sql, columns (each with its SQL
+// type) into kp.
+func (kp *keyGroupParams) parseAPIKeyType(typeName, columns string) error {
+	if strings.EqualFold(strings.TrimSpace(typeName), "sql") {
+		if strings.TrimSpace(columns) == "" {
+			return badInput("columns", "required for type sql: the key's columns in key order with their SQL types, such as user_id STRING, region_id BIGINT")
+		}
+		c, err := parseSQLKeyColumns(columns)
+		if err != nil {
+			return badInput("columns", "%v", err)
+		}
+		if len(c.untyped) > 0 {
+			return badInput("columns", "give the SQL type of %s, such as %s STRING", c.names[c.untyped[0]], c.names[c.untyped[0]])
+		}
+		kp.sql = &c
+		return nil
+	}
+	if columns != "" {
+		return badInput("columns", "key columns are for a Flink SQL key (type sql); a %s key has none", typeName)
+	}
+	var err error
+	kp.typ, err = parseKeyType("type", typeName)
+	return err
+}
+
 // result places a key of hash h.
 func (kp keyGroupParams) result(key any, h int32) keyGroupResult {
 	kg := assign.KeyGroupForHash(h, kp.maxP)
 	r := keyGroupResult{
-		Key: key, Type: kp.typ.String(), JavaHash: h,
+		Key: key, Type: kp.typeName(), JavaHash: h,
 		MaxParallelism: kp.maxP, MaxParallelismDefaulted: kp.defaulted, KeyGroup: kg,
 	}
 	if kp.p > 0 {
@@ -140,8 +200,12 @@ func (s *Server) serveKeyGroup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	columns, err := q.single("columns")
+	if err != nil {
+		return err
+	}
 	kp := keyGroupParams{}
-	if kp.typ, err = parseKeyType("type", typeName); err != nil {
+	if err := kp.parseAPIKeyType(typeName, columns); err != nil {
 		return err
 	}
 	if kp.p, err = q.parallelism("parallelism", false); err != nil {
@@ -166,6 +230,7 @@ func (s *Server) serveKeyGroup(w http.ResponseWriter, r *http.Request) error {
 // bulkRequest is the body of POST /api/v1/keygroup.
 type bulkRequest struct {
 	Type              string            `json:"type"`
+	Columns           string            `json:"columns"`
 	MaxParallelism    int               `json:"maxParallelism"`
 	Parallelism       int               `json:"parallelism"`
 	TargetParallelism int               `json:"targetParallelism"`
@@ -199,7 +264,7 @@ func (s *Server) serveKeyGroupBulk(w http.ResponseWriter, r *http.Request) error
 	}
 	kp := keyGroupParams{}
 	var err error
-	if kp.typ, err = parseKeyType("type", req.Type); err != nil {
+	if err := kp.parseAPIKeyType(req.Type, req.Columns); err != nil {
 		return err
 	}
 	if req.Parallelism != 0 {
@@ -221,6 +286,17 @@ func (s *Server) serveKeyGroupBulk(w http.ResponseWriter, r *http.Request) error
 		kp.target = req.TargetParallelism
 	}
 	results := make([]keyGroupResult, len(req.Keys))
+	if kp.sql != nil {
+		enc, _ := assign.NewKeyRowEncoder(kp.sql.types...) // parseAPIKeyType checked the types
+		for i, raw := range req.Keys {
+			if results[i], err = kp.sqlResult(enc, raw, sqlKeyText(raw)); err != nil {
+				return badInput("keys["+strconv.Itoa(i)+"]", "%v", err)
+			}
+		}
+		return writeJSON(w, http.StatusOK, struct {
+			Results []keyGroupResult `json:"results"`
+		}{results})
+	}
 	for i, raw := range req.Keys {
 		field := "keys[" + strconv.Itoa(i) + "]"
 		key, h, err := bulkKeyHash(kp.typ, raw)
@@ -232,6 +308,17 @@ func (s *Server) serveKeyGroupBulk(w http.ResponseWriter, r *http.Request) error
 	return writeJSON(w, http.StatusOK, struct {
 		Results []keyGroupResult `json:"results"`
 	}{results})
+}
+
+// sqlKeyText is a JSON key of a Flink SQL key as SetKeyText reads it: an
+// array as it is, one value (a string, a number, a boolean or null) as an
+// array of it, so that a string keeps its escapes and null is a null.
+func sqlKeyText(raw json.RawMessage) string {
+	t := strings.TrimSpace(string(raw))
+	if strings.HasPrefix(t, "[") {
+		return t
+	}
+	return "[" + t + "]"
 }
 
 // bulkKeyHash hashes one JSON key and returns the value echoed back.

@@ -2,12 +2,14 @@ package web
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -443,5 +445,146 @@ func TestAssignmentRefusesInputsItWouldIgnore(t *testing.T) {
 	}
 	if code, body := do(t, s, "GET", "/api/v1/assignment?topic=+a+:4&parallelism=2&connector=", nil); code != http.StatusOK || !strings.Contains(string(body), `"topic":"a"`) {
 		t.Errorf("a name with spaces around it and an empty connector = %d %s, want 200 for topic a", code, body)
+	}
+}
+
+// TestKeyGroupSQL routes every golden key row that has a text form (rows
+// from Flink's own key projection and BinaryRowData.hashCode) through
+// GET and POST /api/v1/keygroup with type sql and compares the key row's
+// bytes, its hash, key group and subtask.
+func TestKeyGroupSQL(t *testing.T) {
+	s := newTestServer(t)
+	f, err := os.Open("../assign/testdata/golden/key_row.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	byCols := map[string][][]string{}
+	checked := 0
+	for _, r := range rows[1:] {
+		var types []string
+		var values []json.RawMessage
+		var texts []*string
+		for _, f := range []struct {
+			name string
+			to   any
+		}{{"types", &types}, {"values", &values}, {"text", &texts}} {
+			if err := json.Unmarshal([]byte(r[col[f.name]]), f.to); err != nil {
+				t.Fatalf("%s: %s: %v", r[0], f.name, err)
+			}
+		}
+		// The key as one line: a JSON array of the values' texts (a string
+		// column's value as its JSON literal, lone surrogates kept), null
+		// for a null; rows where a value has no text form are left out.
+		parts := make([]string, len(types))
+		for i, typ := range types {
+			switch {
+			case string(values[i]) == "null":
+				parts[i] = "null"
+			case strings.HasPrefix(typ, "VARCHAR") || strings.HasPrefix(typ, "CHAR"):
+				parts[i] = string(values[i])
+			case texts[i] == nil:
+				parts = nil
+			default:
+				b, _ := json.Marshal(*texts[i])
+				parts[i] = string(b)
+			}
+			if parts == nil {
+				break
+			}
+		}
+		if parts == nil {
+			continue
+		}
+		line := "[" + strings.Join(parts, ",") + "]"
+		r = append(r, line)
+		cols := strings.Join(types, ", ")
+		byCols[cols] = append(byCols[cols], r)
+		q := url.Values{"type": {"sql"}, "columns": {cols}, "key": {line}, "maxParallelism": {"128"}, "parallelism": {"4"}}
+		code, body := do(t, s, "GET", "/api/v1/keygroup?"+q.Encode(), nil)
+		if code != 200 {
+			t.Errorf("%s: GET = %d %s", r[0], code, body)
+			continue
+		}
+		var got map[string]any
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		if err := dec.Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{"keyRow": r[col["row_hex"]], "javaHash": r[col["hash_code"]], "keyGroup": r[col["key_group_128"]], "subtask": r[col["subtask_128_4"]]}
+		for k, w := range want {
+			if g := fmt.Sprint(got[k]); g != w {
+				t.Errorf("%s: GET %s = %s, want %s", r[0], k, g, w)
+			}
+		}
+		checked++
+	}
+	if checked < 200 {
+		t.Fatalf("only %d golden key rows with a text form", checked)
+	}
+	for cols, rs := range byCols {
+		keys := make([]json.RawMessage, len(rs))
+		for i, r := range rs {
+			keys[i] = json.RawMessage(r[len(r)-1])
+		}
+		req, _ := json.Marshal(map[string]any{"type": "sql", "columns": cols, "maxParallelism": 128, "parallelism": 4, "keys": keys})
+		code, body := do(t, s, "POST", "/api/v1/keygroup", bytes.NewReader(req))
+		if code != 200 {
+			t.Errorf("POST %s = %d %s", cols, code, body)
+			continue
+		}
+		got := decode[struct {
+			Results []struct {
+				KeyRow   string
+				JavaHash int32
+				KeyGroup int
+				Subtask  int
+				Type     string
+			}
+		}](t, body)
+		for i, r := range rs {
+			g := got.Results[i]
+			if g.KeyRow != r[col["row_hex"]] || fmt.Sprint(g.JavaHash) != r[col["hash_code"]] || fmt.Sprint(g.KeyGroup) != r[col["key_group_128"]] || fmt.Sprint(g.Subtask) != r[col["subtask_128_4"]] {
+				t.Errorf("%s: POST gave %+v", r[0], g)
+			}
+			if !strings.HasPrefix(g.Type, "sql:") {
+				t.Errorf("%s: type %q", r[0], g.Type)
+			}
+		}
+	}
+}
+
+// TestKeyGroupSQLErrors: each refusal names what was wrong.
+func TestKeyGroupSQLErrors(t *testing.T) {
+	s := newTestServer(t)
+	for _, tt := range []struct{ query, want string }{
+		{"type=sql&key=a", "columns"},
+		{"type=sql&columns=user_id&key=a", "give the SQL type of user_id"},
+		{"type=sql&columns=" + url.QueryEscape("a ARRAY<INT>") + "&key=a", "ARRAY"},
+		{"type=sql&columns=" + url.QueryEscape("a BIGINT, b STRING") + "&key=a", "JSON array"},
+		{"type=sql&columns=" + url.QueryEscape("a BIGINT") + "&key=x1", "BIGINT"},
+		{"type=string&columns=a&key=a", "type sql"},
+	} {
+		code, body := do(t, s, "GET", "/api/v1/keygroup?"+tt.query, nil)
+		if code != 400 || !strings.Contains(string(body), tt.want) {
+			t.Errorf("GET keygroup?%s = %d %s, want 400 naming %q", tt.query, code, body, tt.want)
+		}
+	}
+	code, body := do(t, s, "POST", "/api/v1/keygroup", strings.NewReader(`{"type":"sql","columns":"a BIGINT, b STRING","keys":[[1,"x"],[2]]}`))
+	if code != 400 || !strings.Contains(string(body), "keys[1]") {
+		t.Errorf("POST with a short key row = %d %s, want 400 naming keys[1]", code, body)
+	}
+	code, body = do(t, s, "POST", "/api/v1/keygroup", strings.NewReader(`{"type":"sql","columns":"a STRING","keys":["x",null,"\ud800"]}`))
+	if code != 200 {
+		t.Errorf("POST one-column keys with a null and a lone surrogate = %d %s, want 200", code, body)
 	}
 }

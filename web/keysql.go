@@ -90,9 +90,9 @@ func sqlIdent(name string) string {
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }
 
-// maxSQLKeyColumns bounds a key's columns; a key row of more than a few is
-// rare, and the row grows by 8 bytes a column.
-const maxSQLKeyColumns = 64
+// maxSQLKeyColumns bounds a key's columns: Flink sets no bound, a key of
+// more than a few is rare, and the row grows by 8 bytes a column.
+const maxSQLKeyColumns = 1024
 
 // parseSQLKeyColumns reads a key's column list. Commas inside parentheses
 // or angle brackets belong to their type; a name may be quoted with
