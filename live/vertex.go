@@ -65,6 +65,13 @@ func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 	if q.Color == "rate" || q.Color == "watermark" {
 		vv.Color = q.Color
 	}
+	if k := v.SQL; k != nil && v.Keyed {
+		vv.SQL = &SQLKeyView{Operator: k.Operator, Columns: k.Columns, Named: k.Named, Phase: k.Phase,
+			TwoPhase: k.Phase == "global" && k.LocalInput}
+		if vv.SQL.Columns == nil {
+			vv.SQL.Columns = [][]string{}
+		}
+	}
 	if v.Err != nil {
 		vv.Error = v.Err.Error()
 	}

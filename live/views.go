@@ -608,6 +608,29 @@ type VertexView struct {
 	// the job reports no event time; JobEventTime the job's.
 	EventTime    *VertexWatermark `json:"eventTime,omitempty"`
 	JobEventTime *JobEventTime    `json:"jobEventTime,omitempty"`
+	// SQL is the Flink SQL operator keying the vertex and its key columns,
+	// observed in the job plan; nil when the vertex runs no keyed SQL
+	// operator.
+	SQL *SQLKeyView `json:"sqlKey,omitempty"`
+}
+
+// SQLKeyView is a keyed vertex's Flink SQL key, as the job plan names it.
+type SQLKeyView struct {
+	// Operator is Flink's name of the keyed operator (GroupAggregate,
+	// GlobalGroupAggregate, Join, Rank, Deduplicate, OverAggregate, ...).
+	Operator string `json:"operator"`
+	// Columns are the key columns in key order, per keyed input (two for
+	// a join: left, right); empty when Named is false.
+	Columns [][]string `json:"columns"`
+	// Named is false when the plan does not name the key columns.
+	Named bool `json:"named"`
+	// TwoPhase is set for the global half of a two-phase aggregation whose
+	// local half runs upstream: each source subtask combines a key's
+	// records of a mini-batch before they reach this vertex.
+	TwoPhase bool `json:"twoPhase"`
+	// Phase is "global", "incremental" (a split distinct aggregation's
+	// second stage) or "".
+	Phase string `json:"phase,omitempty"`
 }
 
 // TopicPartitionRow is one partition of a topic page.

@@ -214,6 +214,29 @@ type VertexPage struct {
 	// shows them ("grid", "why", "figures", "lineage"); nil for every
 	// section in the page's own order.
 	Parts []string
+	// SQL says which Flink SQL key the vertex is keyed by, as the job
+	// plan names it; nil when it runs no keyed SQL operator.
+	SQL *SQLKeyNote
+}
+
+// SQLKeyNote is a keyed vertex's Flink SQL key: its columns (one list per
+// keyed input), the operator, what is not known and where to route keys.
+type SQLKeyNote struct {
+	// Columns are the key columns per keyed input, each list as it is
+	// typed ("user_id", "account_id, region"); empty when the plan does
+	// not name them.
+	Columns []string
+	// Inputs name the keyed inputs of Columns ("left", "right") when
+	// there are several, else nil.
+	Inputs   []string
+	Operator string
+	// Note says what follows from the operator: how a SQL key is hashed,
+	// that the key is not named, or what a two-phase aggregation's local
+	// half absorbs.
+	Note string
+	// Lookup opens the key lookup with the key's columns filled in ("" when
+	// the key is not named).
+	Lookup string
 }
 
 // Brief answers, above everything else on a vertex page, what is wrong:

@@ -147,9 +147,13 @@ func (p JobPage) writeLayout(w *layout) {
 func (p VertexPage) writeLayout(w *layout) {
 	w.replaced(p.Replaced)
 	w.str(p.Ended, p.Cluster, p.Name, p.Parallelism, p.MaxParallelism, p.Restored, p.Worst)
-	w.bool(p.Withheld != "", p.Error != "", p.Bar.Kafka != nil, p.Group != nil, p.Watermark != nil)
+	w.bool(p.Withheld != "", p.Error != "", p.Bar.Kafka != nil, p.Group != nil, p.Watermark != nil, p.SQL != nil)
 	if p.Group != nil {
 		w.str(p.Group.Name)
+	}
+	if k := p.SQL; k != nil {
+		w.str(k.Operator, k.Note)
+		w.str(k.Columns...)
 	}
 	for _, t := range p.Topics {
 		w.str(t.Text)

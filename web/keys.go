@@ -190,7 +190,8 @@ func (f *keysForm) parseColumns() {
 		for i, u := range c.untyped {
 			names[i] = c.names[u]
 		}
-		f.fail("columns", "give the SQL type of %s (the plan names a key's columns, not their types): such as %s STRING", strings.Join(names, ", "), names[0])
+		f.cols.untypedNames = names
+		f.fail("columns", "give the SQL type of %s (the plan names a key's columns, not their types): such as %s STRING", strings.Join(names, ", "), sqlIdent(names[0]))
 		return
 	}
 	f.cols = c
@@ -239,6 +240,12 @@ func (s *Server) serveKeys(w http.ResponseWriter, r *http.Request) (int, templ.C
 	l := s.layout(r, "Key lookup", "keys")
 	page := views.KeysPage{Layout: l, Form: newKeysFormView(l, f)}
 	if len(f.Errors) > 0 {
+		// A link from a SQL vertex fills in the key columns the plan
+		// names; before any key is asked for, the types it asks for are
+		// the next step, not a bad request.
+		if _, only := f.Errors["columns"]; only && len(f.Errors) == 1 && len(f.cols.untypedNames) > 0 && len(f.keys) == 0 && r.Method == http.MethodGet {
+			return http.StatusOK, views.Keys(page), nil
+		}
 		return http.StatusBadRequest, views.Keys(page), nil
 	}
 	if r.Method == http.MethodPost && !uploaded {

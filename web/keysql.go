@@ -22,6 +22,9 @@ type sqlKeyColumns struct {
 	types []assign.SQLType
 	// untyped are the indexes of the columns given by name alone.
 	untyped []int
+	// untypedNames are their names, set on a form whose columns lack
+	// types (keysForm.parseColumns).
+	untypedNames []string
 }
 
 // String is the list in canonical form: "user_id STRING, region_id BIGINT".
@@ -85,7 +88,11 @@ func sqlIdent(name string) string {
 		}
 	}
 	if plain {
-		return name
+		// A name that reads as a type (a column called date or time) is
+		// quoted, so that a column list keeps it a name.
+		if _, err := assign.ParseSQLType(name); err != nil {
+			return name
+		}
 	}
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }

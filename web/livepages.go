@@ -373,6 +373,7 @@ func newVertexPage(in vertexPageInput, vv live.VertexView) views.VertexPage {
 	}
 	if vv.Keyed {
 		p.MaxParallelism = strconv.Itoa(vv.MaxParallelism)
+		p.SQL = sqlKeyNoteOf(vv, pl.url)
 	}
 	if vv.Group != nil {
 		p.Group = &views.Group{Name: vv.Group.Name, How: groupHow(vv.Group), KafkaUI: pl.kafkaGroup(vv.Cluster, vv.Group.Name)}

@@ -111,10 +111,37 @@ type VertexSnapshot struct {
 	// StateCheckpointAt is when that checkpoint was last acknowledged
 	// (completed), zero when unknown.
 	StateCheckpointAt time.Time
+	// SQL is the Flink SQL operator the vertex runs on its hashed input
+	// and the key columns it names, read from the job plan's operator
+	// descriptions; nil when the vertex runs no keyed SQL operator.
+	SQL *SQLKey
 	// startTime is the vertex's start-time in /jobs/:jobid (reuseDetails).
 	startTime int64
 	Err       error
 	Freshness
+}
+
+// SQLKey is a keyed Flink SQL operator as the job plan describes it. Its
+// records are keyed by a BinaryRowData of the key columns, so a key's
+// subtask is murmurHash(BinaryRowData.hashCode()) % maxParallelism's.
+type SQLKey struct {
+	// Operator is the operator's name as Flink writes it: GroupAggregate,
+	// GlobalGroupAggregate, Join, Rank, Deduplicate, OverAggregate, ...
+	Operator string
+	// Columns are, per keyed input (a join has two), the key columns in
+	// key order; empty when Named is false.
+	Columns [][]string
+	// Named is false when the description does not name the key columns
+	// (a join on expressions, say): the key is then not known.
+	Named bool
+	// Phase is "global" for the global half of a two-phase aggregation,
+	// "incremental" for the second stage of a split distinct aggregation,
+	// "" otherwise.
+	Phase string
+	// LocalInput is set when an input vertex runs the local half
+	// (LocalGroupAggregate, LocalWindowAggregate), which combines each
+	// key's records of a mini-batch before the hash exchange.
+	LocalInput bool
 }
 
 // SubtaskSnapshot holds one subtask's figures. Ratios are 0–1 and NaN when

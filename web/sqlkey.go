@@ -1,0 +1,61 @@
+package web
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/views"
+)
+
+// sqlKeyNoteOf is the vertex page's line on a Flink SQL vertex's key, nil
+// when the vertex runs no keyed SQL operator. lookup opens the key lookup
+// (its path prefixed as the page's links are).
+func sqlKeyNoteOf(vv live.VertexView, lookup func(path string) string) *views.SQLKeyNote {
+	k := vv.SQL
+	if k == nil {
+		return nil
+	}
+	n := &views.SQLKeyNote{Operator: k.Operator}
+	if !k.Named || len(k.Columns) == 0 {
+		n.Note = "Its records are hashed by a key row (BinaryRowData) of the key columns; give them in the key lookup, with their SQL types, to route a key."
+		return n
+	}
+	for _, cols := range k.Columns {
+		n.Columns = append(n.Columns, sqlColumnList(cols))
+	}
+	if len(n.Columns) == 2 {
+		n.Inputs = []string{"left input", "right input"}
+		if n.Columns[0] == n.Columns[1] {
+			n.Columns, n.Inputs = n.Columns[:1], []string{"both inputs"}
+		}
+	}
+	switch {
+	case k.TwoPhase:
+		n.Note = "A two-phase aggregation: the upstream LocalGroupAggregate combines each key's records of a mini-batch in every upstream subtask, so a hot key reaches its subtask here once per batch and upstream subtask, not once per record; its key group and subtask are those of the key row below."
+	case k.Phase == "incremental":
+		n.Note = "The second stage of a split distinct aggregation: records reach it keyed by the group columns alone, after the first stage spread each key over buckets."
+	default:
+		n.Note = "Each record goes to the subtask of murmurHash(BinaryRowData.hashCode()) of its key row, not of a Java object: route keys as type sql."
+	}
+	q := url.Values{"type": {"sql"}, "columns": {n.Columns[0]}}
+	if vv.Parallelism > 0 {
+		q.Set("parallelism", strconv.Itoa(vv.Parallelism))
+	}
+	if vv.MaxParallelism > 0 {
+		q.Set("maxParallelism", strconv.Itoa(vv.MaxParallelism))
+	}
+	n.Lookup = lookup("/keys?" + q.Encode())
+	return n
+}
+
+// sqlColumnList writes key columns as a column list, each quoted with
+// backticks when Flink SQL would need it.
+func sqlColumnList(cols []string) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = sqlIdent(c)
+	}
+	return strings.Join(parts, ", ")
+}
