@@ -212,16 +212,60 @@ func equalities(cond string) [][2]string {
 	return out
 }
 
-// stripParens removes parentheses that wrap the whole of s.
+// stripParens removes parentheses that wrap the whole of s, in one pass
+// however deep they nest.
 func stripParens(s string) string {
-	for len(s) >= 2 && s[0] == '(' {
-		inner, end := matching(s, 0)
-		if end != len(s) {
-			return s
+	s = strings.TrimSpace(s)
+	// opens are the positions of the leading '(', spaces between them.
+	var opens []int
+	for i := 0; i < len(s) && (s[i] == '(' || s[i] == ' '); i++ {
+		if s[i] == '(' {
+			opens = append(opens, i)
 		}
-		s = strings.TrimSpace(inner)
 	}
-	return s
+	if len(opens) == 0 {
+		return s
+	}
+	closeOf := make([]int, len(opens)) // the ')' matching each of opens
+	var stack []int                    // indexes into opens, or -1
+	next := 0
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '(':
+			if next < len(opens) && opens[next] == i {
+				stack = append(stack, next)
+				next++
+			} else {
+				stack = append(stack, -1)
+			}
+		case ')':
+			if len(stack) == 0 {
+				return s
+			}
+			if o := stack[len(stack)-1]; o >= 0 {
+				closeOf[o] = i
+			}
+			stack = stack[:len(stack)-1]
+		case '\'', '"', '`':
+			i = skipQuoted(s, i)
+			continue
+		}
+		i++
+	}
+	if len(stack) != 0 {
+		return s
+	}
+	lo, hi := 0, len(s)
+	for k, o := range opens {
+		for hi > lo && s[hi-1] == ' ' {
+			hi--
+		}
+		if closeOf[k] != hi-1 {
+			break
+		}
+		lo, hi = o+1, hi-1
+	}
+	return strings.TrimSpace(s[lo:hi])
 }
 
 // VertexKey is what a vertex is keyed by.
