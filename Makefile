@@ -11,7 +11,7 @@ ifneq ($(GOLDEN),)
 export SKEWSCOPE_GOLDEN_DIR := $(abspath $(GOLDEN))
 endif
 
-.PHONY: run build test check vet lint lint-fresh api fmt-check templ-check unit js browser prometheus fuzz e2e bench tools golden
+.PHONY: run build test check vet lint lint-fresh api fmt-check templ-check unit js browser prometheus fuzz e2e bench tools golden sqlplans
 
 run:
 	$(GO) run ./cmd/dashboard --listen $(LISTEN)
@@ -112,6 +112,13 @@ e2e:
 golden:
 	cd e2e/flinkjob && mvn -q -B -pl golden compile dependency:build-classpath && \
 	java -cp "golden/target/classes:$$(cat golden/target/classpath.txt)" skewscope.golden.GoldenVectors ../../assign/testdata/golden
+
+# Records the job plans of Flink SQL queries that sqlplan's tests read
+# (sqlplan/testdata/<Flink version>/), on Flink 1.20.5, 2.2.1 and 2.3.0,
+# without a cluster (the recorder in sqlplan/testdata/gen). Not part of
+# make test; about a minute.
+sqlplans:
+	@scripts/sqlplans.sh
 
 # A short run of every fuzz target, so each keeps running on CI.
 fuzz:
