@@ -514,9 +514,10 @@ func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnap
 		})
 	}
 	wg.Wait()
-	inputs := PlanInputs(plan)
+	inputs, sqlKeys := PlanInputs(plan), SQLKeys(plan)
 	for i := range js.Vertices {
 		js.Vertices[i].Inputs = inputs[js.Vertices[i].ID]
+		js.Vertices[i].SQL = sqlKeys[js.Vertices[i].ID]
 	}
 	for _, v := range js.Vertices {
 		if v.Err != nil {

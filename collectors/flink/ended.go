@@ -50,7 +50,7 @@ func (c *Collector) endedJob(ctx context.Context, log *slog.Logger, js JobSnapsh
 	for _, id := range KeyedVertices(plan) {
 		keyed[id] = true
 	}
-	inputs := PlanInputs(plan)
+	inputs, sqlKeys := PlanInputs(plan), SQLKeys(plan)
 	for _, v := range job.Vertices {
 		if err := validateVertex(v); err != nil {
 			log.Warn("flink vertex of an ended job has impossible numbers; leaving it out", "vertex_id", v.ID, "error", err)
@@ -58,7 +58,7 @@ func (c *Collector) endedJob(ctx context.Context, log *slog.Logger, js JobSnapsh
 		}
 		js.Vertices = append(js.Vertices, VertexSnapshot{
 			ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism,
-			Source: sources[v.ID], Keyed: keyed[v.ID], Inputs: inputs[v.ID],
+			Source: sources[v.ID], Keyed: keyed[v.ID], Inputs: inputs[v.ID], SQL: sqlKeys[v.ID],
 			Freshness: Freshness{UpdatedAt: at},
 		})
 	}
