@@ -265,21 +265,21 @@ func (sp *sqlSpec) checkType(t assign.SQLType) error {
 	case "raw":
 		switch t.Root {
 		case assign.SQLDate, assign.SQLTime, assign.SQLTimestamp, assign.SQLTimestampLTZ, assign.SQLDecimal:
-			return fmt.Errorf("Flink's raw format does not read this type (RawFormatDeserializationSchema)")
+			return fmt.Errorf("a type that Flink's raw format does not read (RawFormatDeserializationSchema)")
 		}
 	case "csv":
 		if t.Root == assign.SQLTimestampLTZ {
-			return fmt.Errorf("Flink's csv format does not read this type (CsvToRowDataConverters)")
+			return fmt.Errorf("a type that Flink's csv format does not read (CsvToRowDataConverters)")
 		}
 		if t.Root == assign.SQLTime && t.Precision > 3 {
-			return fmt.Errorf("Flink's csv format reads TIME up to precision 3")
+			return fmt.Errorf("a precision beyond 3, which Flink's csv format does not read for TIME")
 		}
 	case "avro", "avro-confluent":
 		if (t.Root == assign.SQLTimestamp || t.Root == assign.SQLTimestampLTZ) && t.Precision > 6 {
-			return fmt.Errorf("Flink's avro format holds timestamps up to precision 6 (AvroSchemaConverter)")
+			return fmt.Errorf("a precision beyond 6, which Flink's avro format does not hold for timestamps (AvroSchemaConverter)")
 		}
 		if t.Root == assign.SQLTime && t.Precision > 3 {
-			return fmt.Errorf("Flink's avro format holds TIME up to precision 3 (AvroSchemaConverter)")
+			return fmt.Errorf("a precision beyond 3, which Flink's avro format does not hold for TIME (AvroSchemaConverter)")
 		}
 	}
 	return nil

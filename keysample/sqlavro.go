@@ -395,7 +395,10 @@ func (r *avroReader) skip(n *avroNode, depth int) {
 				r.take(r.long()) // a block with its size in bytes
 				continue
 			}
-			if c > int64(len(r.b)-r.i) && !(n.kind == avro.Array && n.items.kind == avro.Null) {
+			// Every item takes a byte but a null's (or an empty
+			// record's): a count beyond the bytes left, or beyond a
+			// million zero-byte items, is not a record Flink reads.
+			if c > int64(len(r.b)-r.i) && (c > 1<<20 || n.kind == avro.Map || avroWidth(n.items) != 0) {
 				r.fail("a block count is larger than the record")
 				return
 			}
@@ -571,3 +574,24 @@ func (sp *sqlSpec) avroValue(r *avroReader, v *sqlVal, k int, n *avroNode) {
 }
 
 var bigOne = big.NewInt(1)
+
+// avroWidth is the encoded size of a value of n when it is always 0 bytes
+// (null, a record of nulls), else -1.
+func avroWidth(n *avroNode) int {
+	switch n.kind {
+	case avro.Null:
+		return 0
+	case avro.Record, avro.Error:
+		for _, f := range n.fields {
+			if f == n || avroWidth(f) != 0 {
+				return -1
+			}
+		}
+		return 0
+	case avro.Fixed:
+		if n.size == 0 {
+			return 0
+		}
+	}
+	return -1
+}
