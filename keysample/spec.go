@@ -40,6 +40,7 @@ type KeySpec struct {
 	Type assign.KeyType
 
 	parsed   bool
+	sql      *sqlSpec   // a Flink SQL table's key (ParseSQLKeySpec), or nil
 	jsonPath [][]string // per tuple field (one for a scalar): the path's segments
 	csvCols  []int      // per tuple field (one for a scalar): the column
 }
@@ -149,7 +150,13 @@ func ParseKeySpec(from, format, path, typ string) (KeySpec, error) {
 // String returns the spec as short canonical text for URLs and notes:
 // "key:string", "value:long", "value:json:customer.id:long",
 // "value:csv:0,3:tuple<string,int>".
+//
+// A SQL spec (ParseSQLKeySpec) describes its part, format and key columns:
+// "value as json, key (user_id STRING, region_id BIGINT)".
 func (s KeySpec) String() string {
+	if s.sql != nil {
+		return s.sql.desc
+	}
 	t := s.Type.String()
 	if t == "" {
 		t = "string"
@@ -169,7 +176,16 @@ func (s KeySpec) String() string {
 // "field customer.id not found", "CSV line has 3 columns, column 5 asked" or
 // "record key is 3 bytes, an int key needs 4"; a null key (Flink rejects
 // one) is an error that wraps assign.ErrNullKey.
+//
+// For a SQL spec (ParseSQLKeySpec) the key is the table's key row: Hash is
+// its BinaryRowData.hashCode, Text the value of the one key column or a JSON
+// array of the values (null as null), as assign.KeyRowEncoder.SetKeyText
+// reads it; the error is a *SQLKeyError naming the column. Key is safe for
+// concurrent use.
 func (s KeySpec) Key(recordKey, value []byte) (Key, error) {
+	if s.sql != nil {
+		return s.sql.keyOf(recordKey, value)
+	}
 	if !s.parsed {
 		p, err := ParseKeySpec(s.From, s.Format, s.Path, s.Type.String())
 		if err != nil {

@@ -1,6 +1,7 @@
 package keysample
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -97,6 +98,11 @@ type HeavyKey struct {
 type ErrorCount struct {
 	Message string
 	Count   int64
+	// Example is the value at fault of the first record with this message,
+	// for an error that carries one apart from its message (a
+	// *SQLKeyError), so that records failing for one reason count together
+	// whatever their values.
+	Example string
 }
 
 // NewSummary returns an empty Summary with capacity Space-Saving counters
@@ -320,7 +326,12 @@ func (s *Summary) AddError(err error) {
 	}
 	if len(s.errs) < MaxErrorMessages {
 		s.errIndex[msg] = len(s.errs)
-		s.errs = append(s.errs, ErrorCount{Message: msg, Count: 1})
+		ec := ErrorCount{Message: msg, Count: 1}
+		var ex interface{ Example() string }
+		if errors.As(err, &ex) {
+			ec.Example = ex.Example()
+		}
+		s.errs = append(s.errs, ec)
 	}
 }
 

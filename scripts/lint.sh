@@ -43,6 +43,9 @@ pending_callers=(
 	assign/sqltype.go
 	assign/keyrow.go
 	assign/keyrow_text.go
+	# SQL key samples (issue 25): the sample form calls them.
+	keysample/sql.go
+	keysample/sqlavro.go
 )
 
 work="$(mktemp -d)"
