@@ -167,7 +167,8 @@
 //
 //	go test -tags e2e -count=1 -run 'TestFlinkGroundTruth/flink-.*/sql' -v ./e2e/
 //
-// About 33 s a line, a third of it the planner's first job.
+// About 35 s a line on two otherwise idle cores, a third of it planning
+// the first job (Calcite and the code generator warming up).
 //
 // # The golden vectors on every line
 //

@@ -319,6 +319,7 @@ func (e *lineEnv) sqlProduce(t *testing.T) int {
 	accountZipf := rand.NewZipf(r, 1.1, 1, sqlAccounts-1)
 	userOrder, accountOrder := r.Perm(sqlUsers), r.Perm(sqlAccounts)
 	var recs []*kgo.Record
+	nullRegion, missingRegion, missingAccount := 0, 0, 0
 	add := func(tp assign.Topic, n int, v map[string]any) {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -337,9 +338,13 @@ func (e *lineEnv) sqlProduce(t *testing.T) int {
 			v["region"] = sqlRegions[k]
 		case k == len(sqlRegions):
 			v["region"] = nil
+			nullRegion++
+		default:
+			missingRegion++
 		}
 		if r.IntN(100) == 0 {
 			delete(v, "account_id")
+			missingAccount++
 		}
 		add(sqlEventsTopic, n, v)
 	}
@@ -355,7 +360,8 @@ func (e *lineEnv) sqlProduce(t *testing.T) int {
 	}
 	start := time.Now()
 	e.kc.produce(t, recs)
-	t.Logf("produced %d json records to %s (%d partitions) and %d to %s (%d) in %s", sqlEvents, sqlEventsTopic.Name, sqlEventsTopic.Partitions,
+	t.Logf("produced %d json records to %s (%d partitions; region null in %d, missing in %d, account_id missing in %d) and %d to %s (%d) in %s",
+		sqlEvents, sqlEventsTopic.Name, sqlEventsTopic.Partitions, nullRegion, missingRegion, missingAccount,
 		users, sqlUsersTopic.Name, sqlUsersTopic.Partitions, time.Since(start).Round(10*time.Millisecond))
 	return users
 }
