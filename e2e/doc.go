@@ -29,8 +29,14 @@
 //	submit name=N topics=T1,T2 out=TOPIC group=G sourceP=N keyedP=N [maxP=N] [savepoint=PATH] [checkpointMs=N]
 //	       [watermarks=none|bounded] [boundMs=N] [idleMs=N] [alignGroup=G alignDriftMs=N [alignUpdateMs=N]]
 //	  -> OK jobId=<32 hex>
+//	submitSql name=N p=N [maxP=N] s0=STATEMENT s1=STATEMENT ...
+//	  -> OK jobId=<32 hex>
 //	cancel jobId=ID -> OK
 //	ping -> OK
+//
+// submitSql plans Flink SQL statements (CREATE TABLE ..., then INSERT INTO
+// ...) in a StreamTableEnvironment on the line's own planner (SqlJob.java),
+// every operator at parallelism p, mini-batch off, and submits the job.
 //
 // The event-time words: watermarks=none (the default) keeps the job
 // without watermarks; watermarks=bounded gives the source
@@ -140,6 +146,29 @@
 // (eventtime_record_test.go); without it they go to a temp directory and
 // their format is compared with the committed ones (logged). About 20 s a
 // line.
+//
+// # Flink SQL jobs
+//
+// sql_test.go runs three SQL jobs on each line's cluster, at parallelism
+// 4, over json topics it writes with Zipf-skewed keys (30,000 events over
+// 300 user ids, short and long, ASCII and not, the empty string; 200
+// account ids with the BIGINT extremes; regions with json nulls and
+// missing fields; about 400 user records): GROUP BY user_id (STRING),
+// GROUP BY account_id, region (BIGINT, STRING) and events JOIN users ON
+// user_id. Once the keyed vertex (GroupAggregate, Join) has received every
+// record, its per-subtask numRecordsIn must equal the records per subtask
+// that the dashboard's sampler predicts when each record's key row is
+// written by assign.KeyRowEncoder (sqlKeyOf, one per job), exactly for the
+// whole topics and within three standard errors for the last 10 % of each
+// partition; a Java String hash of the same column must not. The job, its
+// plan and the keyed vertex's detail and numRecordsIn are recorded under
+// collectors/testdata/flink/sql/<flink-version>/<job>/ with
+// SKEWSCOPE_RECORD=1, compared in format otherwise. Run alone:
+//
+//	go test -tags e2e -count=1 -run 'TestFlinkGroundTruth/flink-.*/sql' -v ./e2e/
+//
+// About 35 s a line on two otherwise idle cores, a third of it planning
+// the first job (Calcite and the code generator warming up).
 //
 // # The golden vectors on every line
 //

@@ -42,6 +42,7 @@ func TestFlinkGroundTruth(t *testing.T) {
 			t.Run("new-topic", env.testNewTopic)
 			t.Run("why-target", env.testWhyTarget)
 			t.Run("eventtime", env.testEventTime)
+			t.Run("sql", env.testSQL)
 			t.Logf("Flink %s: broker and cluster start plus all checks took %s", env.flink.Version, time.Since(start).Round(time.Second))
 		})
 	}

@@ -8,8 +8,10 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -54,6 +56,10 @@ import org.apache.flink.runtime.util.EnvironmentInformation;
  *       {@code withIdleness(idleMs)} when idleMs is above 0 and
  *       {@code withWatermarkAlignment(alignGroup, alignDriftMs, alignUpdateMs)} when alignGroup
  *       is given (alignUpdateMs defaults to 1000); the default, none, has no watermarks.
+ *   <li>{@code submitSql name=N p=N [maxP=N] s0=STATEMENT s1=STATEMENT ...} plans the Flink SQL
+ *       statements s0, s1, ... (CREATE TABLE ..., then INSERT INTO ...) with {@link SqlJob}, every
+ *       operator at parallelism p, and submits the job to the MiniCluster; answers
+ *       {@code OK jobId=<32 hex>}.
  *   <li>{@code cancel jobId=ID} cancels a job; answers {@code OK}.
  *   <li>{@code ping} answers {@code OK}.
  *   <li>{@code quit}, or the end of standard input, closes the cluster, prints
@@ -208,6 +214,16 @@ public final class FlinkE2E {
                     s.alignUpdateMs = a.containsKey("alignUpdateMs") ? Long.parseLong(a.get("alignUpdateMs")) : 1000L;
                 }
                 JobGraph graph = SkewJob.jobGraph(s);
+                JobID id = cluster.submitJob(graph).get(60, TimeUnit.SECONDS).getJobID();
+                return "OK jobId=" + id;
+            }
+            case "submitSql": {
+                List<String> statements = new ArrayList<>();
+                for (int i = 0; a.containsKey("s" + i); i++) {
+                    statements.add(a.get("s" + i));
+                }
+                int maxP = a.containsKey("maxP") && !a.get("maxP").equals("-") ? Integer.parseInt(a.get("maxP")) : -1;
+                JobGraph graph = SqlJob.jobGraph(req(a, "name"), Integer.parseInt(req(a, "p")), maxP, statements);
                 JobID id = cluster.submitJob(graph).get(60, TimeUnit.SECONDS).getJobID();
                 return "OK jobId=" + id;
             }
