@@ -1,5 +1,5 @@
 // Package sandbox runs skewscope's built-in demo: an in-process Kafka cluster
-// with skewed, moving traffic and two simulated Flink jobs that really consume
+// with skewed, moving traffic and three simulated Flink jobs that really consume
 // it, behind a simulated JobManager REST endpoint. `make run` starts it when no
 // Kafka or Flink is configured, and the dashboard reads it with its ordinary
 // Kafka and Flink collectors, so the sandbox has to look like the real thing on
@@ -18,7 +18,11 @@
 //     parallelism 4 (and again at 6), so both topics land on the same two
 //     subtasks and the other two idle (the multi-topic skew of FLIP-537);
 //   - inventory.events (3 partitions, growing to 8, one more every 45 s): its
-//     name contains a dot, which Flink's metric ids turn into an underscore.
+//     name contains a dot, which Flink's metric ids turn into an underscore;
+//   - payments (6 partitions, about 30 records/s each): rows of a Flink SQL
+//     table in the json format, {"user_id":"u-00042","region":"eu-west",
+//     "amount":12.5,"ts":…}, with a null record key; the user ids are
+//     Zipf-distributed.
 //
 // Old records are deleted with DeleteRecords two minutes after they were
 // written (Options.Retention, which every topic also carries as its
@@ -32,10 +36,21 @@
 // log.segment.bytes (256 KiB instead of 100 MiB); with the default no
 // segment ever filled and nothing was freed.
 //
-// Flink: two streaming jobs, "orders-enrichment" (orders + inventory.events →
-// keyBy → "Enrich Orders") and "clickstream-sessions" (clicks + pageviews →
-// keyBy → "Sessionize"), each with a source vertex "Source: Kafka Source" and a
-// keyed vertex at maxParallelism 128. Every source subtask is a kgo client that
+// Flink: three streaming jobs, each a source vertex and a keyed vertex at
+// maxParallelism 128. Two are DataStream jobs keyed by the record's Kafka key
+// (a Java String): "orders-enrichment" (orders + inventory.events → keyBy →
+// "Enrich Orders") and "clickstream-sessions" (clicks + pageviews → keyBy →
+// "Sessionize"), each with a source vertex "Source: Kafka Source". The third,
+// "payments-by-user" (sql.go), is a Flink SQL job,
+// INSERT INTO user_totals SELECT user_id, COUNT(*), SUM(amount) FROM payments
+// GROUP BY user_id, with its vertices named and described as Flink 2.2.1's
+// planner writes them ("Source: payments[1] -> Calc[2]" and
+// "GroupAggregate[4] -> user_totals[5]: Writer", the plan's operator trees
+// recorded in testdata/sql-payments-2.2.1.json): it keys each record by the
+// user_id of its value, a key row (assign.KeyRowEncoder) whose
+// BinaryRowData.hashCode picks the key group, so its hot keyed subtask is
+// another than a Java String hash of the same ids would make hot. Every
+// source subtask is a kgo client that
 // consumes its partitions directly (no group membership, like KafkaSource),
 // with ownership from assign.KafkaSplitOwner on a fresh start and for
 // partitions found by periodic discovery. Subtasks process at a fixed capacity
@@ -49,8 +64,8 @@
 // chunks like Flink's operator list-state redistribution.
 //
 // Event time (eventtime.go): every record's timestamp is its produce time
-// less up to 400 ms, and both jobs use a bounded out-of-orderness of 1 s on
-// it, so each split's watermark is its highest timestamp read minus 1001
+// less up to 400 ms (a payments row's ts too), and every job uses a bounded
+// out-of-orderness of 1 s on it, so each split's watermark is its highest timestamp read minus 1001
 // ms, a source subtask's the lowest of its non-idle splits' and the keyed
 // vertex's the lowest of its non-idle readers', never going back, as
 // Flink's watermark multiplexer and valve do. orders-enrichment has no
@@ -59,7 +74,8 @@
 // once the hot subtask has read past that instant, holds the job's
 // watermark for good. clickstream-sessions has a 5 s idle timeout, which
 // makes its two readers without a partition idle, so its watermark
-// advances. The metric ids are those of the Flink 2.2.1 event-time
+// advances; payments-by-user has none (table.exec.source.idle-timeout's
+// default) and needs none, every reader having a partition. The metric ids are those of the Flink 2.2.1 event-time
 // recordings (collectors/testdata/flink/eventtime/2.2.1), the per-split
 // gauges of FLIP-513 included.
 //

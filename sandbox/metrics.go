@@ -119,7 +119,7 @@ func addTaskMetrics(m *metricSet, in, out int64, inRate, outRate, bytesIn, bytes
 func (j *job) subtaskMetrics(keyed bool, now time.Time) []*metricSet {
 	var out []*metricSet
 	if keyed {
-		op := fakejm.OperatorScope(j.spec.keyedName) + "."
+		op := fakejm.OperatorScope(j.spec.keyedOperator()) + "."
 		for _, kt := range j.keyed {
 			m := newMetricSet()
 			in, outR, bytesR, _ := kt.win.rates()
@@ -137,7 +137,7 @@ func (j *job) subtaskMetrics(keyed bool, now time.Time) []*metricSet {
 		}
 		return out
 	}
-	op := fakejm.OperatorScope(sourceName) + "."
+	op := fakejm.OperatorScope(j.spec.srcOperator()) + "."
 	for _, st := range j.src {
 		m := newMetricSet()
 		in, outR, bytesR, _ := st.win.rates()
@@ -182,9 +182,9 @@ func (j *job) subtaskMetrics(keyed bool, now time.Time) []*metricSet {
 		m.set(kc+"assigned-partitions", javaDouble(float64(len(st.splits))))
 		for _, sp := range st.splits {
 			t, p := sp.tp.Topic, sp.tp.Partition
-			m.set(fakejm.KafkaOffsetID(sourceName, t, p, fakejm.CurrentOffset), javaLong(sp.current))
-			m.set(fakejm.KafkaOffsetID(sourceName, t, p, fakejm.CommittedOffset), javaLong(sp.committed))
-			addSplitMetrics(m, sp, j.spec.watermarks.bound)
+			m.set(fakejm.KafkaOffsetID(j.spec.srcOperator(), t, p, fakejm.CurrentOffset), javaLong(sp.current))
+			m.set(fakejm.KafkaOffsetID(j.spec.srcOperator(), t, p, fakejm.CommittedOffset), javaLong(sp.committed))
+			addSplitMetrics(m, j.spec.srcOperator(), sp, j.spec.watermarks.bound)
 		}
 		out = append(out, m)
 	}
@@ -196,13 +196,13 @@ func (j *job) subtaskMetrics(keyed bool, now time.Time) []*metricSet {
 // split read "1000.0" and "0", accumulated active time a double, the
 // others whole numbers. Nothing pauses a sandbox split: no job aligns
 // watermarks.
-func addSplitMetrics(m *metricSet, sp *split, bound time.Duration) {
+func addSplitMetrics(m *metricSet, operator string, sp *split, bound time.Duration) {
 	t, p := sp.tp.Topic, sp.tp.Partition
 	active, idle := 1000.0, int64(0)
 	if sp.et.idle {
 		active, idle = 0, 1000
 	}
-	id := func(gauge string) string { return fakejm.SplitWatermarkID(sourceName, t, p, gauge) }
+	id := func(gauge string) string { return fakejm.SplitWatermarkID(operator, t, p, gauge) }
 	m.set(id("currentWatermark"), javaLong(sp.et.watermark(bound)))
 	m.set(id("activeTimeMsPerSecond"), javaDouble(active))
 	m.set(id("idleTimeMsPerSecond"), javaLong(idle))

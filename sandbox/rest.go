@@ -225,9 +225,9 @@ func (j *job) subtaskIO(keyed bool) []fakejm.IOMetrics {
 
 func (j *job) vertexName(keyed bool) string {
 	if keyed {
-		return j.spec.keyedName
+		return j.spec.keyedVertexName()
 	}
-	return sourceName
+	return j.spec.sourceVertexName()
 }
 
 func (j *job) vertexParallelism(keyed bool) int {
@@ -288,10 +288,10 @@ func (j *job) plan() fakejm.Plan {
 		JID: j.id, Name: j.spec.name, Type: "STREAMING",
 		Nodes: []fakejm.PlanNode{
 			{
-				ID: j.keyedVID, Parallelism: len(j.keyed), Description: j.spec.keyedName + "<br/>",
+				ID: j.keyedVID, Parallelism: len(j.keyed), Description: j.spec.description(true),
 				Inputs: []fakejm.PlanInput{{ID: j.srcVID, Num: 0, Exchange: "pipelined_bounded", ShipStrategy: "HASH"}},
 			},
-			{ID: j.srcVID, Parallelism: len(j.src), Description: sourceName + "<br/>"},
+			{ID: j.srcVID, Parallelism: len(j.src), Description: j.spec.description(false)},
 		},
 	}
 }

@@ -202,15 +202,15 @@ func TestObservedAssignmentIsFreshStart(t *testing.T) {
 	sb := startSandbox(t, Options{})
 	c, adm := newFlinkClient(t, sb), newAdmin(t, sb)
 	jobs := sb.Jobs()
-	if len(jobs) != 2 {
-		t.Fatalf("Jobs() = %d jobs, want 2", len(jobs))
+	if len(jobs) != len(jobSpecs) {
+		t.Fatalf("Jobs() = %d jobs, want %d", len(jobs), len(jobSpecs))
 	}
 	ov, err := c.JobsOverview(t.Context())
 	if err != nil {
 		t.Fatalf("JobsOverview() error = %v", err)
 	}
-	if len(ov) != 2 {
-		t.Fatalf("JobsOverview() = %d jobs, want 2", len(ov))
+	if len(ov) != len(jobSpecs) {
+		t.Fatalf("JobsOverview() = %d jobs, want %d", len(ov), len(jobSpecs))
 	}
 	for _, j := range jobs {
 		topics, err := partitionCounts(t.Context(), adm, j.Topics)
@@ -353,7 +353,7 @@ func TestCheckpointsCommitOffsets(t *testing.T) {
 func TestRestoreFollowsSavepointRedistribution(t *testing.T) {
 	sb := startSandbox(t, Options{})
 	c, adm := newFlinkClient(t, sb), newAdmin(t, sb)
-	for _, name := range []string{"clickstream-sessions", "orders-enrichment"} {
+	for _, name := range []string{"clickstream-sessions", "orders-enrichment", paymentsJob} {
 		old := jobNamed(t, sb, name)
 		// Let the job read something so the savepoint holds offsets.
 		poll(t, 20*time.Second, func() error {

@@ -21,6 +21,7 @@ const (
 	topicInventory = "inventory.events"
 	topicClicks    = "clicks"
 	topicPageviews = "pageviews"
+	topicPayments  = "payments"
 
 	inventoryMaxPartitions = 8
 )
@@ -47,6 +48,11 @@ type topicSpec struct {
 	key func(r *rand.Rand, z *rand.Zipf) string
 	// zipfN is the size of the key universe drawn from with z (0 = none).
 	zipfN uint64
+	// value returns a record value for key and event time ts (epoch ms);
+	// nil is keyedValue.
+	value func(r *rand.Rand, key string, ts int64) []byte
+	// keyless topics' records have a null key: the key is in the value.
+	keyless bool
 }
 
 var sandboxTopics = []topicSpec{
@@ -54,6 +60,10 @@ var sandboxTopics = []topicSpec{
 	{name: topicInventory, initialPartitions: 3, rate: flatRate(15), key: inventoryKey, zipfN: 5000},
 	{name: topicClicks, initialPartitions: 2, rate: flatRate(65), key: sessionKey},
 	{name: topicPageviews, initialPartitions: 2, rate: flatRate(65), key: userKey, zipfN: 50000},
+	// payments: 30 records/s per partition, user ids Zipf-distributed,
+	// written as a Flink SQL table's json format reads them, with a null
+	// record key (the SQL job keys by the value's user_id).
+	{name: topicPayments, initialPartitions: 6, rate: flatRate(30), key: paymentUser, zipfN: 2000, value: paymentValue, keyless: true},
 }
 
 // ordersTotalRate is the mean total produce rate of orders, records/s.
@@ -130,6 +140,35 @@ func userKey(r *rand.Rand, z *rand.Zipf) string {
 	return fmt.Sprintf("%s%d@%s", firstNames[n%uint64(len(firstNames))], n, domains[(n/7)%uint64(len(domains))])
 }
 
+// paymentUser is a user id, "u-00042", Zipf-distributed.
+func paymentUser(_ *rand.Rand, z *rand.Zipf) string {
+	return fmt.Sprintf("u-%05d", z.Uint64())
+}
+
+var regions = []string{"eu-west", "eu-central", "us-east", "us-west", "ap-south"}
+
+// paymentValue is a payments row in Flink's json format:
+// {"user_id":"u-00042","region":"eu-west","amount":12.5,"ts":1796345634024},
+// the key column first.
+func paymentValue(r *rand.Rand, key string, ts int64) []byte {
+	b := make([]byte, 0, 96)
+	b = append(b, `{"user_id":`...)
+	b = strconv.AppendQuote(b, key)
+	b = append(b, `,"region":`...)
+	b = strconv.AppendQuote(b, regions[r.IntN(len(regions))])
+	b = append(b, `,"amount":`...)
+	b = strconv.AppendFloat(b, float64(1+r.IntN(20000))/100, 'f', -1, 64)
+	b = append(b, `,"ts":`...)
+	b = strconv.AppendInt(b, ts, 10)
+	return append(b, '}')
+}
+
+// keyedValue is the record value of the keyed topics.
+func keyedValue(r *rand.Rand, key string, ts int64) []byte {
+	return fmt.Appendf(nil, `{"key":%s,"seq":%d,"amount":%d.%02d,"ts":%d}`,
+		strconv.Quote(key), r.Uint32(), r.IntN(500), r.IntN(100), ts)
+}
+
 // topicTraffic is the live state of one topic's producer.
 type topicTraffic struct {
 	spec  topicSpec
@@ -157,7 +196,7 @@ const (
 	produceIn        = 100 * time.Millisecond
 	// segmentBytes is the brokers' log.segment.bytes. DeleteRecords only
 	// frees whole segments, so each partition holds up to one segment
-	// beyond retention: 24 partitions × 256 KiB (plus kfake's in-memory
+	// beyond retention: 30 partitions × 256 KiB (plus kfake's in-memory
 	// file growth slack) stays a few MiB, and the hottest orders partition
 	// still rolls a segment about every minute.
 	segmentBytes = 256 << 10
@@ -254,12 +293,18 @@ func (tr *traffic) produceLoop() {
 						// produced, never more than the jobs'
 						// out-of-orderness bound, so none is late.
 						ts := now.Add(-time.Duration(r.Int64N(int64(maxJitter))))
-						val := fmt.Sprintf(`{"key":%s,"seq":%d,"amount":%d.%02d,"ts":%d}`,
-							strconv.Quote(key), r.Uint32(), r.IntN(500), r.IntN(100), ts.UnixMilli())
-						tr.cl.Produce(tr.ctx, &kgo.Record{
+						value := tt.spec.value
+						if value == nil {
+							value = keyedValue
+						}
+						rec := &kgo.Record{
 							Topic: tt.spec.name, Partition: int32(p),
-							Key: []byte(key), Value: []byte(val), Timestamp: ts,
-						}, promise)
+							Value: value(r, key, ts.UnixMilli()), Timestamp: ts,
+						}
+						if !tt.spec.keyless {
+							rec.Key = []byte(key)
+						}
+						tr.cl.Produce(tr.ctx, rec, promise)
 					}
 				}
 			}
