@@ -43,6 +43,12 @@ pending_callers=(
 	assign/sqltype.go
 	assign/keyrow.go
 	assign/keyrow_text.go
+	# SQL plans and tables (issue 25): the keyed vertex page, the SQL key
+	# lookup and the key sample form call them.
+	sqlplan/description.go
+	sqlplan/keys.go
+	sqlplan/plan.go
+	sqlplan/createtable.go
 )
 
 work="$(mktemp -d)"
