@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/collectors/kafka/sample"
 	"github.com/skewscope/skewscope/keysample"
+	"github.com/skewscope/skewscope/sqlplan"
 )
 
 // Flink SQL jobs in the MiniCluster (FlinkE2E's submitSql, SqlJob.java):
@@ -74,7 +76,10 @@ type sqlKeyOf func(value []byte) (hash int32, err error)
 type sqlInput struct {
 	topic   assign.Topic
 	records int
-	keyOf   func() sqlKeyOf
+	// table is the input's CREATE TABLE statement, as a user pastes it
+	// into the sample form.
+	table string
+	keyOf func() sqlKeyOf
 	// control, when set, keys the record as the DataStream API would key
 	// the same column (a Java String's hashCode): a prediction the job
 	// must not match, or the oracle could not tell the two apart.
@@ -109,13 +114,26 @@ func sqlEventsTable(name string) string {
 )`
 }
 
+// sqlUsersTable is the users topic as a Kafka table in json.
+var sqlUsersTable = `CREATE TABLE users (
+  user_id STRING,
+  tier STRING
+) WITH (
+  'connector' = 'kafka',
+  'topic' = '` + sqlUsersTopic.Name + `',
+  'properties.bootstrap.servers' = '{bootstrap}',
+  'properties.group.id' = '{group}',
+  'scan.startup.mode' = 'earliest-offset',
+  'format' = 'json'
+)`
+
 func sqlJobs(users, events int) []sqlJob {
-	ev := sqlInput{topic: sqlEventsTopic, records: events}
+	ev := sqlInput{topic: sqlEventsTopic, records: events, table: sqlEventsTable("events")}
 	byUser := ev
 	byUser.keyOf, byUser.control = newUserKeyOf, newUserJavaKeyOf
 	byAccount := ev
 	byAccount.keyOf = newAccountRegionKeyOf
-	us := sqlInput{topic: sqlUsersTopic, records: users, keyOf: newUserKeyOf, control: newUserJavaKeyOf}
+	us := sqlInput{topic: sqlUsersTopic, records: users, table: sqlUsersTable, keyOf: newUserKeyOf, control: newUserJavaKeyOf}
 	return []sqlJob{
 		{
 			name: "group-by-user", what: "GROUP BY user_id (STRING)",
@@ -142,17 +160,7 @@ func sqlJobs(users, events int) []sqlJob {
 			keyColumns: []string{"user_id"}, keyTypes: []string{"STRING"},
 			statements: []string{
 				sqlEventsTable("events"),
-				`CREATE TABLE users (
-  user_id STRING,
-  tier STRING
-) WITH (
-  'connector' = 'kafka',
-  'topic' = '` + sqlUsersTopic.Name + `',
-  'properties.bootstrap.servers' = '{bootstrap}',
-  'properties.group.id' = '{group}',
-  'scan.startup.mode' = 'earliest-offset',
-  'format' = 'json'
-)`,
+				sqlUsersTable,
 				`CREATE TABLE enriched (user_id STRING, amount BIGINT, tier STRING) WITH ('connector' = 'blackhole')`,
 				`INSERT INTO enriched SELECT e.user_id, e.amount, u.tier FROM events AS e JOIN users AS u ON e.user_id = u.user_id`,
 			},
@@ -402,35 +410,47 @@ func (e *lineEnv) runSQLJob(t *testing.T, j sqlJob) {
 		t.Fatalf("SQL job %s (%s): %v", j.name, id, err)
 	}
 	submitted := time.Since(start)
-	keyed, maxP := e.sqlKeyedVertex(t, id)
+	keyed, maxP, sqlKey := e.sqlKeyedVertex(t, id, j)
 	total := 0
 	for _, in := range j.inputs {
 		total += in.records
 	}
 	observed := e.sqlWaitRead(t, id, keyed, total, 120*time.Second)
 	read := time.Since(start)
-	predicted := e.checkSQLKeySample(t, j, observed, maxP)
+	predicted := e.checkSQLKeySample(t, j, observed, maxP, sqlKey)
 	e.recordSQL(t, j, id, keyed, observed, predicted, maxP)
 	t.Logf("Flink %s, %s: planned and running in %s, topics read in %s, checked and recorded in %s", e.flink.Version, j.name,
 		submitted.Round(100*time.Millisecond), (read - submitted).Round(100*time.Millisecond), (time.Since(start) - read).Round(100*time.Millisecond))
 }
 
 // sqlKeyedVertex returns the job's one vertex with a hash input (the
-// GroupAggregate or the Join) and its max parallelism.
-func (e *lineEnv) sqlKeyedVertex(t *testing.T, id string) (string, int) {
+// GroupAggregate or the Join), its max parallelism and its SQL key as the
+// collector reads it from the plan Flink serves, which must name the
+// job's key columns for every input.
+func (e *lineEnv) sqlKeyedVertex(t *testing.T, id string, sj sqlJob) (string, int, *fcollect.SQLKey) {
 	t.Helper()
 	plan, err := e.flink.REST.fc.JobPlan(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	keyed := fcollect.KeyedVertices(plan)
+	var d []string
+	for _, n := range plan.Nodes {
+		d = append(d, n.Description)
+	}
 	if len(keyed) != 1 {
-		var d []string
-		for _, n := range plan.Nodes {
-			d = append(d, n.Description)
-		}
 		t.Fatalf("want one keyed vertex in the plan, got %d: %q", len(keyed), d)
 	}
+	sk := fcollect.SQLKeys(plan)[keyed[0]]
+	if sk == nil || !sk.Named || len(sk.Columns) != len(sj.inputs) {
+		t.Fatalf("the collector reads the SQL key %+v from the plan, want %v on each of %d inputs: %q", sk, sj.keyColumns, len(sj.inputs), d)
+	}
+	for _, cols := range sk.Columns {
+		if !slices.Equal(cols, sj.keyColumns) {
+			t.Fatalf("the collector reads key columns %v from the plan, want %v: %q", sk.Columns, sj.keyColumns, d)
+		}
+	}
+	t.Logf("plan: keyed by %v (SQL, %s)", sk.Columns, sk.Operator)
 	j, err := e.flink.REST.job(id)
 	if err != nil {
 		t.Fatal(err)
@@ -445,11 +465,31 @@ func (e *lineEnv) sqlKeyedVertex(t *testing.T, id string) (string, int) {
 				t.Fatalf("keyed vertex %q has max parallelism %d, want Flink's default %d", v.Name, v.MaxParallelism, want)
 			}
 			t.Logf("keyed vertex %q (parallelism %d, max parallelism %d)", v.Name, v.Parallelism, v.MaxParallelism)
-			return v.ID, v.MaxParallelism
+			return v.ID, v.MaxParallelism, sk
 		}
 	}
 	t.Fatalf("keyed vertex %s of the plan is not among the job's vertices", keyed[0])
-	return "", 0
+	return "", 0, nil
+}
+
+// productKeySpec is the key spec the sample form builds for input i of a
+// SQL job: the table's CREATE TABLE statement and the key columns the
+// plan names for that input.
+func productKeySpec(t *testing.T, in sqlInput, cols []string) keysample.KeySpec {
+	t.Helper()
+	tb, err := sqlplan.ParseCreateTable(in.table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := keysample.SQLTableKey(tb, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := keysample.ParseSQLKeySpec(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
 }
 
 // sqlWaitRead waits until the keyed vertex's subtasks have received total
@@ -508,12 +548,14 @@ func slicesEqual(a, b []int) bool {
 }
 
 // checkSQLKeySample samples each input topic of j with the read-only
-// sampler, keys each record with the input's sqlKeyOf and counts the key
-// rows in a keysample.Summary, then compares the records per keyed subtask
-// with observed: exactly for the whole topics, within three standard
-// errors of the sampled share for the last 10 % of each partition. It
-// returns the whole-topic prediction.
-func (e *lineEnv) checkSQLKeySample(t *testing.T, j sqlJob, observed []int, maxP int) []int64 {
+// sampler, keys each record as the sample page does (the product's SQL key
+// spec, from the table's CREATE TABLE statement and the key columns the
+// collector read from the plan; the test's own sqlKeyOf must agree on
+// every record) and counts the key rows in a keysample.Summary, then
+// compares the records per keyed subtask with observed: exactly for the
+// whole topics, within three standard errors of the sampled share for the
+// last 10 % of each partition. It returns the whole-topic prediction.
+func (e *lineEnv) checkSQLKeySample(t *testing.T, j sqlJob, observed []int, maxP int, sk *fcollect.SQLKey) []int64 {
 	t.Helper()
 	cfg := kafka.Config{Name: "e2e", Brokers: []string{e.kafka.Bootstrap}}
 	var control *keysample.Summary
@@ -522,8 +564,10 @@ func (e *lineEnv) checkSQLKeySample(t *testing.T, j sqlJob, observed []int, maxP
 		if fraction == 1 && j.inputs[0].control != nil {
 			control = keysample.NewSummary(16, maxP)
 		}
-		for _, in := range j.inputs {
+		for ii, in := range j.inputs {
+			spec := productKeySpec(t, in, sk.Columns[ii])
 			keyOf := in.keyOf()
+			disagree := 0
 			var controlOf sqlKeyOf
 			if control != nil {
 				controlOf = in.control()
@@ -534,12 +578,15 @@ func (e *lineEnv) checkSQLKeySample(t *testing.T, j sqlJob, observed []int, maxP
 			}
 			pr, err := sample.Sample(t.Context(), cfg, sample.Request{Topic: in.topic.Name, Mode: sample.ModeLast, LastN: lastN},
 				func(r sample.Record) {
-					h, err := keyOf(r.Value)
+					k, err := spec.Key(r.Key, r.Value)
 					if err != nil {
 						sum.AddError(err)
 						return
 					}
-					sum.Add(keysample.Key{Text: strconv.Itoa(int(h)), Hash: h})
+					if h, err := keyOf(r.Value); err != nil || h != k.Hash {
+						disagree++
+					}
+					sum.Add(k)
 					if controlOf != nil {
 						if h, err := controlOf(r.Value); err == nil {
 							control.Add(keysample.Key{Text: strconv.Itoa(int(h)), Hash: h})
@@ -548,6 +595,9 @@ func (e *lineEnv) checkSQLKeySample(t *testing.T, j sqlJob, observed []int, maxP
 				}, nil)
 			if err != nil || pr.StoppedBy != sample.StoppedComplete {
 				t.Fatalf("sample of %s (last %d): %v, stopped by %q", in.topic.Name, lastN, err, pr.StoppedBy)
+			}
+			if disagree > 0 {
+				t.Errorf("%s: the product's key spec (%s) and the test's own key rows disagree on %d records", in.topic.Name, spec, disagree)
 			}
 		}
 		if errs := sum.Errors(); len(errs) > 0 {

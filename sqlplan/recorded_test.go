@@ -78,6 +78,8 @@ var recordedKeys = map[string][]string{
 	"global_agg":               {"GroupAggregate global"},
 	"interval_join":            {"IntervalJoin [user_id] [user_id]"},
 	"window_join":              {"WindowJoin [user_id] [user_id]"},
+	"join_no_equality":         {"Join global"},
+	"topn_global":              {"Rank global"},
 }
 
 // recordedPhases are the two-phase aggregations of each shape, as

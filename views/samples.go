@@ -14,6 +14,11 @@ type SampleFormPage struct {
 	MaxRecords, MaxMegabytes, MaxSeconds, Job, Vertex string
 	Modes, Froms, Formats, Types                      []Option
 	Errors                                            map[string]string
+	// SQL opens the Flink SQL key's fields (type sql): the table as its
+	// CREATE TABLE statement or column list, the key columns, an Avro
+	// schema.
+	SQL                       bool
+	Table, KeyColumns, Schema string
 }
 
 // Err is the message for a field, "" when it is fine.

@@ -39,8 +39,10 @@ func newSampleFormView(l views.Layout, f *sampleForm, hashed bool) views.SampleF
 	v.Modes = opts(f.Mode, "last", "the last N records of each partition", "live", "records produced in the next window")
 	v.Froms = opts(f.From, "key", "the record key", "value", "the record value")
 	v.Formats = opts(f.Format, "string", "UTF-8 string (SimpleStringSchema)", "int", "int, 4 bytes big-endian", "long", "long, 8 bytes big-endian",
-		"json", "a JSON field", "csv", "a CSV column")
-	v.Types = opts(f.Type, "string", "String", "int", "Integer", "long", "Long")
+		"json", "a JSON field (for SQL: Flink's json format)", "csv", "a CSV column (for SQL: Flink's csv format)",
+		"raw", "Flink SQL raw format", "avro", "Flink SQL avro format", "avro-confluent", "Flink SQL avro-confluent format")
+	v.Types = opts(f.Type, "string", "String", "int", "Integer", "long", "Long", "sql", "Flink SQL key row (table and key columns below)")
+	v.SQL, v.Table, v.KeyColumns, v.Schema = f.Type == "sql", f.Table, f.KeyColumns, f.Schema
 	return v
 }
 

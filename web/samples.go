@@ -43,6 +43,10 @@ type sampleForm struct {
 	Cluster, Topic                            string
 	Partitions, Mode, LastN, Window           string
 	From, Format, Path, Type                  string
+	// Table, KeyColumns and Schema are a Flink SQL key's (type sql): the
+	// table's CREATE TABLE statement or column list, the key columns and
+	// an Avro writer schema.
+	Table, KeyColumns, Schema string
 	Parallelism, Target, MaxParallelism       string
 	MaxRecords, MaxMegabytes, MaxSeconds, Job string
 	Vertex                                    string
@@ -79,6 +83,7 @@ func parseSampleForm(cluster, topic string, v url.Values) *sampleForm {
 		Parallelism: get("parallelism", ""), Target: get("target", ""), MaxParallelism: get("maxParallelism", ""),
 		MaxRecords: get("maxRecords", "1000000"), MaxMegabytes: get("maxMegabytes", "256"), MaxSeconds: get("maxSeconds", "60"),
 		Job: get("job", ""), Vertex: get("vertex", ""),
+		Table: v.Get("table"), KeyColumns: get("keyColumns", ""), Schema: v.Get("schema"),
 	}
 	f.req.Topic = topic
 	if f.Partitions != "" {
@@ -112,11 +117,16 @@ func parseSampleForm(cluster, topic string, v url.Values) *sampleForm {
 		MaxBytes:   num("maxMegabytes", f.MaxMegabytes, 1, 1024) << 20,
 		MaxTime:    time.Duration(num("maxSeconds", f.MaxSeconds, 1, 600)) * time.Second,
 	}
-	spec, err := keysample.ParseKeySpec(f.From, f.Format, f.Path, f.Type)
-	if err != nil {
-		f.fail("format", "%v", err)
+	if strings.EqualFold(f.Type, "sql") {
+		f.Type = "sql"
+		f.spec, _ = f.sqlKeySpec()
+	} else {
+		spec, err := keysample.ParseKeySpec(f.From, f.Format, f.Path, f.Type)
+		if err != nil {
+			f.fail("format", "%v", err)
+		}
+		f.spec = spec
 	}
-	f.spec = spec
 	par := func(field, s string) int {
 		if s == "" {
 			return 0
@@ -174,6 +184,9 @@ func (f *sampleForm) query() url.Values {
 	set("maxSeconds", f.MaxSeconds, "60")
 	set("job", f.Job, "")
 	set("vertex", f.Vertex, "")
+	set("table", f.Table, "")
+	set("keyColumns", f.KeyColumns, "")
+	set("schema", f.Schema, "")
 	return q
 }
 
@@ -869,8 +882,13 @@ func (s *Server) serveSamples(w http.ResponseWriter, r *http.Request) (int, temp
 
 // sampleLinks are the "sample keys" links for a topic, from a keyed vertex
 // (its parallelism and max parallelism filled in) or a topic page.
-func sampleURL(prefix, cluster, topic string, p, maxP int, job, vertex string) string {
+func sampleURL(prefix, cluster, topic string, p, maxP int, job, vertex string, sqlKey ...string) string {
 	q := url.Values{}
+	if len(sqlKey) > 0 && sqlKey[0] != "" {
+		// A Flink SQL vertex's key columns, as its plan names them.
+		q.Set("type", "sql")
+		q.Set("keyColumns", sqlKey[0])
+	}
 	if p > 0 {
 		q.Set("parallelism", strconv.Itoa(p))
 	}

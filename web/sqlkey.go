@@ -59,3 +59,19 @@ func sqlColumnList(cols []string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// sqlSampleKey is the key columns a sample of a SQL vertex's input topic
+// starts with: those the plan names, when every keyed input has the same
+// ones (a join on differently named columns leaves them to fill in).
+func sqlSampleKey(k *live.SQLKeyView) string {
+	if k == nil || !k.Named || len(k.Columns) == 0 {
+		return ""
+	}
+	first := sqlColumnList(k.Columns[0])
+	for _, cols := range k.Columns[1:] {
+		if sqlColumnList(cols) != first {
+			return ""
+		}
+	}
+	return first
+}

@@ -191,6 +191,21 @@ public final class PlanRecorder {
                         + " WHERE c.user_id = u.user_id"
                         + " AND c.ts BETWEEN u.ts - INTERVAL '1' MINUTE AND u.ts"));
         s.add(new Shape(
+                "join_no_equality",
+                "a regular join whose condition has no equality",
+                options(),
+                List.of(CLICKS, USERS, sink("user_id STRING, amount DOUBLE, name STRING")),
+                "INSERT INTO sink SELECT c.user_id, c.amount, u.name FROM clicks c JOIN users u"
+                        + " ON c.region_id > u.region_id"));
+        s.add(new Shape(
+                "topn_global",
+                "Top-N without PARTITION BY: ROW_NUMBER() OVER (ORDER BY amount DESC) <= 3",
+                options(),
+                List.of(CLICKS, sink("user_id STRING, amount DOUBLE")),
+                "INSERT INTO sink SELECT user_id, amount FROM ("
+                        + "SELECT *, ROW_NUMBER() OVER (ORDER BY amount DESC) AS rn FROM clicks"
+                        + ") WHERE rn <= 3"));
+        s.add(new Shape(
                 "window_join",
                 "a window join of two TUMBLE windows on user_id",
                 options(),
