@@ -203,6 +203,12 @@ func (s *jsonScan) str() (jsonTok, error) {
 	start := s.i
 	esc := false
 	for s.i < len(s.b) {
+		for s.i < len(s.b) && !jsonStrSpecial[s.b[s.i]] {
+			s.i++
+		}
+		if s.i >= len(s.b) {
+			break
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':
@@ -247,6 +253,16 @@ func (s *jsonScan) str() (jsonTok, error) {
 	}
 	return jsonTok{}, s.fail("it ends early")
 }
+
+// jsonStrSpecial marks the bytes a string scan must look at: the quote,
+// the backslash and the bytes of multi-byte UTF-8.
+var jsonStrSpecial = func() (t [256]bool) {
+	t['"'], t['\\'] = true, true
+	for c := 0x80; c < 256; c++ {
+		t[c] = true
+	}
+	return t
+}()
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
