@@ -437,6 +437,15 @@ func (sp *sqlSpec) syntaxErr(err error, src []byte) error {
 func (sp *sqlSpec) column(st *sqlState, src []byte, name jsonTok) (int, bool) {
 	raw := src[name.start:name.end]
 	if !name.escaped {
+		if len(sp.cols) <= 8 {
+			// A few names: comparing them beats hashing.
+			for i := range sp.cols {
+				if sp.cols[i].name == string(raw) {
+					return i, true
+				}
+			}
+			return 0, false
+		}
 		i, ok := sp.byName[string(raw)]
 		return i, ok
 	}
