@@ -252,6 +252,9 @@ func TestSQLKeyJSONTypes(t *testing.T) {
 			{name: "exponent", rec: `{"k":"1e2"}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendDecimal(10000) }), text: "100.00"},
 			{name: "too many digits is null", rec: `{"k":123456789012}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendNull() }), text: "[null]"},
 			{name: "not a number", rec: `{"k":"1,5"}`, err: `column k DECIMAL(10, 2): JSON string is not a DECIMAL(10, 2)`},
+			{name: "zero with a huge exponent", rec: `{"k":0e-2147483647}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendDecimal(0) }), text: "0.00"},
+			{name: "tiny rounds to zero", rec: `{"k":"1e-2147483647"}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendDecimal(0) }), text: "0.00"},
+			{name: "huge is null", rec: `{"k":"1e2147483647"}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendNull() }), text: "[null]"},
 		}},
 		{"DECIMAL(38, 4)", nil, []sqlCase{
 			{name: "wide", rec: `{"k":-1234567890123456789012345.6789}`, fill: app(func(e *assign.KeyRowEncoder) error {

@@ -515,10 +515,7 @@ func (sp *sqlSpec) jsonValue(st *sqlState, v *sqlVal, k int, src []byte, tok jso
 				wide = math.MaxInt64
 			}
 			x, _, in := javaParseLong(raw, -wide-1, wide)
-			if !in {
-				return bad("is out of range of " + map[bool]string{true: "BIGINT", false: "INT"}[t.Root == assign.SQLBigInt])
-			}
-			if x < lo || x > hi {
+			if !in || x < lo || x > hi {
 				return bad("is out of range of " + sqlTypeName(*t))
 			}
 			v.i = x
