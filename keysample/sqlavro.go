@@ -400,7 +400,7 @@ func (r *avroReader) skip(n *avroNode, depth int) {
 			// Every item takes a byte but a null's (or an empty
 			// record's): a count beyond the bytes left, or beyond a
 			// million zero-byte items, is not a record Flink reads.
-			if c > int64(len(r.b)-r.i) && (c > 1<<20 || n.kind == avro.Map || avroWidth(n.items) != 0) {
+			if c > int64(len(r.b)-r.i) && (c > 1<<20 || n.kind == avro.Map || avroWidth(n.items, 0) != 0) {
 				r.fail("a block count is larger than the record")
 				return
 			}
@@ -599,13 +599,13 @@ var bigOne = big.NewInt(1)
 
 // avroWidth is the encoded size of a value of n when it is always 0 bytes
 // (null, a record of nulls), else -1.
-func avroWidth(n *avroNode) int {
+func avroWidth(n *avroNode, depth int) int {
 	switch n.kind {
 	case avro.Null:
 		return 0
 	case avro.Record, avro.Error:
 		for _, f := range n.fields {
-			if f == n || avroWidth(f) != 0 {
+			if depth > 100 || avroWidth(f, depth+1) != 0 {
 				return -1
 			}
 		}
