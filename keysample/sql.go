@@ -35,7 +35,9 @@ type SQLKeyOptions struct {
 	Format string
 	// Columns are the table's physical columns that this part holds, in
 	// order (csv reads them by position, avro by the schema Flink derives
-	// from them; json reads them by name).
+	// from them; json reads them by name, and reads a record alike when
+	// given the key columns alone, unless the record names a field twice
+	// or json.fail-on-missing-field is set).
 	Columns []SQLColumn
 	// Key names the key columns, in key order.
 	Key []string

@@ -398,6 +398,16 @@ func TestSQLKeyRaw(t *testing.T) {
 	}, "value")
 }
 
+func TestParseSQLKeySpecOptions(t *testing.T) {
+	// The Kafka connector's spellings: the other part's options are not this
+	// part's, and writing options change nothing.
+	sp := mustSQLSpec(t, SQLKeyOptions{From: "value", Format: "json", Columns: userRegion, Key: []string{"user_id"},
+		Options: map[string]string{"key.json.fail-on-missing-field": "x", "value.json.timestamp-format.standard": "ISO-8601", "json.encode.ignore-null-fields": "true"}})
+	if !sp.sql.isoTimestamps || sp.sql.failOnMissing {
+		t.Errorf("options read as iso %v, fail-on-missing %v; want true, false", sp.sql.isoTimestamps, sp.sql.failOnMissing)
+	}
+}
+
 func TestParseSQLKeySpecErrors(t *testing.T) {
 	cols := []SQLColumn{{"id", "BIGINT"}, {"name", "STRING"}}
 	for _, tc := range []struct {
