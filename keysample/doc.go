@@ -20,6 +20,33 @@
 //	layout, err := s.AtParallelism(6)
 //	verdict := s.Verdict(6, 2, 24)
 //
+// # Flink SQL tables
+//
+// A SQL job keys its records by a row of key columns, not by a Java
+// object. ParseSQLKeySpec takes the table's format, its columns and the key
+// columns, and its KeySpec.Key reads a record as the table's format does,
+// projects the key columns into Flink's BinaryRowData (assign.KeyRowEncoder)
+// and hashes it as BinaryRowData.hashCode, which a Summary routes like any
+// other key:
+//
+//	spec, err := keysample.ParseSQLKeySpec(keysample.SQLKeyOptions{
+//		From: "value", Format: "json",
+//		Columns: []keysample.SQLColumn{{"user_id", "BIGINT"}, {"region", "STRING"}, {"amount", "DECIMAL(10, 2)"}},
+//		Key:     []string{"user_id", "region"},
+//	})
+//	k, err := spec.Key(recordKey, value) // k.Text `[42,"eu-1"]`
+//
+// The formats are Flink's json (its default JSON parser decoding), csv,
+// raw, avro (the table's schema) and avro-confluent (a magic byte and
+// schema id, the writer schema given or fetched from a registry by a
+// SchemaSource such as franz-go's *sr.Client), each with the WITH options
+// that change decoding. A record that cannot be read fails with a
+// *SQLKeyError that names the column and keeps the value apart from its
+// message, so that a Summary counts the records failing for one reason
+// together (ErrorCount.Example holds the first value). Only the key
+// columns are converted: a bad value in another column does not change
+// where Flink routes the record.
+//
 // # What is exact and what is estimated
 //
 // Exact, bit for bit with Flink: each key's hash (Java's String, Integer,

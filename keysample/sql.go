@@ -35,13 +35,16 @@ type SQLKeyOptions struct {
 	Format string
 	// Columns are the table's physical columns that this part holds, in
 	// order (csv reads them by position, avro by the schema Flink derives
-	// from them; json reads them by name).
+	// from them; json reads them by name, and reads a record alike when
+	// given the key columns alone, unless the record names a field twice
+	// or json.fail-on-missing-field is set).
 	Columns []SQLColumn
 	// Key names the key columns, in key order.
 	Key []string
 	// Options are the format's own WITH options, with or without the
-	// format's prefix ("json.ignore-parse-errors" or
-	// "ignore-parse-errors"); those that change decoding are read, those
+	// format's prefix ("json.ignore-parse-errors", "ignore-parse-errors",
+	// or as the Kafka connector spells them, "value.json.ignore-parse-errors");
+	// those that change decoding are read, those
 	// that only change writing are ignored, and unknown ones are refused.
 	Options map[string]string
 	// AvroSchema is, for avro, the writer schema as JSON (empty: the schema
@@ -268,9 +271,6 @@ func (sp *sqlSpec) checkType(t assign.SQLType) error {
 			return fmt.Errorf("a type that Flink's raw format does not read (RawFormatDeserializationSchema)")
 		}
 	case "csv":
-		if t.Root == assign.SQLTimestampLTZ {
-			return fmt.Errorf("a type that Flink's csv format does not read (CsvToRowDataConverters)")
-		}
 		if t.Root == assign.SQLTime && t.Precision > 3 {
 			return fmt.Errorf("a precision beyond 3, which Flink's csv format does not read for TIME")
 		}
@@ -323,7 +323,13 @@ func (sp *sqlSpec) parseOptions(opts map[string]string) error {
 	}
 	for _, k := range keys {
 		v := opts[k]
-		name := strings.TrimPrefix(strings.TrimSpace(k), prefix)
+		// The Kafka connector's key.json.… and value.json.… spellings too.
+		name := strings.TrimSpace(k)
+		other := map[string]string{"key": "value.", "value": "key."}[sp.from]
+		if strings.HasPrefix(name, other) {
+			continue // the other part's format
+		}
+		name = strings.TrimPrefix(strings.TrimPrefix(name, sp.from+"."), prefix)
 		var err error
 		switch sp.format + ":" + name {
 		case "json:fail-on-missing-field":
@@ -646,7 +652,11 @@ func appendValText(dst []byte, t *assign.SQLType, v *sqlVal, inArray bool) []byt
 		days := floorDiv(v.i, 86_400_000)
 		dst = appendDate(dst, days)
 		dst = append(dst, ' ')
-		dst = appendClock(dst, (v.i-days*86_400_000)*1_000_000+int64(v.nano))
+		nano := int64(v.nano)
+		if t.Precision <= 3 {
+			nano = 0 // a compact TIMESTAMP writes its milliseconds only
+		}
+		dst = appendClock(dst, (v.i-days*86_400_000)*1_000_000+nano)
 		if t.Root == assign.SQLTimestampLTZ {
 			dst = append(dst, 'Z')
 		}

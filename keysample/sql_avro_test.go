@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/sr"
@@ -211,5 +212,32 @@ func TestSQLKeyAvroConfluent(t *testing.T) {
 		Key: []string{"user_id", "region"}, AvroSchema: v2})
 	if k, err := sp3.Key(nil, r2); err != nil || k.Hash != want {
 		t.Errorf("avro-confluent with a given schema: %+v, %v", k, err)
+	}
+}
+
+func TestSQLKeyAvroFixedAndMicros(t *testing.T) {
+	schema := `{"type":"record","name":"R","fields":[
+		{"name":"f","type":{"type":"fixed","name":"F","size":8,"logicalType":"decimal","precision":18,"scale":2}},
+		{"name":"ts","type":{"type":"long","logicalType":"timestamp-micros"}}]}`
+	sp := mustSQLSpec(t, SQLKeyOptions{From: "value", Format: "avro", Columns: []SQLColumn{{"f", "DECIMAL(18, 2)"}, {"ts", "TIMESTAMP(6)"}}, Key: []string{"f", "ts"}, AvroSchema: schema})
+	rec, err := avro.Marshal(avro.MustParse(schema), map[string]any{"f": big.NewRat(-505, 100), "ts": time.Date(1969, 12, 31, 23, 59, 59, 999_999_000, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := sp.Key(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rowOf(t, []string{"DECIMAL(18, 2)", "TIMESTAMP(6)"}, func(e *assign.KeyRowEncoder) error {
+		if err := e.AppendDecimal(-505); err != nil {
+			return err
+		}
+		return e.AppendTimestamp(-1, 999_000)
+	})
+	if k.Hash != want || k.Text != `[-5.05,"1969-12-31 23:59:59.999999"]` {
+		t.Errorf("Key = %+v, want hash %d", k, want)
+	}
+	if h, err := hashOfText(t, sp, k.Text); err != nil || h != k.Hash {
+		t.Errorf("SetKeyText(%q) = %d, %v; want %d", k.Text, h, err, k.Hash)
 	}
 }

@@ -1,6 +1,7 @@
 package keysample
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -53,4 +54,24 @@ func BenchmarkSQLKeyRowOnly(b *testing.B) {
 		sink ^= h
 	}
 	_ = sink
+}
+
+// BenchmarkSQLKeyJSONStdlib is a yardstick for BenchmarkSQLKeyJSON on a
+// loaded machine: encoding/json decoding the same records' two key fields
+// into a struct, no key row.
+func BenchmarkSQLKeyJSONStdlib(b *testing.B) {
+	recs := make([][]byte, 1<<14)
+	for i := range recs {
+		recs[i] = fmt.Appendf(nil, `{"user_id":%d,"region":"region-%d","amount":%d.25,"ts":"2026-01-02 03:04:05"}`, 1_000_000+i*7919, i%97, i)
+	}
+	var v struct {
+		UserID int64  `json:"user_id"`
+		Region string `json:"region"`
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if err := json.Unmarshal(recs[i&(len(recs)-1)], &v); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

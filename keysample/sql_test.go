@@ -155,6 +155,7 @@ func TestSQLKeyJSONComposite(t *testing.T) {
 		{name: "non-ASCII", rec: `{"user_id":1,"region":"Zürich 東京"}`, types: ty, fill: longString(1, "Zürich 東京"), text: `[1,"Zürich 東京"]`},
 		{name: "escapes", rec: `{"user_id":1,"region":"a\"b\\c\u00e9\n"}`, types: ty, fill: longString(1, "a\"b\\cé\n"), text: `[1,"a\"b\\cé\u000a"]`},
 		{name: "surrogate pair escaped", rec: `{"user_id":1,"region":"\ud83d\ude00"}`, types: ty, fill: longString(1, "😀"), text: `[1,"😀"]`},
+		{name: "encoded surrogate bytes", rec: "{\"user_id\":1,\"region\":\"\xed\xb0\x80b\"}", types: ty, fill: longString(1, "?b"), text: `[1,"\udc00b"]`},
 		{name: "lone surrogate is ? in the row", rec: `{"user_id":1,"region":"a\ud800"}`, types: ty, fill: longString(1, "a?"), text: `[1,"a\ud800"]`},
 		{name: "number as STRING keeps its text", rec: `{"user_id":1,"region":1.50}`, types: ty, fill: longString(1, "1.50"), text: `[1,"1.50"]`},
 		{name: "boolean as STRING", rec: `{"user_id":1,"region":true}`, types: ty, fill: longString(1, "true"), text: `[1,"true"]`},
@@ -230,6 +231,7 @@ func TestSQLKeyJSONTypes(t *testing.T) {
 			{name: "needs seconds", rec: `{"k":"12:30"}`, err: `column k TIME(3): JSON string is not a TIME HH:mm:ss[.fraction]`},
 		}},
 		{"TIMESTAMP(3)", nil, []sqlCase{
+			{name: "finer than the column", rec: `{"k":"2024-01-02 03:04:05.678999"}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendTimestamp(1704164645678, 999000) }), text: "2024-01-02 03:04:05.678"},
 			{name: "sql", rec: `{"k":"2024-01-02 03:04:05.678"}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendText("2024-01-02 03:04:05.678") }), text: "2024-01-02 03:04:05.678"},
 			{name: "SMART clamps the day", rec: `{"k":"2023-02-31 00:00:00"}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendText("2023-02-28 00:00:00") }), text: "2023-02-28 00:00:00"},
 			{name: "iso refused", rec: `{"k":"2024-01-02T03:04:05"}`, err: `column k TIMESTAMP(3): JSON string is not a TIMESTAMP(3) yyyy-MM-dd HH:mm:ss[.fraction]`},
@@ -250,6 +252,9 @@ func TestSQLKeyJSONTypes(t *testing.T) {
 			{name: "exponent", rec: `{"k":"1e2"}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendDecimal(10000) }), text: "100.00"},
 			{name: "too many digits is null", rec: `{"k":123456789012}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendNull() }), text: "[null]"},
 			{name: "not a number", rec: `{"k":"1,5"}`, err: `column k DECIMAL(10, 2): JSON string is not a DECIMAL(10, 2)`},
+			{name: "zero with a huge exponent", rec: `{"k":0e-2147483647}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendDecimal(0) }), text: "0.00"},
+			{name: "tiny rounds to zero", rec: `{"k":"1e-2147483647"}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendDecimal(0) }), text: "0.00"},
+			{name: "huge is null", rec: `{"k":"1e2147483647"}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendNull() }), text: "[null]"},
 		}},
 		{"DECIMAL(38, 4)", nil, []sqlCase{
 			{name: "wide", rec: `{"k":-1234567890123456789012345.6789}`, fill: app(func(e *assign.KeyRowEncoder) error {
@@ -270,7 +275,7 @@ func TestSQLKeyJSONTypes(t *testing.T) {
 		{"STRING NOT NULL", nil, []sqlCase{
 			{name: "null in a NOT NULL column", rec: `{"k":null}`, err: `column k STRING NOT NULL: null in a NOT NULL column`},
 		}},
-		{"BIGINT", map[string]string{"json.ignore-parse-errors": "true"}, []sqlCase{
+		{"BIGINT", map[string]string{"value.json.ignore-parse-errors": "true", "key.json.ignore-parse-errors": "true"}, []sqlCase{
 			{name: "bad value is null", rec: `{"k":"x"}`, fill: app(func(e *assign.KeyRowEncoder) error { return e.AppendNull() }), text: `[null]`},
 			{name: "bad record is dropped", rec: `{"k":`, err: `Flink's json format drops this record: the record key is not valid JSON: it ends early (json.ignore-parse-errors)`},
 		}},
@@ -311,6 +316,7 @@ func TestSQLKeyCSV(t *testing.T) {
 		{name: "number trimmed", rec: " 2 , bob ,x", types: ty, fill: sl(" bob ", 2), text: `[" bob ",2]`},
 		{name: "trailing comma", rec: "1,bob,x,", types: ty, fill: sl("bob", 1), text: `["bob",1]`},
 		{name: "non-ASCII", rec: "3,Zoë,x", types: ty, fill: sl("Zoë", 3), text: `["Zoë",3]`},
+		{name: "an encoded surrogate is a lone surrogate", rec: "3,a\xed\xa0\x80,x", types: ty, fill: sl("a?", 3), text: `["a\ud800",3]`},
 		{name: "not a BIGINT", rec: "abc,bob,x", err: `column id BIGINT: CSV field is not a BIGINT`},
 		{name: "empty BIGINT", rec: ",bob,x", err: `column id BIGINT: CSV field is not a BIGINT`},
 		{name: "out of range", rec: "9223372036854775808,bob,x", err: `column id BIGINT: CSV field is out of range of BIGINT`},
@@ -332,6 +338,7 @@ func TestSQLKeyCSV(t *testing.T) {
 			return e.AppendString("bob")
 		}, text: `[null,"bob"]`},
 		{name: "comment line", rec: "# header\n5;x;y", types: ty2, fill: longString(5, "x"), text: `[5,"x"]`},
+		{name: "a comment alone is no row", rec: "#5;x;y", err: `Flink's csv format drops this record: the value holds no CSV line`},
 		{name: "missing columns are null", rec: "7", types: ty2, fill: func(e *assign.KeyRowEncoder) error {
 			if err := e.AppendInt(7); err != nil {
 				return err
@@ -350,7 +357,7 @@ func TestSQLKeyCSV(t *testing.T) {
 	types := mustSQLSpec(t, SQLKeyOptions{From: "value", Format: "csv", Columns: []SQLColumn{{"d", "DATE"}, {"t", "TIME(0)"}, {"ts", "TIMESTAMP(3)"}, {"b", "BOOLEAN"}},
 		Key: []string{"d", "t", "ts", "b"}})
 	runSQLCases(t, types, []sqlCase{
-		{name: "date rolls over, time cut to precision", rec: "2023-2-30,12:30:05.9,2024-01-02 03:04:05.5,yes", types: []string{"DATE", "TIME(0)", "TIMESTAMP(3)", "BOOLEAN"},
+		{name: "date rolls over, time cut to precision", rec: "2023-2-30,12:30:05.9, 2024-01-02 03:04:05.5 ,yes", types: []string{"DATE", "TIME(0)", "TIMESTAMP(3)", "BOOLEAN"},
 			fill: func(e *assign.KeyRowEncoder) error {
 				for _, s := range []string{"2023-03-02", "12:30:05", "2024-01-02 03:04:05.5", "false"} {
 					if err := e.AppendText(s); err != nil {
@@ -391,6 +398,16 @@ func TestSQLKeyRaw(t *testing.T) {
 	}, "value")
 }
 
+func TestParseSQLKeySpecOptions(t *testing.T) {
+	// The Kafka connector's spellings: the other part's options are not this
+	// part's, and writing options change nothing.
+	sp := mustSQLSpec(t, SQLKeyOptions{From: "value", Format: "json", Columns: userRegion, Key: []string{"user_id"},
+		Options: map[string]string{"key.json.fail-on-missing-field": "x", "value.json.timestamp-format.standard": "ISO-8601", "json.encode.ignore-null-fields": "true"}})
+	if !sp.sql.isoTimestamps || sp.sql.failOnMissing {
+		t.Errorf("options read as iso %v, fail-on-missing %v; want true, false", sp.sql.isoTimestamps, sp.sql.failOnMissing)
+	}
+}
+
 func TestParseSQLKeySpecErrors(t *testing.T) {
 	cols := []SQLColumn{{"id", "BIGINT"}, {"name", "STRING"}}
 	for _, tc := range []struct {
@@ -406,7 +423,7 @@ func TestParseSQLKeySpecErrors(t *testing.T) {
 		{SQLKeyOptions{From: "value", Format: "json", Columns: cols, Key: []string{"id"}, Options: map[string]string{"json.fail-on-missing": "true"}}, `option "json.fail-on-missing": not an option of Flink's json format that skewscope reads`},
 		{SQLKeyOptions{From: "value", Format: "raw", Columns: cols, Key: []string{"id"}}, `format raw: a raw table has exactly one physical column in the record value, not 2`},
 		{SQLKeyOptions{From: "value", Format: "raw", Columns: []SQLColumn{{"d", "DATE"}}, Key: []string{"d"}}, `key column d DATE: a type that Flink's raw format does not read (RawFormatDeserializationSchema)`},
-		{SQLKeyOptions{From: "value", Format: "csv", Columns: []SQLColumn{{"t", "TIMESTAMP_LTZ(3)"}}, Key: []string{"t"}}, `key column t TIMESTAMP(3) WITH LOCAL TIME ZONE: a type that Flink's csv format does not read (CsvToRowDataConverters)`},
+		{SQLKeyOptions{From: "value", Format: "csv", Columns: []SQLColumn{{"t", "TIME(6)"}}, Key: []string{"t"}}, `key column t TIME(6): a precision beyond 3, which Flink's csv format does not read for TIME`},
 		{SQLKeyOptions{From: "value", Format: "avro-confluent", Columns: cols, Key: []string{"id"}}, `format avro-confluent: give the writer schema or a schema registry`},
 		{SQLKeyOptions{From: "value", Format: "avro", Columns: cols, Key: []string{"id"}, AvroSchema: `{"type":"record","name":"r","fields":[{"name":"id","type":"string"},{"name":"name","type":"string"}]}`}, `column id BIGINT: the avro schema has it as string, which Flink does not read as BIGINT`},
 		{SQLKeyOptions{From: "value", Format: "avro", Columns: cols, Key: []string{"id"}, AvroSchema: `{"type":"record","name":"r","fields":[{"name":"name","type":"string"},{"name":"id","type":"long"}]}`}, `avro schema: field 1 is "name", column 1 is id; Flink's avro format reads the fields as the table's columns in order`},

@@ -255,10 +255,12 @@ func avroReadable(n *avroNode, t assign.SQLType) bool {
 		return k == avro.Int || k == avro.Long || k == avro.Float
 	case assign.SQLDouble:
 		return k == avro.Int || k == avro.Long || k == avro.Float || k == avro.Double
-	case assign.SQLChar, assign.SQLVarChar, assign.SQLBinary, assign.SQLVarBinary:
+	case assign.SQLChar, assign.SQLVarChar:
 		return k == avro.String || k == avro.Bytes
+	case assign.SQLBinary, assign.SQLVarBinary:
+		return k == avro.String || k == avro.Bytes || k == avro.Fixed
 	case assign.SQLDecimal:
-		return k == avro.Bytes
+		return k == avro.Bytes || k == avro.Fixed
 	}
 	return false
 }
@@ -398,7 +400,7 @@ func (r *avroReader) skip(n *avroNode, depth int) {
 			// Every item takes a byte but a null's (or an empty
 			// record's): a count beyond the bytes left, or beyond a
 			// million zero-byte items, is not a record Flink reads.
-			if c > int64(len(r.b)-r.i) && (c > 1<<20 || n.kind == avro.Map || avroWidth(n.items) != 0) {
+			if c > int64(len(r.b)-r.i) && (c > 1<<20 || n.kind == avro.Map || avroWidth(n.items, 0) != 0) {
 				r.fail("a block count is larger than the record")
 				return
 			}
@@ -410,6 +412,14 @@ func (r *avroReader) skip(n *avroNode, depth int) {
 			}
 		}
 	}
+}
+
+// avroBytes reads a bytes, string or fixed value.
+func (r *avroReader) avroBytes(n *avroNode) []byte {
+	if n.kind == avro.Fixed {
+		return r.take(int64(n.size))
+	}
+	return r.take(r.long())
 }
 
 func (r *avroReader) branch(n *avroNode) *avroNode {
@@ -477,9 +487,11 @@ func (sp *sqlSpec) decodeAvro(st *sqlState, src []byte) error {
 // Mirrors AvroToRowDataConverters.createConverter: TINYINT and SMALLINT
 // are the int cut to their width (byteValue, shortValue), a string is
 // new String(utf8, UTF_8) (malformed bytes become U+FFFD), TIMESTAMP(p <= 3)
-// is epoch milliseconds and TIMESTAMP(p <= 6) microseconds, DECIMAL is the
-// unscaled two's complement bytes at the column's scale (null when it has
-// more digits than the column: DecimalData.fromUnscaledBytes).
+// is epoch milliseconds and TIMESTAMP(p <= 6) microseconds (or as the
+// writer's timestamp-millis or timestamp-micros says), BYTES and DECIMAL
+// are read from bytes or a fixed, and DECIMAL is the unscaled two's
+// complement bytes at the column's scale (null when it has more digits than
+// the column: DecimalData.fromUnscaledBytes).
 func (sp *sqlSpec) avroValue(r *avroReader, v *sqlVal, k int, n *avroNode) {
 	if n.kind == avro.Union {
 		if n = r.branch(n); n == nil {
@@ -537,10 +549,20 @@ func (sp *sqlSpec) avroValue(r *avroReader, v *sqlVal, k int, n *avroNode) {
 			v.i = int64(math.Float64bits(float64(x)))
 		}
 	case assign.SQLTimestamp, assign.SQLTimestampLTZ:
-		if t.Precision <= 3 {
-			v.i = x
+		// The writer's logical type says what the long counts; without
+		// one, the column's precision does (as the schema Flink derives
+		// writes it).
+		micros := t.Precision > 3
+		switch n.logical {
+		case "timestamp-millis", "local-timestamp-millis":
+			micros = false
+		case "timestamp-micros", "local-timestamp-micros":
+			micros = true
+		}
+		if micros {
+			v.i, v.nano = floorDiv(x, 1000), int32(x-floorDiv(x, 1000)*1000)*1000
 		} else {
-			v.i, v.nano = x/1000, int32(x%1000*1000)
+			v.i = x
 		}
 	case assign.SQLChar, assign.SQLVarChar:
 		b := r.take(r.long())
@@ -551,9 +573,9 @@ func (sp *sqlSpec) avroValue(r *avroReader, v *sqlVal, k int, n *avroNode) {
 			v.b = v.buf
 		}
 	case assign.SQLBinary, assign.SQLVarBinary:
-		v.b = r.take(r.long())
+		v.b = r.avroBytes(n)
 	case assign.SQLDecimal:
-		b := r.take(r.long())
+		b := r.avroBytes(n)
 		if r.bad != "" {
 			return
 		}
@@ -577,13 +599,13 @@ var bigOne = big.NewInt(1)
 
 // avroWidth is the encoded size of a value of n when it is always 0 bytes
 // (null, a record of nulls), else -1.
-func avroWidth(n *avroNode) int {
+func avroWidth(n *avroNode, depth int) int {
 	switch n.kind {
 	case avro.Null:
 		return 0
 	case avro.Record, avro.Error:
 		for _, f := range n.fields {
-			if f == n || avroWidth(f) != 0 {
+			if depth > 100 || avroWidth(f, depth+1) != 0 {
 				return -1
 			}
 		}

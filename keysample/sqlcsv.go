@@ -118,6 +118,10 @@ func (sp *sqlSpec) decodeCSV(st *sqlState, src []byte) error {
 		return sp.skipped("the " + sp.partName() + " is null")
 	}
 	fields, bad := sp.splitCSVRecord(st, src)
+	if fields == nil && bad == "it holds no CSV line" {
+		// No row: the JsonNode Jackson reads has no field.
+		return sp.skipped("the " + sp.partName() + " holds no CSV line")
+	}
 	if bad != "" {
 		return sp.recordErr("the "+sp.partName()+" is not CSV Flink reads: "+bad, src, 0)
 	}
@@ -156,7 +160,9 @@ func (sp *sqlSpec) decodeCSV(st *sqlState, src []byte) error {
 // Mirrors CsvToRowDataConverters.createConverter: numbers parsed from the
 // trimmed text, BOOLEAN by Boolean.parseBoolean, DATE by Date.valueOf,
 // TIME by LocalTime.parse (cut to the column's precision), TIMESTAMP by
-// Timestamp.valueOf, DECIMAL by new BigDecimal, BYTES from base64.
+// LocalDateTime.parse of the trimmed text by TimeFormats.SQL_TIMESTAMP_FORMAT
+// (and SQL_TIMESTAMP_WITH_LOCAL_TIMEZONE_FORMAT, its 'Z' read as UTC),
+// DECIMAL by new BigDecimal, BYTES from base64 (Flink 1.20 and later).
 func (sp *sqlSpec) csvValue(st *sqlState, v *sqlVal, k int, text []byte) error {
 	t := &sp.types[k]
 	c := sp.key[k]
@@ -228,10 +234,15 @@ func (sp *sqlSpec) csvValue(st *sqlState, v *sqlVal, k int, text []byte) error {
 			ms = ms / 10 * 10
 		}
 		v.i = int64(ms)
-	case assign.SQLTimestamp:
-		ts, ok := parseTimestampValueOf(text)
+	case assign.SQLTimestamp, assign.SQLTimestampLTZ:
+		ltz := t.Root == assign.SQLTimestampLTZ
+		ts, ok := parseJSONTimestamp(javaTrim(text), false, ltz)
 		if !ok {
-			return bad("is not a TIMESTAMP yyyy-[m]m-[d]d hh:mm:ss[.fraction]")
+			form := "yyyy-MM-dd HH:mm:ss[.fraction]"
+			if ltz {
+				form += "Z"
+			}
+			return bad("is not a " + sqlTypeName(*t) + " " + form)
 		}
 		v.i, v.nano = ts.millisNanos()
 	case assign.SQLDecimal:

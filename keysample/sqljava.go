@@ -212,9 +212,12 @@ var bigTen = big.NewInt(10)
 // scale is left in out.
 func (d *javaDecimal) toSQL(precision, scale int, out *big.Int) (fits bool) {
 	out.Set(&d.unscaled)
+	if out.Sign() == 0 {
+		return true // 0 at any scale (and no 10^2147483647 to compute for 0e-2147483647)
+	}
 	switch {
 	case scale > d.scale:
-		if scale-d.scale > 2*assign.SQLMaxDecimalPrecision+2 && out.Sign() != 0 {
+		if scale-d.scale > 2*assign.SQLMaxDecimalPrecision+2 {
 			return false // far more digits than any DECIMAL holds
 		}
 		out.Mul(out, new(big.Int).Exp(bigTen, big.NewInt(int64(scale-d.scale)), nil))

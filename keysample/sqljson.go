@@ -203,6 +203,12 @@ func (s *jsonScan) str() (jsonTok, error) {
 	start := s.i
 	esc := false
 	for s.i < len(s.b) {
+		for s.i < len(s.b) && !jsonStrSpecial[s.b[s.i]] {
+			s.i++
+		}
+		if s.i >= len(s.b) {
+			break
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':
@@ -247,6 +253,16 @@ func (s *jsonScan) str() (jsonTok, error) {
 	}
 	return jsonTok{}, s.fail("it ends early")
 }
+
+// jsonStrSpecial marks the bytes a string scan must look at: the quote,
+// the backslash and the bytes of multi-byte UTF-8.
+var jsonStrSpecial = func() (t [256]bool) {
+	t['"'], t['\\'] = true, true
+	for c := 0x80; c < 256; c++ {
+		t[c] = true
+	}
+	return t
+}()
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
@@ -421,6 +437,15 @@ func (sp *sqlSpec) syntaxErr(err error, src []byte) error {
 func (sp *sqlSpec) column(st *sqlState, src []byte, name jsonTok) (int, bool) {
 	raw := src[name.start:name.end]
 	if !name.escaped {
+		if len(sp.cols) <= 8 {
+			// A few names: comparing them beats hashing.
+			for i := range sp.cols {
+				if sp.cols[i].name == string(raw) {
+					return i, true
+				}
+			}
+			return 0, false
+		}
 		i, ok := sp.byName[string(raw)]
 		return i, ok
 	}
@@ -490,10 +515,7 @@ func (sp *sqlSpec) jsonValue(st *sqlState, v *sqlVal, k int, src []byte, tok jso
 				wide = math.MaxInt64
 			}
 			x, _, in := javaParseLong(raw, -wide-1, wide)
-			if !in {
-				return bad("is out of range of " + map[bool]string{true: "BIGINT", false: "INT"}[t.Root == assign.SQLBigInt])
-			}
-			if x < lo || x > hi {
+			if !in || x < lo || x > hi {
 				return bad("is out of range of " + sqlTypeName(*t))
 			}
 			v.i = x
