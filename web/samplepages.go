@@ -12,6 +12,7 @@ import (
 	"github.com/skewscope/skewscope/collectors/kafka/sample"
 	"github.com/skewscope/skewscope/internal/bidi"
 	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/keysample"
 	"github.com/skewscope/skewscope/views"
 )
@@ -186,7 +187,11 @@ func fillSampleResult(p *views.SamplePage, snap sampleSnapshot, now time.Time) {
 		p.AtTarget = subtaskRows(snap.Target)
 	}
 	for _, e := range snap.Errors {
-		p.Errors = append(p.Errors, fmt.Sprintf("%s records: %s", format.Int(e.Count), bidi.Escape(e.Message)))
+		line := fmt.Sprintf("%s records: %s", format.Int(e.Count), bidi.Escape(e.Message))
+		if e.Example != "" && snap.Keys != "hashed" {
+			line += " (the first: " + bidi.Escape(quote.Clip(e.Example)) + ")"
+		}
+		p.Errors = append(p.Errors, line)
 	}
 	_ = now
 }

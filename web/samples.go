@@ -604,6 +604,9 @@ type verdictJSON struct {
 type errorCountJSON struct {
 	Message string `json:"message"`
 	Count   int64  `json:"count"`
+	// Example is the value at fault of the first such record, left out
+	// when keys are hashed (it may be a key) or when the message says it.
+	Example string `json:"example,omitempty"`
 }
 
 type limitsJSON struct {
@@ -679,7 +682,11 @@ func newSampleResponse(snap sampleSnapshot) sampleResponse {
 		resp.CancelledBy = &name
 	}
 	for _, e := range snap.Errors {
-		resp.Errors = append(resp.Errors, errorCountJSON{Message: e.Message, Count: e.Count})
+		ec := errorCountJSON{Message: e.Message, Count: e.Count}
+		if snap.Keys != "hashed" {
+			ec.Example = quote.Clip(e.Example)
+		}
+		resp.Errors = append(resp.Errors, ec)
 	}
 	if !snap.Done {
 		return resp

@@ -75,7 +75,16 @@ func (f *sampleForm) sqlKeySpec() (keysample.KeySpec, bool) {
 	o.AvroSchema = strings.TrimSpace(f.Schema)
 	spec, err := keysample.ParseSQLKeySpec(o)
 	if err != nil {
-		f.fail("format", "%v", err)
+		// The message names what is wrong; it goes by the field that
+		// holds it.
+		field := "format"
+		switch msg := err.Error(); {
+		case strings.HasPrefix(msg, "key column"):
+			field = "keyColumns"
+		case strings.HasPrefix(msg, "column"):
+			field = "table"
+		}
+		f.fail(field, "%v", err)
 		return keysample.KeySpec{}, false
 	}
 	return spec, true

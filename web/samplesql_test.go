@@ -1,0 +1,164 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/skewscope/skewscope/assign"
+)
+
+// paymentsTable is the CREATE TABLE statement of the fixture's topic, as
+// a Flink SQL job declares it.
+const paymentsTable = `CREATE TABLE payments (
+  account_id BIGINT,
+  region STRING,
+  amount DOUBLE,
+  ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp'
+) WITH (
+  'connector' = 'kafka',
+  'topic' = 'orders',
+  'properties.bootstrap.servers' = 'broker:9092',
+  'format' = 'json'
+)`
+
+// A sample of a SQL table's topic reads each value as Flink's json format
+// does and routes the key row of (account_id BIGINT, region STRING): the
+// records per key group and subtask equal the produced records' key rows
+// routed by assign; records whose key column does not fit are counted by
+// a reason naming the column.
+func TestSampleSQLTableIsExact(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	typ := func(s string) assign.SQLType {
+		tp, err := assign.ParseSQLType(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tp
+	}
+	enc, err := assign.NewKeyRowEncoder(typ("BIGINT"), typ("STRING"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(25, 3))
+	z := rand.NewZipf(r, 1.3, 1, 400)
+	regions := []string{"eu-west", "us-east", "ap-south-1", "später"}
+	wantSub, wantJava := make([]int64, 4), make([]int64, 4)
+	var rs []*kgo.Record
+	const n, bad = 6000, 37
+	for i := range n {
+		acct := int64(z.Uint64()) * 7919
+		region := regions[acct%int64(len(regions))]
+		v := fmt.Sprintf(`{"account_id":%d,"region":%q,"amount":%d.5}`, acct, region, i%100)
+		enc.Reset()
+		_ = enc.AppendInt(acct)
+		_ = enc.AppendString(region)
+		if i%9 == 0 {
+			// A null region: its key row has the null bit set.
+			v = fmt.Sprintf(`{"account_id":%d,"region":null}`, acct)
+			enc.Reset()
+			_ = enc.AppendInt(acct)
+			_ = enc.AppendNull()
+		}
+		h, _ := enc.HashCode()
+		wantSub[assign.OperatorIndex(128, 4, assign.KeyGroupForHash(h, 128))]++
+		wantJava[assign.OperatorIndex(128, 4, assign.KeyGroupForHash(assign.StringHashCode(fmt.Sprint(acct)), 128))]++
+		rs = append(rs, &kgo.Record{Topic: "orders", Partition: int32(i % 3), Value: []byte(v)})
+	}
+	for i := range bad {
+		rs = append(rs, &kgo.Record{Topic: "orders", Partition: int32(i % 3), Value: []byte(`{"account_id":"acct-` + fmt.Sprint(i) + `","region":"eu"}`)})
+	}
+	if err := cl.ProduceSync(context.Background(), rs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	fx := &sampleFixture{brokers: c.ListenAddrs()}
+	fx.srv = fx.serve(t, nil)
+
+	// The form as a SQL vertex's page opens it: the key columns filled in.
+	doc := getDoc(t, fx.srv.URL+"/kafka/prod/topics/orders/sample?type=sql&keyColumns="+url.QueryEscape("account_id, region")+"&parallelism=4", 200)
+	if v, _ := doc.Find(`[data-testid="in-keycolumns"]`).Attr("value"); v != "account_id, region" {
+		t.Errorf("the form's key columns %q", v)
+	}
+	if _, open := doc.Find(`[data-testid="sample-sql"]`).Attr("open"); !open {
+		t.Errorf("the SQL fields are closed on a form opened for a SQL key")
+	}
+
+	id := fx.start(t, url.Values{"type": {"sql"}, "keyColumns": {"account_id, region"}, "table": {paymentsTable},
+		"n": {"1000000"}, "parallelism": {"4"}, "maxParallelism": {"128"}})
+	sr := fx.wait(t, id)
+	if sr.Records != n || sr.Progress.StoppedBy != "complete" {
+		t.Fatalf("sample keyed %d records (%s), want %d", sr.Records, sr.Progress.StoppedBy, n)
+	}
+	for i := range wantSub {
+		if sr.Now.PerSubtask[i] != wantSub[i] {
+			t.Errorf("subtask %d: sampled %d records, the key rows route %d there", i, sr.Now.PerSubtask[i], wantSub[i])
+		}
+	}
+	if fmt.Sprint(wantSub) == fmt.Sprint(wantJava) {
+		t.Fatalf("the fixture cannot tell key rows from Java Strings: %v", wantSub)
+	}
+	var unreadable int64
+	for _, e := range sr.Errors {
+		unreadable += e.Count
+		if !strings.Contains(e.Message, "account_id") {
+			t.Errorf("unreadable records' reason %q does not name the column", e.Message)
+		}
+	}
+	if unreadable != bad {
+		t.Errorf("%d records counted unreadable (%+v), want %d", unreadable, sr.Errors, bad)
+	}
+	if !strings.HasPrefix(sr.TopKeys[0].Key, "[") {
+		t.Errorf("top key %q, want a composite key's JSON array", sr.TopKeys[0].Key)
+	}
+	page := getDoc(t, fx.srv.URL+"/samples/"+id, 200)
+	if ctx := page.Find(".context").Text(); !strings.Contains(ctx, "value as json, key (account_id BIGINT, region STRING)") {
+		t.Errorf("sample page context %q does not say how keys are read", ctx)
+	}
+}
+
+// Each wrong SQL field of the sample form is named.
+func TestSampleSQLBadInput(t *testing.T) {
+	fx := newSampleFixture(t, 10)
+	for _, tc := range []struct {
+		form  url.Values
+		field string
+		want  string
+	}{
+		{url.Values{"type": {"sql"}, "table": {paymentsTable}}, "keyColumns", "name the key columns"},
+		{url.Values{"type": {"sql"}, "keyColumns": {"account_id"}}, "table", "CREATE TABLE statement"},
+		{url.Values{"type": {"sql"}, "keyColumns": {"nope"}, "table": {paymentsTable}}, "keyColumns", "nope: not a column"},
+		{url.Values{"type": {"sql"}, "keyColumns": {"ts"}, "table": {paymentsTable}}, "keyColumns", "metadata column"},
+		{url.Values{"type": {"sql"}, "keyColumns": {"account_id BIGINT"}, "table": {paymentsTable}}, "keyColumns", "names alone"},
+		{url.Values{"type": {"sql"}, "keyColumns": {"a"}, "table": {"CREATE TABLE t (\n  a INT\n  b INT\n) WITH ('format' = 'json')"}}, "table", "at 3:"},
+		{url.Values{"type": {"sql"}, "keyColumns": {"tags"}, "table": {"user_id STRING, tags ARRAY<STRING>"}}, "keyColumns", "ARRAY"},
+		{url.Values{"type": {"sql"}, "keyColumns": {"a"}, "table": {"a INT\n b INT"}}, "table", "at 2:"},
+		{url.Values{"type": {"sql"}, "keyColumns": {"a"}, "table": {"a INT"}, "format": {"parquet"}}, "format", "parquet"},
+	} {
+		tc.form.Set("parallelism", "4")
+		resp, err := http.PostForm(fx.srv.URL+"/kafka/prod/topics/orders/sample", tc.form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		msg := doc.Find(`[data-error-for="` + tc.field + `"]`).Text()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(msg, tc.want) {
+			t.Errorf("form %v: %d, %s message %q, want 400 naming %q", tc.form, resp.StatusCode, tc.field, msg, tc.want)
+		}
+	}
+}
