@@ -40,13 +40,13 @@ const (
 
 // sampleForm is the sampler's input as typed, and parsed.
 type sampleForm struct {
-	Cluster, Topic                            string
-	Partitions, Mode, LastN, Window           string
-	From, Format, Path, Type                  string
+	Cluster, Topic                  string
+	Partitions, Mode, LastN, Window string
+	From, Format, Path, Type        string
 	// Table, KeyColumns and Schema are a Flink SQL key's (type sql): the
 	// table's CREATE TABLE statement or column list, the key columns and
 	// an Avro writer schema.
-	Table, KeyColumns, Schema string
+	Table, KeyColumns, Schema                 string
 	Parallelism, Target, MaxParallelism       string
 	MaxRecords, MaxMegabytes, MaxSeconds, Job string
 	Vertex                                    string
