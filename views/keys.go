@@ -14,6 +14,9 @@ type KeysForm struct {
 	Keys, Type        string
 	// Columns are a SQL key's columns (type sql); SQL is set for type sql.
 	Columns                             string
+	// Table is the SQL key's table as typed (its CREATE TABLE statement or
+	// column list), which types the columns named alone.
+	Table string
 	SQL                                 bool
 	Parallelism, Target, MaxParallelism string
 	MaxPHint                            string

@@ -36,8 +36,10 @@ var keyTypeSuggestions = []string{"sql", "string", "int", "long", "boolean", "sh
 // keysForm is the key lookup input, parsed.
 type keysForm struct {
 	Keys, Type, Parallelism, Target, MaxParallelism string
-	// Columns are a Flink SQL key's columns (type sql), as typed.
-	Columns string
+	// Columns are a Flink SQL key's columns (type sql), as typed; Table
+	// the table's CREATE TABLE statement or column list, which gives the
+	// types of columns named alone.
+	Columns, Table string
 
 	// sql is set for type sql: the key is a Flink SQL key row of cols.
 	sql  bool
@@ -71,6 +73,7 @@ func parseKeysForm(v url.Values, upload []byte) *keysForm {
 		Parallelism: strings.TrimSpace(v.Get("parallelism")), Target: strings.TrimSpace(v.Get("target")),
 		MaxParallelism: strings.TrimSpace(v.Get("maxParallelism")),
 		Columns:        strings.TrimSpace(v.Get("columns")),
+		Table:          strings.TrimSpace(v.Get("table")),
 	}
 	// The README and the API spell it targetParallelism; the form, target.
 	if alt := strings.TrimSpace(v.Get("targetParallelism")); alt != "" {
@@ -168,6 +171,7 @@ func (f *keysForm) canonicalQuery() url.Values {
 	}
 	set("type", f.Type, "string")
 	set("columns", f.Columns, "")
+	set("table", f.Table, "")
 	set("parallelism", f.Parallelism, "")
 	set("target", f.Target, "")
 	set("maxParallelism", f.MaxParallelism, "")
@@ -184,6 +188,11 @@ func (f *keysForm) parseColumns() {
 	if err != nil {
 		f.fail("columns", "%v", err)
 		return
+	}
+	if len(c.untyped) > 0 && f.Table != "" {
+		if !f.typeFromTable(&c) {
+			return
+		}
 	}
 	if len(c.untyped) > 0 {
 		names := make([]string, len(c.untyped))
@@ -400,7 +409,7 @@ func newKeysFormView(l views.Layout, f *keysForm) views.KeysForm {
 	kf := views.KeysForm{
 		Action: l.URL("/keys"), CSVAction: l.URL("/keys.csv"),
 		Keys: f.Keys, Type: f.Type, Parallelism: f.Parallelism, Target: f.Target, MaxParallelism: f.MaxParallelism,
-		Types: keyTypeSuggestions, Errors: f.Errors, Columns: f.Columns, SQL: f.sql,
+		Types: keyTypeSuggestions, Errors: f.Errors, Columns: f.Columns, Table: f.Table, SQL: f.sql,
 	}
 	if f.p > 0 {
 		d, _ := assign.DefaultMaxParallelism(f.p)

@@ -1,12 +1,14 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/internal/quote"
+	"github.com/skewscope/skewscope/sqlplan"
 )
 
 // A Flink SQL key (a GROUP BY, a join, an OVER window, a deduplication or a
@@ -212,4 +214,46 @@ func cutSQLIdent(p string) (name, rest string, err error) {
 		}
 	}
 	return name, p[end:], nil
+}
+
+// typeFromTable gives the columns of c named alone their types from the
+// form's table (its CREATE TABLE statement or column list), as the table
+// declares them; a column the table lacks or cannot key by fails the form.
+func (f *keysForm) typeFromTable(c *sqlKeyColumns) bool {
+	if len(f.Table) > maxTableText {
+		f.fail("table", "%d bytes; at most %d", len(f.Table), maxTableText)
+		return false
+	}
+	text := f.Table
+	list := !statement(text)
+	if list {
+		text = "CREATE TABLE t (\n" + text + "\n)"
+	}
+	tb, err := sqlplan.ParseCreateTable(text)
+	if err != nil {
+		var se *sqlplan.SyntaxError
+		if list && errors.As(err, &se) && se.Line > 1 {
+			f.fail("table", "columns: %s at %d:%d", se.Msg, se.Line-1, se.Col)
+		} else {
+			f.fail("table", "%v", err)
+		}
+		return false
+	}
+	for _, u := range c.untyped {
+		col, ok := tb.Column(c.names[u])
+		switch {
+		case !ok:
+			f.fail("columns", "%s is not a column of the table", c.names[u])
+			return false
+		case col.Computed || col.TypeErr != nil && col.TypeText == "":
+			f.fail("columns", "%s is a computed column (AS %s): give its type", c.names[u], col.Expr)
+			return false
+		case col.TypeErr != nil:
+			f.fail("columns", "%s: %v", c.names[u], col.TypeErr)
+			return false
+		}
+		c.types[u] = col.Type
+	}
+	c.untyped = nil
+	return true
 }

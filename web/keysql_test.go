@@ -1,9 +1,12 @@
 package web
 
 import (
+	"bytes"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 // TestKeysPageSQL looks up Flink SQL keys, values of key_row.csv written by
@@ -79,4 +82,59 @@ func TestKeysPageSQLRefuses(t *testing.T) {
 			t.Errorf("%s: %d, %s says %q; want 400 and %q", c.q.Encode(), rec.Code, c.field, got, c.want)
 		}
 	}
+}
+
+// The key lookup takes the types of columns named alone (as a SQL
+// vertex's page names them) from the table's CREATE TABLE statement or
+// column list.
+func TestKeysSQLTypesFromTable(t *testing.T) {
+	s := newTestServer(t)
+	want := func(key string) string {
+		q := url.Values{"type": {"sql"}, "columns": {"account_id BIGINT, region STRING"}, "keys": {key}, "parallelism": {"4"}}
+		code, body := do(t, s, "GET", "/keys?"+q.Encode(), nil)
+		if code != 200 {
+			t.Fatalf("typed lookup = %d", code)
+		}
+		return keyRowOf(t, body)
+	}
+	for _, table := range []string{
+		"CREATE TABLE payments (\n  account_id BIGINT,\n  region STRING,\n  tags ARRAY<STRING>\n) WITH ('connector' = 'kafka', 'format' = 'json')",
+		"region STRING, account_id BIGINT, amount DOUBLE",
+	} {
+		q := url.Values{"type": {"sql"}, "columns": {"account_id, region"}, "table": {table}, "keys": {`[7, "eu-west"]`}, "parallelism": {"4"}}
+		code, body := do(t, s, "GET", "/keys?"+q.Encode(), nil)
+		if code != 200 {
+			t.Errorf("lookup with table %q = %d", table, code)
+			continue
+		}
+		if got, w := keyRowOf(t, body), want(`[7, "eu-west"]`); got != w || got == "" {
+			t.Errorf("key row with the table's types %q, with the types typed %q", got, w)
+		}
+	}
+	for _, tt := range []struct{ columns, table, field, want string }{
+		{"nope", "a INT", "columns", "nope is not a column of the table"},
+		{"tags", "tags ARRAY<STRING>", "columns", "ARRAY"},
+		{"a", "CREATE TABLE t (\n  a INT\n  b INT\n)", "table", "at 3:"},
+		{"a", "a INT\n b", "table", "at 2:"},
+	} {
+		q := url.Values{"type": {"sql"}, "columns": {tt.columns}, "table": {tt.table}, "keys": {"1"}}
+		code, body := do(t, s, "GET", "/keys?"+q.Encode(), nil)
+		doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := doc.Find(`[data-error-for="` + tt.field + `"]`).Text(); code != 400 || !strings.Contains(msg, tt.want) {
+			t.Errorf("columns %q, table %q: %d, %s message %q, want 400 naming %q", tt.columns, tt.table, code, tt.field, msg, tt.want)
+		}
+	}
+}
+
+// keyRowOf is the key row a single key lookup shows.
+func keyRowOf(t *testing.T, body []byte) string {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(doc.Find(`[data-testid="key-row"]`).Text())
 }
