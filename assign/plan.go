@@ -3,8 +3,14 @@ package assign
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 )
+
+// planConcurrentMin is the fewest partitions for which makePlan models the
+// restore at the target on a goroutine of its own.
+const planConcurrentMin = 1024
 
 // StartMode says how the job reaches the target parallelism.
 type StartMode string
@@ -139,6 +145,23 @@ func makePlan(in PlanInput, history []int) (Plan, *RestoreResult, error) {
 	if assignFn == nil {
 		assignFn = FreshAssignment
 	}
+	// The restore at Target needs nothing the rest of the plan computes: it
+	// runs beside it when the topics are many (planConcurrentMin).
+	var rr RestoreResult
+	var rrErr error
+	restoreAtTarget := func() {
+		if restored {
+			rr, rrErr = Restore(RestoreInput{Topics: in.Topics, History: append(slices.Clone(history), in.Target)})
+		} else {
+			rr, rrErr = RestoreAssignment(in.Topics, in.Current, in.Target)
+		}
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	concurrent := in.wantsRestore() && totalPartitions(in.Topics) >= planConcurrentMin && runtime.GOMAXPROCS(0) > 1
+	if concurrent {
+		wg.Go(restoreAtTarget)
+	}
 	var nowRestore *RestoreResult
 	var now Assignment
 	if restored {
@@ -159,14 +182,13 @@ func makePlan(in PlanInput, history []int) (Plan, *RestoreResult, error) {
 	}
 	target := pl.TargetFresh
 	if in.wantsRestore() {
-		var rr RestoreResult
-		if restored {
-			rr, err = Restore(RestoreInput{Topics: in.Topics, History: append(slices.Clone(history), in.Target)})
+		if concurrent {
+			wg.Wait()
 		} else {
-			rr, err = RestoreAssignment(in.Topics, in.Current, in.Target)
+			restoreAtTarget()
 		}
-		if err != nil {
-			return Plan{}, nil, err
+		if rrErr != nil {
+			return Plan{}, nil, rrErr
 		}
 		pl.Restore = &rr
 		pl.MovesRestore = SourceRescale(now, rr.Assignment)
