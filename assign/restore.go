@@ -569,14 +569,16 @@ func (m *restoreModel) result(lists, snaps [][]int32, pieces [][]RestorePiece) R
 	}
 	subs := make([]TopicPartition, len(m.el))
 	snapTPs := make([]TopicPartition, len(m.el))
-	off := 0
+	at := make([]int, len(lists)+1)
 	for j, l := range lists {
-		n := len(l)
-		if n == 0 {
-			continue
+		at[j+1] = at[j] + len(l)
+	}
+	m.eachList(lists, func(_ *hashScratch, j int) {
+		l := lists[j]
+		if len(l) == 0 {
+			return
 		}
-		sub, snap := subs[off:off+n:off+n], snapTPs[off:off+n:off+n]
-		off += n
+		sub, snap := subs[at[j]:at[j+1]:at[j+1]], snapTPs[at[j]:at[j+1]:at[j+1]]
 		for i, e := range l {
 			sub[i] = m.tp(e)
 			owners[m.global(e)] = int32(j)
@@ -585,7 +587,7 @@ func (m *restoreModel) result(lists, snaps [][]int32, pieces [][]RestorePiece) R
 			snap[i] = m.tp(e)
 		}
 		a.Subtasks[j], res.Snapshot[j] = sub, snap
-	}
+	})
 	nu := 0
 	for i := range m.el {
 		if !m.el[i].certain {

@@ -103,8 +103,8 @@ const (
 	restoreParallelMin = 2048
 )
 
-// eachList calls f(w, j) for every list j of lists, each with the scratch w
-// of the goroutine running it: split in two runs of lists with about as
+// eachList calls f(w, j) for every list j of lists (hash stages, or the
+// result's lists), each with the scratch w of the goroutine running it: split in two runs of lists with about as
 // many elements each on two goroutines when the lists hold enough elements,
 // more than one core is available and neither a trace nor a random order
 // is kept, in list order on
@@ -128,7 +128,7 @@ func (m *restoreModel) eachList(lists [][]int32, f func(w *hashScratch, j int)) 
 		}
 	}
 	if split < len(lists) {
-		m.reserveTags()
+		m.reserveTags() // f may push tags
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			w := &m.sc[1]

@@ -105,10 +105,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		for range *passes {
+			var inSummary, hashed int64
 			runtime.GC()
-			summary = append(summary, timeMs(func() { addAll(texts) }))
+			summary = append(summary, timeMs(func() { inSummary = addAll(texts) }))
 			runtime.GC()
-			hashing = append(hashing, timeMs(func() { hashAll(texts) }))
+			hashing = append(hashing, timeMs(func() { hashed = hashAll(texts) }))
+			if inSummary != hashed {
+				return fmt.Errorf("key group 0 holds %d keys in the summary, %d by hashing alone", inSummary, hashed)
+			}
 		}
 	}
 	w := func(format string, a ...any) { fmt.Fprintf(stdout, format, a...) }
@@ -176,23 +180,25 @@ func summaryTexts() []string {
 	return texts
 }
 
-// sink keeps the hashing loop's result alive.
-var sink int
-
-func addAll(texts []string) {
+// addAll adds texts to a new summary and returns the records counted in
+// its key group 0 (the same every pass).
+func addAll(texts []string) int64 {
 	s := keysample.NewSummary(summaryCounts, summaryMaxP)
 	for _, t := range texts {
 		s.Add(keysample.Key{Text: t, Hash: assign.StringHashCode(t)})
 	}
-	sink += s.Counters()
+	return s.KeyGroupCounts()[0]
 }
 
-func hashAll(texts []string) {
-	n := 0
+// hashAll returns how many of texts fall in key group 0.
+func hashAll(texts []string) int64 {
+	var n int64
 	for _, t := range texts {
-		n += assign.KeyGroupForHash(assign.StringHashCode(t), summaryMaxP)
+		if assign.KeyGroupForHash(assign.StringHashCode(t), summaryMaxP) == 0 {
+			n++
+		}
 	}
-	sink += n
+	return n
 }
 
 func timeMs(f func()) float64 {
