@@ -12,8 +12,8 @@ import "math/rand/v2"
 // undetermined owner.
 func (m *restoreModel) redistribute(snaps [][]int32, q int) (lists, loIns [][]int32, pieces [][]RestorePiece) {
 	p := len(snaps)
-	lists = scratch(m, &m.bufs.rLists, q)
-	loIns = scratch(m, &m.bufs.rLoIns, q)
+	lists = make([][]int32, q)
+	loIns = make([][]int32, q)
 	pieces = make([][]RestorePiece, q)
 	st := &m.stats[m.step]
 	total := 0
@@ -54,7 +54,7 @@ func (m *restoreModel) redistribute(snaps [][]int32, q int) (lists, loIns [][]in
 	}
 	chunkStart := func(j int) int { return j*b + min(j, r) }
 	segSlab := scratch(m, &m.bufs.rSeg, total) // per new subtask: old subtask of each split
-	segs := scratch(m, &m.bufs.rSegs, q)
+	segs := make([][]int32, q)
 	for j := range q {
 		lo, hi := chunkStart(j), chunkStart(j+1)
 		lists[j] = listSlab[lo:hi:hi]

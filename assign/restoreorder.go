@@ -97,12 +97,7 @@ func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startK
 		}
 		return make([]int32, k)
 	}
-	bufs := func(b *[][]int32, k int) [][]int32 {
-		if reuse {
-			return scratch(m, b, k)
-		}
-		return make([][]int32, k)
-	}
+
 	sorted := m.sortTPs(elems)
 	setSpec := hashSpec{initialCap: -1, split: true, start: start, reason: reasonSetTree}
 	base := orderTag{kind: tagBase, reason: reasonOffsets}
@@ -135,8 +130,8 @@ func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startK
 		at[r+1] += at[r]
 	}
 	seqs := buf(&m.bufs.seqs, len(sorted))
-	lists = bufs(&m.bufs.lists, n)
-	loIns = bufs(&m.bufs.loIns, n)
+	lists = make([][]int32, n)
+	loIns = make([][]int32, n)
 	// los (= loIns) and his are kept for the trace only; without one the
 	// upper bounds go to scratch.
 	var hiBuf []int32
@@ -320,7 +315,7 @@ func (m *restoreModel) appendDiscovered(lists, loIns [][]int32, initial, discove
 // (SourceReaderBase.snapshotState: HashMap iteration order), setting every
 // split's position interval in its snapshot list.
 func (m *restoreModel) readerMaps(lists, loIns [][]int32) [][]int32 {
-	snaps := scratch(m, &m.bufs.snaps, len(lists))
+	snaps := make([][]int32, len(lists))
 	spec := hashSpec{initialCap: -1, reason: reasonMapTree}
 	total, longest := 0, 0
 	for _, seq := range lists {
