@@ -844,11 +844,20 @@ func TestRestoreDiscoveredAfterRestore(t *testing.T) {
 
 func TestSplitIDHashCode(t *testing.T) {
 	for _, topic := range []string{"orders", "", "a-b.c_d", "ünïcode", "emoji😀"} {
-		for _, p := range []int32{0, 7, 9, 10, 99, 100, 123456, 1<<31 - 1} {
+		for _, p := range []int32{0, 7, 9, 10, 99, 100, 9999, 10000, splitDigitsMax - 1, splitDigitsMax, 123456, 1<<31 - 1} {
 			tp := TopicPartition{Topic: topic, Partition: p}
 			if got, want := splitIDHashCode(StringHashCode(topic), p), StringHashCode(tp.SplitID()); got != want {
 				t.Errorf("splitIDHashCode(%q, %d) = %d, want %d", topic, p, got, want)
 			}
+		}
+	}
+	// Every tabulated partition number and a few beyond, on a topic whose
+	// hash wraps.
+	topic := "events.shard-orders-eu-west-1"
+	for p := int32(0); p < splitDigitsMax+100; p++ {
+		tp := TopicPartition{Topic: topic, Partition: p}
+		if got, want := splitIDHashCode(StringHashCode(topic), p), StringHashCode(tp.SplitID()); got != want {
+			t.Fatalf("splitIDHashCode(%q, %d) = %d, want %d", topic, p, got, want)
 		}
 	}
 }

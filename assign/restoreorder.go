@@ -3,6 +3,7 @@ package assign
 import (
 	"slices"
 	"sort"
+	"sync"
 )
 
 // kafkaTopicPartitionHashCode is org.apache.kafka.common.TopicPartition
@@ -28,6 +29,12 @@ func kafkaPartitionSplitHashCode(tpHash int32, start, stop int64) int32 {
 // continuing the hash of the topic name without building the string.
 func splitIDHashCode(topicHash, partition int32) int32 {
 	h := 31*topicHash + '-'
+	if partition >= 0 && partition < splitDigitsMax {
+		// The digits continue h as h·31^len + their own hash from 0, in
+		// the same wrapping int32 arithmetic.
+		d := splitDigits()[partition]
+		return h*d.pow + d.hash
+	}
 	if partition < 0 {
 		h = 31*h + '-'
 	}
@@ -45,6 +52,38 @@ func splitIDHashCode(topicHash, partition int32) int32 {
 	}
 	return h
 }
+
+// splitDigitsMax bounds the partition numbers whose decimal digits
+// splitDigits tabulates.
+const splitDigitsMax = 1 << 14
+
+// splitDigit is a partition number's decimal digits as a String.hashCode
+// continuation: hash, the digits' own hash from 0, and pow, 31 to the
+// number of digits.
+type splitDigit struct{ hash, pow int32 }
+
+// splitDigits tabulates 0 .. splitDigitsMax-1, built on first use.
+var splitDigits = sync.OnceValue(func() []splitDigit {
+	t := make([]splitDigit, splitDigitsMax)
+	for p := range t {
+		var digits [10]byte
+		n := 0
+		for u := p; ; u /= 10 {
+			digits[n] = byte('0' + u%10)
+			n++
+			if u < 10 {
+				break
+			}
+		}
+		d := splitDigit{pow: 1}
+		for i := n - 1; i >= 0; i-- {
+			d.hash = 31*d.hash + int32(digits[i])
+			d.pow *= 31
+		}
+		t[p] = d
+	}
+	return t
+})
 
 // rankTopics numbers topics by name in String.compareTo order. The names
 // are sorted from the order of topics (which is also their order of first
