@@ -420,9 +420,10 @@ func TestSizeAutoscalerOutsideSweep(t *testing.T) {
 	t.Errorf("Size(N=13, upper 5) does not list the autoscaler's 7: %v", recParallelisms(sz.Candidates))
 }
 
-// BenchmarkSweep10kRates judges every p in 1..10000 for a source reading 20
+// BenchmarkSweep10kRates sweeps p in 1..10000 for a source reading 20
 // topics with 10,000 partitions in all (M = 32768), with a rate and a
-// capacity: the candidate sweep of the planner at its scale.
+// capacity: the candidate sweep of the planner at its scale (every p up to
+// freshSweepFull, the stated subset beyond).
 func BenchmarkSweep10kRates(b *testing.B) {
 	topics, rates := recBenchTopics()
 	in := SizingInput{RecommendInput: RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 32768, Current: 100, Target: 150, UpperLimit: 10000}, SourceCapacity: 5000}
