@@ -445,24 +445,14 @@ func prepareRecommend(in RecommendInput) (*recInput, error) {
 }
 
 // parallelSweepWork is the number of per-partition and per-subtask steps
-// from which sweepAll shares its sweep among goroutines (a variable so
+// from which sweepList shares its sweep among goroutines (a variable so
 // tests can force either way).
 var parallelSweepWork = float64(1 << 22)
 
-// sweepAll returns, for every p in 1..n (index p), the records/s of the
-// busiest subtask on a fresh start with p readers, maxLoad(loads(p)), and
-// the idle subtasks, idle(p): sweepList of 1..n.
-func (r *recInput) sweepAll(n int) (busiest []float64, idle []int) {
-	ps := make([]int, n)
-	for i := range ps {
-		ps[i] = i + 1
-	}
-	return r.sweepList(ps)
-}
-
-// sweepList is sweepAll for the ascending parallelisms ps only: busiest
-// and idle are indexed by p, up to the last of ps, and hold 0 at p not in
-// ps. A large sweep is shared among up to GOMAXPROCS goroutines, each with
+// sweepList returns, for the ascending parallelisms ps (index p, up to
+// the last of ps; 0 at p not in ps), the records/s of the busiest subtask
+// on a fresh start with p readers, maxLoad(loads(p)), and the idle
+// subtasks, idle(p). A large sweep is shared among up to GOMAXPROCS goroutines, each with
 // its own buffers, taking blocks of ps in turn; every value is computed
 // exactly as in a single loop, so the result does not depend on the split.
 func (r *recInput) sweepList(ps []int) (busiest []float64, idle []int) {
