@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // planConcurrentMin is the fewest partitions for which makePlan models the
@@ -156,11 +157,19 @@ func makePlan(in PlanInput, history []int) (Plan, *RestoreResult, error) {
 			rr, rrErr = RestoreAssignment(in.Topics, in.Current, in.Target)
 		}
 	}
+	// Whichever of the helper and this goroutine (once done with the rest)
+	// claims the restore first runs it, so a helper started late on a busy
+	// machine is never waited for.
+	var claimed atomic.Bool
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	concurrent := in.wantsRestore() && totalPartitions(in.Topics) >= planConcurrentMin && runtime.GOMAXPROCS(0) > 1
 	if concurrent {
-		wg.Go(restoreAtTarget)
+		wg.Go(func() {
+			if claimed.CompareAndSwap(false, true) {
+				restoreAtTarget()
+			}
+		})
 	}
 	var nowRestore *RestoreResult
 	var now Assignment
@@ -182,10 +191,10 @@ func makePlan(in PlanInput, history []int) (Plan, *RestoreResult, error) {
 	}
 	target := pl.TargetFresh
 	if in.wantsRestore() {
-		if concurrent {
-			wg.Wait()
-		} else {
+		if claimed.CompareAndSwap(false, true) {
 			restoreAtTarget()
+		} else {
+			wg.Wait()
 		}
 		if rrErr != nil {
 			return Plan{}, nil, rrErr

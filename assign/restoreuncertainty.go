@@ -103,43 +103,41 @@ const (
 	restoreParallelMin = 2048
 )
 
+// restoreChunk is how many lists a goroutine of eachList takes at a time.
+const restoreChunk = 32
+
 // eachList calls f(w, j) for every list j of lists (hash stages, or the
-// result's lists), each with the scratch w of the goroutine running it: split in two runs of lists with about as
-// many elements each on two goroutines when the lists hold enough elements,
-// more than one core is available and neither a trace nor a random order
-// is kept, in list order on
-// this goroutine otherwise. f must touch only list j's elements, its own
-// outputs and w (and tags through pushTag). The tallies of every worker are
-// added to the step's stats before eachList returns.
+// result's lists), each with the scratch w of the goroutine running it.
+// When the lists hold enough elements, more than one core is available and
+// neither a trace nor a random order is kept, a second goroutine helps:
+// both take chunks of restoreChunk lists in turn, so this goroutine never
+// waits for a chunk the other has not started (a busy machine may start it
+// late); otherwise the lists run in order on this goroutine. f must touch
+// only list j's elements, its own outputs and w (and tags through pushTag).
+// The tallies of every worker are added to the step's stats before
+// eachList returns.
 func (m *restoreModel) eachList(lists [][]int32, f func(w *hashScratch, j int)) {
 	total := 0
 	for _, l := range lists {
 		total += len(l)
 	}
-	split := len(lists)
-	if total >= restoreParallelMin && len(lists) > 1 && m.trace == nil && m.rng == nil && runtime.GOMAXPROCS(0) > 1 {
-		half := 0
-		for j, l := range lists {
-			if half >= total/2 {
-				split = j
-				break
-			}
-			half += len(l)
-		}
-	}
-	if split < len(lists) {
+	if total >= restoreParallelMin && len(lists) > restoreChunk && m.trace == nil && m.rng == nil && runtime.GOMAXPROCS(0) > 1 {
 		m.reserveTags() // f may push tags
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			w := &m.sc[1]
-			for j := split; j < len(lists); j++ {
-				f(w, j)
+		var next atomic.Int64
+		run := func(w *hashScratch) {
+			for {
+				lo := int(next.Add(restoreChunk)) - restoreChunk
+				if lo >= len(lists) {
+					return
+				}
+				for j := lo; j < min(lo+restoreChunk, len(lists)); j++ {
+					f(w, j)
+				}
 			}
-		})
-		w := &m.sc[0]
-		for j := range split {
-			f(w, j)
 		}
+		var wg sync.WaitGroup
+		wg.Go(func() { run(&m.sc[1]) })
+		run(&m.sc[0])
 		wg.Wait()
 	} else {
 		w := &m.sc[0]
