@@ -308,18 +308,16 @@ type hashScratch struct {
 
 // runBufs are the buffers of one run's intermediate lists, reused by the
 // next run: the fresh partitions, the fresh start's batch (owners, lists
-// before and after its hash sets, lower bounds, list headers), the
-// snapshot lists of readerMaps and the restored lists of redistribute
-// (lists, lower bounds, old subtasks, headers). Each stage's output is read
-// only by the next stage, so one set serves every step.
+// before and after its hash sets, lower bounds), the snapshot lists of
+// readerMaps and the restored lists of redistribute (lists, lower bounds,
+// old subtasks). Each stage's output is read only by the next stage, so one
+// set serves every step. They hold no pointers (the list headers are
+// allocated per run), so the collector never scans what a model keeps.
 type runBufs struct {
 	initial                 []int32
 	owners, seqs, order, lo []int32
-	lists, loIns            [][]int32
 	snap                    []int32
-	snaps                   [][]int32
 	rList, rLo, rSeg        []int32
-	rLists, rLoIns, rSegs   [][]int32
 }
 
 // scratch returns *buf resized to n (its old contents kept; a new zeroed
