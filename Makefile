@@ -139,5 +139,6 @@ bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./assign/ ./strategy/ ./web/ ./live/ ./sandbox/ ./internal/fakejm/ ./internal/livebench/
 	$(GO) test -run='^$$' -bench=Poll10k -benchtime=5x ./collectors/kafka/
 	$(GO) run ./cmd/keybench
+	$(GO) run ./cmd/speedbench
 	$(GO) run ./cmd/wsload -clients 1000 -partitions 10000 -for 60s
 	$(GO) run ./cmd/jmload -shapes 50x64x256,500x16x64 -polls 3

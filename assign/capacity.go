@@ -228,6 +228,14 @@ func unknownEval(p int) sizeEval {
 // p at a time (the restore model, comparison strategies).
 const restoreSweepBudget = 400_000
 
+// freshSweepFull is the largest p up to which a fresh start with rates
+// judges every p when the sweep would sum more than freshSweepBudget
+// partitions × p; beyond it the sweep judges sparseSweep's values.
+const (
+	freshSweepFull   = 2048
+	freshSweepBudget = 40_000_000
+)
+
 // keyedSweepBudget bounds the key-group ranges summed over a sweep with a
 // keyed load (p ranges at each p: upper²/2 in all), so a sweep to 32,768
 // does not take seconds.
@@ -331,13 +339,11 @@ func Size(in SizingInput) (Sizing, error) {
 		return nil, nil
 	}
 	// The fresh start's busiest loads and idle subtasks come from the
-	// closed form, for every p at once (sweepAll); the busiest subtask's
-	// index is found only for the listed candidates (full).
+	// closed form, for every swept p at once (sweepList, below); the
+	// busiest subtask's index is found only for the listed candidates
+	// (full).
 	var freshBusiest []float64
 	var freshIdle []int
-	if in.Assign == nil && !in.Restore && r.hasRates && !r.keyedOnly {
-		freshBusiest, freshIdle = r.sweepAll(r.upper)
-	}
 	eval := func(p int, a *Assignment, full bool) sizeEval {
 		e := unknownEval(p)
 		e.a = a
@@ -395,11 +401,14 @@ func Size(in SizingInput) (Sizing, error) {
 		return e
 	}
 
-	// The sweep: every p for the closed-form fresh start; a bounded set for
+	// The sweep: every p for the closed-form fresh start (up to
+	// freshSweepFull when its loads are costly to sum); a bounded set for
 	// layouts computed one p at a time.
 	ps := make([]int, 0, r.upper)
+	fresh := in.Assign == nil && !in.Restore && r.hasRates && !r.keyedOnly
 	costly := (in.Assign != nil || in.Restore) && (r.total+1)*r.upper > restoreSweepBudget
 	keyedCostly := kgPrefix != nil && r.upper*r.upper/2 > keyedSweepBudget
+	freshCostly := fresh && r.upper > freshSweepFull && float64(r.total)*float64(r.upper) > freshSweepBudget
 	switch {
 	case costly || keyedCostly:
 		ps = sparseSweep(r, in.Target)
@@ -408,10 +417,23 @@ func Size(in SizingInput) (Sizing, error) {
 			what = "the keyed vertex's load is summed over every range of each parallelism"
 		}
 		sz.SweptNote = fmt.Sprintf("%s: %d values of 1..%d are judged (around the current and target parallelism, divisors of the partition count and key groups, powers of two and 2 %% steps)", what, len(ps), r.upper)
+	case freshCostly:
+		for p := 1; p <= freshSweepFull; p++ {
+			ps = append(ps, p)
+		}
+		sparse := sparseSweep(r, in.Target)
+		at, _ := slices.BinarySearch(sparse, freshSweepFull+1)
+		beyond := sparse[at:]
+		ps = append(ps, beyond...)
+		sz.SweptNote = fmt.Sprintf("the busiest subtask's load is summed over %d partitions at each parallelism: every value of 1..%d and %d of %d..%d are judged (around the current and target parallelism, divisors of the partition count and key groups, powers of two and 2 %% steps)",
+			r.total, freshSweepFull, len(beyond), freshSweepFull+1, r.upper)
 	default:
 		for p := 1; p <= r.upper; p++ {
 			ps = append(ps, p)
 		}
+	}
+	if fresh {
+		freshBusiest, freshIdle = r.sweepList(ps)
 	}
 	evals := make([]sizeEval, 0, len(ps))
 	for _, p := range ps {

@@ -1,6 +1,7 @@
 package assign
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -419,9 +420,10 @@ func TestSizeAutoscalerOutsideSweep(t *testing.T) {
 	t.Errorf("Size(N=13, upper 5) does not list the autoscaler's 7: %v", recParallelisms(sz.Candidates))
 }
 
-// BenchmarkSweep10kRates judges every p in 1..10000 for a source reading 20
+// BenchmarkSweep10kRates sweeps p in 1..10000 for a source reading 20
 // topics with 10,000 partitions in all (M = 32768), with a rate and a
-// capacity: the candidate sweep of the planner at its scale.
+// capacity: the candidate sweep of the planner at its scale (every p up to
+// freshSweepFull, the stated subset beyond).
 func BenchmarkSweep10kRates(b *testing.B) {
 	topics, rates := recBenchTopics()
 	in := SizingInput{RecommendInput: RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 32768, Current: 100, Target: 150, UpperLimit: 10000}, SourceCapacity: 5000}
@@ -503,5 +505,52 @@ func TestVerdictPercentReadsAsTheTable(t *testing.T) {
 		if table := format.Percent(100 * tc.util); !strings.Contains(verdict(c, sz, 0.7, 0, 0), table) {
 			t.Errorf("the table reads %s for %v; the verdict does not", table, tc.util)
 		}
+	}
+}
+
+// TestSizeFreshSparseSweep: a fresh start with rates over 10,000
+// partitions swept to 10,000 judges every p up to freshSweepFull and a
+// stated subset beyond (the note says which), each judged p's busiest load
+// equal to the per-partition sums; the subset holds the current and target
+// parallelism and the divisors of the partition count; a smaller source is
+// still swept whole.
+func TestSizeFreshSparseSweep(t *testing.T) {
+	topics, rates := recBenchTopics()
+	in := RecommendInput{Topics: topics, Rates: rates, MaxParallelism: 32768, Current: 3000, Target: 6000, UpperLimit: 10000}
+	sz, err := Size(SizingInput{RecommendInput: in, SourceCapacity: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := prepareRecommend(in)
+	ps := sparseSweep(r, in.Target)
+	at, _ := slices.BinarySearch(ps, freshSweepFull+1)
+	beyond := ps[at:]
+	if sz.Swept != freshSweepFull+len(beyond) || !strings.Contains(sz.SweptNote, fmt.Sprintf("every value of 1..%d and %d of %d..10000 are judged", freshSweepFull, len(beyond), freshSweepFull+1)) {
+		t.Errorf("Size(10,000 partitions, rates) swept %d, note %q; want 1..%d and %d more, said so", sz.Swept, sz.SweptNote, freshSweepFull, len(beyond))
+	}
+	for _, p := range []int{3000, 6000, 5000, 10000, 8192} {
+		if !slices.Contains(beyond, p) {
+			t.Errorf("the sparse sweep beyond %d lacks %d", freshSweepFull, p)
+		}
+	}
+	var swept []int
+	for p := 1; p <= freshSweepFull; p++ {
+		swept = append(swept, p)
+	}
+	busiest, idle := r.sweepList(append(swept, beyond...))
+	for _, p := range append([]int{1, 17, 640, freshSweepFull}, beyond...) {
+		if want := maxLoad(r.loads(p)); busiest[p] != want || idle[p] != r.idle(p) {
+			t.Fatalf("sweepList[%d] = %v, %d idle; want %v, %d", p, busiest[p], idle[p], want, r.idle(p))
+		}
+	}
+	few := map[TopicPartition]float64{}
+	for tp, v := range rates {
+		if tp.Topic == topics[0].Name || tp.Topic == topics[1].Name {
+			few[tp] = v
+		}
+	}
+	small := RecommendInput{Topics: topics[:2], Rates: few, MaxParallelism: 32768, Current: 100, UpperLimit: 1000}
+	if sz, err := Size(SizingInput{RecommendInput: small, SourceCapacity: 5000}); err != nil || sz.Swept != 1000 || sz.SweptNote != "" {
+		t.Errorf("Size(1,000 partitions) swept %d (%q), %v; want all 1000", sz.Swept, sz.SweptNote, err)
 	}
 }

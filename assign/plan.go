@@ -3,8 +3,15 @@ package assign
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
+
+// planConcurrentMin is the fewest partitions for which makePlan models the
+// restore at the target on a goroutine of its own.
+const planConcurrentMin = 1024
 
 // StartMode says how the job reaches the target parallelism.
 type StartMode string
@@ -139,6 +146,31 @@ func makePlan(in PlanInput, history []int) (Plan, *RestoreResult, error) {
 	if assignFn == nil {
 		assignFn = FreshAssignment
 	}
+	// The restore at Target needs nothing the rest of the plan computes: it
+	// runs beside it when the topics are many (planConcurrentMin).
+	var rr RestoreResult
+	var rrErr error
+	restoreAtTarget := func() {
+		if restored {
+			rr, rrErr = Restore(RestoreInput{Topics: in.Topics, History: append(slices.Clone(history), in.Target)})
+		} else {
+			rr, rrErr = RestoreAssignment(in.Topics, in.Current, in.Target)
+		}
+	}
+	// Whichever of the helper and this goroutine (once done with the rest)
+	// claims the restore first runs it, so a helper started late on a busy
+	// machine is never waited for.
+	var claimed atomic.Bool
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	concurrent := in.wantsRestore() && totalPartitions(in.Topics) >= planConcurrentMin && runtime.GOMAXPROCS(0) > 1
+	if concurrent {
+		wg.Go(func() {
+			if claimed.CompareAndSwap(false, true) {
+				restoreAtTarget()
+			}
+		})
+	}
 	var nowRestore *RestoreResult
 	var now Assignment
 	if restored {
@@ -159,14 +191,13 @@ func makePlan(in PlanInput, history []int) (Plan, *RestoreResult, error) {
 	}
 	target := pl.TargetFresh
 	if in.wantsRestore() {
-		var rr RestoreResult
-		if restored {
-			rr, err = Restore(RestoreInput{Topics: in.Topics, History: append(slices.Clone(history), in.Target)})
+		if claimed.CompareAndSwap(false, true) {
+			restoreAtTarget()
 		} else {
-			rr, err = RestoreAssignment(in.Topics, in.Current, in.Target)
+			wg.Wait()
 		}
-		if err != nil {
-			return Plan{}, nil, err
+		if rrErr != nil {
+			return Plan{}, nil, rrErr
 		}
 		pl.Restore = &rr
 		pl.MovesRestore = SourceRescale(now, rr.Assignment)

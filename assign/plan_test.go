@@ -3,6 +3,7 @@ package assign
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -160,5 +161,30 @@ func TestMakePlanLoads(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestMakePlanRestoreLarge: at 10,000 partitions (where the restore is
+// modelled beside the rest of the plan) the plan's restore side is the
+// restore model's result and its moves, as computed one after the other.
+func TestMakePlanRestoreLarge(t *testing.T) {
+	topics := planTopics10k()
+	pl, err := MakePlan(PlanInput{Topics: topics, Current: 1024, Target: 1280, MaxParallelism: 32768, Start: StartRestore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := RestoreAssignment(topics, 1024, 1280)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := FreshAssignment(topics, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Restore == nil || !reflect.DeepEqual(*pl.Restore, rr) {
+		t.Fatal("MakePlan(restore, 10k partitions).Restore differs from RestoreAssignment")
+	}
+	if !reflect.DeepEqual(pl.MovesRestore, SourceRescale(now, rr.Assignment)) || !reflect.DeepEqual(pl.Target.Assignment, rr.Assignment) {
+		t.Fatal("MakePlan(restore, 10k partitions) moves or target differ from the restore model's")
 	}
 }

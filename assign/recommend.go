@@ -445,26 +445,30 @@ func prepareRecommend(in RecommendInput) (*recInput, error) {
 }
 
 // parallelSweepWork is the number of per-partition and per-subtask steps
-// from which sweepAll shares its sweep among goroutines (a variable so
+// from which sweepList shares its sweep among goroutines (a variable so
 // tests can force either way).
 var parallelSweepWork = float64(1 << 22)
 
-// sweepAll returns, for every p in 1..n (index p), the records/s of the
-// busiest subtask on a fresh start with p readers, maxLoad(loads(p)), and
-// the idle subtasks, idle(p). A large sweep is shared among up to
-// GOMAXPROCS goroutines, each with its own buffers, taking blocks of p in
-// turn; every value is computed exactly as in a single loop, so the result
-// does not depend on the split.
-func (r *recInput) sweepAll(n int) (busiest []float64, idle []int) {
+// sweepList returns, for the ascending parallelisms ps (index p, up to
+// the last of ps; 0 at p not in ps), the records/s of the busiest subtask
+// on a fresh start with p readers, maxLoad(loads(p)), and the idle
+// subtasks, idle(p). A large sweep is shared among up to GOMAXPROCS goroutines, each with
+// its own buffers, taking blocks of ps in turn; every value is computed
+// exactly as in a single loop, so the result does not depend on the split.
+func (r *recInput) sweepList(ps []int) (busiest []float64, idle []int) {
+	n := 0
+	if len(ps) > 0 {
+		n = ps[len(ps)-1]
+	}
 	busiest, idle = make([]float64, n+1), make([]int, n+1)
 	const block = 64
 	wm := r.windowMaxima()
 	workers := 1
-	if work := float64(n) * float64(r.total+n); work >= parallelSweepWork {
-		workers = min(runtime.GOMAXPROCS(0), 8, (n+block-1)/block)
+	if work := float64(len(ps)) * float64(r.total+n); work >= parallelSweepWork {
+		workers = min(runtime.GOMAXPROCS(0), 8, (len(ps)+block-1)/block)
 	}
 	if workers <= 1 {
-		r.sweepBusiest(busiest, idle, 1, n, newSweepScratch(n), wm)
+		r.sweepBusiest(busiest, idle, ps, newSweepScratch(n), wm)
 		return busiest, idle
 	}
 	var next atomic.Int64
@@ -473,11 +477,11 @@ func (r *recInput) sweepAll(n int) (busiest []float64, idle []int) {
 		wg.Go(func() {
 			sc := newSweepScratch(n)
 			for {
-				lo := int(next.Add(block)) - block + 1
-				if lo > n {
+				lo := int(next.Add(block)) - block
+				if lo >= len(ps) {
 					return
 				}
-				r.sweepBusiest(busiest, idle, lo, min(lo+block-1, n), sc, wm)
+				r.sweepBusiest(busiest, idle, ps[lo:min(lo+block, len(ps))], sc, wm)
 			}
 		})
 	}
@@ -597,7 +601,7 @@ func (r *recInput) windowMaxima() []sweepWindows {
 }
 
 // sweepBusiest sets busiest[p] = maxLoad(loads(p)) and idle[p] = r.idle(p)
-// for p in lo..hi, with sc's buffers (sized for hi) and wm from
+// for p in ps, with sc's buffers (sized for the largest) and wm from
 // windowMaxima.
 //
 // The subtasks are taken in spans of sweepSpan. Rates are finite and >= 0,
@@ -609,8 +613,8 @@ func (r *recInput) windowMaxima() []sweepWindows {
 // the others cannot hold a busier subtask. Every load that is summed is
 // summed as loadsInto sums it, so the result is the same maximum, bit for
 // bit. Small p, with few spans, are summed whole.
-func (r *recInput) sweepBusiest(busiest []float64, idle []int, lo, hi int, sc *sweepScratch, wm []sweepWindows) {
-	for p := lo; p <= hi; p++ {
+func (r *recInput) sweepBusiest(busiest []float64, idle []int, ps []int, sc *sweepScratch, wm []sweepWindows) {
+	for _, p := range ps {
 		idle[p] = r.idleInto(p, sc.bits)
 		// With few spans, or many partitions per subtask (whose bounds add
 		// many maxima and rarely rule a span out), summing is cheaper.

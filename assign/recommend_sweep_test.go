@@ -118,3 +118,12 @@ func TestSweepAllBenchInputMatchesLoop(t *testing.T) {
 		}
 	}
 }
+
+// sweepAll is sweepList of every p in 1..n.
+func (r *recInput) sweepAll(n int) (busiest []float64, idle []int) {
+	ps := make([]int, n)
+	for i := range ps {
+		ps[i] = i + 1
+	}
+	return r.sweepList(ps)
+}

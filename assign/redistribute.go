@@ -22,8 +22,8 @@ func (m *restoreModel) redistribute(snaps [][]int32, q int) (lists, loIns [][]in
 	}
 	// Every list, bound and piece of this step lives in one array each; the
 	// lists are capped so that appends reallocate.
-	listSlab := make([]int32, total)
-	loSlab := make([]int32, total)
+	listSlab := scratch(m, &m.bufs.rList, total)
+	loSlab := scratch(m, &m.bufs.rLo, total)
 	if q == p {
 		pieceSlab := make([]RestorePiece, 0, p)
 		off := 0
@@ -53,7 +53,7 @@ func (m *restoreModel) redistribute(snaps [][]int32, q int) (lists, loIns [][]in
 		return r + (pos-r*(b+1))/b
 	}
 	chunkStart := func(j int) int { return j*b + min(j, r) }
-	segSlab := make([]int32, total) // per new subtask: old subtask of each split
+	segSlab := scratch(m, &m.bufs.rSeg, total) // per new subtask: old subtask of each split
 	segs := make([][]int32, q)
 	for j := range q {
 		lo, hi := chunkStart(j), chunkStart(j+1)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/skewscope/skewscope/internal/quote"
 )
@@ -266,27 +267,75 @@ type restoreModel struct {
 	topics []Topic
 	h31    []int32
 	offset []int32
-	// tags holds the order chains too long for restoreElem.inline.
-	tags []orderTag
-	// Scratch reused by every hashStage: the table, its entries, per-entry
-	// bins, tree flags and runBounds' full flags, and buffers for bounds
-	// the caller does not keep.
-	jm   *javaHashMap[int32]
-	ents []javaEntry[int32]
-	bins []int32
-	tree []bool
-	full []bool
-	lo   []int32
-	hi   []int32
-	why  []uint8
-	iota []int32
-	// hashStage's spread hashes, iteration order and javaHashOrder scratch.
-	hs     []uint32
-	perm   []int32
-	counts []int32
-	// treeRisk's scratch.
+	// tags holds the order chains too long for restoreElem.inline: its
+	// first nTags entries are in use (allocTags).
+	tags  []orderTag
+	nTags int32
+	iota  []int32
+	// hiBuf holds batch's upper bounds when no trace keeps them.
+	hiBuf []int32
+	// bufs holds one run's intermediate lists for the next (scratch).
+	bufs runBufs
+	// sc is the scratch of each goroutine that runs hash stages (eachList);
+	// sc[0] is also that of the stages run on the model's own goroutine.
+	sc [restoreWorkers]hashScratch
+}
+
+// hashScratch is what one goroutine's hash stages reuse: the table, its
+// entries, per-entry bins, tree flags and runBounds' full flags, buffers
+// for bounds the caller does not keep, the spread hashes, iteration order
+// and javaHashOrder's counts, treeRisk's scratch, and the tallies of the
+// stages run since they were last added to the step's stats (flush).
+type hashScratch struct {
+	jm         *javaHashMap[int32]
+	ents       []javaEntry[int32]
+	bins       []int32
+	tree       []bool
+	full       []bool
+	lo         []int32
+	hi         []int32
+	why        []uint8
+	hs         []uint32
+	perm       []int32
+	counts     []int32
 	riskHash   []uint32
 	riskCounts []int
+
+	setTrees, mapTrees        int
+	mapTreeRisk               bool
+	treeified, treeifyResizes int
+}
+
+// runBufs are the buffers of one run's intermediate lists, reused by the
+// next run: the fresh partitions, the fresh start's batch (owners, lists
+// before and after its hash sets, lower bounds), the snapshot lists of
+// readerMaps and the restored lists of redistribute (lists, lower bounds,
+// old subtasks). Each stage's output is read only by the next stage, so one
+// set serves every step. They hold no pointers (the list headers are
+// allocated per run), so the collector never scans what a model keeps.
+type runBufs struct {
+	initial                 []int32
+	owners, seqs, order, lo []int32
+	snap                    []int32
+	rList, rLo, rSeg        []int32
+}
+
+// scratch returns *buf resized to n (its old contents kept; a new zeroed
+// slice when m keeps a trace, which holds on to the lists).
+func scratch[T any](m *restoreModel, buf *[]T, n int) []T {
+	if m.trace != nil {
+		return make([]T, n)
+	}
+	*buf = grow(*buf, n)
+	return *buf
+}
+
+// keep returns w's buffers without its tallies.
+func (w *hashScratch) keep() hashScratch {
+	return hashScratch{
+		jm: w.jm, ents: w.ents[:0], bins: w.bins, tree: w.tree, full: w.full, lo: w.lo, hi: w.hi, why: w.why,
+		hs: w.hs, perm: w.perm, counts: w.counts, riskHash: w.riskHash, riskCounts: w.riskCounts,
+	}
 }
 
 type stepStats struct {
@@ -317,10 +366,26 @@ type traceStep struct {
 
 // restoreModels keeps models between runs for their elements and scratch
 // buffers; nothing of a model's run stays reachable from its result.
-var restoreModels = sync.Pool{New: func() any { return &restoreModel{jm: newJavaHashMap[int32](0)} }}
+var restoreModels = sync.Pool{New: func() any {
+	m := &restoreModel{}
+	for i := range m.sc {
+		m.sc[i].jm = newJavaHashMap[int32](0)
+	}
+	return m
+}}
+
+// lastRestoreModel keeps the model of the last run of at most
+// restoreKeepMax partitions out of the pool, which a garbage collection
+// empties: a planner recomputing its plans then reuses its buffers.
+var lastRestoreModel atomic.Pointer[restoreModel]
+
+const restoreKeepMax = 1 << 16
 
 func runRestore(cfg restoreConfig, rng *rand.Rand, trace bool) (RestoreResult, *restoreTrace) {
-	m := restoreModels.Get().(*restoreModel)
+	m := lastRestoreModel.Swap(nil)
+	if m == nil {
+		m = restoreModels.Get().(*restoreModel)
+	}
 	defer m.release()
 	m.cfg, m.rng = cfg, rng
 	if trace {
@@ -333,8 +398,8 @@ func runRestore(cfg restoreConfig, rng *rand.Rand, trace bool) (RestoreResult, *
 		m.el = make([]restoreElem, 0, total)
 	}
 	m.el = m.el[:0]
-	m.tags = m.tags[:0]
-	initial := make([]int32, 0, total)
+	m.nTags = 0
+	initial := scratch(m, &m.bufs.initial, total)[:0]
 	var discovered []int32
 	m.addTopics(cfg.topics, nil, rank, &initial)
 	if len(cfg.newTopics) > 0 {
@@ -351,7 +416,7 @@ func runRestore(cfg restoreConfig, rng *rand.Rand, trace bool) (RestoreResult, *
 	m.stats[0].from, m.stats[0].to = 0, hist[0]
 
 	// Fresh start.
-	lists, loIns, freshLo, freshHi := m.batch(initial, initial, hist[0], cfg.start, cfg.startKnown)
+	lists, loIns, freshLo, freshHi := m.batch(initial, initial, hist[0], cfg.start, cfg.startKnown, true)
 	m.segment(lists, 0, func(int, int) int32 { return 0 })
 	var pieces [][]RestorePiece
 	for s := 0; ; s++ {
@@ -377,12 +442,14 @@ func runRestore(cfg restoreConfig, rng *rand.Rand, trace bool) (RestoreResult, *
 
 // release drops what belongs to the run and returns m to restoreModels.
 func (m *restoreModel) release() {
-	*m = restoreModel{
-		el: m.el[:0], tags: m.tags[:0], jm: m.jm, ents: m.ents[:0],
-		bins: m.bins, tree: m.tree, full: m.full, lo: m.lo, hi: m.hi, why: m.why, iota: m.iota,
-		hs: m.hs, perm: m.perm, counts: m.counts, riskHash: m.riskHash, riskCounts: m.riskCounts,
+	kept := restoreModel{el: m.el[:0], tags: m.tags, iota: m.iota, hiBuf: m.hiBuf, bufs: m.bufs}
+	for i := range m.sc {
+		kept.sc[i] = m.sc[i].keep()
 	}
-	restoreModels.Put(m)
+	*m = kept
+	if cap(m.el) > restoreKeepMax || !lastRestoreModel.CompareAndSwap(nil, m) {
+		restoreModels.Put(m)
+	}
 }
 
 // mergeTopics sets topics, h31 and offset: cfg.topics with the partition
@@ -500,14 +567,16 @@ func (m *restoreModel) result(lists, snaps [][]int32, pieces [][]RestorePiece) R
 	}
 	subs := make([]TopicPartition, len(m.el))
 	snapTPs := make([]TopicPartition, len(m.el))
-	off := 0
+	at := make([]int, len(lists)+1)
 	for j, l := range lists {
-		n := len(l)
-		if n == 0 {
-			continue
+		at[j+1] = at[j] + len(l)
+	}
+	m.eachList(lists, func(_ *hashScratch, j int) {
+		l := lists[j]
+		if len(l) == 0 {
+			return
 		}
-		sub, snap := subs[off:off+n:off+n], snapTPs[off:off+n:off+n]
-		off += n
+		sub, snap := subs[at[j]:at[j+1]:at[j+1]], snapTPs[at[j]:at[j+1]:at[j+1]]
 		for i, e := range l {
 			sub[i] = m.tp(e)
 			owners[m.global(e)] = int32(j)
@@ -516,7 +585,7 @@ func (m *restoreModel) result(lists, snaps [][]int32, pieces [][]RestorePiece) R
 			snap[i] = m.tp(e)
 		}
 		a.Subtasks[j], res.Snapshot[j] = sub, snap
-	}
+	})
 	nu := 0
 	for i := range m.el {
 		if !m.el[i].certain {

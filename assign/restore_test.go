@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -843,11 +844,20 @@ func TestRestoreDiscoveredAfterRestore(t *testing.T) {
 
 func TestSplitIDHashCode(t *testing.T) {
 	for _, topic := range []string{"orders", "", "a-b.c_d", "ünïcode", "emoji😀"} {
-		for _, p := range []int32{0, 7, 9, 10, 99, 100, 123456, 1<<31 - 1} {
+		for _, p := range []int32{0, 7, 9, 10, 99, 100, 9999, 10000, splitDigitsMax - 1, splitDigitsMax, 123456, 1<<31 - 1} {
 			tp := TopicPartition{Topic: topic, Partition: p}
 			if got, want := splitIDHashCode(StringHashCode(topic), p), StringHashCode(tp.SplitID()); got != want {
 				t.Errorf("splitIDHashCode(%q, %d) = %d, want %d", topic, p, got, want)
 			}
+		}
+	}
+	// Every tabulated partition number and a few beyond, on a topic whose
+	// hash wraps.
+	topic := "events.shard-orders-eu-west-1"
+	for p := int32(0); p < splitDigitsMax+100; p++ {
+		tp := TopicPartition{Topic: topic, Partition: p}
+		if got, want := splitIDHashCode(StringHashCode(topic), p), StringHashCode(tp.SplitID()); got != want {
+			t.Fatalf("splitIDHashCode(%q, %d) = %d, want %d", topic, p, got, want)
 		}
 	}
 }
@@ -909,6 +919,34 @@ func TestJavaCompareStrings(t *testing.T) {
 		got := javaCompareStrings(tt.a, tt.b)
 		if (got < 0 && tt.sign >= 0) || (got > 0 && tt.sign <= 0) || (got == 0 && tt.sign != 0) {
 			t.Errorf("javaCompareStrings(%q, %q) = %d, want sign %d", tt.a, tt.b, got, tt.sign)
+		}
+	}
+}
+
+// TestRestoreParallelEqualsSerial: a model large enough for eachList to run
+// its hash stages on two goroutines gives the same result, field for
+// field, as the same model run on one (a trace keeps it on one), over
+// random inputs of 2,048 partitions and more, with small and large lists,
+// every connector line and starting offsets, and partitions discovered
+// after the last restore.
+func TestRestoreParallelEqualsSerial(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for trial := range 40 {
+		in := restoreRandomInput(r, 12, 1500, 1200, 4)
+		for totalPartitions(in.Topics) < restoreParallelMin {
+			in.Topics = append(in.Topics, Topic{Name: fmt.Sprintf("pad.%d.%d", trial, len(in.Topics)), Partitions: 1 + r.IntN(2000)})
+		}
+		if trial%4 == 0 {
+			in.History = []int{1 + r.IntN(64), 1 + r.IntN(64)} // long lists: big tables, tree bins
+		}
+		cfg, err := in.normalize()
+		if err != nil {
+			t.Fatalf("%+v: %v", in, err)
+		}
+		par, _ := runRestore(cfg, nil, false)
+		ser, _ := runRestore(cfg, nil, true)
+		if !reflect.DeepEqual(par, ser) {
+			t.Fatalf("Restore(history %v, offsets %q, line %q, %d topics, %d new) on two goroutines differs from one", in.History, in.StartingOffsets, in.ConnectorLine, len(in.Topics), len(in.NewTopics))
 		}
 	}
 }

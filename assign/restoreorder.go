@@ -3,6 +3,7 @@ package assign
 import (
 	"slices"
 	"sort"
+	"sync"
 )
 
 // kafkaTopicPartitionHashCode is org.apache.kafka.common.TopicPartition
@@ -28,6 +29,12 @@ func kafkaPartitionSplitHashCode(tpHash int32, start, stop int64) int32 {
 // continuing the hash of the topic name without building the string.
 func splitIDHashCode(topicHash, partition int32) int32 {
 	h := 31*topicHash + '-'
+	if partition >= 0 && partition < splitDigitsMax {
+		// The digits continue h as h·31^len + their own hash from 0, in
+		// the same wrapping int32 arithmetic.
+		d := splitDigits()[partition]
+		return h*d.pow + d.hash
+	}
 	if partition < 0 {
 		h = 31*h + '-'
 	}
@@ -45,6 +52,38 @@ func splitIDHashCode(topicHash, partition int32) int32 {
 	}
 	return h
 }
+
+// splitDigitsMax bounds the partition numbers whose decimal digits
+// splitDigits tabulates.
+const splitDigitsMax = 1 << 14
+
+// splitDigit is a partition number's decimal digits as a String.hashCode
+// continuation: hash, the digits' own hash from 0, and pow, 31 to the
+// number of digits.
+type splitDigit struct{ hash, pow int32 }
+
+// splitDigits tabulates 0 .. splitDigitsMax-1, built on first use.
+var splitDigits = sync.OnceValue(func() []splitDigit {
+	t := make([]splitDigit, splitDigitsMax)
+	for p := range t {
+		var digits [10]byte
+		n := 0
+		for u := p; ; u /= 10 {
+			digits[n] = byte('0' + u%10)
+			n++
+			if u < 10 {
+				break
+			}
+		}
+		d := splitDigit{pow: 1}
+		for i := n - 1; i >= 0; i-- {
+			d.hash = 31*d.hash + int32(digits[i])
+			d.pow *= 31
+		}
+		t[p] = d
+	}
+	return t
+})
 
 // rankTopics numbers topics by name in String.compareTo order. The names
 // are sorted from the order of topics (which is also their order of first
@@ -88,8 +127,16 @@ func (m *restoreModel) owner(e int32, n int) int {
 // per-owner HashSets. universe lists every partition the subscriber sees.
 // With resolved starting offsets the split hash codes, and so every list
 // order, are unknown: the lists are given sorted. los and his, the bounds of
-// each position in the lists, are returned only when m keeps a trace.
-func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startKnown bool) (lists, loIns, los, his [][]int32) {
+// each position in the lists, are returned only when m keeps a trace. With
+// reuse the lists live in m.bufs (the fresh start's batch).
+func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startKnown, reuse bool) (lists, loIns, los, his [][]int32) {
+	buf := func(b *[]int32, k int) []int32 {
+		if reuse {
+			return scratch(m, b, k)
+		}
+		return make([]int32, k)
+	}
+
 	sorted := m.sortTPs(elems)
 	setSpec := hashSpec{initialCap: -1, split: true, start: start, reason: reasonSetTree}
 	base := orderTag{kind: tagBase, reason: reasonOffsets}
@@ -107,10 +154,12 @@ func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startK
 		seq, lo := m.subscriberOrder(universe, elems)
 		big := hashSpec{initialCap: len(seq), split: true, start: start, reason: reasonSetTree}
 		sorted = make([]int32, len(seq))
-		m.hashStage(seq, lo, big, sorted, nil, nil, nil)
+		w := &m.sc[0]
+		m.hashStage(w, seq, lo, big, sorted, nil, nil, nil)
+		m.flush(w)
 	}
 	// Deal the sorted splits to their owners, every list in one array.
-	owners := make([]int32, len(sorted))
+	owners := buf(&m.bufs.owners, len(sorted))
 	at := make([]int, n+1)
 	for i, e := range sorted {
 		owners[i] = int32(m.owner(e, n))
@@ -119,7 +168,7 @@ func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startK
 	for r := range n {
 		at[r+1] += at[r]
 	}
-	seqs := make([]int32, len(sorted))
+	seqs := buf(&m.bufs.seqs, len(sorted))
 	lists = make([][]int32, n)
 	loIns = make([][]int32, n)
 	// los (= loIns) and his are kept for the trace only; without one the
@@ -129,8 +178,8 @@ func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startK
 		los, his = make([][]int32, n), make([][]int32, n)
 		hiBuf = make([]int32, len(sorted))
 	} else {
-		m.hi = grow(m.hi, len(sorted))
-		hiBuf = m.hi
+		m.hiBuf = grow(m.hiBuf, len(sorted))
+		hiBuf = m.hiBuf
 	}
 	for r := range n {
 		lists[r] = seqs[at[r]:at[r]:at[r+1]]
@@ -138,9 +187,16 @@ func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startK
 	for i, e := range sorted {
 		lists[owners[i]] = append(lists[owners[i]], e)
 	}
-	order := make([]int32, len(sorted))
-	loBuf := make([]int32, len(sorted))
-	for r, seq := range lists {
+	order := buf(&m.bufs.order, len(sorted))
+	loBuf := buf(&m.bufs.lo, len(sorted))
+	clear(loBuf) // the lists of unknown order keep lower bounds 0
+	longest := 0
+	for _, seq := range lists {
+		longest = max(longest, len(seq))
+	}
+	m.identity(longest) // grown here: the lists' stages only read it
+	m.eachList(lists, func(w *hashScratch, r int) {
+		seq := lists[r]
 		a, b := at[r], at[r+1]
 		lo, hi := loBuf[a:b:b], hiBuf[a:b:b]
 		switch {
@@ -151,27 +207,22 @@ func (m *restoreModel) batch(elems, universe []int32, n int, start int64, startK
 			for i := range hi {
 				hi[i] = int32(len(seq) - 1)
 			}
-			loIns[r] = lo
-			if his != nil {
-				los[r], his[r] = lo, hi
-			}
-			continue
 		case m.cfg.line == ConnectorLine5:
 			out := order[a:b:b]
-			m.hashStage(seq, m.identity(len(seq)), setSpec, out, lo, hi, nil)
+			m.hashStage(w, seq, m.identity(len(seq)), setSpec, out, lo, hi, nil)
 			lists[r] = out
 		default:
 			in := make([]int32, len(seq))
 			m.runBounds(seq, m.lastBins(seq), nil, 0, in, nil, nil, nil)
 			out := order[a:b:b]
-			m.hashStage(seq, in, setSpec, out, lo, hi, nil)
+			m.hashStage(w, seq, in, setSpec, out, lo, hi, nil)
 			lists[r] = out
 		}
 		loIns[r] = lo
 		if his != nil {
 			los[r], his[r] = lo, hi
 		}
-	}
+	})
 	return lists, loIns, los, his
 }
 
@@ -252,7 +303,7 @@ func (m *restoreModel) subscriberOrder(universe, batch []int32) (seq, lo []int32
 	// first ones, so a tree or a treeify resize is possible wherever 9
 	// partitions share a bin at some capacity (treeRisk with no bounds).
 	hash := func(e int32) int32 { return m.el[e].tpHash }
-	capRisk, risky := m.treeRisk(all, make([]int32, len(all)), 0, jm.capacity(), -1, hash, func(int32) bool { return true })
+	capRisk, risky := m.treeRisk(&m.sc[0], all, make([]int32, len(all)), 0, jm.capacity(), -1, hash, func(int32) bool { return true })
 	lo = make([]int32, len(seq))
 	for s, before := 0, 0; s < len(seq); {
 		t := s
@@ -286,7 +337,7 @@ func (m *restoreModel) subscriberOrder(universe, batch []int32) (seq, lo []int32
 // enumerator's new-discovery initializer), added to each reader after its
 // restored splits.
 func (m *restoreModel) appendDiscovered(lists, loIns [][]int32, initial, discovered []int32, n int) ([][]int32, [][]int32) {
-	add, addLo, _, _ := m.batch(discovered, append(slices.Clone(initial), discovered...), n, kafkaEarliestOffset, true)
+	add, addLo, _, _ := m.batch(discovered, append(slices.Clone(initial), discovered...), n, kafkaEarliestOffset, true, false)
 	m.segment(add, 1, func(int, int) int32 { return 0 })
 	for j := range lists {
 		base := int32(len(lists[j]))
@@ -310,20 +361,23 @@ func (m *restoreModel) readerMaps(lists, loIns [][]int32) [][]int32 {
 		total += len(seq)
 		longest = max(longest, len(seq))
 	}
-	slab := make([]int32, total)
-	m.lo, m.hi, m.why = grow(m.lo, longest), grow(m.hi, longest), grow(m.why, longest)
-	off := 0
+	slab := scratch(m, &m.bufs.snap, total)
+	at := make([]int, len(lists)+1)
 	for j, seq := range lists {
+		at[j+1] = at[j] + len(seq)
+	}
+	m.eachList(lists, func(w *hashScratch, j int) {
+		seq := lists[j]
 		n := len(seq)
-		order := slab[off : off+n : off+n]
-		off += n
-		lo, hi, why := m.lo[:n], m.hi[:n], m.why[:n]
-		m.hashStage(seq, loIns[j], spec, order, lo, hi, why)
+		order := slab[at[j]:at[j+1]:at[j+1]]
+		w.lo, w.hi, w.why = grow(w.lo, longest), grow(w.hi, longest), grow(w.why, longest)
+		lo, hi, why := w.lo[:n], w.hi[:n], w.why[:n]
+		m.hashStage(w, seq, loIns[j], spec, order, lo, hi, why)
 		for i, e := range order {
 			el := &m.el[e]
 			el.lo, el.hi, el.why = lo[i], hi[i], why[i]
 		}
 		snaps[j] = order
-	}
+	})
 	return snaps
 }

@@ -1,6 +1,11 @@
 package assign
 
-import "slices"
+import (
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
 
 // Reasons why the relative order of two splits is unknown.
 const (
@@ -41,7 +46,8 @@ func (m *restoreModel) chainOf(e int32) []orderTag {
 	return m.tags[el.more : el.more+int32(el.nChain)]
 }
 
-// pushTag appends t to the order chain of e.
+// pushTag appends t to the order chain of e. Hash stages running at once
+// (eachList) may call it for different elements.
 func (m *restoreModel) pushTag(e int32, t orderTag) {
 	el := &m.el[e]
 	n := int(el.nChain)
@@ -52,18 +58,110 @@ func (m *restoreModel) pushTag(e int32, t orderTag) {
 			return
 		}
 		// Move the chain to tags, with room to grow.
-		start := len(m.tags)
-		m.tags = append(m.tags, el.inline[:n]...)
-		m.tags = append(m.tags, make([]orderTag, n)...)
-		el.more, el.capChain = int32(start), uint16(2*n)
+		start := m.allocTags(2 * n)
+		copy(m.tags[start:], el.inline[:n])
+		el.more, el.capChain = start, uint16(2*n)
 	} else if n == int(el.capChain) {
-		start := len(m.tags)
-		m.tags = append(m.tags, m.tags[el.more:int(el.more)+n]...)
-		m.tags = append(m.tags, make([]orderTag, n)...)
-		el.more, el.capChain = int32(start), uint16(2*n)
+		start := m.allocTags(2 * n)
+		copy(m.tags[start:], m.tags[el.more:int(el.more)+n])
+		el.more, el.capChain = start, uint16(2*n)
 	}
 	m.tags[el.more+int32(n)] = t
 	el.nChain++
+}
+
+// allocTags returns the start of k tags of m.tags no chain uses. Hash
+// stages running at once take disjoint ranges from room reserveTags made
+// (so none grows m.tags); a stage running alone grows it when full.
+func (m *restoreModel) allocTags(k int) int32 {
+	end := int(atomic.AddInt32(&m.nTags, int32(k)))
+	if end > len(m.tags) {
+		m.tags = slices.Grow(m.tags, end-len(m.tags))
+		m.tags = m.tags[:cap(m.tags)]
+	}
+	return int32(end - k)
+}
+
+// reserveTags makes m.tags long enough for one hash stage over every
+// element: a stage adds one tag per element, which moves a chain of n tags
+// to 2n new ones at most.
+func (m *restoreModel) reserveTags() {
+	need := int(m.nTags)
+	for i := range m.el {
+		need += 2 * int(m.el[i].nChain)
+	}
+	if need > len(m.tags) {
+		m.tags = slices.Grow(m.tags, need-len(m.tags))
+		m.tags = m.tags[:cap(m.tags)]
+	}
+}
+
+// restoreWorkers is how many goroutines eachList runs at most, and
+// restoreParallelMin the fewest elements for which it starts a second.
+const (
+	restoreWorkers     = 2
+	restoreParallelMin = 2048
+)
+
+// restoreChunk is how many lists a goroutine of eachList takes at a time.
+const restoreChunk = 32
+
+// eachList calls f(w, j) for every list j of lists (hash stages, or the
+// result's lists), each with the scratch w of the goroutine running it.
+// When the lists hold enough elements, more than one core is available and
+// neither a trace nor a random order is kept, a second goroutine helps:
+// both take chunks of restoreChunk lists in turn, so this goroutine never
+// waits for a chunk the other has not started (a busy machine may start it
+// late); otherwise the lists run in order on this goroutine. f must touch
+// only list j's elements, its own outputs and w (and tags through pushTag).
+// The tallies of every worker are added to the step's stats before
+// eachList returns.
+func (m *restoreModel) eachList(lists [][]int32, f func(w *hashScratch, j int)) {
+	total := 0
+	for _, l := range lists {
+		total += len(l)
+	}
+	if total >= restoreParallelMin && len(lists) > restoreChunk && m.trace == nil && m.rng == nil && runtime.GOMAXPROCS(0) > 1 {
+		m.reserveTags() // f may push tags
+		var next atomic.Int64
+		run := func(w *hashScratch) {
+			for {
+				lo := int(next.Add(restoreChunk)) - restoreChunk
+				if lo >= len(lists) {
+					return
+				}
+				for j := lo; j < min(lo+restoreChunk, len(lists)); j++ {
+					f(w, j)
+				}
+			}
+		}
+		var wg sync.WaitGroup
+		wg.Go(func() { run(&m.sc[1]) })
+		run(&m.sc[0])
+		wg.Wait()
+	} else {
+		w := &m.sc[0]
+		for j := range lists {
+			f(w, j)
+		}
+	}
+	for i := range m.sc {
+		m.flush(&m.sc[i])
+	}
+}
+
+// flush adds w's tallies to the current step's stats (and the trace) and
+// clears them.
+func (m *restoreModel) flush(w *hashScratch) {
+	st := &m.stats[m.step]
+	st.setTrees += w.setTrees
+	st.mapTrees += w.mapTrees
+	st.mapTreeRisk = st.mapTreeRisk || w.mapTreeRisk
+	if m.trace != nil {
+		m.trace.treeified += w.treeified
+		m.trace.treeifyResizes += w.treeifyResizes
+	}
+	w.setTrees, w.mapTrees, w.mapTreeRisk, w.treeified, w.treeifyResizes = 0, 0, false, 0, 0
 }
 
 // setTag makes t the whole order chain of e.
@@ -114,19 +212,18 @@ func (m *restoreModel) hashOf(e int32, spec hashSpec) int32 {
 // and why may be nil when not needed. loIns[i] is the lowest position
 // seq[i] can have in the insertion sequence. It appends a tagHash to every
 // split's chain.
-func (m *restoreModel) hashStage(seq, loIns []int32, spec hashSpec, order, lo, hi []int32, why []uint8) {
+func (m *restoreModel) hashStage(w *hashScratch, seq, loIns []int32, spec hashSpec, order, lo, hi []int32, why []uint8) {
 	n := len(seq)
-	st := &m.stats[m.step]
 	if lo == nil {
-		m.lo, m.hi = grow(m.lo, n), grow(m.hi, n)
-		lo, hi = m.lo, m.hi
+		w.lo, w.hi = grow(w.lo, n), grow(w.hi, n)
+		lo, hi = w.lo, w.hi
 	}
 	if why == nil {
-		m.why = grow(m.why, n)
-		why = m.why
+		w.why = grow(w.why, n)
+		why = w.why
 	}
-	hs := grow(m.hs, n)
-	m.hs = hs
+	hs := grow(w.hs, n)
+	w.hs = hs
 	u := 0
 	unknown := false
 	for i, e := range seq {
@@ -143,46 +240,44 @@ func (m *restoreModel) hashStage(seq, loIns []int32, spec hashSpec, order, lo, h
 			unknown = true
 		}
 	}
-	perm := grow(m.perm, n)
-	m.perm = perm
-	capacity, ok, counts := javaHashOrder(hs, spec.initialCap, perm, m.counts)
-	m.counts = counts
+	perm := grow(w.perm, n)
+	w.perm = perm
+	capacity, ok, counts := javaHashOrder(hs, spec.initialCap, perm, w.counts)
+	w.counts = counts
 	if ok && u == 0 && !unknown {
-		m.knownStage(seq, hs, perm, capacity, spec.reason, order, lo, hi, why)
+		m.knownStage(w, seq, hs, perm, capacity, spec.reason, order, lo, hi, why)
 		return
 	}
-	bins := grow(m.bins, n)
-	tree := grow(m.tree, n)
-	m.bins, m.tree = bins, tree
+	bins := grow(w.bins, n)
+	tree := grow(w.tree, n)
+	w.bins, w.tree = bins, tree
 	if ok {
 		mask := uint32(capacity - 1)
 		for i, k := range perm {
 			order[i], bins[i], tree[i] = seq[k], int32(hs[k]&mask), false
 		}
 	} else {
-		jm := m.jm
+		jm := w.jm
 		jm.reset(spec.initialCap, n)
 		for _, e := range seq {
 			jm.put(e, m.hashOf(e, spec))
 		}
 		if spec.split {
-			st.setTrees += jm.treeified
+			w.setTrees += jm.treeified
 		} else {
-			st.mapTrees += jm.treeified
+			w.mapTrees += jm.treeified
 		}
-		if m.trace != nil {
-			m.trace.treeified += jm.treeified
-			m.trace.treeifyResizes += jm.treeifyResizes
-		}
-		m.ents = jm.appendEntries(m.ents[:0])
-		for i, en := range m.ents {
+		w.treeified += jm.treeified
+		w.treeifyResizes += jm.treeifyResizes
+		w.ents = jm.appendEntries(w.ents[:0])
+		for i, en := range w.ents {
 			order[i], bins[i], tree[i] = en.key, en.bin, en.inTree
 		}
 		capacity = jm.capacity()
 	}
 
 	if u > 0 || unknown {
-		capRisk, risky := m.treeRisk(seq, loIns, u, capacity, spec.initialCap,
+		capRisk, risky := m.treeRisk(w, seq, loIns, u, capacity, spec.initialCap,
 			func(e int32) int32 { return m.hashOf(e, spec) }, func(e int32) bool { return m.el[e].certain })
 		if capRisk {
 			for i := range order {
@@ -196,7 +291,7 @@ func (m *restoreModel) hashStage(seq, loIns []int32, spec hashSpec, order, lo, h
 			}
 		}
 		if (capRisk || risky != nil) && !spec.split {
-			st.mapTreeRisk = true
+			w.mapTreeRisk = true
 		}
 	}
 	// A bin holding any (possible) tree node is treated as a tree as a whole.
@@ -215,8 +310,8 @@ func (m *restoreModel) hashStage(seq, loIns []int32, spec hashSpec, order, lo, h
 		s = t
 	}
 
-	full := grow(m.full, n)
-	m.full = full
+	full := grow(w.full, n)
+	w.full = full
 	m.runBounds(order, bins, tree, spec.reason, lo, hi, why, full)
 	for i, e := range order {
 		if full[i] {
@@ -242,7 +337,7 @@ func (m *restoreModel) hashStage(seq, loIns []int32, spec hashSpec, order, lo, h
 // known (loIns[i] == i): what runBounds and the chain update compute then,
 // with seq[perm[i]] the i-th split in iteration order and hs the spread
 // hashes of seq. Splits alone in their bin are known against everything.
-func (m *restoreModel) knownStage(seq []int32, hs []uint32, perm []int32, capacity int, reason uint8, order, lo, hi []int32, why []uint8) {
+func (m *restoreModel) knownStage(w *hashScratch, seq []int32, hs []uint32, perm []int32, capacity int, reason uint8, order, lo, hi []int32, why []uint8) {
 	n := len(seq)
 	mask := uint32(capacity - 1)
 	for s := 0; s < n; {
@@ -262,7 +357,7 @@ func (m *restoreModel) knownStage(seq []int32, hs []uint32, perm []int32, capaci
 		}
 		// A run of t-s splits in one list bin: every split is certain, so
 		// s splits come before it and n-t after.
-		full := m.full[:0]
+		full := w.full[:0]
 		for i := s; i < t; i++ {
 			kb, ka := 0, 0
 			isFull := true
@@ -283,7 +378,7 @@ func (m *restoreModel) knownStage(seq []int32, hs []uint32, perm []int32, capaci
 			lo[i], hi[i], why[i] = int32(s+kb), int32(t-1-ka), w
 			full = append(full, isFull)
 		}
-		m.full = full
+		w.full = full
 		for i := s; i < t; i++ {
 			if full[i-s] {
 				m.setTag(order[i], orderTag{kind: tagHash, flag: tagFull, a: int32(b)})
@@ -412,7 +507,7 @@ func (m *restoreModel) known(x, y int32) (bool, uint8) {
 // MIN_TREEIFY_CAPACITY; earlier resizes keep the order. A bin can become a
 // tree at capacity c >= 64 only if 9 splits of that bin can be present while
 // the table has c bins, i.e. among the first 3c/4+1 inserted.
-func (m *restoreModel) treeRisk(seq, loIns []int32, u int, final int, initialCap int, hashOf func(int32) int32, counted func(int32) bool) (capRisk bool, risky func(int32) bool) {
+func (m *restoreModel) treeRisk(w *hashScratch, seq, loIns []int32, u int, final int, initialCap int, hashOf func(int32) int32, counted func(int32) bool) (capRisk bool, risky func(int32) bool) {
 	n := len(seq)
 	if n < javaTreeifyThreshold+1 {
 		return false, nil
@@ -421,14 +516,14 @@ func (m *restoreModel) treeRisk(seq, loIns []int32, u int, final int, initialCap
 	if final != normal {
 		return true, nil
 	}
-	m.riskHash = grow(m.riskHash, n)
-	hash := m.riskHash
+	w.riskHash = grow(w.riskHash, n)
+	hash := w.riskHash
 	for i, e := range seq {
 		hash[i] = uint32(javaSpread(hashOf(e)))
 	}
 	if normal < javaMinTreeifyCapacity {
-		m.riskCounts = grow(m.riskCounts, normal)
-		counts := m.riskCounts
+		w.riskCounts = grow(w.riskCounts, normal)
+		counts := w.riskCounts
 		clear(counts)
 		for i, e := range seq {
 			if counted(e) {
@@ -438,8 +533,8 @@ func (m *restoreModel) treeRisk(seq, loIns []int32, u int, final int, initialCap
 		return slices.Max(counts)+u >= javaTreeifyThreshold+1, nil
 	}
 	var marks map[int32]bool
-	m.riskCounts = grow(m.riskCounts, final)
-	counts := m.riskCounts
+	w.riskCounts = grow(w.riskCounts, final)
+	counts := w.riskCounts
 	for c := javaMinTreeifyCapacity; c <= final; c <<= 1 {
 		clear(counts[:c])
 		present := int32(min(n, c*3/4+1))
