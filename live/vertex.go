@@ -68,6 +68,10 @@ func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 	if k := v.SQL; k != nil && v.Keyed {
 		vv.SQL = &SQLKeyView{Operator: k.Operator, Columns: k.Columns, Named: k.Named, Phase: k.Phase,
 			TwoPhase: k.Phase == "global" && k.LocalInput}
+		vv.SQL.InputParallelism = k.InputParallelism
+		if vv.SQL.TwoPhase {
+			vv.SQL.MiniBatchMs = k.MiniBatchMs
+		}
 		if vv.SQL.Columns == nil {
 			vv.SQL.Columns = [][]string{}
 		}

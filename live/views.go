@@ -631,6 +631,11 @@ type SQLKeyView struct {
 	// Phase is "global", "incremental" (a split distinct aggregation's
 	// second stage) or "".
 	Phase string `json:"phase,omitempty"`
+	// InputParallelism is the parallelism of the vertex feeding the key
+	// (the local half's, for TwoPhase) and MiniBatchMs the local half's
+	// mini-batch interval; 0 when not known.
+	InputParallelism int   `json:"inputParallelism,omitempty"`
+	MiniBatchMs      int64 `json:"miniBatchMs,omitempty"`
 }
 
 // TopicPartitionRow is one partition of a topic page.

@@ -307,7 +307,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		ReplacedBy: replaced, LastReported: &at,
 		Withheld: &live.Withheld{Cause: live.CauseMetricDumpLimit, Setting: "pekko.framesize (default 10485760 bytes)", Subtasks: []int{1, 3}, Unlisted: []int{3}, Missing: 4,
 			Topics: []string{"orders"}, Pending: live.PendingReadersStarted},
-		SQL: &live.SQLKeyView{Operator: "GlobalGroupAggregate", Columns: [][]string{{"user_id"}}, Named: true, TwoPhase: true, Phase: "global"},
+		SQL: &live.SQLKeyView{Operator: "GlobalGroupAggregate", Columns: [][]string{{"user_id"}}, Named: true, TwoPhase: true, Phase: "global", InputParallelism: 4, MiniBatchMs: 1000},
 	}
 	tv := live.TopicView{Cluster: "main", Name: "orders", Rate: 10.5,
 		Groups: []live.TopicGroup{{Name: "orders-app", State: "Stable", Lag: 9, RecordsLost: 2200, States: []live.StateCount{{State: live.ReaderLost, Count: 1}}}},

@@ -157,8 +157,13 @@ func fillSampleResult(p *views.SamplePage, snap sampleSnapshot, now time.Time) {
 	for _, s := range snap.Verdict.Sentences {
 		p.Verdict = append(p.Verdict, views.KindLine{Kind: "sampled", Text: bidi.Escape(upperFirst(s) + ".")})
 	}
+	p.Verdict = append(p.Verdict, sqlPhaseLines(snap)...)
+	hash := "the key's Java hashCode"
+	if f.Type == "sql" {
+		hash = "the key row's BinaryRowData.hashCode"
+	}
 	p.Figures = append(p.Figures,
-		views.KindLine{Kind: "observed", Text: fmt.Sprintf("%s records sampled; each one's key group is computed exactly (murmurHash of the key's Java hashCode, as KeyGroupRangeAssignment does), so the records per key group and per subtask below are exact for the sample.", format.Int(n))},
+		views.KindLine{Kind: "observed", Text: fmt.Sprintf("%s records sampled; each one's key group is computed exactly (murmurHash of %s, as KeyGroupRangeAssignment does), so the records per key group and per subtask below are exact for the sample.", format.Int(n), hash)},
 		distinctLine(snap),
 		views.KindLine{Kind: "estimated", Text: fmt.Sprintf("Key counts come from a summary of %s counters (Space-Saving): each is at most its error bound above the true count (shown when not 0), and every key with more than 1/%s of the records is in it.", format.Int(summaryCounters), format.Int(summaryCounters))},
 	)

@@ -21,6 +21,7 @@ import (
 	"github.com/skewscope/skewscope/collectors/kafka/sample"
 	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/keysample"
+	"github.com/skewscope/skewscope/live"
 	"github.com/skewscope/skewscope/plan"
 	"github.com/skewscope/skewscope/views"
 )
@@ -51,12 +52,15 @@ type sampleForm struct {
 	MaxRecords, MaxMegabytes, MaxSeconds, Job string
 	Vertex                                    string
 
-	req    sample.Request
-	spec   keysample.KeySpec
-	p      int
-	target int
-	maxP   int
-	Errors map[string]string
+	req  sample.Request
+	spec keysample.KeySpec
+	// sqlVertex is the SQL key of the keyed vertex the sample was started
+	// from (Job, Vertex), as the live store had it then; nil otherwise.
+	sqlVertex *live.SQLKeyView
+	p         int
+	target    int
+	maxP      int
+	Errors    map[string]string
 }
 
 func (f *sampleForm) fail(field, format string, args ...any) {
@@ -119,6 +123,11 @@ func parseSampleForm(cluster, topic string, v url.Values) *sampleForm {
 	}
 	if strings.EqualFold(f.Type, "sql") {
 		f.Type = "sql"
+		if strings.TrimSpace(v.Get("from")) == "" {
+			// A SQL table reads its columns from the record value unless
+			// it says otherwise ('key.fields').
+			f.From = "value"
+		}
 		f.spec, _ = f.sqlKeySpec()
 	} else {
 		spec, err := keysample.ParseKeySpec(f.From, f.Format, f.Path, f.Type)
@@ -452,6 +461,12 @@ func (s *Server) serveSampleForm(w http.ResponseWriter, r *http.Request) (int, t
 	}
 	if len(f.Errors) > 0 {
 		return http.StatusBadRequest, views.SampleForm(l, newSampleFormView(l, f, s.samples.access.hashKey != nil)), nil
+	}
+	if f.Job != "" && f.Type == "sql" && s.live != nil {
+		if vv, err := s.live.State().Vertex(f.Job, f.Vertex, live.VertexQuery{Highlight: -1}); err == nil && vv.SQL != nil {
+			k := *vv.SQL
+			f.sqlVertex = &k
+		}
 	}
 	ks, err := s.startSample(f, s.requesterOf(r))
 	if err != nil {

@@ -2,10 +2,17 @@ package web
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 
+	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/bidi"
+	"github.com/skewscope/skewscope/internal/format"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/keysample"
 	"github.com/skewscope/skewscope/sqlplan"
+	"github.com/skewscope/skewscope/views"
 )
 
 // A key sample of a Flink SQL job's topic reads each record as the job's
@@ -133,4 +140,79 @@ func sqlKeyNames(s string) ([]string, error) {
 		names = append(names, name)
 	}
 	return names, nil
+}
+
+// sqlPhaseLines say what a SQL aggregation's phases do to the sample's
+// heaviest key: under a two-phase aggregation, what the local half
+// absorbs and what still reaches the key's subtask; under a single-phase
+// GROUP BY, what Flink's local-global and split distinct options would
+// change. The bound per mini-batch is computed from the plan (the local
+// half's parallelism and interval); what it absorbs at the key's rate is
+// estimated from a live sample's rate.
+func sqlPhaseLines(snap sampleSnapshot) []views.KindLine {
+	f := snap.Form
+	k := f.sqlVertex
+	if k == nil || snap.Now == nil || snap.Records == 0 {
+		return nil
+	}
+	// The key said is the heaviest of the busiest subtask's.
+	var hot *keysample.HeavyKey
+	for i := range snap.Top {
+		if assign.OperatorIndex(f.maxP, f.p, snap.Top[i].KeyGroup) == snap.Now.Busiest {
+			hot = &snap.Top[i]
+			break
+		}
+	}
+	if hot == nil {
+		return nil
+	}
+	key := bidi.Escape(quote.Clip(hot.Text))
+	sub := snap.Now.Busiest
+	share := format.Percent(100 * float64(hot.Count) / float64(snap.Records))
+	// rate is the key's records per second in a live sample, 0 otherwise.
+	var rate float64
+	if f.req.Mode == "live" && snap.Progress.Elapsed > 0 {
+		rate = float64(hot.Count) / snap.Progress.Elapsed.Seconds()
+	}
+	up := k.InputParallelism
+	var out []views.KindLine
+	switch {
+	case k.TwoPhase:
+		batch := "a mini-batch"
+		if k.MiniBatchMs > 0 {
+			batch = fmt.Sprintf("a mini-batch (%s ms)", format.Int(k.MiniBatchMs))
+		}
+		ups := "each upstream subtask"
+		if up > 0 {
+			ups = fmt.Sprintf("each of the %d upstream subtasks", up)
+		}
+		out = append(out, views.KindLine{Kind: "computed", Text: fmt.Sprintf(
+			"The plan aggregates in two phases (LocalGroupAggregate → %s): %s folds the records of %s in %s into one before the exchange, so subtask %d receives at most one record of %s per mini-batch from each, not its %s of the records; the counts above are records before the local phase.",
+			k.Operator, ups, key, batch, sub, key, share)})
+		if rate > 0 && up > 0 && k.MiniBatchMs > 0 {
+			reach := float64(up) * 1000 / float64(k.MiniBatchMs)
+			absorbed := 1 - math.Min(1, reach/rate)
+			out = append(out, views.KindLine{Kind: "estimated", Text: fmt.Sprintf(
+				"At the sampled %s of %s, the local phase absorbs about %s of its records: at most %s still reach subtask %d.",
+				format.Rate(rate), key, format.Percent(100*absorbed), format.Rate(math.Min(reach, rate)), sub)})
+		}
+	case k.Operator == "GroupAggregate":
+		ups := "every upstream subtask"
+		bound := ""
+		if up > 0 {
+			ups = fmt.Sprintf("each of the %d upstream subtasks", up)
+			bound = fmt.Sprintf(": with a 1 s mini-batch at most %d records of %s per second would reach subtask %d", up, key, sub)
+			if rate > 0 {
+				bound += fmt.Sprintf(" instead of the sampled %s (about %s fewer)", format.Rate(rate), format.Percent(100*(1-math.Min(1, float64(up)/rate))))
+			}
+		}
+		out = append(out,
+			views.KindLine{Kind: "computed", Text: fmt.Sprintf(
+				"Subtask %d aggregates key %s (%s of the records) alone: a single-phase GroupAggregate. Flink's local-global aggregation (table.exec.mini-batch.enabled = true with allow-latency and size, and table.optimizer.agg-phase-strategy = TWO_PHASE, or AUTO) would make %s fold its records of %s per mini-batch into one before the exchange%s.",
+				sub, key, share, ups, key, bound)},
+			views.KindLine{Kind: "computed", Text: fmt.Sprintf(
+				"Split distinct (table.optimizer.distinct-agg.split.enabled = true) changes only COUNT(DISTINCT …)-like aggregates: it spreads each key over buckets of the distinct value (1024 by default), so the distinct counting of %s would be shared by the subtasks its buckets land on, and its final stage still receives %s on subtask %d, one record per bucket update.",
+				key, key, sub)})
+	}
+	return out
 }

@@ -8,11 +8,14 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/keysample"
+	"github.com/skewscope/skewscope/live"
 )
 
 // paymentsTable is the CREATE TABLE statement of the fixture's topic, as
@@ -160,5 +163,66 @@ func TestSampleSQLBadInput(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(msg, tc.want) {
 			t.Errorf("form %v: %d, %s message %q, want 400 naming %q", tc.form, resp.StatusCode, tc.field, msg, tc.want)
 		}
+	}
+}
+
+// The verdict of a sample started from a SQL vertex says what the
+// aggregation's phases do to the heaviest key of the busiest subtask.
+func TestSQLPhaseLines(t *testing.T) {
+	const maxP, p = 128, 4
+	hotKG := 0
+	for kg := range maxP {
+		if assign.OperatorIndex(maxP, p, kg) == 2 {
+			hotKG = kg
+			break
+		}
+	}
+	snap := func(k *live.SQLKeyView, mode string) sampleSnapshot {
+		f := &sampleForm{Type: "sql", maxP: maxP, p: p, sqlVertex: k}
+		f.req.Mode = mode
+		s := sampleSnapshot{Form: f, Records: 10000,
+			Top: []keysample.HeavyKey{{Text: "cold", KeyGroup: 0, Count: 3000}, {Text: "u-42", KeyGroup: hotKG, Count: 2500}},
+			Now: &keysample.Layout{Parallelism: p, Busiest: 2}}
+		s.Progress.Elapsed = 10 * time.Second
+		return s
+	}
+	lines := func(s sampleSnapshot) string {
+		var b strings.Builder
+		for _, l := range sqlPhaseLines(s) {
+			b.WriteString(l.Kind + ": " + l.Text + "\n")
+		}
+		return b.String()
+	}
+	two := &live.SQLKeyView{Operator: "GlobalGroupAggregate", Columns: [][]string{{"user_id"}}, Named: true, TwoPhase: true, Phase: "global", InputParallelism: 8, MiniBatchMs: 2000}
+	got := lines(snap(two, "live"))
+	for _, w := range []string{
+		"computed: The plan aggregates in two phases (LocalGroupAggregate → GlobalGroupAggregate): each of the 8 upstream subtasks folds the records of \"u-42\" in a mini-batch (2,000 ms) into one",
+		"subtask 2 receives at most one record of \"u-42\" per mini-batch from each, not its 25% of the records",
+		// 250 records/s of "u-42"; 8 subtasks × 0.5 batches/s = 4/s reach it.
+		"estimated: At the sampled 250/s of \"u-42\", the local phase absorbs about 98% of its records: at most 4.0/s still reach subtask 2.",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("two-phase lines\n%s\nlack %q", got, w)
+		}
+	}
+	one := &live.SQLKeyView{Operator: "GroupAggregate", Columns: [][]string{{"user_id"}}, Named: true, InputParallelism: 4}
+	got = lines(snap(one, "live"))
+	for _, w := range []string{
+		"Subtask 2 aggregates key \"u-42\" (25% of the records) alone: a single-phase GroupAggregate",
+		"at most 4 records of \"u-42\" per second would reach subtask 2 instead of the sampled 250/s (about 98% fewer)",
+		"Split distinct (table.optimizer.distinct-agg.split.enabled = true)",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("single-phase lines\n%s\nlack %q", got, w)
+		}
+	}
+	if got := lines(snap(one, "last")); strings.Contains(got, "instead of the sampled") {
+		t.Errorf("a last-N sample has no rate, yet: %s", got)
+	}
+	if got := lines(snap(&live.SQLKeyView{Operator: "Join", Named: true, Columns: [][]string{{"a"}, {"a"}}}, "live")); got != "" {
+		t.Errorf("a join: %s", got)
+	}
+	if got := lines(snap(nil, "live")); got != "" {
+		t.Errorf("a sample not started from a SQL vertex: %s", got)
 	}
 }

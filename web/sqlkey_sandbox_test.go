@@ -1,11 +1,17 @@
 package web
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/sandbox"
 )
 
@@ -41,5 +47,78 @@ func TestSandboxSQLJobKeyedPageNamesItsKey(t *testing.T) {
 	}
 	if q := u.Query(); q.Get("type") != "sql" || q.Get("columns") != "user_id" || q.Get("parallelism") != "4" || q.Get("maxParallelism") != "128" {
 		t.Errorf("lookup link %q: want type sql, columns user_id, parallelism 4, maxParallelism 128", href)
+	}
+}
+
+// TestSandboxSQLJobSamplesItsKeyRows follows "sample keys of payments"
+// from the sandbox's SQL job: the form opens in SQL mode with the plan's
+// key column, and with the table's columns given the sample routes each
+// record's key row, names user ids as its heaviest keys, and its verdict
+// says what a local-global aggregation would change for the hot one.
+func TestSandboxSQLJobSamplesItsKeyRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the sandbox for a while")
+	}
+	feed := startSandboxFeed(t, sandbox.Options{Seed: 33}, nil)
+	feed.pollInBackground(t)
+	s, err := NewServer(Options{Live: feed.st, Sandbox: feed.sb, KafkaClusters: []kafka.Config{feed.kafka}, LiveInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stopRun := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { s.Run(runCtx); close(done) }()
+	defer func() { stopRun(); <-done }()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	job := feed.job(t, "payments-by-user")
+	var link string
+	for guard := time.Now().Add(2 * time.Minute); link == ""; {
+		resp, err := http.Get(ts.URL + "/jobs/" + job.ID + "/vertices/" + job.KeyedVertexID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docOf(t, resp).Find("[data-testid=sample-link]").Each(func(_ int, a *goquery.Selection) {
+			if strings.HasSuffix(a.Text(), " payments") {
+				link = a.AttrOr("href", "")
+			}
+		})
+		if time.Now().After(guard) {
+			t.Fatalf("the SQL job's keyed page has no sample link for payments")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	u, _ := url.Parse(link)
+	form := u.Query()
+	if form.Get("type") != "sql" || form.Get("keyColumns") != "user_id" {
+		t.Fatalf("sample link %q, want type sql with key column user_id", link)
+	}
+	form.Set("n", "2000")
+	form.Set("table", "user_id STRING, region STRING, amount DOUBLE, ts BIGINT")
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.PostForm(ts.URL+u.Path, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	id := strings.TrimPrefix(resp.Header.Get("Location"), "/samples/")
+	if resp.StatusCode != http.StatusSeeOther || id == "" {
+		t.Fatalf("POST %s = %d %q", u.Path, resp.StatusCode, resp.Header.Get("Location"))
+	}
+	fx := &sampleFixture{srv: ts}
+	sr := fx.wait(t, id)
+	if sr.Records == 0 || len(sr.Errors) > 0 || sr.Now == nil {
+		t.Fatalf("sample of payments: %d records, errors %+v", sr.Records, sr.Errors)
+	}
+	if top := sr.TopKeys[0].Key; !strings.HasPrefix(top, "u-") {
+		t.Errorf("heaviest key %q, want a user id", top)
+	}
+	doc := getDoc(t, ts.URL+"/samples/"+id, 200)
+	verdict := strings.Join(strings.Fields(doc.Find("[data-testid=sample-verdict]").Text()), " ")
+	for _, w := range []string{"a single-phase GroupAggregate", "table.optimizer.agg-phase-strategy = TWO_PHASE", "BinaryRowData.hashCode"} {
+		if !strings.Contains(verdict, w) {
+			t.Errorf("the sample's verdict %q lacks %q", verdict, w)
+		}
 	}
 }

@@ -142,6 +142,12 @@ type SQLKey struct {
 	// (LocalGroupAggregate, LocalWindowAggregate), which combines each
 	// key's records of a mini-batch before the hash exchange.
 	LocalInput bool
+	// InputParallelism is the parallelism of the (first) input vertex,
+	// the local half's for a two-phase aggregation, and MiniBatchMs the
+	// mini-batch interval of a local half (MiniBatchAssigner's interval);
+	// 0 when not known.
+	InputParallelism int
+	MiniBatchMs      int64
 }
 
 // SubtaskSnapshot holds one subtask's figures. Ratios are 0–1 and NaN when

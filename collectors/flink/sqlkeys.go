@@ -3,6 +3,7 @@ package flink
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -89,14 +90,39 @@ func SQLKeys(p *Plan) map[string]*SQLKey {
 		if !sk.Named {
 			sk.Columns = nil
 		}
+		if in := inputOf(p, id); in != nil && in.Parallelism > 0 && in.Parallelism <= 32768 {
+			sk.InputParallelism = in.Parallelism
+		}
 		out[id] = sk
 	}
 	for _, ph := range sqlplan.Phases(nodes) {
-		if sk := out[ph.Global]; sk != nil && ph.Local != "" {
-			sk.LocalInput = true
+		sk := out[ph.Global]
+		if sk == nil || ph.Local == "" {
+			continue
+		}
+		sk.LocalInput = true
+		for i, n := range p.Nodes {
+			if n.ID != ph.Local {
+				continue
+			}
+			for _, op := range sqlplan.ParseDescription(nodes[i].Description) {
+				if op.Name == "MiniBatchAssigner" {
+					sk.MiniBatchMs = miniBatchMs(op.Args["interval"])
+				}
+			}
 		}
 	}
 	return out
+}
+
+// miniBatchMs reads MiniBatchAssigner's interval ("1000ms"), 0 when it is
+// not one (StreamExecMiniBatchAssigner's MiniBatchInterval description).
+func miniBatchMs(s string) int64 {
+	n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(s), "ms"), 10, 64)
+	if err != nil || n <= 0 || n > 24*3600*1000 || !strings.HasSuffix(strings.TrimSpace(s), "ms") {
+		return 0
+	}
+	return n
 }
 
 // cleanName is a name from a plan as skewscope shows it: valid UTF-8
@@ -110,4 +136,25 @@ func cleanName(s string) string {
 		return ""
 	}
 	return s
+}
+
+// inputOf is the plan node of the first input of vertex id, nil when none.
+func inputOf(p *Plan, id string) *PlanNode {
+	for _, n := range p.Nodes {
+		if n.ID != id || len(n.Inputs) == 0 {
+			continue
+		}
+		first := n.Inputs[0]
+		for _, in := range n.Inputs[1:] {
+			if in.Num < first.Num {
+				first = in
+			}
+		}
+		for i := range p.Nodes {
+			if p.Nodes[i].ID == first.ID {
+				return &p.Nodes[i]
+			}
+		}
+	}
+	return nil
 }

@@ -72,6 +72,13 @@ func TestSQLKeysOfRecordedPlans(t *testing.T) {
 			if diff := cmp.Diff(w, got); diff != "" {
 				t.Errorf("Flink %s, %s (-want +got):\n%s", line, shape, diff)
 			}
+			if shape == "minibatch_two_phase" {
+				for _, k := range keys {
+					if k.MiniBatchMs != 1000 || k.InputParallelism != 4 {
+						t.Errorf("Flink %s, %s: mini-batch %d ms at local parallelism %d, want 1000 ms at 4", line, shape, k.MiniBatchMs, k.InputParallelism)
+					}
+				}
+			}
 		}
 	}
 }
