@@ -13,10 +13,10 @@ type KeysForm struct {
 	Action, CSVAction string
 	Keys, Type        string
 	// Columns are a SQL key's columns (type sql); SQL is set for type sql.
-	Columns                             string
+	Columns string
 	// Table is the SQL key's table as typed (its CREATE TABLE statement or
 	// column list), which types the columns named alone.
-	Table string
+	Table                               string
 	SQL                                 bool
 	Parallelism, Target, MaxParallelism string
 	MaxPHint                            string
