@@ -525,6 +525,11 @@ type SubtaskTableRow struct {
 // parallelism.
 type KeyLookupForm struct {
 	Action, Parallelism, MaxParallelism string
+	// SQL is set for a Flink SQL vertex: the key is a key row, and
+	// Columns its key columns as the plan names them, for the user to
+	// give their types.
+	SQL     bool
+	Columns string
 }
 
 // TopicPage is a topic's partitions with every group's lag.

@@ -41,6 +41,7 @@ var glancePages = []glancePage{
 	{name: "planner-capacity", path: "/plan?topic=orders:12&topic=payments.v1:6&parallelism=4&target=6&mode=restore&busy=0.95,0.4,0.35,0.5&keyedIn=90,60,55,70&keyedBusy=0.6,0.4,0.37,0.47&state=4+GiB&rates=" +
 		url.QueryEscape("orders,0,92\norders,1,71\norders,2,20\norders,3,23\norders,4,26\norders,5,29\norders,6,32\norders,7,35\norders,8,38\norders,9,41\norders,10,44\norders,11,47\npayments.v1,0,10\npayments.v1,1,12\npayments.v1,2,14\npayments.v1,3,16\npayments.v1,4,18\npayments.v1,5,20")},
 	{name: "keys", path: "/keys?keys=customer-42%0Acustomer-7%0Aa-rather-long-key-without-spaces-0123456789&parallelism=4&target=6"},
+	{name: "keys-sql", path: "/keys?type=sql&columns=" + url.QueryEscape("account_id BIGINT, region STRING") + "&keys=" + url.QueryEscape(`[42, "eu-west-1"]`) + "&parallelism=4&target=6"},
 	{name: "error", path: "/jobs/" + tNewJob + "/vertices/" + tNewSource + "?embed=1&parts=grid,sparklines", status: 400},
 	{name: "not-found", path: "/no/such/page", status: 404},
 	{name: "embed", path: "/jobs/" + tNewJob + "/vertices/" + tNewSource + "?embed=1&highlight=subtask:3"},

@@ -162,6 +162,8 @@ func TestBrowserPhonePages(t *testing.T) {
 		"Kunde-Müller-7", "order-2026-12-02T14:53:05.123456789Z-eu-west-1-00000042",
 	}, "\n")}, "type": {"string"}, "parallelism": {"4"}, "target": {"6"}}
 	single := url.Values{"keys": {"order-2026-12-02T14:53:05.123456789Z-eu-west-1-00000042-a6f3c9e1b2d4f7a8c0e5b3d1f9a7c5e3"}, "type": {"string"}, "parallelism": {"4"}, "target": {"6"}}
+	sqlKey := url.Values{"keys": {`[42, "eu-west-1-a-rather-long-region-name"]`}, "type": {"sql"}, "columns": {"account_id BIGINT, region STRING"}, "parallelism": {"4"}, "target": {"6"}}
+	sqlJob := ps.feed.job(t, "payments-by-user")
 
 	pages := []struct{ name, url, wait string }{
 		{"overview", base + "/", `[data-testid="jobs"]`},
@@ -172,6 +174,8 @@ func TestBrowserPhonePages(t *testing.T) {
 		{"planner", plannerURL, `[data-testid="candidates"]`},
 		{"keys-bulk", base + "/keys?" + keys.Encode(), `[data-testid="histogram"]`},
 		{"keys-steps", base + "/keys?" + single.Encode(), `[data-testid="key-result"]`},
+		{"keys-sql", base + "/keys?" + sqlKey.Encode(), `[data-testid="key-row"]`},
+		{"sql-keyed-vertex", base + "/jobs/" + sqlJob.ID + "/vertices/" + sqlJob.KeyedVertexID, `[data-testid="sql-key"]`},
 		{"samples", base + "/samples", `[data-testid="samples-row"]`},
 		{"sample-form", sampleURL, `[data-testid="sample-form"]`},
 		{"sample-result", samplePage, `[data-testid="sample-verdict"]`},

@@ -810,6 +810,12 @@ func subtaskTable(pl pageLinks, vv live.VertexView) *views.SubtaskTable {
 	}
 	if vv.Keyed && !pl.embed {
 		t.Lookup = &views.KeyLookupForm{Action: pl.base + "/keys", Parallelism: strconv.Itoa(vv.Parallelism), MaxParallelism: strconv.Itoa(vv.MaxParallelism)}
+		if vv.SQL != nil {
+			t.Lookup.SQL = true
+			if vv.SQL.Named && len(vv.SQL.Columns) > 0 {
+				t.Lookup.Columns = sqlColumnList(vv.SQL.Columns[0])
+			}
+		}
 	}
 	return t
 }

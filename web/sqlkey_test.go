@@ -76,6 +76,13 @@ func TestVertexPageNamesTheSQLKey(t *testing.T) {
 			if q.Get("type") != "sql" || q.Get("columns") != tt.columns || q.Get("parallelism") != "3" || q.Get("maxParallelism") != "128" {
 				t.Errorf("lookup link %q: want type sql, columns %q, parallelism 3, maxParallelism 128", href, tt.columns)
 			}
+			// The inline lookup routes a SQL key, with the plan's columns.
+			if typ, _ := doc.Find(`[data-testid="key-lookup"] input[name="type"]`).Attr("value"); typ != "sql" {
+				t.Errorf("the inline key lookup's type %q, want sql", typ)
+			}
+			if cols, _ := doc.Find(`[data-testid="lookup-columns"]`).Attr("value"); cols != tt.columns {
+				t.Errorf("the inline key lookup's columns %q, want %q", cols, tt.columns)
+			}
 			// The lookup asks for the types the plan does not give.
 			keys := getDoc(t, ts.URL+href, 200)
 			if msg := keys.Find(`[data-error-for="columns"]`).Text(); !strings.Contains(msg, "give the SQL type of") {
