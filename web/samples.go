@@ -15,6 +15,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
+	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/kafka"
@@ -57,10 +58,12 @@ type sampleForm struct {
 	// sqlVertex is the SQL key of the keyed vertex the sample was started
 	// from (Job, Vertex), as the live store had it then; nil otherwise.
 	sqlVertex *live.SQLKeyView
-	p         int
-	target    int
-	maxP      int
-	Errors    map[string]string
+	// registry is the cluster's schema registry, nil when none.
+	registry keysample.SchemaSource
+	p        int
+	target   int
+	maxP     int
+	Errors   map[string]string
 }
 
 func (f *sampleForm) fail(field, format string, args ...any) {
@@ -73,7 +76,10 @@ func (f *sampleForm) fail(field, format string, args ...any) {
 }
 
 // parseSampleForm reads a sample request; every bad field gets a message.
-func parseSampleForm(cluster, topic string, v url.Values) *sampleForm {
+//
+// registry, when not nil, is the cluster's schema registry, which an
+// avro-confluent table without a pasted schema reads.
+func parseSampleForm(cluster, topic string, v url.Values, registry keysample.SchemaSource) *sampleForm {
 	get := func(k, def string) string {
 		if s := strings.TrimSpace(v.Get(k)); s != "" {
 			return s
@@ -88,6 +94,7 @@ func parseSampleForm(cluster, topic string, v url.Values) *sampleForm {
 		MaxRecords: get("maxRecords", "1000000"), MaxMegabytes: get("maxMegabytes", "256"), MaxSeconds: get("maxSeconds", "60"),
 		Job: get("job", ""), Vertex: get("vertex", ""),
 		Table: v.Get("table"), KeyColumns: get("keyColumns", ""), Schema: v.Get("schema"),
+		registry: registry,
 	}
 	f.req.Topic = topic
 	if f.Partitions != "" {
@@ -286,7 +293,10 @@ func snapshotOf(ks keptSample) sampleSnapshot {
 type samples struct {
 	mgr      *sample.Manager[*sampleRun]
 	clusters map[string]kafka.Config
-	access   *sampleAccess
+	// registries are the clusters' schema registries (Config.SchemaRegistry)
+	// for key samples of avro-confluent tables, by cluster name.
+	registries map[string]keysample.SchemaSource
+	access     *sampleAccess
 	// startMu makes a start's check of the per-user bound and its start
 	// one step.
 	startMu sync.Mutex
@@ -308,8 +318,27 @@ func newSamples(clusters []kafka.Config, opts SampleOptions, now func() time.Tim
 	}
 	for _, c := range clusters {
 		s.clusters[c.Name] = c
+		if c.SchemaRegistry == "" {
+			continue
+		}
+		cl, err := sr.NewClient(sr.URLs(c.SchemaRegistry), sr.HTTPClient(&http.Client{Timeout: 10 * time.Second}))
+		if err != nil {
+			return nil, fmt.Errorf("kafka cluster %s: schemaRegistry: %w", c.Name, err)
+		}
+		if s.registries == nil {
+			s.registries = map[string]keysample.SchemaSource{}
+		}
+		s.registries[c.Name] = cl
 	}
 	return s, nil
+}
+
+// registry is the schema registry of cluster, nil when none is configured.
+func (ss *samples) registry(cluster string) keysample.SchemaSource {
+	if ss == nil {
+		return nil
+	}
+	return ss.registries[cluster]
 }
 
 // running counts the samples in flight that count under quota.
@@ -451,7 +480,7 @@ func (s *Server) serveSampleForm(w http.ResponseWriter, r *http.Request) (int, t
 		}
 		vals = r.PostForm
 	}
-	f := parseSampleForm(cluster, topic, vals)
+	f := parseSampleForm(cluster, topic, vals, s.samples.registry(cluster))
 	if r.Method == http.MethodGet {
 		// Opening the form is not submitting it: a link that leaves a
 		// field to fill in (the topic page's has no parallelism) must not
@@ -761,7 +790,7 @@ func (s *Server) serveSampleStartJSON(w http.ResponseWriter, r *http.Request) er
 	if err := r.ParseForm(); err != nil {
 		return badInput("form", "%v", err)
 	}
-	f := parseSampleForm(cluster, topic, r.Form)
+	f := parseSampleForm(cluster, topic, r.Form, s.samples.registry(cluster))
 	if err := firstError(f.Errors); err != nil {
 		return err
 	}

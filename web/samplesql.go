@@ -80,6 +80,11 @@ func (f *sampleForm) sqlKeySpec() (keysample.KeySpec, bool) {
 		}
 	}
 	o.AvroSchema = strings.TrimSpace(f.Schema)
+	if o.Format == "avro-confluent" && o.AvroSchema == "" {
+		// Each record names its writer schema by id: the cluster's
+		// registry has them.
+		o.Registry = f.registry
+	}
 	spec, err := keysample.ParseSQLKeySpec(o)
 	if err != nil {
 		// The message names what is wrong; it goes by the field that

@@ -2,14 +2,18 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -224,5 +228,74 @@ func TestSQLPhaseLines(t *testing.T) {
 	}
 	if got := lines(snap(nil, "live")); got != "" {
 		t.Errorf("a sample not started from a SQL vertex: %s", got)
+	}
+}
+
+// An avro-confluent table's records name their writer schema by id; with
+// the cluster's schema registry configured the sample reads it there.
+func TestSampleSQLAvroConfluentFromRegistry(t *testing.T) {
+	const schema = `{"type":"record","name":"Payment","fields":[{"name":"user_id","type":"string"},{"name":"amount","type":"double"}]}`
+	var hits atomic.Int64
+	reg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.URL.Path != "/schemas/ids/7" {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error_code":40403,"message":"Schema not found"}`))
+			return
+		}
+		w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+		_ = json.NewEncoder(w).Encode(map[string]string{"schema": schema})
+	}))
+	defer reg.Close()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	sch := avro.MustParse(schema)
+	st, _ := assign.ParseSQLType("STRING")
+	enc, _ := assign.NewKeyRowEncoder(st)
+	want := make([]int64, 3)
+	var rs []*kgo.Record
+	for i := range 900 {
+		user := fmt.Sprintf("user-%d", i%37*i%11)
+		body, err := avro.Marshal(sch, map[string]any{"user_id": user, "amount": 1.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := append([]byte{0, 0, 0, 0, 7}, body...)
+		if i%100 == 0 {
+			v[4] = 9 // a schema id the registry does not have
+		} else {
+			enc.Reset()
+			_ = enc.AppendString(user)
+			h, _ := enc.HashCode()
+			want[assign.OperatorIndex(128, 3, assign.KeyGroupForHash(h, 128))]++
+		}
+		rs = append(rs, &kgo.Record{Topic: "orders", Partition: int32(i % 2), Value: v})
+	}
+	if err := cl.ProduceSync(context.Background(), rs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	fx := &sampleFixture{brokers: c.ListenAddrs()}
+	fx.srv = fx.serve(t, func(o *Options) { o.KafkaClusters[0].SchemaRegistry = reg.URL })
+	id := fx.start(t, url.Values{"type": {"sql"}, "keyColumns": {"user_id"}, "format": {"avro-confluent"},
+		"table": {"user_id STRING, amount DOUBLE"}, "n": {"100000"}, "parallelism": {"3"}, "maxParallelism": {"128"}})
+	sr := fx.wait(t, id)
+	for i := range want {
+		if sr.Now.PerSubtask[i] != want[i] {
+			t.Errorf("subtask %d: sampled %d, the key rows route %d there", i, sr.Now.PerSubtask[i], want[i])
+		}
+	}
+	if len(sr.Errors) != 1 || sr.Errors[0].Count != 9 || !strings.Contains(sr.Errors[0].Message, "9") {
+		t.Errorf("records of an unknown schema id: %+v, want 9 counted under a reason naming id 9", sr.Errors)
+	}
+	if n := hits.Load(); n > 4 {
+		t.Errorf("%d registry requests for two schema ids: each id is fetched once", n)
 	}
 }

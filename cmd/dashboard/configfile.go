@@ -59,6 +59,9 @@ type kafkaClusterYAML struct {
 	Groups          kafkaGroupsYAML `yaml:"groups"`
 	// UI links the cluster's topics and groups to a Kafka UI.
 	UI kafkaUIYAML `yaml:"ui"`
+	// SchemaRegistry is kafka.Config.SchemaRegistry: a Confluent-compatible
+	// registry's URL, for key samples of avro-confluent tables.
+	SchemaRegistry string `yaml:"schemaRegistry"`
 }
 
 // kafkaUIYAML are a Kafka UI's URL templates (linkout.NewKafka).
@@ -284,10 +287,11 @@ func (fc fileConfig) backends(dir string, p *problems) backends {
 	for i, y := range fc.Kafka.Clusters {
 		pl := place{section: kafkaClusters, index: i}
 		c := kafka.Config{
-			Name:     y.Name,
-			Brokers:  y.Brokers,
-			ClientID: y.ClientID,
-			Topics:   y.Topics,
+			Name:           y.Name,
+			Brokers:        y.Brokers,
+			ClientID:       y.ClientID,
+			Topics:         y.Topics,
+			SchemaRegistry: y.SchemaRegistry,
 			TLS: kafka.TLSConfig{
 				Enabled:    y.TLS.Enabled,
 				CAFile:     resolve(dir, y.TLS.CAFilepath),

@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/skewscope/skewscope/collectors"
+	"github.com/skewscope/skewscope/internal/quote"
 	"github.com/skewscope/skewscope/internal/smallfile"
 )
 
@@ -63,6 +64,11 @@ type Config struct {
 	// Kafka client's skip to the log start: on a cluster where that
 	// matters, re-read them as often as the end offsets (PollInterval).
 	LogStartRefresh time.Duration
+	// SchemaRegistry is the URL of the cluster's Confluent-compatible
+	// schema registry, from which key samples of avro-confluent tables
+	// read each record's writer schema by its id (GET /schemas/ids/{id});
+	// "" for none.
+	SchemaRegistry string
 }
 
 // TLSConfig enables TLS. With no CA file the system roots are used; CertFile
@@ -154,6 +160,16 @@ func (c Config) Validate() error {
 	}
 	if c.LogStartRefresh < 0 {
 		errs.Add("logStartRefresh", "must be positive, got %v", c.LogStartRefresh)
+	}
+	if r := c.SchemaRegistry; r != "" {
+		u, err := url.Parse(r)
+		switch {
+		case err == nil && u.User != nil:
+			// Not repeated: the message would carry the credentials.
+			errs.Add("schemaRegistry", "the URL holds credentials, which do not belong in it")
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			errs.Add("schemaRegistry", "%s is not an http(s) URL of a schema registry", quote.Clip(r))
+		}
 	}
 	if c.TimeTableSize < 0 || c.TimeTableSize == 1 {
 		// Not a key of the file: the dashboard keeps the default.

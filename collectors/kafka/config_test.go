@@ -21,6 +21,8 @@ func TestConfigValidate(t *testing.T) {
 		{"no brokers", func(c *Config) { c.Brokers = nil }, "brokers: at least one"},
 		{"empty topic", func(c *Config) { c.Topics = []string{""} }, "topics: empty topic"},
 		{"negative interval", func(c *Config) { c.PollInterval = -1 }, "pollInterval"},
+		{"registry not a URL", func(c *Config) { c.SchemaRegistry = "registry:8081" }, "schemaRegistry: \"registry:8081\" is not an http(s) URL"},
+		{"registry with credentials", func(c *Config) { c.SchemaRegistry = "https://u:p@registry" }, "the URL holds credentials"},
 		{"cert without key", func(c *Config) { c.TLS = TLSConfig{Enabled: true, CertFile: "/x"} }, "tls: certFilepath and keyFilepath must be given together"},
 		{"missing CA", func(c *Config) { c.TLS = TLSConfig{Enabled: true, CAFile: "/nonexistent/ca.pem"} }, "tls.caFilepath: stat /nonexistent/ca.pem"},
 		{"files without tls", func(c *Config) { c.TLS = TLSConfig{CAFile: "/x"} }, "tls is not enabled"},
