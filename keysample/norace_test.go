@@ -1,0 +1,5 @@
+//go:build !race
+
+package keysample
+
+const raceEnabled = false
