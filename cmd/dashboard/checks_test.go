@@ -30,6 +30,8 @@ func badConfigs() (ks []kafka.Config, fs []flink.Config) {
 	oauth := kafka.OAuthConfig{TokenEndpoint: "https://idp/token", ClientID: "c", ClientSecret: "s"}
 	k(func(c *kafka.Config) { c.Name, c.Brokers, c.Topics = "", nil, []string{""} })
 	k(func(c *kafka.Config) { c.Brokers = []string{""} })
+	k(func(c *kafka.Config) { c.SchemaRegistry = "registry:8081" })
+	k(func(c *kafka.Config) { c.SchemaRegistry = "https://u:pw@registry" })
 	k(func(c *kafka.Config) {
 		c.PollInterval, c.RequestTimeout, c.TimeTableSize, c.LogStartRefresh = -1, -1, 1, -1
 	})
