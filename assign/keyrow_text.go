@@ -164,7 +164,7 @@ func parseSQLDate(s string) (int64, error) {
 	if m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m) {
 		return 0, fmt.Errorf("no such date")
 	}
-	return daysFromCivil(int64(y), m, d), nil
+	return EpochDay(int64(y), m, d), nil
 }
 
 func daysInMonth(y, m int) int {
@@ -180,9 +180,10 @@ func daysInMonth(y, m int) int {
 	return 31
 }
 
-// daysFromCivil is the proleptic Gregorian day number relative to
-// 1970-01-01 (H. Hinnant's days_from_civil), as LocalDate.toEpochDay.
-func daysFromCivil(y int64, m, d int) int64 {
+// EpochDay is the proleptic Gregorian day number relative to 1970-01-01
+// (H. Hinnant's days_from_civil) of a date whose month is 1..12; a day past
+// the month's end counts on into the next. Mirrors LocalDate.toEpochDay.
+func EpochDay(y int64, m, d int) int64 {
 	if m <= 2 {
 		y--
 	}

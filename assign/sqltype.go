@@ -60,6 +60,22 @@ type SQLType struct {
 	NotNull bool
 }
 
+// Text writes the type the way people type it: STRING and BYTES for the
+// unbounded VARCHAR and VARBINARY, the others as String does.
+func (t SQLType) Text() string {
+	nn := ""
+	if t.NotNull {
+		nn = " NOT NULL"
+	}
+	switch {
+	case t.Root == SQLVarChar && t.Length == SQLMaxLength:
+		return "STRING" + nn
+	case t.Root == SQLVarBinary && t.Length == SQLMaxLength:
+		return "BYTES" + nn
+	}
+	return t.String()
+}
+
 // String returns the type as Flink's LogicalType.asSerializableString
 // writes it: "VARCHAR(2147483647)" for STRING, "DECIMAL(10, 2)",
 // "TIMESTAMP(3) WITH LOCAL TIME ZONE", "INT NOT NULL". ParseSQLType reads it

@@ -234,7 +234,7 @@ func ParseSQLKeySpec(o SQLKeyOptions) (KeySpec, error) {
 		if k > 0 {
 			d.WriteString(", ")
 		}
-		d.WriteString(sp.cols[i].name + " " + sqlTypeName(sp.types[k]))
+		d.WriteString(sp.cols[i].name + " " + sp.types[k].Text())
 	}
 	d.WriteString(")")
 	sp.desc = d.String()
@@ -243,22 +243,6 @@ func ParseSQLKeySpec(o SQLKeyOptions) (KeySpec, error) {
 		return &sqlState{enc: enc, vals: make([]sqlVal, len(sp.key)), seen: make([]bool, len(sp.cols))}
 	}
 	return KeySpec{From: sp.from, Format: sp.format, parsed: true, sql: sp}, nil
-}
-
-// sqlTypeName writes STRING and BYTES by those names, other types as
-// assign.SQLType does.
-func sqlTypeName(t assign.SQLType) string {
-	nn := ""
-	if t.NotNull {
-		nn = " NOT NULL"
-	}
-	switch {
-	case t.Root == assign.SQLVarChar && t.Length == assign.SQLMaxLength:
-		return "STRING" + nn
-	case t.Root == assign.SQLVarBinary && t.Length == assign.SQLMaxLength:
-		return "BYTES" + nn
-	}
-	return t.String()
 }
 
 // checkType refuses the key types that the format cannot produce, as the
@@ -463,7 +447,7 @@ func (sp *sqlSpec) colErr(i int, reason string, value []byte) error {
 	c := sp.cols[i]
 	typ := c.typ
 	if c.keyPos >= 0 {
-		typ = sqlTypeName(sp.types[c.keyPos])
+		typ = sp.types[c.keyPos].Text()
 	}
 	e := &SQLKeyError{Column: c.name, Type: typ, Reason: reason}
 	if value != nil {

@@ -201,14 +201,14 @@ func (sp *sqlSpec) avroRecordOf(root *avroNode, what string) (*avroRecord, error
 			k := sp.cols[i].keyPos
 			r.keyField[j], found[k] = k, true
 			if !avroReadable(root.fields[j], sp.types[k]) {
-				return nil, fmt.Errorf("column %s %s: %s has it as %s, which Flink does not read as %s", name, sqlTypeName(sp.types[k]), what, avroTypeName(root.fields[j]), sqlTypeName(sp.types[k]))
+				return nil, fmt.Errorf("column %s %s: %s has it as %s, which Flink does not read as %s", name, sp.types[k].Text(), what, avroTypeName(root.fields[j]), sp.types[k].Text())
 			}
 		}
 	}
 	for k, ok := range found {
 		if !ok {
 			if sp.types[k].NotNull {
-				return nil, fmt.Errorf("column %s %s: no field of %s", sp.cols[sp.key[k]].name, sqlTypeName(sp.types[k]), what)
+				return nil, fmt.Errorf("column %s %s: no field of %s", sp.cols[sp.key[k]].name, sp.types[k].Text(), what)
 			}
 			r.missing = append(r.missing, k)
 		}
@@ -505,7 +505,7 @@ func (sp *sqlSpec) avroValue(r *avroReader, v *sqlVal, k int, n *avroNode) {
 	t := &sp.types[k]
 	if !avroReadable(n, *t) {
 		r.skip(n, 0)
-		r.fail(fmt.Sprintf("a %s, which Flink does not read as %s", avroTypeName(n), sqlTypeName(*t)))
+		r.fail(fmt.Sprintf("a %s, which Flink does not read as %s", avroTypeName(n), t.Text()))
 		return
 	}
 	var x int64

@@ -167,7 +167,7 @@ func (sp *sqlSpec) csvValue(st *sqlState, v *sqlVal, k int, text []byte) error {
 	t := &sp.types[k]
 	c := sp.key[k]
 	bad := func(what string) error { return sp.colErr(c, "CSV field "+what, text) }
-	notA := func() error { return bad("is not a " + sqlTypeName(*t)) }
+	notA := func() error { return bad("is not a " + t.Text()) }
 	switch t.Root {
 	case assign.SQLBoolean:
 		if b := javaTrim(text); len(b) == 4 && (b[0]|0x20) == 't' && (b[1]|0x20) == 'r' && (b[2]|0x20) == 'u' && (b[3]|0x20) == 'e' {
@@ -180,7 +180,7 @@ func (sp *sqlSpec) csvValue(st *sqlState, v *sqlVal, k int, text []byte) error {
 			return notA()
 		}
 		if !in {
-			return bad("is out of range of " + sqlTypeName(*t))
+			return bad("is out of range of " + t.Text())
 		}
 		v.i = x
 	case assign.SQLFloat, assign.SQLDouble:
@@ -242,7 +242,7 @@ func (sp *sqlSpec) csvValue(st *sqlState, v *sqlVal, k int, text []byte) error {
 			if ltz {
 				form += "Z"
 			}
-			return bad("is not a " + sqlTypeName(*t) + " " + form)
+			return bad("is not a " + t.Text() + " " + form)
 		}
 		v.i, v.nano = ts.millisNanos()
 	case assign.SQLDecimal:

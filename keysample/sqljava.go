@@ -327,24 +327,6 @@ func javaUTF8(dst []byte, s assign.JavaString) []byte {
 	return dst
 }
 
-// daysFromCivil is LocalDate.toEpochDay of a proleptic Gregorian date whose
-// month is 1..12 (H. Hinnant's days_from_civil); the day may run past the
-// month's end, which counts on into the next.
-func daysFromCivil(y int64, m, d int) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era--
-	}
-	yoe := y - era*400
-	mp := int64((m + 9) % 12)
-	doy := (153*mp+2)/5 + int64(d) - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
 // civilFromDays is LocalDate.ofEpochDay.
 func civilFromDays(z int64) (y int64, m, d int) {
 	z += 719468

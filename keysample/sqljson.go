@@ -410,7 +410,7 @@ func (sp *sqlSpec) partName() string {
 
 func (sp *sqlSpec) colType(i int) string {
 	if k := sp.cols[i].keyPos; k >= 0 {
-		return sqlTypeName(sp.types[k])
+		return sp.types[k].Text()
 	}
 	return sp.cols[i].typ
 }
@@ -487,7 +487,7 @@ func (sp *sqlSpec) jsonValue(st *sqlState, v *sqlVal, k int, src []byte, tok jso
 	bad := func(what string) error {
 		return sp.colErr(c, "JSON "+jsonKinds[tok.kind]+" "+what, sp.jsonText(st, src, tok))
 	}
-	notA := func() error { return bad("is not a " + sqlTypeName(*t)) }
+	notA := func() error { return bad("is not a " + t.Text()) }
 	container := tok.kind == '{' || tok.kind == '['
 	switch t.Root {
 	case assign.SQLBoolean:
@@ -516,7 +516,7 @@ func (sp *sqlSpec) jsonValue(st *sqlState, v *sqlVal, k int, src []byte, tok jso
 			}
 			x, _, in := javaParseLong(raw, -wide-1, wide)
 			if !in || x < lo || x > hi {
-				return bad("is out of range of " + sqlTypeName(*t))
+				return bad("is out of range of " + t.Text())
 			}
 			v.i = x
 			return nil
@@ -529,7 +529,7 @@ func (sp *sqlSpec) jsonValue(st *sqlState, v *sqlVal, k int, src []byte, tok jso
 				return notA()
 			}
 			if d < float64(lo) || d > float64(hi) {
-				return bad("is out of range of " + sqlTypeName(*t))
+				return bad("is out of range of " + t.Text())
 			}
 			switch {
 			case d >= 9223372036854775807:
@@ -547,7 +547,7 @@ func (sp *sqlSpec) jsonValue(st *sqlState, v *sqlVal, k int, src []byte, tok jso
 			return notA()
 		}
 		if !in {
-			return bad("is out of range of " + sqlTypeName(*t))
+			return bad("is out of range of " + t.Text())
 		}
 		v.i = x
 		return nil
@@ -616,7 +616,7 @@ func (sp *sqlSpec) jsonValue(st *sqlState, v *sqlVal, k int, src []byte, tok jso
 				{false, false}: "yyyy-MM-dd HH:mm:ss[.fraction]", {true, false}: "yyyy-MM-ddTHH:mm[:ss[.fraction]]",
 				{false, true}: "yyyy-MM-dd HH:mm:ss[.fraction]Z", {true, true}: "yyyy-MM-ddTHH:mm[:ss[.fraction]]Z",
 			}[[2]bool{sp.isoTimestamps, ltz}]
-			return bad("is not a " + sqlTypeName(*t) + " " + form)
+			return bad("is not a " + t.Text() + " " + form)
 		}
 		v.i, v.nano = ts.millisNanos()
 		return nil

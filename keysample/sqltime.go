@@ -1,5 +1,7 @@
 package keysample
 
+import "github.com/skewscope/skewscope/assign"
+
 // Dates and times as java.time's formatters and java.sql's valueOf parse
 // them, for Flink's json and csv formats. Each parser reads the whole text
 // and returns false for text the JDK refuses.
@@ -121,7 +123,7 @@ func resolve(y int64, m, d, h, mi, s int, nanos int64, smart bool) (localDateTim
 		return localDateTime{}, false
 	}
 	return localDateTime{
-		days:      daysFromCivil(y, m, d) + extra,
+		days:      assign.EpochDay(y, m, d) + extra,
 		nanoOfDay: (int64(h)*3600+int64(mi)*60+int64(s))*1_000_000_000 + nanos,
 	}, true
 }
@@ -237,5 +239,5 @@ func parseSQLDateValueOf(b []byte) (int32, bool) {
 	if !ok || !c.done() {
 		return 0, false
 	}
-	return int32(daysFromCivil(y, m, 1) + int64(d-1)), true
+	return int32(assign.EpochDay(y, m, 1) + int64(d-1)), true
 }

@@ -436,7 +436,7 @@ func newKeyResult(f *keysForm, k keyLookup) views.KeyResult {
 		row, _ := e.Bytes()
 		names := make([]string, len(f.cols.types))
 		for i := range names {
-			names[i] = f.cols.label(i) + " (" + sqlTypeText(f.cols.types[i]) + ")"
+			names[i] = f.cols.label(i) + " (" + f.cols.types[i].Text() + ")"
 		}
 		r.Row = assign.FormatKeyRow(row, len(names), names)
 		r.Steps = []string{

@@ -1,14 +1,12 @@
 package web
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/internal/quote"
-	"github.com/skewscope/skewscope/sqlplan"
 )
 
 // A Flink SQL key (a GROUP BY, a join, an OVER window, a deduplication or a
@@ -33,7 +31,7 @@ type sqlKeyColumns struct {
 func (c sqlKeyColumns) String() string {
 	parts := make([]string, len(c.types))
 	for i, t := range c.types {
-		ts := sqlTypeText(t)
+		ts := t.Text()
 		switch {
 		case c.names[i] == "":
 			parts[i] = ts
@@ -61,22 +59,6 @@ func (c sqlKeyColumns) label(i int) string {
 		return c.names[i]
 	}
 	return "column " + strconv.Itoa(i)
-}
-
-// sqlTypeText writes a type the way people type it: STRING and BYTES for
-// the unbounded VARCHAR and VARBINARY, else as Flink serialises it.
-func sqlTypeText(t assign.SQLType) string {
-	nn := ""
-	if t.NotNull {
-		nn = " NOT NULL"
-	}
-	switch {
-	case t.Root == assign.SQLVarChar && t.Length == assign.SQLMaxLength:
-		return "STRING" + nn
-	case t.Root == assign.SQLVarBinary && t.Length == assign.SQLMaxLength:
-		return "BYTES" + nn
-	}
-	return t.String()
 }
 
 // sqlIdent quotes a column name with backticks when Flink SQL would need
@@ -224,19 +206,9 @@ func (f *keysForm) typeFromTable(c *sqlKeyColumns) bool {
 		f.fail("table", "%d bytes; at most %d", len(f.Table), maxTableText)
 		return false
 	}
-	text := f.Table
-	list := !statement(text)
-	if list {
-		text = "CREATE TABLE t (\n" + text + "\n)"
-	}
-	tb, err := sqlplan.ParseCreateTable(text)
+	tb, err := parseTableText(f.Table)
 	if err != nil {
-		var se *sqlplan.SyntaxError
-		if list && errors.As(err, &se) && se.Line > 1 {
-			f.fail("table", "columns: %s at %d:%d", se.Msg, se.Line-1, se.Col)
-		} else {
-			f.fail("table", "%v", err)
-		}
+		f.fail("table", "%v", err)
 		return false
 	}
 	for _, u := range c.untyped {

@@ -46,13 +46,13 @@ func (f *sampleForm) sqlKeySpec() (keysample.KeySpec, bool) {
 		f.fail("table", "%d bytes; at most %d", len(table), maxTableText)
 		return keysample.KeySpec{}, false
 	}
+	tb, err := parseTableText(table)
+	if err != nil {
+		f.fail("table", "%v", err)
+		return keysample.KeySpec{}, false
+	}
 	var o keysample.SQLKeyOptions
 	if statement(table) {
-		tb, err := sqlplan.ParseCreateTable(table)
-		if err != nil {
-			f.fail("table", "%v", err)
-			return keysample.KeySpec{}, false
-		}
 		if o, err = keysample.SQLTableKey(tb, key); err != nil {
 			f.fail("keyColumns", "%v", err)
 			return keysample.KeySpec{}, false
@@ -60,18 +60,6 @@ func (f *sampleForm) sqlKeySpec() (keysample.KeySpec, bool) {
 		// The statement says which part and format; the form shows them.
 		f.From, f.Format = o.From, o.Format
 	} else {
-		// A column list is read as the body of a CREATE TABLE statement,
-		// its errors placed in the list as typed.
-		tb, err := sqlplan.ParseCreateTable("CREATE TABLE t (\n" + table + "\n)")
-		if err != nil {
-			var se *sqlplan.SyntaxError
-			if errors.As(err, &se) && se.Line > 1 {
-				f.fail("table", "columns: %s at %d:%d", se.Msg, se.Line-1, se.Col)
-			} else {
-				f.fail("table", "columns: %v", err)
-			}
-			return keysample.KeySpec{}, false
-		}
 		o = keysample.SQLKeyOptions{From: f.From, Format: f.Format, Key: key}
 		for _, c := range tb.Columns {
 			if c.Physical() {
@@ -100,6 +88,24 @@ func (f *sampleForm) sqlKeySpec() (keysample.KeySpec, bool) {
 		return keysample.KeySpec{}, false
 	}
 	return spec, true
+}
+
+// parseTableText reads a table field: a CREATE TABLE statement, or a
+// column list read as the body of one, its errors placed in the list as
+// typed.
+func parseTableText(text string) (sqlplan.Table, error) {
+	if statement(text) {
+		return sqlplan.ParseCreateTable(text)
+	}
+	tb, err := sqlplan.ParseCreateTable("CREATE TABLE t (\n" + text + "\n)")
+	if err != nil {
+		var se *sqlplan.SyntaxError
+		if errors.As(err, &se) && se.Line > 1 {
+			return tb, fmt.Errorf("columns: %s at %d:%d", se.Msg, se.Line-1, se.Col)
+		}
+		return tb, fmt.Errorf("columns: %v", err)
+	}
+	return tb, nil
 }
 
 // statement reports whether a table field holds a CREATE statement rather
