@@ -54,6 +54,11 @@ import (
 // writing, hashing and routing a row allocate nothing (AppendText of a
 // DECIMAL aside, which parses through math/big).
 //
+// The row is kept as its 8-byte little-endian words (a row is a whole
+// number of them, and the hash reads them two 4-byte halves at a time):
+// each slot is one store, a variable-part entry one store per word, and
+// the hash one load per word. Bytes writes the byte image from them.
+//
 // An Append that fails (a value of the wrong kind, out of range, a null in a
 // NOT NULL column) returns an error naming the column and leaves the row as
 // it was, so the caller may append another value to the same column or
@@ -65,20 +70,17 @@ import (
 type KeyRowEncoder struct {
 	types     []SQLType
 	roots     []SQLTypeRoot // types[i].Root
-	nullBytes int           // header and null bitset
-	fixed     int           // nullBytes + 8 per field
-	buf       []byte
-	next      int // the field the next Append writes
+	nullWords int           // header and null bitset, in words
+	fixed     int           // nullWords + one word per field
+	row       []uint64      // the row's words: header, slots, variable part
+	next      int           // the field the next Append writes
 	// The last (maxP, p) that Route validated.
 	routeMaxP, routeP int
-	// The row's hash so far: the MurmurHash state after buf[:hpos], each
-	// slot and, where it can be, the variable part mixed in as it is
-	// written (hashing is sequential over the row, and a slot is final
-	// once written). It assumes the header stays zero: a null sets hpos
-	// to -1, and the hash is then computed over the whole row.
-	h      uint32
-	hpos   int
-	hReset uint32 // the state after a zero header
+	bytes             []byte // Bytes' image of row
+	utf8              []byte // AppendJavaString's encoding
+	// How HashValues works out each column's slot (see hashWords).
+	kinds  []wordKind
+	nullOK []bool
 }
 
 // KeyRowError is the error for a value that does not fit its key column.
@@ -105,21 +107,18 @@ func NewKeyRowEncoder(types ...SQLType) (*KeyRowEncoder, error) {
 		}
 	}
 	n := len(types)
-	nb := keyRowBitSetWidth(n)
+	nw := keyRowBitSetWidth(n) / 8
 	e := &KeyRowEncoder{
 		types:     append([]SQLType(nil), types...),
 		roots:     make([]SQLTypeRoot, n),
-		nullBytes: nb,
-		fixed:     nb + 8*n,
+		nullWords: nw,
+		fixed:     nw + n,
 	}
 	for i, t := range types {
 		e.roots[i] = t.Root
 	}
-	e.hReset = murmurSeed
-	for range nb / 4 {
-		e.hReset = murmurMix(e.hReset, 0)
-	}
-	e.buf = make([]byte, e.fixed, e.fixed+64)
+	e.kinds, e.nullOK = wordKinds(types)
+	e.row = make([]uint64, e.fixed, e.fixed+8)
 	e.Reset()
 	return e, nil
 }
@@ -161,13 +160,12 @@ func checkSQLType(t SQLType) error {
 // Mirrors BinaryRowWriter.reset, which zeroes the header and null bitset
 // and leaves the slots to be overwritten field by field.
 func (e *KeyRowEncoder) Reset() {
-	b := e.buf[:e.fixed]
-	for i := 0; i+8 <= e.nullBytes; i += 8 {
-		binary.LittleEndian.PutUint64(b[i:], 0)
+	w := e.row[:e.fixed]
+	for i := range e.nullWords {
+		w[i] = 0
 	}
-	e.buf = b
+	e.row = w
 	e.next = 0
-	e.h, e.hpos = e.hReset, e.nullBytes
 }
 
 // rootSet is a set of type roots, one bit per SQLTypeRoot.
@@ -194,12 +192,13 @@ var (
 	decimalRoots   = roots(SQLDecimal)
 )
 
-// column returns the slot offset of the next column and whether there is
-// one whose root is in want; wrongColumn then names the error.
+// column returns the slot (the index of its word) of the next column and
+// whether there is one whose root is in want; wrongColumn then names the
+// error.
 func (e *KeyRowEncoder) column(want rootSet) (int, bool) {
 	i := e.next
 	if i < len(e.roots) && want&(1<<(e.roots[i]&31)) != 0 {
-		return e.nullBytes + 8*i, true
+		return e.nullWords + i, true
 	}
 	return 0, false
 }
@@ -213,13 +212,10 @@ func (e *KeyRowEncoder) wrongColumn(what string) error {
 	return &KeyRowError{Column: e.next, Type: e.types[e.next], Reason: "not " + what}
 }
 
+// putSlot writes the slot's word and moves to the next column.
 func (e *KeyRowEncoder) putSlot(slot int, v uint64) {
-	binary.LittleEndian.PutUint64(e.buf[slot:], v)
+	e.row[slot] = v
 	e.next++
-	if slot == e.hpos {
-		e.h = murmurMix(murmurMix(e.h, uint32(v)), uint32(v>>32))
-		e.hpos = slot + 8
-	}
 }
 
 func (e *KeyRowEncoder) fail(t *SQLType, reason string) error {
@@ -241,16 +237,14 @@ func (e *KeyRowEncoder) AppendNull() error {
 		return e.fail(t, "null in a NOT NULL column")
 	}
 	bit := e.next + 8
-	w := bit >> 6 << 3
-	binary.LittleEndian.PutUint64(e.buf[w:], binary.LittleEndian.Uint64(e.buf[w:])|1<<(bit&63))
-	e.hpos = -1 // the header is no longer zero
-	slot := e.nullBytes + 8*e.next
+	e.row[bit>>6] |= 1 << (bit & 63)
+	slot := e.nullWords + e.next
 	switch {
 	case t.Root == SQLDecimal && !t.compact():
-		off := e.grow(16)
+		off := e.appendVar(0, 0)
 		e.putSlot(slot, uint64(off)<<32)
 	case (t.Root == SQLTimestamp || t.Root == SQLTimestampLTZ) && !t.compact():
-		off := e.grow(8)
+		off := e.appendVar(0)
 		e.putSlot(slot, uint64(off)<<32)
 	default:
 		e.putSlot(slot, 0)
@@ -258,15 +252,13 @@ func (e *KeyRowEncoder) AppendNull() error {
 	return nil
 }
 
-// grow appends n zero bytes (a multiple of 8) to the variable part and
-// returns their offset.
-func (e *KeyRowEncoder) grow(n int) int {
-	off := len(e.buf)
-	e.buf = append(e.buf, zeroWords[:n]...)
+// appendVar appends words to the variable part and returns the byte offset
+// of the first, counted from the start of the row.
+func (e *KeyRowEncoder) appendVar(words ...uint64) int {
+	off := 8 * len(e.row)
+	e.row = append(e.row, words...)
 	return off
 }
-
-var zeroWords [16]byte
 
 // AppendBoolean writes a BOOLEAN: one byte, 1 or 0.
 //
@@ -292,7 +284,7 @@ func (e *KeyRowEncoder) AppendBoolean(v bool) error {
 func (e *KeyRowEncoder) AppendInt(v int64) error {
 	// BIGINT inline, the rest out of line.
 	if i := e.next; i < len(e.roots) && e.roots[i] == SQLBigInt {
-		e.putSlot(e.nullBytes+8*i, uint64(v))
+		e.putSlot(e.nullWords+i, uint64(v))
 		return nil
 	}
 	return e.appendSmallInt(v)
@@ -393,49 +385,29 @@ func (e *KeyRowEncoder) AppendString(s string) error {
 	if !ok {
 		return e.wrongColumn("a CHAR or VARCHAR column")
 	}
-	if len(s) > maxKeyRowVarLen {
-		return e.fail(&e.types[e.next], "value longer than a Flink row can hold")
-	}
-	if len(s) <= maxInlineBytes {
+	n := len(s)
+	if n <= maxInlineBytes {
 		putInline(e, slot, s)
 		return nil
 	}
-	// The variable-part entry, written inline: this is the hot path of
-	// a (BIGINT, STRING) key.
-	off := len(e.buf)
-	end := off + (len(s)+7)&^7
-	if end > cap(e.buf) {
-		e.growCap(end)
+	if n > maxKeyRowVarLen {
+		return e.fail(&e.types[e.next], "value longer than a Flink row can hold")
 	}
-	e.buf = e.buf[:end]
-	e.putSlot(slot, uint64(off)<<32|uint64(len(s)))
-	dst := e.buf[off:end]
-	tail := le64String(s[len(s)-8:])
-	if e.hpos != off {
-		for len(s) >= 8 && len(dst) >= 8 {
-			binary.LittleEndian.PutUint64(dst, le64String(s))
-			s, dst = s[8:], dst[8:]
-		}
-		if r := len(s); r > 0 && len(dst) >= 8 {
-			binary.LittleEndian.PutUint64(dst, tail>>(8*(8-r)))
-		}
-		return nil
+	// putVarWords, written out for strings: the hot path of a (BIGINT,
+	// STRING) key.
+	start, nw := len(e.row), (n+7)>>3
+	if cap(e.row)-start < nw {
+		e.growRow(nw)
 	}
-	// Every byte before the entry is hashed: mix its words in as they
-	// are written.
-	h := e.h
-	for len(s) >= 8 && len(dst) >= 8 {
-		w := le64String(s)
-		binary.LittleEndian.PutUint64(dst, w)
-		h = murmurMix(murmurMix(h, uint32(w)), uint32(w>>32))
-		s, dst = s[8:], dst[8:]
+	w := e.row[start : start+nw]
+	e.row = e.row[:start+nw]
+	e.row[slot] = uint64(8*start)<<32 | uint64(n)
+	e.next++
+	last := le64(s[n-8:]) >> (8 * (8*nw - n))
+	for i := 0; i+8 < n; i += 8 {
+		w[i>>3] = le64(s[i:])
 	}
-	if r := len(s); r > 0 && len(dst) >= 8 {
-		w := tail >> (8 * (8 - r))
-		binary.LittleEndian.PutUint64(dst, w)
-		h = murmurMix(murmurMix(h, uint32(w)), uint32(w>>32))
-	}
-	e.h, e.hpos = h, end
+	w[nw-1] = last
 	return nil
 }
 
@@ -444,6 +416,11 @@ func (e *KeyRowEncoder) AppendString(s string) error {
 // Mirrors AbstractBinaryWriter.writeBinary: at most 7 bytes inline, more in
 // the variable part.
 func (e *KeyRowEncoder) AppendBytes(b []byte) error {
+	return appendBinary(e, b)
+}
+
+// appendBinary is AppendBytes of bytes held in a string or a slice.
+func appendBinary[T ~string | ~[]byte](e *KeyRowEncoder, b T) error {
 	slot, ok := e.column(binaryRoots)
 	if !ok {
 		return e.wrongColumn("a BINARY or VARBINARY column")
@@ -455,7 +432,7 @@ func (e *KeyRowEncoder) AppendBytes(b []byte) error {
 		putInline(e, slot, b)
 		return nil
 	}
-	putWords(e.varEntry(slot, len(b)), b)
+	e.putSlot(slot, uint64(putVarWords(e, b))<<32|uint64(len(b)))
 	return nil
 }
 
@@ -475,17 +452,13 @@ func (e *KeyRowEncoder) AppendJavaString(s JavaString) error {
 	if len(s) > maxKeyRowVarLen/3 {
 		return e.fail(&e.types[e.next], "value longer than a Flink row can hold")
 	}
-	off := len(e.buf)
-	e.buf = appendJavaUTF8(e.buf, s)
-	n := len(e.buf) - off
-	if n <= maxInlineBytes {
-		var tmp [maxInlineBytes]byte
-		copy(tmp[:], e.buf[off:])
-		e.buf = e.buf[:off]
-		putInline(e, slot, tmp[:n])
+	e.utf8 = appendJavaUTF8(e.utf8[:0], s)
+	b := e.utf8
+	if len(b) <= maxInlineBytes {
+		putInline(e, slot, b)
 		return nil
 	}
-	e.padVar(off, n, slot)
+	e.putSlot(slot, uint64(putVarWords(e, b))<<32|uint64(len(b)))
 	return nil
 }
 
@@ -521,9 +494,7 @@ const (
 )
 
 // putInline writes up to 7 bytes into the slot, with 0x80 | length in its
-// last byte, and moves to the next column. The slot is written by one
-// 8-byte store, so that the hash's 8-byte load of it is forwarded from the
-// store buffer.
+// last byte, and moves to the next column.
 //
 // Mirrors AbstractBinaryWriter.writeBytesToFixLenPart on a little-endian
 // host: the long (0x80 | len) << 56 | b[0] | b[1] << 8 | ...
@@ -542,59 +513,36 @@ func le64[T ~string | ~[]byte](b T) uint64 {
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
-// le64String is le64 of a string, for the inlined hot path.
-func le64String(b string) uint64 {
-	b = b[:8]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
-
-// putWords writes b (at least 8 bytes) into dst, whose length is len(b)
-// rounded up to 8, as whole little-endian words, the last one zero-padded:
-// one store per word, as the hash reads them.
-func putWords[T ~string | ~[]byte](dst []byte, b T) {
-	n := len(b)
-	tail := le64(b[n-8:])
-	for len(b) >= 8 && len(dst) >= 8 {
-		binary.LittleEndian.PutUint64(dst, le64(b))
-		b, dst = b[8:], dst[8:]
-	}
-	if r := len(b); r > 0 && len(dst) >= 8 {
-		binary.LittleEndian.PutUint64(dst, tail>>(8*(8-r)))
-	}
-}
-
-// varEntry adds an entry of n bytes (n > 7) to the variable part, points
-// the slot at it and returns the entry rounded up to 8 bytes, for the
-// caller to fill with putWords, padding included.
+// putVarWords appends b (more than 7 bytes) to the variable part as whole
+// little-endian words, the last one padded with zeros, and returns its
+// byte offset in the row, for the slot's offset<<32 | length.
 //
 // Mirrors AbstractBinaryWriter.writeBytesToVarLenPart: ensureCapacity,
 // zeroOutPaddingBytes, the bytes, then setOffsetAndSize.
-func (e *KeyRowEncoder) varEntry(slot, n int) []byte {
-	off := len(e.buf)
-	end := off + (n+7)&^7
-	if end > cap(e.buf) {
-		e.growCap(end)
+func putVarWords[T ~string | ~[]byte](e *KeyRowEncoder, b T) int {
+	n := len(b)
+	start, nw := len(e.row), (n+7)>>3
+	if cap(e.row)-start < nw {
+		e.growRow(nw)
 	}
-	e.buf = e.buf[:end]
-	e.putSlot(slot, uint64(off)<<32|uint64(n))
-	return e.buf[off:end]
+	w := e.row[start : start+nw]
+	e.row = e.row[:start+nw]
+	// The last word: the last 8 bytes, shifted down past the bytes the
+	// word before holds, which leaves its padding zero.
+	last := le64(b[n-8:]) >> (8 * (8*nw - n))
+	for i := range w[:nw-1] {
+		w[i] = le64(b[8*i:])
+	}
+	w[nw-1] = last
+	return 8 * start
 }
 
-// growCap grows the buffer's capacity to at least n bytes, keeping its
-// length and contents.
-func (e *KeyRowEncoder) growCap(n int) {
-	e.buf = append(e.buf[:cap(e.buf)], make([]byte, n-cap(e.buf))...)[:len(e.buf)]
-}
-
-// padVar pads the variable-part entry of n bytes at off to a multiple of 8
-// and points the slot at it (AbstractBinaryWriter.zeroOutPaddingBytes,
-// setOffsetAndSize).
-func (e *KeyRowEncoder) padVar(off, n, slot int) {
-	if r := n & 7; r != 0 {
-		e.buf = append(e.buf, zeroWords[:8-r]...)
-	}
-	e.putSlot(slot, uint64(off)<<32|uint64(n))
+// growRow grows the row's capacity by at least n words, keeping its
+// words.
+//
+//go:noinline
+func (e *KeyRowEncoder) growRow(n int) {
+	e.row = append(e.row[:cap(e.row)], make([]uint64, n)...)[:len(e.row)]
 }
 
 // AppendDate writes a DATE: days since 1970-01-01, as an int.
@@ -648,8 +596,7 @@ func (e *KeyRowEncoder) AppendTimestamp(epochMillis int64, nanoOfMillisecond int
 		e.putSlot(slot, uint64(epochMillis))
 		return nil
 	}
-	off := e.grow(8)
-	binary.LittleEndian.PutUint64(e.buf[off:], uint64(epochMillis))
+	off := e.appendVar(uint64(epochMillis))
 	e.putSlot(slot, uint64(off)<<32|uint64(nanoOfMillisecond))
 	return nil
 }
@@ -754,8 +701,9 @@ func (e *KeyRowEncoder) putWideDecimal(slot int, b [16]byte) {
 	for i < 15 && (b[i] == 0x00 && b[i+1]&0x80 == 0 || b[i] == 0xFF && b[i+1]&0x80 != 0) {
 		i++
 	}
-	off := e.grow(16)
-	n := copy(e.buf[off:], b[i:])
+	var blk [16]byte
+	n := copy(blk[:], b[i:])
+	off := e.appendVar(binary.LittleEndian.Uint64(blk[:8]), binary.LittleEndian.Uint64(blk[8:]))
 	e.putSlot(slot, uint64(off)<<32|uint64(n))
 }
 
@@ -768,12 +716,17 @@ func (e *KeyRowEncoder) incomplete() error {
 
 // Bytes returns the row's bytes, as BinaryRowData.getSegments holds them
 // from its offset for getSizeInBytes bytes, once every column is written.
-// The slice is the encoder's buffer: valid until the next Reset or Append.
+// The slice is the encoder's buffer: valid until the next call of Bytes.
 func (e *KeyRowEncoder) Bytes() ([]byte, error) {
 	if !e.Complete() {
 		return nil, e.incomplete()
 	}
-	return e.buf, nil
+	b := e.bytes[:0]
+	for _, w := range e.row {
+		b = binary.LittleEndian.AppendUint64(b, w)
+	}
+	e.bytes = b
+	return b, nil
 }
 
 // HashCode returns the row's BinaryRowData.hashCode, once every column is
@@ -785,18 +738,19 @@ func (e *KeyRowEncoder) HashCode() (int32, error) {
 	return e.rowHash(), nil
 }
 
-// rowHash is hashKeyRowWords(e.buf), continued from the state the Appends
-// left.
+// rowHash is hashKeyRowWords of the row's bytes, read from its words.
 func (e *KeyRowEncoder) rowHash() int32 {
-	if e.hpos < 0 {
-		return hashKeyRowWords(e.buf)
+	w := e.row
+	h := uint32(murmurSeed)
+	// A row without nulls starts with a zero word (RowKind 0, no null
+	// bit): start from the state after it, computed once.
+	if w[0] == 0 {
+		h, w = murmurAfterZeroWord, w[1:]
 	}
-	h := e.h
-	for b := e.buf[e.hpos:]; len(b) >= 8; b = b[8:] {
-		w := binary.LittleEndian.Uint64(b)
-		h = murmurMix(murmurMix(h, uint32(w)), uint32(w>>32))
+	for _, x := range w {
+		h = murmurMix(murmurMix(h, uint32(x)), uint32(x>>32))
 	}
-	h ^= uint32(len(e.buf))
+	h ^= uint32(8 * len(e.row))
 	return int32(bitMix(h))
 }
 

@@ -5,7 +5,9 @@
 // maxParallelism 32768 and parallelism 100 the same strings
 // ("customer-<pad><letter><n>", 10 to 22 bytes, so most rows have a
 // variable part); each prints ns/key and ms per 1M keys, and -benchmem's
-// allocs/op is per 1M keys (so 0 means none per key).
+// allocs/op is per 1M keys (so 0 means none per key). The rows are routed
+// two ways: written by one Append per column (the key lookup's path), and
+// given whole to RouteValues (the key sample's path).
 package assign
 
 import (
@@ -61,6 +63,29 @@ func BenchmarkKeyRoute1M(b *testing.B) {
 					b.Fatal(err)
 				}
 				_, op, err := e.Route(maxP, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sink += op
+			}
+		}
+		report(b)
+		_ = sink
+	})
+	// The same rows given whole, as a key sample routes each record's key
+	// (RouteValues: the row's words worked out, not written).
+	b.Run("bigint-string-values", func(b *testing.B) {
+		e, err := NewKeyRowEncoder(SQLType{Root: SQLBigInt}, SQLType{Root: SQLVarChar, Length: SQLMaxLength})
+		if err != nil {
+			b.Fatal(err)
+		}
+		vals := make([]KeyValue, 2)
+		b.ReportAllocs()
+		var sink int
+		for b.Loop() {
+			for i, k := range keys {
+				vals[0].Int, vals[1].Text = int64(i), k
+				_, op, err := e.RouteValues(vals, maxP, p)
 				if err != nil {
 					b.Fatal(err)
 				}

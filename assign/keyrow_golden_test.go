@@ -112,6 +112,7 @@ func TestGoldenKeyRows(t *testing.T) {
 			}
 			checkKeyRowCase(t, e, c, way, shapes)
 		}
+		checkKeyRowValues(t, e, c, shapes)
 	}
 	for r := SQLBoolean; r <= SQLDecimal; r++ {
 		if !valueOf[r] || !nullOf[r] {
@@ -297,4 +298,87 @@ func checkKeyRowCase(t *testing.T, e *KeyRowEncoder, c keyRowCase, way string, s
 			t.Errorf("%s (%s): Route(%d, %d) = %d, %d, %v, want %d, %d", c.label, way, s.maxP, s.p, kg, op, err, c.routes[i][0], c.routes[i][1])
 		}
 	}
+}
+
+// checkKeyRowValues checks HashValues and RouteValues of the key given
+// whole, by the exact form of each value, against the row's hash and
+// routes.
+func checkKeyRowValues(t *testing.T, e *KeyRowEncoder, c keyRowCase, shapes []keyRowShape) {
+	t.Helper()
+	vals := make([]KeyValue, len(c.types))
+	for i, typ := range c.types {
+		v, err := goldenKeyValue(typ, c.values[i])
+		if err != nil {
+			t.Fatalf("%s: column %d (%s) value %s: %v", c.label, i, typ, c.values[i], err)
+		}
+		vals[i] = v
+	}
+	if h, err := e.HashValues(vals); err != nil || h != c.hash {
+		t.Errorf("%s: HashValues = %d, %v, want %d", c.label, h, err, c.hash)
+	}
+	for i, s := range shapes {
+		kg, op, err := e.RouteValues(vals, s.maxP, s.p)
+		if err != nil || kg != c.routes[i][0] || op != c.routes[i][1] {
+			t.Errorf("%s: RouteValues(%d, %d) = %d, %d, %v, want %d, %d", c.label, s.maxP, s.p, kg, op, err, c.routes[i][0], c.routes[i][1])
+		}
+	}
+}
+
+// goldenKeyValue is one value of key_row.csv as a KeyValue, by the form
+// that carries every bit (appendGoldenValue's "exact").
+func goldenKeyValue(typ SQLType, raw json.RawMessage) (KeyValue, error) {
+	if string(raw) == "null" {
+		return KeyValue{Null: true}, nil
+	}
+	switch typ.Root {
+	case SQLBoolean:
+		var b bool
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return KeyValue{}, err
+		}
+		if b {
+			return KeyValue{Int: 1}, nil
+		}
+		return KeyValue{}, nil
+	case SQLTinyInt, SQLSmallInt, SQLInt, SQLBigInt, SQLDate, SQLTime:
+		v, err := strconv.ParseInt(string(raw), 10, 64)
+		return KeyValue{Int: v}, err
+	case SQLFloat, SQLDouble:
+		var h string
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return KeyValue{}, err
+		}
+		b, err := strconv.ParseUint(h, 16, 64)
+		return KeyValue{Int: int64(b)}, err
+	case SQLChar, SQLVarChar:
+		js, err := UnquoteJSONString(string(raw))
+		if err != nil {
+			return KeyValue{}, err
+		}
+		if js.HasLoneSurrogate() {
+			return KeyValue{Java: js}, nil
+		}
+		return KeyValue{Text: js.String()}, nil
+	case SQLBinary, SQLVarBinary:
+		var h string
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return KeyValue{}, err
+		}
+		b, err := hex.DecodeString(h)
+		return KeyValue{Text: string(b)}, err
+	case SQLTimestamp, SQLTimestampLTZ:
+		var ts [2]int64
+		if err := json.Unmarshal(raw, &ts); err != nil {
+			return KeyValue{}, err
+		}
+		return KeyValue{Int: ts[0], Nano: int32(ts[1])}, nil
+	case SQLDecimal:
+		var plain string
+		if err := json.Unmarshal(raw, &plain); err != nil {
+			return KeyValue{}, err
+		}
+		u, err := parseSQLDecimal(plain, typ.Precision, typ.Scale)
+		return KeyValue{Decimal: u}, err
+	}
+	return KeyValue{}, fmt.Errorf("no golden decoding for %s", typ)
 }

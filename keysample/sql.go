@@ -121,7 +121,8 @@ type sqlColumn struct {
 type sqlState struct {
 	enc       *assign.KeyRowEncoder
 	vals      []sqlVal
-	seen      []bool // per column: present in the record (json)
+	kv        []assign.KeyValue // vals as the encoder takes them
+	seen      []bool            // per column: present in the record (json)
 	text      []byte
 	js        assign.JavaString
 	csvFields []csvField
@@ -240,7 +241,7 @@ func ParseSQLKeySpec(o SQLKeyOptions) (KeySpec, error) {
 	sp.desc = d.String()
 	sp.pool.New = func() any {
 		enc, _ := assign.NewKeyRowEncoder(sp.types...) // checked above
-		return &sqlState{enc: enc, vals: make([]sqlVal, len(sp.key)), seen: make([]bool, len(sp.cols))}
+		return &sqlState{enc: enc, vals: make([]sqlVal, len(sp.key)), kv: make([]assign.KeyValue, len(sp.key)), seen: make([]bool, len(sp.cols))}
 	}
 	return KeySpec{From: sp.from, Format: sp.format, parsed: true, sql: sp}, nil
 }
@@ -456,58 +457,45 @@ func (sp *sqlSpec) colErr(i int, reason string, value []byte) error {
 	return e
 }
 
-// encode writes the decoded key values into the key row and its text.
+// encode hashes the decoded key values as their key row and writes the
+// key's text.
 func (sp *sqlSpec) encode(st *sqlState) (Key, error) {
-	e := st.enc
-	e.Reset()
 	for k := range sp.types {
-		if err := appendVal(e, &sp.types[k], &st.vals[k]); err != nil {
-			c := sp.key[k]
-			var kre *assign.KeyRowError
-			if errors.As(err, &kre) {
-				return Key{}, sp.colErr(c, kre.Reason, nil)
-			}
-			return Key{}, sp.colErr(c, err.Error(), nil)
-		}
+		st.kv[k] = keyValue(&sp.types[k], &st.vals[k])
 	}
-	h, err := e.HashCode()
+	h, err := st.enc.HashValues(st.kv)
 	if err != nil {
+		var kre *assign.KeyRowError
+		if errors.As(err, &kre) && kre.Column >= 0 && kre.Column < len(sp.key) {
+			return Key{}, sp.colErr(sp.key[kre.Column], kre.Reason, nil)
+		}
 		return Key{}, err
 	}
 	st.text = sp.appendText(st.text[:0], st)
 	return Key{Text: string(st.text), Hash: h}, nil
 }
 
-func appendVal(e *assign.KeyRowEncoder, t *assign.SQLType, v *sqlVal) error {
+// keyValue is v in the form of assign.KeyValue for a column of type t.
+// Its Text views the decoded bytes without copying them: the encoder
+// reads them within HashValues and keeps nothing.
+func keyValue(t *assign.SQLType, v *sqlVal) assign.KeyValue {
 	if v.null {
-		return e.AppendNull()
+		return assign.KeyValue{Null: true}
 	}
+	kv := assign.KeyValue{Int: v.i, Nano: v.nano}
 	switch t.Root {
-	case assign.SQLBoolean:
-		return e.AppendBoolean(v.i != 0)
-	case assign.SQLTinyInt, assign.SQLSmallInt, assign.SQLInt, assign.SQLBigInt:
-		return e.AppendInt(v.i)
-	case assign.SQLFloat:
-		return e.AppendFloatBits(uint32(v.i))
-	case assign.SQLDouble:
-		return e.AppendDoubleBits(uint64(v.i))
 	case assign.SQLChar, assign.SQLVarChar:
 		if v.b == nil && v.js != nil {
-			return e.AppendJavaString(v.js)
+			kv.Java = v.js
+		} else {
+			kv.Text = bytesString(v.b)
 		}
-		return e.AppendString(bytesString(v.b))
 	case assign.SQLBinary, assign.SQLVarBinary:
-		return e.AppendBytes(v.b)
-	case assign.SQLDate:
-		return e.AppendDate(int32(v.i))
-	case assign.SQLTime:
-		return e.AppendTime(int32(v.i))
-	case assign.SQLTimestamp, assign.SQLTimestampLTZ:
-		return e.AppendTimestamp(v.i, v.nano)
+		kv.Text = bytesString(v.b)
 	case assign.SQLDecimal:
-		return e.AppendBigDecimal(&v.dec)
+		kv.Decimal = &v.dec
 	}
-	return fmt.Errorf("unsupported type %s", t)
+	return kv
 }
 
 // bytesString views b as a string without copying it, for the encoder,
