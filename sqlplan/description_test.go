@@ -156,13 +156,16 @@ func TestVertexKeysResolvesJoinSides(t *testing.T) {
 		{ID: "l", Description: "[1]:TableSourceScan(table=[[c, d, l]], fields=[a, b, c])<br/>+- [2]:WatermarkAssigner(rowtime=[c], watermark=[c])<br/>"},
 		{ID: "r", Description: "[3]:TableSourceScan(table=[[c, d, r]], fields=[x, y])<br/>+- [4]:Calc(select=[x AS b, y AS d])<br/>"},
 	}
-	want := map[string]VertexKey{"j": {Operator: "Join", Columns: [][]string{{"a"}, {"b"}}, Named: true}}
+	// The right key b is x of table r, renamed by the Calc.
+	want := map[string]VertexKey{"j": {Operator: "Join", Columns: [][]string{{"a"}, {"b"}}, Named: true,
+		Sources: [][]Source{{{Table: "l", Column: "a"}}, {{Table: "r", Column: "x"}}}}}
 	if d := cmp.Diff(want, VertexKeys(nodes)); d != "" {
 		t.Errorf("VertexKeys (-want +got):\n%s", d)
 	}
 	// An input whose fields are unknown leaves the description's reading.
 	nodes[2].Description = "Source: custom"
-	want["j"] = VertexKey{Operator: "Join", Columns: [][]string{{"a"}, {"b0"}}, Named: false}
+	want["j"] = VertexKey{Operator: "Join", Columns: [][]string{{"a"}, {"b0"}}, Named: false,
+		Sources: [][]Source{{{Table: "l", Column: "a"}}, {{}}}}
 	if d := cmp.Diff(want, VertexKeys(nodes)); d != "" {
 		t.Errorf("VertexKeys, right input unknown (-want +got):\n%s", d)
 	}

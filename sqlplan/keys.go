@@ -283,6 +283,12 @@ type VertexKey struct {
 	// Global is true when the vertex's operator has no key at all (see
 	// Operator.Global); KeyOf then returns false.
 	Global bool
+	// Sources says, per keyed input and key column, where the column's
+	// values come from: the table column a scan reads (renamed or not on
+	// the way), or the expression an upstream Calc computes. VertexKeys
+	// fills it from the plan; KeyOf, which sees one description, leaves it
+	// nil.
+	Sources [][]Source
 }
 
 // KeyOf returns the key of the vertex with this description: that of its

@@ -44,12 +44,16 @@ func outputFields(ops []Operator) ([]string, bool) {
 // input's fields then the right input's, so each key field's position
 // says its side and the name its input gives it (user_id, where the join
 // writes user_id0). A key field that an input computed ($f6 = LOWER(...))
-// stays unnamed. Vertices whose keyed operator has no key (Global) are
-// included; those with no keyed operator are not.
+// stays unnamed. Each key column is traced upstream to the table column
+// or the expression it comes from (VertexKey.Sources). Vertices whose
+// keyed operator has no key (Global) are included; those with no keyed
+// operator are not.
 func VertexKeys(nodes []Node) map[string]VertexKey {
 	byID := make(map[string][]Operator, len(nodes))
+	l := lineage{ops: byID, inputs: make(map[string][]string, len(nodes))}
 	for _, n := range nodes {
 		byID[n.ID] = ParseDescription(n.Description)
+		l.inputs[n.ID] = n.Inputs
 	}
 	out := map[string]VertexKey{}
 	for _, n := range nodes {
@@ -61,6 +65,11 @@ func VertexKeys(nodes []Node) map[string]VertexKey {
 		if joins[k.Operator] && len(n.Inputs) == 2 {
 			if cols, named, ok := resolveJoin(ops, byID[n.Inputs[0]], byID[n.Inputs[1]]); ok {
 				k.Columns, k.Named = cols, named
+			}
+		}
+		if len(k.Columns) == len(n.Inputs) {
+			for i, cols := range k.Columns {
+				k.Sources = append(k.Sources, l.sources(n.Inputs[i], cols))
 			}
 		}
 		out[n.ID] = k

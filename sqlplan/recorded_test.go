@@ -64,6 +64,9 @@ var recordedKeys = map[string][]string{
 	"group_quoted":             {"GroupAggregate [user name, order]"},
 	"group_expr":               {"GroupAggregate [EXPR$0] unnamed"},
 	"group_cascading":          {"GroupAggregate [user_id]"},
+	"group_renamed":            {"GroupAggregate [uid]"},
+	"group_computed_alias":     {"GroupAggregate [k]"},
+	"join_renamed_keys":        {"Join [user_id] [name]"},
 	"join_inner":               {"Join [user_id] [user_id]"},
 	"join_two_keys":            {"Join [region_id, user_id] [region_id, user_id]"},
 	"join_expr_keys":           {"Join [$f6, $f7] [$f4, region_id] unnamed"},
@@ -80,6 +83,53 @@ var recordedKeys = map[string][]string{
 	"window_join":              {"WindowJoin [user_id] [user_id]"},
 	"join_no_equality":         {"Join global"},
 	"topn_global":              {"Rank global"},
+}
+
+// recordedSources are where each shape's key columns come from, per keyed
+// vertex (sorted) and input: table.column, =expression computed upstream,
+// or ? where the plan does not say.
+var recordedSources = map[string][]string{
+	"group_string":             {"[clicks.user_id]"},
+	"group_bigint_string":      {"[clicks.region_id clicks.user_id]"},
+	"group_quoted":             {"[quoted.user name quoted.order]"},
+	"group_expr":               {"[=LOWER(user_id)]"},
+	"group_cascading":          {"[clicks.user_id]"},
+	"group_renamed":            {"[clicks.user_id]"},
+	"group_computed_alias":     {"[=LOWER(user_id)]"},
+	"join_inner":               {"[clicks.user_id] [users.user_id]"},
+	"join_two_keys":            {"[clicks.region_id clicks.user_id] [users.region_id users.user_id]"},
+	"join_expr_keys":           {"[=LOWER(user_id) =(region_id + 1)] [=UPPER(name) users.region_id]"},
+	"join_renamed_keys":        {"[clicks.user_id] [users.name]"},
+	"minibatch_two_phase":      {"[clicks.user_id]"},
+	"split_distinct":           {"[?]", "[clicks.user_id =MOD(HASH_CODE(item), 1024)]"},
+	"split_distinct_one_phase": {"[clicks.user_id =MOD(HASH_CODE(item), 1024)]", "[clicks.user_id]"},
+	"dedup":                    {"[clicks.user_id]"},
+	"topn":                     {"[clicks.region_id]"},
+	"over_range":               {"[clicks.user_id]"},
+	"window_tvf":               {"[clicks.user_id]"},
+	"window_tvf_one_phase":     {"[clicks.user_id]"},
+	"interval_join":            {"[clicks.user_id] [users.user_id]"},
+	"window_join":              {"[?] [?]"},
+}
+
+// sourcesString renders a vertex key's Sources for recordedSources.
+func sourcesString(k VertexKey) string {
+	var sides []string
+	for _, side := range k.Sources {
+		var cols []string
+		for _, src := range side {
+			switch {
+			case src.Computed():
+				cols = append(cols, "="+src.Expr)
+			case src.Known():
+				cols = append(cols, src.Table+"."+src.Column)
+			default:
+				cols = append(cols, "?")
+			}
+		}
+		sides = append(sides, "["+strings.Join(cols, " ")+"]")
+	}
+	return strings.Join(sides, " ")
 }
 
 // recordedPhases are the two-phase aggregations of each shape, as
@@ -159,11 +209,18 @@ func TestRecordedPlans(t *testing.T) {
 			}
 			t.Run(line+"/"+shape, func(t *testing.T) {
 				nodes := nodesOf(p)
-				var got []string
+				var got, sources []string
 				for _, k := range VertexKeys(nodes) {
 					got = append(got, keyString(k))
+					if !k.Global {
+						sources = append(sources, sourcesString(k))
+					}
 				}
 				slices.Sort(got)
+				slices.Sort(sources)
+				if d := cmp.Diff(recordedSources[shape], sources); d != "" {
+					t.Errorf("VertexKeys' sources (-want +got):\n%s", d)
+				}
 				w := slices.Sorted(slices.Values(want))
 				if d := cmp.Diff(w, got); d != "" {
 					t.Errorf("VertexKeys (-want +got):\n%s", d)

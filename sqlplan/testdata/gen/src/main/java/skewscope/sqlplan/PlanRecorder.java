@@ -236,6 +236,24 @@ public final class PlanRecorder {
                 options("pipeline.vertex-description-mode", "CASCADING"),
                 List.of(CLICKS, sink("user_id STRING, n BIGINT, total DOUBLE")),
                 "INSERT INTO sink SELECT user_id, COUNT(*), SUM(amount) FROM clicks GROUP BY user_id"));
+        s.add(new Shape(
+                "group_renamed",
+                "GROUP BY a column renamed in a subquery (user_id AS uid)",
+                options(),
+                List.of(CLICKS, sink("uid STRING, n BIGINT")),
+                "INSERT INTO sink SELECT uid, COUNT(*) FROM (SELECT user_id AS uid FROM clicks) GROUP BY uid"));
+        s.add(new Shape(
+                "group_computed_alias",
+                "GROUP BY an alias a subquery computes (LOWER(user_id) AS k)",
+                options(),
+                List.of(CLICKS, sink("k STRING, n BIGINT")),
+                "INSERT INTO sink SELECT k, COUNT(*) FROM (SELECT LOWER(user_id) AS k FROM clicks) GROUP BY k"));
+        s.add(new Shape(
+                "join_renamed_keys",
+                "a regular join on differently named columns (c.user_id = u.name)",
+                options(),
+                List.of(CLICKS, USERS, sink("user_id STRING, amount DOUBLE, name STRING")),
+                "INSERT INTO sink SELECT c.user_id, c.amount, u.name FROM clicks c JOIN users u ON c.user_id = u.name"));
         return s;
     }
 
