@@ -158,14 +158,14 @@ func TestVertexKeysResolvesJoinSides(t *testing.T) {
 	}
 	// The right key b is x of table r, renamed by the Calc.
 	want := map[string]VertexKey{"j": {Operator: "Join", Columns: [][]string{{"a"}, {"b"}}, Named: true,
-		Sources: [][]Source{{{Table: "l", Column: "a"}}, {{Table: "r", Column: "x"}}}}}
+		Sources: [][]Source{{{Table: "l", Column: "a", Vertex: "l"}}, {{Table: "r", Column: "x", Vertex: "r"}}}}}
 	if d := cmp.Diff(want, VertexKeys(nodes)); d != "" {
 		t.Errorf("VertexKeys (-want +got):\n%s", d)
 	}
 	// An input whose fields are unknown leaves the description's reading.
 	nodes[2].Description = "Source: custom"
 	want["j"] = VertexKey{Operator: "Join", Columns: [][]string{{"a"}, {"b0"}}, Named: false,
-		Sources: [][]Source{{{Table: "l", Column: "a"}}, {{}}}}
+		Sources: [][]Source{{{Table: "l", Column: "a", Vertex: "l"}}, {{}}}}
 	if d := cmp.Diff(want, VertexKeys(nodes)); d != "" {
 		t.Errorf("VertexKeys, right input unknown (-want +got):\n%s", d)
 	}

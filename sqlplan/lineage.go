@@ -17,6 +17,8 @@ type Source struct {
 	// Expr is the expression that computes the key column upstream, as
 	// Flink writes it (LOWER(user_id)), when it is not a column.
 	Expr string
+	// Vertex is the id of the vertex that scans Table, or computes Expr.
+	Vertex string
 }
 
 // Computed reports whether the key column is an expression computed
@@ -58,7 +60,7 @@ func (l lineage) trace(vid, name string) Source {
 			case op.Name == "TableSourceScan":
 				for _, f := range outputNames(op.Args["fields"]) {
 					if f == name {
-						return Source{Table: scannedTable(op.Args["table"]), Column: name}
+						return Source{Table: scannedTable(op.Args["table"]), Column: name, Vertex: vid}
 					}
 				}
 				return Source{}
@@ -71,7 +73,7 @@ func (l lineage) trace(vid, name string) Source {
 					name = unquoteIdent(expr)
 					continue
 				}
-				return Source{Expr: expr}
+				return Source{Expr: expr, Vertex: vid}
 			case passThrough[op.Name] && op.Name != "Union":
 				continue
 			case groupsBy(op, name):

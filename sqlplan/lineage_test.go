@@ -21,10 +21,10 @@ func TestLineageTrace(t *testing.T) {
 		vid, name string
 		want      Source
 	}{
-		{"scan", "the user", Source{Table: "my t", Column: "user name"}},
-		{"scan", "id2", Source{Table: "my t", Column: "id"}},
-		{"scan", "v", Source{Table: "my t", Column: "v"}},
-		{"scan", "cid", Source{Expr: "CAST(id AS VARCHAR(10))"}},
+		{"scan", "the user", Source{Table: "my t", Column: "user name", Vertex: "scan"}},
+		{"scan", "id2", Source{Table: "my t", Column: "id", Vertex: "scan"}},
+		{"scan", "v", Source{Table: "my t", Column: "v", Vertex: "scan"}},
+		{"scan", "cid", Source{Expr: "CAST(id AS VARCHAR(10))", Vertex: "scan"}},
 		{"scan", "nope", Source{}},
 		{"union", "u", Source{}}, // two inputs: which one is not said
 		{"udf", "u", Source{}},   // not a SQL operator
