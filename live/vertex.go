@@ -75,6 +75,13 @@ func (s *picture) vertex(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink.Vert
 		if vv.SQL.Columns == nil {
 			vv.SQL.Columns = [][]string{}
 		}
+		for _, side := range k.Sources {
+			row := make([]SQLKeySource, len(side))
+			for i, src := range side {
+				row[i] = SQLKeySource{Vertex: src.Vertex, Table: src.Table, Column: src.Column, Expr: src.Expr}
+			}
+			vv.SQL.Sources = append(vv.SQL.Sources, row)
+		}
 	}
 	if v.Err != nil {
 		vv.Error = v.Err.Error()

@@ -636,6 +636,20 @@ type SQLKeyView struct {
 	// mini-batch interval; 0 when not known.
 	InputParallelism int   `json:"inputParallelism,omitempty"`
 	MiniBatchMs      int64 `json:"miniBatchMs,omitempty"`
+	// Sources are, per keyed input and key column, where the column comes
+	// from as the plan traces it; omitted when not traced.
+	Sources [][]SQLKeySource `json:"sources,omitempty"`
+}
+
+// SQLKeySource is where one SQL key column comes from: a column of a
+// table a source vertex scans (Table, Column, the table's name for it, which
+// a subquery may have renamed), an expression an upstream operator
+// computes (Expr), or neither when the plan does not say.
+type SQLKeySource struct {
+	Vertex string `json:"vertex,omitempty"` // the vertex that scans the table or computes the expression
+	Table  string `json:"table,omitempty"`
+	Column string `json:"column,omitempty"`
+	Expr   string `json:"expr,omitempty"`
 }
 
 // TopicPartitionRow is one partition of a topic page.

@@ -228,7 +228,11 @@ type SQLKeyNote struct {
 	Columns []string
 	// Inputs name the keyed inputs of Columns ("left", "right") when
 	// there are several, else nil.
-	Inputs   []string
+	Inputs []string
+	// Origins say, per entry of Columns, where columns that are not the
+	// table's own come from ("user_id of clicks" for a column a subquery
+	// renamed, "computed upstream as LOWER(user_id)"); "" for none.
+	Origins  []string
 	Operator string
 	// Note says what follows from the operator: how a SQL key is hashed,
 	// that the key is not named, or what a two-phase aggregation's local

@@ -460,7 +460,7 @@ func (s *Server) sampleLinks(st *live.State, vv live.VertexView, vq live.VertexQ
 			continue
 		}
 		for _, t := range src.Topics {
-			out = append(out, views.Anchor{Text: "sample keys of " + t, URL: sampleURL(s.prefix, src.Cluster, t, vv.Parallelism, vv.MaxParallelism, vv.JobID, vv.ID, sqlSampleKey(vv.SQL))})
+			out = append(out, views.Anchor{Text: "sample keys of " + t, URL: sampleURL(s.prefix, src.Cluster, t, vv.Parallelism, vv.MaxParallelism, vv.JobID, vv.ID, sqlSampleKey(vv.SQL, v.ID))})
 		}
 	}
 	return out

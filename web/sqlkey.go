@@ -31,7 +31,10 @@ func sqlKeyNoteOf(vv live.VertexView, lookup func(path string) string) *views.SQ
 			n.Columns, n.Inputs = n.Columns[:1], []string{"both inputs"}
 		}
 	}
+	computed := sqlKeyOrigins(n, k)
 	switch {
+	case computed:
+		n.Note = "Its key row holds values computed upstream, not columns of the table: a sample of the topic cannot route them, give the computed values to the key lookup, by the SQL type of the expression."
 	case k.TwoPhase:
 		n.Note = "A two-phase aggregation: the upstream LocalGroupAggregate combines each key's records of a mini-batch in every upstream subtask, so a hot key reaches its subtask here once per batch and upstream subtask, not once per record; its key group and subtask are those of the key row below."
 	case k.Phase == "incremental":
@@ -50,6 +53,41 @@ func sqlKeyNoteOf(vv live.VertexView, lookup func(path string) string) *views.SQ
 	return n
 }
 
+// sqlKeyOrigins fills n.Origins from the traced sources of k's columns,
+// for the columns that are not their table's own of the same name, and
+// reports whether a column is computed upstream.
+func sqlKeyOrigins(n *views.SQLKeyNote, k *live.SQLKeyView) (computed bool) {
+	if len(k.Sources) != len(k.Columns) {
+		return false
+	}
+	origins := make([]string, len(n.Columns))
+	some := false
+	for side, srcs := range k.Sources {
+		if side >= len(origins) || len(srcs) != len(k.Columns[side]) {
+			return false
+		}
+		var parts []string
+		for i, src := range srcs {
+			col := k.Columns[side][i]
+			switch {
+			case src.Expr != "":
+				computed = true
+				parts = append(parts, col+" computed upstream as "+src.Expr)
+			case src.Column != "" && src.Column != col:
+				parts = append(parts, col+" is "+sqlIdent(src.Column)+" of "+src.Table)
+			}
+		}
+		if len(parts) > 0 {
+			origins[side] = strings.Join(parts, "; ")
+			some = true
+		}
+	}
+	if some {
+		n.Origins = origins
+	}
+	return computed
+}
+
 // sqlColumnList writes key columns as a column list, each quoted with
 // backticks when Flink SQL would need it.
 func sqlColumnList(cols []string) string {
@@ -60,11 +98,31 @@ func sqlColumnList(cols []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// sqlSampleKey is the key columns a sample of a SQL vertex's input topic
-// starts with: those the plan names, when every keyed input has the same
-// ones (a join on differently named columns leaves them to fill in).
-func sqlSampleKey(k *live.SQLKeyView) string {
+// sqlSampleKey is the key columns a sample of a topic that the source
+// vertex src reads starts with: the table columns the plan traces the key
+// to, those of the keyed input that src feeds (a join's two sides may
+// name theirs differently, and a subquery may have renamed them). A key
+// computed upstream, or traced to another vertex, leaves them to fill in.
+// Without traced sources, the key columns the plan names, when every keyed
+// input has the same ones.
+func sqlSampleKey(k *live.SQLKeyView, src string) string {
 	if k == nil || !k.Named || len(k.Columns) == 0 {
+		return ""
+	}
+	if len(k.Sources) > 0 {
+	sides:
+		for _, srcs := range k.Sources {
+			cols := make([]string, len(srcs))
+			for i, s := range srcs {
+				if s.Vertex != src || s.Expr != "" || s.Column == "" {
+					continue sides
+				}
+				cols[i] = s.Column
+			}
+			if len(cols) > 0 {
+				return sqlColumnList(cols)
+			}
+		}
 		return ""
 	}
 	first := sqlColumnList(k.Columns[0])

@@ -8,6 +8,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/flink"
 	"github.com/skewscope/skewscope/live"
+	"github.com/skewscope/skewscope/sqlplan"
 )
 
 // sqlKeyStore holds one running job whose keyed vertex runs the Flink SQL
@@ -49,6 +50,15 @@ func TestVertexPageNamesTheSQLKey(t *testing.T) {
 			[]string{"Keyed by id (left input) and order_id (right input) (SQL, Join)."}, "id"},
 		{"a column named like a type", &flink.SQLKey{Operator: "Deduplicate", Columns: [][]string{{"date"}}, Named: true},
 			[]string{"Keyed by `date` (SQL, Deduplicate)."}, "`date`"},
+		{"renamed by a subquery", &flink.SQLKey{Operator: "GroupAggregate", Columns: [][]string{{"uid"}}, Named: true,
+			Sources: [][]sqlplan.Source{{{Vertex: tSource, Table: "clicks", Column: "user_id"}}}},
+			[]string{"Keyed by uid (uid is user_id of clicks) (SQL, GroupAggregate).", "murmurHash(BinaryRowData.hashCode())"}, "uid"},
+		{"computed alias", &flink.SQLKey{Operator: "GroupAggregate", Columns: [][]string{{"k"}}, Named: true,
+			Sources: [][]sqlplan.Source{{{Vertex: tSource, Expr: "LOWER(user_id)"}}}},
+			[]string{"Keyed by k (k computed upstream as LOWER(user_id)) (SQL, GroupAggregate).", "a sample of the topic cannot route them"}, "k"},
+		{"join on differently named columns", &flink.SQLKey{Operator: "Join", Columns: [][]string{{"user_id"}, {"name"}}, Named: true,
+			Sources: [][]sqlplan.Source{{{Vertex: "l", Table: "clicks", Column: "user_id"}}, {{Vertex: "r", Table: "users", Column: "name"}}}},
+			[]string{"Keyed by user_id (left input) and name (right input) (SQL, Join)."}, "user_id"},
 		{"unnamed", &flink.SQLKey{Operator: "Join", Named: false},
 			[]string{"Keyed by a Flink SQL Join whose key the job plan does not name.", "give them in the key lookup"}, ""},
 	} {
@@ -89,5 +99,34 @@ func TestVertexPageNamesTheSQLKey(t *testing.T) {
 				t.Errorf("key lookup from the vertex page: columns message %q", msg)
 			}
 		})
+	}
+}
+
+// A sample started from a SQL vertex reads the topic's records through its
+// table: its key columns are the table columns the plan traces the key to,
+// on the side of the keyed input the topic's source vertex feeds.
+func TestSQLSampleKeyColumns(t *testing.T) {
+	join := &live.SQLKeyView{Operator: "Join", Named: true, Columns: [][]string{{"user_id"}, {"name"}},
+		Sources: [][]live.SQLKeySource{{{Vertex: "l", Table: "clicks", Column: "user_id"}}, {{Vertex: "r", Table: "users", Column: "name"}}}}
+	renamed := &live.SQLKeyView{Operator: "GroupAggregate", Named: true, Columns: [][]string{{"uid", "region"}},
+		Sources: [][]live.SQLKeySource{{{Vertex: "s", Table: "clicks", Column: "user_id"}, {Vertex: "s", Table: "clicks", Column: "region"}}}}
+	computed := &live.SQLKeyView{Operator: "GroupAggregate", Named: true, Columns: [][]string{{"k"}},
+		Sources: [][]live.SQLKeySource{{{Vertex: "s", Expr: "LOWER(user_id)"}}}}
+	untraced := &live.SQLKeyView{Operator: "Join", Named: true, Columns: [][]string{{"id"}, {"id"}}}
+	for _, c := range []struct {
+		k         *live.SQLKeyView
+		src, want string
+	}{
+		{join, "l", "user_id"},
+		{join, "r", "name"},
+		{join, "other", ""},
+		{renamed, "s", "user_id, region"},
+		{computed, "s", ""},
+		{untraced, "s", "id"},
+		{nil, "s", ""},
+	} {
+		if got := sqlSampleKey(c.k, c.src); got != c.want {
+			t.Errorf("sqlSampleKey(%+v, %q) = %q, want %q", c.k, c.src, got, c.want)
+		}
 	}
 }

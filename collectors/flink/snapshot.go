@@ -1,6 +1,10 @@
 package flink
 
-import "time"
+import (
+	"time"
+
+	"github.com/skewscope/skewscope/sqlplan"
+)
 
 // Freshness says whether a value is from the latest poll or an older one.
 type Freshness struct {
@@ -148,6 +152,10 @@ type SQLKey struct {
 	// 0 when not known.
 	InputParallelism int
 	MiniBatchMs      int64
+	// Sources say, per keyed input and key column, where the column comes
+	// from in the plan: a column of a scanned table (renamed or not on the
+	// way) or an expression computed upstream; nil when not traced.
+	Sources [][]sqlplan.Source
 }
 
 // SubtaskSnapshot holds one subtask's figures. Ratios are 0–1 and NaN when

@@ -41,7 +41,9 @@ func SQLKeys(p *Plan) map[string]*SQLKey {
 	}
 	nodes := make([]sqlplan.Node, 0, len(p.Nodes))
 	planned := map[string]bool{}
+	vertices := map[string]bool{}
 	for _, n := range p.Nodes {
+		vertices[n.ID] = true
 		desc := n.Description
 		if len(desc) > maxDescription {
 			desc = desc[:maxDescription]
@@ -90,6 +92,7 @@ func SQLKeys(p *Plan) map[string]*SQLKey {
 		if !sk.Named {
 			sk.Columns = nil
 		}
+		sk.Sources = cleanSources(k.Sources, vertices)
 		if in := inputOf(p, id); in != nil && in.Parallelism > 0 && in.Parallelism <= 32768 {
 			sk.InputParallelism = in.Parallelism
 		}
@@ -136,6 +139,30 @@ func cleanName(s string) string {
 		return ""
 	}
 	return s
+}
+
+// cleanSources keeps the traced sources of a key's columns that the plan
+// gave in bounds: names and expressions of at most maxSQLColumnName bytes
+// of valid UTF-8 without control characters, from one of the plan's
+// vertices;
+// a source out of bounds is kept as not known. Too many columns, nil.
+func cleanSources(sides [][]sqlplan.Source, vertices map[string]bool) [][]sqlplan.Source {
+	var out [][]sqlplan.Source
+	for _, side := range sides {
+		if len(side) == 0 || len(side) > maxSQLKeyColumns {
+			return nil
+		}
+		row := make([]sqlplan.Source, len(side))
+		for i, src := range side {
+			c := sqlplan.Source{Vertex: src.Vertex, Table: cleanName(src.Table), Column: cleanName(src.Column), Expr: cleanName(src.Expr)}
+			if !vertices[c.Vertex] || c.Expr == "" && (c.Table == "" || c.Column == "") {
+				c = sqlplan.Source{}
+			}
+			row[i] = c
+		}
+		out = append(out, row)
+	}
+	return out
 }
 
 // inputOf is the plan node of the first input of vertex id, nil when none.

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/skewscope/skewscope/sqlplan"
 )
 
 // TestSQLKeysOfRecordedPlans reads the job plans Flink's own planner wrote
@@ -113,5 +115,73 @@ func TestSQLKeysRefuses(t *testing.T) {
 	}
 	if k := SQLKeys(plan("[4]:GroupAggregate(groupBy=[user_id], select=[user_id])<br/>"))["k"]; k == nil || !k.Named || k.Columns[0][0] != "user_id" {
 		t.Errorf("a plain GROUP BY: %+v", k)
+	}
+}
+
+// TestSQLKeysTraceSources checks where the collector says each key column
+// comes from, on the recorded plans of every line: a column renamed by a
+// subquery is the table's column, a computed alias its expression, and
+// each side of a join on differently named columns its own table's column,
+// from the vertex that scans it.
+func TestSQLKeysTraceSources(t *testing.T) {
+	want := map[string]string{
+		"group_renamed":        "[clicks.user_id]",
+		"group_computed_alias": "[=LOWER(user_id)]",
+		"join_renamed_keys":    "[clicks.user_id] [users.name]",
+		"join_inner":           "[clicks.user_id] [users.user_id]",
+	}
+	lines, _ := filepath.Glob("../../sqlplan/testdata/*.*.*")
+	if len(lines) < 3 {
+		t.Fatalf("recorded plans for %d Flink lines, want 3", len(lines))
+	}
+	for _, dir := range lines {
+		for shape, w := range want {
+			b, err := os.ReadFile(filepath.Join(dir, shape+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var jp struct{ Plan Plan }
+			if err := json.Unmarshal(b, &jp); err != nil {
+				t.Fatal(err)
+			}
+			sources := map[string]bool{} // vertices without inputs
+			for _, n := range jp.Plan.Nodes {
+				if len(n.Inputs) == 0 {
+					sources[n.ID] = true
+				}
+			}
+			keys := SQLKeys(&jp.Plan)
+			var got []string
+			for _, id := range KeyedVertices(&jp.Plan) {
+				k := keys[id]
+				if k == nil {
+					continue
+				}
+				var sides []string
+				for _, side := range k.Sources {
+					var cols []string
+					for _, s := range side {
+						if !sources[s.Vertex] {
+							t.Errorf("%s %s: source %+v is not from a source vertex", filepath.Base(dir), shape, s)
+						}
+						if s.Computed() {
+							cols = append(cols, "="+s.Expr)
+						} else {
+							cols = append(cols, s.Table+"."+s.Column)
+						}
+					}
+					sides = append(sides, "["+strings.Join(cols, " ")+"]")
+				}
+				got = append(got, strings.Join(sides, " "))
+			}
+			if len(got) != 1 || got[0] != w {
+				t.Errorf("%s %s: sources %q, want %q", filepath.Base(dir), shape, got, w)
+			}
+		}
+	}
+	// A traced name out of bounds is kept as not known.
+	bad := cleanSources([][]sqlplan.Source{{{Vertex: "v", Table: "t", Column: "a\x00b"}, {Vertex: "w", Table: "t", Column: "c"}}}, map[string]bool{"v": true})
+	if d := cmp.Diff([][]sqlplan.Source{{{}, {}}}, bad); d != "" {
+		t.Errorf("cleanSources of a control character and an unknown vertex (-want +got):\n%s", d)
 	}
 }
