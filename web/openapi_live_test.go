@@ -307,7 +307,8 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 		ReplacedBy: replaced, LastReported: &at,
 		Withheld: &live.Withheld{Cause: live.CauseMetricDumpLimit, Setting: "pekko.framesize (default 10485760 bytes)", Subtasks: []int{1, 3}, Unlisted: []int{3}, Missing: 4,
 			Topics: []string{"orders"}, Pending: live.PendingReadersStarted},
-		SQL: &live.SQLKeyView{Operator: "GlobalGroupAggregate", Columns: [][]string{{"user_id"}}, Named: true, TwoPhase: true, Phase: "global", InputParallelism: 4, MiniBatchMs: 1000},
+		SQL: &live.SQLKeyView{Operator: "GlobalGroupAggregate", Columns: [][]string{{"user_id"}}, Named: true, TwoPhase: true, Phase: "global", InputParallelism: 4, MiniBatchMs: 1000,
+			Sources: [][]live.SQLKeySource{{{Vertex: "src", Table: "clicks", Column: "user_id", Expr: "LOWER(user_id)"}}}},
 	}
 	tv := live.TopicView{Cluster: "main", Name: "orders", Rate: 10.5,
 		Groups: []live.TopicGroup{{Name: "orders-app", State: "Stable", Lag: 9, RecordsLost: 2200, States: []live.StateCount{{State: live.ReaderLost, Count: 1}}}},
