@@ -60,7 +60,7 @@ func UnquoteJSONString(lit string) (JavaString, error) {
 	// The escapes before the first unescaped quote or control character
 	// are read first, so that the first problem in s is the one named.
 	stop := unescapedStop(s)
-	out, err := AppendJSONString(make(JavaString, 0, len(s)), []byte(s[:stop]), appendUTF8)
+	out, err := AppendJSONString(make(JavaString, 0, len(s)), s[:stop], appendUTF8)
 	if err != nil {
 		return nil, fmt.Errorf("JSON string %s: %w", quote.Clip(lit), err)
 	}
@@ -89,16 +89,16 @@ func unescapedStop(s string) int {
 	return len(s)
 }
 
-// appendUTF8 appends the UTF-16 code units of the UTF-8 text b, each byte
+// appendUTF8 appends the UTF-16 code units of the UTF-8 text s, each byte
 // that is not valid UTF-8 becoming U+FFFD.
-func appendUTF8(dst JavaString, b []byte) JavaString {
-	for i := 0; i < len(b); {
-		if c := b[i]; c < utf8.RuneSelf {
+func appendUTF8(dst JavaString, s string) JavaString {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
 			dst = append(dst, uint16(c))
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRune(b[i:])
+		r, n := utf8.DecodeRuneInString(s[i:])
 		dst = utf16.AppendRune(dst, r) // RuneError for an invalid byte
 		i += n
 	}
@@ -114,18 +114,18 @@ func appendUTF8(dst JavaString, b []byte) JavaString {
 // is read (Go's reading, Jackson's). Unescaped bytes are not checked
 // otherwise: a quote or a control character is text (Jackson with
 // ALLOW_UNESCAPED_CONTROL_CHARS, as Flink sets it). A bad escape is an
-// error naming it.
+// error naming it. raw is bytes or a string, so that neither is copied.
 //
 // Mirrors Jackson's UTF8StreamJsonParser._decodeEscaped.
-func AppendJSONString(dst JavaString, raw []byte, text func(JavaString, []byte) JavaString) (JavaString, error) {
+func AppendJSONString[T string | []byte](dst JavaString, raw T, text func(JavaString, T) JavaString) (JavaString, error) {
 	for i := 0; i < len(raw); {
 		if raw[i] != '\\' {
-			j := bytes.IndexByte(raw[i:], '\\')
-			if j < 0 {
-				j = len(raw) - i
+			j := i + 1
+			for j < len(raw) && raw[j] != '\\' {
+				j++
 			}
-			dst = text(dst, raw[i:i+j])
-			i += j
+			dst = text(dst, raw[i:j])
+			i = j
 			continue
 		}
 		if i+1 >= len(raw) {
@@ -164,9 +164,10 @@ func AppendJSONString(dst JavaString, raw []byte, text func(JavaString, []byte) 
 }
 
 // hex4 reads four hex digits, either case.
-func hex4(b []byte) (uint16, bool) {
+func hex4[T string | []byte](b T) (uint16, bool) {
 	var u uint16
-	for _, c := range b[:4] {
+	for i := range 4 {
+		c := b[i]
 		switch {
 		case c >= '0' && c <= '9':
 			c -= '0'
