@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -51,60 +50,137 @@ func StringHashCodeUTF16(s JavaString) int32 {
 // UnquoteJSONString decodes one JSON string literal, quotes included, into
 // the UTF-16 code units Jackson gives a Java String: each \uXXXX escape is
 // the code unit written, paired or not; unescaped text is UTF-8, a byte that
-// is not valid UTF-8 becoming U+FFFD.
+// is not valid UTF-8 becoming U+FFFD. An unescaped quote or control
+// character is an error.
 func UnquoteJSONString(lit string) (JavaString, error) {
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 		return nil, fmt.Errorf("%s is not a JSON string", quote.Clip(lit))
 	}
 	s := lit[1 : len(lit)-1]
-	out := make(JavaString, 0, len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"' || c < 0x20:
-			return nil, fmt.Errorf("JSON string %s: unescaped %q", quote.Clip(lit), c)
-		case c == '\\':
-			if i+1 >= len(s) {
-				return nil, fmt.Errorf("JSON string %s: ends inside an escape", quote.Clip(lit))
-			}
-			e := s[i+1]
-			i += 2
-			switch e {
-			case '"', '\\', '/':
-				out = append(out, uint16(e))
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				if i+4 > len(s) {
-					return nil, fmt.Errorf("JSON string %s: \\u needs four hex digits", quote.Clip(lit))
-				}
-				u, err := strconv.ParseUint(s[i:i+4], 16, 16)
-				if err != nil || strings.ContainsAny(s[i:i+4], "+-_") {
-					return nil, fmt.Errorf("JSON string %s: \\u%s is not four hex digits", quote.Clip(lit), s[i:i+4])
-				}
-				out = append(out, uint16(u))
-				i += 4
-			default:
-				return nil, fmt.Errorf("JSON string %s: unknown escape \\%c", quote.Clip(lit), e)
-			}
-		case c < utf8.RuneSelf:
-			out = append(out, uint16(c))
-			i++
-		default:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			out = utf16.AppendRune(out, r) // RuneError for an invalid byte
-			i += n
-		}
+	// The escapes before the first unescaped quote or control character
+	// are read first, so that the first problem in s is the one named.
+	stop := unescapedStop(s)
+	out, err := AppendJSONString(make(JavaString, 0, len(s)), s[:stop], appendUTF8)
+	if err != nil {
+		return nil, fmt.Errorf("JSON string %s: %w", quote.Clip(lit), err)
+	}
+	if stop < len(s) {
+		return nil, fmt.Errorf("JSON string %s: unescaped %q", quote.Clip(lit), s[stop])
 	}
 	return out, nil
+}
+
+// unescapedStop is the index of the first quote or control character in s
+// (a JSON string's text between its quotes) that is not part of an
+// escape, or len(s).
+func unescapedStop(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			if i+1 < len(s) && s[i+1] == 'u' {
+				i += 5 // \u and its four digits
+			} else {
+				i++
+			}
+		case c == '"' || c < 0x20:
+			return i
+		}
+	}
+	return len(s)
+}
+
+// appendUTF8 appends the UTF-16 code units of the UTF-8 text s, each byte
+// that is not valid UTF-8 becoming U+FFFD.
+func appendUTF8(dst JavaString, s string) JavaString {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			dst = append(dst, uint16(c))
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		dst = utf16.AppendRune(dst, r) // RuneError for an invalid byte
+		i += n
+	}
+	return dst
+}
+
+// AppendJSONString appends to dst the UTF-16 code units of raw, the text
+// between a JSON string's quotes, and returns the extended slice; given a
+// buffer's [:0] it allocates only when the buffer grows. Each escape is
+// the char it stands for, a \uXXXX escape the code unit written, paired
+// or not (a lone surrogate stays one char, as in Jackson); each run of
+// unescaped bytes between escapes is decoded by text, which says how UTF-8
+// is read (Go's reading, Jackson's). Unescaped bytes are not checked
+// otherwise: a quote or a control character is text (Jackson with
+// ALLOW_UNESCAPED_CONTROL_CHARS, as Flink sets it). A bad escape is an
+// error naming it. raw is bytes or a string, so that neither is copied.
+//
+// Mirrors Jackson's UTF8StreamJsonParser._decodeEscaped.
+func AppendJSONString[T string | []byte](dst JavaString, raw T, text func(JavaString, T) JavaString) (JavaString, error) {
+	for i := 0; i < len(raw); {
+		if raw[i] != '\\' {
+			j := i + 1
+			for j < len(raw) && raw[j] != '\\' {
+				j++
+			}
+			dst = text(dst, raw[i:j])
+			i = j
+			continue
+		}
+		if i+1 >= len(raw) {
+			return dst, errors.New("ends inside an escape")
+		}
+		e := raw[i+1]
+		i += 2
+		switch e {
+		case '"', '\\', '/':
+			dst = append(dst, uint16(e))
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			if i+4 > len(raw) {
+				return dst, errors.New(`\u needs four hex digits`)
+			}
+			u, ok := hex4(raw[i : i+4])
+			if !ok {
+				return dst, fmt.Errorf(`\u%s is not four hex digits`, raw[i:i+4])
+			}
+			dst = append(dst, u)
+			i += 4
+		default:
+			return dst, fmt.Errorf(`unknown escape \%c`, e)
+		}
+	}
+	return dst, nil
+}
+
+// hex4 reads four hex digits, either case.
+func hex4[T string | []byte](b T) (uint16, bool) {
+	var u uint16
+	for i := range 4 {
+		c := b[i]
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		u = u<<4 | uint16(c)
+	}
+	return u, true
 }
 
 // HashKeyJava is HashKey for a key given as Java text (a JSON string

@@ -112,3 +112,24 @@ func TestUnquoteJSONString(t *testing.T) {
 		t.Error("HasLoneSurrogate is wrong on a pair or a lone surrogate")
 	}
 }
+
+// TestAppendJSONString appends to what a buffer holds, takes unescaped
+// bytes as the text reader gives them (a control character included) and
+// names a bad escape.
+func TestAppendJSONString(t *testing.T) {
+	latin1 := func(dst JavaString, b []byte) JavaString {
+		for _, c := range b {
+			dst = append(dst, uint16(c))
+		}
+		return dst
+	}
+	got, err := AppendJSONString(JavaString{'>'}, []byte("a\n\xe9\\u00E9\\ud800\\/"), latin1)
+	if want := (JavaString{'>', 'a', '\n', 0xE9, 0xE9, 0xD800, '/'}); err != nil || !slices.Equal(got, want) {
+		t.Errorf("AppendJSONString = %04x, %v, want %04x", got, err, want)
+	}
+	for raw, want := range map[string]string{`a\`: "ends inside an escape", `\u12`: `\u needs four hex digits`, `\u12g4`: `\u12g4 is not four hex digits`, `\x`: `unknown escape \x`} {
+		if _, err := AppendJSONString(nil, []byte(raw), latin1); err == nil || err.Error() != want {
+			t.Errorf("AppendJSONString(%s) = %v, want %q", raw, err, want)
+		}
+	}
+}

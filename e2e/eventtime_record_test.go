@@ -40,24 +40,22 @@ const eventTimeRecordingsRoot = "../collectors/testdata/flink/eventtime"
 
 // etManifest is a scenario's manifest.json.
 type etManifest struct {
-	FlinkVersion    string                      `json:"flinkVersion"`
-	Line            string                      `json:"line"`
-	Variant         string                      `json:"variant"`
-	What            string                      `json:"what"`
-	Recorder        string                      `json:"recorder"`
-	Job             map[string]any              `json:"job"`
-	Topic           string                      `json:"topic"`
-	Partitions      int                         `json:"partitions"`
-	HeldPartition   int                         `json:"heldPartition"`
-	Owners          []int                       `json:"owners"`
-	StarvedSubtasks []int                       `json:"starvedSubtasks"`
-	SourceVertex    string                      `json:"sourceVertex"`
-	KeyedVertex     string                      `json:"keyedVertex"`
-	Produced        []etProduced                `json:"produced"`
-	Expected        map[string]any              `json:"expected"`
-	ScrubNote       string                      `json:"scrubNote"`
-	Scrubbed        []string                    `json:"scrubbed"`
-	Recordings      map[string]recManifestEntry `json:"recordings"`
+	FlinkVersion    string         `json:"flinkVersion"`
+	Line            string         `json:"line"`
+	Variant         string         `json:"variant"`
+	What            string         `json:"what"`
+	Recorder        string         `json:"recorder"`
+	Job             map[string]any `json:"job"`
+	Topic           string         `json:"topic"`
+	Partitions      int            `json:"partitions"`
+	HeldPartition   int            `json:"heldPartition"`
+	Owners          []int          `json:"owners"`
+	StarvedSubtasks []int          `json:"starvedSubtasks"`
+	SourceVertex    string         `json:"sourceVertex"`
+	KeyedVertex     string         `json:"keyedVertex"`
+	Produced        []etProduced   `json:"produced"`
+	Expected        map[string]any `json:"expected"`
+	recScrub
 }
 
 // etMetricNames are the metrics whose values are recorded: the
@@ -122,21 +120,31 @@ func (r *etRun) record(t *testing.T) {
 	recs := r.recordings(t, proxy.take())
 
 	m := r.manifest()
+	r.e.keepRecordings(t, eventTimeRecordingsRoot, r.sc.Name, &m, recs, proxy.URL())
+}
+
+// keepRecordings writes recs, the responses of scenario name, and the
+// manifest m to root/<flink-version>/name with SKEWSCOPE_RECORD=1.
+// Without it nothing under testdata is written: they go to a temp
+// directory, whose format must be that of the committed ones. The unit
+// tests read the committed files: a Flink whose answers no longer have
+// their form fails here, not silently there. proxyURL is as writeScrubbed
+// takes it.
+func (e *lineEnv) keepRecordings(t *testing.T, root, name string, m scrubbedManifest, recs []*recording, proxyURL string) {
+	t.Helper()
+	committed := filepath.Join(root, e.flink.Version, name)
 	if os.Getenv("SKEWSCOPE_RECORD") == "1" {
-		dir := filepath.Join(eventTimeRecordingsRoot, r.e.flink.Version, r.sc.Name)
-		r.writeRecordings(t, dir, m, recs, proxy.URL())
+		writeScrubbed(t, committed, e.flink, e.kafka, m, recs, proxyURL)
 		return
 	}
 	tmp := t.TempDir()
-	r.writeRecordings(t, tmp, m, recs, proxy.URL())
-	diffs := compareETFormat(filepath.Join(eventTimeRecordingsRoot, r.e.flink.Version, r.sc.Name), tmp)
-	if len(diffs) == 0 {
-		t.Logf("recordings (not written, SKEWSCOPE_RECORD unset): same files, manifest keys, requests and top-level shapes as the committed %s/%s", r.e.flink.Version, r.sc.Name)
+	writeScrubbed(t, tmp, e.flink, e.kafka, m, recs, proxyURL)
+	if diffs := compareETFormat(committed, tmp); len(diffs) > 0 {
+		t.Errorf("recordings (not written, SKEWSCOPE_RECORD unset) differ in format from the committed %s/%s (re-record with SKEWSCOPE_RECORD=1 and check the unit tests):\n  %s",
+			e.flink.Version, name, strings.Join(diffs, "\n  "))
 		return
 	}
-	// The unit tests read the committed files: a Flink whose answers no
-	// longer have their form fails here, not silently there.
-	t.Errorf("recordings (not written, SKEWSCOPE_RECORD unset) differ in format from the committed %s/%s (re-record with SKEWSCOPE_RECORD=1 and check the unit tests):\n  %s", r.e.flink.Version, r.sc.Name, strings.Join(diffs, "\n  "))
+	t.Logf("recordings (not written, SKEWSCOPE_RECORD unset): same files, manifest keys, requests and top-level shapes as the committed %s/%s", e.flink.Version, name)
 }
 
 // recordings names the proxied calls as the manifest does.
@@ -268,55 +276,9 @@ func (r *etRun) manifest() etManifest {
 		Recorder: "SKEWSCOPE_RECORD=1 SKEWSCOPE_E2E_LINES=" + r.e.line.Name + " go test -tags e2e -count=1 -run 'TestFlinkGroundTruth/flink-" + r.e.line.Name + "/eventtime' ./e2e/ (e2e/eventtime_test.go)",
 		Job:      job, Topic: r.topic.Name, Partitions: r.topic.Partitions, HeldPartition: sc.Held, Owners: r.owners, StarvedSubtasks: starved,
 		SourceVertex: r.srcID, KeyedVertex: r.keyID, Produced: r.prod.produced(), Expected: exp,
-		ScrubNote: "As in ../../<flink-version>/manifest.json: only host-specific values are scrubbed; ids, timestamps and metric values are as Flink sent them. " +
-			"The responses were fetched one after another within about a second, Flink's metric store refreshing every second.",
-		Scrubbed:   []string{},
-		Recordings: map[string]recManifestEntry{},
+		recScrub: recScrub{ScrubNote: "As in ../../<flink-version>/manifest.json: only host-specific values are scrubbed; ids, timestamps and metric values are as Flink sent them. " +
+			"The responses were fetched one after another within about a second, Flink's metric store refreshing every second."},
 	}
-}
-
-// writeRecordings scrubs recs into dir (its previous .json files removed)
-// with the manifest m.
-func (r *etRun) writeRecordings(t *testing.T, dir string, m etManifest, recs []*recording, proxyURL string) {
-	t.Helper()
-	host, _ := os.Hostname()
-	restURL, err := url.Parse(r.e.flink.REST.base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pu, _ := url.Parse(proxyURL)
-	_, kafkaPort, _ := strings.Cut(r.e.kafka.Bootstrap, ":")
-	sc := newScrubber([]string{host}, []string{r.e.flink.Dir, os.TempDir()}, []string{restURL.Port(), pu.Port(), kafkaPort})
-	files := scrubRecordings(t, sc, recs, m.Recordings)
-	m.Scrubbed = sc.rules()
-	files["manifest"] = manifestJSON(t, m)
-	literal := []string{r.e.flink.Dir, "skewscope-e2e-", r.e.kafka.Bootstrap, r.e.flink.REST.base, proxyURL}
-	var leaks []string
-	for name, b := range files {
-		if l := sc.leaks(string(b), literal); len(l) > 0 {
-			leaks = append(leaks, fmt.Sprintf("%s: %s", name, strings.Join(l, ", ")))
-		}
-	}
-	if len(leaks) > 0 {
-		t.Fatalf("host-specific values left after scrubbing: %s", strings.Join(leaks, "; "))
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	old, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	for _, f := range old {
-		if err := os.Remove(f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	total := 0
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		total += len(b)
-	}
-	t.Logf("wrote %d files (%d KiB) to %s", len(files), total>>10, dir)
 }
 
 // compareETFormat lists how the recordings in dir differ in format from

@@ -8,12 +8,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,14 +124,26 @@ type recManifestEntry struct {
 }
 
 type recManifest struct {
-	FlinkVersion string                      `json:"flinkVersion"`
-	Line         string                      `json:"line"`
-	Recorder     string                      `json:"recorder"`
-	Job          map[string]any              `json:"job"`
-	ScrubNote    string                      `json:"scrubNote"`
-	Scrubbed     []string                    `json:"scrubbed"`
-	Recordings   map[string]recManifestEntry `json:"recordings"`
+	FlinkVersion string         `json:"flinkVersion"`
+	Line         string         `json:"line"`
+	Recorder     string         `json:"recorder"`
+	Job          map[string]any `json:"job"`
+	recScrub
 }
+
+// recScrub ends every recordings manifest but the lifecycle's: how the
+// responses were scrubbed and each file's request. The writer fills in
+// Scrubbed and Recordings.
+type recScrub struct {
+	ScrubNote  string                      `json:"scrubNote"`
+	Scrubbed   []string                    `json:"scrubbed"`
+	Recordings map[string]recManifestEntry `json:"recordings"`
+}
+
+func (s *recScrub) scrubPart() *recScrub { return s }
+
+// scrubbedManifest is a manifest that embeds a recScrub, as a pointer.
+type scrubbedManifest interface{ scrubPart() *recScrub }
 
 type recorder struct {
 	t    *testing.T
@@ -581,39 +595,62 @@ func (rc *recorder) byName(name string) *recording {
 // writeRecordings scrubs and writes every response and the manifest,
 // replacing the version's previous recordings.
 func writeRecordings(t *testing.T, rc *recorder, dir string, flink *flinkCluster, kafka *kafkaBroker, job map[string]any) {
-	host, _ := os.Hostname()
-	restURL, err := url.Parse(flink.REST.base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, kafkaPort, _ := strings.Cut(kafka.Bootstrap, ":")
-	sc := newScrubber([]string{host}, []string{flink.Dir, os.TempDir()}, []string{restURL.Port(), kafkaPort})
-
 	m := recManifest{
 		FlinkVersion: flink.Version,
 		Line:         flink.Line.Name,
 		Recorder:     "SKEWSCOPE_RECORD=1 go test -tags e2e -count=1 -run TestRecordRESTResponses ./e2e/ (e2e/record_test.go)",
 		Job:          job,
-		ScrubNote: "Only host-specific values are scrubbed: host names and IP addresses (-> localhost), ports (-> 0 or <port>), temp directory paths (-> /tmp/<scrubbed>); " +
+		recScrub: recScrub{ScrubNote: "Only host-specific values are scrubbed: host names and IP addresses (-> localhost), ports (-> 0 or <port>), temp directory paths (-> /tmp/<scrubbed>); " +
 			"ids, timestamps and metric values are as Flink sent them. 'scrubbed' lists the rules that changed something; empty means the responses held no host-specific value " +
-			"(a MiniCluster reports its task executor as localhost with data port -1).",
-		Scrubbed:   []string{},
-		Recordings: map[string]recManifestEntry{},
+			"(a MiniCluster reports its task executor as localhost with data port -1)."},
 	}
-	files := scrubRecordings(t, sc, rc.recs, m.Recordings)
-	m.Scrubbed = sc.rules()
-	files["manifest"] = manifestJSON(t, m)
+	names := writeScrubbed(t, dir, flink, kafka, &m, rc.recs, "")
+	scrubbed := strings.Join(m.Scrubbed, "; ")
+	if scrubbed == "" {
+		scrubbed = "nothing host-specific found"
+	}
+	t.Logf("scrubbed: %s; files:\n  %s", scrubbed, strings.Join(names, "\n  "))
+}
 
+// writeScrubbed scrubs recs, responses of flink's cluster, into dir (its
+// previous .json files removed) with the manifest m, whose scrubbing rules
+// and recordings it fills in, and returns the files' names, sorted.
+// proxyURL, unless empty, is the recording proxy the responses came
+// through, whose address is host-specific too.
+func writeScrubbed(t *testing.T, dir string, flink *flinkCluster, kafka *kafkaBroker, m scrubbedManifest, recs []*recording, proxyURL string) []string {
+	t.Helper()
+	host, _ := os.Hostname()
+	restURL, err := url.Parse(flink.REST.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ports := []string{restURL.Port()}
 	literal := []string{flink.Dir, "skewscope-e2e-", kafka.Bootstrap, flink.REST.base}
-	for name, b := range files {
-		if l := sc.leaks(string(b), literal); len(l) > 0 {
-			t.Errorf("%s: host-specific values left after scrubbing: %s", name, strings.Join(l, ", "))
+	if proxyURL != "" {
+		pu, err := url.Parse(proxyURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, pu.Port())
+		literal = append(literal, proxyURL)
+	}
+	_, kafkaPort, _ := strings.Cut(kafka.Bootstrap, ":")
+	sc := newScrubber([]string{host}, []string{flink.Dir, os.TempDir()}, append(ports, kafkaPort))
+	part := m.scrubPart()
+	part.Recordings = map[string]recManifestEntry{}
+	files := scrubRecordings(t, sc, recs, part.Recordings)
+	part.Scrubbed = sc.rules()
+	files["manifest"] = manifestJSON(t, m)
+	names := slices.Sorted(maps.Keys(files))
+	var leaks []string
+	for _, name := range names {
+		if l := sc.leaks(string(files[name]), literal); len(l) > 0 {
+			leaks = append(leaks, fmt.Sprintf("%s: %s", name, strings.Join(l, ", ")))
 		}
 	}
-	if t.Failed() {
-		t.FailNow()
+	if len(leaks) > 0 {
+		t.Fatalf("host-specific values left after scrubbing: %s", strings.Join(leaks, "; "))
 	}
-
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -623,19 +660,15 @@ func writeRecordings(t *testing.T, rc *recorder, dir string, flink *flinkCluster
 			t.Fatal(err)
 		}
 	}
-	names := make([]string, 0, len(files))
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644); err != nil {
+	total := 0
+	for _, name := range names {
+		if err := os.WriteFile(filepath.Join(dir, name+".json"), files[name], 0o644); err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, name)
+		total += len(files[name])
 	}
-	sort.Strings(names)
-	scrubbed := strings.Join(m.Scrubbed, "; ")
-	if scrubbed == "" {
-		scrubbed = "nothing host-specific found"
-	}
-	t.Logf("wrote %d files to %s (scrubbed: %s):\n  %s", len(names), dir, scrubbed, strings.Join(names, "\n  "))
+	t.Logf("wrote %d files (%d KiB) to %s", len(files), total>>10, dir)
+	return names
 }
 
 // compareRecordings checks that each live response has the top-level shape

@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +18,6 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	fcollect "github.com/skewscope/skewscope/collectors/flink"
-	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/collectors/kafka/sample"
 	"github.com/skewscope/skewscope/keysample"
 	"github.com/skewscope/skewscope/sqlplan"
@@ -519,7 +515,7 @@ func (e *lineEnv) sqlWaitRead(t *testing.T, jobID, vertexID string, total int, t
 			t.Fatalf("the keyed subtasks received %d records (%v), more than the %d produced", sum, counts, total)
 		}
 		if complete && sum == total {
-			if slicesEqual(counts, last) {
+			if slices.Equal(counts, last) {
 				stable++
 			} else {
 				stable = 0
@@ -535,29 +531,15 @@ func (e *lineEnv) sqlWaitRead(t *testing.T, jobID, vertexID string, total int, t
 	return nil
 }
 
-func slicesEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // checkSQLKeySample samples each input topic of j with the read-only
 // sampler, keys each record as the sample page does (the product's SQL key
 // spec, from the table's CREATE TABLE statement and the key columns the
 // collector read from the plan; the test's own sqlKeyOf must agree on
 // every record) and counts the key rows in a keysample.Summary, then
-// compares the records per keyed subtask with observed: exactly for the
-// whole topics, within three standard errors of the sampled share for the
-// last 10 % of each partition. It returns the whole-topic prediction.
+// compares the records per keyed subtask with observed as checkPrediction
+// does. It returns the whole-topic prediction.
 func (e *lineEnv) checkSQLKeySample(t *testing.T, j sqlJob, observed []int, maxP int, sk *fcollect.SQLKey) []int64 {
 	t.Helper()
-	cfg := kafka.Config{Name: "e2e", Brokers: []string{e.kafka.Bootstrap}}
 	var control *keysample.Summary
 	run := func(fraction int) *keysample.Summary {
 		sum := keysample.NewSummary(4096, maxP)
@@ -572,30 +554,20 @@ func (e *lineEnv) checkSQLKeySample(t *testing.T, j sqlJob, observed []int, maxP
 			if control != nil {
 				controlOf = in.control()
 			}
-			lastN := int64(in.records)
-			if fraction > 1 {
-				lastN = int64(in.records / in.topic.Partitions / fraction)
-			}
-			pr, err := sample.Sample(t.Context(), cfg, sample.Request{Topic: in.topic.Name, Mode: sample.ModeLast, LastN: lastN},
-				func(r sample.Record) {
-					k, err := spec.Key(r.Key, r.Value)
-					if err != nil {
-						sum.AddError(err)
-						return
+			e.sampleLast(t, in.topic, in.records, fraction, func(r sample.Record) {
+				k, ok := addKey(sum, spec, r)
+				if !ok {
+					return
+				}
+				if h, err := keyOf(r.Value); err != nil || h != k.Hash {
+					disagree++
+				}
+				if controlOf != nil {
+					if h, err := controlOf(r.Value); err == nil {
+						control.Add(keysample.Key{Text: strconv.Itoa(int(h)), Hash: h})
 					}
-					if h, err := keyOf(r.Value); err != nil || h != k.Hash {
-						disagree++
-					}
-					sum.Add(k)
-					if controlOf != nil {
-						if h, err := controlOf(r.Value); err == nil {
-							control.Add(keysample.Key{Text: strconv.Itoa(int(h)), Hash: h})
-						}
-					}
-				}, nil)
-			if err != nil || pr.StoppedBy != sample.StoppedComplete {
-				t.Fatalf("sample of %s (last %d): %v, stopped by %q", in.topic.Name, lastN, err, pr.StoppedBy)
-			}
+				}
+			})
 			if disagree > 0 {
 				t.Errorf("%s: the product's key spec (%s) and the test's own key rows disagree on %d records", in.topic.Name, spec, disagree)
 			}
@@ -606,70 +578,33 @@ func (e *lineEnv) checkSQLKeySample(t *testing.T, j sqlJob, observed []int, maxP
 		return sum
 	}
 	full := run(1)
-	l, err := full.AtParallelism(sqlP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := 0
-	for _, n := range observed {
-		total += n
-	}
-	exact := full.Records() == int64(total)
-	for i, n := range observed {
-		exact = exact && l.PerSubtask[i] == int64(n)
-	}
-	t.Logf("Flink %s, SQL %s, key rows of all %d records (%s): predicted records per keyed subtask %v, observed numRecordsIn %v",
-		e.flink.Version, j.what, full.Records(), strings.Join(j.keyTypes, ", "), l.PerSubtask, observed)
-	if !exact {
-		t.Errorf("MISMATCH: the whole-topic key rows do not predict the keyed subtasks' records exactly")
-	}
+	predicted := e.checkPrediction(t, "SQL "+j.what+", key rows ("+strings.Join(j.keyTypes, ", ")+") of all records", "numRecordsIn", full, run(10), sqlP, observed)
 	if control != nil {
 		lc, err := control.AtParallelism(sqlP)
 		if err != nil {
 			t.Fatal(err)
 		}
-		same := true
-		for i, n := range observed {
-			same = same && lc.PerSubtask[i] == int64(n)
-		}
 		t.Logf("  control: %s hashed as a Java String (a DataStream keyBy) would predict %v", strings.Join(j.keyColumns, ", "), lc.PerSubtask)
-		if same {
+		if samePerSubtask(lc.PerSubtask, observed) {
 			t.Errorf("the Java String hash predicts the same records per subtask as the key rows: the data cannot tell the two rules apart")
 		}
 	}
-	part := run(10)
-	lp, err := part.AtParallelism(sqlP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := float64(part.Records())
-	for i, o := range observed {
-		share := float64(lp.PerSubtask[i]) / n
-		bound := 3 * math.Sqrt(share*(1-share)/n)
-		want := float64(o) / float64(total)
-		t.Logf("  10%% sample (%d records): subtask %d share %.4f ± %.4f, observed %.4f", part.Records(), i, share, bound, want)
-		if math.Abs(share-want) > bound {
-			t.Errorf("subtask %d: the 10%% sample predicts %.4f ± %.4f of the records, the job gave it %.4f", i, share, bound, want)
-		}
-	}
-	return l.PerSubtask
+	return predicted
 }
 
 // sqlManifest is a SQL job's manifest.json.
 type sqlManifest struct {
-	FlinkVersion string                      `json:"flinkVersion"`
-	Line         string                      `json:"line"`
-	Variant      string                      `json:"variant"`
-	What         string                      `json:"what"`
-	Recorder     string                      `json:"recorder"`
-	Job          map[string]any              `json:"job"`
-	Statements   []string                    `json:"statements"`
-	Inputs       []map[string]any            `json:"inputs"`
-	KeyedVertex  string                      `json:"keyedVertex"`
-	Expected     map[string]any              `json:"expected"`
-	ScrubNote    string                      `json:"scrubNote"`
-	Scrubbed     []string                    `json:"scrubbed"`
-	Recordings   map[string]recManifestEntry `json:"recordings"`
+	FlinkVersion string           `json:"flinkVersion"`
+	Line         string           `json:"line"`
+	Variant      string           `json:"variant"`
+	What         string           `json:"what"`
+	Recorder     string           `json:"recorder"`
+	Job          map[string]any   `json:"job"`
+	Statements   []string         `json:"statements"`
+	Inputs       []map[string]any `json:"inputs"`
+	KeyedVertex  string           `json:"keyedVertex"`
+	Expected     map[string]any   `json:"expected"`
+	recScrub
 }
 
 // recordSQL fetches the job, its plan and the keyed vertex's detail and
@@ -703,7 +638,7 @@ func (e *lineEnv) recordSQL(t *testing.T, j sqlJob, jobID, keyed string, observe
 			read[s.Subtask] = int(s.Metrics.ReadRecords)
 		}
 	}
-	if !slicesEqual(read, observed) {
+	if !slices.Equal(read, observed) {
 		t.Errorf("the vertex detail's read-records per subtask %v differ from numRecordsIn %v", read, observed)
 	}
 
@@ -727,67 +662,9 @@ func (e *lineEnv) recordSQL(t *testing.T, j sqlJob, jobID, keyed string, observe
 			"numRecordsInPerSubtask": observed, "predictedPerSubtask": predicted,
 			"rule": "key group = murmurHash(BinaryRowData.hashCode() of the key row) % maxParallelism, subtask = keyGroup * parallelism / maxParallelism; numRecordsIn counts every input record of the keyed vertex (both inputs of a join)",
 		},
-		ScrubNote: "As in ../../<flink-version>/manifest.json: only host-specific values are scrubbed; ids, timestamps and metric values are as Flink sent them. " +
+		recScrub: recScrub{ScrubNote: "As in ../../<flink-version>/manifest.json: only host-specific values are scrubbed; ids, timestamps and metric values are as Flink sent them. " +
 			"Recorded once every input record had reached the keyed vertex (the sum of numRecordsIn equal to the records produced, unchanged over two metric refreshes), the job still RUNNING. " +
-			"{bootstrap} and {group} in the statements stand for the broker's address and the job's name.",
-		Scrubbed:   []string{},
-		Recordings: map[string]recManifestEntry{},
+			"{bootstrap} and {group} in the statements stand for the broker's address and the job's name."},
 	}
-	if os.Getenv("SKEWSCOPE_RECORD") == "1" {
-		dir := filepath.Join(sqlRecordingsRoot, e.flink.Version, j.name)
-		e.writeSQLRecordings(t, dir, m, rc.recs)
-		return
-	}
-	tmp := t.TempDir()
-	e.writeSQLRecordings(t, tmp, m, rc.recs)
-	committed := filepath.Join(sqlRecordingsRoot, e.flink.Version, j.name)
-	if diffs := compareETFormat(committed, tmp); len(diffs) > 0 {
-		t.Errorf("recordings (not written, SKEWSCOPE_RECORD unset) differ in format from the committed %s/%s (re-record with SKEWSCOPE_RECORD=1 and check the unit tests):\n  %s",
-			e.flink.Version, j.name, strings.Join(diffs, "\n  "))
-		return
-	}
-	t.Logf("recordings (not written, SKEWSCOPE_RECORD unset): same files, manifest keys, requests and top-level shapes as the committed %s/%s", e.flink.Version, j.name)
-}
-
-// writeSQLRecordings scrubs recs into dir (its previous .json files
-// removed) with the manifest m.
-func (e *lineEnv) writeSQLRecordings(t *testing.T, dir string, m sqlManifest, recs []*recording) {
-	t.Helper()
-	host, _ := os.Hostname()
-	restURL, err := url.Parse(e.flink.REST.base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, kafkaPort, _ := strings.Cut(e.kafka.Bootstrap, ":")
-	sc := newScrubber([]string{host}, []string{e.flink.Dir, os.TempDir()}, []string{restURL.Port(), kafkaPort})
-	files := scrubRecordings(t, sc, recs, m.Recordings)
-	m.Scrubbed = sc.rules()
-	files["manifest"] = manifestJSON(t, m)
-	literal := []string{e.flink.Dir, "skewscope-e2e-", e.kafka.Bootstrap, e.flink.REST.base}
-	var leaks []string
-	for name, b := range files {
-		if l := sc.leaks(string(b), literal); len(l) > 0 {
-			leaks = append(leaks, fmt.Sprintf("%s: %s", name, strings.Join(l, ", ")))
-		}
-	}
-	if len(leaks) > 0 {
-		t.Fatalf("host-specific values left after scrubbing: %s", strings.Join(leaks, "; "))
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	old, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	for _, f := range old {
-		if err := os.Remove(f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	total := 0
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		total += len(b)
-	}
-	t.Logf("wrote %d files (%d KiB) to %s", len(files), total>>10, dir)
+	e.keepRecordings(t, sqlRecordingsRoot, j.name, &m, rc.recs, "")
 }

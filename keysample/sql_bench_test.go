@@ -14,10 +14,23 @@ import (
 //
 //	go test ./keysample/ -run '^$' -bench SQLKeyJSON -benchtime 1000000x
 func BenchmarkSQLKeyJSON(b *testing.B) {
+	benchSQLKeyJSON(b, `{"user_id":%d,"region":"region-%d","amount":%d.25,"ts":"2026-01-02 03:04:05"}`)
+}
+
+// BenchmarkSQLKeyJSONEscaped is BenchmarkSQLKeyJSON with escapes in a
+// field name and in the key's string, which are decoded into Java code
+// units (a surrogate pair among them).
+func BenchmarkSQLKeyJSONEscaped(b *testing.B) {
+	benchSQLKeyJSON(b, `{"user\u005fid":%d,"region":"r\u00e9gion\t\ud83d\ude00-%d","amount":%d.25,"ts":"2026-01-02 03:04:05"}`)
+}
+
+// benchSQLKeyJSON times Key over records made by format from a user id, a
+// region number and an amount.
+func benchSQLKeyJSON(b *testing.B, format string) {
 	sp := mustSQLSpec(b, SQLKeyOptions{From: "value", Format: "json", Columns: userRegion, Key: []string{"user_id", "region"}})
 	recs := make([][]byte, 1<<14)
 	for i := range recs {
-		recs[i] = fmt.Appendf(nil, `{"user_id":%d,"region":"region-%d","amount":%d.25,"ts":"2026-01-02 03:04:05"}`, 1_000_000+i*7919, i%97, i)
+		recs[i] = fmt.Appendf(nil, format, 1_000_000+i*7919, i%97, i)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

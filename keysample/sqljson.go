@@ -278,40 +278,16 @@ func jacksonSeqLen(c byte) int {
 	return 0
 }
 
-// javaString decodes a scanned string into its Java code units.
+// javaString decodes a string that str has scanned (its escapes and its
+// UTF-8 checked) into its Java code units, appending them to dst.
 func javaString(dst assign.JavaString, raw []byte) assign.JavaString {
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c == '\\' {
-			e := raw[i+1]
-			i += 2
-			switch e {
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				u, _ := strconv.ParseUint(string(raw[i:i+4]), 16, 16)
-				dst = append(dst, uint16(u))
-				i += 4
-			default:
-				dst = append(dst, uint16(e))
-			}
-			continue
-		}
-		j := i
-		for j < len(raw) && raw[j] != '\\' {
-			j++
-		}
-		dst, _ = jacksonText(dst, raw[i:j]) // checked by str
-		i = j
-	}
+	dst, _ = assign.AppendJSONString(dst, raw, jacksonChecked)
+	return dst
+}
+
+// jacksonChecked is jacksonText for bytes already checked.
+func jacksonChecked(dst assign.JavaString, b []byte) assign.JavaString {
+	dst, _ = jacksonText(dst, b)
 	return dst
 }
 

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -26,62 +25,19 @@ func TestSandboxKeyedPageSamplesItsKeys(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the sandbox for a while")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	feed := startSandboxFeed(t, sandbox.Options{Seed: 33}, nil)
 	feed.pollInBackground(t)
-	sb, st, kcfg := feed.sb, feed.st, feed.kafka
-	s, err := NewServer(Options{Live: st, Sandbox: sb, KafkaClusters: []kafka.Config{kcfg}, LiveInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stopRun := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { s.Run(runCtx); close(done) }()
-	defer func() { stopRun(); <-done }()
-	ts := httptest.NewServer(s)
-	defer ts.Close()
-
+	st := feed.st
+	ts := sandboxSampleServer(t, feed)
 	job := feed.job(t, "orders-enrichment")
-	// The keyed page links to a sample of each topic once the job's source
-	// is known; the deadline is a hang guard.
-	var link string
-	for guard := time.Now().Add(2 * time.Minute); ; {
-		resp, err := http.Get(ts.URL + "/jobs/" + job.ID + "/vertices/" + job.KeyedVertexID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc := docOf(t, resp) // 404 until the first poll has seen the job
-		doc.Find("[data-testid=sample-link]").Each(func(_ int, a *goquery.Selection) {
-			if strings.HasSuffix(a.Text(), " orders") {
-				link = a.AttrOr("href", "")
-			}
-		})
-		if link != "" {
-			break
-		}
-		if time.Now().After(guard) {
-			t.Fatalf("the keyed page has no sample link for orders")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	u, _ := url.Parse(link)
+	u := sandboxSampleLink(t, ts, job, "orders")
 	if q := u.Query(); q.Get("parallelism") != "4" || q.Get("maxParallelism") != "128" || q.Get("job") != job.ID || q.Get("vertex") != job.KeyedVertexID {
-		t.Fatalf("sample link %q, want the keyed vertex's p = 4, max 128, job and vertex", link)
+		t.Fatalf("sample link %q, want the keyed vertex's p = 4, max 128, job and vertex", u)
 	}
 	form := u.Query()
 	form.Set("n", "3000")
 	fx := &sampleFixture{srv: ts}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.PostForm(ts.URL+u.Path, form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	id := strings.TrimPrefix(resp.Header.Get("Location"), "/samples/")
-	if resp.StatusCode != http.StatusSeeOther || id == "" {
-		t.Fatalf("POST %s = %d %q", u.Path, resp.StatusCode, resp.Header.Get("Location"))
-	}
+	id := postSampleForm(t, ts.URL+u.Path, form)
 	sr := fx.wait(t, id)
 	if sr.Records == 0 || sr.Now == nil || len(sr.Now.PerSubtask) != 4 || sr.Verdict == nil || len(sr.Verdict.Sentences) == 0 {
 		t.Fatalf("sample of orders: %d records, layout %+v, verdict %+v", sr.Records, sr.Now, sr.Verdict)
@@ -116,7 +72,8 @@ func TestSandboxKeyedPageSamplesItsKeys(t *testing.T) {
 	if !ok {
 		t.Fatalf("the sample page has no planner link")
 	}
-	resp, err = client.Get(ts.URL + planner)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(ts.URL + planner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,5 +86,42 @@ func TestSandboxKeyedPageSamplesItsKeys(t *testing.T) {
 	getJSONInto(t, ts.URL+"/api/v1/plan?"+loc.RawQuery, &pr)
 	if pr.Capacity.KeyGroupLoadKind != "sampled" {
 		t.Errorf("the plan's keyed load is %q, want sampled", pr.Capacity.KeyGroupLoadKind)
+	}
+}
+
+// sandboxSampleServer serves the sandbox feed's store with the sandbox's
+// Kafka cluster, so that samples read its topics, until the test ends.
+func sandboxSampleServer(t *testing.T, feed *sandboxFeed) *httptest.Server {
+	t.Helper()
+	return runServer(t, Options{Live: feed.st, Sandbox: feed.sb, KafkaClusters: []kafka.Config{feed.kafka}, LiveInterval: 50 * time.Millisecond})
+}
+
+// sandboxSampleLink waits until the keyed page of job links to a sample
+// of topic, which it does once the job's source is known, and returns the
+// link; the deadline is a hang guard.
+func sandboxSampleLink(t *testing.T, ts *httptest.Server, job sandbox.JobInfo, topic string) *url.URL {
+	t.Helper()
+	for guard := time.Now().Add(2 * time.Minute); ; {
+		resp, err := http.Get(ts.URL + "/jobs/" + job.ID + "/vertices/" + job.KeyedVertexID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var link string
+		docOf(t, resp).Find("[data-testid=sample-link]").Each(func(_ int, a *goquery.Selection) { // 404 until the first poll has seen the job
+			if strings.HasSuffix(a.Text(), " "+topic) {
+				link = a.AttrOr("href", "")
+			}
+		})
+		if link != "" {
+			u, err := url.Parse(link)
+			if err != nil {
+				t.Fatalf("sample link %q: %v", link, err)
+			}
+			return u
+		}
+		if time.Now().After(guard) {
+			t.Fatalf("the keyed page of %s has no sample link for %s", job.Name, topic)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -35,19 +35,9 @@ type sampleFixture struct {
 
 func newSampleFixture(t *testing.T, n int) *sampleFixture {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	r := rand.New(rand.NewPCG(5, 6))
 	z := rand.NewZipf(r, 1.2, 1, 5000)
-	fx := &sampleFixture{counts: map[string]int{}, total: n, brokers: c.ListenAddrs()}
+	fx := &sampleFixture{counts: map[string]int{}, total: n}
 	var rs []*kgo.Record
 	for i := range n {
 		k := fmt.Sprintf("customer-%d", z.Uint64())
@@ -57,11 +47,30 @@ func newSampleFixture(t *testing.T, n int) *sampleFixture {
 		fx.counts[k]++
 		rs = append(rs, &kgo.Record{Topic: "orders", Partition: int32(i % 4), Key: []byte(k), Value: []byte(`{"id":` + fmt.Sprint(i) + `}`)})
 	}
+	fx.brokers = ordersCluster(t, 4, rs)
+	fx.srv = fx.serve(t, nil)
+	return fx
+}
+
+// ordersCluster starts a one-broker kfake cluster whose topic "orders" has
+// partitions partitions and holds rs, each in the partition it names, and
+// returns the brokers' addresses.
+func ordersCluster(t *testing.T, partitions int, rs []*kgo.Record) []string {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(int32(partitions), "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
 	if err := cl.ProduceSync(context.Background(), rs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	fx.srv = fx.serve(t, nil)
-	return fx
+	return c.ListenAddrs()
 }
 
 // serve starts a dashboard that may sample the fixture's cluster, with
@@ -90,17 +99,25 @@ func (fx *sampleFixture) serve(t *testing.T, opts func(*Options)) *httptest.Serv
 // start posts the sample form and returns the sample's id.
 func (fx *sampleFixture) start(t *testing.T, form url.Values) string {
 	t.Helper()
+	return postSampleForm(t, fx.srv.URL+"/kafka/prod/topics/orders/sample", form)
+}
+
+// postSampleForm posts a sample form to u as a browser does and returns
+// the id of the sample it redirects to.
+func postSampleForm(t *testing.T, u string, form url.Values) string {
+	t.Helper()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.PostForm(fx.srv.URL+"/kafka/prod/topics/orders/sample", form)
+	resp, err := client.PostForm(u, form)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	loc := resp.Header.Get("Location")
-	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/samples/") {
-		t.Fatalf("POST sample form = %d, Location %q", resp.StatusCode, loc)
+	id, ok := strings.CutPrefix(loc, "/samples/")
+	if resp.StatusCode != http.StatusSeeOther || !ok || id == "" {
+		t.Fatalf("POST %s = %d, Location %q", u, resp.StatusCode, loc)
 	}
-	return strings.TrimPrefix(loc, "/samples/")
+	return id
 }
 
 // wait polls the sample's JSON until it is done; the deadline is a hang

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/hamba/avro/v2"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/skewscope/skewscope/assign"
@@ -42,16 +40,6 @@ const paymentsTable = `CREATE TABLE payments (
 // routed by assign; records whose key column does not fit are counted by
 // a reason naming the column.
 func TestSampleSQLTableIsExact(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	typ := func(s string) assign.SQLType {
 		tp, err := assign.ParseSQLType(s)
 		if err != nil {
@@ -91,10 +79,7 @@ func TestSampleSQLTableIsExact(t *testing.T) {
 	for i := range bad {
 		rs = append(rs, &kgo.Record{Topic: "orders", Partition: int32(i % 3), Value: []byte(`{"account_id":"acct-` + fmt.Sprint(i) + `","region":"eu"}`)})
 	}
-	if err := cl.ProduceSync(context.Background(), rs...).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
-	fx := &sampleFixture{brokers: c.ListenAddrs()}
+	fx := &sampleFixture{brokers: ordersCluster(t, 3, rs)}
 	fx.srv = fx.serve(t, nil)
 
 	// The form as a SQL vertex's page opens it: the key columns filled in.
@@ -247,16 +232,6 @@ func TestSampleSQLAvroConfluentFromRegistry(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(map[string]string{"schema": schema})
 	}))
 	defer reg.Close()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	sch := avro.MustParse(schema)
 	st, _ := assign.ParseSQLType("STRING")
 	enc, _ := assign.NewKeyRowEncoder(st)
@@ -279,10 +254,7 @@ func TestSampleSQLAvroConfluentFromRegistry(t *testing.T) {
 		}
 		rs = append(rs, &kgo.Record{Topic: "orders", Partition: int32(i % 2), Value: v})
 	}
-	if err := cl.ProduceSync(context.Background(), rs...).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
-	fx := &sampleFixture{brokers: c.ListenAddrs()}
+	fx := &sampleFixture{brokers: ordersCluster(t, 2, rs)}
 	fx.srv = fx.serve(t, func(o *Options) { o.KafkaClusters[0].SchemaRegistry = reg.URL })
 	id := fx.start(t, url.Values{"type": {"sql"}, "keyColumns": {"user_id"}, "format": {"avro-confluent"},
 		"table": {"user_id STRING, amount DOUBLE"}, "n": {"100000"}, "parallelism": {"3"}, "maxParallelism": {"128"}})

@@ -1,17 +1,11 @@
 package web
 
 import (
-	"context"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/PuerkitoBio/goquery"
-
-	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/sandbox"
 )
 
@@ -61,51 +55,16 @@ func TestSandboxSQLJobSamplesItsKeyRows(t *testing.T) {
 	}
 	feed := startSandboxFeed(t, sandbox.Options{Seed: 33}, nil)
 	feed.pollInBackground(t)
-	s, err := NewServer(Options{Live: feed.st, Sandbox: feed.sb, KafkaClusters: []kafka.Config{feed.kafka}, LiveInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stopRun := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() { s.Run(runCtx); close(done) }()
-	defer func() { stopRun(); <-done }()
-	ts := httptest.NewServer(s)
-	defer ts.Close()
-
+	ts := sandboxSampleServer(t, feed)
 	job := feed.job(t, "payments-by-user")
-	var link string
-	for guard := time.Now().Add(2 * time.Minute); link == ""; {
-		resp, err := http.Get(ts.URL + "/jobs/" + job.ID + "/vertices/" + job.KeyedVertexID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docOf(t, resp).Find("[data-testid=sample-link]").Each(func(_ int, a *goquery.Selection) {
-			if strings.HasSuffix(a.Text(), " payments") {
-				link = a.AttrOr("href", "")
-			}
-		})
-		if time.Now().After(guard) {
-			t.Fatalf("the SQL job's keyed page has no sample link for payments")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	u, _ := url.Parse(link)
+	u := sandboxSampleLink(t, ts, job, "payments")
 	form := u.Query()
 	if form.Get("type") != "sql" || form.Get("keyColumns") != "user_id" {
-		t.Fatalf("sample link %q, want type sql with key column user_id", link)
+		t.Fatalf("sample link %q, want type sql with key column user_id", u)
 	}
 	form.Set("n", "2000")
 	form.Set("table", "user_id STRING, region STRING, amount DOUBLE, ts BIGINT")
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.PostForm(ts.URL+u.Path, form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	id := strings.TrimPrefix(resp.Header.Get("Location"), "/samples/")
-	if resp.StatusCode != http.StatusSeeOther || id == "" {
-		t.Fatalf("POST %s = %d %q", u.Path, resp.StatusCode, resp.Header.Get("Location"))
-	}
+	id := postSampleForm(t, ts.URL+u.Path, form)
 	fx := &sampleFixture{srv: ts}
 	sr := fx.wait(t, id)
 	if sr.Records == 0 || len(sr.Errors) > 0 || sr.Now == nil {
