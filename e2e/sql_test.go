@@ -446,7 +446,30 @@ func (e *lineEnv) sqlKeyedVertex(t *testing.T, id string, sj sqlJob) (string, in
 			t.Fatalf("the collector reads key columns %v from the plan, want %v: %q", sk.Columns, sj.keyColumns, d)
 		}
 	}
-	t.Logf("plan: keyed by %v (SQL, %s)", sk.Columns, sk.Operator)
+	// Each input's key columns trace back through the plan to the columns
+	// of the table that input scans, in a vertex with no input: what a
+	// sample started from the vertex reads from that input's topic.
+	scans := map[string]bool{}
+	for _, n := range plan.Nodes {
+		if len(n.Inputs) == 0 {
+			scans[n.ID] = true
+		}
+	}
+	if len(sk.Sources) != len(sj.inputs) {
+		t.Fatalf("the collector traces the key of %d inputs, want %d: %+v", len(sk.Sources), len(sj.inputs), sk.Sources)
+	}
+	for i, side := range sk.Sources {
+		tb, err := sqlplan.ParseCreateTable(sj.inputs[i].table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, src := range side {
+			if src.Table != tb.Name || src.Column != sj.keyColumns[k] || src.Computed() || !scans[src.Vertex] {
+				t.Fatalf("input %d key column %s traced to %+v, want column %s of table %s in a source vertex: %q", i, sj.keyColumns[k], src, sj.keyColumns[k], tb.Name, d)
+			}
+		}
+	}
+	t.Logf("plan: keyed by %v (SQL, %s), traced to %+v", sk.Columns, sk.Operator, sk.Sources)
 	j, err := e.flink.REST.job(id)
 	if err != nil {
 		t.Fatal(err)
