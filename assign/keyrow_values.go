@@ -206,16 +206,11 @@ func (e *KeyRowEncoder) hashWords(vals []KeyValue) (int32, bool) {
 	if n > maxWordKey || n != len(e.kinds) {
 		return 0, false
 	}
+	// Most keys have no null: mix the slots after a zero header, and
+	// start again after the real header at the first null.
 	var header uint64 // RowKind 0 and the null bits
-	for i := range vals {
-		if vals[i].Null {
-			header |= 1 << (i + 8)
-		}
-	}
 	h := murmurAfterZeroWord
-	if header != 0 {
-		h = murmurMix(murmurMix(murmurSeed, uint32(header)), uint32(header>>32))
-	}
+again:
 	var varCols uint64
 	off := 8 * e.fixed // the next variable-part entry's offset
 	for i, k := range e.kinds[:n] {
@@ -225,6 +220,15 @@ func (e *KeyRowEncoder) hashWords(vals []KeyValue) (int32, bool) {
 		case v.Null:
 			if !e.nullOK[i] {
 				return 0, false
+			}
+			if header == 0 {
+				for j := range vals {
+					if vals[j].Null {
+						header |= 1 << (j + 8)
+					}
+				}
+				h = murmurMix(murmurMix(murmurSeed, uint32(header)), uint32(header>>32))
+				goto again
 			}
 		case k == wordLong:
 			w = uint64(v.Int)
@@ -248,7 +252,14 @@ func (e *KeyRowEncoder) hashWords(vals []KeyValue) (int32, bool) {
 			if i == n-1 && varCols == 0 {
 				// The last column and the only entry of the variable
 				// part: its words follow its slot.
-				h = mixVarWords(murmurMix(murmurMix(h, uint32(w)), uint32(w>>32)), s)
+				// (mixVarWords, written out.)
+				h = murmurMix(murmurMix(h, uint32(w)), uint32(w>>32))
+				last := le64(s[len(s)-8:]) >> (8 * ((8 - len(s)&7) & 7))
+				for ; len(s) > 8; s = s[8:] {
+					x := le64(s)
+					h = murmurMix(murmurMix(h, uint32(x)), uint32(x>>32))
+				}
+				h = murmurMix(murmurMix(h, uint32(last)), uint32(last>>32))
 				continue
 			}
 			varCols |= 1 << i

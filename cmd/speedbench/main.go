@@ -11,12 +11,17 @@
 //   - the heavy-hitter summary (keysample.Summary.Add, 1,000 counters, max
 //     parallelism 128) over 1,000,000 string keys drawn from a Zipf law:
 //     goal ≤ 1.5× the anchor, hashing the same keys alone (Java hashCode
-//     and key group).
+//     and key group);
+//   - and, for issue 25, routing 1,000,000 Flink SQL key rows of (BIGINT,
+//     STRING) at max parallelism 32768 and parallelism 100, given whole
+//     (KeyRowEncoder.RouteValues, the key sample's path) and written by
+//     one Append per column (the key lookup's): goal ≤ 1.5× the anchor,
+//     routing the same strings as plain String keys.
 //
 // The inputs are those of the benchmarks BenchmarkPlan10kRestore,
 // BenchmarkPlan10k, BenchmarkSweep10kRates (assign) and
 // BenchmarkSummaryAdd1MStringKeys, BenchmarkHashOnly1MStringKeys
-// (keysample).
+// (keysample) and BenchmarkKeyRoute1M (assign).
 //
 //	go run ./cmd/speedbench            # what make bench runs
 //	go run ./cmd/speedbench -rounds 9
@@ -44,6 +49,7 @@ const (
 	goalPlanMs    = 2.0
 	goalSweepMs   = 10.0
 	goalSummaryX  = 1.5
+	goalKeyRowX   = 1.5
 	summaryKeys   = 1_000_000
 	summaryCounts = 1000
 	summaryMaxP   = 128
@@ -76,10 +82,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	freshIn.Start = assign.StartFresh
 	sweepIn := sweepInput()
 	texts := summaryTexts()
+	rowKeys := keyRowTexts()
+	enc, err := assign.NewKeyRowEncoder(assign.SQLType{Root: assign.SQLBigInt}, assign.SQLType{Root: assign.SQLVarChar, Length: assign.SQLMaxLength})
+	if err != nil {
+		return err
+	}
 
-	var restore, fresh, sweep, summary, hashing []float64
+	var restore, fresh, sweep, summary, hashing, plainKeys, rowValues, rowAppends []float64
 	var sz assign.Sizing
-	var err error
 	for round := range *rounds {
 		fmt.Fprintf(stderr, "speedbench: round %d of %d\n", round+1, *rounds)
 		// One untimed run of each first, so every timed one finds warm code.
@@ -113,6 +123,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 			if inSummary != hashed {
 				return fmt.Errorf("key group 0 holds %d keys in the summary, %d by hashing alone", inSummary, hashed)
 			}
+			var plain, byValues, byAppends int
+			plainKeys = append(plainKeys, timeMs(func() { plain = routeStrings(rowKeys) }))
+			rowValues = append(rowValues, timeMs(func() { byValues, err = routeRowValues(enc, rowKeys) }))
+			if err != nil {
+				return err
+			}
+			rowAppends = append(rowAppends, timeMs(func() { byAppends, err = routeRowAppends(enc, rowKeys) }))
+			if err != nil {
+				return err
+			}
+			if byValues != byAppends || plain == byValues {
+				return fmt.Errorf("subtask sums: key rows given whole %d, appended %d, plain strings %d", byValues, byAppends, plain)
+			}
 		}
 	}
 	w := func(format string, a ...any) { fmt.Fprintf(stdout, format, a...) }
@@ -129,7 +152,74 @@ func run(args []string, stdout, stderr io.Writer) error {
 	a, h := summarize(summary), summarize(hashing)
 	w("  %-34s goal ≤ %.1f× hashing   anchor hashing alone %s   now %s   ratio %.2f× (min %.2f×): %s\n",
 		"heavy-hitter summary add, 1M keys", goalSummaryX, h.ms(), a.ms(), a.median/h.median, a.min/h.min, verdict(a.median/h.median <= goalSummaryX))
+	k, v, ap := summarize(plainKeys), summarize(rowValues), summarize(rowAppends)
+	w("Flink SQL key rows, issue 25\n")
+	w("  %-34s goal ≤ %.1f× String keys   anchor 1M String keys %s   now %s   ratio %.2f× (min %.2f×): %s\n",
+		"1M (BIGINT, STRING) rows, whole", goalKeyRowX, k.ms(), v.ms(), v.median/k.median, v.min/k.min, verdict(v.median/k.median <= goalKeyRowX))
+	w("  %-34s goal ≤ %.1f× String keys   now %s   ratio %.2f× (min %.2f×): %s\n",
+		"the same, one Append per column", goalKeyRowX, ap.ms(), ap.median/k.median, ap.min/k.min, verdict(ap.median/k.median <= goalKeyRowX))
 	return nil
+}
+
+// The shape BenchmarkKeyRoute1M routes at, in variables so that no
+// division is by a constant.
+var rowMaxP, rowP = 32768, 100
+
+// keyRowTexts are BenchmarkKeyRoute1M's strings: "customer-", 0 to 6
+// x's, a letter and the key's index, 11 to 23 bytes.
+func keyRowTexts() []string {
+	keys := make([]string, 1_000_000)
+	for i := range keys {
+		keys[i] = "customer-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + strconv.Itoa(i)
+	}
+	return keys
+}
+
+// routeStrings routes keys as String keys and returns the sum of their
+// subtasks.
+func routeStrings(keys []string) int {
+	sum := 0
+	for _, k := range keys {
+		sum += assign.OperatorIndex(rowMaxP, rowP, assign.KeyGroupForHash(assign.StringHashCode(k), rowMaxP))
+	}
+	return sum
+}
+
+// routeRowValues routes the key rows (i, keys[i]) given whole and returns
+// the sum of their subtasks.
+func routeRowValues(e *assign.KeyRowEncoder, keys []string) (int, error) {
+	vals := make([]assign.KeyValue, 2)
+	sum := 0
+	for i, k := range keys {
+		vals[0].Int, vals[1].Text = int64(i), k
+		_, op, err := e.RouteValues(vals, rowMaxP, rowP)
+		if err != nil {
+			return 0, err
+		}
+		sum += op
+	}
+	return sum, nil
+}
+
+// routeRowAppends routes the same key rows written by one Append per
+// column.
+func routeRowAppends(e *assign.KeyRowEncoder, keys []string) (int, error) {
+	sum := 0
+	for i, k := range keys {
+		e.Reset()
+		if err := e.AppendInt(int64(i)); err != nil {
+			return 0, err
+		}
+		if err := e.AppendString(k); err != nil {
+			return 0, err
+		}
+		_, op, err := e.Route(rowMaxP, rowP)
+		if err != nil {
+			return 0, err
+		}
+		sum += op
+	}
+	return sum, nil
 }
 
 func verdict(met bool) string {
