@@ -156,8 +156,12 @@ const (
 
 // wordKinds returns the wordKind of each column, and whether a null fits
 // it without a variable-part entry (a nullable column other than
-// DECIMAL(p > 18) and TIMESTAMP(p > 3)).
+// DECIMAL(p > 18) and TIMESTAMP(p > 3)); nil for a key of more than
+// maxWordKey columns, which hashWords leaves to the Append methods.
 func wordKinds(types []SQLType) ([]wordKind, []bool) {
+	if len(types) > maxWordKey {
+		return nil, nil
+	}
 	kinds, nullOK := make([]wordKind, len(types)), make([]bool, len(types))
 	for i, t := range types {
 		k := wordSlow
@@ -203,7 +207,7 @@ func wordKinds(types []SQLType) ([]wordKind, []bool) {
 // the two paths equal.
 func (e *KeyRowEncoder) hashWords(vals []KeyValue) (int32, bool) {
 	n := len(vals)
-	if n > maxWordKey || n != len(e.kinds) {
+	if n != len(e.kinds) { // (kinds is nil for more than maxWordKey columns)
 		return 0, false
 	}
 	// Most keys have no null: mix the slots after a zero header, and
