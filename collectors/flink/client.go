@@ -60,6 +60,8 @@ type Client struct {
 	maxRequestLine int
 	userAgent      string
 	stats          clientStats
+	// metricURLs keeps the metric values requests' URLs (metrics.go).
+	metricURLs metricURLCache
 	// pace, when set, spaces the requests (the collector's budget).
 	pace *pacer
 }
@@ -183,20 +185,25 @@ func (c *Client) get(ctx context.Context, u *url.URL, out any) error {
 }
 
 func (c *Client) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
+	return c.fetchURL(ctx, u.String(), u.Path)
+}
+
+// fetchURL is fetch of a URL already written out; path names it in errors.
+func (c *Client) fetchURL(ctx context.Context, rawURL, path string) ([]byte, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("flink: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	if err := c.authorize(req); err != nil {
-		return nil, fmt.Errorf("flink: GET %s: %w", u.Path, err)
+		return nil, fmt.Errorf("flink: GET %s: %w", path, err)
 	}
 	if err := c.pace.wait(ctx); err != nil {
-		return nil, fmt.Errorf("flink: GET %s: %w", u.Path, err)
+		return nil, fmt.Errorf("flink: GET %s: %w", path, err)
 	}
 	c.stats.requests.Add(1)
 	t0 := time.Now()
@@ -210,21 +217,21 @@ func (c *Client) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-			return nil, fmt.Errorf("flink: GET %s: %w (%v)", u.Path, ctxErr, err)
+			return nil, fmt.Errorf("flink: GET %s: %w (%v)", path, ctxErr, err)
 		}
-		return nil, fmt.Errorf("flink: GET %s: %w", u.Path, err)
+		return nil, fmt.Errorf("flink: GET %s: %w", path, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
 	c.stats.bytes.Add(int64(len(body)))
 	if err != nil {
-		return nil, fmt.Errorf("flink: GET %s: reading body: %w", u.Path, err)
+		return nil, fmt.Errorf("flink: GET %s: reading body: %w", path, err)
 	}
 	if int64(len(body)) > c.maxBody {
-		return nil, &SizeLimitError{Path: u.Path, Limit: c.maxBody}
+		return nil, &SizeLimitError{Path: path, Limit: c.maxBody}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		ae := &APIError{Method: http.MethodGet, Path: u.Path, StatusCode: resp.StatusCode}
+		ae := &APIError{Method: http.MethodGet, Path: path, StatusCode: resp.StatusCode}
 		var eb struct {
 			Errors []string `json:"errors"`
 		}

@@ -349,6 +349,7 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 	})
 	c.pruneStates(s.Jobs)
+	c.client.metricURLs.sweep()
 	s.PollDuration = c.now().Sub(at)
 	c.log.Debug("flink poll done", "jobs", len(s.Jobs), "duration", s.PollDuration)
 	return s

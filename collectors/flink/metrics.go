@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Metric is one {id, value} of a metric endpoint. Flink sends values as
@@ -98,32 +100,112 @@ func (c *Client) JobMetrics(ctx context.Context, jobID string, ids []string) ([]
 }
 
 func (c *Client) metricValues(ctx context.Context, ids []string, segments ...string) ([]Metric, error) {
+	reqs, err := c.metricURLs.requests(c, ids, segments)
+	if err != nil {
+		return nil, err
+	}
+	var out []Metric
+	for _, r := range reqs {
+		body, err := c.fetchURL(ctx, r.url, r.path)
+		if err != nil {
+			return nil, err
+		}
+		ms, err := decodeMetrics(body)
+		if err != nil {
+			return nil, fmt.Errorf("flink: GET %s: decoding the response: %w", r.path, err)
+		}
+		if len(reqs) == 1 {
+			return ms, nil
+		}
+		out = append(out, ms...)
+	}
+	return out, nil
+}
+
+// metricURLCache holds the request URLs of the metric values requests
+// (one job's or vertex's get= list each), built once per id set: escaping
+// and splitting a source's thousand-odd ids cost about a tenth of decoding
+// their values, on every poll. An entry is built again when the ids asked
+// for differ from the ids it was built for (in content or order); sweep
+// drops the entries not used since the last sweep (the Collector sweeps
+// after each poll), and more than maxCachedURLSets paths start it afresh.
+type metricURLCache struct {
+	mu   sync.Mutex
+	sets map[string]*metricURLs // by request path
+	used map[string]bool        // the paths asked for since the last sweep
+}
+
+// maxCachedURLSets bounds the cache of a client that is never swept.
+const maxCachedURLSets = 1 << 14
+
+// metricURLs is one cached entry; it is not changed once built.
+type metricURLs struct {
+	ids  []string // as asked for, before dedup
+	reqs []metricRequest
+}
+
+// metricRequest is one prepared GET.
+type metricRequest struct{ url, path string }
+
+// requests returns the requests that ask for ids at the path of segments.
+func (uc *metricURLCache) requests(c *Client, ids, segments []string) ([]metricRequest, error) {
+	path := strings.Join(segments, "/")
+	uc.mu.Lock()
+	e := uc.sets[path]
+	if uc.used == nil {
+		uc.used = map[string]bool{}
+	}
+	uc.used[path] = true
+	uc.mu.Unlock()
+	if e != nil && slices.Equal(e.ids, ids) {
+		return e.reqs, nil
+	}
+	reqs, err := c.metricRequests(ids, segments)
+	if err != nil {
+		return nil, err
+	}
+	uc.mu.Lock()
+	if uc.sets == nil || len(uc.sets) >= maxCachedURLSets {
+		uc.sets = map[string]*metricURLs{}
+	}
+	uc.sets[path] = &metricURLs{ids: slices.Clone(ids), reqs: reqs}
+	uc.mu.Unlock()
+	return reqs, nil
+}
+
+// sweep drops the entries not asked for since the last sweep.
+func (uc *metricURLCache) sweep() {
+	uc.mu.Lock()
+	defer uc.mu.Unlock()
+	for p := range uc.sets {
+		if !uc.used[p] {
+			delete(uc.sets, p)
+		}
+	}
+	clear(uc.used)
+}
+
+// metricRequests splits ids (deduplicated) over as many get= requests as
+// the request line budget needs.
+func (c *Client) metricRequests(ids, segments []string) ([]metricRequest, error) {
 	ids = dedup(ids)
 	if len(ids) == 0 {
-		return nil, nil
+		return []metricRequest{}, nil
 	}
 	mk := func(part []string) (*url.URL, error) { return c.buildURL(listQuery("get", part), segments...) }
 	groups, err := c.splitIDs(ids, mk)
 	if err != nil {
 		return nil, err
 	}
-	var out []Metric
+	reqs := make([]metricRequest, 0, len(groups))
 	for _, g := range groups {
 		u, err := mk(g)
 		if err != nil {
 			return nil, err
 		}
-		body, err := c.fetch(ctx, u)
-		if err != nil {
-			return nil, err
-		}
-		ms, err := decodeMetrics(body)
-		if err != nil {
-			return nil, fmt.Errorf("flink: GET %s: decoding the response: %w", u.Path, err)
-		}
-		out = append(out, ms...)
+		reqs = append(reqs, metricRequest{url: u.String(), path: u.Path})
 	}
-	return out, nil
+	return reqs, nil
 }
 
 // Aggregated is one entry of the aggregating subtasks endpoint. Only the
