@@ -79,6 +79,9 @@ type Collector struct {
 	ids map[stateKey]*idEntry
 	// details holds when each vertex's subtask details were last read.
 	details map[stateKey]time.Time
+	// committed holds the source vertices' committedOffset values as last
+	// read (committed.go).
+	committed map[stateKey]*committedEntry
 
 	closeCtx context.Context
 	close    context.CancelFunc
@@ -119,6 +122,7 @@ func newCollector(cfg Config, logger *slog.Logger, opts ...Option) (*Collector, 
 		ids:      map[stateKey]*idEntry{},
 		details:  map[stateKey]time.Time{},
 		closeCtx: ctx, close: cancel,
+		committed: map[stateKey]*committedEntry{},
 	}, nil
 }
 
@@ -472,6 +476,7 @@ func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnap
 		}
 	}
 	var cpID int64
+	cpKnown := err == nil
 	if js.LatestCheckpoint != nil {
 		cpID = js.LatestCheckpoint.ID
 	}
@@ -511,7 +516,7 @@ func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnap
 				}
 			}()
 			reuse := c.reuseDetails(js, prev, v, prevVertices[v.ID], at)
-			js.Vertices[i] = c.collectVertex(ctx, log, js.ID, vs, prevVertices[v.ID], cpID, reuse, at)
+			js.Vertices[i] = c.collectVertex(ctx, log, js.ID, vs, prevVertices[v.ID], cpID, cpKnown, reuse, at)
 		})
 	}
 	wg.Wait()
@@ -531,7 +536,7 @@ func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnap
 	return js
 }
 
-func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID string, vs VertexSnapshot, prev *VertexSnapshot, cpID int64, reuseDetails bool, at time.Time) VertexSnapshot {
+func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID string, vs VertexSnapshot, prev *VertexSnapshot, cpID int64, cpKnown, reuseDetails bool, at time.Time) VertexSnapshot {
 	log = log.With("vertex_id", vs.ID)
 	n := vs.Parallelism // validateVertex: 1..MaxParallelism
 	vs.Subtasks = make([]SubtaskSnapshot, n)
@@ -593,7 +598,8 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 		failed = append(failed, err)
 	} else {
 		var missing bool
-		if runMs, missing, etErr, err = c.readMetrics(ctx, jobID, &vs, ids); err != nil {
+		cc := commitContext{attempts: attempts, detailsOK: det != nil && len(failed) == 0, cpID: cpID, cpKnown: cpKnown, prev: prev, at: at}
+		if runMs, missing, etErr, err = c.readMetrics(ctx, jobID, &vs, ids, cc); err != nil {
 			failed = append(failed, err)
 		}
 		if missing {
@@ -682,11 +688,15 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 
 // metricPlan is what readMetrics asks for, from a vertex's metric ids.
 type metricPlan struct {
-	want      []string
-	offsetIDs []string   // the Kafka offset ids among want
-	opIn      []string   // per subtask, the source operator's records-in id, "" when not listed
-	accIDs    [][]string // per subtask, the accumulated-time ids listed
-	kafka     *KafkaSourceObservation
+	want []string // every id the vertex reads
+	// base is want without committedIDs, which are asked for only when
+	// they can have changed (committed.go).
+	base         []string
+	offsetIDs    []string   // the Kafka currentOffset ids among want
+	committedIDs []string   // the Kafka committedOffset ids among want
+	opIn         []string   // per subtask, the source operator's records-in id, "" when not listed
+	accIDs       [][]string // per subtask, the accumulated-time ids listed
+	kafka        *KafkaSourceObservation
 	// operator is each subtask's source operator ("" when unknown).
 	operator []string
 }
@@ -754,13 +764,22 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 			want = append(want, accIDs[i]...)
 		}
 	}
-	var offsetIDs []string
+	var offsetIDs, committedIDs []string
 	if kafka != nil {
-		offsetIDs = kafka.OffsetIDs()
+		for _, s := range kafka.States {
+			if s.CurrentID != "" {
+				offsetIDs = append(offsetIDs, s.CurrentID)
+			}
+			if s.CommittedID != "" {
+				committedIDs = append(committedIDs, s.CommittedID)
+			}
+		}
 		want = append(want, offsetIDs...)
 		want = append(want, splits...)
 	}
-	return metricPlan{want: want, offsetIDs: offsetIDs, opIn: opIn, accIDs: accIDs, kafka: kafka, operator: ops}
+	base := slices.Clip(want)
+	want = append(base, committedIDs...)
+	return metricPlan{want: want, base: base, offsetIDs: offsetIDs, committedIDs: committedIDs, opIn: opIn, accIDs: accIDs, kafka: kafka, operator: ops}
 }
 
 // readMetrics reads the load metrics of every subtask and the Kafka source
@@ -775,18 +794,37 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 // For a source vertex it also reads each subtask's accumulated busy, idle
 // and backpressured times and returns their sum (−1 where unknown), the
 // running time of the attempt the JobManager holds metrics of.
-func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSnapshot, ids []string) (runMs []int64, missing bool, etErr, err error) {
+func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSnapshot, ids []string, cc commitContext) (runMs []int64, missing bool, etErr, err error) {
 	mp := planMetrics(vs, ids)
-	want, opIn, accIDs, kafka := mp.want, mp.opIn, mp.accIDs, mp.kafka
-	vals, err := call(ctx, c, func(ctx context.Context) ([]Metric, error) { return c.client.VertexMetrics(ctx, jobID, vs.ID, want) })
+	opIn, accIDs, kafka := mp.opIn, mp.accIDs, mp.kafka
+	key := stateKey{jobID, vs.ID}
+	segs := []string{"jobs", jobID, "vertices", vs.ID, "metrics"}
+	// The committedOffset ids only when they can have changed; the two
+	// id sets keep their URLs apart (metricURLCache).
+	kept := c.keptCommitted(key, mp.committedIDs, vs.Parallelism, cc)
+	want, set := mp.want, "with committedOffset "
+	if kept != nil {
+		want, set = mp.base, ""
+	}
+	vals, err := call(ctx, c, func(ctx context.Context) ([]Metric, error) {
+		return c.client.cachedMetricValues(ctx, set, want, segs...)
+	})
 	if err != nil {
 		return nil, false, nil, err
 	}
 	m := MetricMap(vals)
 	// A listed offset id without a value: the JobManager dropped it, so
 	// the cached list (idcache.go) is out of date.
+	asked := mp.offsetIDs
+	if kept == nil {
+		asked = append(slices.Clip(asked), mp.committedIDs...)
+	} else {
+		for _, id := range mp.committedIDs {
+			m[id] = kept.values[id]
+		}
+	}
 	if kafka != nil {
-		for _, id := range mp.offsetIDs {
+		for _, id := range asked {
 			if _, ok := m[id]; !ok {
 				missing = true
 				break
@@ -827,6 +865,17 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 	var offErr error
 	if kafka != nil {
 		kafka.applyValues(m)
+		committedAt := cc.at
+		if kept != nil {
+			committedAt = kept.readAt
+		} else if len(mp.committedIDs) > 0 {
+			c.storeCommitted(key, mp.committedIDs, m, vs.Parallelism, cc)
+		}
+		for i := range kafka.States {
+			if kafka.States[i].CommittedID != "" {
+				kafka.States[i].CommittedAt = committedAt
+			}
+		}
 		offErr = checkOffsets(kafka)
 		if err := applySplits(kafka, m); err != nil && etErr == nil {
 			etErr = err
@@ -1003,6 +1052,7 @@ func (c *Collector) pruneStates(jobs []JobSnapshot) {
 		}
 	}
 	pruneIDs(c.ids, sources)
+	pruneCommitted(c.committed, sources)
 	for k := range c.details {
 		if !live[k.job] {
 			delete(c.details, k)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Kafka source (FLIP-27 KafkaSource, KafkaSourceReaderMetrics) metric ids on
@@ -120,6 +121,12 @@ type KafkaPartitionState struct {
 	CommittedOffset int64
 	CurrentID       string // metric id of currentOffset, "" if not listed
 	CommittedID     string // metric id of committedOffset, "" if not listed
+	// CommittedAt is when CommittedOffset was read: the snapshot's
+	// CollectedAt, or an earlier poll's time when the Collector used the
+	// value it read then (it reads committedOffset only when it can have
+	// changed: committed.go). Zero when not known (ParseKafkaSourceMetricIDs
+	// alone, or no CommittedID).
+	CommittedAt time.Time
 	// Evidence says whether the entry is known to come from the subtask's
 	// current execution attempt. A Collector judges it across polls;
 	// ParseKafkaSourceMetricIDs alone leaves it EvidenceUnknown.

@@ -100,7 +100,14 @@ func (c *Client) JobMetrics(ctx context.Context, jobID string, ids []string) ([]
 }
 
 func (c *Client) metricValues(ctx context.Context, ids []string, segments ...string) ([]Metric, error) {
-	reqs, err := c.metricURLs.requests(c, ids, segments)
+	return c.cachedMetricValues(ctx, "", ids, segments...)
+}
+
+// cachedMetricValues is metricValues with the URLs cached under the
+// request's path after set, which tells apart the id sets one path is
+// asked for in turn.
+func (c *Client) cachedMetricValues(ctx context.Context, set string, ids []string, segments ...string) ([]Metric, error) {
+	reqs, err := c.metricURLs.requests(c, set, ids, segments)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +138,7 @@ func (c *Client) metricValues(ctx context.Context, ids []string, segments ...str
 // after each poll), and more than maxCachedURLSets paths start it afresh.
 type metricURLCache struct {
 	mu   sync.Mutex
-	sets map[string]*metricURLs // by request path
+	sets map[string]*metricURLs // by set and request path
 	used map[string]bool        // the paths asked for since the last sweep
 }
 
@@ -148,8 +155,8 @@ type metricURLs struct {
 type metricRequest struct{ url, path string }
 
 // requests returns the requests that ask for ids at the path of segments.
-func (uc *metricURLCache) requests(c *Client, ids, segments []string) ([]metricRequest, error) {
-	path := strings.Join(segments, "/")
+func (uc *metricURLCache) requests(c *Client, set string, ids, segments []string) ([]metricRequest, error) {
+	path := set + strings.Join(segments, "/")
 	uc.mu.Lock()
 	e := uc.sets[path]
 	if uc.used == nil {

@@ -21,7 +21,7 @@ func TestMetricURLCache(t *testing.T) {
 		ids = append(ids, "0.Source: Kafka/"+strings.Repeat("x", i%3)+".busy,"+string(rune('a'+i%26)))
 	}
 	segs := []string{"jobs", "j1", "vertices", "v1", "metrics"}
-	first, err := c.metricURLs.requests(c, ids, segs)
+	first, err := c.metricURLs.requests(c, "", ids, segs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,20 +53,20 @@ func TestMetricURLCache(t *testing.T) {
 	if want := dedup(ids); !slices.Equal(got, want) {
 		t.Fatalf("asked for %q, want %q", got, want)
 	}
-	again, _ := c.metricURLs.requests(c, ids, segs)
+	again, _ := c.metricURLs.requests(c, "", ids, segs)
 	if &again[0] != &first[0] {
 		t.Error("the same ids built their URLs again")
 	}
 	changed := append([]string(nil), ids...)
 	changed[3] = "0.numRecordsInPerSecond"
-	other, _ := c.metricURLs.requests(c, changed, segs)
+	other, _ := c.metricURLs.requests(c, "", changed, segs)
 	if &other[0] == &first[0] || !strings.Contains(other[0].url, "0.numRecordsInPerSecond") {
 		t.Errorf("changed ids kept the old URLs: %s", other[0].url)
 	}
 	// Mutating the caller's slice afterwards must not change what the
 	// cache compares against.
 	changed[3] = ids[3]
-	if back, _ := c.metricURLs.requests(c, ids, segs); &back[0] == &other[0] {
+	if back, _ := c.metricURLs.requests(c, "", ids, segs); &back[0] == &other[0] {
 		t.Error("the cache compared against the caller's slice")
 	}
 	c.metricURLs.sweep() // the last poll asked for this path: kept
@@ -77,7 +77,7 @@ func TestMetricURLCache(t *testing.T) {
 	if len(c.metricURLs.sets) != 0 {
 		t.Fatalf("%d cached sets after a sweep without use, want 0", len(c.metricURLs.sets))
 	}
-	if reqs, err := c.metricURLs.requests(c, []string{"", ""}, segs); err != nil || len(reqs) != 0 {
+	if reqs, err := c.metricURLs.requests(c, "", []string{"", ""}, segs); err != nil || len(reqs) != 0 {
 		t.Errorf("no ids: %d requests, %v", len(reqs), err)
 	}
 }
