@@ -82,6 +82,9 @@ type Collector struct {
 	// committed holds the source vertices' committedOffset values as last
 	// read (committed.go).
 	committed map[stateKey]*committedEntry
+	// plans holds each vertex's metricPlan, made again when its ids, its
+	// parallelism or its being a source change.
+	plans map[stateKey]*planEntry
 
 	closeCtx context.Context
 	close    context.CancelFunc
@@ -123,6 +126,7 @@ func newCollector(cfg Config, logger *slog.Logger, opts ...Option) (*Collector, 
 		details:  map[stateKey]time.Time{},
 		closeCtx: ctx, close: cancel,
 		committed: map[stateKey]*committedEntry{},
+		plans:     map[stateKey]*planEntry{},
 	}, nil
 }
 
@@ -795,9 +799,9 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 // and backpressured times and returns their sum (−1 where unknown), the
 // running time of the attempt the JobManager holds metrics of.
 func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSnapshot, ids []string, cc commitContext) (runMs []int64, missing bool, etErr, err error) {
-	mp := planMetrics(vs, ids)
-	opIn, accIDs, kafka := mp.opIn, mp.accIDs, mp.kafka
 	key := stateKey{jobID, vs.ID}
+	mp := c.metricPlan(key, vs, ids)
+	opIn, accIDs, kafka := mp.opIn, mp.accIDs, mp.kafka
 	segs := []string{"jobs", jobID, "vertices", vs.ID, "metrics"}
 	// The committedOffset ids only when they can have changed; the two
 	// id sets keep their URLs apart (metricURLCache).
@@ -892,6 +896,36 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 		}
 	}
 	return runMs, missing, etErr, offErr
+}
+
+// planEntry is one vertex's metricPlan as planMetrics made it from ids
+// for a vertex of n subtasks, source or not. Its kafka is a template that
+// is never handed out, only copies of it.
+type planEntry struct {
+	ids    []string
+	n      int
+	source bool
+	mp     metricPlan
+}
+
+// metricPlan returns planMetrics(vs, ids), made again only when the ids
+// (a source's thousand-odd, parsed on every poll otherwise), the
+// parallelism or vs.Source differ from the last poll's. The plan's id
+// lists are shared between polls and not to be changed; its kafka is
+// the poll's own.
+func (c *Collector) metricPlan(key stateKey, vs *VertexSnapshot, ids []string) metricPlan {
+	c.stateMu.Lock()
+	e := c.plans[key]
+	c.stateMu.Unlock()
+	if e == nil || e.n != len(vs.Subtasks) || e.source != vs.Source || !slices.Equal(e.ids, ids) {
+		e = &planEntry{ids: slices.Clone(ids), n: len(vs.Subtasks), source: vs.Source, mp: planMetrics(vs, ids)}
+		c.stateMu.Lock()
+		c.plans[key] = e
+		c.stateMu.Unlock()
+	}
+	mp := e.mp
+	mp.kafka = e.mp.kafka.fresh()
+	return mp
 }
 
 // trackKafka judges the vertex's Kafka entries against the earlier polls
@@ -1041,6 +1075,11 @@ func (c *Collector) pruneStates(jobs []JobSnapshot) {
 	for k := range c.kafka {
 		if !live[k.job] {
 			delete(c.kafka, k)
+		}
+	}
+	for k := range c.plans {
+		if !live[k.job] {
+			delete(c.plans, k)
 		}
 	}
 	sources := map[stateKey]bool{}

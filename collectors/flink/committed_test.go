@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,4 +172,54 @@ func recordedOffsets(t *testing.T, f *fakeFlink) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// TestMetricPlanKept: the plan kept between polls is the one planMetrics
+// makes, each poll gets Kafka entries of its own, and a change of ids or
+// parallelism makes it again.
+func TestMetricPlanKept(t *testing.T) {
+	f := newFakeFlink(t, "2.3.0")
+	var list []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(f.recordedBody("vertex-source-metrics-list"), &list); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range list {
+		ids = append(ids, m.ID)
+	}
+	vs := &VertexSnapshot{ID: "src", Source: true, Parallelism: 4, Subtasks: make([]SubtaskSnapshot, 4)}
+	c := newTestCollector(t, Config{URL: "http://127.0.0.1:1"})
+	key := stateKey{"j", "src"}
+	a := c.metricPlan(key, vs, ids)
+	want := planMetrics(vs, ids)
+	if !slices.Equal(a.want, want.want) || !slices.Equal(a.base, want.base) || a.kafka == nil || len(a.kafka.States) == 0 {
+		t.Fatalf("kept plan asks for %d ids (%d without committedOffset), want %d (%d)", len(a.want), len(a.base), len(want.want), len(want.base))
+	}
+	a.kafka.States[0].CurrentOffset = 42
+	for i := range a.kafka.States {
+		if a.kafka.States[i].Split != nil {
+			a.kafka.States[i].Split.Watermark = 42
+		}
+	}
+	b := c.metricPlan(key, vs, slices.Clone(ids))
+	if &b.want[0] != &a.want[0] {
+		t.Error("the same ids made the plan again")
+	}
+	if b.kafka == a.kafka || b.kafka.States[0].CurrentOffset != -1 {
+		t.Errorf("the second poll's Kafka entries are the first's: %+v", b.kafka.States[0])
+	}
+	for i, st := range b.kafka.States {
+		if st.Split != nil && (st.Split == a.kafka.States[i].Split || st.Split.Watermark != WatermarkUnread) {
+			t.Fatalf("entry %d: split gauges shared between polls: %+v", i, st.Split)
+		}
+	}
+	vs2 := &VertexSnapshot{ID: "src", Source: true, Parallelism: 2, Subtasks: make([]SubtaskSnapshot, 2)}
+	if got := c.metricPlan(key, vs2, ids); len(got.opIn) != 2 {
+		t.Errorf("after a rescale to 2 the plan has %d subtasks", len(got.opIn))
+	}
+	if got := c.metricPlan(key, vs2, ids[:len(ids)/2]); slices.Equal(got.want, a.want) {
+		t.Error("other ids kept the plan")
+	}
 }

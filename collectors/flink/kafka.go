@@ -229,6 +229,23 @@ func comparePartitions(a, b KafkaPartition) int {
 	return cmp.Or(cmp.Compare(a.Cluster, b.Cluster), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 }
 
+// fresh returns a copy of o as ParseKafkaSourceMetricIDs and splitIDs
+// leave it, before any values: its States and their Split gauges copied,
+// nothing else. Nil for nil.
+func (o *KafkaSourceObservation) fresh() *KafkaSourceObservation {
+	if o == nil {
+		return nil
+	}
+	n := &KafkaSourceObservation{States: slices.Clone(o.States)}
+	for i := range n.States {
+		if sw := n.States[i].Split; sw != nil {
+			cp := *sw
+			n.States[i].Split = &cp
+		}
+	}
+	return n
+}
+
 // OffsetIDs returns every offset metric id, to pass to VertexMetrics.
 func (o *KafkaSourceObservation) OffsetIDs() []string {
 	var ids []string
