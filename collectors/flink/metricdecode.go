@@ -57,7 +57,8 @@ func decodeMetrics(body []byte) ([]Metric, error) {
 		return nil, s.errorf("want an array of metrics, got %s", s.near())
 	}
 	s.text = string(body)
-	out := make([]Metric, 0, bytes.Count(body, []byte(`"id"`)))
+	// One metric per object, unless values hold objects (then fewer).
+	out := make([]Metric, 0, bytes.Count(body, []byte{'{'}))
 	s.space()
 	if !s.eat(']') {
 		for n := 0; ; n++ {
@@ -161,8 +162,10 @@ func (s *metricScanner) metric() (Metric, error) {
 	var (
 		id    string
 		hasID bool
-		// va:vb is the value's JSON text, va < 0 when absent.
+		// va:vb is the value's JSON text, va < 0 when absent; vplain
+		// when it is a string token whose content is its value.
 		va, vb = -1, -1
+		vplain bool
 	)
 	s.space()
 	if !s.eat('}') {
@@ -208,10 +211,18 @@ func (s *metricScanner) metric() (Metric, error) {
 				}
 			case fieldIs(name, key, plain, "value"):
 				at := s.i
-				if err := s.skip(2); err != nil {
-					return Metric{}, err
+				if s.peek() == '"' {
+					_, _, plain, err := s.str()
+					if err != nil {
+						return Metric{}, err
+					}
+					va, vb, vplain = at, s.i, plain
+				} else {
+					if err := s.skip(2); err != nil {
+						return Metric{}, err
+					}
+					va, vb, vplain = at, s.i, false
 				}
-				va, vb = at, s.i
 			default:
 				if err := s.skip(2); err != nil {
 					return Metric{}, err
@@ -238,10 +249,10 @@ func (s *metricScanner) metric() (Metric, error) {
 	switch s.b[va] {
 	case '"':
 		// A whole string token, already checked.
-		if inner := s.b[va+1 : vb-1]; plainString(inner) {
+		if vplain {
 			m.Raw = s.text[va+1 : vb-1]
 		} else {
-			m.Raw = unquoteJSON(inner)
+			m.Raw = unquoteJSON(s.b[va+1 : vb-1])
 		}
 		if v, ok := metricFloat(m.Raw); ok {
 			m.Value = v
@@ -278,11 +289,14 @@ func (s *metricScanner) content(a, b int, plain bool) string {
 	return unquoteJSON(s.b[a:b])
 }
 
-// plainString reports whether a string token's content is its value as it
-// stands: no escapes, valid UTF-8.
-func plainString(in []byte) bool {
-	return bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in)
-}
+// strPlain marks the bytes a string token's content runs over without a
+// closer look: not '"', '\\', a control character or non-ASCII.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // str reads a string token at s.i and returns the bounds of its content
 // and whether the content is its value as it stands (no escapes, valid
@@ -295,6 +309,10 @@ func (s *metricScanner) str() (a, b int, plain bool, err error) {
 	ascii := true
 	for s.i < len(s.b) {
 		c := s.b[s.i]
+		if strPlain[c] {
+			s.i++
+			continue
+		}
 		switch {
 		case c == '"':
 			b = s.i
