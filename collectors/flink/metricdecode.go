@@ -182,13 +182,8 @@ func (s *metricScanner) metric() (Metric, error) {
 				return Metric{}, s.errorf("want ':' after a field name, got %s", s.near())
 			}
 			s.space()
-			name := s.b[a:b]
-			var key string
-			if !plain {
-				key = unquoteJSON(name)
-			}
-			switch {
-			case fieldIs(name, key, plain, "id"):
+			switch fieldOf(s.b[a:b], plain) {
+			case fieldID:
 				switch s.peek() {
 				case '"':
 					a, b, plain, err := s.str()
@@ -209,7 +204,7 @@ func (s *metricScanner) metric() (Metric, error) {
 					}
 					return Metric{}, fmt.Errorf("at byte %d: id must be a string, got %s", at, truncate(s.b[at:s.i], 40))
 				}
-			case fieldIs(name, key, plain, "value"):
+			case fieldValue:
 				at := s.i
 				if s.peek() == '"' {
 					_, _, plain, err := s.str()
@@ -270,14 +265,37 @@ func (s *metricScanner) metric() (Metric, error) {
 	return m, nil
 }
 
-// fieldIs reports whether a field name (raw, or key when it had escapes)
-// is want as encoding/json matches names: exactly, else case-insensitively
-// (its foldName folds runes as strings.EqualFold does).
-func fieldIs(raw []byte, key string, plain bool, want string) bool {
+// The fields of a metric object.
+const (
+	fieldOther = iota
+	fieldID
+	fieldValue
+)
+
+// fieldOf says which field a name (a string token's content, plain when it
+// is its value as it stands) is, as encoding/json matches names: exactly,
+// else case-insensitively (its foldName folds runes as strings.EqualFold
+// does).
+func fieldOf(raw []byte, plain bool) int {
 	if plain {
-		return string(raw) == want || bytes.EqualFold(raw, []byte(want))
+		switch string(raw) {
+		case "id":
+			return fieldID
+		case "value":
+			return fieldValue
+		}
 	}
-	return strings.EqualFold(key, want)
+	name := string(raw)
+	if !plain {
+		name = unquoteJSON(raw)
+	}
+	switch {
+	case strings.EqualFold(name, "id"):
+		return fieldID
+	case strings.EqualFold(name, "value"):
+		return fieldValue
+	}
+	return fieldOther
 }
 
 // content returns the string whose JSON text (without quotes) is
