@@ -34,6 +34,10 @@ const (
 	metricNumRestarts = "numRestarts"
 )
 
+// loadMetrics are the load metrics read for every subtask, in the order
+// readMetrics takes them (metricPlan.load).
+var loadMetrics = [...]string{metricBusy, metricBackPressured, metricIdle, metricRecordsIn, metricRecordsOut}
+
 // Collector polls one Flink REST endpoint and publishes a Snapshot after
 // every poll to the function set by OnSnapshot; polls never overlap.
 //
@@ -696,10 +700,11 @@ type metricPlan struct {
 	// base is want without committedIDs, which are asked for only when
 	// they can have changed (committed.go).
 	base         []string
-	offsetIDs    []string   // the Kafka currentOffset ids among want
-	committedIDs []string   // the Kafka committedOffset ids among want
-	opIn         []string   // per subtask, the source operator's records-in id, "" when not listed
-	accIDs       [][]string // per subtask, the accumulated-time ids listed
+	offsetIDs    []string                   // the Kafka currentOffset ids among want
+	committedIDs []string                   // the Kafka committedOffset ids among want
+	opIn         []string                   // per subtask, the source operator's records-in id, "" when not listed
+	load         [][len(loadMetrics)]string // per subtask, the ids of loadMetrics
+	accIDs       [][]string                 // per subtask, the accumulated-time ids listed
 	kafka        *KafkaSourceObservation
 	// operator is each subtask's source operator ("" when unknown).
 	operator []string
@@ -741,6 +746,7 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 	}
 	var want []string
 	opIn := make([]string, len(vs.Subtasks))
+	load := make([][len(loadMetrics)]string, len(vs.Subtasks))
 	accIDs := make([][]string, len(vs.Subtasks))
 	ops := make([]string, len(vs.Subtasks))
 	for i := range vs.Subtasks {
@@ -750,8 +756,9 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 		}
 		want = append(want, eventTimeIDs(vs, i, ops[i], listed, len(splits) > 0)...)
 		p := strconv.Itoa(i) + "."
-		for _, m := range []string{metricBusy, metricBackPressured, metricIdle, metricRecordsIn, metricRecordsOut} {
-			want = append(want, p+m)
+		for k, m := range loadMetrics {
+			load[i][k] = p + m
+			want = append(want, load[i][k])
 		}
 		if op, ok := operator[i]; ok {
 			if id := p + op + "." + metricRecordsIn; listed[id] {
@@ -783,7 +790,7 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 	}
 	base := slices.Clip(want)
 	want = append(base, committedIDs...)
-	return metricPlan{want: want, base: base, offsetIDs: offsetIDs, committedIDs: committedIDs, opIn: opIn, accIDs: accIDs, kafka: kafka, operator: ops}
+	return metricPlan{want: want, base: base, offsetIDs: offsetIDs, committedIDs: committedIDs, opIn: opIn, load: load, accIDs: accIDs, kafka: kafka, operator: ops}
 }
 
 // readMetrics reads the load metrics of every subtask and the Kafka source
@@ -850,18 +857,18 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 		return min(max(v/1000, 0), 1)
 	}
 	for i := range vs.Subtasks {
-		p := strconv.Itoa(i) + "."
+		ld := &mp.load[i]
 		st := &vs.Subtasks[i]
-		st.BusyRatio = ratio(p + metricBusy)
-		st.BackPressuredRatio = ratio(p + metricBackPressured)
-		st.IdleRatio = ratio(p + metricIdle)
-		st.RecordsInPerSecond = get(p + metricRecordsIn)
+		st.BusyRatio = ratio(ld[0])
+		st.BackPressuredRatio = ratio(ld[1])
+		st.IdleRatio = ratio(ld[2])
+		st.RecordsInPerSecond = get(ld[3])
 		if opIn[i] != "" {
 			if v := get(opIn[i]); !math.IsNaN(v) {
 				st.RecordsInPerSecond = v
 			}
 		}
-		st.RecordsOutPerSecond = get(p + metricRecordsOut)
+		st.RecordsOutPerSecond = get(ld[4])
 		if err := applyEventTime(st, vs, mp.operator[i], m); err != nil && etErr == nil {
 			etErr = err
 		}
