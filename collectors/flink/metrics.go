@@ -112,8 +112,10 @@ func (c *Client) cachedMetricValues(ctx context.Context, set string, ids []strin
 		return nil, err
 	}
 	var out []Metric
+	buf := getBody()
+	defer putBody(buf)
 	for _, r := range reqs {
-		body, err := c.fetchURL(ctx, r.url, r.path)
+		body, err := c.fetchURL(ctx, r.url, r.path, buf)
 		if err != nil {
 			return nil, err
 		}
