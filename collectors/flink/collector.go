@@ -45,7 +45,7 @@ var loadMetrics = [...]string{metricBusy, metricBackPressured, metricIdle, metri
 // that Config.Jobs selects: the job (vertices and plan), its checkpoints and
 // numRestarts, and per vertex the subtasks, the load and Kafka offset metric
 // values (a source's metric-id list too, only when it can have changed:
-// idcache.go), the backpressure level (from the metrics when they have it)
+// idcache.go; its committedOffset ids likewise: committed.go), the backpressure level (from the metrics when they have it)
 // and, when the latest completed checkpoint changed, the per-subtask
 // checkpoint figures (state sizes, duration, alignment, start delay); and,
 // when numRestarts changed, the job's exception history (failures.go). It
