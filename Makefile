@@ -141,6 +141,7 @@ fuzz:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./assign/ ./strategy/ ./web/ ./live/ ./sandbox/ ./internal/fakejm/ ./internal/livebench/
 	$(GO) test -run='^$$' -bench=Poll10k -benchtime=5x ./collectors/kafka/
+	$(GO) test -run='^$$' -bench=DecodeMetrics -benchmem ./collectors/flink/
 	$(GO) run ./cmd/keybench
 	$(GO) run ./cmd/speedbench
 	$(GO) run ./cmd/wsload -clients 1000 -partitions 10000 -for 60s

@@ -323,7 +323,7 @@ func (s *picture) sourceCells(fs *flink.Snapshot, j *flink.JobSnapshot, v *flink
 	fill := func(c *PartitionCell, st flink.KafkaPartitionState, determined bool) {
 		to := topicFor(st.Topic)
 		topic := to.topic
-		*c = PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset,
+		*c = PartitionCell{Topic: topic, Partition: st.Partition, Current: st.CurrentOffset, Committed: st.CommittedOffset, CommittedAt: st.CommittedAt,
 			End: -1, Lag: -1, Rate: -1, Predicted: -1, LagKind: kafka.TimeLagUnknown, TimeToRetentionSeconds: -1}
 		var rs *readStatus
 		if to.reads != nil {

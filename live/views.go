@@ -334,6 +334,11 @@ type PartitionCell struct {
 	Current int64 `json:"currentOffset"`
 	// Committed is Flink's committedOffset metric, -1 unknown.
 	Committed int64 `json:"committedOffset"`
+	// CommittedAt is when Committed was read from Flink: the collector
+	// reads committedOffset only when it can have changed (after a
+	// completed checkpoint, a restart), so it can be older than Current.
+	// Zero when unknown.
+	CommittedAt time.Time `json:"committedAt,omitzero"`
 	// End is the partition's end offset (high watermark), -1 unknown.
 	End int64 `json:"endOffset"`
 	// Lag is End − (Current+1), observed; -1 unknown.

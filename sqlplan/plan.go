@@ -6,6 +6,18 @@ type Node struct {
 	ID          string
 	Description string
 	Inputs      []string
+	// Ops, when not nil, is ParseDescription(Description), parsed once by
+	// a caller that reads the operators too; VertexKeys and Phases then
+	// use it instead of parsing the description again.
+	Ops []Operator
+}
+
+// operators returns the node's operators, parsed unless Ops holds them.
+func (n Node) operators() []Operator {
+	if n.Ops != nil {
+		return n.Ops
+	}
+	return ParseDescription(n.Description)
 }
 
 // passThrough are the operators whose output row is their input row.
@@ -52,7 +64,7 @@ func VertexKeys(nodes []Node) map[string]VertexKey {
 	byID := make(map[string][]Operator, len(nodes))
 	l := lineage{ops: byID, inputs: make(map[string][]string, len(nodes))}
 	for _, n := range nodes {
-		byID[n.ID] = ParseDescription(n.Description)
+		byID[n.ID] = n.operators()
 		l.inputs[n.ID] = n.Inputs
 	}
 	out := map[string]VertexKey{}
@@ -150,7 +162,7 @@ func Phases(nodes []Node) []Phase {
 	byID := make(map[string][]Operator, len(nodes))
 	inputs := make(map[string][]string, len(nodes))
 	for _, n := range nodes {
-		byID[n.ID] = ParseDescription(n.Description)
+		byID[n.ID] = n.operators()
 		inputs[n.ID] = n.Inputs
 	}
 	localOf := func(id string) (Operator, bool) {

@@ -333,3 +333,30 @@ func TestRecordedDescriptions(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedPlansParsedOnce: nodes that carry their parsed operators
+// (Node.Ops, as the collector passes them) give the keys and phases that
+// parsing the descriptions gives.
+func TestRecordedPlansParsedOnce(t *testing.T) {
+	n := 0
+	for _, plans := range loadRecorded(t) {
+		for name, p := range plans {
+			nodes := nodesOf(p)
+			parsed := make([]Node, len(nodes))
+			for i, nd := range nodes {
+				nd.Ops = ParseDescription(nd.Description)
+				parsed[i] = nd
+			}
+			if got, want := VertexKeys(parsed), VertexKeys(nodes); !cmp.Equal(got, want) {
+				t.Errorf("%s: VertexKeys with Ops %v, want %v", name, got, want)
+			}
+			if got, want := Phases(parsed), Phases(nodes); !cmp.Equal(got, want) {
+				t.Errorf("%s: Phases with Ops %v, want %v", name, got, want)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no recorded plans")
+	}
+}

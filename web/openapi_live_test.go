@@ -274,7 +274,7 @@ func oaLivePopulated() (live.OverviewView, []live.JobSummary, live.JobView, live
 				Inference: &live.Inference{Outcome: live.InferOne, Steps: 1, Bound: 8, Tail: []int{4}, Observed: 6, Limit: 100, Fits: [][]int{{2, 4}}, More: true, Error: "x"}}}, Source: "flink-connector-kafka",
 			Headline: live.Headline{Kind: live.BasisUncertain, Exact: 3, Uncertain: 1}},
 		Subtasks: []live.SubtaskRow{{Subtask: 0, Status: "RUNNING",
-			Partitions: []live.PartitionCell{{Topic: "orders", Partition: 3, Label: "o3", Current: 10, Committed: 9, End: 20, Lag: 9, LagSeconds: 1.5,
+			Partitions: []live.PartitionCell{{Topic: "orders", Partition: 3, Label: "o3", Current: 10, Committed: 9, CommittedAt: at, End: 20, Lag: 9, LagSeconds: 1.5,
 				LagKind: kafka.TimeLagInterpolated, Reading: reading, Rate: 2.5, RetentionSeconds: 120, TimeToRetentionSeconds: 75, Predicted: 1, Uncertain: true, Basis: live.BasisUncertain, OwnerUndetermined: true, Candidates: []int{0, 1}, Withheld: true, Level: 2,
 				EventTime: &live.PartitionEventTime{WatermarkMs: 1764547200500, None: true, Kind: live.Observed, LagSeconds: 61.5, State: live.PartitionIdle, QuietSeconds: 61.5, PausedPerS: 500}}},
 			Watermark:              &live.SubtaskWatermark{WatermarkMs: 1764547200500, None: true, LagSeconds: 61.5, IdleSeconds: 60, DriftMs: 1500, Paused: true, Starved: true, Skipped: true, Holds: true},

@@ -29,6 +29,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -60,6 +61,8 @@ type Client struct {
 	maxRequestLine int
 	userAgent      string
 	stats          clientStats
+	// metricURLs keeps the metric values requests' URLs (metrics.go).
+	metricURLs metricURLCache
 	// pace, when set, spaces the requests (the collector's budget).
 	pace *pacer
 }
@@ -172,7 +175,9 @@ func requestLineLen(u *url.URL) int { return len("GET ") + len(u.RequestURI()) +
 
 // get fetches the URL and decodes the JSON body into out.
 func (c *Client) get(ctx context.Context, u *url.URL, out any) error {
-	body, err := c.fetch(ctx, u)
+	buf := getBody()
+	defer putBody(buf)
+	body, err := c.fetchURL(ctx, u.String(), u.Path, buf)
 	if err != nil {
 		return err
 	}
@@ -182,21 +187,24 @@ func (c *Client) get(ctx context.Context, u *url.URL, out any) error {
 	return nil
 }
 
-func (c *Client) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
+// fetchURL fetches a URL already written out (path names it in errors)
+// and returns the body: read into buf, whose bytes the caller owns, or,
+// with a nil buf, into a slice of its own.
+func (c *Client) fetchURL(ctx context.Context, rawURL, path string, buf *bytes.Buffer) ([]byte, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("flink: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	if err := c.authorize(req); err != nil {
-		return nil, fmt.Errorf("flink: GET %s: %w", u.Path, err)
+		return nil, fmt.Errorf("flink: GET %s: %w", path, err)
 	}
 	if err := c.pace.wait(ctx); err != nil {
-		return nil, fmt.Errorf("flink: GET %s: %w", u.Path, err)
+		return nil, fmt.Errorf("flink: GET %s: %w", path, err)
 	}
 	c.stats.requests.Add(1)
 	t0 := time.Now()
@@ -210,21 +218,28 @@ func (c *Client) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-			return nil, fmt.Errorf("flink: GET %s: %w (%v)", u.Path, ctxErr, err)
+			return nil, fmt.Errorf("flink: GET %s: %w (%v)", path, ctxErr, err)
 		}
-		return nil, fmt.Errorf("flink: GET %s: %w", u.Path, err)
+		return nil, fmt.Errorf("flink: GET %s: %w", path, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	var body []byte
+	if buf != nil {
+		buf.Reset()
+		_, err = buf.ReadFrom(io.LimitReader(resp.Body, c.maxBody+1))
+		body = buf.Bytes()
+	} else {
+		body, err = io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	}
 	c.stats.bytes.Add(int64(len(body)))
 	if err != nil {
-		return nil, fmt.Errorf("flink: GET %s: reading body: %w", u.Path, err)
+		return nil, fmt.Errorf("flink: GET %s: reading body: %w", path, err)
 	}
 	if int64(len(body)) > c.maxBody {
-		return nil, &SizeLimitError{Path: u.Path, Limit: c.maxBody}
+		return nil, &SizeLimitError{Path: path, Limit: c.maxBody}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		ae := &APIError{Method: http.MethodGet, Path: u.Path, StatusCode: resp.StatusCode}
+		ae := &APIError{Method: http.MethodGet, Path: path, StatusCode: resp.StatusCode}
 		var eb struct {
 			Errors []string `json:"errors"`
 		}
@@ -241,6 +256,23 @@ func (c *Client) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 	}
 	ok = true
 	return body, nil
+}
+
+// bodies holds the buffers that answers are read into and decoded from
+// (every decoder copies what it keeps), so that a poll's thousands of
+// answers do not each grow a slice of their own.
+var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBody is the largest buffer put back: a rare huge answer's
+// buffer is left to the garbage collector.
+const maxPooledBody = 1 << 20
+
+func getBody() *bytes.Buffer { return bodies.Get().(*bytes.Buffer) }
+
+func putBody(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledBody {
+		bodies.Put(b)
+	}
 }
 
 // authorize sets the Authorization header. Errors name the credential

@@ -131,7 +131,7 @@ func TestWrongTypesNameTheField(t *testing.T) {
 			func(c *Client) error { _, err := c.Job(context.Background(), "j"); return err }},
 		{"jobs not an array", `{"jobs":5}`, "jobs",
 			func(c *Client) error { _, err := c.JobsOverview(context.Background()); return err }},
-		{"metrics wrapped like the spec", `{"metrics":[]}`, "cannot unmarshal object",
+		{"metrics wrapped like the spec", `{"metrics":[]}`, "want an array of metrics",
 			func(c *Client) error {
 				_, err := c.VertexMetrics(context.Background(), "j", "v", []string{"0.a"})
 				return err

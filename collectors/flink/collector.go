@@ -34,6 +34,10 @@ const (
 	metricNumRestarts = "numRestarts"
 )
 
+// loadMetrics are the load metrics read for every subtask, in the order
+// readMetrics takes them (metricPlan.load).
+var loadMetrics = [...]string{metricBusy, metricBackPressured, metricIdle, metricRecordsIn, metricRecordsOut}
+
 // Collector polls one Flink REST endpoint and publishes a Snapshot after
 // every poll to the function set by OnSnapshot; polls never overlap.
 //
@@ -41,7 +45,7 @@ const (
 // that Config.Jobs selects: the job (vertices and plan), its checkpoints and
 // numRestarts, and per vertex the subtasks, the load and Kafka offset metric
 // values (a source's metric-id list too, only when it can have changed:
-// idcache.go), the backpressure level (from the metrics when they have it)
+// idcache.go; its committedOffset ids likewise: committed.go), the backpressure level (from the metrics when they have it)
 // and, when the latest completed checkpoint changed, the per-subtask
 // checkpoint figures (state sizes, duration, alignment, start delay); and,
 // when numRestarts changed, the job's exception history (failures.go). It
@@ -79,6 +83,12 @@ type Collector struct {
 	ids map[stateKey]*idEntry
 	// details holds when each vertex's subtask details were last read.
 	details map[stateKey]time.Time
+	// committed holds the source vertices' committedOffset values as last
+	// read (committed.go).
+	committed map[stateKey]*committedEntry
+	// plans holds each vertex's metricPlan, made again when its ids, its
+	// parallelism or its being a source change.
+	plans map[stateKey]*planEntry
 
 	closeCtx context.Context
 	close    context.CancelFunc
@@ -119,6 +129,8 @@ func newCollector(cfg Config, logger *slog.Logger, opts ...Option) (*Collector, 
 		ids:      map[stateKey]*idEntry{},
 		details:  map[stateKey]time.Time{},
 		closeCtx: ctx, close: cancel,
+		committed: map[stateKey]*committedEntry{},
+		plans:     map[stateKey]*planEntry{},
 	}, nil
 }
 
@@ -349,6 +361,7 @@ func (c *Collector) poll(ctx context.Context, prev *Snapshot) *Snapshot {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 	})
 	c.pruneStates(s.Jobs)
+	c.client.metricURLs.sweep()
 	s.PollDuration = c.now().Sub(at)
 	c.log.Debug("flink poll done", "jobs", len(s.Jobs), "duration", s.PollDuration)
 	return s
@@ -471,6 +484,7 @@ func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnap
 		}
 	}
 	var cpID int64
+	cpKnown := err == nil
 	if js.LatestCheckpoint != nil {
 		cpID = js.LatestCheckpoint.ID
 	}
@@ -510,7 +524,7 @@ func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnap
 				}
 			}()
 			reuse := c.reuseDetails(js, prev, v, prevVertices[v.ID], at)
-			js.Vertices[i] = c.collectVertex(ctx, log, js.ID, vs, prevVertices[v.ID], cpID, reuse, at)
+			js.Vertices[i] = c.collectVertex(ctx, log, js.ID, vs, prevVertices[v.ID], cpID, cpKnown, reuse, at)
 		})
 	}
 	wg.Wait()
@@ -530,7 +544,7 @@ func (c *Collector) collectJob(ctx context.Context, log *slog.Logger, js JobSnap
 	return js
 }
 
-func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID string, vs VertexSnapshot, prev *VertexSnapshot, cpID int64, reuseDetails bool, at time.Time) VertexSnapshot {
+func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID string, vs VertexSnapshot, prev *VertexSnapshot, cpID int64, cpKnown, reuseDetails bool, at time.Time) VertexSnapshot {
 	log = log.With("vertex_id", vs.ID)
 	n := vs.Parallelism // validateVertex: 1..MaxParallelism
 	vs.Subtasks = make([]SubtaskSnapshot, n)
@@ -592,7 +606,8 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 		failed = append(failed, err)
 	} else {
 		var missing bool
-		if runMs, missing, etErr, err = c.readMetrics(ctx, jobID, &vs, ids); err != nil {
+		cc := commitContext{attempts: attempts, detailsOK: det != nil && len(failed) == 0, cpID: cpID, cpKnown: cpKnown, prev: prev, at: at}
+		if runMs, missing, etErr, err = c.readMetrics(ctx, jobID, &vs, ids, cc); err != nil {
 			failed = append(failed, err)
 		}
 		if missing {
@@ -681,11 +696,16 @@ func (c *Collector) collectVertex(ctx context.Context, log *slog.Logger, jobID s
 
 // metricPlan is what readMetrics asks for, from a vertex's metric ids.
 type metricPlan struct {
-	want      []string
-	offsetIDs []string   // the Kafka offset ids among want
-	opIn      []string   // per subtask, the source operator's records-in id, "" when not listed
-	accIDs    [][]string // per subtask, the accumulated-time ids listed
-	kafka     *KafkaSourceObservation
+	want []string // every id the vertex reads
+	// base is want without committedIDs, which are asked for only when
+	// they can have changed (committed.go).
+	base         []string
+	offsetIDs    []string                   // the Kafka currentOffset ids among want
+	committedIDs []string                   // the Kafka committedOffset ids among want
+	opIn         []string                   // per subtask, the source operator's records-in id, "" when not listed
+	load         [][len(loadMetrics)]string // per subtask, the ids of loadMetrics
+	accIDs       [][]string                 // per subtask, the accumulated-time ids listed
+	kafka        *KafkaSourceObservation
 	// operator is each subtask's source operator ("" when unknown).
 	operator []string
 }
@@ -726,6 +746,7 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 	}
 	var want []string
 	opIn := make([]string, len(vs.Subtasks))
+	load := make([][len(loadMetrics)]string, len(vs.Subtasks))
 	accIDs := make([][]string, len(vs.Subtasks))
 	ops := make([]string, len(vs.Subtasks))
 	for i := range vs.Subtasks {
@@ -735,8 +756,9 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 		}
 		want = append(want, eventTimeIDs(vs, i, ops[i], listed, len(splits) > 0)...)
 		p := strconv.Itoa(i) + "."
-		for _, m := range []string{metricBusy, metricBackPressured, metricIdle, metricRecordsIn, metricRecordsOut} {
-			want = append(want, p+m)
+		for k, m := range loadMetrics {
+			load[i][k] = p + m
+			want = append(want, load[i][k])
 		}
 		if op, ok := operator[i]; ok {
 			if id := p + op + "." + metricRecordsIn; listed[id] {
@@ -753,13 +775,22 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 			want = append(want, accIDs[i]...)
 		}
 	}
-	var offsetIDs []string
+	var offsetIDs, committedIDs []string
 	if kafka != nil {
-		offsetIDs = kafka.OffsetIDs()
+		for _, s := range kafka.States {
+			if s.CurrentID != "" {
+				offsetIDs = append(offsetIDs, s.CurrentID)
+			}
+			if s.CommittedID != "" {
+				committedIDs = append(committedIDs, s.CommittedID)
+			}
+		}
 		want = append(want, offsetIDs...)
 		want = append(want, splits...)
 	}
-	return metricPlan{want: want, offsetIDs: offsetIDs, opIn: opIn, accIDs: accIDs, kafka: kafka, operator: ops}
+	base := slices.Clip(want)
+	want = append(base, committedIDs...)
+	return metricPlan{want: want, base: base, offsetIDs: offsetIDs, committedIDs: committedIDs, opIn: opIn, load: load, accIDs: accIDs, kafka: kafka, operator: ops}
 }
 
 // readMetrics reads the load metrics of every subtask and the Kafka source
@@ -774,18 +805,37 @@ func planMetrics(vs *VertexSnapshot, ids []string) metricPlan {
 // For a source vertex it also reads each subtask's accumulated busy, idle
 // and backpressured times and returns their sum (−1 where unknown), the
 // running time of the attempt the JobManager holds metrics of.
-func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSnapshot, ids []string) (runMs []int64, missing bool, etErr, err error) {
-	mp := planMetrics(vs, ids)
-	want, opIn, accIDs, kafka := mp.want, mp.opIn, mp.accIDs, mp.kafka
-	vals, err := call(ctx, c, func(ctx context.Context) ([]Metric, error) { return c.client.VertexMetrics(ctx, jobID, vs.ID, want) })
+func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSnapshot, ids []string, cc commitContext) (runMs []int64, missing bool, etErr, err error) {
+	key := stateKey{jobID, vs.ID}
+	mp := c.metricPlan(key, vs, ids)
+	opIn, accIDs, kafka := mp.opIn, mp.accIDs, mp.kafka
+	segs := []string{"jobs", jobID, "vertices", vs.ID, "metrics"}
+	// The committedOffset ids only when they can have changed; the two
+	// id sets keep their URLs apart (metricURLCache).
+	kept := c.keptCommitted(key, mp.committedIDs, vs.Parallelism, cc)
+	want, set := mp.want, "with committedOffset "
+	if kept != nil {
+		want, set = mp.base, ""
+	}
+	vals, err := call(ctx, c, func(ctx context.Context) ([]Metric, error) {
+		return c.client.cachedMetricValues(ctx, set, want, segs...)
+	})
 	if err != nil {
 		return nil, false, nil, err
 	}
 	m := MetricMap(vals)
 	// A listed offset id without a value: the JobManager dropped it, so
 	// the cached list (idcache.go) is out of date.
+	asked := mp.offsetIDs
+	if kept == nil {
+		asked = append(slices.Clip(asked), mp.committedIDs...)
+	} else {
+		for _, id := range mp.committedIDs {
+			m[id] = kept.values[id]
+		}
+	}
 	if kafka != nil {
-		for _, id := range mp.offsetIDs {
+		for _, id := range asked {
 			if _, ok := m[id]; !ok {
 				missing = true
 				break
@@ -807,18 +857,18 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 		return min(max(v/1000, 0), 1)
 	}
 	for i := range vs.Subtasks {
-		p := strconv.Itoa(i) + "."
+		ld := &mp.load[i]
 		st := &vs.Subtasks[i]
-		st.BusyRatio = ratio(p + metricBusy)
-		st.BackPressuredRatio = ratio(p + metricBackPressured)
-		st.IdleRatio = ratio(p + metricIdle)
-		st.RecordsInPerSecond = get(p + metricRecordsIn)
+		st.BusyRatio = ratio(ld[0])
+		st.BackPressuredRatio = ratio(ld[1])
+		st.IdleRatio = ratio(ld[2])
+		st.RecordsInPerSecond = get(ld[3])
 		if opIn[i] != "" {
 			if v := get(opIn[i]); !math.IsNaN(v) {
 				st.RecordsInPerSecond = v
 			}
 		}
-		st.RecordsOutPerSecond = get(p + metricRecordsOut)
+		st.RecordsOutPerSecond = get(ld[4])
 		if err := applyEventTime(st, vs, mp.operator[i], m); err != nil && etErr == nil {
 			etErr = err
 		}
@@ -826,6 +876,17 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 	var offErr error
 	if kafka != nil {
 		kafka.applyValues(m)
+		committedAt := cc.at
+		if kept != nil {
+			committedAt = kept.readAt
+		} else if len(mp.committedIDs) > 0 {
+			c.storeCommitted(key, mp.committedIDs, m, vs.Parallelism, cc)
+		}
+		for i := range kafka.States {
+			if kafka.States[i].CommittedID != "" {
+				kafka.States[i].CommittedAt = committedAt
+			}
+		}
 		offErr = checkOffsets(kafka)
 		if err := applySplits(kafka, m); err != nil && etErr == nil {
 			etErr = err
@@ -842,6 +903,36 @@ func (c *Collector) readMetrics(ctx context.Context, jobID string, vs *VertexSna
 		}
 	}
 	return runMs, missing, etErr, offErr
+}
+
+// planEntry is one vertex's metricPlan as planMetrics made it from ids
+// for a vertex of n subtasks, source or not. Its kafka is a template that
+// is never handed out, only copies of it.
+type planEntry struct {
+	ids    []string
+	n      int
+	source bool
+	mp     metricPlan
+}
+
+// metricPlan returns planMetrics(vs, ids), made again only when the ids
+// (a source's thousand-odd, parsed on every poll otherwise), the
+// parallelism or vs.Source differ from the last poll's. The plan's id
+// lists are shared between polls and not to be changed; its kafka is
+// the poll's own.
+func (c *Collector) metricPlan(key stateKey, vs *VertexSnapshot, ids []string) metricPlan {
+	c.stateMu.Lock()
+	e := c.plans[key]
+	c.stateMu.Unlock()
+	if e == nil || e.n != len(vs.Subtasks) || e.source != vs.Source || !slices.Equal(e.ids, ids) {
+		e = &planEntry{ids: slices.Clone(ids), n: len(vs.Subtasks), source: vs.Source, mp: planMetrics(vs, ids)}
+		c.stateMu.Lock()
+		c.plans[key] = e
+		c.stateMu.Unlock()
+	}
+	mp := e.mp
+	mp.kafka = e.mp.kafka.fresh()
+	return mp
 }
 
 // trackKafka judges the vertex's Kafka entries against the earlier polls
@@ -993,6 +1084,11 @@ func (c *Collector) pruneStates(jobs []JobSnapshot) {
 			delete(c.kafka, k)
 		}
 	}
+	for k := range c.plans {
+		if !live[k.job] {
+			delete(c.plans, k)
+		}
+	}
 	sources := map[stateKey]bool{}
 	for _, j := range jobs {
 		for _, v := range j.Vertices {
@@ -1002,6 +1098,7 @@ func (c *Collector) pruneStates(jobs []JobSnapshot) {
 		}
 	}
 	pruneIDs(c.ids, sources)
+	pruneCommitted(c.committed, sources)
 	for k := range c.details {
 		if !live[k.job] {
 			delete(c.details, k)

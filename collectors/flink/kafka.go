@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Kafka source (FLIP-27 KafkaSource, KafkaSourceReaderMetrics) metric ids on
@@ -120,6 +121,12 @@ type KafkaPartitionState struct {
 	CommittedOffset int64
 	CurrentID       string // metric id of currentOffset, "" if not listed
 	CommittedID     string // metric id of committedOffset, "" if not listed
+	// CommittedAt is when CommittedOffset was read: the snapshot's
+	// CollectedAt, or an earlier poll's time when the Collector used the
+	// value it read then (it reads committedOffset only when it can have
+	// changed: committed.go). Zero when not known (ParseKafkaSourceMetricIDs
+	// alone, or no CommittedID).
+	CommittedAt time.Time
 	// Evidence says whether the entry is known to come from the subtask's
 	// current execution attempt. A Collector judges it across polls;
 	// ParseKafkaSourceMetricIDs alone leaves it EvidenceUnknown.
@@ -220,6 +227,23 @@ func ParseKafkaSourceMetricIDs(ids []string) *KafkaSourceObservation {
 // comparePartitions orders partitions by cluster, topic, partition.
 func comparePartitions(a, b KafkaPartition) int {
 	return cmp.Or(cmp.Compare(a.Cluster, b.Cluster), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+}
+
+// fresh returns a copy of o as ParseKafkaSourceMetricIDs and splitIDs
+// leave it, before any values: its States and their Split gauges copied,
+// nothing else. Nil for nil.
+func (o *KafkaSourceObservation) fresh() *KafkaSourceObservation {
+	if o == nil {
+		return nil
+	}
+	n := &KafkaSourceObservation{States: slices.Clone(o.States)}
+	for i := range n.States {
+		if sw := n.States[i].Split; sw != nil {
+			cp := *sw
+			n.States[i].Split = &cp
+		}
+	}
+	return n
 }
 
 // OffsetIDs returns every offset metric id, to pass to VertexMetrics.

@@ -1,15 +1,15 @@
 package flink
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"sync"
 )
 
 // Metric is one {id, value} of a metric endpoint. Flink sends values as
@@ -34,70 +34,14 @@ func (m Metric) Int64() (int64, bool) {
 }
 
 // UnmarshalJSON implements json.Unmarshaler; a value may be a string (the
-// wire form) or a number.
+// wire form) or a number (metricdecode.go).
 func (m *Metric) UnmarshalJSON(b []byte) error {
-	var w wireMetric
-	if err := json.Unmarshal(b, &w); err != nil {
+	one, err := decodeMetric(b)
+	if err != nil {
 		return err
 	}
-	return w.to(m)
-}
-
-// wireMetric is one metric as sent: a values answer is decoded as
-// []wireMetric in one pass (one validation of the whole body), then
-// converted, which costs a fraction of decoding each Metric on its own.
-type wireMetric struct {
-	ID    *string         `json:"id"`
-	Value json.RawMessage `json:"value"`
-}
-
-func (w *wireMetric) to(m *Metric) error {
-	if w.ID == nil {
-		b, _ := json.Marshal(w)
-		return fmt.Errorf("metric without id: %s", truncate(b, 120))
-	}
-	*m = Metric{ID: *w.ID, Value: math.NaN()}
-	if len(w.Value) == 0 || string(w.Value) == "null" {
-		return nil
-	}
-	switch w.Value[0] {
-	case '"':
-		// The body is valid JSON: a string without escapes whose bytes are
-		// valid UTF-8 is its content as it stands.
-		if in := w.Value[1 : len(w.Value)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-			m.Raw = string(in)
-		} else if err := json.Unmarshal(w.Value, &m.Raw); err != nil {
-			return fmt.Errorf("metric %q: value: %w", m.ID, err)
-		}
-		if v, err := parseMetricFloat(m.Raw); err == nil {
-			m.Value = v
-		}
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		m.Raw = string(w.Value)
-		v, err := strconv.ParseFloat(m.Raw, 64)
-		if err != nil {
-			return fmt.Errorf("metric %q: value: %w", m.ID, err)
-		}
-		m.Value = v
-	default:
-		return fmt.Errorf("metric %q: value must be a string or number, got %s", m.ID, truncate(w.Value, 40))
-	}
+	*m = one
 	return nil
-}
-
-// decodeMetrics decodes a metric values answer.
-func decodeMetrics(body []byte) ([]Metric, error) {
-	var ws []wireMetric
-	if err := json.Unmarshal(body, &ws); err != nil {
-		return nil, err
-	}
-	out := make([]Metric, len(ws))
-	for i := range ws {
-		if err := ws[i].to(&out[i]); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 func truncate(b []byte, n int) string {
@@ -156,32 +100,121 @@ func (c *Client) JobMetrics(ctx context.Context, jobID string, ids []string) ([]
 }
 
 func (c *Client) metricValues(ctx context.Context, ids []string, segments ...string) ([]Metric, error) {
+	return c.cachedMetricValues(ctx, "", ids, segments...)
+}
+
+// cachedMetricValues is metricValues with the URLs cached under the
+// request's path after set, which tells apart the id sets one path is
+// asked for in turn.
+func (c *Client) cachedMetricValues(ctx context.Context, set string, ids []string, segments ...string) ([]Metric, error) {
+	reqs, err := c.metricURLs.requests(c, set, ids, segments)
+	if err != nil {
+		return nil, err
+	}
+	var out []Metric
+	buf := getBody()
+	defer putBody(buf)
+	for _, r := range reqs {
+		body, err := c.fetchURL(ctx, r.url, r.path, buf)
+		if err != nil {
+			return nil, err
+		}
+		ms, err := decodeMetrics(body)
+		if err != nil {
+			return nil, fmt.Errorf("flink: GET %s: decoding the response: %w", r.path, err)
+		}
+		if len(reqs) == 1 {
+			return ms, nil
+		}
+		out = append(out, ms...)
+	}
+	return out, nil
+}
+
+// metricURLCache holds the request URLs of the metric values requests
+// (one job's or vertex's get= list each), built once per id set: escaping
+// and splitting a source's thousand-odd ids cost about a tenth of decoding
+// their values, on every poll. An entry is built again when the ids asked
+// for differ from the ids it was built for (in content or order); sweep
+// drops the entries not used since the last sweep (the Collector sweeps
+// after each poll), and more than maxCachedURLSets paths start it afresh.
+type metricURLCache struct {
+	mu   sync.Mutex
+	sets map[string]*metricURLs // by set and request path
+	used map[string]bool        // the paths asked for since the last sweep
+}
+
+// maxCachedURLSets bounds the cache of a client that is never swept.
+const maxCachedURLSets = 1 << 14
+
+// metricURLs is one cached entry; it is not changed once built.
+type metricURLs struct {
+	ids  []string // as asked for, before dedup
+	reqs []metricRequest
+}
+
+// metricRequest is one prepared GET.
+type metricRequest struct{ url, path string }
+
+// requests returns the requests that ask for ids at the path of segments.
+func (uc *metricURLCache) requests(c *Client, set string, ids, segments []string) ([]metricRequest, error) {
+	path := set + strings.Join(segments, "/")
+	uc.mu.Lock()
+	e := uc.sets[path]
+	if uc.used == nil {
+		uc.used = map[string]bool{}
+	}
+	uc.used[path] = true
+	uc.mu.Unlock()
+	if e != nil && slices.Equal(e.ids, ids) {
+		return e.reqs, nil
+	}
+	reqs, err := c.metricRequests(ids, segments)
+	if err != nil {
+		return nil, err
+	}
+	uc.mu.Lock()
+	if uc.sets == nil || len(uc.sets) >= maxCachedURLSets {
+		uc.sets = map[string]*metricURLs{}
+	}
+	uc.sets[path] = &metricURLs{ids: slices.Clone(ids), reqs: reqs}
+	uc.mu.Unlock()
+	return reqs, nil
+}
+
+// sweep drops the entries not asked for since the last sweep.
+func (uc *metricURLCache) sweep() {
+	uc.mu.Lock()
+	defer uc.mu.Unlock()
+	for p := range uc.sets {
+		if !uc.used[p] {
+			delete(uc.sets, p)
+		}
+	}
+	clear(uc.used)
+}
+
+// metricRequests splits ids (deduplicated) over as many get= requests as
+// the request line budget needs.
+func (c *Client) metricRequests(ids, segments []string) ([]metricRequest, error) {
 	ids = dedup(ids)
 	if len(ids) == 0 {
-		return nil, nil
+		return []metricRequest{}, nil
 	}
 	mk := func(part []string) (*url.URL, error) { return c.buildURL(listQuery("get", part), segments...) }
 	groups, err := c.splitIDs(ids, mk)
 	if err != nil {
 		return nil, err
 	}
-	var out []Metric
+	reqs := make([]metricRequest, 0, len(groups))
 	for _, g := range groups {
 		u, err := mk(g)
 		if err != nil {
 			return nil, err
 		}
-		body, err := c.fetch(ctx, u)
-		if err != nil {
-			return nil, err
-		}
-		ms, err := decodeMetrics(body)
-		if err != nil {
-			return nil, fmt.Errorf("flink: GET %s: decoding the response: %w", u.Path, err)
-		}
-		out = append(out, ms...)
+		reqs = append(reqs, metricRequest{url: u.String(), path: u.Path})
 	}
-	return out, nil
+	return reqs, nil
 }
 
 // Aggregated is one entry of the aggregating subtasks endpoint. Only the

@@ -50,13 +50,17 @@ func SQLKeys(p *Plan) map[string]*SQLKey {
 		}
 		ins := slices.Clone(n.Inputs)
 		slices.SortStableFunc(ins, func(a, b PlanInput) int { return cmp.Compare(a.Num, b.Num) })
-		node := sqlplan.Node{ID: n.ID, Description: desc}
+		// Each description is parsed once, here, for every use below.
+		node := sqlplan.Node{ID: n.ID, Description: desc, Ops: sqlplan.ParseDescription(desc)}
+		if node.Ops == nil {
+			node.Ops = []sqlplan.Operator{}
+		}
 		for _, in := range ins {
 			node.Inputs = append(node.Inputs, in.ID)
 		}
 		nodes = append(nodes, node)
 		if keyed[n.ID] {
-			for _, op := range sqlplan.ParseDescription(desc) {
+			for _, op := range node.Ops {
 				if op.ID != "" && op.Keys != nil {
 					planned[n.ID] = true
 					break
@@ -104,11 +108,11 @@ func SQLKeys(p *Plan) map[string]*SQLKey {
 			continue
 		}
 		sk.LocalInput = true
-		for i, n := range p.Nodes {
+		for _, n := range nodes {
 			if n.ID != ph.Local {
 				continue
 			}
-			for _, op := range sqlplan.ParseDescription(nodes[i].Description) {
+			for _, op := range n.Ops {
 				if op.Name == "MiniBatchAssigner" {
 					sk.MiniBatchMs = miniBatchMs(op.Args["interval"])
 				}
