@@ -137,12 +137,14 @@ fuzz:
 # and Flink collector figures come from programs that measure the server,
 # or the collector, alone (the other side runs in a child process). jmload
 # polls a fake JobManager of 50 jobs × 3 vertices × p=64 and of 500 jobs ×
-# 3 × p=16, about a minute on 2 cores.
+# 3 × p=16, about a minute on 2 cores; samplebench reads 1M records from
+# kfake in a child process as a key sample and as a plain consumer.
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./assign/ ./strategy/ ./web/ ./live/ ./sandbox/ ./internal/fakejm/ ./internal/livebench/
 	$(GO) test -run='^$$' -bench=Poll10k -benchtime=5x ./collectors/kafka/
 	$(GO) test -run='^$$' -bench=DecodeMetrics -benchmem ./collectors/flink/
 	$(GO) run ./cmd/keybench
 	$(GO) run ./cmd/speedbench
+	$(GO) run ./cmd/samplebench
 	$(GO) run ./cmd/wsload -clients 1000 -partitions 10000 -for 60s
 	$(GO) run ./cmd/jmload -shapes 50x64x256,500x16x64 -polls 3

@@ -170,6 +170,19 @@ type partRange struct {
 
 // run samples until done and says why it stopped; the client is closed
 // when it returns.
+// FetchOptions are the fetch bounds of every sample's consumer (see the
+// constants above), for a consumer that is to fetch as a sample does: the
+// plain franz-go consumer cmd/samplebench times a sample against.
+func FetchOptions() []kgo.Opt {
+	return []kgo.Opt{
+		kgo.FetchMaxBytes(fetchMaxBytes),
+		kgo.FetchMaxPartitionBytes(fetchMaxPartitionBytes),
+		kgo.BrokerMaxReadBytes(brokerMaxReadBytes),
+		kgo.MaxDecompressBatchBytes(maxDecompressBatchBytes),
+		kgo.MaxConcurrentFetches(maxConcurrentFetches),
+	}
+}
+
 func (s *sampler) run(ctx context.Context, cfg kafka.Config, req Request, extra []kgo.Opt) (string, error) {
 	req = req.WithDefaults()
 	if err := req.Validate(); err != nil {
@@ -184,15 +197,11 @@ func (s *sampler) run(ctx context.Context, cfg kafka.Config, req Request, extra 
 	deadline := s.started.Add(s.lim.MaxTime)
 	timeout := min(cfg.RequestTimeout, s.lim.MaxTime)
 	var brokerErr lastBrokerError
+	opts = append(opts, FetchOptions()...)
 	opts = append(opts,
 		kgo.DialTimeout(timeout),
 		kgo.RequestTimeoutOverhead(timeout),
 		kgo.RetryTimeout(timeout),
-		kgo.FetchMaxBytes(fetchMaxBytes),
-		kgo.FetchMaxPartitionBytes(fetchMaxPartitionBytes),
-		kgo.BrokerMaxReadBytes(brokerMaxReadBytes),
-		kgo.MaxDecompressBatchBytes(maxDecompressBatchBytes),
-		kgo.MaxConcurrentFetches(maxConcurrentFetches),
 		// Transaction markers take offsets: seeing them tells that a
 		// partition whose last offset is a marker was read to its end.
 		kgo.KeepControlRecords(),
