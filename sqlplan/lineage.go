@@ -9,7 +9,8 @@ import "strings"
 // operator that is not SQL).
 type Source struct {
 	// Table is the scanned table's name, the last part of the scan's
-	// table=[[catalog, database, name]].
+	// table=[[catalog, database, name]] (or, on Flink 2.3, of the Kafka
+	// source's name, KafkaSource-catalog.database.name).
 	Table string
 	// Column is the table's column, as its CREATE TABLE names it: the key
 	// column itself, or the one a subquery renamed (user_id AS uid).
@@ -64,6 +65,14 @@ func (l lineage) trace(vid, name string) Source {
 					}
 				}
 				return Source{}
+			case strings.HasPrefix(op.Name, kafkaSourcePrefix):
+				// Flink 2.3 names a Kafka table's source vertex after the
+				// connector's source instead of the planner's scan: every
+				// name that reaches it unchanged is a column of that table.
+				if t := kafkaSourceTable(op.Name); t != "" {
+					return Source{Table: t, Column: name, Vertex: vid}
+				}
+				return Source{}
 			case op.Name == "Calc":
 				expr, ok := selectExpr(op.Args["select"], name)
 				if !ok {
@@ -92,6 +101,25 @@ func (l lineage) trace(vid, name string) Source {
 		vid = in[0]
 	}
 	return Source{}
+}
+
+// kafkaSourcePrefix starts the name of a Kafka table's source operator
+// when the vertex description is the operator's name rather than the
+// planner's TableSourceScan (Flink 2.3): KafkaDynamicSource names its
+// DataStream source "KafkaSource-" and the table's identifier, and Flink
+// prefixes a source's name with "Source: ".
+const kafkaSourcePrefix = "Source: KafkaSource-"
+
+// kafkaSourceTable is the table's own name in such a source's name, whose
+// identifier is ObjectIdentifier.asSummaryString: catalog, database and
+// table joined by dots, unquoted. A name with more or fewer than two dots
+// could be split more than one way, and gives "".
+func kafkaSourceTable(opName string) string {
+	parts := strings.Split(strings.TrimPrefix(opName, kafkaSourcePrefix), ".")
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return ""
+	}
+	return parts[2]
 }
 
 // selectExpr returns the expression of the select list's field named name:

@@ -13,6 +13,14 @@ import (
 // records on every line (e2e/sql_test.go).
 var sqlRecordedJobs = []string{"group-by-user", "group-by-account-region", "join-users"}
 
+// sqlRecordedSources are the table columns each recorded job's key
+// columns come from, per keyed input.
+var sqlRecordedSources = map[string]string{
+	"group-by-user":           "[events.user_id]",
+	"group-by-account-region": "[events.account_id events.region]",
+	"join-users":              "[events.user_id] [users.user_id]",
+}
+
 // TestSQLJobRecordings: the answers of real Flink SQL jobs (a GROUP BY on a
 // STRING column, one on (BIGINT, STRING), a regular inner join; recorded
 // from MiniClusters in testdata/flink/sql/<version>/<job>/) decode with the
@@ -109,6 +117,35 @@ func checkSQLRecording(t *testing.T, dir, version, job string) {
 			t.Errorf("source node %s: description %q names no table", n.ID, d)
 		}
 	}
+	// The collector traces each input's key columns to the columns of
+	// the table that input reads, in a source vertex: through the
+	// planner's TableSourceScan on 1.20 and 2.2, and through the Kafka
+	// connector's source name on 2.3.
+	sources := map[string]bool{}
+	for _, n := range plan.Nodes {
+		if len(n.Inputs) == 0 {
+			sources[n.ID] = true
+		}
+	}
+	if k := SQLKeys(plan)[m.KeyedVertex]; k == nil {
+		t.Errorf("no SQL key for the keyed vertex %s", m.KeyedVertex)
+	} else {
+		var sides []string
+		for _, side := range k.Sources {
+			var cols []string
+			for _, src := range side {
+				if !sources[src.Vertex] || src.Computed() {
+					t.Errorf("key column traced to %+v, not a table column in a source vertex", src)
+				}
+				cols = append(cols, src.Table+"."+src.Column)
+			}
+			sides = append(sides, "["+strings.Join(cols, " ")+"]")
+		}
+		if got, want := strings.Join(sides, " "), sqlRecordedSources[job]; got != want {
+			t.Errorf("key sources %s, want %s", got, want)
+		}
+	}
+
 	var keyedNode PlanNode
 	for _, n := range plan.Nodes {
 		if n.ID == m.KeyedVertex {
