@@ -42,7 +42,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -283,34 +282,26 @@ func serveBroker(records, partitions int, stdin io.Reader, stdout io.Writer) err
 }
 
 // produce writes the records round-robin over the partitions: key
-// "user-" and 11 digits, a value of valueBytes zeros.
+// "user-" and 11 digits, a value of valueBytes zeros; 10,000 at a time.
 func produce(addrs []string, records, partitions int) error {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.RecordPartitioner(kgo.ManualPartitioner()),
-		kgo.ProducerBatchMaxBytes(1<<20), kgo.MaxBufferedRecords(100_000), kgo.DisableClientMetrics())
+		kgo.ProducerBatchMaxBytes(1<<20), kgo.DisableClientMetrics())
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		perr error
-	)
 	value := make([]byte, valueBytes)
-	for i := range records {
-		r := &kgo.Record{Topic: topic, Partition: int32(i % partitions), Key: fmt.Appendf(nil, "user-%011d", i), Value: value}
-		wg.Add(1)
-		cl.Produce(context.Background(), r, func(_ *kgo.Record, err error) {
-			defer wg.Done()
-			if err != nil {
-				mu.Lock()
-				perr = errors.Join(perr, err)
-				mu.Unlock()
-			}
-		})
+	batch := make([]*kgo.Record, 0, 10_000)
+	for i := 0; i < records; {
+		batch = batch[:0]
+		for ; i < records && len(batch) < cap(batch); i++ {
+			batch = append(batch, &kgo.Record{Topic: topic, Partition: int32(i % partitions), Key: fmt.Appendf(nil, "user-%011d", i), Value: value})
+		}
+		if err := cl.ProduceSync(context.Background(), batch...).FirstErr(); err != nil {
+			return err
+		}
 	}
-	wg.Wait()
-	return perr
+	return nil
 }
 
 func minMedian(xs []float64) (lo, median float64) {
