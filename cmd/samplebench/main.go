@@ -42,6 +42,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -88,6 +89,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *serve {
 		return serveBroker(*records, *partitions, stdin, stdout)
 	}
+	// The child's stderr is copied in by os/exec's goroutine while the
+	// rounds write their progress: one lock for both.
+	stderr = &lockedWriter{w: stderr}
 	addr, stopBroker, err := startBroker(*records, *partitions, stderr)
 	if err != nil {
 		return err
@@ -253,6 +257,18 @@ func startBroker(records, partitions int, stderr io.Writer) (string, func(), err
 		return "", nil, fmt.Errorf("the broker child said %q, not its address", line)
 	}
 	return addr, stop, nil
+}
+
+// lockedWriter serialises the writes of several goroutines to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // selfCPU is the user and system CPU time of this process (the reader;
