@@ -1,5 +1,7 @@
 package views
 
+import "strings"
+
 // KeysPage is the key lookup (/keys).
 type KeysPage struct {
 	Layout
@@ -77,3 +79,15 @@ type HistRow struct {
 	Max               int
 	HasNow, HasThen   bool
 }
+
+// dotHead and dotTail split a name after its first dot
+// ("BinaryRowData." and "hashCode"), where a narrow figure may break it;
+// a name without a dot is all head.
+func dotHead(s string) string {
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+func dotTail(s string) string { return strings.TrimPrefix(s, dotHead(s)) }

@@ -67,15 +67,32 @@ const phoneOverflowJS = `(() => {
 		range.selectNodeContents(n);
 		consider(n.parentElement, range.getBoundingClientRect());
 	}
+	// An element that pokes out of its card (a badge past a figure's
+	// edge, over the next one) fits the screen and is still cut or
+	// overlaps: the first one per card, from the innermost cards out.
+	const outOfCard = [];
+	for (const card of document.body.querySelectorAll(".card")) {
+		const c = card.getBoundingClientRect();
+		if (c.width === 0 || c.height === 0) continue;
+		for (const el of card.querySelectorAll("*")) {
+			const r = el.getBoundingClientRect();
+			if (r.width === 0 || r.height === 0 || getComputedStyle(el).visibility === "hidden" || clipped(el)) continue;
+			if (r.right > c.right + 1 || r.left < c.left - 1) {
+				outOfCard.push(describe(el) + " reaches " + Math.round(r.left) + ".." + Math.round(r.right) + " in a card of " + Math.round(c.left) + ".." + Math.round(c.right));
+				break;
+			}
+		}
+	}
 	return {scrollWidth: document.documentElement.scrollWidth, innerWidth: W,
-		widest: worst ? describe(worst) : "", right: Math.round(right)};
+		widest: worst ? describe(worst) : "", right: Math.round(right), outOfCard};
 })()`
 
 type phoneFit struct {
-	ScrollWidth int     `json:"scrollWidth"`
-	InnerWidth  int     `json:"innerWidth"`
-	Widest      string  `json:"widest"`
-	Right       float64 `json:"right"`
+	ScrollWidth int      `json:"scrollWidth"`
+	InnerWidth  int      `json:"innerWidth"`
+	Widest      string   `json:"widest"`
+	Right       float64  `json:"right"`
+	OutOfCard   []string `json:"outOfCard"`
 }
 
 // checkPhoneFit fails the test when the page, at the phone's width, is
@@ -92,6 +109,9 @@ func checkPhoneFit(t *testing.T, b *browsertest.Browser, name string) {
 		} else if fit.Widest != "" {
 			t.Errorf("%s (%s): %s reaches %.0f px in a %d px screen (off screen or in a sideways scroll)",
 				name, scheme, fit.Widest, fit.Right, fit.InnerWidth)
+		}
+		for _, o := range fit.OutOfCard {
+			t.Errorf("%s (%s): out of its card at %d px: %s", name, scheme, fit.InnerWidth, o)
 		}
 		b.Screenshot(t, name+"-390px-"+scheme)
 	}
