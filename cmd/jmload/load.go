@@ -21,6 +21,7 @@ import (
 
 	"github.com/skewscope/skewscope/assign"
 	"github.com/skewscope/skewscope/collectors/flink"
+	"github.com/skewscope/skewscope/internal/benchstat"
 	"github.com/skewscope/skewscope/internal/fakejm"
 )
 
@@ -99,14 +100,14 @@ func measure(ctx context.Context, cfg config, sh shape, stdout, stderr io.Writer
 		if err != nil {
 			return nil, err
 		}
-		cpu0, err := selfCPU()
+		cpu0, err := benchstat.SelfCPU()
 		if err != nil {
 			return nil, err
 		}
 		t0 := time.Now()
 		s := c.PollOnce(ctx)
 		row := pollRow{wall: time.Since(t0)}
-		cpu1, err := selfCPU()
+		cpu1, err := benchstat.SelfCPU()
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/benchstat"
 	"github.com/skewscope/skewscope/internal/fakejm"
 )
 
@@ -47,7 +48,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /_stats", func(w http.ResponseWriter, r *http.Request) {
-		cpu, err := selfCPU()
+		cpu, err := benchstat.SelfCPU()
 		var b []byte
 		if err == nil {
 			b, err = json.Marshal(childStats{Stats: h.Stats(), CPUSeconds: cpu.Seconds()})

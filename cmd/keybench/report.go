@@ -3,7 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
+
+	"github.com/skewscope/skewscope/internal/benchstat"
 )
 
 // stats is the minimum and median of a series of ns/key figures.
@@ -15,16 +16,8 @@ type stats struct {
 // summarize returns the minimum and median of xs (the mean of the middle
 // two when len(xs) is even); xs is not modified.
 func summarize(xs []float64) stats {
-	if len(xs) == 0 {
-		return stats{}
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	m := s[len(s)/2]
-	if len(s)%2 == 0 {
-		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return stats{min: s[0], median: m, n: len(s)}
+	lo, m := benchstat.MinMedian(xs)
+	return stats{min: lo, median: m, n: len(xs)}
 }
 
 func (s stats) String() string { return fmt.Sprintf("%.1f / %.1f ns/key", s.min, s.median) }

@@ -40,10 +40,8 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -51,6 +49,7 @@ import (
 
 	"github.com/skewscope/skewscope/collectors/kafka"
 	"github.com/skewscope/skewscope/collectors/kafka/sample"
+	"github.com/skewscope/skewscope/internal/benchstat"
 	"github.com/skewscope/skewscope/keysample"
 )
 
@@ -140,7 +139,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			// the one that finds the broker's caches cold.
 			s := (i + round) % len(sides)
 			runtime.GC()
-			cpu0, err := selfCPU()
+			cpu0, err := benchstat.SelfCPU()
 			if err != nil {
 				return err
 			}
@@ -150,7 +149,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", sides[s].name, err)
 			}
-			cpu1, err := selfCPU()
+			cpu1, err := benchstat.SelfCPU()
 			if err != nil {
 				return err
 			}
@@ -166,8 +165,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		*rounds, *records, keyBytes, valueBytes, *partitions, runtime.GOMAXPROCS(0))
 	med := make([]float64, len(sides))
 	for i, s := range sides {
-		lo, m := minMedian(rates[i])
-		clo, cm := minMedian(cpus[i])
+		lo, m := benchstat.MinMedian(rates[i])
+		clo, cm := benchstat.MinMedian(cpus[i])
 		med[i] = m
 		w("  %-7s %.2f / %.2f M records/s   reader CPU %.0f / %.0f ns/record\n", s.name, lo, m, clo, cm)
 	}
@@ -271,16 +270,6 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// selfCPU is the user and system CPU time of this process (the reader;
-// the broker is a child process, left out).
-func selfCPU() (time.Duration, error) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, fmt.Errorf("getrusage: %w", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
-}
-
 // serveBroker runs a kfake broker holding the records, prints its
 // address, and serves until stdin closes.
 func serveBroker(records, partitions int, stdin io.Reader, stdout io.Writer) error {
@@ -318,10 +307,4 @@ func produce(addrs []string, records, partitions int) error {
 		}
 	}
 	return nil
-}
-
-func minMedian(xs []float64) (lo, median float64) {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[0], s[len(s)/2]
 }

@@ -35,12 +35,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/skewscope/skewscope/assign"
+	"github.com/skewscope/skewscope/internal/benchstat"
 	"github.com/skewscope/skewscope/keysample"
 )
 
@@ -301,13 +301,8 @@ func timeMs(f func()) float64 {
 type stats struct{ min, median float64 }
 
 func summarize(xs []float64) stats {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	m := s[len(s)/2]
-	if len(s)%2 == 0 {
-		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return stats{min: s[0], median: m}
+	lo, m := benchstat.MinMedian(xs)
+	return stats{min: lo, median: m}
 }
 
 func (s stats) ms() string { return fmt.Sprintf("%.2f / %.2f ms", s.min, s.median) }

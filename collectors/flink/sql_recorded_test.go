@@ -121,29 +121,10 @@ func checkSQLRecording(t *testing.T, dir, version, job string) {
 	// the table that input reads, in a source vertex: through the
 	// planner's TableSourceScan on 1.20 and 2.2, and through the Kafka
 	// connector's source name on 2.3.
-	sources := map[string]bool{}
-	for _, n := range plan.Nodes {
-		if len(n.Inputs) == 0 {
-			sources[n.ID] = true
-		}
-	}
 	if k := SQLKeys(plan)[m.KeyedVertex]; k == nil {
 		t.Errorf("no SQL key for the keyed vertex %s", m.KeyedVertex)
-	} else {
-		var sides []string
-		for _, side := range k.Sources {
-			var cols []string
-			for _, src := range side {
-				if !sources[src.Vertex] || src.Computed() {
-					t.Errorf("key column traced to %+v, not a table column in a source vertex", src)
-				}
-				cols = append(cols, src.Table+"."+src.Column)
-			}
-			sides = append(sides, "["+strings.Join(cols, " ")+"]")
-		}
-		if got, want := strings.Join(sides, " "), sqlRecordedSources[job]; got != want {
-			t.Errorf("key sources %s, want %s", got, want)
-		}
+	} else if got, want := tracedSources(t, version+" "+job, plan, k), sqlRecordedSources[job]; got != want {
+		t.Errorf("key sources %s, want %s", got, want)
 	}
 
 	var keyedNode PlanNode

@@ -118,6 +118,36 @@ func TestSQLKeysRefuses(t *testing.T) {
 	}
 }
 
+// tracedSources renders where k says each key column comes from, one
+// "[...]" per keyed input: table.column for a table's column, =expr for a
+// computed one. It fails t for a source that is not a vertex of plan
+// without inputs (a source vertex), naming what in the message.
+func tracedSources(t *testing.T, what string, plan *Plan, k *SQLKey) string {
+	t.Helper()
+	scans := map[string]bool{}
+	for _, n := range plan.Nodes {
+		if len(n.Inputs) == 0 {
+			scans[n.ID] = true
+		}
+	}
+	var sides []string
+	for _, side := range k.Sources {
+		var cols []string
+		for _, s := range side {
+			if !scans[s.Vertex] {
+				t.Errorf("%s: source %+v is not from a source vertex", what, s)
+			}
+			if s.Computed() {
+				cols = append(cols, "="+s.Expr)
+			} else {
+				cols = append(cols, s.Table+"."+s.Column)
+			}
+		}
+		sides = append(sides, "["+strings.Join(cols, " ")+"]")
+	}
+	return strings.Join(sides, " ")
+}
+
 // TestSQLKeysTraceSources checks where the collector says each key column
 // comes from, on the recorded plans of every line: a column renamed by a
 // subquery is the table's column, a computed alias its expression, and
@@ -144,35 +174,12 @@ func TestSQLKeysTraceSources(t *testing.T) {
 			if err := json.Unmarshal(b, &jp); err != nil {
 				t.Fatal(err)
 			}
-			sources := map[string]bool{} // vertices without inputs
-			for _, n := range jp.Plan.Nodes {
-				if len(n.Inputs) == 0 {
-					sources[n.ID] = true
-				}
-			}
 			keys := SQLKeys(&jp.Plan)
 			var got []string
 			for _, id := range KeyedVertices(&jp.Plan) {
-				k := keys[id]
-				if k == nil {
-					continue
+				if k := keys[id]; k != nil {
+					got = append(got, tracedSources(t, filepath.Base(dir)+" "+shape, &jp.Plan, k))
 				}
-				var sides []string
-				for _, side := range k.Sources {
-					var cols []string
-					for _, s := range side {
-						if !sources[s.Vertex] {
-							t.Errorf("%s %s: source %+v is not from a source vertex", filepath.Base(dir), shape, s)
-						}
-						if s.Computed() {
-							cols = append(cols, "="+s.Expr)
-						} else {
-							cols = append(cols, s.Table+"."+s.Column)
-						}
-					}
-					sides = append(sides, "["+strings.Join(cols, " ")+"]")
-				}
-				got = append(got, strings.Join(sides, " "))
 			}
 			if len(got) != 1 || got[0] != w {
 				t.Errorf("%s %s: sources %q, want %q", filepath.Base(dir), shape, got, w)
