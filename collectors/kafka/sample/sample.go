@@ -168,8 +168,6 @@ type partRange struct {
 	start, end int64
 }
 
-// run samples until done and says why it stopped; the client is closed
-// when it returns.
 // FetchOptions are the fetch bounds of every sample's consumer (see the
 // constants above), for a consumer that is to fetch as a sample does: the
 // plain franz-go consumer cmd/samplebench times a sample against.
@@ -183,6 +181,8 @@ func FetchOptions() []kgo.Opt {
 	}
 }
 
+// run samples until done and says why it stopped; the client is closed
+// when it returns.
 func (s *sampler) run(ctx context.Context, cfg kafka.Config, req Request, extra []kgo.Opt) (string, error) {
 	req = req.WithDefaults()
 	if err := req.Validate(); err != nil {
